@@ -1,0 +1,243 @@
+"""./ptxcts gen | cases | modules (python3 -m ptxcts_gen <verb>)."""
+import argparse
+import csv
+import json
+import os
+import sys
+import time
+
+from .targets import BY_NAME, PTX_VERSIONS, ptx_key, target_order
+
+
+def _err(msg):
+    sys.stderr.write(f"ptxcts_gen: {msg}\n")
+    return 2
+
+
+# ---- gen -----------------------------------------------------------------------------------------------
+
+def cmd_gen(args):
+    from . import manifest
+    t0 = time.time()
+
+    def progress(i, n, fam, nf, nc):
+        el = time.time() - t0
+        left = el / i * (n - i)
+        sys.stderr.write(f"[{i}/{n}] {fam}: {nf} forms, {nc} cases  ({el:.1f}s, ~{left:.0f}s left)\n")
+
+    files, per_family = manifest.build(None if args.quiet else progress)
+    if args.check:
+        bad = manifest.stale(files)
+        for b in bad:
+            print(b)
+        if bad:
+            print(f"generated/ is stale ({len(bad)} files); run ./ptxcts gen")
+            return 1
+        print(f"generated/ is up to date ({len(files)} files, {time.time() - t0:.1f}s)")
+        return 0
+    changed, removed = manifest.write(files)
+    size = sum(len(t.encode()) for t in files.values())
+    nforms = sum(len(v[0]) for v in per_family.values())
+    ncases = sum(len(v[1]) for v in per_family.values())
+    print(f"generated/: {len(files)} files ({changed} written, {removed} removed), {nforms} forms, {ncases} cases, "
+          f"{size / 1e6:.2f} MB, {time.time() - t0:.1f}s")
+    return 0
+
+
+# ---- cases ---------------------------------------------------------------------------------------------
+
+def _read_cases(root):
+    cdir = os.path.join(root, "manifest", "cases")
+    if not os.path.isdir(cdir):
+        raise FileNotFoundError(f"{cdir} does not exist; run ./ptxcts gen first")
+    for name in sorted(os.listdir(cdir)):
+        if not name.endswith(".tsv"):
+            continue
+        fam = name[:-4]
+        with open(os.path.join(cdir, name), newline="") as fh:
+            for row in csv.DictReader(fh, delimiter="\t"):
+                row["family"] = fam
+                row["rules"] = [r for r in row["rules"].split(",") if r]
+                yield row
+
+
+def cmd_cases(args):
+    from .rules import RULES, describe, load_all
+    from .manifest import GENERATED
+    load_all()
+    if args.rule:
+        for name in args.rule:
+            if name not in RULES:
+                close = [r for r in sorted(RULES) if name in r]
+                return _err(f"--rule {name}: no such rule" + (f" (did you mean: {', '.join(close[:8])})" if close else
+                                                               "; ./ptxcts cases --rules lists them"))
+            print(describe(name))
+            print()
+    if args.rules:
+        for name in sorted(RULES):
+            r = RULES[name]
+            print(f"{name:48s} {r.kind:10s} {r.section}")
+        return 0
+    if args.target and args.target not in BY_NAME:
+        return _err(f"--target {args.target}: unknown target (known: {', '.join(sorted(BY_NAME))})")
+    if args.ptx and args.ptx not in PTX_VERSIONS:
+        return _err(f"--ptx {args.ptx}: unknown PTX ISA version (known: {', '.join(PTX_VERSIONS)})")
+    try:
+        rows = list(_read_cases(args.root or GENERATED))
+    except FileNotFoundError as e:
+        return _err(str(e))
+    fams = sorted({r["family"] for r in rows})
+    if args.family and args.family not in fams:
+        return _err(f"--family {args.family}: unknown family (known: {', '.join(fams)})")
+    sel = []
+    for r in rows:
+        if args.family and r["family"] != args.family:
+            continue
+        if args.target and r["target"] != args.target:
+            continue
+        if args.ptx and r["ptx"] != args.ptx:
+            continue
+        if args.valid and r["expect"] != "accept":
+            continue
+        if args.invalid and r["expect"] != "reject":
+            continue
+        if args.rule and not set(args.rule) & set(r["rules"]):
+            continue
+        if args.form and args.form not in r["form"]:
+            continue
+        sel.append(r)
+    if args.count:
+        _count_table(sel)
+        return 0
+    for r in sel:
+        print("\t".join([r["case_id"], r["expect"], ",".join(r["rules"])]) if not args.ids else r["case_id"])
+    if not args.ids:
+        sys.stderr.write(f"{len(sel)} cases\n")
+    return 0
+
+
+def _count_table(rows):
+    fam = {}
+    forms = {}
+    tgt = {}
+    for r in rows:
+        a = fam.setdefault(r["family"], [0, 0])
+        a[0 if r["expect"] == "accept" else 1] += 1
+        fv = forms.setdefault(r["family"], {})
+        # a form is valid when some case of it is accepted or its rejects are all target/version rules
+        form_bad = any(not (x.endswith(".ptx") or x.endswith(".target") or x.startswith("target."))
+                       for x in r["rules"])
+        fv[r["form"]] = fv.get(r["form"], False) or form_bad
+        b = tgt.setdefault(r["target"], [0, 0])
+        b[0 if r["expect"] == "accept" else 1] += 1
+    print(f"{'family':32s} {'forms valid':>11s} {'invalid':>8s} {'cases accept':>13s} {'reject':>8s} {'total':>8s}")
+    tot = [0, 0, 0, 0]
+    for f in sorted(fam):
+        nv = sum(1 for bad in forms[f].values() if not bad)
+        ni = len(forms[f]) - nv
+        a, b = fam[f]
+        tot = [tot[0] + nv, tot[1] + ni, tot[2] + a, tot[3] + b]
+        print(f"{f:32s} {nv:11d} {ni:8d} {a:13d} {b:8d} {a + b:8d}")
+    print(f"{'total':32s} {tot[0]:11d} {tot[1]:8d} {tot[2]:13d} {tot[3]:8d} {tot[2] + tot[3]:8d}")
+    print()
+    print(f"{'target':10s} {'accept':>8s} {'reject':>8s} {'total':>8s}")
+    for t in sorted(tgt, key=lambda n: target_order(BY_NAME[n])):
+        a, b = tgt[t]
+        print(f"{t:10s} {a:8d} {b:8d} {a + b:8d}")
+
+
+# ---- modules -------------------------------------------------------------------------------------------
+
+def cmd_modules(args):
+    from .model import all_forms, _requirement_violations
+    from .render import module_text
+    if args.target not in BY_NAME:
+        return _err(f"--target {args.target}: unknown target (known: {', '.join(sorted(BY_NAME))})")
+    if args.ptx not in PTX_VERSIONS:
+        return _err(f"--ptx {args.ptx}: unknown PTX ISA version (known: {', '.join(PTX_VERSIONS)})")
+    t = BY_NAME[args.target]
+    forms = all_forms()
+    fams = sorted({f.family for f in forms})
+    for fam in args.family or []:
+        if fam not in fams:
+            return _err(f"--family {fam}: unknown family (known: {', '.join(fams)})")
+    if args.family:
+        forms = [f for f in forms if f.family in args.family]
+    if args.form:
+        forms = [f for f in forms if args.form in f.id]
+    renamed = t.rename and ptx_key(args.ptx) > ptx_key(t.max_ptx)
+    tgt_rules = [] if t.exists_at(args.ptx) else (["target.renamed"] if renamed else ["target.not_at_ptx"])
+    info = {}
+    for f in forms:
+        rules = sorted(set(f.invalid_by) | set(_requirement_violations(f, t, args.ptx)) | set(tgt_rules))
+        info[f.id] = rules
+    if args.valid_only:
+        forms = [f for f in forms if not info[f.id]]
+    os.makedirs(args.out, exist_ok=True)
+    index = {"target": t.name, "ptxas_arch": t.arch, "ptx": args.ptx, "modules": {}, "entries": {}}
+    by_fam = {}
+    for f in forms:
+        by_fam.setdefault(f.family, []).append(f)
+    for fam, ff in sorted(by_fam.items()):
+        chunks = [ff] if not args.max_entries else [ff[i:i + args.max_entries]
+                                                   for i in range(0, len(ff), args.max_entries)]
+        for ci, chunk in enumerate(chunks):
+            name = f"{fam}.ptx" if len(chunks) == 1 else f"{fam}.{ci:03d}.ptx"
+            text = module_text(t.name, args.ptx, chunk, family=fam)
+            with open(os.path.join(args.out, name), "w") as fh:
+                fh.write(text)
+            index["modules"][name] = [f.entry for f in chunk]
+            lines = text.split("\n")
+            cur = None
+            for no, line in enumerate(lines, 1):
+                if line.startswith(".visible .entry "):
+                    cur = line.split()[2].split("(")[0]
+                    index["entries"][cur]["line_first"] = no
+                elif cur and line == "}":
+                    index["entries"][cur]["line_last"] = no
+                    cur = None
+                elif cur and "// ptxcts:test" in line:
+                    index["entries"][cur].setdefault("test_lines", []).append(no)
+                elif line.startswith("// form: "):
+                    fid = line[len("// form: "):]
+                    f = next(x for x in chunk if x.id == fid)
+                    index["entries"][f.entry] = {"form": f.id, "family": f.family, "module": name,
+                                                 "expect": "reject" if info[f.id] else "accept",
+                                                 "rules": info[f.id]}
+    with open(os.path.join(args.out, "index.json"), "w") as fh:
+        json.dump(index, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+    print(f"{len(index['modules'])} modules, {len(index['entries'])} entries for {t.name} PTX {args.ptx} "
+          f"in {args.out}")
+    return 0
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="ptxcts_gen", description=__doc__)
+    sub = p.add_subparsers(dest="verb", required=True)
+    g = sub.add_parser("gen", help="generate generated/ (byte-deterministic)")
+    g.add_argument("--check", action="store_true", help="exit 1 naming stale files instead of writing")
+    g.add_argument("--quiet", action="store_true")
+    c = sub.add_parser("cases", help="list, filter and count compile cases of the manifest")
+    c.add_argument("--family")
+    c.add_argument("--target")
+    c.add_argument("--ptx")
+    v = c.add_mutually_exclusive_group()
+    v.add_argument("--valid", action="store_true", help="only cases expected to assemble (expect=accept)")
+    v.add_argument("--invalid", action="store_true", help="only cases expected to be rejected")
+    c.add_argument("--rule", action="append", help="print the rule and its sentence; list the cases breaking it")
+    c.add_argument("--rules", action="store_true", help="list every rule")
+    c.add_argument("--form", help="form ID substring")
+    c.add_argument("--count", action="store_true", help="counts per family (valid/invalid) and per target")
+    c.add_argument("--ids", action="store_true", help="print case IDs only")
+    c.add_argument("--root", help="generated/ folder to read (default: the repository's)")
+    m = sub.add_parser("modules", help="write PTX modules (one per family) and index.json for a target/version")
+    m.add_argument("--target", required=True)
+    m.add_argument("--ptx", required=True)
+    m.add_argument("--family", action="append")
+    m.add_argument("--form", help="form ID substring")
+    m.add_argument("--valid-only", action="store_true", help="only forms expected to assemble at target/ptx")
+    m.add_argument("--max-entries", type=int, default=0, help="split a family's module every N entries")
+    m.add_argument("--out", required=True)
+    args = p.parse_args(argv)
+    return {"gen": cmd_gen, "cases": cmd_cases, "modules": cmd_modules}[args.verb](args)

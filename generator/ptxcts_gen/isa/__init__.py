@@ -1,0 +1,29 @@
+"""The ISA model: one table (module) per instruction family of the chapter.
+
+Each family module is data:
+  FAMILY      family name (also the cases/<family>.tsv and kernels/<family>.ptx file stem)
+  TEMPLATE    its kernel template under templates/
+  DEFAULTS    qualifier values of a form before the axes are applied
+  AXES        ((qualifier, (values...)), ...): the cartesian product enumerated
+  AXIS_LINKS  ((qualifier, from_qualifier), ...): qualifiers that follow another one inside the product
+  derive(q)   optional: fills qualifiers left None (e.g. the completion mechanism a direction implies)
+  EXTRA       explicit forms beyond the product (mostly negative forms), partial qualifier dicts
+  REQUIRES    ((predicate(q), requirement name), ...): features the form uses (rules/ defines them)
+  RULES       names of the form rules (rules/) that classify this family's forms
+  KEEP_INVALID_PER_RULE   how many product forms breaking exactly one rule are kept per rule
+  keep_invalid(q)         optional: product forms kept whatever rules they break (e.g. every redOp x type cell)
+and four small functions of the qualifiers: form_id, instr (the instruction as rendered), run (fixed operand
+values for the run tier) and kernel (what the template needs: completion flow, cluster, tensor map, ...).
+"""
+import importlib
+
+FAMILY_MODULES = ("cp_async", "cp_async_groups", "bulk", "reduce_bulk", "bulk_prefetch", "tensor", "reduce_tensor", "prefetch_tensor", "bulk_groups")
+
+
+def seg(text):
+    """A form-ID segment: the chapter's qualifier spelling with '::' written '_' ('.' kept)."""
+    return text.replace("::", "_")
+
+
+def families():
+    return [importlib.import_module(f"{__name__}.{name}") for name in FAMILY_MODULES]

@@ -1,0 +1,47 @@
+"""cp.async.bulk.prefetch.L2 (9.7.9.25.4.3): global -> L2, .L2::cache_hint, size operand."""
+
+FAMILY = "cp.async.bulk.prefetch"
+TEMPLATE = "bulk_prefetch.ptx.j2"
+
+DEFAULTS = {"dst": "L2", "src": "global", "cache_hint": False, "policy": None, "size_imm": None}
+AXES = (("cache_hint", (False, True)),)
+EXTRA = (
+    {"size_imm": 256}, {"size_imm": 24}, {"cache_hint": True, "size_imm": 72},    # common.size_multiple_of_16
+    {"policy": True},                                                             # policy without hint
+)
+REQUIRES = ((lambda q: True, "bulk_prefetch"),)
+RULES = ("common.cache_policy_requires_hint", "common.size_multiple_of_16")
+KEEP_INVALID_PER_RULE = 2
+
+
+def derive(q):
+    if q["policy"] is None:
+        q["policy"] = q["cache_hint"]
+
+
+def form_id(q):
+    parts = ["cp.async.bulk.prefetch", "L2.global"]
+    if q["cache_hint"]:
+        parts.append("L2_cache_hint")
+    if q["policy"] and not q["cache_hint"]:
+        parts.append("cache_policy")
+    if q["size_imm"] is not None:
+        parts.append(f"size_imm_{q['size_imm']}")
+    return "/".join(parts)
+
+
+def instr(q):
+    text = "cp.async.bulk.prefetch.L2.global" + (".L2::cache_hint" if q["cache_hint"] else "")
+    ops = ["[%g_src]", str(q["size_imm"]) if q["size_imm"] is not None else "%size"]
+    if q["policy"]:
+        ops.append("%policy")
+    return text + " " + ", ".join(ops) + ";"
+
+
+def run(q):
+    return {"cache_hint": q["cache_hint"], "size": q["size_imm"] if q["size_imm"] is not None else "args"}
+
+
+def kernel(q):
+    return {"completion": "prefetch", "cluster": False, "tmap": False, "sm90": True, "policy": q["policy"],
+            "remote": False}

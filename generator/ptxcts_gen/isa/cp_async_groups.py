@@ -1,0 +1,73 @@
+"""cp.async completion (9.7.9.25.3.2 commit_group, 9.7.9.25.3.3 wait_group / wait_all, and the mbarrier
+mechanism of 9.7.9.25.1.2 through cp.async.mbarrier.arrive{.noinc}): self-checking kernels.
+
+Each form copies 16-byte chunks k = 0, 1, 2 from src + 16k to window + dst_off + 16k with cp.async and, after
+the wait under test, thread 0 compares each chunk the chapter says is complete with the source: bit k of
+status word 2 is set when chunk k holds the source bytes (the run tier expects `run.expect_bits`)."""
+
+FAMILY = "cp.async.groups"
+TEMPLATE = "cp_async_groups.ptx.j2"
+
+DEFAULTS = {"instr": "cp.async.wait_group", "n": 0, "n_operand": "immediate", "flow": ""}
+AXES = ()
+EXTRA = (
+    # three committed groups, wait_group 1: the first two groups are complete
+    {"instr": "cp.async.wait_group", "n": 1, "flow": "groups_3"},
+    # wait_group 0 after three groups: all complete
+    {"instr": "cp.async.wait_group", "n": 0, "flow": "groups_3"},
+    # one group then two empty groups: wait_group 2 completes the first (empty groups count as groups)
+    {"instr": "cp.async.wait_group", "n": 2, "flow": "empty_groups_2"},
+    # two committed groups and one uncommitted cp.async: wait_all = commit_group + wait_group 0
+    {"instr": "cp.async.wait_all", "flow": "groups_2.uncommitted_1"},
+    # mbarrier completion: cp.async.mbarrier.arrive (pending count incremented) / .noinc (init count covers it)
+    {"instr": "cp.async.mbarrier.arrive", "flow": "arrive"},
+    {"instr": "cp.async.mbarrier.arrive.noinc", "flow": "arrive"},
+    # negative: N is not an integer constant
+    {"instr": "cp.async.wait_group", "n": 0, "n_operand": "register", "flow": "groups_3"},
+)
+REQUIRES = (
+    (lambda q: True, "cp_async"),
+    (lambda q: q["instr"] in ("cp.async.wait_group", "cp.async.wait_all") or q["flow"] != "arrive",
+     "cp_async.commit_group"),
+    (lambda q: q["instr"] in ("cp.async.wait_group", "cp.async.wait_all"), "cp_async.wait_group"),
+    (lambda q: q["instr"].startswith("cp.async.mbarrier.arrive"), "cp_async.mbarrier_arrive"),
+)
+RULES = ("cp_async.wait_group_n_constant",)
+KEEP_INVALID_PER_RULE = 2
+
+
+def form_id(q):
+    parts = [q["instr"]]
+    if q["instr"] == "cp.async.wait_group":
+        parts.append(f"N_{q['n']}" if q["n_operand"] == "immediate" else "N_register")
+    parts.append(q["flow"])
+    return "/".join(parts)
+
+
+def instr(q):
+    if q["instr"] == "cp.async.wait_group":
+        return f"cp.async.wait_group {q['n'] if q['n_operand'] == 'immediate' else '%r18'};"
+    if q["instr"] == "cp.async.wait_all":
+        return "cp.async.wait_all;"
+    return f"{q['instr']}.shared.b64 [%mbar];"
+
+
+def _chunks_after_wait(q):
+    if q["flow"] == "groups_3":
+        return 3 - q["n"]
+    if q["flow"] == "empty_groups_2":
+        return 1
+    return 3 if q["flow"].startswith("groups_2") else 1
+
+
+def run(q):
+    n = _chunks_after_wait(q)
+    return {"chunks": 3 if q["flow"].startswith("groups") else 1, "chunk_bytes": 16,
+            "checked_after_wait": n, "expect_bits": (1 << n) - 1, "flow": q["flow"],
+            "completion": "mbarrier" if q["flow"] == "arrive" else "cp_async.group",
+            "mbarrier_count": 2 if q["instr"].endswith(".noinc") else 1}
+
+
+def kernel(q):
+    return {"completion": "self_check.cp_async", "cluster": False, "tmap": False, "sm90": False,
+            "policy": False, "remote": False}

@@ -1,0 +1,80 @@
+"""cp.async.bulk.prefetch.tensor (9.7.9.25.5.4): global -> L2, every load mode and dimension, im2colInfo forms,
+.L2::cache_hint."""
+from . import seg
+from ..rules.tensor import expected_coords, expected_im2col_info
+
+FAMILY = "cp.async.bulk.prefetch.tensor"
+TEMPLATE = "prefetch_tensor.ptx.j2"
+
+DEFAULTS = {"dst": "L2", "src": "global", "dim": 2, "load_mode": "tile", "cache_hint": False, "policy": None,
+            "coords": None, "im2col_info": None}
+AXES = (
+    ("dim", (1, 2, 3, 4, 5)),
+    ("load_mode", ("tile", "tile::gather4", "im2col", "im2col::w", "im2col::w::128", "tile::scatter4",
+                   "im2col_no_offs")),
+    ("cache_hint", (False, True)),
+)
+EXTRA = tuple(
+    [{"dim": n, "load_mode": ""} for n in (1, 2, 3, 4, 5)]                           # default .tile
+    + [
+        {"dim": 3, "coords": 2}, {"dim": 2, "load_mode": "tile::gather4", "coords": 2},   # coords count
+        {"dim": 5, "load_mode": "im2col", "im2col_info": 2},                               # im2colInfo length
+        {"dim": 4, "load_mode": "im2col::w::128", "im2col_info": 1},
+        {"dim": 3, "load_mode": "tile", "im2col_info": 1},                                 # im2colInfo on tile
+        {"dim": 2, "policy": True},                                                        # policy w/o hint
+    ])
+REQUIRES = (
+    (lambda q: True, "prefetch_tensor"),
+    (lambda q: q["load_mode"] == "tile::gather4", "prefetch_tensor.gather4"),
+    (lambda q: q["load_mode"] in ("im2col::w", "im2col::w::128"), "prefetch_tensor.im2col_w"),
+)
+RULES = ("prefetch_tensor.load_mode", "tensor.coords_count", "tensor.im2col_min_3d", "tensor.gather4_scatter4_2d",
+         "tensor.im2col_info_only_im2col", "tensor.im2col_info_length", "common.cache_policy_requires_hint")
+KEEP_INVALID_PER_RULE = 2
+
+
+def derive(q):
+    if q["policy"] is None:
+        q["policy"] = q["cache_hint"]
+    if q["coords"] is None:
+        q["coords"] = expected_coords(q)
+    if q["im2col_info"] is None:
+        q["im2col_info"] = expected_im2col_info(q)
+
+
+def form_id(q):
+    head = f"{q['dim']}d.L2.global" + (f".{q['load_mode']}" if q["load_mode"] else "")
+    parts = ["cp.async.bulk.prefetch.tensor", seg(head)]
+    if q["cache_hint"]:
+        parts.append("L2_cache_hint")
+    if q["policy"] and not q["cache_hint"]:
+        parts.append("cache_policy")
+    if q["coords"] != expected_coords(q):
+        parts.append(f"coords_{q['coords']}")
+    if q["im2col_info"] != expected_im2col_info(q):
+        parts.append(f"im2col_info_{q['im2col_info']}")
+    return "/".join(parts)
+
+
+def instr(q):
+    text = f"cp.async.bulk.prefetch.tensor.{q['dim']}d.L2.global"
+    if q["load_mode"]:
+        text += "." + q["load_mode"]
+    if q["cache_hint"]:
+        text += ".L2::cache_hint"
+    ops = ["[%tmap, {" + ", ".join(f"%c{i}" for i in range(q["coords"])) + "}]"]
+    if q["im2col_info"]:
+        ops.append("{" + ", ".join(f"%i2c{i}" for i in range(q["im2col_info"])) + "}")
+    if q["policy"]:
+        ops.append("%policy")
+    return text + " " + ", ".join(ops) + ";"
+
+
+def run(q):
+    return {"dims": q["dim"], "load_mode": q["load_mode"] or "tile", "cache_hint": q["cache_hint"],
+            "coords": q["coords"], "im2col_info": q["im2col_info"]}
+
+
+def kernel(q):
+    return {"completion": "prefetch", "cluster": False, "tmap": True, "sm90": True, "policy": q["policy"],
+            "remote": False}

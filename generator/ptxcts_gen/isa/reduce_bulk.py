@@ -1,0 +1,93 @@
+"""cp.reduce.async.bulk (9.7.9.25.4.2): both destinations x the full 8 redOp x 10 type product (the chapter's
+table decides valid / invalid per cell), .noftz for f16/bf16 add, .L2::cache_hint (global destination)."""
+from . import seg
+from ..rules.reduce import REDOPS, TYPES, CELLS
+
+FAMILY = "cp.reduce.async.bulk"
+TEMPLATE = "reduce_bulk.ptx.j2"
+
+DEFAULTS = {"dir": "global.shared::cta", "dst": None, "src": None, "completion": None, "redop": "add",
+            "type": "u32", "noftz": False, "cache_hint": False, "policy": None, "size_imm": None}
+AXES = (
+    ("dir", ("shared::cluster.shared::cta", "global.shared::cta")),
+    ("redop", REDOPS),
+    ("type", TYPES),
+    ("noftz", (False, True)),
+    ("cache_hint", (False, True)),
+)
+EXTRA = (
+    {"redop": "add", "type": "f32", "noftz": True},                                  # .noftz off f16/bf16 add
+    {"redop": "min", "type": "f16", "noftz": True},
+    {"dir": "shared::cluster.shared::cta", "redop": "add", "type": "u32", "cache_hint": True},   # hint on S->S
+    {"redop": "add", "type": "u32", "policy": True},                                 # policy without hint
+    {"redop": "add", "type": "u32", "size_imm": 256},                                # immediate size
+    {"redop": "add", "type": "u32", "size_imm": 24},                                 # not a multiple of 16
+    {"dir": "shared::cluster.shared::cta", "redop": "add", "type": "u32", "size_imm": 8},
+    {"redop": "add", "type": "u32", "completion": "mbarrier::complete_tx::bytes"},    # wrong completion
+    {"dir": "shared::cluster.shared::cta", "redop": "add", "type": "u32", "completion": "bulk_group"},
+    {"dir": "shared::cluster.global", "redop": "add", "type": "u32"},                # direction not in syntax
+)
+REQUIRES = ((lambda q: True, "reduce_bulk"),)
+RULES = ("reduce_bulk.direction", "common.completion_mechanism", "reduce_bulk.redop_type_shared_cluster",
+         "reduce_bulk.redop_type_global", "reduce_bulk.add_f16_bf16_requires_noftz",
+         "reduce_bulk.noftz_only_add_f16_bf16", "common.cache_hint_needs_global",
+         "common.cache_policy_requires_hint", "common.size_multiple_of_16")
+KEEP_INVALID_PER_RULE = 2
+
+
+def keep_invalid(q):
+    """Every redOp x type cell of both destinations, plain (no .noftz, no hint): valid cells are valid forms,
+    empty cells negative ones."""
+    return not q["noftz"] and not q["cache_hint"]
+
+
+def derive(q):
+    q["dst"], q["src"] = q["dir"].split(".")
+    if q["completion"] is None:
+        q["completion"] = "bulk_group" if q["dst"] == "global" else "mbarrier::complete_tx::bytes"
+    if q["policy"] is None:
+        q["policy"] = q["cache_hint"]
+
+
+def form_id(q):
+    op = q["redop"] + (".noftz" if q["noftz"] else "") + "." + q["type"]
+    parts = ["cp.reduce.async.bulk", seg(f"{q['dst']}.{q['src']}.{q['completion']}"), op]
+    if q["cache_hint"]:
+        parts.append("L2_cache_hint")
+    if q["policy"] and not q["cache_hint"]:
+        parts.append("cache_policy")
+    if q["size_imm"] is not None:
+        parts.append(f"size_imm_{q['size_imm']}")
+    return "/".join(parts)
+
+
+def _remote(q):
+    return q["dst"] == "shared::cluster"
+
+
+def instr(q):
+    text = f"cp.reduce.async.bulk.{q['dst']}.{q['src']}.{q['completion']}"
+    if q["cache_hint"]:
+        text += ".L2::cache_hint"
+    text += f".{q['redop']}" + (".noftz" if q["noftz"] else "") + f".{q['type']}"
+    dst = {"global": "[%g_dst]", "shared::cluster": "[%c_dst]"}.get(q["dst"], "[%w_dst]")
+    src = "[%g_src]" if q["src"] == "global" else "[%w_src]"
+    ops = [dst, src, str(q["size_imm"]) if q["size_imm"] is not None else "%size"]
+    if q["completion"].startswith("mbarrier"):
+        ops.append("[%c_mbar]" if _remote(q) else "[%mbar]")
+    if q["policy"]:
+        ops.append("%policy")
+    return text + " " + ", ".join(ops) + ";"
+
+
+def run(q):
+    return {"direction": f"{q['src']}->{q['dst']}", "completion": q["completion"], "redop": q["redop"],
+            "type": q["type"], "noftz": q["noftz"], "cache_hint": q["cache_hint"], "remote": _remote(q),
+            "size": q["size_imm"] if q["size_imm"] is not None else "args",
+            "cell_allowed": q["type"] in CELLS.get(q["dst"], {}).get(q["redop"], ())}
+
+
+def kernel(q):
+    return {"completion": "mbarrier" if q["completion"].startswith("mbarrier") else "bulk_group",
+            "cluster": q["dst"] == "shared::cluster", "tmap": False, "sm90": True, "policy": q["policy"],
+            "remote": _remote(q)}

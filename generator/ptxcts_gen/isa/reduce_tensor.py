@@ -1,0 +1,88 @@
+"""cp.reduce.async.bulk.tensor (9.7.9.25.5.3): shared::cta -> global, every redOp, .tile / .im2col_no_offs (and
+the default), .1d-.5d, .L2::cache_hint. The element type comes from the tensor map: run.types lists the types
+the chapter's table allows for the redOp (the run tier varies them)."""
+from . import seg
+from ..rules.reduce import REDOPS, TENSOR_CELLS
+from ..rules.tensor import expected_coords
+
+FAMILY = "cp.reduce.async.bulk.tensor"
+TEMPLATE = "reduce_tensor.ptx.j2"
+
+DEFAULTS = {"dir": "global.shared::cta", "dst": None, "src": None, "dim": 2, "redop": "add", "load_mode": "tile",
+            "completion": None, "cache_hint": False, "policy": None, "coords": None}
+AXES = (
+    ("dim", (1, 2, 3, 4, 5)),
+    ("redop", REDOPS),
+    ("load_mode", ("tile", "im2col_no_offs", "im2col", "tile::scatter4")),
+    ("cache_hint", (False, True)),
+)
+EXTRA = tuple(
+    [{"dim": n, "redop": op, "load_mode": ""} for n in (1, 3, 5) for op in ("add", "xor")]   # default .tile
+    + [
+        {"dim": 3, "redop": "xor", "load_mode": "im2col"},     # the chapter's own example (.im2col on a reduce)
+        {"dim": 4, "redop": "min", "load_mode": "im2col::w"},
+        {"dim": 2, "redop": "add", "load_mode": "tile::gather4"},
+        {"dim": 2, "redop": "add", "coords": 3}, {"dim": 4, "redop": "max", "coords": 2},      # coords count
+        {"dim": 2, "redop": "add", "policy": True},                                            # policy w/o hint
+        {"dim": 2, "redop": "add", "completion": "mbarrier::complete_tx::bytes"},              # completion
+        {"dir": "shared::cluster.global", "dim": 2, "redop": "add"},                           # direction
+    ])
+REQUIRES = ((lambda q: True, "reduce_tensor"),)
+RULES = ("reduce_tensor.direction", "common.completion_mechanism", "reduce_tensor.load_mode", "tensor.coords_count",
+         "tensor.im2col_min_3d", "common.cache_hint_needs_global", "common.cache_policy_requires_hint")
+KEEP_INVALID_PER_RULE = 2
+
+
+def derive(q):
+    q["dst"], q["src"] = q["dir"].split(".")
+    if q["completion"] is None:
+        q["completion"] = "bulk_group"
+    if q["policy"] is None:
+        q["policy"] = q["cache_hint"]
+    if q["coords"] is None:
+        q["coords"] = expected_coords(q)
+
+
+def form_id(q):
+    head = f"{q['dim']}d.{q['dst']}.{q['src']}.{q['redop']}" + (f".{q['load_mode']}" if q["load_mode"] else "")
+    parts = ["cp.reduce.async.bulk.tensor", seg(head)]
+    if q["completion"] != "bulk_group":
+        parts.append(seg(q["completion"]))
+    if q["cache_hint"]:
+        parts.append("L2_cache_hint")
+    if q["policy"] and not q["cache_hint"]:
+        parts.append("cache_policy")
+    if q["coords"] != expected_coords(q):
+        parts.append(f"coords_{q['coords']}")
+    return "/".join(parts)
+
+
+def instr(q):
+    text = f"cp.reduce.async.bulk.tensor.{q['dim']}d.{q['dst']}.{q['src']}.{q['redop']}"
+    if q["load_mode"]:
+        text += "." + q["load_mode"]
+    text += "." + q["completion"]
+    if q["cache_hint"]:
+        text += ".L2::cache_hint"
+    coords = "{" + ", ".join(f"%c{i}" for i in range(q["coords"])) + "}"
+    if q["dst"] == "global":
+        ops = [f"[%tmap, {coords}]", "[%w_src]"]
+    else:
+        ops = ["[%w_dst]", f"[%tmap, {coords}]"]
+    if q["completion"].startswith("mbarrier"):
+        ops.append("[%mbar]")
+    if q["policy"]:
+        ops.append("%policy")
+    return text + " " + ", ".join(ops) + ";"
+
+
+def run(q):
+    return {"direction": f"{q['src']}->{q['dst']}", "dims": q["dim"], "redop": q["redop"],
+            "types": list(TENSOR_CELLS.get(q["redop"], ())), "load_mode": q["load_mode"] or "tile",
+            "completion": q["completion"], "cache_hint": q["cache_hint"], "coords": q["coords"]}
+
+
+def kernel(q):
+    return {"completion": "mbarrier" if q["completion"].startswith("mbarrier") else "bulk_group",
+            "cluster": q["dst"] == "shared::cluster", "tmap": True, "sm90": True, "policy": q["policy"],
+            "remote": False}

@@ -1,0 +1,154 @@
+"""cp.async.bulk.tensor (9.7.9.25.5.2): .1d-.5d; loads global -> .shared::cta / .shared::cluster with load modes
+.tile, .tile::gather4, .im2col, .im2col::w, .im2col::w::128, .multicast::cluster, .cta_group::1/::2; stores
+.shared::cta -> global with .tile, .tile::scatter4, .im2col_no_offs; .L2::cache_hint; tensorCoords and
+im2colInfo vector lengths."""
+from . import seg
+from ..rules.tensor import expected_coords, expected_im2col_info
+
+FAMILY = "cp.async.bulk.tensor"
+TEMPLATE = "tensor.ptx.j2"
+
+MODES = ("tile", "tile::gather4", "tile::scatter4", "im2col", "im2col::w", "im2col::w::128", "im2col_no_offs")
+DEFAULTS = {"dir": "shared::cluster.global", "dst": None, "src": None, "dim": 2, "load_mode": "tile",
+            "completion": None, "multicast": False, "cta_group": "", "cache_hint": False, "policy": None,
+            "coords": None, "im2col_info": None}
+AXES = (
+    ("dir", ("shared::cta.global", "shared::cluster.global", "global.shared::cta")),
+    ("dim", (1, 2, 3, 4, 5)),
+    ("load_mode", MODES),
+    ("multicast", (False, True)),
+    ("cta_group", ("", "cta_group::1", "cta_group::2")),
+    ("cache_hint", (False, True)),
+)
+EXTRA = tuple(
+    # the default load mode (no .load_mode qualifier: .tile) for every direction and dimension
+    [{"dir": d, "dim": n, "load_mode": ""} for d in ("shared::cta.global", "shared::cluster.global",
+                                                     "global.shared::cta") for n in (1, 2, 3, 4, 5)]
+    + [
+        {"dim": 2, "coords": 3}, {"dir": "global.shared::cta", "dim": 3, "coords": 2},        # coords count
+        {"dim": 2, "load_mode": "tile::gather4", "coords": 2},
+        {"dir": "shared::cta.global", "dim": 3, "load_mode": "im2col"},                      # im2col, 3d: ok
+        {"dim": 4, "load_mode": "im2col", "im2col_info": 1},                                  # im2colInfo length
+        {"dim": 5, "load_mode": "im2col::w", "im2col_info": 3},
+        {"dim": 3, "load_mode": "tile", "im2col_info": 1},                                    # im2colInfo on tile
+        {"dir": "global.shared::cta", "dim": 3, "load_mode": "im2col_no_offs", "im2col_info": 1},
+        {"dir": "shared::cta.global", "dim": 2, "multicast": True},                           # multicast, ::cta dst
+        {"dir": "shared::cta.global", "dim": 3, "multicast": True, "load_mode": "im2col"},
+        {"dir": "global.shared::cta", "dim": 2, "cta_group": "cta_group::1"},                 # cta_group on store
+        {"dir": "global.shared::cta", "dim": 1, "cta_group": "cta_group::2"},
+        {"dir": "shared::cluster.global", "dim": 2, "completion": "bulk_group"},              # completion
+        {"dir": "global.shared::cta", "dim": 2, "completion": "mbarrier::complete_tx::bytes"},
+        {"dim": 2, "policy": True},                                                           # policy w/o hint
+        {"dir": "shared::cluster.shared::cta", "dim": 2},                                     # direction
+        {"dir": "shared::cluster.global", "dim": 2, "load_mode": "tile::scatter4"},           # store mode on load
+        {"dir": "shared::cta.global", "dim": 3, "load_mode": "im2col_no_offs"},
+        {"dir": "global.shared::cta", "dim": 2, "load_mode": "tile::gather4"},                # load mode on store
+        {"dir": "global.shared::cta", "dim": 3, "load_mode": "im2col"},
+        {"dir": "global.shared::cta", "dim": 4, "load_mode": "im2col::w"},
+        {"dir": "shared::cta.global", "dim": 2, "load_mode": "im2col"},                      # im2col below 3d
+        {"dir": "shared::cluster.global", "dim": 2, "load_mode": "im2col::w"},
+        {"dir": "shared::cta.global", "dim": 3, "load_mode": "tile::gather4"},               # gather4 not 2d
+        {"dir": "global.shared::cta", "dim": 3, "load_mode": "tile::scatter4"},              # scatter4 not 2d
+    ])
+
+
+def _cluster_dst(q):
+    return q["dst"] == "shared::cluster"
+
+
+REQUIRES = (
+    (lambda q: True, "tensor"),
+    (lambda q: q["dst"] == "shared::cta", "tensor.dst_shared_cta"),
+    (lambda q: q["load_mode"] == "tile::gather4" and q["dst"] == "shared::cluster", "tensor.gather4.cluster"),
+    (lambda q: q["load_mode"] == "tile::gather4" and q["dst"] != "shared::cluster", "tensor.gather4.cta"),
+    (lambda q: q["load_mode"] == "im2col::w" and q["dst"] == "shared::cluster", "tensor.im2col_w.cluster"),
+    (lambda q: q["load_mode"] == "im2col::w" and q["dst"] != "shared::cluster", "tensor.im2col_w.cta"),
+    (lambda q: q["load_mode"] == "tile::scatter4", "tensor.scatter4"),
+    (lambda q: q["load_mode"] == "im2col::w::128", "tensor.im2col_w_128"),
+    (lambda q: bool(q["cta_group"]), "tensor.cta_group"),
+)
+RULES = ("tensor.direction", "common.completion_mechanism", "tensor.load_mode_load", "tensor.load_mode_store",
+         "tensor.coords_count", "tensor.im2col_min_3d", "tensor.gather4_scatter4_2d",
+         "tensor.im2col_info_only_im2col", "tensor.im2col_info_length", "tensor.multicast_dst_cluster",
+         "tensor.cta_group_mbarrier_only", "common.cache_policy_requires_hint")
+KEEP_INVALID_PER_RULE = 2
+
+
+def derive(q):
+    q["dst"], q["src"] = q["dir"].split(".")
+    if q["completion"] is None:
+        q["completion"] = "bulk_group" if q["dst"] == "global" else "mbarrier::complete_tx::bytes"
+    if q["policy"] is None:
+        q["policy"] = q["cache_hint"]
+    if q["coords"] is None:
+        q["coords"] = expected_coords(q)
+    if q["im2col_info"] is None:
+        q["im2col_info"] = expected_im2col_info(q) if q["src"] == "global" else 0
+
+
+def form_id(q):
+    head = f"{q['dim']}d.{q['dst']}.{q['src']}" + (f".{q['load_mode']}" if q["load_mode"] else "")
+    parts = ["cp.async.bulk.tensor", seg(head)]
+    if q["completion"] != ("bulk_group" if q["dst"] == "global" else "mbarrier::complete_tx::bytes"):
+        parts.append(seg(q["completion"]))
+    if q["multicast"]:
+        parts.append("multicast_cluster")
+    if q["cta_group"]:
+        parts.append(seg(q["cta_group"]))
+    if q["cache_hint"]:
+        parts.append("L2_cache_hint")
+    if q["policy"] and not q["cache_hint"]:
+        parts.append("cache_policy")
+    if q["coords"] != expected_coords(q):
+        parts.append(f"coords_{q['coords']}")
+    if q["im2col_info"] != (expected_im2col_info(q) if q["src"] == "global" else 0):
+        parts.append(f"im2col_info_{q['im2col_info']}")
+    return "/".join(parts)
+
+
+def _remote(q):
+    return q["dst"] == "shared::cluster" and not q["multicast"]
+
+
+def _vec(regs):
+    return "{" + ", ".join(regs) + "}"
+
+
+def instr(q):
+    text = f"cp.async.bulk.tensor.{q['dim']}d.{q['dst']}.{q['src']}"
+    if q["load_mode"]:
+        text += "." + q["load_mode"]
+    text += "." + q["completion"]
+    if q["multicast"]:
+        text += ".multicast::cluster"
+    if q["cta_group"]:
+        text += "." + q["cta_group"]
+    if q["cache_hint"]:
+        text += ".L2::cache_hint"
+    tensor = f"[%tmap, {_vec([f'%c{i}' for i in range(q['coords'])])}]"
+    if q["dst"] == "global":
+        ops = [tensor, "[%w_src]"]
+    else:
+        ops = ["[%c_dst]" if _remote(q) else "[%w_dst]", tensor]
+    if q["completion"].startswith("mbarrier"):
+        ops.append("[%c_mbar]" if _remote(q) else "[%mbar]")
+    if q["im2col_info"]:
+        ops.append(_vec([f"%i2c{i}" for i in range(q["im2col_info"])]))
+    if q["multicast"]:
+        ops.append("%cta_mask")
+    if q["policy"]:
+        ops.append("%policy")
+    return text + " " + ", ".join(ops) + ";"
+
+
+def run(q):
+    return {"direction": f"{q['src']}->{q['dst']}", "dims": q["dim"], "load_mode": q["load_mode"] or "tile",
+            "completion": q["completion"], "multicast": q["multicast"], "cta_group": q["cta_group"] or "none",
+            "cache_hint": q["cache_hint"], "coords": q["coords"], "im2col_info": q["im2col_info"],
+            "remote": _remote(q)}
+
+
+def kernel(q):
+    return {"completion": "mbarrier" if q["completion"].startswith("mbarrier") else "bulk_group",
+            "cluster": q["dst"] == "shared::cluster", "tmap": True, "sm90": True, "policy": q["policy"],
+            "remote": _remote(q)}

@@ -1,0 +1,235 @@
+"""Enumeration and classification: forms from the ISA tables, compile cases from forms x targets x PTX."""
+import hashlib
+import itertools
+from dataclasses import dataclass, field
+
+from . import isa
+from .rules import RULES, REQUIREMENTS, load_all
+from .targets import TARGETS, PTX_VERSIONS, BY_NAME, ptx_key, ptx_tag, target_order
+
+load_all()
+
+
+@dataclass
+class Form:
+    id: str
+    family: str
+    quals: dict
+    instr: str
+    requires: tuple
+    invalid_by: tuple
+    run: dict
+    kernel_cfg: dict
+    template: str
+    explicit: bool = False
+
+    @property
+    def entry(self):
+        return "k_" + hashlib.sha1(self.id.encode()).hexdigest()[:12]
+
+    @property
+    def valid(self):
+        return not self.invalid_by
+
+    @property
+    def min_ptx(self):
+        return max((REQUIREMENTS[r].ptx for r in self.requires), key=ptx_key)
+
+    @property
+    def targets_summary(self):
+        parts = [REQUIREMENTS[r].summary() for r in self.requires if REQUIREMENTS[r].targets]
+        return " & ".join(dict.fromkeys(p if " | " not in p else f"({p})" for p in parts))
+
+    @property
+    def abi(self):
+        k = self.kernel_cfg
+        return "v1." + k["completion"] + (".cluster" if k["cluster"] else "") + (".tmap" if k["tmap"] else "")
+
+
+@dataclass(frozen=True)
+class Case:
+    form: Form = field(compare=False)
+    target: str
+    ptx: str
+    rules: tuple
+
+    @property
+    def id(self):
+        return f"{self.form.id}@{self.target}.{ptx_tag(self.ptx)}"
+
+    @property
+    def expect(self):
+        return "reject" if self.rules else "accept"
+
+
+def _form(mod, q, explicit):
+    for r in mod.RULES:
+        if r not in RULES:
+            raise KeyError(f"family {mod.FAMILY}: unknown rule {r}")
+    violated = tuple(r for r in mod.RULES if RULES[r].violated(q))
+    requires = tuple(name for pred, name in mod.REQUIRES if pred(q))
+    for name in requires:
+        if name not in REQUIREMENTS:
+            raise KeyError(f"family {mod.FAMILY}: unknown requirement {name}")
+    return Form(mod.form_id(q), mod.FAMILY, q, mod.instr(q), requires, violated, mod.run(q), mod.kernel(q),
+                mod.TEMPLATE, explicit)
+
+
+def family_forms(mod):
+    """Every valid form of the product, the explicit forms, and a proportionate set of invalid product forms:
+    at most KEEP_INVALID_PER_RULE per rule among those breaking exactly one rule (plus keep_invalid(q))."""
+    names = [a for a, _ in mod.AXES]
+    links = getattr(mod, "AXIS_LINKS", ())
+    keep_all = getattr(mod, "keep_invalid", lambda q: False)
+    derive = getattr(mod, "derive", lambda q: None)
+    product = []
+    for values in (itertools.product(*[v for _, v in mod.AXES]) if mod.AXES else ()):
+        q = dict(mod.DEFAULTS)
+        q.update(zip(names, values))
+        for dst, src in links:
+            q[dst] = q[src]
+        derive(q)
+        product.append(_form(mod, q, False))
+    explicit = []
+    for extra in mod.EXTRA:
+        q = dict(mod.DEFAULTS)
+        q.update(extra)
+        derive(q)
+        explicit.append(_form(mod, q, True))
+    out = {}
+    kept_per_rule = {}
+    for f in sorted(product, key=lambda f: f.id) + sorted(explicit, key=lambda f: f.id):
+        if not f.valid and not f.explicit and not keep_all(f.quals):
+            if len(f.invalid_by) != 1:
+                continue
+            n = kept_per_rule.get(f.invalid_by[0], 0)
+            if n >= mod.KEEP_INVALID_PER_RULE:
+                continue
+            kept_per_rule[f.invalid_by[0]] = n + 1
+        if f.id in out:
+            if out[f.id].quals != f.quals and not f.explicit:
+                raise ValueError(f"form ID {f.id} names two different forms: {out[f.id].quals} / {f.quals}")
+            continue
+        if "@" in f.id:
+            raise ValueError(f"form ID {f.id} contains '@'")
+        out[f.id] = f
+    return [out[k] for k in sorted(out)]
+
+
+def all_forms(family=None):
+    forms = []
+    for mod in isa.families():
+        if family is None or mod.FAMILY == family:
+            forms.extend(family_forms(mod))
+    return sorted(forms, key=lambda f: f.id)
+
+
+# ---- cases ---------------------------------------------------------------------------------------------
+
+def _requirement_violations(form, t, ptx):
+    out = []
+    for name in form.requires:
+        out.extend(REQUIREMENTS[name].violations(t, ptx))
+    return out
+
+
+def effective_min(form, t):
+    """Lowest known PTX version at which the target exists and meets every requirement of the form."""
+    for v in PTX_VERSIONS:
+        if t.exists_at(v) and not _requirement_violations(form, t, v):
+            return v
+    return None
+
+
+def _newest_at(t):
+    return [v for v in PTX_VERSIONS if t.exists_at(v)][-1]
+
+
+def _below(v):
+    i = PTX_VERSIONS.index(v)
+    return PTX_VERSIONS[i - 1] if i > 0 else None
+
+
+def _arch_specific(form):
+    return any(c[0] in ("exact", "family") for r in form.requires for c in REQUIREMENTS[r].targets)
+
+
+def form_targets(form):
+    """(applicable targets, near-miss targets) per the strategy in targets.STRATEGY."""
+    app = [t for t in TARGETS if effective_min(form, t)]
+    app_names = {t.name for t in app}
+    sms = sorted({t.sm for t in TARGETS})
+    near = set()
+    if app:
+        lo, hi = min(t.sm for t in app), max(t.sm for t in app)
+        lower = [s for s in sms if s < lo]
+        if lower:
+            near.update(t.name for t in TARGETS if t.sm == lower[-1])
+        near.update(t.name for t in TARGETS if t.sm in {a.sm for a in app})
+        if _arch_specific(form):
+            higher = [s for s in sms if s > hi]
+            if higher:
+                near.update(t.name for t in TARGETS if t.sm == higher[0])
+            # the SM number just above each applicable run of SM numbers (e.g. sm_120 after the sm_10x family)
+            for a in app:
+                nxt = [s for s in sms if s > a.sm]
+                if nxt and not any(b.sm == nxt[0] for b in app):
+                    near.update(t.name for t in TARGETS if t.sm == nxt[0])
+    near -= app_names
+    return (sorted(app, key=target_order), sorted((BY_NAME[n] for n in near), key=target_order))
+
+
+def _case(form, t, v, extra=()):
+    rules = set(form.invalid_by) | set(_requirement_violations(form, t, v)) | set(extra)
+    return Case(form, t.name, v, tuple(sorted(rules)))
+
+
+def form_cases(form):
+    app, near = form_targets(form)
+    cases = {}
+    form_min = form.min_ptx
+    for t in app:
+        m = effective_min(form, t)
+        for v in (_below(m), m, _newest_at(t)):
+            if v and t.exists_at(v):
+                c = _case(form, t, v)
+                cases[c.id] = c
+    for t in near:
+        m = max(form_min, t.min_ptx, key=ptx_key)
+        if m not in PTX_VERSIONS:
+            continue
+        for v in (m, _newest_at(t)):
+            if t.exists_at(v):
+                c = _case(form, t, v)
+                cases[c.id] = c
+    return cases
+
+
+def boundary_cases(form):
+    """Target/version boundary set for a representative form: each target just below its minimum PTX version,
+    and the historic sm_101a/sm_101f at 9.0 where the chapter says they are renamed."""
+    cases = {}
+    for t in TARGETS:
+        v = _below(t.min_ptx) if t.min_ptx in PTX_VERSIONS else None
+        if v:
+            c = _case(form, t, v, ("target.not_at_ptx",))
+            cases[c.id] = c
+        if t.rename:
+            c = _case(form, t, PTX_VERSIONS[-1], ("target.renamed",))
+            cases[c.id] = c
+    return cases
+
+
+def representative(forms):
+    valid = [f for f in forms if f.valid]
+    return min(valid, key=lambda f: (len(f.requires), len(f.id), f.id)) if valid else None
+
+
+def family_cases(forms):
+    cases = {}
+    for f in forms:
+        cases.update(form_cases(f))
+    rep = representative(forms)
+    if rep:
+        cases.update(boundary_cases(rep))
+    return [cases[k] for k in sorted(cases)]

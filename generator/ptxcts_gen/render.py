@@ -1,0 +1,53 @@
+"""Rendering: family templates (templates/<family>.ptx.j2) -> one complete test kernel per form."""
+import os
+
+import jinja2
+
+ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TEMPLATES = os.path.join(ROOT, "templates")
+
+_env = None
+
+
+def env():
+    global _env
+    if _env is None:
+        _env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), undefined=jinja2.StrictUndefined,
+                                  trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
+                                  autoescape=False)
+    return _env
+
+
+def kernel_config(form):
+    k = dict(form.kernel_cfg)
+    k.update(name=form.entry, form=form.id, min_ptx=form.min_ptx, targets=form.targets_summary or "any")
+    return k
+
+
+def _tidy(text):
+    lines = [ln.rstrip() for ln in text.splitlines()]
+    out = []
+    for ln in lines:
+        if ln == "" and (not out or out[-1] == ""):
+            continue
+        out.append(ln)
+    while out and out[-1] == "":
+        out.pop()
+    return "\n".join(out) + "\n"
+
+
+def kernel_text(form):
+    """The form's complete .entry, with its provenance comment."""
+    text = env().get_template(form.template).render(f=form, q=form.quals, r=form.run, k=kernel_config(form))
+    text = _tidy(text)
+    if text.count("// ptxcts:test") < 1:
+        raise ValueError(f"{form.id}: template {form.template} did not mark the instruction under test")
+    return text
+
+
+def module_text(target, ptx, forms, family=None):
+    """A module: .version/.target/.address_size header (templates/module.ptx.j2) + the forms' entries."""
+    entries = [kernel_text(f) for f in forms]
+    text = env().get_template("module.ptx.j2").render(target=target, ptx=ptx, entries=entries,
+                                                      count=len(entries), family=family)
+    return _tidy(text)

@@ -1,0 +1,24 @@
+"""cp.async commit/wait groups (9.7.9.25.3.2-3), cp.async.mbarrier.arrive (9.7.13.15, used as a completion
+mechanism by 9.7.9.25.1.2), bulk commit/wait groups (9.7.9.25.6)."""
+from . import requirement, rule, min_sm
+
+requirement("cp_async.commit_group", "9.7.9.25.3.2", "7.0", "Introduced in PTX ISA version 7.0.",
+            [min_sm(80)], "Requires sm_80 or higher.")
+requirement("cp_async.wait_group", "9.7.9.25.3.3", "7.0", "Introduced in PTX ISA version 7.0.",
+            [min_sm(80)], "Requires sm_80 or higher.")
+requirement("cp_async.mbarrier_arrive", "9.7.13.15 (cp.async.mbarrier.arrive)", "7.0",
+            "Introduced in PTX ISA version 7.0.", [min_sm(80)], "Requires sm_80 or higher.")
+requirement("bulk.commit_group", "9.7.9.25.6.1", "8.0", "Introduced in PTX ISA version 8.0.",
+            [min_sm(90)], "Requires sm_90 or higher.")
+requirement("bulk.wait_group", "9.7.9.25.6.2", "8.0", "Introduced in PTX ISA version 8.0.",
+            [min_sm(90)], "Requires sm_90 or higher.")
+
+
+@rule("cp_async.wait_group_n_constant", "syntax", "9.7.9.25.3.3", "Operand N is an integer constant.")
+def wait_group_n_constant(q):
+    return q.get("n_operand") == "register" and q["instr"] == "cp.async.wait_group"
+
+
+@rule("bulk.wait_group_n_constant", "syntax", "9.7.9.25.6.2", "Operand N is an integer constant.")
+def bulk_wait_group_n_constant(q):
+    return q.get("n_operand") == "register" and q["instr"].startswith("cp.async.bulk.wait_group")

@@ -1,0 +1,154 @@
+"""cp.async.bulk.tensor (9.7.9.25.5.2) and cp.async.bulk.prefetch.tensor (9.7.9.25.5.4); the coordinate and
+im2colInfo rules are shared with cp.reduce.async.bulk.tensor (9.7.9.25.5.3)."""
+from . import requirement, rule, min_sm, exact, family
+
+SEC = "9.7.9.25.5.2"
+SEC_P = "9.7.9.25.5.4"
+LOAD_MODES = ("tile", "tile::gather4", "im2col", "im2col::w", "im2col::w::128")
+STORE_MODES = ("tile", "tile::scatter4", "im2col_no_offs")
+IM2COL_LOAD = ("im2col", "im2col::w", "im2col::w::128")
+
+# "sm_100a; sm_101a (Renamed to sm_110a from PTX ISA version 9.0); And is supported on following family-specific
+# architectures from PTX ISA version 8.8: sm_100f or higher in the same family; sm_101f or higher in the same
+# family (Renamed to sm_110f from PTX ISA version 9.0); sm_110f or higher in the same family"
+ARCH_LIST_A = (exact("sm_100a"), exact("sm_101a", to_ptx="8.8"), exact("sm_110a", from_ptx="9.0"),
+               family("sm_100f", from_ptx="8.8"), family("sm_101f", from_ptx="8.8", to_ptx="8.8"),
+               family("sm_110f", from_ptx="9.0"))
+ARCH_LIST_A_TEXT = ("sm_100a; sm_101a (Renamed to sm_110a from PTX ISA version 9.0); And is supported on following "
+                    "family-specific architectures from PTX ISA version 8.8: sm_100f or higher in the same family; "
+                    "sm_101f or higher in the same family (Renamed to sm_110f from PTX ISA version 9.0); sm_110f or "
+                    "higher in the same family")
+
+requirement("tensor", SEC, "8.0", "Introduced in PTX ISA version 8.0.", [min_sm(90)], "Requires sm_90 or higher.")
+requirement("tensor.dst_shared_cta", SEC, "8.6",
+            "Support for .shared::cta as destination state space is introduced in PTX ISA version 8.6.")
+requirement("tensor.gather4.cluster", SEC, "8.6",
+            "Support for qualifiers .tile::gather4 and .tile::scatter4 introduced in PTX ISA version 8.6.",
+            [exact("sm_100a"), family("sm_100f", from_ptx="8.8")],
+            "Qualifiers .tile::gather4 and .im2col::w require: sm_100a when destination state space is "
+            ".shared::cluster and is supported on sm_100f from PTX ISA version 8.8.")
+requirement("tensor.gather4.cta", SEC, "8.6",
+            "Support for qualifiers .tile::gather4 and .tile::scatter4 introduced in PTX ISA version 8.6.",
+            [min_sm(100)],
+            "Qualifiers .tile::gather4 and .im2col::w require: ... sm_100 or higher when destination state space "
+            "is .shared::cta.")
+requirement("tensor.im2col_w.cluster", SEC, "8.6",
+            "Support for qualifiers .im2col::w and .im2col::w::128 introduced in PTX ISA version 8.6.",
+            [exact("sm_100a"), family("sm_100f", from_ptx="8.8")],
+            "Qualifiers .tile::gather4 and .im2col::w require: sm_100a when destination state space is "
+            ".shared::cluster and is supported on sm_100f from PTX ISA version 8.8.")
+requirement("tensor.im2col_w.cta", SEC, "8.6",
+            "Support for qualifiers .im2col::w and .im2col::w::128 introduced in PTX ISA version 8.6.",
+            [min_sm(100)],
+            "Qualifiers .tile::gather4 and .im2col::w require: ... sm_100 or higher when destination state space "
+            "is .shared::cta.")
+requirement("tensor.scatter4", SEC, "8.6",
+            "Support for qualifiers .tile::gather4 and .tile::scatter4 introduced in PTX ISA version 8.6.",
+            ARCH_LIST_A, "Qualifier .tile::scatter4 is supported on following architectures: " + ARCH_LIST_A_TEXT)
+requirement("tensor.im2col_w_128", SEC, "8.6",
+            "Support for qualifiers .im2col::w and .im2col::w::128 introduced in PTX ISA version 8.6.",
+            ARCH_LIST_A, "Qualifier .im2col::w::128 is supported on following architectures: " + ARCH_LIST_A_TEXT)
+requirement("tensor.cta_group", SEC, "8.6", "Support for qualifier .cta_group introduced in PTX ISA version 8.6.",
+            ARCH_LIST_A, "Qualifier .cta_group is supported on following architectures: " + ARCH_LIST_A_TEXT)
+requirement("prefetch_tensor", SEC_P, "8.0", "Introduced in PTX ISA version 8.0.", [min_sm(90)],
+            "Requires sm_90 or higher.")
+requirement("prefetch_tensor.gather4", SEC_P, "8.6",
+            "Support for qualifier .tile::gather4 introduced in PTX ISA version 8.6.",
+            ARCH_LIST_A, "Qualifier .tile::gather4 is supported on following architectures: " + ARCH_LIST_A_TEXT)
+requirement("prefetch_tensor.im2col_w", SEC_P, "8.6",
+            "Support for qualifiers .im2col::w and .im2col::w::128 introduced in PTX ISA version 8.6.",
+            ARCH_LIST_A, "Qualifiers .im2col::w and .im2col::w::128 are supported on following architectures: "
+            + ARCH_LIST_A_TEXT)
+
+
+def expected_coords(q):
+    mode = q.get("load_mode", "")
+    return 5 if mode in ("tile::gather4", "tile::scatter4") else q["dim"]
+
+
+def expected_im2col_info(q):
+    mode = q.get("load_mode", "")
+    if mode == "im2col":
+        return max(1, q["dim"] - 2)   # below 3d (itself invalid) one offset, so the operand stays well-formed
+    if mode in ("im2col::w", "im2col::w::128"):
+        return 2
+    return 0
+
+
+@rule("tensor.load_mode_load", "syntax", SEC,
+      "// global -> shared::cta / shared::cluster ... .load_mode = { .tile, .tile::gather4, .im2col, .im2col::w, "
+      ".im2col::w::128 }")
+def load_mode_load(q):
+    return q["src"] == "global" and q["load_mode"] not in ("",) + LOAD_MODES
+
+
+@rule("tensor.load_mode_store", "syntax", SEC,
+      "// shared::cta -> global ... .load_mode = { .tile, .tile::scatter4, .im2col_no_offs }")
+def load_mode_store(q):
+    return q["dst"] == "global" and q["load_mode"] not in ("",) + STORE_MODES
+
+
+@rule("prefetch_tensor.load_mode", "syntax", SEC_P,
+      ".load_mode = { .tile, .tile::gather4, .im2col, .im2col::w, .im2col::w::128 }")
+def prefetch_load_mode(q):
+    return q["load_mode"] not in ("",) + LOAD_MODES
+
+
+@rule("tensor.coords_count", "constraint", f"{SEC} / {SEC_P} / 9.7.9.25.5.3",
+      "| .tile::scatter4 / .tile::gather4 | {col_idx, row_idx0, row_idx1, row_idx2, row_idx3} | Fixed length vector "
+      "of size 5. | Rest all | {d0, .., dn} for n = .dim | Vector of n elements where n = .dim. |  (reduce: The "
+      "number of tensor coordinates in the vector argument tensorCoords should be equal to the dimension specified "
+      "by the modifier .dim.)")
+def coords_count(q):
+    return q.get("coords") is not None and q["coords"] != expected_coords(q)
+
+
+@rule("tensor.im2col_min_3d", "constraint", f"{SEC} / {SEC_P} / 9.7.9.25.5.3",
+      "In .im2col and .im2col::* modes, the tensor has to be at least 3-dimensional.  (reduce: In .im2col mode, "
+      "the tensor has to be at least 3-dimensional.)")
+def im2col_min_3d(q):
+    return q.get("load_mode", "").startswith("im2col") and q["dim"] < 3
+
+
+@rule("tensor.gather4_scatter4_2d", "constraint", f"{SEC} / {SEC_P}",
+      "In .tile::gather4 mode, four rows in 2-dimnesional source tensor are combined to form a single "
+      "2-dimensional destination tensor. In .tile::scatter4 mode, single 2-dimensional source tensor is divided "
+      "into four rows in 2-dimensional destination tensor.")
+def gather4_scatter4_2d(q):
+    return q.get("load_mode") in ("tile::gather4", "tile::scatter4") and q["dim"] != 2
+
+
+@rule("tensor.im2col_info_only_im2col", "syntax", f"{SEC} / {SEC_P}",
+      "The vector operand im2colInfo can be specified only when .load_mode is .im2col or .im2col::w or "
+      ".im2col::w::128.")
+def im2col_info_only_im2col(q):
+    return bool(q.get("im2col_info")) and q.get("load_mode") not in IM2COL_LOAD
+
+
+@rule("tensor.im2col_info_length", "constraint", f"{SEC} / {SEC_P}",
+      "| .im2col | { i2cOffW , i2cOffH , i2cOffD } for .dim = .5d | A vector of im2col offsets whose vector size "
+      "is two less than number of dimensions .dim. | .im2col::w | { wHalo, wOffset } | A vector of 2 arguments "
+      "containing wHalo and wOffset arguments. | .im2col::w::128 |")
+def im2col_info_length(q):
+    return (q.get("load_mode") in IM2COL_LOAD and q.get("im2col_info") is not None
+            and q["im2col_info"] != expected_im2col_info(q) and q["dim"] >= 3)
+
+
+@rule("tensor.multicast_dst_cluster", "syntax", SEC,
+      "// global -> shared::cluster cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.multicast}"
+      "{.cta_group}{.level::cache_hint}  (.multicast::cluster exists only with the .shared::cluster destination)")
+def multicast_dst_cluster(q):
+    return q.get("multicast", False) and q["dst"] != "shared::cluster"
+
+
+@rule("tensor.cta_group_mbarrier_only", "constraint", SEC,
+      "The modifier .cta_group can only be specified with the mbarrier based completion mechanism.")
+def cta_group_mbarrier_only(q):
+    return bool(q.get("cta_group")) and q.get("completion") != "mbarrier::complete_tx::bytes"
+
+
+@rule("tensor.direction", "syntax", SEC,
+      "// global -> shared::cta ... // global -> shared::cluster ... // shared::cta -> global")
+def tensor_direction(q):
+    return (q["dst"], q["src"]) not in (("shared::cta", "global"), ("shared::cluster", "global"),
+                                        ("global", "shared::cta"))

@@ -1,0 +1,170 @@
+"""Judging cases with as few ptxas calls as possible.
+
+A chunk is a list of cases of one (target, PTX version) that are all valid or all invalid. The chunk becomes one
+module; ptxas's diagnostics are mapped to cases by line. A case with an error or fatal on one of its lines is
+rejected, with those messages. Because a fatal (a syntax error) stops ptxas at its line, and because a failed
+call may stop before later checks, the cases that got no diagnostic are not yet known to be accepted: they are
+assembled again without the rejected ones, until a call succeeds (they are accepted) or every case is judged.
+A failure that names no line of any case (no line at all, a crash, a timeout) is isolated by bisection down to
+single cases. Errors on header lines (`.version`, `.target`) reject every case of the module.
+"""
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from compile import diagnostics, modules, ptxas
+from compile.manifest import Case
+
+ACCEPTED, REJECTED, CRASH, TIMEOUT, ERROR = "accepted", "rejected", "crash", "timeout", "harness_error"
+
+
+@dataclass
+class Outcome:
+    """What ptxas did with one case."""
+    case_id: str
+    verdict: str                              # accepted | rejected | crash | timeout | harness_error
+    diags: List[dict] = field(default_factory=list)   # {severity, line, entry_line, where, text, message}
+    frame_errors: List[dict] = field(default_factory=list)  # rejecting diags outside the instruction under test
+    seconds: float = 0.0                      # this case's share of the ptxas calls it was part of
+    calls: int = 0
+    module_cases: int = 0                     # size of the first module the case was in
+    note: str = ""
+
+    @property
+    def messages(self) -> List[str]:
+        return [d["message"] for d in self.diags if d["severity"] in (diagnostics.ERROR, diagnostics.FATAL)]
+
+
+class Judge:
+    def __init__(self, ptxas_path: str, assembler: modules.Assembler, workdir: Optional[str] = None,
+                 keep_modules: Optional[str] = None):
+        self.ptxas = ptxas_path
+        self.assembler = assembler
+        self.workdir = workdir
+        self.keep = keep_modules
+        self.calls = 0
+
+    def chunk(self, arch: str, target: str, ptx: str, cases: List[Case]) -> Dict[str, Outcome]:
+        out: Dict[str, Outcome] = {c.id: Outcome(c.id, "", module_cases=len(cases)) for c in cases}
+        with tempfile.TemporaryDirectory(prefix="ptxcts-compile-", dir=self.workdir) as wd:
+            self._judge(arch, target, ptx, list(cases), out, wd)
+        return out
+
+    def _call(self, arch, target, ptx, cases, out, wd):
+        try:
+            mod = modules.build(self.assembler, target, ptx, cases)
+        except Exception as e:  # a module that cannot be assembled is the harness's fault, per case
+            if len(cases) == 1:
+                o = out[cases[0].id]
+                o.verdict, o.note = ERROR, f"cannot assemble the module: {e}"
+                return None, None
+            raise
+        call = ptxas.assemble(self.ptxas, arch, mod.text, wd, name=f"m{self.calls}")
+        self.calls += 1
+        share = call.seconds / len(cases)
+        for c in cases:
+            out[c.id].seconds += share
+            out[c.id].calls += 1
+        return mod, call
+
+    def _judge(self, arch, target, ptx, pending: List[Case], out, wd):
+        while pending:
+            try:
+                mod, call = self._call(arch, target, ptx, pending, out, wd)
+            except Exception:
+                mid = len(pending) // 2
+                self._judge(arch, target, ptx, pending[:mid], out, wd)
+                self._judge(arch, target, ptx, pending[mid:], out, wd)
+                return
+            if mod is None:
+                return
+            if call.timed_out or call.signal:
+                if len(pending) == 1:
+                    o = out[pending[0].id]
+                    o.verdict = TIMEOUT if call.timed_out else CRASH
+                    o.note = (f"ptxas ran past {ptxas.CALL_TIMEOUT_S}s" if call.timed_out
+                              else f"ptxas died of {call.signal}")
+                    o.diags = [_diag(d, mod, None) for d in call.diags]
+                    return
+                mid = len(pending) // 2
+                self._judge(arch, target, ptx, pending[:mid], out, wd)
+                self._judge(arch, target, ptx, pending[mid:], out, wd)
+                return
+
+            per: Dict[str, List[dict]] = {c.id: [] for c in pending}
+            header, unplaced = [], []
+            for d in call.diags:
+                if diagnostics.is_abort_notice(d):
+                    continue
+                if d.line is None:
+                    # some checks name the entry instead of a line ("Entry function 'k_..' uses too much ...")
+                    span = _named_entry(d.message, mod)
+                    if span is None:
+                        unplaced.append(d)
+                    else:
+                        per[span.case.id].append(_diag(d, mod, span))
+                    continue
+                span = mod.owner(d.line)
+                if span is None:
+                    header.append(_diag(d, mod, None))
+                else:
+                    per[span.case.id].append(_diag(d, mod, span))
+
+            if call.accepted:
+                for c in pending:
+                    o = out[c.id]
+                    o.verdict, o.diags = ACCEPTED, per[c.id] + header + [_diag(d, mod, None) for d in unplaced]
+                return
+
+            if any(h["severity"] in (diagnostics.ERROR, diagnostics.FATAL) for h in header):
+                # `.version`/`.target` refused: no entry of this module can be assembled
+                for c in pending:
+                    o = out[c.id]
+                    o.verdict, o.diags = REJECTED, header + per[c.id]
+                return
+
+            rejected = [c for c in pending if any(d["severity"] in (diagnostics.ERROR, diagnostics.FATAL)
+                                                  for d in per[c.id])]
+            if not rejected:
+                if len(pending) == 1:
+                    o = out[pending[0].id]
+                    o.verdict = REJECTED
+                    o.diags = [_diag(d, mod, None) for d in unplaced] or [
+                        {"severity": "error", "line": None, "entry_line": None, "where": "call", "text": "",
+                         "message": f"ptxas exited {call.returncode} without a diagnostic: {call.output.strip()}"}]
+                    o.note = "ptxas named no line; isolated to this case alone"
+                    return
+                mid = len(pending) // 2
+                self._judge(arch, target, ptx, pending[:mid], out, wd)
+                self._judge(arch, target, ptx, pending[mid:], out, wd)
+                return
+            for c in rejected:
+                o = out[c.id]
+                o.verdict, o.diags = REJECTED, per[c.id]
+                o.frame_errors = [d for d in per[c.id] if d["where"] != "instruction"
+                                  and d["severity"] in (diagnostics.ERROR, diagnostics.FATAL)]
+            done = {c.id for c in rejected}
+            pending = [c for c in pending if c.id not in done]
+
+
+def _named_entry(message: str, mod: modules.Module) -> Optional[modules.Span]:
+    for name in re.findall(r"'([A-Za-z_$][\w$]*)'", message):
+        span = mod.by_kernel.get(name)
+        if span is not None:
+            return span
+    return None
+
+
+def _diag(d: diagnostics.Diagnostic, mod: modules.Module, span: Optional[modules.Span]) -> dict:
+    if span is None:
+        where = "header" if d.line is not None else "call"
+        entry_line = None
+    elif d.line is None:
+        entry_line, where = None, "entry"
+    else:
+        entry_line = d.line - span.first + 1
+        where = "instruction" if d.line in span.instr_lines else "frame"
+    return {"severity": d.severity, "line": d.line, "entry_line": entry_line, "where": where,
+            "text": mod.line_text(d.line), "message": d.message}

@@ -1,0 +1,62 @@
+"""Progress on stderr while the tier runs, and the summary table that closes it."""
+import sys
+import time
+from collections import Counter, defaultdict
+
+from compile.classify import CLASSES
+
+
+class Progress:
+    def __init__(self, total, stream=sys.stderr, every_s=2.0):
+        self.total, self.done, self.stream, self.every = total, 0, stream, every_s
+        self.t0 = time.monotonic()
+        self.last = 0.0
+        self.tty = stream.isatty()
+
+    def advance(self, n, bad=0):
+        self.done += n
+        now = time.monotonic()
+        if now - self.last >= self.every or self.done == self.total:
+            self.last = now
+            el = now - self.t0
+            rate = self.done / el if el > 0 else 0.0
+            eta = (self.total - self.done) / rate if rate > 0 else 0.0
+            line = (f"compile: {self.done}/{self.total} cases ({100.0 * self.done / max(self.total, 1):.0f}%), "
+                    f"{rate:.0f} cases/s, {el:.0f}s elapsed, ETA {eta:.0f}s")
+            if self.tty:
+                self.stream.write("\r" + line + ("\n" if self.done == self.total else ""))
+            else:
+                self.stream.write(line + "\n")
+            self.stream.flush()
+
+
+COLUMNS = ("cases", "pass", "fail", "compile_error", "spec_divergence", "not_supported", "crash", "timeout")
+
+
+def summary(cases, stream=sys.stderr):
+    """Per family, then per target: counts per class; a final total row."""
+    def table(title, key):
+        rows = defaultdict(Counter)
+        for c in cases:
+            rows[key(c)][c["class"]] += 1
+            rows[key(c)]["cases"] += 1
+        width = max([len(title)] + [len(k) for k in rows]) + 2
+        head = f"{title:<{width}}" + "".join(f"{col:>16}" for col in COLUMNS)
+        stream.write(head + "\n" + "-" * len(head) + "\n")
+        total = Counter()
+        for k in sorted(rows, key=_natural):
+            total.update(rows[k])
+            stream.write(f"{k:<{width}}" + "".join(f"{rows[k][col]:>16}" for col in COLUMNS) + "\n")
+        stream.write("-" * len(head) + "\n")
+        stream.write(f"{'total':<{width}}" + "".join(f"{total[col]:>16}" for col in COLUMNS) + "\n\n")
+        return total
+    stream.write("\n")
+    total = table("family", lambda c: c["family"])
+    table("target", lambda c: c["target"])
+    table("ptx", lambda c: c["ptx"])
+    return total
+
+
+def _natural(s):
+    import re
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]

@@ -1,0 +1,111 @@
+"""The tier end to end on the fixture manifest (tests/fixtures/manifest, hand-written; each case's outcome is
+stated by the fixture's own comments): classes, results.json, junit.xml, exit status, bad findings file."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HARNESS = os.path.dirname(os.path.dirname(HERE))
+FIXTURE = os.path.join(HERE, "fixtures", "manifest")
+FINDINGS = os.path.join(HERE, "fixtures", "ptxas.toml")
+
+# What each fixture case must come out as, and why (see fixtures/manifest/kernels/*.ptx):
+EXPECTED = {
+    "cp.async/ca.shared.global/cp_size_4@sm_80.ptx70": "pass",                 # valid, accepted
+    "cp.async/ca.shared.global/cp_size_4@sm_90.ptx86": "pass",
+    "cp.async/ca.shared.global/cp_size_4@sm_90.ptx99": "not_supported",        # ptxas 13.0 knows PTX <= 9.0
+    "cp.async/ca.shared.global/cp_size_4@sm_99.ptx86": "not_supported",        # no such -arch
+    "cp.async/cg.shared.global/cp_size_4@sm_80.ptx70": "pass",                 # invalid, rejected on its line
+    "cp.async/cg.shared.global/cp_size_4@sm_90.ptx86": "pass",
+    "cp.async/ca.shared_cta.global/cp_size_8@sm_80.ptx70": "spec_divergence",  # accepted; listed in the findings
+    "cp.async/ca.shared_cta.global/cp_size_8@sm_80.ptx78": "pass",
+    "cp.async/cg.shared.global/cp_size_8@sm_80.ptx70": "fail",                 # frame line rejected: harness error
+    "cp.async/ca.shared.global/cp_size_16/L2_cache_hint@sm_80.ptx78": "compile_error",  # 'valid' but malformed
+    "cp.async.bulk/shared_cta.global/mbarrier_complete_tx_bytes@sm_80.ptx86": "pass",
+    "cp.async.bulk/shared_cta.global/mbarrier_complete_tx_bytes@sm_90.ptx70": "pass",   # .target refused
+    "cp.async.bulk/shared_cta.global/mbarrier_complete_tx_bytes@sm_90.ptx86": "pass",
+    "cp.async.bulk.tensor/6d.shared_cluster.global.tile@sm_90.ptx86": "pass",  # fatal syntax error = rejected
+}
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def run(*args):
+    env = dict(os.environ, PYTHONPATH=HARNESS)
+    return subprocess.run([sys.executable, "-m", "compile", "--manifest", FIXTURE, "--no-generator", "--quiet",
+                           *args], capture_output=True, text=True, env=env)
+
+
+class CliTest(unittest.TestCase):
+    def test_fixture_run(self):
+        with tempfile.TemporaryDirectory() as out:
+            r = run("--expectations", FINDINGS, "--out", out, "--module-size", "3")
+            self.assertEqual(r.returncode, 1, r.stderr)   # one fail and one compile_error
+            doc = load(os.path.join(out, "results.json"))
+            self.assertEqual((doc["schema"], doc["version"], doc["tier"], doc["device"]),
+                             ("ptxcts-results", 1, "compile", None))
+            got = {c["id"]: c["class"] for c in doc["cases"]}
+            self.assertEqual(got, EXPECTED)
+            for c in doc["cases"]:
+                self.assertEqual(c["load_path"], "ptxas")
+                self.assertIn(f"--case '{c['id']}'", c["replay"])
+            frame = next(c for c in doc["cases"] if c["id"] == "cp.async/cg.shared.global/cp_size_8@sm_80.ptx70")
+            self.assertTrue(frame["details"]["harness_error"])
+            self.assertIn("mov.u32 %r9, 1;", frame["message"])
+            junit = ET.parse(os.path.join(out, "junit.xml")).getroot()
+            self.assertEqual(junit.get("tests"), str(len(EXPECTED)))
+            self.assertEqual(junit.get("failures"), "2")
+            self.assertIn("spec_divergence", r.stderr)   # the summary table has the column
+            self.assertIn("cp.async.bulk", r.stderr)
+
+    def test_without_the_finding_the_case_fails(self):
+        with tempfile.TemporaryDirectory() as out:
+            r = run("--expectations", os.path.join(out, "none.toml"), "--out", out,
+                    "--case", "cp.async/ca.shared_cta.global/*")
+            doc = load(os.path.join(out, "results.json"))
+            got = {c["id"]: c["class"] for c in doc["cases"]}
+            self.assertEqual(got["cp.async/ca.shared_cta.global/cp_size_8@sm_80.ptx70"], "fail")
+            self.assertEqual(r.returncode, 1)
+
+    def test_only_passing_cases_exit_zero(self):
+        with tempfile.TemporaryDirectory() as out:
+            r = run("--expectations", FINDINGS, "--out", out, "--family", "cp.async.bulk")
+            self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_stale_finding_is_reported(self):
+        with tempfile.TemporaryDirectory() as out:
+            r = run("--expectations", FINDINGS, "--out", out, "--case", "cp.async/ca.shared_cta.global/*@*.ptx78")
+            self.assertNotIn("STALE", r.stderr)
+            path = os.path.join(out, "f.toml")
+            with open(FINDINGS) as f, open(path, "w") as g:
+                g.write(f.read().replace("@sm_80.ptx70", "@sm_80.ptx78"))
+            r = run("--expectations", path, "--out", out, "--case", "cp.async/ca.shared_cta.global/*@*.ptx78")
+            self.assertIn("STALE finding cp-async-shared-cta-before-ptx78", r.stderr)
+
+    def test_findings_file_with_a_syntax_error_is_refused(self):
+        with tempfile.TemporaryDirectory() as out:
+            bad = os.path.join(out, "ptxas.toml")
+            with open(FINDINGS) as f, open(bad, "w") as g:
+                text = f.read().replace('verdict = "accepts"', 'verdict = accepts')
+                g.write(text)
+            line = text.splitlines().index("verdict = accepts") + 1
+            r = run("--expectations", bad, "--out", out)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn(f"{bad}:{line}:", r.stderr)
+            self.assertFalse(os.path.exists(os.path.join(out, "results.json")), "no run on a broken findings file")
+
+    def test_bad_filter_is_an_error_naming_it(self):
+        r = run("--family", "nope", "--out", tempfile.gettempdir())
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("unknown family nope", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

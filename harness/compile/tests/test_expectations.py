@@ -1,0 +1,107 @@
+"""The findings file: parsing, errors naming file and line, matching, staleness."""
+import os
+import tempfile
+import unittest
+
+from compile import expectations as E
+
+GOOD = '''# reviewed findings
+[[finding]]
+id = "one"
+cases = ["cp.async/ca.shared_cta.global/*@sm_80.ptx70"]
+verdict = "accepts"
+rules = ["cp_async.shared_cta.ptx"]
+sentence = "Support for sub-qualifier ::cta introduced in PTX ISA version 7.8."
+ptxas = "accepted without a diagnostic"
+note = "n"
+reviewed = "r"
+
+[[finding]]
+id = "two"
+cases = ["x/*"]
+verdict = "rejects"
+sentence = "s"
+ptxas = "requires .target sm_100"
+note = "n"
+reviewed = "r"
+'''
+
+
+class ExpectationsTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.tmp.name, "ptxas.toml")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, text):
+        with open(self.path, "w") as f:
+            f.write(text)
+
+    def test_good_file(self):
+        self.write(GOOD)
+        fs = E.load(self.path)
+        self.assertEqual([(f.id, f.line) for f in fs], [("one", 2), ("two", 12)])
+
+    def test_syntax_error_names_file_and_line(self):
+        self.write(GOOD.replace('verdict = "rejects"', 'verdict = "rejects'))   # line 15: unterminated string
+        with self.assertRaises(E.ExpectationsError) as cm:
+            E.load(self.path)
+        self.assertIn(f"{self.path}:15:", str(cm.exception))
+        self.assertIn("invalid TOML", str(cm.exception))
+
+    def test_missing_key_names_the_finding_line(self):
+        self.write(GOOD.replace('ptxas = "requires .target sm_100"\n', ""))
+        with self.assertRaises(E.ExpectationsError) as cm:
+            E.load(self.path)
+        self.assertIn(f"{self.path}:12:", str(cm.exception))
+        self.assertIn("lacks ptxas", str(cm.exception))
+
+    def test_bad_verdict_and_duplicate_id(self):
+        self.write(GOOD.replace('"rejects"', '"maybe"'))
+        with self.assertRaisesRegex(E.ExpectationsError, r":12: .*verdict 'maybe'"):
+            E.load(self.path)
+        self.write(GOOD.replace('id = "two"', 'id = "one"'))
+        with self.assertRaisesRegex(E.ExpectationsError, r":12: finding id 'one' repeats the one at line 2"):
+            E.load(self.path)
+
+    def test_lookup_checks_direction_and_message(self):
+        self.write(GOOD)
+        fs = E.load(self.path)
+        f, _ = E.lookup(fs, "x/y@sm_90.ptx86", "rejects", ["Feature 'z' requires .target sm_100 or higher"])
+        self.assertEqual(f.id, "two")
+        f, why = E.lookup(fs, "x/y@sm_90.ptx86", "rejects", ["Arguments mismatch"])
+        self.assertIsNone(f, "a finding must not excuse a rejection for another reason")
+        self.assertIn("two", why[0])
+        f, why = E.lookup(fs, "x/y@sm_90.ptx86", "accepts", [])
+        self.assertIsNone(f)
+        cid = "cp.async/ca.shared_cta.global/cp_size_8@sm_80.ptx70"
+        f, _ = E.lookup(fs, cid, "accepts", [], ("cp_async.shared_cta.ptx",))
+        self.assertEqual(f.id, "one")
+        f, why = E.lookup(fs, cid, "accepts", [], ("cp_async.shared_cta.ptx", "cp_async.cg_cp_size_16"))
+        self.assertIsNone(f, "a finding must not excuse an acceptance that breaks a rule it does not name")
+        self.assertIn("cp_async.cg_cp_size_16", why[0])
+
+    def test_accepts_needs_rules(self):
+        self.write(GOOD.replace('rules = ["cp_async.shared_cta.ptx"]\n', ""))
+        with self.assertRaisesRegex(E.ExpectationsError, r":2: finding one: .*must name the rules"):
+            E.load(self.path)
+
+    def test_stale(self):
+        self.write(GOOD)
+        fs = E.load(self.path)
+        fs[1].applied.append("x/y@sm_90.ptx86")
+        st = E.stale(fs, ["cp.async/ca.shared_cta.global/cp_size_8@sm_80.ptx70"],
+                     ["cp.async/ca.shared_cta.global/cp_size_8@sm_80.ptx70", "x/y@sm_90.ptx86"])
+        self.assertEqual([s["id"] for s in st], ["one"])
+        self.assertEqual(E.stale(fs, [], ["z@sm_90.ptx86"])[0]["why"], "its patterns match no case of the manifest")
+        self.assertEqual(E.stale(fs, [], ["cp.async/ca.shared_cta.global/a@sm_80.ptx70"]), [],
+                         "a finding whose cases this run did not select is not stale")
+
+    def test_absent_file_is_no_findings(self):
+        self.assertEqual(E.load(os.path.join(self.tmp.name, "none.toml")), [])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,139 @@
+"""Line mapping and judging with real ptxas on small hand-written modules."""
+import os
+import stat
+import tempfile
+import unittest
+
+from compile import classify, judge, modules, ptxas
+from compile.tests import minimanifest
+
+CG4 = "cp.async.cg.shared.global [%r1], [%rd2], 4;"            # error: cp-size must be 16 with .cg
+CA4 = "cp.async.ca.shared.global [%r1], [%rd2], 4;"            # fine
+CA3 = "cp.async.ca.shared.global [%r1], [%rd2], 3;"            # error: cp-size 3
+D6 = ("cp.async.bulk.tensor.6d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+      "[%r1], [%rd2, {%r3, %r3}], [%r2];")                        # fatal: syntax error
+MC = ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[%r1], [%rd2], 16, [%r2], %rs1;")                         # warning on sm_90 (advisory), accepted
+BULK = "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd2], 16, [%r2];"
+
+
+class JudgeBase(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="ptxcts-test-")
+        self.ptxas = ptxas.find()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def judge(self, entries, target, ptx, ptxas_path=None):
+        m = minimanifest.write(os.path.join(self.tmp.name, "m"), "t", entries)
+        j = judge.Judge(ptxas_path or self.ptxas, modules.Assembler(m, use_generator=False))
+        out = j.chunk(target, target, ptx, m.cases)
+        return m, j, out
+
+
+class NegativeModuleTest(JudgeBase):
+    def test_two_invalid_entries_and_a_fatal_one(self):
+        """A: error; F: syntax error (fatal: ptxas stops there); B: error after the fatal line; C: an 'invalid'
+        case ptxas accepts, after the fatal line. Each must be judged on its own."""
+        entries = [("t/a", CG4, "reject", "sm_90", "8.6"),
+                   ("t/f", D6, "reject", "sm_90", "8.6"),
+                   ("t/b", CA3, "reject", "sm_90", "8.6"),
+                   ("t/c", CA4, "reject", "sm_90", "8.6")]
+        m, j, out = self.judge(entries, "sm_90", "8.6")
+        a, f, b, c = (out[f"t/{x}@sm_90.ptx86"] for x in "afbc")
+        self.assertEqual(a.verdict, judge.REJECTED)
+        self.assertIn("expected to be 16", " ".join(a.messages))
+        self.assertEqual(f.verdict, judge.REJECTED)
+        self.assertIn("Parsing error", " ".join(f.messages))
+        self.assertEqual(f.diags[0]["where"], "instruction")
+        self.assertEqual(b.verdict, judge.REJECTED)
+        self.assertNotIn("Parsing error", " ".join(b.messages))
+        self.assertEqual(c.verdict, judge.ACCEPTED, "a case after the fatal line must be re-assembled, not guessed")
+        # call 1 judges a and f (fatal stops there), call 2 judges b, call 3 shows c is accepted
+        self.assertEqual(j.calls, 3)
+        for o in (a, f, b):
+            self.assertEqual([d["where"] for d in o.diags if d["severity"] != "warning"],
+                             ["instruction"] * len(o.messages))
+        cases = {x.id: x for x in m.cases}
+        self.assertEqual(classify.classify(cases[c.case_id], c, [])[0], classify.FAIL)
+        self.assertEqual(classify.classify(cases[a.case_id], a, [])[0], classify.PASS)
+
+    def test_error_in_the_frame_is_a_harness_error(self):
+        entries = [("t/ok", CG4, "reject", "sm_90", "8.6"),
+                   ("t/frame", CG4, "reject", "sm_90", "8.6", ["mov.u32 %r9, 1;"])]   # %r9 is not declared
+        m, _, out = self.judge(entries, "sm_90", "8.6")
+        cases = {x.id: x for x in m.cases}
+        k, msg, harness = classify.classify(cases["t/frame@sm_90.ptx86"], out["t/frame@sm_90.ptx86"], [])
+        self.assertEqual((k, harness), (classify.FAIL, True))
+        self.assertIn("mov.u32 %r9, 1;", msg)
+        self.assertEqual(classify.classify(cases["t/ok@sm_90.ptx86"], out["t/ok@sm_90.ptx86"], [])[0], classify.PASS)
+
+    def test_header_error_rejects_every_case(self):
+        entries = [("t/bulk", BULK, "reject", "sm_90", "7.0"), ("t/ca", CA4, "reject", "sm_90", "7.0")]
+        _, _, out = self.judge(entries, "sm_90", "7.0")
+        for o in out.values():
+            self.assertEqual(o.verdict, judge.REJECTED)
+            self.assertTrue(any(d["where"] == "header" for d in o.diags))
+
+
+class ValidModuleTest(JudgeBase):
+    def test_isolates_exactly_the_rejected_valid_cases(self):
+        entries = [(f"t/v{i:02d}", CA3 if i in (3, 7) else CA4, "accept", "sm_80", "7.8") for i in range(10)]
+        m, j, out = self.judge(entries, "sm_80", "7.8")
+        rejected = sorted(k for k, o in out.items() if o.verdict == judge.REJECTED)
+        self.assertEqual(rejected, ["t/v03@sm_80.ptx78", "t/v07@sm_80.ptx78"])
+        self.assertTrue(all(o.verdict == judge.ACCEPTED for k, o in out.items() if k not in rejected))
+        self.assertEqual(j.calls, 2)
+
+    def test_warning_is_recorded_not_a_rejection(self):
+        _, _, out = self.judge([("t/mc", MC, "accept", "sm_90", "8.6")], "sm_90", "8.6")
+        o = out["t/mc@sm_90.ptx86"]
+        self.assertEqual(o.verdict, judge.ACCEPTED)
+        self.assertTrue(any(d["severity"] == "warning" and "Advisory" in d["message"] for d in o.diags))
+
+    def test_error_naming_an_entry_but_no_line(self):
+        """`Entry function 'k_..' uses too much shared data` has no line: it goes to the entry it names."""
+        big = ["{", ".shared .align 8 .b8 big[300000];", "mov.u32 %r3, big;", "st.shared.u32 [%r3], %r3;", "}"]
+        entries = [("t/a", CA4, "accept", "sm_90", "8.6"), ("t/big", CA4, "accept", "sm_90", "8.6", big),
+                   ("t/c", CA4, "accept", "sm_90", "8.6")]
+        _, _, out = self.judge(entries, "sm_90", "8.6")
+        self.assertEqual(out["t/big@sm_90.ptx86"].verdict, judge.REJECTED)
+        self.assertEqual(out["t/big@sm_90.ptx86"].diags[0]["where"], "entry")
+        self.assertEqual(out["t/a@sm_90.ptx86"].verdict, judge.ACCEPTED)
+        self.assertEqual(out["t/c@sm_90.ptx86"].verdict, judge.ACCEPTED)
+
+    def test_failure_without_a_line_is_bisected_to_the_case(self):
+        """A ptxas that fails naming nothing (here: a wrapper that fails on one marker) is isolated by bisection."""
+        wrapper = os.path.join(self.tmp.name, "ptxas-wrapper")
+        with open(wrapper, "w") as f:
+            f.write("#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in *.ptx) "
+                    "if grep -q 'mov.u32 %r4, 77;' \"$a\"; then echo 'ptxas fatal   : internal error' >&2; exit 1; fi;; "
+                    f"esac; done\nexec {self.ptxas} \"$@\"\n")
+        os.chmod(wrapper, os.stat(wrapper).st_mode | stat.S_IEXEC)
+        entries = [(f"t/v{i}", CA4, "accept", "sm_80", "7.8", ["mov.u32 %r4, 77;"] if i == 5 else [])
+                   for i in range(8)]
+        _, _, out = self.judge(entries, "sm_80", "7.8", ptxas_path=wrapper)
+        self.assertEqual(sorted(k for k, o in out.items() if o.verdict != judge.ACCEPTED), ["t/v5@sm_80.ptx78"])
+        self.assertIn("internal error", out["t/v5@sm_80.ptx78"].diags[0]["message"])
+
+
+class LineMapTest(JudgeBase):
+    def test_spans_and_instruction_lines(self):
+        entries = [("t/a", CA4, "accept", "sm_80", "7.8"), ("t/b", "@%p1 " + CG4, "accept", "sm_80", "7.8")]
+        m = minimanifest.write(os.path.join(self.tmp.name, "m"), "t", entries)
+        mod = modules.build(modules.Assembler(m, use_generator=False), "sm_80", "7.8", m.cases)
+        self.assertIsNone(mod.owner(1), "the header belongs to no case")
+        a, b = mod.spans
+        self.assertTrue(mod.lines[a.first - 1].startswith("// form: t/a"))
+        self.assertEqual(b.first, a.last + 1)
+        self.assertEqual(len(a.instr_lines), 1)
+        self.assertEqual(mod.lines[a.instr_lines[0] - 1].strip(), CA4)
+        self.assertEqual(mod.lines[b.instr_lines[0] - 1].strip(), "@%p1 " + CG4)
+        self.assertIs(mod.owner(a.last), a)
+        self.assertIs(mod.owner(b.first), b)
+        self.assertEqual(modules.opcode("@!%p2 " + CG4), "cp.async.cg.shared.global")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,97 @@
+// Named policies: every point where the chapter (or the driver documentation) leaves a behaviour undefined,
+// or describes only "the current implementation", is a policy with named alternatives. The model computes
+// under the selected alternative of each; the run tier recomputes a failing case under each alternative so
+// that it can say "device matched alternative X" (spec_divergence) instead of "fail".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ptxcts::ref {
+
+enum class PolicyId : std::uint8_t {
+  f32_add_subnormals,          // cp.reduce.async.bulk add.f32
+  tensor_f32_add_subnormals,   // cp.reduce.async.bulk.tensor add, FLOAT32 / FLOAT32_FTZ maps
+  tensor_half_add_subnormals,  // cp.reduce.async.bulk.tensor add, FLOAT16 / BFLOAT16 maps (no .noftz there)
+  f16_add_nan,
+  bf16_add_nan,
+  f32_add_nan,
+  f64_add_nan,
+  f16_minmax_nan,
+  bf16_minmax_nan,
+  f16_minmax_signed_zero,
+  bf16_minmax_signed_zero,
+  oob_nan_pattern,
+  swizzle_flip_8b_rows,
+  swizzle_narrow_box,
+  interleave_row_pitch,
+  packed_gap_fill,
+  packed_tx_bytes,
+  im2col_wrap_stride,
+  im2col_w_halo,
+  count_
+};
+constexpr std::size_t kPolicyCount = static_cast<std::size_t>(PolicyId::count_);
+
+// Alternative values, in catalog order (index 0 is not necessarily the default; see the catalog).
+enum class SubnormalMode : std::uint8_t { flush, keep, flush_inputs, flush_results };
+enum class TensorF32Subnormals : std::uint8_t { by_dtype, flush, keep };
+enum class HalfSubnormals : std::uint8_t { keep, flush };
+enum class AddNan : std::uint8_t { canonical, old_quieted, src_quieted };
+enum class MinMaxNan : std::uint8_t { other_operand, canonical_nan, old_quieted, src_quieted };
+enum class SignedZero : std::uint8_t { ordered, old, src };
+enum class OobNanPattern : std::uint8_t { canonical, all_ones, quiet_positive, quiet_negative };
+enum class FlipRows : std::uint8_t { odd, even };
+enum class NarrowBox : std::uint8_t { dense, pad_to_span };
+enum class InterleaveRowPitch : std::uint8_t { granule_16B, interleave_span };
+enum class PackedGapFill : std::uint8_t { zero, untouched };
+enum class PackedTxBytes : std::uint8_t { smem_bytes, global_bytes };
+enum class WrapStride : std::uint8_t { reset, carry };
+enum class WHalo : std::uint8_t { append, ignore };
+
+struct PolicyInfo {
+  PolicyId id;
+  std::string name;          // the spelling used by --policy NAME=VALUE and in reports
+  std::string question;      // what is not pinned down, and where (chapter / NOTES / driver doc)
+  std::vector<std::pair<std::string, std::string>> alternatives;  // {value name, what it means}
+  std::size_t default_index; // the model's choice when nothing is selected, with the reason in `question`
+};
+
+// The whole catalog, in PolicyId order.
+const std::vector<PolicyInfo>& policy_catalog();
+const PolicyInfo* find_policy(std::string_view name);
+const PolicyInfo& policy_info(PolicyId id);
+// The alternatives' names of a policy; empty for an unknown name.
+std::vector<std::string> policy_alternatives(std::string_view name);
+
+// One choice per policy. Default-constructed: every policy at its default.
+class PolicySet {
+ public:
+  PolicySet();
+  std::size_t index(PolicyId id) const { return choice_[static_cast<std::size_t>(id)]; }
+  template <typename E>
+  E get(PolicyId id) const {
+    return static_cast<E>(index(id));
+  }
+  const std::string& value_name(PolicyId id) const;
+  // Selects NAME=VALUE; false (and *why) for an unknown name or value.
+  bool set(std::string_view name, std::string_view value, std::string* why = nullptr);
+  // Parses "NAME=VALUE".
+  bool set_assignment(std::string_view assignment, std::string* why = nullptr);
+  void set_index(PolicyId id, std::size_t alternative);
+  bool is_default() const;
+  // "name=value" for every policy not at its default, comma separated; "default" when none.
+  std::string describe() const;
+
+ private:
+  std::vector<std::size_t> choice_;
+};
+
+// Every PolicySet that differs from `base` in exactly one policy, each with "name=value" describing it:
+// what the run tier iterates over when a result does not match the default.
+std::vector<std::pair<std::string, PolicySet>> single_deviations(const PolicySet& base);
+
+}  // namespace ptxcts::ref

@@ -1,0 +1,211 @@
+#include "ptxcts/ref/policy.hpp"
+
+#include <stdexcept>
+
+namespace ptxcts::ref {
+
+namespace {
+
+std::vector<PolicyInfo> make_catalog() {
+  std::vector<PolicyInfo> c;
+  auto add = [&c](PolicyId id, std::string name, std::string question,
+                  std::vector<std::pair<std::string, std::string>> alts, std::size_t def) {
+    if (static_cast<std::size_t>(id) != c.size()) throw std::logic_error("policy catalog out of PolicyId order");
+    c.push_back(PolicyInfo{id, std::move(name), std::move(question), std::move(alts), def});
+  };
+  const std::vector<std::pair<std::string, std::string>> subnormal_alts = {
+      {"flush", "subnormal inputs and subnormal results become zero of the same sign"},
+      {"keep", "IEEE 754: subnormal inputs and results kept"},
+      {"flush_inputs", "subnormal inputs flushed, subnormal results kept"},
+      {"flush_results", "subnormal inputs kept, subnormal results flushed"}};
+  const std::vector<std::pair<std::string, std::string>> add_nan_alts = {
+      {"canonical", "any NaN result is the canonical NaN (f16/bf16 0x7fff, f32 0x7fffffff, f64 0x7fffffffffffffff)"},
+      {"old_quieted", "the destination (old) NaN with its quiet bit set, else the source NaN quieted, else canonical"},
+      {"src_quieted", "the source NaN with its quiet bit set, else the destination NaN quieted, else canonical"}};
+  const std::vector<std::pair<std::string, std::string>> minmax_nan_alts = {
+      {"other_operand", "a NaN operand is treated as missing: the other operand; both NaN: canonical NaN 0x7fff"},
+      {"canonical_nan", "NaN-propagating: either operand NaN gives the canonical NaN 0x7fff"},
+      {"old_quieted", "NaN-propagating: the destination NaN quieted, else the source NaN quieted"},
+      {"src_quieted", "NaN-propagating: the source NaN quieted, else the destination NaN quieted"}};
+  const std::vector<std::pair<std::string, std::string>> signed_zero_alts = {
+      {"ordered", "-0 < +0: min(+0,-0) = -0, max(+0,-0) = +0"},
+      {"old", "zeros compare equal and the destination (old) value is kept"},
+      {"src", "zeros compare equal and the source value is stored"}};
+
+  add(PolicyId::f32_add_subnormals, "f32_add_subnormals",
+      "cp.reduce.async.bulk add.f32: the chapter says 'The current implementation of cp.reduce.async.bulk.add.f32 "
+      "flushes subnormal inputs and results to sign-preserving zero'. Default: that sentence.",
+      subnormal_alts, 0);
+  add(PolicyId::tensor_f32_add_subnormals, "tensor_f32_add_subnormals",
+      "cp.reduce.async.bulk.tensor add on a FLOAT32/FLOAT32_FTZ map: the chapter states no subnormal rule (NOTES: "
+      "open). Default by_dtype: the map type decides, since the driver offers FLOAT32 and FLOAT32_FTZ.",
+      {{"by_dtype", "FLOAT32 keeps subnormals, FLOAT32_FTZ flushes inputs and results"},
+       {"flush", "flush inputs and results for both map types (as the bulk form's current implementation)"},
+       {"keep", "keep subnormals for both map types"}},
+      0);
+  add(PolicyId::tensor_half_add_subnormals, "tensor_half_add_subnormals",
+      "cp.reduce.async.bulk.tensor add on FLOAT16/BFLOAT16 maps has no .noftz qualifier and no stated subnormal "
+      "rule. Default keep (what .noftz means for the bulk form).",
+      {{"keep", "subnormal inputs and results kept"}, {"flush", "subnormal inputs and results flushed"}}, 0);
+  add(PolicyId::f16_add_nan, "f16_add_nan",
+      "The NaN produced by an f16 add is not specified by the chapter. Default canonical (PTX canonical NaN).",
+      add_nan_alts, 0);
+  add(PolicyId::bf16_add_nan, "bf16_add_nan",
+      "The NaN produced by a bf16 add is not specified by the chapter. Default canonical.", add_nan_alts, 0);
+  add(PolicyId::f32_add_nan, "f32_add_nan",
+      "The NaN produced by an f32 add is not specified by the chapter. Default canonical.", add_nan_alts, 0);
+  add(PolicyId::f64_add_nan, "f64_add_nan",
+      "The NaN produced by an f64 add is not specified by the chapter. Default canonical.", add_nan_alts, 0);
+  add(PolicyId::f16_minmax_nan, "f16_minmax_nan",
+      "min/max .f16: NaN handling is not stated for these instructions (NOTES: open). Default other_operand "
+      "(the rule of PTX min/max without .NaN).",
+      minmax_nan_alts, 0);
+  add(PolicyId::bf16_minmax_nan, "bf16_minmax_nan",
+      "min/max .bf16: NaN handling is not stated (NOTES: open). Default other_operand.", minmax_nan_alts, 0);
+  add(PolicyId::f16_minmax_signed_zero, "f16_minmax_signed_zero",
+      "min/max .f16 of +0 and -0 is not stated (NOTES: open). Default ordered (-0 < +0, as PTX min/max).",
+      signed_zero_alts, 0);
+  add(PolicyId::bf16_minmax_signed_zero, "bf16_minmax_signed_zero",
+      "min/max .bf16 of +0 and -0 is not stated (NOTES: open). Default ordered.", signed_zero_alts, 0);
+  add(PolicyId::oob_nan_pattern, "oob_nan_pattern",
+      "OOB fill NAN_REQUEST_ZERO_FMA: the NaN bit pattern per type is undocumented (NOTES: open). Default canonical.",
+      {{"canonical", "f16/bf16 0x7fff, f32/tf32 0x7fffffff, f64 0x7fffffffffffffff"},
+       {"all_ones", "every bit set: 0xffff, 0xffffffff, 0xffffffffffffffff"},
+       {"quiet_positive", "positive quiet NaN with zero payload: 0x7e00, 0x7fc0, 0x7fc00000, 0x7ff8000000000000"},
+       {"quiet_negative", "negative quiet NaN with zero payload: 0xfe00, 0xffc0, 0xffc00000, 0xfff8000000000000"}},
+      0);
+  add(PolicyId::swizzle_flip_8b_rows, "swizzle_flip_8b_rows",
+      "SWIZZLE_128B_ATOM_32B_FLIP_8B: cuda.h says 'additionally swap lower 8B with upper 8B within each 16B for every "
+      "alternate row'; which rows (128-byte lines of the absolute address) is open. Default odd.",
+      {{"odd", "the 8-byte halves swap where bit 7 of the address is 1"},
+       {"even", "the 8-byte halves swap where bit 7 of the address is 0"}},
+      0);
+  add(PolicyId::swizzle_narrow_box, "swizzle_narrow_box",
+      "Shared-memory layout when the inner box is narrower than the swizzle span (NOTES: open). Default dense: the "
+      "box is dense and the swizzle formula is applied to each byte's absolute address.",
+      {{"dense", "dense box, swizzle applied to the absolute address"},
+       {"pad_to_span", "each inner row padded to the swizzle span, then swizzled"}},
+      0);
+  add(PolicyId::interleave_row_pitch, "interleave_row_pitch",
+      "Shared-memory pitch of an inner box row with interleave 16B/32B (the driver text describes only the global "
+      "layout). Default granule_16B: rows rounded up to 16 bytes.",
+      {{"granule_16B", "inner row bytes rounded up to 16"},
+       {"interleave_span", "inner row bytes rounded up to the interleave size (16 or 32)"}},
+      0);
+  add(PolicyId::packed_gap_fill, "packed_gap_fill",
+      "16U4_ALIGN16B / 16U6_ALIGN16B loads leave 8-/4-byte gaps in shared memory; what the gaps receive is not "
+      "stated. Default zero.",
+      {{"zero", "gap bytes are written with zeros"}, {"untouched", "gap bytes are not written"}}, 0);
+  add(PolicyId::packed_tx_bytes, "packed_tx_bytes",
+      "Bytes credited to the mbarrier for the padded packed types (NOTES: 'the box's shared-memory bytes'). "
+      "Default smem_bytes (gaps counted).",
+      {{"smem_bytes", "shared-memory footprint, gaps included"}, {"global_bytes", "packed global bytes only"}}, 0);
+  add(PolicyId::im2col_wrap_stride, "im2col_wrap_stride",
+      "im2col: where the W/H/D walk restarts after passing dim + upper corner when elementStrides != 1 (NOTES: open). "
+      "Default reset.",
+      {{"reset", "restart exactly at the lower corner"},
+       {"carry", "restart at the lower corner plus the overshoot past dim + upper corner"}},
+      0);
+  add(PolicyId::im2col_w_halo, "im2col_w_halo",
+      "im2col::w / ::w::128: placement and byte credit of the wHalo pixels (NOTES: open). Default append.",
+      {{"append", "wHalo more pixels continue the W walk after the column, appended in shared memory and credited"},
+       {"ignore", "no halo pixels are loaded"}},
+      0);
+  return c;
+}
+
+}  // namespace
+
+const std::vector<PolicyInfo>& policy_catalog() {
+  static const std::vector<PolicyInfo> catalog = make_catalog();
+  return catalog;
+}
+
+const PolicyInfo* find_policy(std::string_view name) {
+  for (const PolicyInfo& p : policy_catalog())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+const PolicyInfo& policy_info(PolicyId id) { return policy_catalog().at(static_cast<std::size_t>(id)); }
+
+std::vector<std::string> policy_alternatives(std::string_view name) {
+  std::vector<std::string> out;
+  if (const PolicyInfo* p = find_policy(name))
+    for (const auto& a : p->alternatives) out.push_back(a.first);
+  return out;
+}
+
+PolicySet::PolicySet() {
+  for (const PolicyInfo& p : policy_catalog()) choice_.push_back(p.default_index);
+}
+
+const std::string& PolicySet::value_name(PolicyId id) const { return policy_info(id).alternatives.at(index(id)).first; }
+
+bool PolicySet::set(std::string_view name, std::string_view value, std::string* why) {
+  const PolicyInfo* p = find_policy(name);
+  if (!p) {
+    if (why) {
+      *why = "unknown policy '" + std::string(name) + "'; known:";
+      for (const PolicyInfo& q : policy_catalog()) *why += " " + q.name;
+    }
+    return false;
+  }
+  for (std::size_t i = 0; i < p->alternatives.size(); ++i) {
+    if (p->alternatives[i].first == value) {
+      choice_[static_cast<std::size_t>(p->id)] = i;
+      return true;
+    }
+  }
+  if (why) {
+    *why = "policy " + p->name + " has no alternative '" + std::string(value) + "'; alternatives:";
+    for (const auto& a : p->alternatives) *why += " " + a.first;
+  }
+  return false;
+}
+
+bool PolicySet::set_assignment(std::string_view assignment, std::string* why) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == assignment.size()) {
+    if (why) *why = "policy selection '" + std::string(assignment) + "' is not NAME=VALUE";
+    return false;
+  }
+  return set(assignment.substr(0, eq), assignment.substr(eq + 1), why);
+}
+
+void PolicySet::set_index(PolicyId id, std::size_t alternative) {
+  if (alternative >= policy_info(id).alternatives.size()) throw std::out_of_range("policy alternative index");
+  choice_[static_cast<std::size_t>(id)] = alternative;
+}
+
+bool PolicySet::is_default() const {
+  for (const PolicyInfo& p : policy_catalog())
+    if (choice_[static_cast<std::size_t>(p.id)] != p.default_index) return false;
+  return true;
+}
+
+std::string PolicySet::describe() const {
+  std::string out;
+  for (const PolicyInfo& p : policy_catalog()) {
+    const std::size_t i = choice_[static_cast<std::size_t>(p.id)];
+    if (i == p.default_index) continue;
+    if (!out.empty()) out += ",";
+    out += p.name + "=" + p.alternatives[i].first;
+  }
+  return out.empty() ? "default" : out;
+}
+
+std::vector<std::pair<std::string, PolicySet>> single_deviations(const PolicySet& base) {
+  std::vector<std::pair<std::string, PolicySet>> out;
+  for (const PolicyInfo& p : policy_catalog()) {
+    for (std::size_t i = 0; i < p.alternatives.size(); ++i) {
+      if (i == base.index(p.id)) continue;
+      PolicySet s = base;
+      s.set_index(p.id, i);
+      out.emplace_back(p.name + "=" + p.alternatives[i].first, s);
+    }
+  }
+  return out;
+}
+
+}  // namespace ptxcts::ref

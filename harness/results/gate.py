@@ -1,0 +1,207 @@
+"""`./ptxcts gate RUN...`: compare a run with its committed baseline and the waivers; exit 1 on a regression.
+
+Per case key, baseline class B and run class R:
+  R == B                       unchanged
+  R == pass, B != pass         fixed            (printed; --update records it)
+  B == pass, R a finding       regression       (fail, spec_divergence, compile_error, crash, timeout: a case
+                                                 that passed and now fails/diverges/crashes/times out, a valid
+                                                 case that no longer compiles, an invalid one that now compiles)
+  R not_supported or skipped   regression: lost (the case no longer reaches a verdict)
+  B, R other non-pass classes  regression: changed (e.g. spec_divergence -> fail, fail -> crash)
+  key only in the baseline     regression: missing (not run), unless --partial
+  key only in the run          new: a regression if R is a finding, else listed
+A regression matched by a waiver that has not expired is waived. Exit codes: see errors.py / results/README.md.
+"""
+import datetime
+import json
+import os
+import sys
+
+from . import baseline as baseline_mod
+from . import merge, waivers as waivers_mod
+from .errors import EXIT_OK, EXIT_REGRESSION, IncompleteRun, UsageError
+from .schema import FINDINGS, key_text
+
+
+def _root():
+    return os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def add_arguments(p):
+    p.add_argument("runs", nargs="+", metavar="RUN", help="run folder(s) of one architecture (shards are combined)")
+    p.add_argument("--baseline", metavar="FILE", help="default: results/baselines/<arch>.json "
+                                                       "(arch = 'compile' for the compile tier, else the device sm)")
+    p.add_argument("--waivers", metavar="FILE", help="default: results/waivers.toml")
+    p.add_argument("--update", action="store_true", help="write the run's classes as the new baseline (exit 0)")
+    p.add_argument("--partial", action="store_true",
+                   help="the run covers part of the baseline: baseline cases not run are listed, not regressions "
+                        "(with --update they are kept in the baseline)")
+    p.add_argument("--prefer-later", action="store_true", help="as for report: the later run wins a key conflict")
+    p.add_argument("--today", metavar="YYYY-MM-DD", help="the date waivers expire against (default: today, UTC)")
+    p.add_argument("--json", metavar="FILE", help="also write the verdict as JSON")
+    p.add_argument("--list", type=int, default=100, metavar="N",
+                   help="list at most N fixed / new / missing cases (regressions are always listed in full)")
+
+
+def classify(base, results, partial):
+    """-> list of entries {key, baseline, run, kind}; kind in unchanged fixed regression lost changed missing
+    new new_finding not_run."""
+    out = []
+    for key in sorted(set(base) | set(results), key=key_text):
+        b = base.get(key)
+        r = results[key][0]["class"] if key in results else None
+        if r is None:
+            kind = "not_run" if partial else "missing"
+        elif b is None:
+            kind = "new_finding" if r in FINDINGS else "new"
+        elif r == b:
+            kind = "unchanged"
+        elif r == "pass":
+            kind = "fixed"
+        elif r in ("not_supported", "skipped"):
+            kind = "lost"
+        elif b == "pass":
+            kind = "regression"
+        else:
+            kind = "changed"
+        out.append({"key": key, "baseline": b, "run": r, "kind": kind})
+    return out
+
+
+REGRESSION_KINDS = ("regression", "changed", "lost", "missing", "new_finding")
+
+
+def run_gate(args, out=None):
+    out = out or sys.stdout
+    today = datetime.date.fromisoformat(args.today) if args.today else datetime.datetime.now(datetime.timezone.utc).date()
+    merged = merge.load_and_merge(args.runs, args.prefer_later)
+    if merged.missing_shards and (not args.partial or args.update):
+        raise IncompleteRun("; ".join(merged.missing_shard_lines())
+                            + ("" if args.update else " (pass --partial to gate what is there)"))
+    tiers = {r.tier for r in merged.runs}
+    archs = {baseline_mod.arch_of(r.tier, r.device["sm"] if r.device else None) for r in merged.runs}
+    if len(tiers) != 1 or len(archs) != 1:
+        raise UsageError(f"gate one architecture of one tier at a time; these runs are {sorted(tiers)} on "
+                         f"{sorted(archs)}")
+    tier, arch = tiers.pop(), archs.pop()
+    if tier == "run" and arch is None:
+        raise UsageError("the run tier ran without a device (every case skipped): there is nothing to gate")
+    root = _root()
+    base_path = args.baseline or os.path.join(root, "results", "baselines", f"{arch}.json")
+    waiver_path = args.waivers or os.path.join(root, "results", "waivers.toml")
+    if args.waivers and not os.path.isfile(waiver_path):
+        raise UsageError(f"{waiver_path}: no such waiver file")
+    waivers = waivers_mod.load(waiver_path) if os.path.isfile(waiver_path) else []
+    if os.path.isfile(base_path):
+        header, base = baseline_mod.load(base_path)
+        if header["tier"] != tier or header["arch"] != arch:
+            raise UsageError(f"{base_path} is the baseline of {header['tier']} {header['arch']}, but the run is "
+                             f"{tier} {arch}: pass --baseline results/baselines/{arch}.json")
+    elif args.update:
+        base = {}
+    else:
+        raise UsageError(f"{base_path}: no baseline for {arch}; review this run, then write one with --update")
+
+    entries = classify(base, merged.results, args.partial)
+    used = set()
+    for e in entries:
+        if e["kind"] not in REGRESSION_KINDS:
+            continue
+        run = merged.results[e["key"]][1] if e["key"] in merged.results else None
+        new_class = e["run"] or "missing"
+        for w in waivers:
+            if w.matches(e["key"], new_class, run):
+                if w.expired(today):
+                    e.setdefault("expired_waivers", []).append(w.index)
+                    continue
+                e["waived_by"] = w.index
+                used.add(w.index)
+                break
+
+    regressions = [e for e in entries if e["kind"] in REGRESSION_KINDS and "waived_by" not in e]
+    waived = [e for e in entries if "waived_by" in e]
+    by_kind = {}
+    for e in entries:
+        by_kind.setdefault(e["kind"], []).append(e)
+    expired = [w for w in waivers if w.expired(today)]
+    unused = [w for w in waivers if w.index not in used and not w.expired(today)]
+
+    def say(text=""):
+        print(text, file=out)
+
+    def show(e, label):
+        case = merged.results[e["key"]][0] if e["key"] in merged.results else {}
+        say(f"  {label:<11} {e['baseline'] or '(new)'} -> {e['run'] or '(not run)'}  {key_text(e['key'])}")
+        if case.get("message"):
+            say(f"              message: {case['message']}")
+        if case.get("replay"):
+            say(f"              replay:  {case['replay']}")
+        for i in e.get("expired_waivers", []):
+            say(f"              waiver expired: {waivers[i].describe(waiver_path)}")
+        if "waived_by" in e:
+            w = waivers[e["waived_by"]]
+            say(f"              waived by {w.describe(waiver_path)}: {w.reason}")
+
+    say(f"gate: {', '.join(r.describe() for r in merged.runs)} against {base_path} ({len(base)} cases); "
+        f"waivers {waiver_path if waivers else '(none)'}; today {today}")
+    for line in merged.missing_shard_lines():
+        say(f"gate: WARNING (--partial): {line}")
+    say(f"\nregressions: {len(regressions)}")
+    for e in regressions:
+        show(e, {"regression": "REGRESSION", "changed": "CHANGED", "lost": "LOST", "missing": "MISSING",
+                 "new_finding": "NEW-FINDING"}[e["kind"]])
+    say(f"\nwaived regressions: {len(waived)}")
+    for e in waived:
+        show(e, "WAIVED")
+    for kind, label in (("fixed", "FIXED"), ("new", "NEW"), ("not_run", "NOT-RUN")):
+        items = by_kind.get(kind, [])
+        say(f"\n{kind.replace('_', ' ')} cases: {len(items)}")
+        for e in items[:args.list]:
+            show(e, label)
+        if len(items) > args.list:
+            say(f"  ... and {len(items) - args.list} more (--list N, or --json FILE for all)")
+    say(f"\nunused waivers: {len(unused)}")
+    for w in unused:
+        say(f"  UNUSED      {w.describe(waiver_path)}")
+    say(f"\nexpired waivers: {len(expired)}")
+    for w in expired:
+        say(f"  EXPIRED     {w.describe(waiver_path)}: expired {w.expires}, today is {today}")
+
+    counts = {k: len(by_kind.get(k, [])) for k in ("unchanged", "fixed", "regression", "changed", "lost",
+                                                     "missing", "new_finding", "new", "not_run")}
+    say("\n" + "  ".join(f"{k} {v}" for k, v in counts.items()) + f"  waived {len(waived)}")
+    verdict = {"schema": "ptxcts-gate", "version": 1, "tier": tier, "arch": arch, "baseline": base_path,
+               "waivers": waiver_path if waivers else None, "today": str(today), "counts": counts,
+               "regressions": [_entry_json(e) for e in regressions], "waived": [_entry_json(e) for e in waived],
+               "fixed": [_entry_json(e) for e in by_kind.get("fixed", [])],
+               "new": [_entry_json(e) for e in by_kind.get("new", [])],
+               "not_run": [_entry_json(e) for e in by_kind.get("not_run", [])],
+               "unused_waivers": [w.line for w in unused], "expired_waivers": [w.line for w in expired],
+               "missing_shards": [{"run_id": a, "index": i, "count": n} for a, i, n in merged.missing_shards]}
+    if args.update:
+        cases = {k: e[0]["class"] for k, e in merged.results.items()}
+        if args.partial:
+            cases = {**{k: c for k, c in base.items() if k not in cases}, **cases}
+        dev = {r.device["name"] for r in merged.runs if r.device}
+        source = {"runs": sorted(r.run_id for r in merged.runs), "device": sorted(dev)[0] if dev else None,
+                  "toolchain": merged.runs[0].toolchain}
+        baseline_mod.write(base_path, arch, tier, source, cases)
+        say(f"gate: --update: wrote {base_path} ({len(cases)} cases); review and commit it")
+        code = EXIT_OK
+    else:
+        code = EXIT_REGRESSION if regressions else EXIT_OK
+        say(f"gate: {'FAIL' if regressions else 'PASS'}: {len(regressions)} unwaived regressions"
+            f" (exit {code})")
+    verdict["exit"] = code
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(verdict, f, indent=1, sort_keys=True)
+            f.write("\n")
+    return code
+
+
+def _entry_json(e):
+    d = {"key": key_text(e["key"]), "baseline": e["baseline"], "run": e["run"], "kind": e["kind"]}
+    if "waived_by" in e:
+        d["waived_by"] = e["waived_by"]
+    return d

@@ -1,0 +1,104 @@
+"""Line numbers for the fields of a JSON text, so that a format error names the line it is on.
+
+json.loads() reports lines only for syntax errors; a well-formed document with a wrong field needs this walk.
+It runs only when an error is being reported, so it favours simplicity over speed (values it does not descend
+into are skipped with the C decoder's raw_decode).
+"""
+import json
+from json.decoder import scanstring
+
+_WS = " \t\n\r"
+_skipper = json.JSONDecoder()
+
+
+def _ws(text, pos):
+    while pos < len(text) and text[pos] in _WS:
+        pos += 1
+    return pos
+
+
+def _line(text, pos):
+    return text.count("\n", 0, pos) + 1
+
+
+def line_of(text, path, nth=1):
+    """1-based line of the field at `path` (a sequence of object keys and array indexes) in `text`.
+
+    The line of the key is returned for an object member, of the value for an array element. If the path goes
+    deeper than the document, the line of the deepest part that exists is returned. `nth` picks the nth
+    occurrence of the last key in its object (for duplicate keys). None if the text is not JSON.
+    """
+    try:
+        return _walk(text, _ws(text, 0), list(path), nth)
+    except (ValueError, IndexError):
+        return None
+
+
+def _walk(text, pos, path, nth):
+    if not path:
+        return _line(text, pos)
+    want = path[0]
+    if text[pos] == "{":
+        pos = _ws(text, pos + 1)
+        seen = 0
+        while text[pos] != "}":
+            key_pos = pos
+            key, pos = scanstring(text, pos + 1)
+            pos = _ws(text, pos)
+            pos = _ws(text, pos + 1)  # ':'
+            if key == want:
+                seen += 1
+                if len(path) > 1:
+                    return _walk(text, pos, path[1:], nth)
+                if seen == nth:
+                    return _line(text, key_pos)
+            _, pos = _skipper.raw_decode(text, pos)
+            pos = _ws(text, pos)
+            if text[pos] == ",":
+                pos = _ws(text, pos + 1)
+        return _line(text, pos)
+    if text[pos] == "[":
+        pos = _ws(text, pos + 1)
+        index = 0
+        while text[pos] != "]":
+            if index == want:
+                return _walk(text, pos, path[1:], nth)
+            _, pos = _skipper.raw_decode(text, pos)
+            pos = _ws(text, pos)
+            if text[pos] == ",":
+                pos = _ws(text, pos + 1)
+            index += 1
+        return _line(text, pos)
+    return _line(text, pos)
+
+
+def load(text, file):
+    """json.loads with errors as InputError (file, line) and duplicate object keys rejected."""
+    from .errors import InputError
+
+    def no_duplicates(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Duplicate(key)
+            seen.add(key)
+        return dict(pairs)
+
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicates)
+    except json.JSONDecodeError as e:
+        hint = ""
+        if e.msg.startswith("Expecting ',' delimiter") and e.lineno > 1:
+            hint = f"; is a comma missing at the end of line {e.lineno - 1}?"
+        raise InputError(file, e.lineno, None, f"not valid JSON: {e.msg} (column {e.colno}){hint}") from None
+    except _Duplicate as e:
+        key = e.args[0]
+        needle = json.dumps(key)
+        first = text.find(needle)
+        second = text.find(needle, first + 1) if first >= 0 else -1
+        line = _line(text, second) if second >= 0 else None
+        raise InputError(file, line, key, "duplicate key (it appears more than once in the same object)") from None
+
+
+class _Duplicate(Exception):
+    pass

@@ -1,0 +1,155 @@
+"""Merging runs: shards of one run combined, several runs united.
+
+Definitions (results/README.md repeats them for users):
+* A run is identified by its run_id. Documents with the same run_id are shards of that run: they must agree on
+  shard.count, tier, device.sm and seed, and each shard index may appear once. A shard index in 0..count-1 with
+  no document is a missing shard: it is named in the merged result (`missing_shards`), never dropped silently.
+* The merged set is the union of all cases keyed by (id, target, ptx, load_path, device.sm). The same key in two
+  shards of one run is a conflict. The same key in two runs is a conflict unless prefer_later is set; then the
+  result of the later run wins: later = later `finished` time, equal times broken by command-line order.
+"""
+import datetime
+import os
+
+from . import schema
+from .errors import MergeConflict, UsageError
+
+
+class Run:
+    """One run: the documents of its shards."""
+
+    def __init__(self, run_id, order):
+        self.run_id, self.order = run_id, order
+        self.shards = {}  # index -> (path, doc)
+
+    @property
+    def first(self):
+        return self.shards[min(self.shards)][1]
+
+    tier = property(lambda self: self.first["tier"])
+    device = property(lambda self: self.first["device"])
+    toolchain = property(lambda self: self.first["toolchain"])
+    seed = property(lambda self: self.first["seed"])
+    count = property(lambda self: self.first["shard"]["count"])
+    started = property(lambda self: min(d["started"] for _, d in self.shards.values()))
+    finished = property(lambda self: max(d["finished"] for _, d in self.shards.values()))
+
+    @property
+    def missing(self):
+        return [i for i in range(self.count) if i not in self.shards]
+
+    @property
+    def paths(self):
+        return [self.shards[i][0] for i in sorted(self.shards)]
+
+    def describe(self):
+        where = self.device["sm"] + " " + self.device["name"] if self.device else "no device"
+        return f"{self.run_id} ({self.tier}, {where})"
+
+
+class Merged:
+    def __init__(self):
+        self.runs = []
+        self.results = {}  # key -> (case, run)
+        self.replaced = []  # (key, earlier run_id, later run_id) under prefer_later
+        self.origin = {}  # key -> path of the results.json it came from
+
+    @property
+    def missing_shards(self):
+        return [(run.run_id, i, run.count) for run in self.runs for i in run.missing]
+
+    def missing_shard_lines(self):
+        return [f"run {run_id}: shard index {i} of count {n} is missing (no results.json with that shard given)"
+                for run_id, i, n in self.missing_shards]
+
+
+def find_documents(paths):
+    """Expand the arguments to results.json paths: a results.json file, a folder holding one, or a folder whose
+    subfolders (at any depth) hold them."""
+    found = []
+    for p in paths:
+        p = str(p)
+        if os.path.isfile(p):
+            found.append(p)
+        elif os.path.isfile(os.path.join(p, "results.json")):
+            found.append(os.path.join(p, "results.json"))
+        elif os.path.isdir(p):
+            inside = []
+            for root, dirs, files in os.walk(p):
+                dirs.sort()
+                if "results.json" in files:
+                    inside.append(os.path.join(root, "results.json"))
+            if not inside:
+                raise UsageError(f"{p}: no results.json in this folder or below it")
+            found.extend(inside)
+        else:
+            raise UsageError(f"{p}: no such file or folder")
+    return found
+
+
+def _time(text):
+    t = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return t if t.tzinfo else t.replace(tzinfo=datetime.timezone.utc)
+
+
+def merge(documents, prefer_later=False):
+    """documents: [(path, validated doc)] in command-line order. Returns Merged; raises MergeConflict."""
+    merged = Merged()
+    by_id = {}
+    for order, (path, doc) in enumerate(documents):
+        run = by_id.get(doc["run_id"])
+        if run is None:
+            run = by_id[doc["run_id"]] = Run(doc["run_id"], order)
+            merged.runs.append(run)
+        else:
+            _check_same_run(run, path, doc)
+        index = doc["shard"]["index"]
+        if index in run.shards:
+            raise MergeConflict(f"run {doc['run_id']}: shard index {index} given twice: "
+                                f"{run.shards[index][0]} and {path}")
+        run.shards[index] = (path, doc)
+
+    conflicts = []
+    for run in sorted(merged.runs, key=lambda r: (_time(r.finished), r.order)):
+        in_run = {}
+        for index in sorted(run.shards):
+            path, doc = run.shards[index]
+            for case in doc["cases"]:
+                key = schema.result_key(case, doc)
+                if key in in_run:
+                    raise MergeConflict(f"run {run.run_id}: key {schema.key_text(key)} is in shard {in_run[key]} "
+                                        f"({run.shards[in_run[key]][0]}) and in shard {index} ({path}): "
+                                        "shards of one run must not overlap")
+                in_run[key] = index
+                if key in merged.results:
+                    earlier = merged.results[key][1]
+                    if not prefer_later:
+                        conflicts.append((key, earlier, merged.origin[key], run, path))
+                        continue
+                    merged.replaced.append((key, earlier.run_id, run.run_id))
+                merged.results[key] = (case, run)
+                merged.origin[key] = path
+    if conflicts:
+        key, a, a_path, b, b_path = conflicts[0]
+        more = f" (and {len(conflicts) - 1} more conflicting keys)" if len(conflicts) > 1 else ""
+        raise MergeConflict(f"key {schema.key_text(key)} is in run {a.run_id} ({a_path}) and in run {b.run_id} "
+                            f"({b_path}){more}; pass --prefer-later to keep the result of the later run "
+                            f"({b.run_id}, finished {b.finished})")
+    merged.runs.sort(key=lambda r: r.order)
+    return merged
+
+
+def _check_same_run(run, path, doc):
+    first_path, first = run.shards[min(run.shards)]
+    for what, a, b in (("shard count", first["shard"]["count"], doc["shard"]["count"]),
+                       ("tier", first["tier"], doc["tier"]),
+                       ("device.sm", (first["device"] or {}).get("sm"), (doc["device"] or {}).get("sm")),
+                       ("seed", first["seed"], doc["seed"])):
+        if a != b:
+            raise MergeConflict(f"run {doc['run_id']}: its shards disagree on {what}: {a!r} in {first_path}, "
+                                f"{b!r} in {path}")
+
+
+def load_and_merge(paths, prefer_later=False):
+    docs = [(p, schema.load(p)) for p in find_documents(paths)]
+    return merge(docs, prefer_later)

@@ -1,0 +1,212 @@
+"""The result document of one run (docs/ARCHITECTURE.md section 3): schema `ptxcts-results`, version 1.
+
+Reading validates every field and names the file, line and field of the first one that is wrong; an unknown
+schema version is rejected. A change to the document's fields bumps VERSION (and the reader keeps a converter
+for each older version it still accepts).
+"""
+import datetime
+import json
+import os
+import re
+
+from . import jsonloc
+from .errors import InputError
+
+SCHEMA = "ptxcts-results"
+VERSION = 1
+
+# The closed set of result classes, in the order reports show them.
+CLASSES = ("pass", "fail", "spec_divergence", "not_supported", "compile_error", "crash", "timeout", "skipped")
+# Classes that are findings: listed with their replay command, and a case in one of them never counts as passed.
+FINDINGS = ("fail", "spec_divergence", "compile_error", "crash", "timeout")
+TIERS = ("compile", "run", "model")
+LOAD_PATHS = {"compile": ("ptxas",), "run": ("cubin", "jit"), "model": ("ptxas", "cubin", "jit", "host")}
+
+_TARGET = re.compile(r"sm_[0-9]{2,3}[af]?")
+_DEVICE_SM = re.compile(r"sm_[0-9]{2,3}")
+_PTX = re.compile(r"[0-9]+\.[0-9]")
+_CC = re.compile(r"[0-9]+\.[0-9]+")
+
+CASE_REQUIRED = {"id": str, "family": str, "form": str, "target": str, "ptx": str, "load_path": str, "class": str}
+CASE_OPTIONAL = {"duration_ms": (int, float), "message": str, "replay": str, "details": dict}
+TOP_FIELDS = ("schema", "version", "run_id", "tier", "started", "finished", "seed", "shard", "host", "toolchain",
+              "device", "cases")
+
+
+def result_key(case, doc):
+    """The merge key of a result: (id, target, ptx, load_path, device.sm); device.sm is None without a device."""
+    device = doc.get("device")
+    return (case["id"], case["target"], case["ptx"], case["load_path"], device["sm"] if device else None)
+
+
+def key_text(key):
+    """The key as one string, as baselines store it: id|target|ptx|load_path|sm ('-' for no device)."""
+    return "|".join(k if k is not None else "-" for k in key)
+
+
+def parse_key_text(text):
+    parts = text.split("|")
+    if len(parts) != 5 or not all(parts):
+        raise ValueError("a case key is 'id|target|ptx|load_path|sm' (sm '-' without a device)")
+    return tuple(parts[:4]) + (None if parts[4] == "-" else parts[4],)
+
+
+def compile_case_id(form, target, ptx):
+    return f"{form}@{target}.ptx{ptx.replace('.', '')}"
+
+
+def target_sort_key(target):
+    """sm_90 < sm_90a < sm_90f < sm_100 ...; anything unparsable sorts last, by name."""
+    m = re.fullmatch(r"sm_([0-9]+)([af]?)", target or "")
+    if not m:
+        return (1 << 30, 9, target or "")
+    return (int(m.group(1)), "_af".index(m.group(2) or "_"), target)
+
+
+def _iso(value):
+    if not isinstance(value, str):
+        return False
+    try:
+        datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return True
+    except ValueError:
+        return False
+
+
+class _Checker:
+    def __init__(self, text, file):
+        self.text, self.file = text, file
+
+    def fail(self, path, what):
+        field = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(path))
+        raise InputError(self.file, jsonloc.line_of(self.text, path) if self.text is not None else None, field, what)
+
+
+def validate(doc, file="results.json", text=None):
+    """Check a result document; raise InputError naming file, line and field of the first problem."""
+    c = _Checker(text, file)
+    if not isinstance(doc, dict):
+        c.fail([], "the document must be a JSON object")
+    if doc.get("schema") != SCHEMA:
+        c.fail(["schema"], f"must be {SCHEMA!r}, found {doc.get('schema')!r}")
+    version = doc.get("version")
+    if version != VERSION:
+        c.fail(["version"], f"schema {SCHEMA} version {version!r} is not known to this tool "
+                            f"(it reads version {VERSION}); use the ptx-cts release that wrote it")
+    for name in TOP_FIELDS:
+        if name not in doc:
+            c.fail([], f"missing field {name!r}")
+    extra = sorted(set(doc) - set(TOP_FIELDS))
+    if extra:
+        c.fail([extra[0]], f"unknown field (version {VERSION} has: {', '.join(TOP_FIELDS)})")
+    if not isinstance(doc["run_id"], str) or not re.fullmatch(r"[A-Za-z0-9._:+-]+", doc["run_id"]):
+        c.fail(["run_id"], "must be a non-empty string of letters, digits and . _ : + -")
+    tier = doc["tier"]
+    if tier not in TIERS:
+        c.fail(["tier"], f"{tier!r} is not one of {', '.join(TIERS)}")
+    for name in ("started", "finished"):
+        if not _iso(doc[name]):
+            c.fail([name], f"{doc[name]!r} is not an ISO-8601 date and time")
+    if doc["seed"] is not None and (not isinstance(doc["seed"], int) or isinstance(doc["seed"], bool)):
+        c.fail(["seed"], "must be an integer or null")
+    shard = doc["shard"]
+    if not isinstance(shard, dict) or set(shard) != {"index", "count"}:
+        c.fail(["shard"], 'must be {"index": i, "count": n}')
+    for name in ("index", "count"):
+        if not isinstance(shard[name], int) or isinstance(shard[name], bool):
+            c.fail(["shard", name], "must be an integer")
+    if shard["count"] < 1 or not 0 <= shard["index"] < shard["count"]:
+        c.fail(["shard"], f"index {shard['index']} of count {shard['count']}: need 0 <= index < count")
+    for name in ("host", "toolchain"):
+        if not isinstance(doc[name], dict):
+            c.fail([name], "must be an object")
+    device = doc["device"]
+    if tier == "run" and device is None:
+        pass  # a run tier on a machine without a GPU: allowed, but then every case is skipped (checked below)
+    elif tier == "run":
+        if not isinstance(device, dict):
+            c.fail(["device"], "the run tier needs a device object {name, sm, cc} (or null: nothing attempted)")
+        for name in ("name", "sm", "cc"):
+            if not isinstance(device.get(name), str) or not device.get(name):
+                c.fail(["device", name], "missing or not a non-empty string")
+        if not _DEVICE_SM.fullmatch(device["sm"]):
+            c.fail(["device", "sm"], f"{device['sm']!r} is not a device architecture like 'sm_90'")
+        if not _CC.fullmatch(device["cc"]):
+            c.fail(["device", "cc"], f"{device['cc']!r} is not a compute capability like '9.0'")
+    elif device is not None:
+        c.fail(["device"], f"must be null for the {tier} tier")
+    cases = doc["cases"]
+    if not isinstance(cases, list):
+        c.fail(["cases"], "must be an array")
+    seen = {}
+    paths = LOAD_PATHS[tier]
+    for i, case in enumerate(cases):
+        _validate_case(c, i, case, tier, paths)
+        key = result_key(case, doc)
+        if key in seen:
+            c.fail(["cases", i], f"the key {key_text(key)} is also cases[{seen[key]}]: a run has each key once")
+        seen[key] = i
+        if tier == "run" and device is None and case["class"] != "skipped":
+            c.fail(["cases", i, "class"], f"{case['class']!r} in a run without a device (device is null): "
+                                          "only 'skipped' is possible there")
+    return doc
+
+
+def _validate_case(c, i, case, tier, paths):
+    at = ["cases", i]
+    if not isinstance(case, dict):
+        c.fail(at, "must be an object")
+    for name, kind in CASE_REQUIRED.items():
+        if not isinstance(case.get(name), kind) or not case.get(name):
+            c.fail(at + [name] if name in case else at, f"missing or not a non-empty string: {name!r}")
+    for name, kind in CASE_OPTIONAL.items():
+        if name in case and (not isinstance(case[name], kind) or isinstance(case[name], bool)):
+            c.fail(at + [name], f"must be of type {kind.__name__ if isinstance(kind, type) else 'number'}")
+    extra = sorted(set(case) - set(CASE_REQUIRED) - set(CASE_OPTIONAL))
+    if extra:
+        c.fail(at + [extra[0]], "unknown field (put run-specific data under 'details')")
+    cls = case["class"]
+    if cls not in CLASSES:
+        c.fail(at + ["class"], f"{cls!r} is not a result class ({', '.join(CLASSES)})")
+    if not _TARGET.fullmatch(case["target"]):
+        c.fail(at + ["target"], f"{case['target']!r} is not a target like 'sm_90a'")
+    if not _PTX.fullmatch(case["ptx"]):
+        c.fail(at + ["ptx"], f"{case['ptx']!r} is not a PTX ISA version like '8.6'")
+    if case["load_path"] not in paths:
+        c.fail(at + ["load_path"], f"{case['load_path']!r} is not a load path of the {tier} tier ({', '.join(paths)})")
+    if "@" in case["form"]:
+        c.fail(at + ["form"], "a form ID never contains '@'")
+    if tier == "compile":
+        want = compile_case_id(case["form"], case["target"], case["ptx"])
+        if case["id"] != want:
+            c.fail(at + ["id"], f"a compile case ID is <form>@<target>.ptx<MM>: expected {want!r}")
+    elif tier == "run" and not case["id"].startswith(case["form"] + "#"):
+        c.fail(at + ["id"], f"a run case ID is <form>#<variant>; it does not start with {case['form'] + '#'!r}")
+    if "duration_ms" in case and case["duration_ms"] < 0:
+        c.fail(at + ["duration_ms"], "must not be negative")
+    if cls in FINDINGS and not case.get("replay"):
+        c.fail(at, f"a {cls} result needs a 'replay' command that replays this case alone")
+    if cls == "not_supported" and not case.get("message"):
+        c.fail(at, "a not_supported result needs a 'message' giving the reason")
+
+
+def load(path):
+    """Read and validate a results.json (or a folder holding one)."""
+    path = str(path)
+    if os.path.isdir(path):
+        path = os.path.join(path, "results.json")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    doc = jsonloc.load(text, path)
+    validate(doc, path, text)
+    return doc
+
+
+def dumps(doc):
+    """Canonical text: header fields indented, one case per line, cases sorted by key (diffable, deterministic)."""
+    head = {k: doc[k] for k in TOP_FIELDS if k != "cases"}
+    cases = sorted(doc["cases"], key=lambda case: tuple(x or "" for x in result_key(case, doc)))
+    lines = json.dumps(head, indent=1, ensure_ascii=False)[:-2].split("\n")
+    out = "\n".join(lines) + ',\n "cases": ['
+    out += ",".join("\n  " + json.dumps(case, sort_keys=True, ensure_ascii=False) for case in cases)
+    return out + ("\n ]\n}\n" if cases else "]\n}\n")

@@ -1,0 +1,236 @@
+"""The gate: regressions caught, waivers honoured and expiring, malformed baselines and waivers rejected."""
+import json
+import os
+import shutil
+import unittest
+
+from .common import BASELINES, RUNS, WAIVERS, TempDirTest, cli, line_containing
+
+COMPILE_REGRESSION = ("cp.reduce.async.bulk/global.shared_cta.bulk_group/add.noftz.f16@sm_90a.ptx86"
+                      "|sm_90a|8.6|ptxas|-")
+COMPILE_FIXED = "cp.async/ca.shared.global/cp_size_4@sm_80.ptx70|sm_80|7.0|ptxas|-"
+RUN_REGRESSION = "cp.async.bulk/global.shared_cta.bulk_group/L2_cache_hint#size_256.align_16|sm_90|8.6|jit|sm_90"
+BEFORE_EXPIRY, AFTER_EXPIRY = "2026-11-22", "2027-02-01"  # waiver [0] of ok.toml expires 2027-01-31
+
+
+def gate(run, baseline, waivers="none.toml", *extra):
+    return cli("gate", os.path.join(RUNS, run) if not os.path.isabs(run) else run, "--baseline",
+               os.path.join(BASELINES, baseline) if not os.path.isabs(baseline) else baseline,
+               "--waivers", os.path.join(WAIVERS, waivers), *extra)
+
+
+class Regressions(TempDirTest):
+    def test_regression_caught(self):
+        code, out, err = gate("compile", "compile.json", "none.toml", "--today", BEFORE_EXPIRY)
+        self.assertEqual(code, 1, out + err)
+        self.assertIn(f"REGRESSION  pass -> compile_error  {COMPILE_REGRESSION}", out)
+        self.assertIn("replay:  ./ptxcts compile --case", out)
+        self.assertIn("gate: FAIL: 1 unwaived regressions", out)
+
+    def test_fixed_cases_printed(self):
+        code, out, _ = gate("compile", "compile.json", "none.toml")
+        self.assertIn(f"FIXED       fail -> pass  {COMPILE_FIXED}", out)
+
+    def test_run_tier_crash_is_a_regression(self):
+        code, out, _ = gate("h100", "sm_90.json", "none.toml")
+        self.assertEqual(code, 1)
+        self.assertIn(f"REGRESSION  pass -> crash  {RUN_REGRESSION}", out)
+
+    def test_every_kind_of_change(self):
+        """missing, new finding, lost (-> not_supported), changed (fail -> timeout), invalid case now compiles."""
+        run = self.copy_run("compile")
+        path = os.path.join(run, "results.json")
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        cases = {c["id"]: c for c in doc["cases"]}
+        dropped = cases.pop("cp.async.bulk/shared_cluster.global.mbarrier_complete_tx_bytes@sm_90.ptx78")
+        cases["cp.async/cg.shared.global/cp_size_16/L2_128B@sm_90a.ptx86"].update(
+            {"class": "not_supported", "message": "ptxas too old"})
+        cases["cp.async/cg.shared.global/cp_size_8@sm_90.ptx78"].update({"class": "timeout"})
+        # an invalid case (cp_size_8 with .cg) that passed (was rejected) at sm_80 now compiles: fail
+        cases["cp.async/cg.shared.global/cp_size_8@sm_80.ptx70"].update(
+            {"class": "fail", "message": "ptxas accepted an invalid case"})
+        new = dict(cases["cp.async/ca.shared.global/cp_size_4@sm_80.ptx70"])
+        new.update({"id": "cp.async/ca.shared.global/cp_size_4@sm_80.ptx71", "ptx": "7.1", "class": "compile_error",
+                    "message": "x"})
+        cases[new["id"]] = new
+        doc["cases"] = list(cases.values())
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        json_out = os.path.join(self.tmp, "verdict.json")
+        code, out, err = gate(run, "compile.json", "ok.toml", "--today", BEFORE_EXPIRY, "--json", json_out)
+        self.assertEqual(code, 1, err)
+        with open(json_out, encoding="utf-8") as f:
+            verdict = json.load(f)
+        kinds = {r["key"].split("|")[0]: (r["kind"], r["baseline"], r["run"]) for r in verdict["regressions"]}
+        self.assertEqual(kinds, {
+            dropped["id"]: ("missing", "pass", None),
+            "cp.async/cg.shared.global/cp_size_16/L2_128B@sm_90a.ptx86": ("lost", "pass", "not_supported"),
+            "cp.async/cg.shared.global/cp_size_8@sm_90.ptx78": ("changed", "fail", "timeout"),
+            "cp.async/cg.shared.global/cp_size_8@sm_80.ptx70": ("regression", "pass", "fail"),
+            new["id"]: ("new_finding", None, "compile_error"),
+        })
+        # --partial turns the missing case into a listed one, the others stay regressions
+        code, out, _ = gate(run, "compile.json", "ok.toml", "--today", BEFORE_EXPIRY, "--partial")
+        self.assertEqual(code, 1)
+        self.assertIn("not run cases: 1", out)
+
+    def test_no_baseline_is_a_usage_error(self):
+        code, _, err = gate("compile", os.path.join(self.tmp, "nope.json"))
+        self.assertEqual(code, 2)
+        self.assertIn("no baseline for compile", err)
+
+    def test_baseline_of_another_architecture_is_a_usage_error(self):
+        code, _, err = gate("h100", "compile.json")
+        self.assertEqual(code, 2)
+        self.assertIn("is the baseline of compile compile, but the run is run sm_90", err)
+
+    def test_update_writes_a_baseline_that_then_passes(self):
+        path = os.path.join(self.tmp, "baselines", "compile.json")
+        code, out, err = gate("compile", path, "none.toml", "--update")
+        self.assertEqual(code, 0, err)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        data = json.loads(text)
+        self.assertEqual(list(data["cases"]), sorted(data["cases"]))  # sorted, reviewable
+        self.assertEqual(data["cases"][COMPILE_REGRESSION], "compile_error")
+        code, out, _ = gate("compile", path, "none.toml")
+        self.assertEqual(code, 0, out)
+        self.assertIn("fixed cases: 0", out)
+        gate("compile", path, "none.toml", "--update")  # rewriting an unchanged baseline changes no byte
+        with open(path, encoding="utf-8") as f:
+            self.assertEqual(f.read(), text)
+
+
+class Waivers(unittest.TestCase):
+    def test_waiver_honoured(self):
+        code, out, err = gate("compile", "compile.json", "ok.toml", "--today", BEFORE_EXPIRY)
+        self.assertEqual(code, 0, out + err)
+        self.assertIn(f"WAIVED      pass -> compile_error  {COMPILE_REGRESSION}", out)
+        self.assertIn("waived by", out)
+        self.assertIn("gate: PASS: 0 unwaived regressions", out)
+
+    def test_waiver_expiring(self):
+        code, out, _ = gate("compile", "compile.json", "ok.toml", "--today", AFTER_EXPIRY)
+        self.assertEqual(code, 1, out)
+        self.assertIn(f"REGRESSION  pass -> compile_error  {COMPILE_REGRESSION}", out)
+        self.assertIn("waiver expired:", out)
+        self.assertRegex(out, r"EXPIRED .*waiver\[0\].*expired 2027-01-31, today is 2027-02-01")
+        # the day of expiry itself is still covered
+        code, _, _ = gate("compile", "compile.json", "ok.toml", "--today", "2027-01-31")
+        self.assertEqual(code, 0)
+
+    def test_unused_and_expired_waivers_listed(self):
+        code, out, _ = gate("compile", "compile.json", "ok.toml", "--today", BEFORE_EXPIRY)
+        ok = os.path.join(WAIVERS, "ok.toml")
+        unused = out.split("unused waivers:")[1].split("expired waivers:")[0]
+        expired = out.split("expired waivers:")[1]
+        self.assertIn(f"{ok}:{line_containing(ok, '[[waiver]]', 3)} waiver[2]", unused)
+        self.assertIn(f"{ok}:{line_containing(ok, '[[waiver]]', 4)} waiver[3]", expired)
+        self.assertNotIn("waiver[0]", unused)
+
+    def test_device_and_driver_ranges(self):
+        code, out, _ = gate("h100", "sm_90.json", "ok.toml", "--today", BEFORE_EXPIRY)
+        self.assertEqual(code, 0, out)
+        self.assertIn(f"WAIVED      pass -> crash  {RUN_REGRESSION}", out)
+
+
+class WaiverRanges(TempDirTest):
+    def test_driver_outside_the_range_is_not_waived(self):
+        run = os.path.join(self.tmp, "h100")
+        shutil.copytree(os.path.join(RUNS, "h100"), run)
+        for i in range(3):
+            self.edit_json(os.path.join(run, f"shard-{i}", "results.json"),
+                           lambda d: d["toolchain"].update(driver="590.10"))
+        code, out, _ = gate(run, "sm_90.json", "ok.toml", "--today", BEFORE_EXPIRY)
+        self.assertEqual(code, 1, out)
+        self.assertIn(f"REGRESSION  pass -> crash  {RUN_REGRESSION}", out)
+
+    def test_range_semantics(self):
+        from results.waivers import in_range, parse_range
+        self.assertTrue(in_range((13, 0, 88), parse_range("13.0", False)))
+        self.assertFalse(in_range((13, 1), parse_range("13.0", False)))
+        self.assertTrue(in_range((9, 0), parse_range(">=sm_90, <sm_100", True)))
+        self.assertFalse(in_range((10, 0), parse_range(">=sm_90, <sm_100", True)))
+        self.assertFalse(in_range(None, parse_range(">=1", False)))
+        self.assertTrue(in_range((580, 159, 4), parse_range(">580, <=580.159.4", False)))
+
+
+class Malformed(unittest.TestCase):
+    def assertRejected(self, code, err, path, needle, field):
+        self.assertEqual(code, 3, err)
+        self.assertIn(f"{path}:{line_containing(path, needle)}:", err)
+        self.assertIn(field, err)
+
+    def test_baseline_bad_class(self):
+        path = os.path.join(BASELINES, "bad_class.json")
+        code, _, err = gate("compile", path)
+        self.assertRejected(code, err, path, '"passed"', "cases.cp.async/cg.shared.global/cp_size_16/L2_128B@sm_90")
+        self.assertIn("'passed' is not a result class", err)
+
+    def test_baseline_bad_syntax(self):
+        path = os.path.join(BASELINES, "bad_syntax.json")
+        code, _, err = gate("compile", path)
+        # the decoder stops on the line after the one missing its comma, and says so
+        needle = "cp_size_16/L2_128B@sm_90.ptx78"
+        self.assertEqual(code, 3)
+        self.assertIn(f"{path}:{line_containing(path, needle) + 1}:", err)
+        self.assertIn(f"comma missing at the end of line {line_containing(path, needle)}", err)
+
+    def test_baseline_duplicate_key(self):
+        path = os.path.join(BASELINES, "duplicate_key.json")
+        code, _, err = gate("compile", path)
+        self.assertEqual(code, 3)
+        self.assertIn(f"{path}:{line_containing(path, 'cp_size_4@sm_90.ptx78', 2)}:", err)
+        self.assertIn("duplicate key", err)
+
+    def test_baseline_bad_key(self):
+        path = os.path.join(BASELINES, "bad_key.json")
+        code, _, err = gate("compile", path)
+        self.assertRejected(code, err, path, "cp_size_8@sm_90.ptx78", "bad case key")
+
+    def test_waiver_missing_field(self):
+        path = os.path.join(WAIVERS, "missing_reason.toml")
+        code, _, err = gate("compile", "compile.json", "missing_reason.toml")
+        self.assertEqual(code, 3)
+        self.assertIn(f"{path}:{line_containing(path, '[[waiver]]', 2)}: waiver[1]: missing field 'reason'", err)
+
+    def test_waiver_bad_date(self):
+        path = os.path.join(WAIVERS, "bad_expires.toml")
+        code, _, err = gate("compile", "compile.json", "bad_expires.toml")
+        self.assertRejected(code, err, path, "expires =", "waiver[0].expires")
+
+    def test_waiver_unknown_field(self):
+        path = os.path.join(WAIVERS, "unknown_field.toml")
+        code, _, err = gate("compile", "compile.json", "unknown_field.toml")
+        self.assertRejected(code, err, path, "expiry =", "waiver[0].expiry: unknown field")
+
+    def test_waiver_bad_range(self):
+        path = os.path.join(WAIVERS, "bad_range.toml")
+        code, _, err = gate("compile", "compile.json", "bad_range.toml")
+        self.assertRejected(code, err, path, "driver =", "waiver[0].driver")
+
+    def test_waiver_bad_toml(self):
+        path = os.path.join(WAIVERS, "bad_syntax.toml")
+        code, _, err = gate("compile", "compile.json", "bad_syntax.toml")
+        self.assertRejected(code, err, path, "no closing quote", "not valid TOML")
+
+
+class EntryPoint(unittest.TestCase):
+    def test_ptxcts_gate_exit_codes_end_to_end(self):
+        """The real entry point (./ptxcts gate, a subprocess) returns the documented codes."""
+        import subprocess
+        from .common import REPO
+        base = [os.path.join(REPO, "ptxcts"), "gate", os.path.join(RUNS, "compile")]
+        for baseline, waivers, want in (("compile.json", "none.toml", 1), ("compile.json", "ok.toml", 0),
+                                        ("bad_class.json", "ok.toml", 3)):
+            p = subprocess.run(base + ["--baseline", os.path.join(BASELINES, baseline), "--waivers",
+                                       os.path.join(WAIVERS, waivers), "--today", BEFORE_EXPIRY],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, want, p.stdout + p.stderr)
+        p = subprocess.run(base + ["--no-such-flag"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,183 @@
+"""Waivers: results/waivers.toml, the known regressions the gate lets through until each one expires.
+
+    version = 1
+
+    [[waiver]]
+    case = "cp.async.bulk.tensor/5d.*"   # required: glob (fnmatch, case-sensitive) over the case ID
+    target = "sm_90a"                    # optional: glob over the case's target
+    load_path = "jit"                    # optional: glob over the load path (ptxas, cubin, jit)
+    classes = ["fail", "timeout"]        # optional: the new classes it covers ("missing" for a case not run)
+    device = ">=sm_90, <sm_100"          # optional: range over the device's compute capability (sm_90 = 9.0)
+    driver = ">=580, <590"               # optional: range over toolchain.driver
+    toolkit = "13.0"                     # optional: range over toolchain.ptxas (else toolchain.cuda_runtime)
+    reason = "why this is waived"        # required
+    link = "https://bug/123"             # required: the bug or finding it tracks
+    expires = 2027-03-31                 # required: a TOML date; the waiver holds through that day
+
+A range is comma-separated clauses `OP VERSION`, OP one of >= > <= < == != (none means ==); `==` and `!=`
+compare only the components written (`13.0` matches 13.0.88). A waiver with a device, driver or toolkit range
+matches only runs that record that value (the compile tier has no device and no driver).
+"""
+import datetime
+import fnmatch
+import re
+import tomllib
+
+from .errors import InputError
+from .schema import CLASSES
+
+VERSION = 1
+REQUIRED = ("case", "reason", "link", "expires")
+OPTIONAL = ("target", "load_path", "classes", "device", "driver", "toolkit")
+_CLAUSE = re.compile(r"(>=|<=|==|!=|>|<)?\s*(sm_[0-9]+|[0-9]+(?:\.[0-9]+)*)")
+
+
+def _version(text):
+    m = re.match(r"[0-9]+(?:\.[0-9]+)*", str(text or "").strip())
+    return tuple(int(x) for x in m.group(0).split(".")) if m else None
+
+
+def parse_range(text, device):
+    clauses = []
+    for part in text.split(","):
+        m = _CLAUSE.fullmatch(part.strip())
+        if not m:
+            raise ValueError(f"clause {part.strip()!r} is not 'OP VERSION' (OP: >= > <= < == !=)")
+        op, v = m.group(1) or "==", m.group(2)
+        if v.startswith("sm_"):
+            if not device:
+                raise ValueError(f"{v!r}: an sm_NN version is only meaningful in a device range")
+            n = int(v[3:])
+            v = f"{n // 10}.{n % 10}"
+        clauses.append((op, tuple(int(x) for x in v.split("."))))
+    return clauses
+
+
+def in_range(value, clauses):
+    if value is None:
+        return False
+    for op, want in clauses:
+        if op in ("==", "!="):
+            eq = value[:len(want)] + (0,) * (len(want) - len(value)) == want
+            ok = eq if op == "==" else not eq
+        else:
+            n = max(len(value), len(want))
+            a, b = value + (0,) * (n - len(value)), want + (0,) * (n - len(want))
+            ok = {">=": a >= b, ">": a > b, "<=": a <= b, "<": a < b}[op]
+        if not ok:
+            return False
+    return True
+
+
+class Waiver:
+    def __init__(self, index, line, fields):
+        self.index, self.line = index, line
+        self.__dict__.update(fields)
+
+    def describe(self, file):
+        return f"{file}:{self.line} waiver[{self.index}] case {self.case!r} (expires {self.expires}; {self.link})"
+
+    def expired(self, today):
+        return self.expires < today
+
+    def matches(self, key, new_class, run):
+        case_id, target, _, load_path, _ = key
+        if not fnmatch.fnmatchcase(case_id, self.case):
+            return False
+        if self.target is not None and not fnmatch.fnmatchcase(target, self.target):
+            return False
+        if self.load_path is not None and not fnmatch.fnmatchcase(load_path, self.load_path):
+            return False
+        if self.classes is not None and new_class not in self.classes:
+            return False
+        device = run.device if run is not None else None
+        toolchain = run.toolchain if run is not None else {}
+        if self.device is not None and not in_range(_version(device["cc"]) if device else None, self.device):
+            return False
+        if self.driver is not None and not in_range(_version(toolchain.get("driver")), self.driver):
+            return False
+        if self.toolkit is not None and not in_range(
+                _version(toolchain.get("ptxas") or toolchain.get("cuda_runtime")), self.toolkit):
+            return False
+        return True
+
+
+def _line_finder(text):
+    """Map (waiver index, field) -> line, for waivers written as [[waiver]] tables."""
+    lines = text.split("\n")
+    headers = [i for i, l in enumerate(lines) if re.match(r"\s*\[\[\s*waiver\s*\]\]\s*(#.*)?$", l)]
+
+    def find(index, field=None):
+        if index is None:
+            if field is None:
+                return None
+            for i, l in enumerate(lines[:headers[0]] if headers else lines):
+                if re.match(rf'\s*"?{re.escape(field)}"?\s*=', l):
+                    return i + 1
+            return None
+        if index >= len(headers):
+            return None
+        start = headers[index]
+        end = headers[index + 1] if index + 1 < len(headers) else len(lines)
+        if field is not None:
+            for i in range(start + 1, end):
+                if re.match(rf'\s*"?{re.escape(field)}"?\s*=', lines[i]):
+                    return i + 1
+        return start + 1
+    return find
+
+
+def load(path):
+    path = str(path)
+    with open(path, "rb") as f:
+        raw = f.read()
+    text = raw.decode("utf-8", errors="replace")
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"at line (\d+)", str(e))
+        raise InputError(path, int(m.group(1)) if m else None, None, f"not valid TOML: {e}") from None
+    find = _line_finder(text)
+
+    def fail(index, field, what):
+        name = field if index is None else (f"waiver[{index}]" + (f".{field}" if field else ""))
+        raise InputError(path, find(index, field), name, what)
+
+    if doc.get("version") != VERSION:
+        fail(None, "version", f"waiver file version {doc.get('version')!r} is not known to this tool "
+                              f"(write 'version = {VERSION}' at the top)")
+    extra = sorted(set(doc) - {"version", "waiver"})
+    if extra:
+        fail(None, extra[0], "unknown top-level key (a waiver file has 'version' and [[waiver]] tables)")
+    entries = doc.get("waiver", [])
+    if not isinstance(entries, list):
+        fail(None, "waiver", "write each waiver as a [[waiver]] table")
+    waivers = []
+    for i, w in enumerate(entries):
+        for field in REQUIRED:
+            if field not in w:
+                fail(i, None, f"missing field {field!r} (required: {', '.join(REQUIRED)})")
+        unknown = sorted(set(w) - set(REQUIRED) - set(OPTIONAL))
+        if unknown:
+            fail(i, unknown[0], f"unknown field (known: {', '.join(REQUIRED + OPTIONAL)})")
+        fields = {k: w.get(k) for k in REQUIRED + OPTIONAL}
+        for field in ("case", "reason", "link", "target", "load_path"):
+            v = w.get(field)
+            if field in w and (not isinstance(v, str) or not v.strip()):
+                fail(i, field, "must be a non-empty string")
+        if type(w["expires"]) is not datetime.date:
+            fail(i, "expires", "must be a TOML date without quotes or time, e.g. expires = 2027-03-31")
+        if "classes" in w:
+            cl = w["classes"]
+            if not isinstance(cl, list) or not cl or any(c not in CLASSES + ("missing",) for c in cl):
+                fail(i, "classes", f"must be a non-empty list of classes ({', '.join(CLASSES)}, missing)")
+        for field in ("device", "driver", "toolkit"):
+            if field in w:
+                if not isinstance(w[field], str):
+                    fail(i, field, "must be a string like '>=13.0, <13.1'")
+                try:
+                    fields[field] = parse_range(w[field], device=(field == "device"))
+                except ValueError as e:
+                    fail(i, field, str(e))
+        waivers.append(Waiver(i, find(i), fields))
+    return waivers

@@ -1,0 +1,65 @@
+// One driver per run ABI (forms.jsonl `abi`): the variants a form gets and how a case's images and expectation
+// are built. Each family's file registers its drivers; plan.cpp dispatches.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "case.hpp"
+#include "plan.hpp"
+#include "util.hpp"
+
+namespace ptxcts::run {
+
+using Variant = std::pair<std::string, Json>;  // (variant name after '#', parameters)
+
+struct AbiDriver {
+  std::function<std::vector<Variant>(const Form&, const PlanOptions&)> variants;
+  std::function<void(const RunCase&, Rng&, const PlanOptions&, Setup&)> build;
+};
+using AbiRegistry = std::map<std::string, AbiDriver>;
+
+void register_cp_async(AbiRegistry& r);
+void register_bulk(AbiRegistry& r);
+void register_tensor(AbiRegistry& r);
+
+// Helpers shared by the drivers.
+inline std::string run_str(const Form& f, const char* key, const std::string& def = "") {
+  if (auto* v = f.run.get(key)) {
+    if (v->is_string()) return v->str();
+    if (v->is_bool()) return v->boolean() ? "true" : "false";
+    if (v->is_number()) return v->dump();
+  }
+  if (auto* v = f.quals.get(key)) {
+    if (v->is_string()) return v->str();
+    if (v->is_bool()) return v->boolean() ? "true" : "false";
+    if (v->is_number()) return v->dump();
+  }
+  return def;
+}
+inline long long run_int(const Form& f, const char* key, long long def = 0) {
+  if (f.run.get(key)) return f.run.get_int(key, def);
+  return f.quals.get_int(key, def);
+}
+inline bool run_bool(const Form& f, const char* key) {
+  std::string s = run_str(f, key, "false");
+  return s == "true" || s == "1";
+}
+inline std::vector<uint8_t> random_bytes(Rng& rng, size_t n) {
+  std::vector<uint8_t> v(n);
+  rng.fill(v.data(), n);
+  return v;
+}
+// Guard fill: seeded bytes, so a stray write is caught whatever it writes (a constant guard misses a write of
+// that constant).
+inline void guard_fill(Rng& rng, uint8_t* p, size_t n) { rng.fill(p, n); }
+// Makes dst differ from src at every byte, so a copy that did not happen can never look like one that did.
+inline void make_distinct(uint8_t* dst, const uint8_t* src, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (dst[i] == src[i]) dst[i] = uint8_t(~src[i]);
+}
+constexpr uint64_t kWaitLimit = 1u << 20;  // mbarrier try_wait polls before the kernel reports a timeout
+
+}  // namespace ptxcts::run

@@ -1,0 +1,32 @@
+// The isolated batch executor: cases run in worker processes (fork + exec of ptxcts-run --worker), results stream
+// back per case; a worker that traps, hangs or dies costs exactly the case it was running (recorded as crash or
+// timeout), and a fresh worker takes the remaining cases. Every case is accounted for.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "case.hpp"
+
+namespace ptxcts::run {
+
+struct BatchOptions {
+  std::string self;               // path of the ptxcts-run binary (worker mode)
+  std::string load_path;          // cubin | jit
+  std::string modules;            // module folder (ModuleSet dir)
+  std::string target, ptx;
+  uint64_t seed = 1;
+  int jobs = 4;                   // worker processes at once
+  double timeout_s = 10;          // per case, the worker's watchdog; the parent allows a margin on top
+  std::string log_dir;            // worker stderr logs and repro bundles go here
+  std::vector<std::string> plan_args;  // options that shape the plan, forwarded to workers
+};
+
+using ProgressFn = std::function<void(const CaseResult&)>;
+
+std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, const BatchOptions& o, ProgressFn progress);
+
+// Worker mode: reads case IDs from stdin, writes "S <id>" before and "R <json>" after each case on stdout.
+int worker_main(int argc, char** argv);
+
+}  // namespace ptxcts::run

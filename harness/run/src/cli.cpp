@@ -1,0 +1,188 @@
+#include "cli.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "batch.hpp"
+#include "manifest.hpp"
+#include "output.hpp"
+#include "util.hpp"
+
+namespace ptxcts::run {
+
+void apply_ctest_resources() {
+  // CTest resource allocation (FACTS.md): CTEST_RESOURCE_GROUP_0_GPUS = "id:N,slots:M". Absent: leave the
+  // environment as it is (every visible device, device 0 used).
+  std::string g = env("CTEST_RESOURCE_GROUP_0_GPUS");
+  if (g.empty()) return;
+  for (auto& part : split(g, ';')) {
+    for (auto& kv : split(part, ',')) {
+      if (kv.rfind("id:", 0) == 0) {
+        setenv("CUDA_VISIBLE_DEVICES", kv.substr(3).c_str(), 1);
+        return;
+      }
+    }
+  }
+}
+
+bool parse_shard(const std::string& s, int& index, int& count) {
+  auto p = split(s, '/');
+  if (p.size() != 2) return false;
+  try {
+    index = std::stoi(p[0]);
+    count = std::stoi(p[1]);
+  } catch (...) {
+    return false;
+  }
+  return count >= 1 && index >= 0 && index < count;
+}
+
+std::string self_exe(const char* argv0) {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) return std::string(buf, size_t(n));
+  return argv0;
+}
+
+void Session::load(const Selection& sel) {
+  forms = load_forms(ptxcts_root());
+  std::vector<RunCase> all = plan_cases(forms, plan);
+  std::set<std::string> want(sel.cases.begin(), sel.cases.end());
+  std::set<std::string> fams(sel.families.begin(), sel.families.end());
+  std::set<std::string> seen;
+  size_t k = 0;
+  for (auto& c : all) {
+    bool ok = true;
+    if (!want.empty()) ok = want.count(c.id) > 0;
+    if (ok && !fams.empty()) ok = fams.count(c.form->family) > 0;
+    for (auto& f : sel.filters) ok = ok && c.id.find(f) != std::string::npos;
+    if (!ok) continue;
+    seen.insert(c.id);
+    if (std::find(families.begin(), families.end(), c.form->family) == families.end()) families.push_back(c.form->family);
+    // --shard i/n: case k of the selection belongs to shard k % n.
+    if (int(k++ % size_t(sel.shard_count)) != sel.shard_index) continue;
+    cases.push_back(c);
+  }
+  for (auto& w : want)
+    if (!seen.count(w)) throw std::runtime_error("--case '" + w + "': no such run case in the plan (list them with --list)");
+}
+
+std::vector<CaseResult> Session::execute() {
+  std::vector<CaseResult> out;
+  auto skip_all = [&](const std::string& why) {
+    for (auto& lp : load_paths)
+      for (auto& c : cases) {
+        CaseResult r;
+        r.id = c.id; r.family = c.form->family; r.form = c.form->form; r.target = c.target; r.ptx = c.ptx;
+        r.load_path = lp; r.cls = cls::skipped; r.message = why;
+        out.push_back(r);
+      }
+  };
+  if (!no_device.empty()) { skip_all(no_device); return out; }
+
+  // Modules: the device's exact target and its `a` variant (sm_90 and sm_90a run on an sm_90 device).
+  std::string base = device.sm;
+  std::vector<std::string> targets = {base, base + "a"};
+  std::vector<ModuleSet> sets(targets.size());
+  std::string tag = families.size() == 1 ? sanitize(families[0]) : "all";
+  for (auto& lp : load_paths) tag += "-" + lp;
+  int cpus = int(sysconf(_SC_NPROCESSORS_ONLN));
+  bool want_cubin = std::find(load_paths.begin(), load_paths.end(), "cubin") != load_paths.end();
+  for (size_t i = 0; i < targets.size(); ++i) {
+    std::string e = prepare_modules(targets[i], "9.0", families, tag, want_cubin, cpus, sets[i], quiet);
+    if (!e.empty()) throw std::runtime_error(e);
+  }
+  // Which module set each case uses: the first target whose modules hold its kernel.
+  std::vector<CaseResult> pre;
+  std::map<std::string, std::vector<const RunCase*>> runnable;  // target -> cases
+  for (auto& c : cases) {
+    std::string found;
+    for (size_t i = 0; i < sets.size(); ++i)
+      if (sets[i].module_of.count(c.form->kernel)) { found = targets[i]; break; }
+    auto mk = [&](const char* k, const std::string& msg, const std::string& lp) {
+      CaseResult r;
+      r.id = c.id; r.family = c.form->family; r.form = c.form->form; r.target = found.empty() ? base : found;
+      r.ptx = c.ptx; r.load_path = lp; r.cls = k; r.message = msg;
+      pre.push_back(r);
+    };
+    if (!c.not_supported.empty()) { for (auto& lp : load_paths) mk(cls::not_supported, c.not_supported, lp); continue; }
+    if (found.empty()) {
+      for (auto& lp : load_paths)
+        mk(cls::not_supported, "not runnable on " + device.name + " (" + base + "): the form's targets are " +
+                                   c.form->targets + "; no " + base + "/" + base + "a module holds it", lp);
+      continue;
+    }
+    const_cast<RunCase&>(c).target = found;
+    runnable[found].push_back(&c);
+  }
+  // Lower targets (JIT only): the same forms' PTX assembled by the driver for an older .target.
+  std::vector<ModuleSet> lower(lower_targets.size());
+  for (size_t i = 0; i < lower_targets.size(); ++i) {
+    std::string e = prepare_modules(lower_targets[i], "9.0", families, tag, false, cpus, lower[i], quiet);
+    if (!e.empty()) throw std::runtime_error(e);
+  }
+
+  size_t total = pre.size();
+  for (auto& [t, v] : runnable) total += v.size() * load_paths.size();
+  std::vector<std::pair<std::string, std::vector<RunCase>>> lower_cases;
+  for (size_t i = 0; i < lower.size(); ++i) {
+    std::vector<RunCase> v;
+    for (auto& c : cases)
+      if (c.not_supported.empty() && lower[i].module_of.count(c.form->kernel)) {
+        RunCase x = c;
+        x.target = lower_targets[i];
+        v.push_back(x);
+      }
+    total += v.size();
+    lower_cases.emplace_back(lower_targets[i], std::move(v));
+  }
+  Progress prog(total, "tier");
+  for (auto& r : pre) { out.push_back(r); if (!quiet) prog.add(r); }
+  auto batch = [&](const std::string& lp, const std::string& target, const ModuleSet& ms,
+                   const std::vector<const RunCase*>& cs) {
+    // A case whose cubin ptxas could not produce is a compile_error of the cubin path; not a launch.
+    std::vector<const RunCase*> go;
+    for (auto* c : cs) {
+      auto mit = ms.module_of.find(c->form->kernel);
+      if (lp == "cubin" && mit != ms.module_of.end() && ms.ptxas_error.count(mit->second)) {
+        CaseResult r;
+        r.id = c->id; r.family = c->form->family; r.form = c->form->form; r.target = target; r.ptx = c->ptx;
+        r.load_path = lp; r.cls = cls::compile_error;
+        r.message = "ptxas -arch=" + target + " failed on " + mit->second + ": " + ms.ptxas_error.at(mit->second);
+        out.push_back(r);
+        if (!quiet) prog.add(r);
+        continue;
+      }
+      go.push_back(c);
+    }
+    if (go.empty()) return;
+    BatchOptions bo;
+    bo.self = self;
+    bo.load_path = lp;
+    bo.modules = ms.dir;
+    bo.target = target;
+    bo.ptx = "9.0";
+    bo.seed = seed;
+    bo.jobs = jobs;
+    bo.timeout_s = timeout_s;
+    bo.log_dir = out_dir;
+    bo.plan_args = {"--level", std::to_string(plan.level), "--max-smem", std::to_string(plan.max_smem)};
+    auto rs = run_batch(go, bo, [&](const CaseResult& r) { if (!quiet) prog.add(r); });
+    for (auto& r : rs) out.push_back(r);
+  };
+  for (auto& lp : load_paths)
+    for (size_t i = 0; i < targets.size(); ++i)
+      if (runnable.count(targets[i])) batch(lp, targets[i], sets[i], runnable[targets[i]]);
+  for (size_t i = 0; i < lower_cases.size(); ++i) {
+    std::vector<const RunCase*> v;
+    for (auto& c : lower_cases[i].second) v.push_back(&c);
+    batch("jit", lower_targets[i], lower[i], v);
+  }
+  if (!quiet) prog.finish();
+  return out;
+}
+
+}  // namespace ptxcts::run

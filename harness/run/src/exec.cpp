@@ -1,0 +1,276 @@
+#include "exec.hpp"
+
+#include <cuda_runtime_api.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "util.hpp"
+
+namespace ptxcts::run {
+
+namespace {
+
+constexpr size_t kAlign = 1024;
+size_t up(size_t v, size_t a = kAlign) { return (v + a - 1) / a * a; }
+
+// Errors after which the context is unusable: the kernel trapped (or the launch timed out).
+bool sticky(int e) {
+  switch (e) {
+    case 700: case 702: case 710: case 714: case 715: case 716: case 717: case 718: case 719: case 999:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::string probe_device(DeviceInfo* info) {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) return std::string("no CUDA device (") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e) + ")";
+  if (n == 0) return "no CUDA device";
+  if (info) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return "no CUDA device (cudaGetDeviceProperties failed)";
+    info->name = p.name;
+    info->major = p.major;
+    info->minor = p.minor;
+    info->sms = p.multiProcessorCount;
+    info->cc = std::to_string(p.major) + "." + std::to_string(p.minor);
+    info->sm = "sm_" + std::to_string(p.major * 10 + p.minor);
+    cudaDeviceGetAttribute(&info->max_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
+    int dv = 0, rv = 0;
+    cudaDriverGetVersion(&dv);
+    cudaRuntimeGetVersion(&rv);
+    info->driver = std::to_string(dv / 1000) + "." + std::to_string((dv % 1000) / 10);
+    info->runtime = std::to_string(rv / 1000) + "." + std::to_string((rv % 1000) / 10);
+  }
+  return "";
+}
+
+std::string Executor::init(const std::string& load_path, const ModuleSet& mods, double case_timeout_s) {
+  // The driver's JIT cache must not answer for the JIT: set before the first CUDA call creates the context.
+  setenv("CUDA_CACHE_DISABLE", "1", 1);
+  load_path_ = load_path;
+  mods_ = mods;
+  timeout_s_ = case_timeout_s;
+  if (auto err = probe_device(&dev_); !err.empty()) return err;
+  if (cudaSetDevice(0) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) return "cannot create a CUDA context";
+  if (auto err = drv_.load(); !err.empty()) return err;
+  arena_size_ = size_t(256) << 20;
+  if (cudaMalloc(reinterpret_cast<void**>(&arena_), arena_size_) != cudaSuccess) return "cudaMalloc of the 256 MiB arena failed";
+  return "";
+}
+
+Executor::Loaded& Executor::module_for(const std::string& path) {
+  auto it = modules_.find(path);
+  if (it != modules_.end()) return it->second;
+  Loaded& L = modules_[path];
+  std::string image;
+  bool jit = load_path_ == "jit";
+  try {
+    image = read_file(jit ? path : mods_.cubin_of.at(path));
+  } catch (const std::exception& e) {
+    L.error = std::string("cannot read the module: ") + e.what();
+    L.error_class = cls::compile_error;
+    return L;
+  }
+  if (jit) image.push_back('\0');
+  char errlog[16384] = {0};
+  CUjit_option opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* vals[2] = {errlog, reinterpret_cast<void*>(uintptr_t(sizeof errlog))};
+  CUresult r = drv_.cuModuleLoadDataEx(&L.mod, image.data(), 2, opts, vals);
+  if (r != CUDA_SUCCESS) {
+    L.mod = nullptr;
+    L.error = "cuModuleLoadDataEx (" + load_path_ + ") failed: " + drv_.error_name(r) + (errlog[0] ? ": " : "") +
+              std::string(errlog).substr(0, 3000);
+    L.error_class = r == CUDA_ERROR_NO_BINARY_FOR_GPU ? cls::not_supported : cls::compile_error;
+    if (sticky(int(r))) poisoned_ = true;
+  }
+  return L;
+}
+
+const std::string& Executor::module_path(const std::string& kernel) const {
+  static const std::string none;
+  auto it = mods_.module_of.find(kernel);
+  return it == mods_.module_of.end() ? none : it->second;
+}
+
+void Executor::preload(const std::string& kernel) {
+  auto it = mods_.module_of.find(kernel);
+  if (it != mods_.module_of.end()) module_for(it->second);
+}
+
+CaseResult Executor::run(const RunCase& c, Setup& s) {
+  CaseResult res;
+  res.id = c.id;
+  res.family = c.form->family;
+  res.form = c.form->form;
+  res.target = c.target;
+  res.ptx = c.ptx;
+  res.load_path = load_path_;
+  res.details = s.info;
+  double t0 = now_s();
+  auto finish = [&](const char* k, std::string msg) -> CaseResult {
+    res.cls = k;
+    res.message = std::move(msg);
+    res.duration_ms = (now_s() - t0) * 1e3;
+    return res;
+  };
+
+  // Layout inside the arena, every part 1024-aligned: args | status | gsrc | gdst | smem_init | smem_out.
+  const size_t win_all = size_t(s.window) * s.ranks;
+  const size_t o_args = 0, o_status = 1024;
+  const size_t o_gsrc = up(o_status + size_t(s.ranks) * kStatusWords * 4);
+  const size_t o_gdst = up(o_gsrc + s.gsrc.size());
+  const size_t o_sinit = up(o_gdst + s.gdst.size());
+  const size_t o_sout = up(o_sinit + win_all);
+  const size_t total = up(o_sout + win_all);
+  if (total > arena_size_) return finish(cls::fail, "harness: case needs " + std::to_string(total) + " bytes of device memory, arena has " + std::to_string(arena_size_));
+
+  uint8_t* base = arena_;
+  auto addr = [&](size_t o) { return uint64_t(uintptr_t(base + o)); };
+  s.w[W_SRC] = s.gsrc.empty() ? 0 : addr(o_gsrc + s.gsrc_off);
+  s.w[W_DST] = s.gdst.empty() ? 0 : addr(o_gdst + s.gdst_off);
+  s.w[W_SMEM_INIT] = addr(o_sinit);
+  s.w[W_SMEM_OUT] = addr(o_sout);
+  s.w[W_STATUS] = addr(o_status);
+  s.w[W_WINDOW] = s.window;
+
+  // The tensor map is encoded against the real device address of its global tensor.
+  alignas(64) CUtensorMap tmap;
+  std::memset(&tmap, 0, sizeof tmap);
+  if (s.tmap.kind != TensorMapSpec::None) {
+    const TensorMapSpec& t = s.tmap;
+    void* gaddr = reinterpret_cast<void*>(t.on_dst ? s.w[W_DST] : s.w[W_SRC]);
+    CUresult r = CUDA_ERROR_NOT_SUPPORTED;
+    if (t.kind == TensorMapSpec::Tiled) {
+      r = drv_.cuTensorMapEncodeTiled(&tmap, CUtensorMapDataType(t.dtype), t.rank, gaddr, t.dims.data(),
+                                      t.strides.data(), t.box.data(), t.estrides.data(),
+                                      CUtensorMapInterleave(t.interleave), CUtensorMapSwizzle(t.swizzle),
+                                      CUtensorMapL2promotion(t.l2promo), CUtensorMapFloatOOBfill(t.oobfill));
+    } else if (t.kind == TensorMapSpec::Im2col) {
+      r = drv_.cuTensorMapEncodeIm2col(&tmap, CUtensorMapDataType(t.dtype), t.rank, gaddr, t.dims.data(),
+                                       t.strides.data(), t.lower.data(), t.upper.data(), t.channels, t.pixels,
+                                       t.estrides.data(), CUtensorMapInterleave(t.interleave),
+                                       CUtensorMapSwizzle(t.swizzle), CUtensorMapL2promotion(t.l2promo),
+                                       CUtensorMapFloatOOBfill(t.oobfill));
+    } else if (t.kind == TensorMapSpec::Im2colWide) {
+      if (!drv_.cuTensorMapEncodeIm2colWide) return finish(cls::not_supported, "cuTensorMapEncodeIm2colWide: not provided by this driver");
+      r = drv_.cuTensorMapEncodeIm2colWide(&tmap, CUtensorMapDataType(t.dtype), t.rank, gaddr, t.dims.data(),
+                                           t.strides.data(), t.wide_lower, t.wide_upper, t.channels, t.pixels,
+                                           t.estrides.data(), CUtensorMapInterleave(t.interleave),
+                                           CUtensorMapIm2ColWideMode(t.wide_mode), CUtensorMapSwizzle(t.swizzle),
+                                           CUtensorMapL2promotion(t.l2promo), CUtensorMapFloatOOBfill(t.oobfill));
+    }
+    res.details["tensor_map"] = t.to_json();
+    res.details["encode_result"] = drv_.error_name(r);
+    if (s.encode_only) {
+      bool ok = r == CUDA_SUCCESS;
+      if (t.expect_ok && ok) return finish(cls::pass, "encode accepted a legal parameter set");
+      if (!t.expect_ok && r == CUDA_ERROR_INVALID_VALUE)
+        return finish(cls::pass, "encode returned CUDA_ERROR_INVALID_VALUE as the validator requires (" + t.validator_reason + ")");
+      if (t.expect_ok) return finish(cls::fail, "encode refused a parameter set the model's validator calls legal: " + drv_.error_name(r));
+      return finish(cls::fail, "encode returned " + drv_.error_name(r) + " for a parameter set the model's validator calls illegal (" +
+                                   t.validator_reason + "); expected CUDA_ERROR_INVALID_VALUE");
+    }
+    if (r != CUDA_SUCCESS) {
+      if (!t.expect_ok) return finish(cls::fail, "harness: the case's tensor map is illegal by the model (" + t.validator_reason + ")");
+      return finish(cls::fail, "encode refused the case's tensor map (legal by the model's validator): " + drv_.error_name(r));
+    }
+  }
+
+  // Module and function.
+  auto mit = mods_.module_of.find(c.form->kernel);
+  if (mit == mods_.module_of.end())
+    return finish(cls::compile_error, "kernel " + c.form->kernel + " is in no module of " + mods_.dir);
+  Loaded& L = module_for(mit->second);
+  if (!L.mod) return finish(L.error_class.c_str(), L.error);
+  CUfunction fn = nullptr;
+  CUresult r = drv_.cuModuleGetFunction(&fn, L.mod, c.form->kernel.c_str());
+  if (r != CUDA_SUCCESS) {
+    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) return finish(cls::not_supported, "error 209: no kernel image for " + dev_.sm);
+    return finish(cls::compile_error, "cuModuleGetFunction(" + c.form->kernel + "): " + drv_.error_name(r));
+  }
+  int& smem_set = func_smem_[c.form->kernel];
+  if (int(s.window) > 48 * 1024 && smem_set < int(s.window)) {
+    r = drv_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(s.window));
+    if (r != CUDA_SUCCESS) return finish(cls::not_supported, "window of " + std::to_string(s.window) + " B: " + drv_.error_name(r));
+    smem_set = int(s.window);
+  }
+  if (s.cluster && s.ranks > 8) drv_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+
+  // Upload: one staging image of the whole case, one copy.
+  stage_.assign(total, 0);
+  std::memcpy(stage_.data() + o_args, s.w.data(), sizeof(uint64_t) * W_COUNT);
+  if (!s.gsrc.empty()) std::memcpy(stage_.data() + o_gsrc, s.gsrc.data(), s.gsrc.size());
+  if (!s.gdst.empty()) std::memcpy(stage_.data() + o_gdst, s.gdst.data(), s.gdst.size());
+  if (!s.smem_init.empty()) std::memcpy(stage_.data() + o_sinit, s.smem_init.data(), s.smem_init.size());
+  // smem_out starts poisoned: a window byte the kernel does not dump reads as 0xEE, never as an expected value.
+  std::memset(stage_.data() + o_sout, 0xEE, win_all);
+  cudaError_t ce = cudaMemcpy(base, stage_.data(), total, cudaMemcpyHostToDevice);
+  if (ce != cudaSuccess) {
+    poisoned_ = sticky(ce);
+    return finish(cls::crash, std::string("upload failed: ") + cudaGetErrorName(ce));
+  }
+
+  uint64_t args_ptr = addr(o_args);
+  void* params[2] = {&args_ptr, &tmap};
+  CUlaunchConfig cfg{};
+  cfg.gridDimX = s.ranks;
+  cfg.gridDimY = cfg.gridDimZ = 1;
+  cfg.blockDimX = 128;
+  cfg.blockDimY = cfg.blockDimZ = 1;
+  cfg.sharedMemBytes = s.window;
+  cfg.hStream = nullptr;
+  CUlaunchAttribute attr[1];
+  if (s.cluster) {
+    attr[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr[0].value.clusterDim.x = s.ranks;
+    attr[0].value.clusterDim.y = attr[0].value.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
+  double tl = now_s();
+  r = drv_.cuLaunchKernelEx(&cfg, fn, params, nullptr);
+  if (r != CUDA_SUCCESS) {
+    poisoned_ = sticky(int(r));
+    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) return finish(cls::not_supported, "error 209 at launch: no kernel image for " + dev_.sm);
+    return finish(cls::crash, "launch refused by the driver: " + drv_.error_name(r) + " (grid " + std::to_string(s.ranks) +
+                                  (s.cluster ? ", cluster " + std::to_string(s.ranks) : "") + ", smem " + std::to_string(s.window) + ")");
+  }
+  // Host watchdog: the kernel's own waits are bounded (wait_limit); this catches anything else that hangs.
+  int spins = 0;
+  while ((ce = cudaStreamQuery(nullptr)) == cudaErrorNotReady) {
+    if (now_s() - tl > timeout_s_) {
+      poisoned_ = true;
+      return finish(cls::timeout, "host watchdog: the kernel did not finish within " + std::to_string(int(timeout_s_)) + " s");
+    }
+    if (++spins > 2000) usleep(50);
+  }
+  res.details["kernel_ms"] = (now_s() - tl) * 1e3;
+  if (ce != cudaSuccess) {
+    poisoned_ = true;
+    return finish(cls::crash, std::string("kernel trapped: ") + cudaGetErrorName(ce) + " (" + cudaGetErrorString(ce) + ")");
+  }
+  ce = cudaMemcpy(stage_.data(), base, total, cudaMemcpyDeviceToHost);
+  if (ce != cudaSuccess) {
+    poisoned_ = sticky(ce);
+    return finish(cls::crash, std::string("download failed: ") + cudaGetErrorName(ce));
+  }
+  std::vector<uint8_t> gsrc_after(stage_.begin() + long(o_gsrc), stage_.begin() + long(o_gsrc + s.gsrc.size()));
+  Image actual;
+  actual.gdst.assign(stage_.begin() + long(o_gdst), stage_.begin() + long(o_gdst + s.gdst.size()));
+  actual.smem.assign(stage_.begin() + long(o_sout), stage_.begin() + long(o_sout + win_all));
+  std::vector<uint32_t> status(size_t(s.ranks) * kStatusWords);
+  std::memcpy(status.data(), stage_.data() + o_status, status.size() * 4);
+  judge(c, s, gsrc_after, actual, status, res);
+  last_actual_ = std::move(actual);
+  res.duration_ms = (now_s() - t0) * 1e3;
+  return res;
+}
+
+}  // namespace ptxcts::run

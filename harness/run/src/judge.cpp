@@ -1,0 +1,229 @@
+// Judging one executed case: the kernel's status words, the source left unchanged, and every byte of the global
+// destination and of each window dump (guard bands included) against the model's expectation, then against
+// each named alternative (a full match there is a spec_divergence, not a pass and not a fail).
+#include <cstring>
+#include <sstream>
+
+#include "exec.hpp"
+#include "util.hpp"
+
+namespace ptxcts::run {
+
+namespace {
+
+struct Diff {
+  size_t count = 0;            // differing bytes
+  std::vector<std::string> first;  // descriptions of the first differing elements
+};
+
+std::string elem_hex(const std::vector<uint8_t>& v, size_t at, unsigned n) {
+  std::string s;
+  for (unsigned k = n; k-- > 0;) {  // little endian: print most significant byte first
+    size_t i = at + k;
+    char b[4];
+    std::snprintf(b, sizeof b, "%02x", i < v.size() ? v[i] : 0);
+    s += b;
+  }
+  return "0x" + s;
+}
+
+void diff_region(const Setup& s, bool smem, uint32_t ranks, uint32_t window, const std::vector<uint8_t>& exp,
+                 const std::vector<uint8_t>& act, Diff& d, size_t max_items) {
+  unsigned eb = std::max(1u, s.elem_bytes);
+  size_t last_elem = size_t(-1);
+  for (size_t i = 0; i < exp.size() && i < act.size(); ++i) {
+    if (exp[i] == act[i]) continue;
+    ++d.count;
+    size_t elem = i / eb * eb;
+    if (elem == last_elem || d.first.size() >= max_items) continue;
+    last_elem = elem;
+    uint32_t rank = smem && window ? uint32_t(elem / window) : 0;
+    size_t off = smem && window ? elem % window : elem;
+    std::string where = s.where ? s.where(smem, rank, off) : "";
+    std::ostringstream m;
+    if (smem) m << "window rank " << rank << " +" << hex(off);
+    else m << "global dst +" << hex(off);
+    if (!where.empty()) m << " (" << where << ")";
+    m << ": expected " << elem_hex(exp, elem, eb) << ", actual " << elem_hex(act, elem, eb);
+    d.first.push_back(m.str());
+  }
+  (void)ranks;
+}
+
+Diff compare(const Setup& s, const Image& exp, const Image& act, size_t max_items) {
+  Diff d;
+  diff_region(s, false, s.ranks, s.window, exp.gdst, act.gdst, d, max_items);
+  diff_region(s, true, s.ranks, s.window, exp.smem, act.smem, d, max_items);
+  return d;
+}
+
+}  // namespace
+
+void judge(const RunCase& c, const Setup& s, const std::vector<uint8_t>& gsrc_after, const Image& actual,
+           const std::vector<uint32_t>& status, CaseResult& r) {
+  (void)c;
+  // 1. Every CTA reached its end, every waiting CTA saw its mbarrier phase complete.
+  for (uint32_t k = 0; k < s.ranks; ++k) {
+    const uint32_t* st = &status[size_t(k) * kStatusWords];
+    r.details["status"].push(Json(Json::Array{Json(st[0]), Json(st[1]), Json(st[2]), Json(st[3])}));
+  }
+  for (uint32_t k = 0; k < s.ranks; ++k) {
+    const uint32_t* st = &status[size_t(k) * kStatusWords];
+    if (st[1] == 2) {
+      r.cls = cls::timeout;
+      r.message = "CTA rank " + std::to_string(k) + ": mbarrier.try_wait gave up after " + std::to_string(st[3]) +
+                  " iterations (wait_limit " + std::to_string(s.w[W_WAIT_LIMIT]) + "): the phase never completed";
+      return;
+    }
+  }
+  for (uint32_t k = 0; k < s.ranks; ++k) {
+    const uint32_t* st = &status[size_t(k) * kStatusWords];
+    if (st[0] != 1) {
+      r.cls = cls::fail;
+      r.message = "CTA rank " + std::to_string(k) + " did not reach the end of the kernel (status[0]=" +
+                  std::to_string(st[0]) + ")";
+      return;
+    }
+    if ((s.waiters >> k & 1) && st[1] != 1) {
+      r.cls = cls::fail;
+      r.message = "CTA rank " + std::to_string(k) + " waits on its mbarrier but status[1]=" + std::to_string(st[1]) +
+                  " (1 = phase completed)";
+      return;
+    }
+  }
+  // 2. Completion cases check themselves on the device; each bit is one check of the case.
+  if (s.self_check) {
+    // The issuing CTA reports the checks (ARCHITECTURE section 4, status word 2).
+    uint32_t got = status[size_t(s.w[W_ISSUER]) * kStatusWords + 2];
+    if (got != s.expect_bits) {
+      r.cls = cls::fail;
+      std::ostringstream m;
+      m << "completion checks: expected bits " << hex(s.expect_bits) << ", kernel reported " << hex(got)
+        << " (missing " << hex(s.expect_bits & ~got) << ", unexpected " << hex(got & ~s.expect_bits) << ")";
+      if (auto* names = s.info.get("check_bits")) m << "; bits: " << names->dump();
+      r.message = m.str();
+      return;
+    }
+  }
+  // 3. The source is unchanged.
+  if (gsrc_after != s.gsrc) {
+    size_t i = 0;
+    while (i < s.gsrc.size() && gsrc_after[i] == s.gsrc[i]) ++i;
+    r.cls = cls::fail;
+    r.message = "the global source was modified: first at buffer +" + hex(i) + " (data starts at +" +
+                hex(s.gsrc_off) + "): was " + hex(s.gsrc[i], 2) + ", now " + hex(gsrc_after[i], 2);
+    return;
+  }
+  // 4. Destinations, guard bands and windows, byte for byte.
+  Diff d = compare(s, s.expected, actual, 8);
+  if (d.count == 0) {
+    r.cls = cls::pass;
+    return;
+  }
+  // Recompute under each alternative of each policy (one deviation at a time); an alternative that changes
+  // nothing for this case's inputs is not involved and cannot explain the difference.
+  std::vector<std::string> involved;
+  if (s.model) {
+    for (auto& [name, ps] : ref::single_deviations(ref::PolicySet{})) {
+      Image alt;
+      try {
+        alt = s.model(ps);
+      } catch (const std::exception&) {
+        continue;  // the model refuses this alternative for these inputs
+      }
+      if (alt.gdst == s.expected.gdst && alt.smem == s.expected.smem) continue;
+      involved.push_back(name);
+      if (compare(s, alt, actual, 0).count == 0) {
+        r.cls = cls::spec_divergence;
+        std::ostringstream m;
+        m << "device matches the alternative " << name << ", not the model's default reading; " << d.count
+          << " byte(s) differ from the default, first: " << d.first.front();
+        r.message = m.str();
+        r.details["matched_policy"] = name;
+        return;
+      }
+    }
+  }
+  r.cls = cls::fail;
+  std::ostringstream m;
+  m << d.count << " byte(s) differ from the model";
+  if (!involved.empty()) {
+    m << " (and from every alternative involved:";
+    for (auto& a : involved) m << " " << a;
+    m << ")";
+  }
+  m << "; first: ";
+  for (size_t i = 0; i < d.first.size(); ++i) m << (i ? "; " : "") << d.first[i];
+  r.message = m.str();
+  Json mm = Json::array();
+  for (auto& f : d.first) mm.push(f);
+  r.details["mismatches"] = mm;
+}
+
+Json CaseResult::to_json() const {
+  Json j = Json::object();
+  j["id"] = id;
+  j["family"] = family;
+  j["form"] = form;
+  j["target"] = target;
+  j["ptx"] = ptx;
+  j["load_path"] = load_path;
+  j["class"] = cls;
+  j["duration_ms"] = duration_ms;
+  j["message"] = message;
+  j["details"] = details;
+  return j;
+}
+
+CaseResult CaseResult::from_json(const Json& j) {
+  CaseResult r;
+  r.id = j.get_str("id");
+  r.family = j.get_str("family");
+  r.form = j.get_str("form");
+  r.target = j.get_str("target");
+  r.ptx = j.get_str("ptx");
+  r.load_path = j.get_str("load_path");
+  r.cls = j.get_str("class");
+  r.message = j.get_str("message");
+  if (auto* d = j.get("duration_ms"); d && d->is_number()) r.duration_ms = d->num();
+  if (auto* d = j.get("details")) r.details = *d;
+  return r;
+}
+
+Json TensorMapSpec::to_json() const {
+  static const char* kinds[] = {"none", "tiled", "im2col", "im2col_wide"};
+  Json j = Json::object();
+  j["encode"] = kinds[kind];
+  j["dtype"] = dtype;
+  j["rank"] = rank;
+  Json d = Json::array(), st = Json::array(), b = Json::array(), es = Json::array();
+  for (uint32_t i = 0; i < rank && i < 5; ++i) {
+    d.push(Json((unsigned long long)dims[i]));
+    b.push(Json(box[i]));
+    es.push(Json(estrides[i]));
+    if (i + 1 < rank) st.push(Json((unsigned long long)strides[i]));
+  }
+  j["dims"] = d;
+  j["strides"] = st;
+  if (kind == Tiled) j["box"] = b;
+  j["element_strides"] = es;
+  j["interleave"] = interleave;
+  j["swizzle"] = swizzle;
+  j["l2_promotion"] = l2promo;
+  j["oob_fill"] = oobfill;
+  if (kind == Im2col) {
+    Json lo = Json::array(), hi = Json::array();
+    for (uint32_t i = 0; i + 2 < rank; ++i) { lo.push(Json(lower[i])); hi.push(Json(upper[i])); }
+    j["lower_corner"] = lo;
+    j["upper_corner"] = hi;
+  }
+  if (kind == Im2col || kind == Im2colWide) {
+    j["channels_per_pixel"] = channels;
+    j["pixels_per_column"] = pixels;
+  }
+  j["expect_ok"] = expect_ok;
+  if (!validator_reason.empty()) j["validator"] = validator_reason;
+  return j;
+}
+
+}  // namespace ptxcts::run

@@ -1,0 +1,182 @@
+#include "manifest.hpp"
+
+#include <dirent.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+#include "util.hpp"
+
+#ifndef PTXCTS_SOURCE_ROOT
+#define PTXCTS_SOURCE_ROOT "."
+#endif
+#ifndef PTXCTS_BINARY_ROOT
+#define PTXCTS_BINARY_ROOT "build"
+#endif
+#ifndef PTXCTS_PTXAS
+#define PTXCTS_PTXAS "ptxas"
+#endif
+
+namespace ptxcts::run {
+
+std::string ptxcts_root() { return env("PTXCTS_ROOT", PTXCTS_SOURCE_ROOT); }
+std::string build_root() { return env("PTXCTS_BUILD", PTXCTS_BINARY_ROOT); }
+std::string ptxas_path() {
+  std::string p = env("PTXCTS_PTXAS", PTXCTS_PTXAS);
+  if (file_exists(p)) return p;
+  return "ptxas";
+}
+
+std::vector<Form> load_forms(const std::string& root) {
+  std::string path = root + "/generated/manifest/forms.jsonl";
+  std::string text = read_file(path);
+  std::vector<Form> forms;
+  std::istringstream in(text);
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty()) continue;
+    Json j;
+    try {
+      j = Json::parse(line);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path + ":" + std::to_string(lineno) + ": " + e.what());
+    }
+    Form f;
+    f.form = j.get_str("form");
+    f.family = j.get_str("family");
+    f.instr = j.get_str("instr");
+    f.kernel = j.get_str("kernel");
+    f.kernel_file = j.get_str("kernel_file");
+    f.abi = j.get_str("abi");
+    f.min_ptx = j.get_str("min_ptx");
+    f.targets = j.get_str("targets");
+    if (auto* q = j.get("quals")) f.quals = *q;
+    if (auto* r = j.get("run")) f.run = *r;
+    if (auto* ib = j.get("invalid_by"); ib && ib->is_array())
+      for (auto& s : ib->arr()) f.invalid_by.push_back(s.str());
+    if (f.form.empty() || f.family.empty() || f.kernel.empty())
+      throw std::runtime_error(path + ":" + std::to_string(lineno) + ": entry lacks form, family or kernel");
+    forms.push_back(std::move(f));
+  }
+  return forms;
+}
+
+std::string module_dir(const std::string& target, const std::string& ptx, const std::string& tag) {
+  std::string v = ptx;
+  v.erase(std::remove(v.begin(), v.end(), '.'), v.end());
+  return build_root() + "/harness/run/modules/" + target + "-ptx" + v + "-" + tag;
+}
+
+std::string scan_modules(const std::string& dir, ModuleSet& out) {
+  DIR* d = opendir(dir.c_str());
+  if (!d) return "no module folder " + dir;
+  std::vector<std::string> files;
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n.size() > 4 && n.compare(n.size() - 4, 4, ".ptx") == 0) files.push_back(dir + "/" + n);
+  }
+  closedir(d);
+  std::sort(files.begin(), files.end());
+  for (auto& f : files) {
+    std::string text = read_file(f);
+    // Every `.entry NAME(` of the module: the kernel entries of ARCHITECTURE section 2.
+    size_t pos = 0;
+    while ((pos = text.find(".entry", pos)) != std::string::npos) {
+      pos += 6;
+      while (pos < text.size() && isspace((unsigned char)text[pos])) ++pos;
+      size_t start = pos;
+      while (pos < text.size() && (isalnum((unsigned char)text[pos]) || text[pos] == '_' || text[pos] == '$')) ++pos;
+      if (pos > start) out.module_of[text.substr(start, pos - start)] = f;
+    }
+    std::string cubin = f.substr(0, f.size() - 4) + "." + hex(fnv1a(text)).substr(2) + "." + out.target + ".cubin";
+    out.cubin_of[f] = cubin;
+  }
+  out.dir = dir;
+  return "";
+}
+
+std::string prepare_modules(const std::string& target, const std::string& ptx, const std::vector<std::string>& families,
+                            const std::string& tag, bool cubins, int jobs, ModuleSet& out, bool quiet) {
+  out.target = target;
+  out.ptx = ptx;
+  std::string dir = module_dir(target, ptx, tag);
+  make_dirs(dir);
+  // Stale modules of an earlier manifest must not survive: remove the .ptx files first.
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n.size() > 4 && n.compare(n.size() - 4, 4, ".ptx") == 0) ::unlink((dir + "/" + n).c_str());
+    }
+    closedir(d);
+  }
+  std::string log;
+  std::vector<std::string> argv = {"python3", ptxcts_root() + "/ptxcts", "modules", "--target", target,
+                                   "--ptx", ptx, "--valid-only", "--out", dir,
+                                   "--max-entries", std::to_string(kMaxEntriesPerModule)};
+  for (auto& f : families) { argv.push_back("--family"); argv.push_back(f); }
+  int rc = run_process(argv, &log);
+  if (rc != 0) return "`./ptxcts modules --target " + target + " --ptx " + ptx + "` failed (exit " +
+                      std::to_string(rc) + "): " + log.substr(0, 2000);
+  if (auto e = scan_modules(dir, out); !e.empty()) return e;
+  if (!cubins) return "";
+  // Assemble the cubins that are not cached yet, `jobs` ptxas processes at a time.
+  std::vector<std::pair<std::string, std::string>> todo;
+  for (auto& [p, c] : out.cubin_of)
+    if (!file_exists(c)) todo.emplace_back(p, c);
+  struct Job { pid_t pid; std::string ptx, cubin, log; };
+  std::vector<Job> running;
+  size_t next = 0;
+  double t0 = now_s();
+  auto reap = [&](bool block) {
+    for (size_t i = 0; i < running.size();) {
+      int st = 0;
+      pid_t r = waitpid(running[i].pid, &st, block ? 0 : WNOHANG);
+      if (r == 0) { ++i; continue; }
+      bool ok = r > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+      std::string log;
+      try { log = read_file(running[i].log); } catch (...) {}
+      ::unlink(running[i].log.c_str());
+      if (!ok) {
+        out.ptxas_error[running[i].ptx] = log.empty() ? "ptxas failed" : log.substr(0, 4000);
+        ::unlink(running[i].cubin.c_str());
+      } else {
+        std::rename((running[i].cubin + ".part").c_str(), running[i].cubin.c_str());
+      }
+      running.erase(running.begin() + long(i));
+      if (block) return;
+    }
+  };
+  while (next < todo.size() || !running.empty()) {
+    while (next < todo.size() && int(running.size()) < std::max(1, jobs)) {
+      Job j{0, todo[next].first, todo[next].second, todo[next].second + ".log"};
+      ++next;
+      pid_t pid = fork();
+      if (pid == 0) {
+        FILE* lf = std::freopen(j.log.c_str(), "w", stdout);
+        (void)lf;
+        dup2(1, 2);
+        std::string arch = "-arch=" + target;
+        std::string outp = j.cubin + ".part";
+        std::string px = ptxas_path();
+        execlp(px.c_str(), px.c_str(), arch.c_str(), "-o", outp.c_str(), j.ptx.c_str(), (char*)nullptr);
+        std::perror("exec ptxas");
+        _exit(127);
+      }
+      j.pid = pid;
+      running.push_back(j);
+    }
+    reap(true);
+  }
+  if (!quiet && !todo.empty())
+    std::fprintf(stderr, "run: assembled %zu module(s) for %s with ptxas in %.1f s\n", todo.size(), target.c_str(),
+                 now_s() - t0);
+  return "";
+}
+
+}  // namespace ptxcts::run

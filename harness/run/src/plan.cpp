@@ -1,0 +1,61 @@
+#include "plan.hpp"
+
+#include <stdexcept>
+
+#include "abi.hpp"
+
+namespace ptxcts::run {
+
+namespace {
+const AbiRegistry& registry() {
+  static const AbiRegistry r = [] {
+    AbiRegistry x;
+    register_cp_async(x);
+    register_bulk(x);
+    register_tensor(x);
+    return x;
+  }();
+  return r;
+}
+}  // namespace
+
+std::vector<RunCase> plan_cases(const std::vector<Form>& forms, const PlanOptions& o) {
+  std::vector<RunCase> out;
+  const AbiRegistry& reg = registry();
+  for (const Form& f : forms) {
+    if (!f.valid()) continue;  // invalid forms are the compile tier's negative cases; never launched
+    auto it = reg.find(f.abi);
+    if (it == reg.end()) {
+      RunCase c;
+      c.id = f.form + "#abi_" + f.abi;
+      c.form = &f;
+      c.variant = "abi_" + f.abi;
+      c.not_supported = "the run tier has no driver for run ABI '" + f.abi + "' yet";
+      out.push_back(c);
+      continue;
+    }
+    auto vs = it->second.variants(f, o);
+    if (o.level == 0 && vs.size() > 1) vs.resize(1);
+    for (auto& [name, params] : vs) {
+      RunCase c;
+      c.id = f.form + "#" + name;
+      c.form = &f;
+      c.variant = name;
+      c.params = params;
+      if (auto* ns = params.get("not_supported")) c.not_supported = ns->str();
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+void build_setup(const RunCase& c, uint64_t seed, const PlanOptions& o, Setup& s) {
+  auto it = registry().find(c.form->abi);
+  if (it == registry().end()) throw std::runtime_error("no driver for run ABI '" + c.form->abi + "'");
+  Rng rng(seed);
+  s.w[W_WAIT_LIMIT] = kWaitLimit;
+  it->second.build(c, rng, o, s);
+  s.info["variant"] = c.params;
+}
+
+}  // namespace ptxcts::run

@@ -1,0 +1,14 @@
+// Repro bundles (results/README.md): one folder per failing case with the PTX module, the seed and inputs, the
+// tensor-map parameters, expected and actual bytes, and the one-line command that replays the case alone.
+#pragma once
+#include <string>
+
+#include "case.hpp"
+
+namespace ptxcts::run {
+
+std::string replay_command(const std::string& id, const std::string& load_path, uint64_t seed, const std::string& target);
+void write_repro(const std::string& dir, const RunCase& c, const Setup& s, const Image* actual, const CaseResult& r,
+                 uint64_t run_seed, uint64_t case_seed, const std::string& module_path);
+
+}  // namespace ptxcts::run

@@ -1,0 +1,129 @@
+// Spellings, the redOp x type tables of the chapter, and the policy catalog.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "ptxcts/ref/policy.hpp"
+#include "ptxcts/ref/types.hpp"
+
+using namespace ptxcts::ref;
+
+namespace {
+const RedOp kOps[] = {RedOp::and_op, RedOp::or_op, RedOp::xor_op, RedOp::add,
+                      RedOp::inc,    RedOp::dec,   RedOp::min,    RedOp::max};
+const ElemType kTypes[] = {ElemType::b32, ElemType::b64, ElemType::u32, ElemType::s32, ElemType::u64,
+                           ElemType::s64, ElemType::f16, ElemType::bf16, ElemType::f32, ElemType::f64};
+
+std::set<std::string> cells(ReduceSite site) {
+  std::set<std::string> out;
+  for (RedOp op : kOps)
+    for (ElemType t : kTypes)
+      for (bool noftz : {false, true}) {
+        const ReduceOp r{op, t, noftz};
+        if (reduce_op_allowed(site, r)) out.insert(to_string(r));
+      }
+  return out;
+}
+}  // namespace
+
+TEST(Types, ParsePrintRoundTrip) {
+  for (RedOp op : kOps)
+    for (ElemType t : kTypes)
+      for (bool noftz : {false, true}) {
+        const ReduceOp r{op, t, noftz};
+        const auto back = parse_reduce_op(to_string(r));
+        ASSERT_TRUE(back.has_value()) << to_string(r);
+        EXPECT_EQ(*back, r);
+      }
+  EXPECT_EQ(to_string(ReduceOp{RedOp::add, ElemType::f16, true}), "add.noftz.f16");
+  EXPECT_EQ(elem_bytes(ElemType::bf16), 2u);
+  EXPECT_EQ(elem_bytes(ElemType::s64), 8u);
+}
+
+TEST(Types, ParseErrorsSayWhy) {
+  std::string why;
+  EXPECT_FALSE(parse_reduce_op("add", &why).has_value());
+  EXPECT_NE(why.find("is not <redOp>.<type>"), std::string::npos);
+  EXPECT_FALSE(parse_reduce_op("mul.u32", &why).has_value());
+  EXPECT_NE(why.find("unknown redOp 'mul'"), std::string::npos);
+  EXPECT_FALSE(parse_reduce_op("add.u16", &why).has_value());
+  EXPECT_NE(why.find("unknown type 'u16'"), std::string::npos);
+}
+
+// The chapter's table for .dst = .shared::cluster, cell by cell.
+TEST(Types, SharedClusterTable) {
+  const std::set<std::string> want = {"add.u32", "add.s32", "add.u64", "min.u32", "min.s32", "max.u32",
+                                      "max.s32", "inc.u32", "dec.u32", "and.b32", "or.b32",  "xor.b32"};
+  EXPECT_EQ(cells(ReduceSite::bulk_shared_cluster), want);
+}
+
+// The chapter's table for .dst = .global; f16/bf16 add only with .noftz ('require .noftz qualifier').
+TEST(Types, GlobalTable) {
+  const std::set<std::string> want = {
+      "add.u32", "add.s32", "add.u64", "add.f32", "add.f64", "add.noftz.f16", "add.noftz.bf16",
+      "min.u32", "min.s32", "min.u64", "min.s64", "min.f16", "min.bf16",      "max.u32",
+      "max.s32", "max.u64", "max.s64", "max.f16", "max.bf16", "inc.u32",      "dec.u32",
+      "and.b32", "and.b64", "or.b32",  "or.b64",  "xor.b32", "xor.b64"};
+  EXPECT_EQ(cells(ReduceSite::bulk_global), want);
+  std::string why;
+  EXPECT_FALSE(reduce_op_allowed(ReduceSite::bulk_global, ReduceOp{RedOp::add, ElemType::f16, false}, &why));
+  EXPECT_NE(why.find("noftz_required"), std::string::npos);
+}
+
+// cp.reduce.async.bulk.tensor's table: no .f64 add, no .noftz.
+TEST(Types, TensorTable) {
+  const std::set<std::string> want = {"add.u32", "add.s32", "add.u64", "add.f32", "add.f16",  "add.bf16", "min.u32",
+                                      "min.s32", "min.u64", "min.s64", "min.f16", "min.bf16", "max.u32",  "max.s32",
+                                      "max.u64", "max.s64", "max.f16", "max.bf16", "inc.u32", "dec.u32",  "and.b32",
+                                      "and.b64", "or.b32",  "or.b64",  "xor.b32", "xor.b64"};
+  EXPECT_EQ(cells(ReduceSite::tensor), want);
+}
+
+TEST(Types, LittleEndian) {
+  std::uint8_t b[8] = {};
+  store_le(b, 4, 0x11223344u);
+  EXPECT_EQ(b[0], 0x44);
+  EXPECT_EQ(b[3], 0x11);
+  EXPECT_EQ(load_le(b, 4), 0x11223344u);
+  EXPECT_EQ(load_le(b, 2), 0x3344u);
+}
+
+TEST(Policy, CatalogIsCompleteAndConsistent) {
+  const auto& cat = policy_catalog();
+  ASSERT_EQ(cat.size(), kPolicyCount);
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < cat.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(cat[i].id), i);
+    EXPECT_TRUE(names.insert(cat[i].name).second) << "duplicate " << cat[i].name;
+    EXPECT_GE(cat[i].alternatives.size(), 2u) << cat[i].name << " needs alternatives";
+    EXPECT_LT(cat[i].default_index, cat[i].alternatives.size());
+    EXPECT_FALSE(cat[i].question.empty());
+  }
+}
+
+TEST(Policy, EnumerateAndSelect) {
+  EXPECT_EQ(policy_alternatives("f32_add_subnormals"),
+            (std::vector<std::string>{"flush", "keep", "flush_inputs", "flush_results"}));
+  EXPECT_TRUE(policy_alternatives("no_such_policy").empty());
+  PolicySet p;
+  EXPECT_TRUE(p.is_default());
+  EXPECT_EQ(p.describe(), "default");
+  EXPECT_EQ(p.value_name(PolicyId::f32_add_subnormals), "flush");  // the chapter's "current implementation"
+  std::string why;
+  EXPECT_TRUE(p.set_assignment("f32_add_subnormals=keep", &why)) << why;
+  EXPECT_EQ(p.get<SubnormalMode>(PolicyId::f32_add_subnormals), SubnormalMode::keep);
+  EXPECT_EQ(p.describe(), "f32_add_subnormals=keep");
+  EXPECT_FALSE(p.set_assignment("f32_add_subnormals=maybe", &why));
+  EXPECT_NE(why.find("alternatives: flush keep flush_inputs flush_results"), std::string::npos);
+  EXPECT_FALSE(p.set_assignment("nope=1", &why));
+  EXPECT_NE(why.find("unknown policy 'nope'"), std::string::npos);
+  EXPECT_FALSE(p.set_assignment("f32_add_subnormals", &why));
+}
+
+TEST(Policy, SingleDeviationsCoverEveryAlternative) {
+  std::size_t expected = 0;
+  for (const auto& p : policy_catalog()) expected += p.alternatives.size() - 1;
+  const auto devs = single_deviations(PolicySet{});
+  EXPECT_EQ(devs.size(), expected);
+  for (const auto& d : devs) EXPECT_EQ(d.second.describe(), d.first);
+}
