@@ -26,7 +26,13 @@ def load_forms(family=None):
 
 def module_text(target, ptx, forms):
     """Assemble one module: `.version ptx`, `.target target`, `.address_size 64`, then each form's entry.
-    forms: Form objects (load_forms()) or form IDs."""
+    forms: Form objects (load_forms()) or form IDs. An unknown target, PTX version or form ID raises an error
+    naming it."""
+    from .targets import BY_NAME, PTX_VERSIONS
+    if target not in BY_NAME:
+        raise ValueError(f"module_text: unknown target '{target}' (known: {', '.join(sorted(BY_NAME))})")
+    if ptx not in PTX_VERSIONS:
+        raise ValueError(f"module_text: unknown PTX ISA version '{ptx}' (known: {', '.join(PTX_VERSIONS)})")
     if forms and isinstance(forms[0], str):
         by_id = {f.id: f for f in load_forms()}
         missing = [x for x in forms if x not in by_id]

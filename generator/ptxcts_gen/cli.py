@@ -39,6 +39,12 @@ def cmd_gen(args):
     size = sum(len(t.encode()) for t in files.values())
     nforms = sum(len(v[0]) for v in per_family.values())
     ncases = sum(len(v[1]) for v in per_family.values())
+    if not args.quiet:
+        print(f"{'family':32s} {'forms valid':>11s} {'invalid':>8s} {'cases accept':>13s} {'reject':>8s}")
+        for fam, (ff, cases) in sorted(per_family.items()):
+            nv = sum(1 for f in ff if f.valid)
+            na = sum(1 for c in cases if not c.rules)
+            print(f"{fam:32s} {nv:11d} {len(ff) - nv:8d} {na:13d} {len(cases) - na:8d}")
     print(f"generated/: {len(files)} files ({changed} written, {removed} removed), {nforms} forms, {ncases} cases, "
           f"{size / 1e6:.2f} MB, {time.time() - t0:.1f}s")
     return 0
@@ -107,7 +113,7 @@ def cmd_cases(args):
             continue
         sel.append(r)
     if args.count:
-        _count_table(sel)
+        _count_table(sel, _read_forms(args.root or GENERATED))
         return 0
     for r in sel:
         print("\t".join([r["case_id"], r["expect"], ",".join(r["rules"])]) if not args.ids else r["case_id"])
@@ -116,25 +122,27 @@ def cmd_cases(args):
     return 0
 
 
-def _count_table(rows):
-    fam = {}
-    forms = {}
-    tgt = {}
+def _read_forms(root):
+    path = os.path.join(root, "manifest", "forms.jsonl")
+    with open(path) as fh:
+        return {rec["form"]: rec for rec in map(json.loads, fh)}
+
+
+def _count_table(rows, forms):
+    """Per family: forms valid/invalid (forms.jsonl invalid_by) among the selected cases' forms, cases
+    accept/reject; then cases per target."""
+    fam, fam_forms, tgt = {}, {}, {}
     for r in rows:
         a = fam.setdefault(r["family"], [0, 0])
         a[0 if r["expect"] == "accept" else 1] += 1
-        fv = forms.setdefault(r["family"], {})
-        # a form is valid when some case of it is accepted or its rejects are all target/version rules
-        form_bad = any(not (x.endswith(".ptx") or x.endswith(".target") or x.startswith("target."))
-                       for x in r["rules"])
-        fv[r["form"]] = fv.get(r["form"], False) or form_bad
+        fam_forms.setdefault(r["family"], set()).add(r["form"])
         b = tgt.setdefault(r["target"], [0, 0])
         b[0 if r["expect"] == "accept" else 1] += 1
     print(f"{'family':32s} {'forms valid':>11s} {'invalid':>8s} {'cases accept':>13s} {'reject':>8s} {'total':>8s}")
     tot = [0, 0, 0, 0]
     for f in sorted(fam):
-        nv = sum(1 for bad in forms[f].values() if not bad)
-        ni = len(forms[f]) - nv
+        nv = sum(1 for x in fam_forms[f] if not forms[x]["invalid_by"])
+        ni = len(fam_forms[f]) - nv
         a, b = fam[f]
         tot = [tot[0] + nv, tot[1] + ni, tot[2] + a, tot[3] + b]
         print(f"{f:32s} {nv:11d} {ni:8d} {a:13d} {b:8d} {a + b:8d}")
@@ -174,7 +182,8 @@ def cmd_modules(args):
     if args.valid_only:
         forms = [f for f in forms if not info[f.id]]
     os.makedirs(args.out, exist_ok=True)
-    index = {"target": t.name, "ptxas_arch": t.arch, "ptx": args.ptx, "modules": {}, "entries": {}}
+    index = {"target": t.name, "ptxas_arch": t.arch, "ptx": args.ptx, "modules": {}, "module_headers": {},
+             "entries": {}}
     by_fam = {}
     for f in forms:
         by_fam.setdefault(f.family, []).append(f)
@@ -188,6 +197,11 @@ def cmd_modules(args):
                 fh.write(text)
             index["modules"][name] = [f.entry for f in chunk]
             lines = text.split("\n")
+            # a diagnostic on a header line (e.g. 'PTX .version 8.5 does not support .target sm_100' on the .target
+            # line) concerns every entry of the module
+            index["module_headers"][name] = {
+                "target_line": next(i for i, ln in enumerate(lines, 1) if ln.startswith(".target ")),
+                "header_last_line": next(i for i, ln in enumerate(lines, 1) if ln.startswith("// form: ")) - 1}
             cur = None
             for no, line in enumerate(lines, 1):
                 if line.startswith(".visible .entry "):

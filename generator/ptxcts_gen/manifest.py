@@ -22,7 +22,6 @@ def build(progress=None):
     files = {}
     forms = all_forms()
     families = sorted({f.family for f in forms})
-    files["manifest/targets.json"] = json.dumps(targets_document(), indent=1, sort_keys=True) + "\n"
     files["manifest/forms.jsonl"] = "".join(json.dumps(form_record(f), sort_keys=True) + "\n" for f in forms)
     per_family = {}
     for i, fam in enumerate(families):
@@ -37,7 +36,25 @@ def build(progress=None):
         files[f"kernels/{fam}.ptx"] = header + "\n".join(kernel_text(f) for f in ff)
         if progress:
             progress(i + 1, len(families), fam, len(ff), len(cases))
+    doc = targets_document()
+    doc["counts"] = counts(per_family)
+    files["manifest/targets.json"] = json.dumps(doc, indent=1, sort_keys=True) + "\n"
     return files, per_family
+
+
+def counts(per_family):
+    """What the strategy yields: forms valid/invalid and cases accept/reject, per family and per target."""
+    fam, tgt = {}, {}
+    for name, (ff, cases) in sorted(per_family.items()):
+        fam[name] = {"forms_valid": sum(1 for f in ff if f.valid), "forms_invalid": sum(1 for f in ff if not f.valid),
+                     "cases_accept": sum(1 for c in cases if not c.rules),
+                     "cases_reject": sum(1 for c in cases if c.rules)}
+        for c in cases:
+            t = tgt.setdefault(c.target, {"accept": 0, "reject": 0})
+            t[c.expect] += 1
+    total = {k: sum(v[k] for v in fam.values()) for k in ("forms_valid", "forms_invalid", "cases_accept",
+                                                            "cases_reject")}
+    return {"per_family": fam, "per_target": tgt, "total": total}
 
 
 def _existing():

@@ -10,9 +10,10 @@ from collections import Counter, defaultdict
 from compile import classify as cls
 from compile import expectations, judge, manifest, modules, output, progress, ptxas
 
-# Cases per module. Measured on this machine (see README "The compile tier"): ptxas's time per entry grows with
-# the module, and each call costs a fixed ~10 ms; 96 keeps both small and still gives both cores work.
-DEFAULT_MODULE_SIZE = 96
+# Cases per module. Measured here (ptxas 13.0, valid modules at sm_100a/PTX 9.0, best of 3): one entry alone costs
+# ~22-25 ms (process start), 16 entries ~7-9 ms each, 32-128 entries a flat ~5-8 ms each, 192-256 entries 13-16 ms
+# each (the non-linear growth). 64 sits in the flat part, and leaves many modules to spread over the cores.
+DEFAULT_MODULE_SIZE = 64
 
 
 def _root():

@@ -143,8 +143,11 @@ class Judge:
             for c in rejected:
                 o = out[c.id]
                 o.verdict, o.diags = REJECTED, per[c.id]
-                o.frame_errors = [d for d in per[c.id] if d["where"] != "instruction"
-                                  and d["severity"] in (diagnostics.ERROR, diagnostics.FATAL)]
+                rej = [d for d in per[c.id] if d["severity"] in (diagnostics.ERROR, diagnostics.FATAL)]
+                instr_rejected = any(d["where"] == "instruction" for d in rej)
+                # a companion line's error is expected only beside a rejected instruction under test
+                o.frame_errors = [d for d in rej if d["where"] != "instruction"
+                                  and not (d["where"] == "companion" and instr_rejected)]
             done = {c.id for c in rejected}
             pending = [c for c in pending if c.id not in done]
 
@@ -165,6 +168,7 @@ def _diag(d: diagnostics.Diagnostic, mod: modules.Module, span: Optional[modules
         entry_line, where = None, "entry"
     else:
         entry_line = d.line - span.first + 1
-        where = "instruction" if d.line in span.instr_lines else "frame"
+        where = ("instruction" if d.line in span.instr_lines else
+                 "companion" if d.line in span.companion_lines else "frame")
     return {"severity": d.severity, "line": d.line, "entry_line": entry_line, "where": where,
             "text": mod.line_text(d.line), "message": d.message}

@@ -28,6 +28,7 @@ class Span:
     first: int                      # 1-based, inclusive
     last: int                       # inclusive
     instr_lines: Tuple[int, ...]    # lines of the instruction under test
+    companion_lines: Tuple[int, ...] = ()
 
 
 @dataclass
@@ -77,6 +78,10 @@ def opcode(instr: str) -> str:
 
 
 TEST_MARK = "// ptxcts:test"
+# A frame line the generator declares to share the requirements of the instruction under test (e.g. the
+# cp.async.commit_group after a cp.async, createpolicy before an .L2::cache_hint form): in an invalid case whose
+# instruction under test is itself rejected, an error on such a line is expected, not a harness error.
+COMPANION_MARK = "// ptxcts:companion"
 _ENTRY = re.compile(r"\.entry\s+([A-Za-z_$%][\w$]*)")
 
 
@@ -187,7 +192,8 @@ def build(assembler: Assembler, target: str, ptx: str, cases: List[Case]) -> Mod
         if not instr:
             op = opcode(form["instr"])
             instr = tuple(n for n in range(line_no, last + 1) if op and _starts_with_opcode(lines[n - 1], op))
-        spans.append(Span(c, k, firsts[idx], last, instr))
+        companions = tuple(n for n in range(line_no, last + 1) if COMPANION_MARK in lines[n - 1])
+        spans.append(Span(c, k, firsts[idx], last, instr, companions))
     return Module(target, ptx, text, spans, lines)
 
 

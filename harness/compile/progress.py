@@ -12,6 +12,8 @@ class Progress:
         self.t0 = time.monotonic()
         self.last = 0.0
         self.tty = stream.isatty()
+        if not self.tty:
+            self.every = max(self.every, 10.0)   # a log file gets a line every 10 s, a terminal one line redrawn
 
     def advance(self, n, bad=0):
         self.done += n

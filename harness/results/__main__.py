@@ -9,7 +9,7 @@ from .errors import EXIT_USAGE, ResultsError
 def _validate(args):
     for path in merge.find_documents(args.runs):
         doc = schema.load(path)
-        print(f"validate: {path}: {doc['tier']} run {doc['run_id']} shard {doc['shard']['index']}/"
+        print(f"validate: {path}: {doc['tier']} tier, run {doc['run_id']}, shard {doc['shard']['index']}/"
               f"{doc['shard']['count']}, {len(doc['cases'])} cases: valid ({schema.SCHEMA} v{schema.VERSION})")
     return 0
 

@@ -22,7 +22,7 @@ text-align:center}.n i{font-style:normal;font-size:9px;opacity:.7;margin-right:2
 #findings{table-layout:fixed;width:100%}#findings td{word-break:break-all}.c-pass{background:#cdeccd}.c-fail{background:#f5b5b5}.c-spec_divergence{background:#f7d89c}
 .c-not_supported{background:#dde3ee}.c-compile_error{background:#f0a0c8}.c-crash{background:#d46a6a;color:#fff}
 .c-timeout{background:#c9a0dc}.c-skipped{background:#eeeeee;color:#555}
-.warn{border:2px solid #c33;background:#fdecec;padding:.5em 1em;margin:1em 0}
+.nim{color:#c33;font-weight:600}.warn{border:2px solid #c33;background:#fdecec;padding:.5em 1em;margin:1em 0}
 .bar{display:inline-block;height:8px;background:#5a5;vertical-align:middle}.bar.ex{background:#9bd}
 code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;white-space:pre-wrap;word-break:break-all}
 td[data-col],#summary td.name{white-space:nowrap}details{margin:.3em 0}summary{cursor:pointer;font-weight:600}.muted{color:#666}td.msg{text-align:left;max-width:40em}
@@ -111,7 +111,7 @@ def render(rep):
                    f'{" (with findings)" if bad else ""}</summary><table class="forms">' + _head(columns, "form"))
         for row in rows:
             tds = "".join(_cell(row["cells"].get(c["key"]), classes, f'data-col="{_e(c["key"])}"') for c in columns)
-            note = "" if row["in_manifest"] else ' <span class="warn">not in the manifest</span>'
+            note = "" if row["in_manifest"] else ' <span class="nim">(not in the manifest)</span>'
             out.append(f'<tr data-form="{_e(row["form"])}"><td class="name">{_e(row["form"])}{note}</td>{tds}</tr>')
         out.append("</table></details>")
 

@@ -17,7 +17,9 @@ values for the run tier) and kernel (what the template needs: completion flow, c
 """
 import importlib
 
-FAMILY_MODULES = ("cp_async", "cp_async_groups", "bulk", "reduce_bulk", "bulk_prefetch", "tensor", "reduce_tensor", "prefetch_tensor", "bulk_groups")
+# one module per family, in the chapter's order
+FAMILY_MODULES = ("cp_async", "cp_async_groups", "bulk", "reduce_bulk", "bulk_prefetch", "tensor", "reduce_tensor",
+                  "prefetch_tensor", "bulk_groups")
 
 
 def seg(text):

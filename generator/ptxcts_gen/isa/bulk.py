@@ -6,7 +6,8 @@ FAMILY = "cp.async.bulk"
 TEMPLATE = "bulk.ptx.j2"
 
 DEFAULTS = {"dir": "shared::cta.global", "dst": None, "src": None, "completion": None, "multicast": False,
-            "cache_hint": False, "policy": None, "cp_mask": False, "byte_mask": None, "size_imm": None}
+            "cache_hint": False, "policy": None, "cp_mask": False, "byte_mask": None, "size_imm": None,
+            "mbar_operand": True}
 AXES = (
     ("dir", ("shared::cta.global", "shared::cluster.global", "shared::cluster.shared::cta", "global.shared::cta")),
     ("multicast", (False, True)),
@@ -23,6 +24,7 @@ EXTRA = (
     {"dir": "global.global", "completion": "bulk_group"},                           # bulk.direction
     {"dir": "shared::cta.global", "multicast": True},                               # multicast, ::cta destination
     {"dir": "shared::cluster.shared::cta", "multicast": True},
+    {"dir": "shared::cta.global", "mbar_operand": False},                           # no [mbar] operand
 )
 REQUIRES = (
     (lambda q: True, "bulk"),
@@ -31,7 +33,7 @@ REQUIRES = (
 )
 RULES = ("bulk.direction", "common.completion_mechanism", "bulk.multicast_global_to_cluster",
          "bulk.cp_mask_shared_to_global", "bulk.cp_mask_requires_byte_mask", "common.cache_hint_needs_global",
-         "common.cache_policy_requires_hint", "common.size_multiple_of_16")
+         "common.cache_policy_requires_hint", "common.size_multiple_of_16", "bulk.mbarrier_operand_required")
 KEEP_INVALID_PER_RULE = 2
 
 
@@ -56,6 +58,8 @@ def form_id(q):
         parts.append("no_byte_mask")
     if q["size_imm"] is not None:
         parts.append(f"size_imm_{q['size_imm']}")
+    if not q["mbar_operand"]:
+        parts.append("no_mbar")
     return "/".join(parts)
 
 
@@ -81,7 +85,7 @@ def instr(q):
         text += ".cp_mask"
     ops = [operand(q["dst"], "dst", q), operand(q["src"], "src", q),
            str(q["size_imm"]) if q["size_imm"] is not None else "%size"]
-    if q["completion"].startswith("mbarrier"):
+    if q["completion"].startswith("mbarrier") and q["mbar_operand"]:
         ops.append("[%c_mbar]" if _remote(q) else "[%mbar]")
     if q["multicast"]:
         ops.append("%cta_mask")
@@ -95,7 +99,9 @@ def instr(q):
 def run(q):
     return {"direction": f"{q['src']}->{q['dst']}", "completion": q["completion"], "multicast": q["multicast"],
             "cache_hint": q["cache_hint"], "cp_mask": q["cp_mask"], "remote": _remote(q),
-            "size": q["size_imm"] if q["size_imm"] is not None else "args"}
+            "size": q["size_imm"] if q["size_imm"] is not None else "args",
+            # "the destination has to be in the shared memory of a different CTA within the cluster"
+            "peer_must_differ": (q["dst"], q["src"]) == ("shared::cluster", "shared::cta")}
 
 
 def kernel(q):

@@ -26,12 +26,13 @@ EXTRA = (
     {"redop": "add", "type": "u32", "completion": "mbarrier::complete_tx::bytes"},    # wrong completion
     {"dir": "shared::cluster.shared::cta", "redop": "add", "type": "u32", "completion": "bulk_group"},
     {"dir": "shared::cluster.global", "redop": "add", "type": "u32"},                # direction not in syntax
+    {"redop": "add", "type": "b4x16"}, {"redop": "min", "type": "b6x16_p32"},       # packed tensor types
 )
 REQUIRES = ((lambda q: True, "reduce_bulk"),)
 RULES = ("reduce_bulk.direction", "common.completion_mechanism", "reduce_bulk.redop_type_shared_cluster",
          "reduce_bulk.redop_type_global", "reduce_bulk.add_f16_bf16_requires_noftz",
          "reduce_bulk.noftz_only_add_f16_bf16", "common.cache_hint_needs_global",
-         "common.cache_policy_requires_hint", "common.size_multiple_of_16")
+         "common.cache_policy_requires_hint", "common.size_multiple_of_16", "reduce_bulk.no_packed_types")
 KEEP_INVALID_PER_RULE = 2
 
 

@@ -2,7 +2,7 @@
 the default), .1d-.5d, .L2::cache_hint. The element type comes from the tensor map: run.types lists the types
 the chapter's table allows for the redOp (the run tier varies them)."""
 from . import seg
-from ..rules.reduce import REDOPS, TENSOR_CELLS
+from ..rules.reduce import REDOPS, TYPES, TENSOR_CELLS
 from ..rules.tensor import expected_coords
 
 FAMILY = "cp.reduce.async.bulk.tensor"
@@ -78,7 +78,12 @@ def instr(q):
 
 def run(q):
     return {"direction": f"{q['src']}->{q['dst']}", "dims": q["dim"], "redop": q["redop"],
-            "types": list(TENSOR_CELLS.get(q["redop"], ())), "load_mode": q["load_mode"] or "tile",
+            "types": list(TENSOR_CELLS.get(q["redop"], ())),
+            # the element type is the tensor map's, not an instruction qualifier: ptxas cannot see it, so the
+            # redOp x type table becomes run-tier cells (one run case per type; empty cells are negative)
+            "type_cells": {t: ("allowed" if t in TENSOR_CELLS.get(q["redop"], ()) else "not_in_table")
+                           for t in TYPES},
+            "load_mode": q["load_mode"] or "tile",
             "completion": q["completion"], "cache_hint": q["cache_hint"], "coords": q["coords"]}
 
 

@@ -145,7 +145,9 @@ def run(q):
     return {"direction": f"{q['src']}->{q['dst']}", "dims": q["dim"], "load_mode": q["load_mode"] or "tile",
             "completion": q["completion"], "multicast": q["multicast"], "cta_group": q["cta_group"] or "none",
             "cache_hint": q["cache_hint"], "coords": q["coords"], "im2col_info": q["im2col_info"],
-            "remote": _remote(q)}
+            "remote": _remote(q),
+            # "Starting co-ordinates for Bounding Box (tensorCoords) must be non-negative." (.global.shared::cta)
+            "coords_nonnegative": q["dst"] == "global"}
 
 
 def kernel(q):

@@ -40,3 +40,10 @@ def cp_mask_shared_to_global(q):
       "When the optional qualifier .cp_mask is specified, the argument byteMask is required.")
 def cp_mask_requires_byte_mask(q):
     return q.get("cp_mask", False) and not q.get("byte_mask", False)
+
+
+@rule("bulk.mbarrier_operand_required", "constraint", "9.7.9.25.1.2",
+      "For a bulk asynchronous operation, the mbarrier object must be specified in the asynchronous operation, "
+      "whereas for non-bulk operations, it can be specified after the asynchronous operation.")
+def mbarrier_operand_required(q):
+    return q.get("completion", "").startswith("mbarrier") and q.get("mbar_operand") is False

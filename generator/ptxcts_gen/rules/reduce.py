@@ -68,3 +68,9 @@ def reduce_tensor_load_mode(q):
       ".src = { .shared::cta }")
 def reduce_tensor_direction(q):
     return (q["dst"], q["src"]) != ("global", "shared::cta")
+
+
+@rule("reduce_bulk.no_packed_types", "constraint", "9.7.9.25.5.1",
+      "cp.reduce.async.bulk doesn't support the types .b4x16, .b4x16_p64, .b6x16_p32 and .b6p2x16.")
+def no_packed_types(q):
+    return q["type"] in ("b4x16", "b4x16_p64", "b6x16_p32", "b6p2x16")

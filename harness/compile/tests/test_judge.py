@@ -69,6 +69,19 @@ class NegativeModuleTest(JudgeBase):
         self.assertIn("mov.u32 %r9, 1;", msg)
         self.assertEqual(classify.classify(cases["t/ok@sm_90.ptx86"], out["t/ok@sm_90.ptx86"], [])[0], classify.PASS)
 
+    def test_companion_line_error_only_beside_a_rejected_instruction(self):
+        """A frame line marked `// ptxcts:companion` may fail with the instruction under test, never alone."""
+        comp = ["cp.async.commit_group; // ptxcts:companion"]
+        entries = [("t/both", CA4, "reject", "sm_75", "7.8", comp),          # cp.async and commit_group need sm_80
+                   ("t/alone", "mov.u32 %r3, 1;", "reject", "sm_75", "7.8", comp)]   # only the companion fails
+        m, _, out = self.judge(entries, "sm_75", "7.8")
+        cases = {x.id: x for x in m.cases}
+        both, alone = out["t/both@sm_75.ptx78"], out["t/alone@sm_75.ptx78"]
+        self.assertIn("companion", [d["where"] for d in both.diags])
+        self.assertEqual(classify.classify(cases[both.case_id], both, [])[0], classify.PASS)
+        k, msg, harness = classify.classify(cases[alone.case_id], alone, [])
+        self.assertEqual((k, harness), (classify.FAIL, True), msg)
+
     def test_header_error_rejects_every_case(self):
         entries = [("t/bulk", BULK, "reject", "sm_90", "7.0"), ("t/ca", CA4, "reject", "sm_90", "7.0")]
         _, _, out = self.judge(entries, "sm_90", "7.0")

@@ -347,6 +347,27 @@ std::uint32_t tensor_load(const TensorMapParams& map, const TensorAccess& a, Con
   return tensor_tx_bytes(map, a, p);
 }
 
+std::vector<std::uint32_t> tensor_load_multicast(const TensorMapParams& map, const TensorAccess& a,
+                                                 ConstByteSpan global, std::vector<Window>& windows,
+                                                 std::uint16_t cta_mask, const PolicySet& p) {
+  // 'The source data is multicast to the same offset as dstMem in the shared memory of each destination CTA.'
+  const std::vector<ByteWrite> writes = tensor_load_writes(map, a, global, p);
+  const std::uint32_t tx = tensor_tx_bytes(map, a, p);
+  std::vector<std::uint32_t> out(windows.size(), 0);
+  for (unsigned r = 0; r < 16; ++r) {
+    if (!((cta_mask >> r) & 1)) continue;
+    need(r < windows.size(), "ctaMask bit " + std::to_string(r) + " names a CTA outside the cluster of " +
+                                 std::to_string(windows.size()));
+    for (const ByteWrite& w : writes) {
+      need(w.addr < windows[r].size(), "tensor load writes shared byte " + std::to_string(w.addr) +
+                                           " beyond CTA " + std::to_string(r) + "'s window");
+      windows[r][w.addr] = w.value;
+    }
+    out[r] = tx;
+  }
+  return out;
+}
+
 namespace {
 
 // Chapter, 'restrictions on the .global.shared::cta direction'.
@@ -420,8 +441,11 @@ void tensor_reduce(const TensorMapParams& map, const TensorAccess& a, RedOp op, 
 
 std::uint64_t tensor_global_bytes(const TensorMapParams& map) {
   const std::uint64_t row = ceil_div(map.dims[0] * element_bits(map.dtype), 8);
-  if (map.rank <= 1) return row;
-  return map.strides[map.rank - 2] * map.dims[map.rank - 1];
+  // The last element's end: row bytes plus every dimension's stride times (dim - 1). For dense strides this is
+  // the product of the dims; padding after the last row is not included.
+  std::uint64_t extent = row;
+  for (unsigned i = 1; i < map.rank; ++i) extent += map.strides[i - 1] * (map.dims[i] - 1);
+  return extent;
 }
 
 std::vector<std::uint8_t> make_index_tensor(const TensorMapParams& map, std::uint64_t base) {

@@ -73,6 +73,19 @@ class Shards(TempDirTest):
         self.assertIn("must not overlap", err)
 
 
+class MergeVerb(TempDirTest):
+    def test_merge_writes_one_document_of_all_shards(self):
+        out = os.path.join(self.tmp, "merged")
+        code, _, err = cli("merge", os.path.join(RUNS, "h100"), "--run-id", "h100-merged", "--out", out)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(cli("validate", out)[0], 0)
+        with open(os.path.join(out, "results.json"), encoding="utf-8") as f:
+            doc = json.load(f)
+        self.assertEqual(doc["shard"], {"index": 0, "count": 1})
+        self.assertEqual(raw_counts([doc]), raw_counts(raw_docs(os.path.join(RUNS, "h100"))))
+        self.assertTrue(os.path.isfile(os.path.join(out, "junit.xml")))
+
+
 class Conflicts(TempDirTest):
     def test_same_key_in_two_runs_is_a_conflict_naming_both(self):
         out = os.path.join(self.tmp, "r")

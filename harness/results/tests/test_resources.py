@@ -1,4 +1,4 @@
-"""The example CTest resource spec (results/resources/gpus.json) as real CTest reads it: tests that ask for
+"""The example CTest resource spec (harness/results/resources/gpus.json) as real CTest reads it: tests that ask for
 RESOURCE_GROUPS "gpus:1" each get one distinct GPU id through CTEST_RESOURCE_GROUP_0_GPUS, as the run tier's
 shard tests will."""
 import json
@@ -10,7 +10,7 @@ import unittest
 
 from .common import REPO, TempDirTest
 
-SPEC = os.path.join(REPO, "results", "resources", "gpus.json")
+SPEC = os.path.join(REPO, "harness", "results", "resources", "gpus.json")
 SHARDS = 4
 
 

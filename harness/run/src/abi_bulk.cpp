@@ -1,4 +1,291 @@
+// cp.async.bulk (each direction, multicast, peer CTA), cp.reduce.async.bulk (global and peer shared::cluster),
+// cp.async.bulk.prefetch.L2 and the bulk async-group completion cases. Expected bytes from ref::bulk_copy,
+// ref::bulk_copy_multicast, ref::bulk_reduce, ref::bulk_reduce_to_peer.
+#include <sstream>
+
 #include "abi.hpp"
+#include "ptxcts/ref/copy.hpp"
+#include "values.hpp"
+
 namespace ptxcts::run {
-void register_bulk(AbiRegistry&) {}
+
+namespace {
+
+constexpr size_t kGuard = 256;  // guard band before and after every region, global and shared
+
+struct Shape {
+  bool src_shared = false, dst_shared = false, src_global = false, dst_global = false;
+  bool multicast = false, remote = false, mbarrier = false, reduce = false, prefetch = false;
+  bool fixed_size = false;
+  uint32_t size = 0;  // immediate size of the form (fixed_size)
+};
+
+Shape shape_of(const Form& f) {
+  Shape s;
+  std::string dir = run_str(f, "direction");
+  std::string comp = run_str(f, "completion");
+  s.prefetch = f.abi == "v1.prefetch";
+  s.reduce = !run_str(f, "redop").empty();
+  s.multicast = run_bool(f, "multicast");
+  s.remote = run_bool(f, "remote");
+  s.mbarrier = comp.find("mbarrier") != std::string::npos;
+  if (s.prefetch) {
+    s.src_global = true;
+  } else {
+    auto arrow = dir.find("->");
+    std::string from = dir.substr(0, arrow), to = arrow == std::string::npos ? "" : dir.substr(arrow + 2);
+    s.src_shared = from.rfind("shared", 0) == 0;
+    s.src_global = from == "global";
+    s.dst_shared = to.rfind("shared", 0) == 0;
+    s.dst_global = to == "global";
+  }
+  std::string sz = run_str(f, "size", "args");
+  if (sz != "args") {
+    s.fixed_size = true;
+    s.size = uint32_t(std::stoul(sz));
+  }
+  return s;
+}
+
+std::optional<ref::ReduceOp> reduce_op_of(const Form& f) {
+  std::string spelled = run_str(f, "redop") + (run_bool(f, "noftz") ? ".noftz." : ".") + run_str(f, "type");
+  std::string why;
+  auto op = ref::parse_reduce_op(spelled, &why);
+  if (!op) throw std::runtime_error("cannot parse the reduce op '" + spelled + "': " + why);
+  return op;
+}
+
+Json vparams(uint32_t size, unsigned align, uint32_t cluster, uint32_t mask, uint32_t peer) {
+  Json p = Json::object();
+  p["size"] = size;
+  p["align"] = align;
+  p["cluster"] = cluster;
+  p["cta_mask"] = mask;
+  p["peer"] = peer;
+  return p;
+}
+
+std::vector<Variant> bulk_variants(const Form& f, const PlanOptions& o) {
+  Shape sh = shape_of(f);
+  // The largest size the form allows here: shared operands live in one CTA's window (the device's opt-in
+  // shared memory, less a margin for the frame's static mbarrier), guard bands around each region.
+  size_t max_window = size_t(o.max_smem) - 1024;
+  bool two_regions = sh.src_shared && sh.dst_shared;  // source and destination may share a window (peer 0)
+  // layout: guard, source, guard rounded up to 256, destination, guard (+ up to 128 B of alignment shift each)
+  uint32_t max_size = uint32_t(((max_window - 4 * kGuard - 512) / (two_regions ? 2 : 1)) / 16 * 16);
+  if (!sh.src_shared && !sh.dst_shared) max_size = 1u << 20;  // prefetch: global only
+  std::vector<std::pair<uint32_t, unsigned>> sizes;
+  if (sh.fixed_size) {
+    sizes = {{sh.size, 16}, {sh.size, 128}};
+  } else {
+    // From 16 B to the largest, non-powers of two among them, at exactly 16-byte and at 128-byte alignment.
+    sizes = {{16, 16}, {16, 128}, {48, 16}, {272, 128}, {4096, 16}, {4112, 128}, {max_size, 16}};
+    if (o.level >= 2) {
+      for (uint32_t s : {32u, 1008u, 65536u, 131072u - 16})
+        if (s <= max_size) sizes.push_back({s, 16});
+    }
+  }
+  std::vector<Variant> v;
+  auto name = [](uint32_t size, unsigned al) {
+    return "size_" + std::to_string(size) + ".align_" + std::to_string(al);
+  };
+  if (sh.multicast) {
+    // ctaMask over clusters of 2, 4, 8 and (non-portable) 16 CTAs; masks with and without the issuing rank.
+    struct MC { uint32_t cluster, mask; };
+    std::vector<MC> mcs = {{2, 0x3}, {4, 0xa}, {8, 0xff}, {16, 0x8001}};
+    for (auto& m : mcs)
+      for (auto [size, al] : sizes) {
+        if (!sh.fixed_size && size != 16 && size != 4112 && size != max_size) continue;
+        std::ostringstream n;
+        n << "cluster_" << m.cluster << ".ctamask_" << hex(m.mask) << "." << name(size, al);
+        v.emplace_back(n.str(), vparams(size, al, m.cluster, m.mask, 0));
+      }
+    return v;
+  }
+  if (sh.remote) {
+    // The destination is the peer CTA's window (mapa): another CTA (1) and the issuing CTA itself (0).
+    for (uint32_t peer : {1u, 0u})
+      for (auto [size, al] : sizes) {
+        if (peer == 0 && size > 4112) continue;
+        v.emplace_back("peer_" + std::to_string(peer) + "." + name(size, al), vparams(size, al, 2, 0, peer));
+      }
+    return v;
+  }
+  for (auto [size, al] : sizes) v.emplace_back(name(size, al), vparams(size, al, 1, 0, 0));
+  return v;
+}
+
+size_t at_align(size_t base, unsigned al) { return al >= 128 ? base : base + al; }
+
+void bulk_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
+  const Form& f = *c.form;
+  Shape sh = shape_of(f);
+  uint32_t size = uint32_t(c.params.get_int("size"));
+  unsigned al = unsigned(c.params.get_int("align"));
+  uint32_t cluster = uint32_t(c.params.get_int("cluster", 1));
+  uint32_t mask = uint32_t(c.params.get_int("cta_mask"));
+  uint32_t peer = uint32_t(c.params.get_int("peer"));
+  std::optional<ref::ReduceOp> op;
+  if (sh.reduce) op = reduce_op_of(f);
+  unsigned eb = op ? ref::elem_bytes(op->type) : 1;
+
+  s.ranks = cluster;
+  s.cluster = f.abi.find("cluster") != std::string::npos;
+  s.w[W_SIZE] = size;
+  s.w[W_PEER] = peer;
+  s.w[W_ISSUER] = 0;
+  s.w[W_CTA_MASK] = mask;
+
+  // Window layout: [guard][source][guard][destination][guard], offsets at the case's alignment.
+  size_t src_off = 0, dst_off = 0, win = 1024;
+  if (sh.src_shared || sh.dst_shared) {
+    size_t at = kGuard;
+    if (sh.src_shared) { src_off = at_align(at, al); at = src_off + size + kGuard; at = (at + 255) / 256 * 256; }
+    if (sh.dst_shared) { dst_off = at_align(at, al); at = dst_off + size + kGuard; }
+    win = std::max<size_t>(1024, (at + 15) / 16 * 16);
+  }
+  s.window = uint32_t(win);
+  s.w[W_SRC_OFF] = src_off;
+  s.w[W_DST_OFF] = dst_off;
+  s.smem_init = random_bytes(rng, win * cluster);
+  if (sh.src_global) {
+    s.gsrc_off = at_align(kGuard, al);
+    s.gsrc = random_bytes(rng, s.gsrc_off + size + kGuard);
+  }
+  if (sh.dst_global) {
+    s.gdst_off = at_align(kGuard, al);
+    s.gdst = random_bytes(rng, s.gdst_off + size + kGuard);
+  }
+  // Source and destination bytes: for reductions, edge values crossed with each other; for copies, the
+  // destination made different from the source at every byte.
+  uint8_t* src_p = sh.src_global ? s.gsrc.data() + s.gsrc_off : s.smem_init.data() + src_off;  // issuer = rank 0
+  std::vector<uint8_t*> dst_ps;
+  if (sh.dst_global) dst_ps.push_back(s.gdst.data() + s.gdst_off);
+  if (sh.dst_shared) {
+    if (sh.multicast) {
+      for (uint32_t r = 0; r < cluster; ++r) dst_ps.push_back(s.smem_init.data() + size_t(r) * win + dst_off);
+    } else {
+      dst_ps.push_back(s.smem_init.data() + size_t(sh.remote ? peer : 0) * win + dst_off);
+    }
+  }
+  if (op) {
+    for (auto* d : dst_ps) fill_reduce_inputs(op->type, d, src_p, size / eb, rng);
+  } else if (!sh.prefetch) {
+    for (auto* d : dst_ps) make_distinct(d, src_p, size);
+  }
+
+  // Completion: mbarrier forms expect `size` bytes in each waiting CTA.
+  if (sh.mbarrier) {
+    s.w[W_TX_BYTES] = size;
+    if (sh.multicast) s.waiters = mask & ((1u << cluster) - 1);
+    else if (sh.remote) s.waiters = 1u << peer;
+    else s.waiters = 1;
+    s.w[W_WAITERS] = s.waiters;
+  }
+
+  // The model: the chapter's reading under a policy set (the judge recomputes under alternatives).
+  Setup* sp = &s;
+  s.model = [sp, sh, op, size, win, cluster, mask, peer, src_off, dst_off](const ref::PolicySet& ps) -> Image {
+    const Setup& s = *sp;
+    Image img;
+    img.gdst = s.gdst;
+    img.smem = s.smem_init;
+    std::vector<ref::Window> w(cluster);
+    for (uint32_t r = 0; r < cluster; ++r)
+      w[r].assign(img.smem.begin() + long(size_t(r) * win), img.smem.begin() + long(size_t(r + 1) * win));
+    ref::ConstByteSpan src = sh.src_global ? ref::ConstByteSpan(s.gsrc.data() + s.gsrc_off, size)
+                                           : ref::ConstByteSpan(s.smem_init.data() + src_off, size);
+    if (sh.prefetch) {
+      // a hint: nothing visible changes
+    } else if (op && sh.dst_global) {
+      ref::bulk_reduce(*op, ref::ReduceSite::bulk_global, ref::ByteSpan{img.gdst.data() + s.gdst_off, size}, src, size, ps);
+    } else if (op) {
+      ref::bulk_reduce_to_peer(*op, w, 0, src_off, peer, dst_off, size, ps);
+    } else if (sh.multicast) {
+      ref::bulk_copy_multicast(w, dst_off, src, size, uint16_t(mask));
+    } else if (sh.dst_global) {
+      ref::bulk_copy(ref::ByteSpan{img.gdst.data() + s.gdst_off, size}, src, size);
+    } else {
+      uint32_t to = sh.remote ? peer : 0;
+      ref::bulk_copy(ref::ByteSpan{w[to].data() + dst_off, size}, src, size);
+    }
+    for (uint32_t r = 0; r < cluster; ++r) std::copy(w[r].begin(), w[r].end(), img.smem.begin() + long(size_t(r) * win));
+    return img;
+  };
+  s.expected = s.model(ref::PolicySet{});
+  s.elem_bytes = eb;
+  size_t gdst_off = s.gdst_off;
+  s.where = [=](bool smem, uint32_t rank, size_t off) -> std::string {
+    auto elem = [&](size_t rel) {
+      std::string t = "element " + std::to_string(rel / eb);
+      if (eb == 1) t = "byte " + std::to_string(rel);
+      return t;
+    };
+    if (!smem) {
+      if (off >= gdst_off && off < gdst_off + size) return "destination " + elem(off - gdst_off);
+      return "global guard band";
+    }
+    if (sh.dst_shared && off >= dst_off && off < dst_off + size) return "destination " + elem(off - dst_off);
+    if (sh.src_shared && rank == 0 && off >= src_off && off < src_off + size)
+      return "shared source " + elem(off - src_off) + " (must stay unchanged)";
+    return "window guard band";
+  };
+  s.info["src_off"] = (unsigned long long)(sh.src_global ? s.gsrc_off : src_off);
+  s.info["dst_off"] = (unsigned long long)(sh.dst_global ? s.gdst_off : dst_off);
+  if (op) s.info["op"] = ref::to_string(*op);
+}
+
+// v1.self_check.bulk_group: 16-byte bulk copies window+src_off+16k -> dst+16k, each its own bulk async-group;
+// the kernel checks which are complete after the wait under test. read_then_overwrite: after wait_group.read
+// the kernel overwrites the source chunk with its bitwise not; the destination must still get the original.
+std::vector<Variant> group_variants(const Form& f, const PlanOptions&) {
+  Json p = Json::object();
+  p["chunks"] = run_int(f, "chunks", 1);
+  return {{"chunks_" + std::to_string(run_int(f, "chunks", 1)), p}};
+}
+
+void group_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
+  const Form& f = *c.form;
+  unsigned chunks = unsigned(run_int(f, "chunks", 1));
+  unsigned cb = unsigned(run_int(f, "chunk_bytes", 16));
+  size_t bytes = size_t(chunks) * cb;
+  s.window = 1024;
+  size_t src_off = kGuard;
+  s.w[W_SRC_OFF] = src_off;
+  s.smem_init = random_bytes(rng, s.window);
+  s.gdst_off = kGuard;
+  s.gdst = random_bytes(rng, s.gdst_off + bytes + kGuard);
+  make_distinct(s.gdst.data() + s.gdst_off, s.smem_init.data() + src_off, bytes);
+  s.self_check = true;
+  s.expect_bits = uint32_t(run_int(f, "expect_bits", 0));
+  s.expected.gdst = s.gdst;
+  s.expected.smem = s.smem_init;
+  ref::bulk_copy(ref::ByteSpan{s.expected.gdst.data() + s.gdst_off, uint32_t(bytes)},
+                 ref::ConstByteSpan(s.smem_init.data() + src_off, bytes), uint32_t(bytes));
+  if (run_str(f, "flow") == "read_then_overwrite") {
+    // The kernel's own store after the .read wait: the first source chunk becomes its bitwise not.
+    for (unsigned i = 0; i < cb; ++i) s.expected.smem[src_off + i] = uint8_t(~s.smem_init[src_off + i]);
+  }
+  Json bits = Json::array();
+  for (unsigned i = 0; i < unsigned(run_int(f, "checked_after_wait", 0)); ++i)
+    bits.push("bit " + std::to_string(i) + ": chunk " + std::to_string(i) + " complete after the wait");
+  s.info["check_bits"] = bits;
+  size_t goff = s.gdst_off;
+  s.where = [=](bool smem, uint32_t, size_t off) -> std::string {
+    if (!smem && off >= goff && off < goff + bytes) return "chunk " + std::to_string((off - goff) / cb);
+    if (smem && off >= src_off && off < src_off + bytes) return "shared source chunk " + std::to_string((off - src_off) / cb);
+    return "guard band";
+  };
+}
+
+}  // namespace
+
+void register_bulk(AbiRegistry& r) {
+  r["v1.bulk_group"] = {bulk_variants, bulk_build};
+  r["v1.mbarrier"] = {bulk_variants, bulk_build};
+  r["v1.mbarrier.cluster"] = {bulk_variants, bulk_build};
+  r["v1.prefetch"] = {bulk_variants, bulk_build};
+  r["v1.self_check.bulk_group"] = {group_variants, group_build};
+}
+
 }  // namespace ptxcts::run

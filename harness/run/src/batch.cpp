@@ -249,9 +249,10 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
     // Parent watchdogs: a case past the worker's own watchdog, or a worker silent for long (module load hang).
     for (auto& s : slots) {
       if (s.pid <= 0) continue;
-      if (s.current >= 0 && now - s.started > o.timeout_s + 20) {
+      if (s.current >= 0 && now - s.started > o.timeout_s + o.kill_margin_s) {
         kill(s.pid, SIGKILL);
-        ended(s, "parent watchdog: no result " + std::to_string(int(o.timeout_s + 20)) + " s after the case started; worker killed");
+        ended(s, "parent watchdog: no result " + std::to_string(int(o.timeout_s + o.kill_margin_s)) +
+                     " s after the case started; worker killed");
       } else if (s.current < 0 && !s.sent.empty() && now - s.last > 600) {
         kill(s.pid, SIGKILL);
         s.current = long(s.sent.front());

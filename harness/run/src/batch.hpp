@@ -18,6 +18,7 @@ struct BatchOptions {
   uint64_t seed = 1;
   int jobs = 4;                   // worker processes at once
   double timeout_s = 10;          // per case, the worker's watchdog; the parent allows a margin on top
+  double kill_margin_s = 20;      // the parent kills a worker silent for timeout_s + this after a case started
   std::string log_dir;            // worker stderr logs and repro bundles go here
   std::vector<std::string> plan_args;  // options that shape the plan, forwarded to workers
 };

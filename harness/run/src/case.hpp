@@ -110,6 +110,7 @@ struct Setup {
   std::function<std::string(bool smem, uint32_t rank, size_t off)> where;
   unsigned elem_bytes = 1;               // element width for printing expected/actual values
   Json info = Json::object();            // variant parameters and inputs worth keeping in the result/repro
+  std::string inject;                    // harness self-test (PTXCTS_RUN_INJECT): crash | hang | fail
 };
 
 }  // namespace ptxcts::run

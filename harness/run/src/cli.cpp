@@ -61,7 +61,8 @@ void Session::load(const Selection& sel) {
     for (auto& f : sel.filters) ok = ok && c.id.find(f) != std::string::npos;
     if (!ok) continue;
     seen.insert(c.id);
-    if (std::find(families.begin(), families.end(), c.form->family) == families.end()) families.push_back(c.form->family);
+    if (!c.form->kernel.empty() && std::find(families.begin(), families.end(), c.form->family) == families.end())
+      families.push_back(c.form->family);
     // --shard i/n: case k of the selection belongs to shard k % n.
     if (int(k++ % size_t(sel.shard_count)) != sel.shard_index) continue;
     cases.push_back(c);
@@ -75,6 +76,7 @@ std::vector<CaseResult> Session::execute() {
   auto skip_all = [&](const std::string& why) {
     for (auto& lp : load_paths)
       for (auto& c : cases) {
+        if (c.form->kernel.empty() && lp != load_paths.front()) continue;
         CaseResult r;
         r.id = c.id; r.family = c.form->family; r.form = c.form->form; r.target = c.target; r.ptx = c.ptx;
         r.load_path = lp; r.cls = cls::skipped; r.message = why;
@@ -91,7 +93,9 @@ std::vector<CaseResult> Session::execute() {
   for (auto& lp : load_paths) tag += "-" + lp;
   int cpus = int(sysconf(_SC_NPROCESSORS_ONLN));
   bool want_cubin = std::find(load_paths.begin(), load_paths.end(), "cubin") != load_paths.end();
-  for (size_t i = 0; i < targets.size(); ++i) {
+  bool any_kernel = false;
+  for (auto& c : cases) any_kernel |= !c.form->kernel.empty();
+  for (size_t i = 0; i < targets.size() && any_kernel; ++i) {
     std::string e = prepare_modules(targets[i], "9.0", families, tag, want_cubin, cpus, sets[i], quiet);
     if (!e.empty()) throw std::runtime_error(e);
   }
@@ -101,7 +105,7 @@ std::vector<CaseResult> Session::execute() {
   for (auto& c : cases) {
     std::string found;
     for (size_t i = 0; i < sets.size(); ++i)
-      if (sets[i].module_of.count(c.form->kernel)) { found = targets[i]; break; }
+      if (!c.form->kernel.empty() && sets[i].module_of.count(c.form->kernel)) { found = targets[i]; break; }
     auto mk = [&](const char* k, const std::string& msg, const std::string& lp) {
       CaseResult r;
       r.id = c.id; r.family = c.form->family; r.form = c.form->form; r.target = found.empty() ? base : found;
@@ -109,6 +113,7 @@ std::vector<CaseResult> Session::execute() {
       pre.push_back(r);
     };
     if (!c.not_supported.empty()) { for (auto& lp : load_paths) mk(cls::not_supported, c.not_supported, lp); continue; }
+    if (c.form->kernel.empty()) found = base;  // driver-API case: no kernel, no module
     if (found.empty()) {
       for (auto& lp : load_paths)
         mk(cls::not_supported, "not runnable on " + device.name + " (" + base + "): the form's targets are " +
@@ -126,7 +131,8 @@ std::vector<CaseResult> Session::execute() {
   }
 
   size_t total = pre.size();
-  for (auto& [t, v] : runnable) total += v.size() * load_paths.size();
+  for (auto& [t, v] : runnable)
+    for (auto* c : v) total += c->form->kernel.empty() ? 1 : load_paths.size();
   std::vector<std::pair<std::string, std::vector<RunCase>>> lower_cases;
   for (size_t i = 0; i < lower.size(); ++i) {
     std::vector<RunCase> v;
@@ -146,6 +152,8 @@ std::vector<CaseResult> Session::execute() {
     // A case whose cubin ptxas could not produce is a compile_error of the cubin path; not a launch.
     std::vector<const RunCase*> go;
     for (auto* c : cs) {
+      // A driver-API case (no kernel) has no load path of its own: it runs once, with the first load path.
+      if (c->form->kernel.empty() && lp != load_paths.front()) continue;
       auto mit = ms.module_of.find(c->form->kernel);
       if (lp == "cubin" && mit != ms.module_of.end() && ms.ptxas_error.count(mit->second)) {
         CaseResult r;

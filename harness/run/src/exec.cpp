@@ -139,6 +139,11 @@ CaseResult Executor::run(const RunCase& c, Setup& s) {
   s.w[W_SMEM_OUT] = addr(o_sout);
   s.w[W_STATUS] = addr(o_status);
   s.w[W_WINDOW] = s.window;
+  // Harness self-tests (PTXCTS_RUN_INJECT=kind:substring): prove that a trap, a hang and a wrong byte are caught
+  // and cost only their own case.
+  if (s.inject == "crash") s.w[W_SMEM_OUT] = 0x8;  // the dump stores through an unmapped address: a trap
+  if (s.inject == "hang") { s.w[W_WAIT_LIMIT] = 0xffffffffu; s.w[W_TX_BYTES] += 16; }  // the phase never completes
+  if (s.inject == "fail" && !s.expected.smem.empty()) s.expected.smem[s.expected.smem.size() / 2] ^= 0x40;
 
   // The tensor map is encoded against the real device address of its global tensor.
   alignas(64) CUtensorMap tmap;

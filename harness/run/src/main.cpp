@@ -11,6 +11,7 @@
 #include "cli.hpp"
 #include "manifest.hpp"
 #include "output.hpp"
+#include "plan.hpp"
 #include "repro.hpp"
 #include "util.hpp"
 
@@ -68,7 +69,7 @@ int worker(int argc, char** argv) {
   ModuleSet ms;
   ms.target = target;
   ms.ptx = ptx;
-  if (auto e = scan_modules(modules, ms); !e.empty()) { std::fprintf(stderr, "worker: %s\n", e.c_str()); return 2; }
+  if (auto e = modules.empty() ? std::string() : scan_modules(modules, ms); !e.empty()) { std::fprintf(stderr, "worker: %s\n", e.c_str()); return 2; }
   Executor ex;
   if (auto e = ex.init(load_path, ms, timeout); !e.empty()) { std::fprintf(stderr, "worker: %s\n", e.c_str()); return 2; }
   std::string repro_dir = log_dir + "/repro";
@@ -97,6 +98,10 @@ int worker(int argc, char** argv) {
       harness_error = e.what();
     }
     double build_ms = (now_s() - tb) * 1e3;
+    if (std::string inj = env("PTXCTS_RUN_INJECT"); !inj.empty()) {
+      auto colon = inj.find(':');
+      if (colon != std::string::npos && c.id.find(inj.substr(colon + 1)) != std::string::npos) s.inject = inj.substr(0, colon);
+    }
     ex.preload(c.form->kernel);
     std::printf("S %s\n", c.id.c_str());
     std::fflush(stdout);
@@ -145,7 +150,8 @@ int main(int argc, char** argv) {
   Selection sel;
   std::string out, run_id;
   bool list = false;
-  std::string prepare_only;  // assemble the modules for this target and stop (no device needed)
+  std::string prepare_only;
+  bool dry_build = false;  // build every selected case's images and expectation on the CPU, launch nothing  // assemble the modules for this target and stop (no device needed)
   std::string gi = env("GTEST_SHARD_INDEX"), gt = env("GTEST_TOTAL_SHARDS");
   if (!gi.empty() && !gt.empty()) parse_shard(gi + "/" + gt, sel.shard_index, sel.shard_count);
   for (int i = 1; i < argc; ++i) {
@@ -176,6 +182,7 @@ int main(int argc, char** argv) {
       else if (a == "--run-id") run_id = val();
       else if (a == "--list") list = true;
       else if (a == "--prepare-only") prepare_only = val();
+      else if (a == "--dry-build") dry_build = true;
       else if (a == "--quiet") ses.quiet = true;
       else if (a == "-h" || a == "--help") { std::printf("%s", kUsage); return 0; }
       else { std::fprintf(stderr, "ptxcts-run: unknown option '%s'\n%s", a.c_str(), kUsage); return 2; }
@@ -202,6 +209,22 @@ int main(int argc, char** argv) {
   if (list) {
     for (auto& c : ses.cases) std::printf("%s\n", c.id.c_str());
     return 0;
+  }
+  if (dry_build) {
+    int bad = 0;
+    double t0 = now_s();
+    for (auto& c : ses.cases) {
+      if (!c.not_supported.empty()) continue;
+      Setup s;
+      try {
+        build_setup(c, case_seed(ses.seed, c.id), ses.plan, s);
+      } catch (const std::exception& e) {
+        ++bad;
+        std::printf("harness error: %s: %s\n", c.id.c_str(), e.what());
+      }
+    }
+    std::printf("dry build: %zu cases, %d harness error(s), %.2f s\n", ses.cases.size(), bad, now_s() - t0);
+    return bad ? 1 : 0;
   }
   if (!prepare_only.empty()) {
     ModuleSet ms;

@@ -19,10 +19,34 @@ const AbiRegistry& registry() {
 }
 }  // namespace
 
+// The driver-API cases are not PTX forms: they judge cuTensorMapEncodeTiled / Im2col themselves, which every
+// tensor form depends on. They get forms of their own (family tensormap.encode, no kernel).
+const std::vector<Form>& encode_forms() {
+  static const std::vector<Form> f = [] {
+    std::vector<Form> v;
+    for (const char* fn : {"cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col"}) {
+      Form x;
+      x.form = std::string("tensormap/") + fn;
+      x.family = "tensormap.encode";
+      x.instr = fn;
+      x.abi = "v1.encode_only";
+      x.targets = "sm_90+ (driver API)";
+      x.min_ptx = "";
+      v.push_back(x);
+    }
+    return v;
+  }();
+  return f;
+}
+
 std::vector<RunCase> plan_cases(const std::vector<Form>& forms, const PlanOptions& o) {
   std::vector<RunCase> out;
   const AbiRegistry& reg = registry();
-  for (const Form& f : forms) {
+  std::vector<const Form*> all;
+  for (const Form& f : forms) all.push_back(&f);
+  for (const Form& f : encode_forms()) all.push_back(&f);
+  for (const Form* fp : all) {
+    const Form& f = *fp;
     if (!f.valid()) continue;  // invalid forms are the compile tier's negative cases; never launched
     auto it = reg.find(f.abi);
     if (it == reg.end()) {

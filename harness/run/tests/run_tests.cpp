@@ -125,7 +125,8 @@ int main(int argc, char** argv) {
   }
   g_session.out_dir = build_root() + "/harness/run/ctest-logs/" + (sel.families.size() == 1 ? sanitize(sel.families[0]) : "all");
   for (auto& lp : lps)
-    for (auto& c : g_session.cases) g_planned.push_back({&c, lp});
+    for (auto& c : g_session.cases)
+      if (!c.form->kernel.empty() || lp == lps.front()) g_planned.push_back({&c, lp});  // driver-API: once
   for (auto& p : g_planned) {
     std::string key = p.lp + " " + p.c->id;
     p.info = testing::RegisterTest(suite_name(p.c->form->family, p.lp).c_str(), p.c->id.c_str(), nullptr, nullptr,

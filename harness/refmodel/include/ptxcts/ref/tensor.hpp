@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "ptxcts/ref/copy.hpp"
 #include "ptxcts/ref/policy.hpp"
 #include "ptxcts/ref/reduce.hpp"
 #include "ptxcts/ref/tensormap.hpp"
@@ -85,6 +86,11 @@ std::vector<ByteWrite> tensor_load_writes(const TensorMapParams& map, const Tens
 // Applies a load to `window` (a CTA's shared memory from the 1024-byte-aligned base). Returns tx bytes.
 std::uint32_t tensor_load(const TensorMapParams& map, const TensorAccess& access, ConstByteSpan global,
                           ByteSpan window, const PolicySet& policies = PolicySet{});
+// .multicast::cluster: the same load at the same offset in every CTA whose bit is set in ctaMask; returns
+// per rank the tx bytes its mbarrier receives (0 for CTAs outside the mask). Throws for a bit beyond `windows`.
+std::vector<std::uint32_t> tensor_load_multicast(const TensorMapParams& map, const TensorAccess& access,
+                                                 ConstByteSpan global, std::vector<Window>& windows,
+                                                 std::uint16_t cta_mask, const PolicySet& policies = PolicySet{});
 // cp.async.bulk.tensor global <- shared::cta: in-bounds elements written, OOB ones not.
 void tensor_store(const TensorMapParams& map, const TensorAccess& access, ByteSpan global, ConstByteSpan window,
                   const PolicySet& policies = PolicySet{});
@@ -92,7 +98,7 @@ void tensor_store(const TensorMapParams& map, const TensorAccess& access, ByteSp
 void tensor_reduce(const TensorMapParams& map, const TensorAccess& access, RedOp op, ByteSpan global,
                    ConstByteSpan window, const PolicySet& policies = PolicySet{});
 
-// The bytes a tensor occupies from globalAddress (last stride * last dim, or the dense size).
+// The bytes a tensor occupies from globalAddress: up to the end of its last element.
 std::uint64_t tensor_global_bytes(const TensorMapParams& map);
 // A tensor whose element at linear index i (innermost dimension fastest) holds base + i truncated to the
 // element width (packed types: bit-packed, value i at bit i*bits of its row). Padding bytes are zero.

@@ -1,0 +1,97 @@
+"""generated/: deterministic, sorted, self-consistent; the CLIs answer and name bad input."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from ptxcts_gen import manifest
+from ptxcts_gen.targets import targets_document
+
+ROOT = os.environ.get("PTXCTS_ROOT") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def cli(*args):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "generator"), PTXCTS_ROOT=ROOT)
+    return subprocess.run([sys.executable, "-m", "ptxcts_gen"] + list(args), env=env, capture_output=True, text=True)
+
+
+class Build(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.files, cls.per_family = manifest.build()
+
+    def test_deterministic(self):
+        again, _ = manifest.build()
+        self.assertEqual(again, self.files)
+
+    def test_size_budget(self):
+        size = sum(len(t.encode()) for t in self.files.values())
+        self.assertLess(size, 15_000_000)
+
+    def test_tsv_and_forms_agree(self):
+        forms = [json.loads(line) for line in self.files["manifest/forms.jsonl"].splitlines()]
+        self.assertEqual([f["form"] for f in forms], sorted(f["form"] for f in forms))
+        by_id = {f["form"]: f for f in forms}
+        for rel, text in self.files.items():
+            if not rel.startswith("manifest/cases/"):
+                continue
+            lines = text.splitlines()
+            self.assertEqual(lines[0], "case_id\tform\ttarget\tptx\texpect\trules")
+            ids = [ln.split("\t")[0] for ln in lines[1:]]
+            self.assertEqual(ids, sorted(ids), rel)
+            for ln in lines[1:]:
+                cid, form, target, ptx, expect, rules = ln.split("\t")
+                self.assertEqual(cid, f"{form}@{target}.ptx{ptx.replace('.', '')}")
+                self.assertIn(form, by_id)
+                self.assertEqual(expect, "reject" if rules else "accept")
+                for r in by_id[form]["invalid_by"]:
+                    self.assertIn(r, rules.split(","))
+        for f in forms:
+            self.assertIn(f"// form: {f['form']}\n", self.files[f["kernel_file"]])
+
+    def test_targets_document(self):
+        doc = targets_document()
+        names = [t["name"] for t in doc["targets"]]
+        for t in ("sm_80", "sm_90a", "sm_100f", "sm_103a", "sm_110a", "sm_120a", "sm_121f", "sm_101a"):
+            self.assertIn(t, names)
+        self.assertEqual(doc["ptx_versions"][0], "7.0")
+        self.assertEqual(doc["ptx_versions"][-1], "9.0")
+        self.assertIn("just below", doc["strategy"])
+
+
+class Cli(unittest.TestCase):
+    def test_rule_prints_its_sentence(self):
+        r = cli("cases", "--rule", "cp_async.cg_cp_size_16", "--count")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("sentence:", r.stdout)
+
+    def test_bad_inputs_are_named(self):
+        r = cli("cases", "--rule", "no.such.rule")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no.such.rule", r.stderr)
+        r = cli("modules", "--target", "sm_99", "--ptx", "9.0", "--out", tempfile.gettempdir())
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("sm_99", r.stderr)
+        r = cli("modules", "--target", "sm_90", "--ptx", "7.9", "--out", tempfile.gettempdir())
+        self.assertIn("7.9", r.stderr)
+
+    def test_modules_writes_index(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = cli("modules", "--target", "sm_90", "--ptx", "8.0", "--family", "cp.async.bulk", "--out", d)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(d, "index.json")) as fh:
+                idx = json.load(fh)
+            self.assertEqual(list(idx["modules"]), ["cp.async.bulk.ptx"])
+            with open(os.path.join(d, "cp.async.bulk.ptx")) as fh:
+                text = fh.read().split("\n")
+            for entry, info in idx["entries"].items():
+                self.assertIn(entry, text[info["line_first"] - 1])
+                for ln in info["test_lines"]:
+                    self.assertIn("// ptxcts:test", text[ln - 1])
+                self.assertEqual(info["expect"] == "accept", not info["rules"])
+
+
+if __name__ == "__main__":
+    unittest.main()

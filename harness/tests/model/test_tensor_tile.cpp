@@ -1,0 +1,296 @@
+// Tile mode: element placement, element strides, OOB fill, swizzle, interleave, packed types, stores and
+// reductions, tx bytes. Expected values are derived by hand in the comments from NOTES.md's formulas:
+//   e_i = ceil(boxDim[i] / elementStrides[i]); g_i = coord_i + k_i * elementStrides[i];
+//   off = esize * (k0 + e0*(k1 + e1*(...))); value = in bounds ? element : fill.
+// The index tensor holds base + (linear index) in each element, so a value names its coordinates.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include "tensor_helpers.hpp"
+
+using namespace ptxcts::ref;
+using namespace ptxcts::ref::testing;
+
+// UINT16 16 x 4, box 8 x 2 at (-2, 3), base 0x100. Row y=3: x=-2,-1 OOB -> 0; x=0..5 -> 0x100 + 48 + x.
+// Row y=4 is beyond dims[1] = 4 -> all zero. 16 elements * 2 bytes = 32 tx bytes.
+TEST(TensorTile, Load2DWithOobZeroFill) {
+  const auto m = tile_map(TensorDataType::UINT16, {16, 4}, {8, 2});
+  const Loaded l = load(m, at({-2, 3}), 0x100);
+  const std::uint16_t want[16] = {0, 0, 0x130, 0x131, 0x132, 0x133, 0x134, 0x135, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(at_le(l.window, 2 * i, 2), want[i]) << i;
+  EXPECT_EQ(l.window[32], kPoison);  // nothing beyond the box
+  EXPECT_EQ(l.tx, 32u);
+}
+
+// UINT32 8 x 10, box 4 x 6, elementStrides {3, 2}: elementStrides[0] is ignored without interleave, so
+// e0 = 4, e1 = ceil(6/2) = 3; at (2, 1) the rows are y = 1, 3, 5 and x = 2..5: value = 8y + x.
+TEST(TensorTile, ElementStrides) {
+  const auto m = tile_map(TensorDataType::UINT32, {8, 10}, {4, 6}, {3, 2});
+  const Loaded l = load(m, at({2, 1}));
+  const std::uint32_t want[12] = {10, 11, 12, 13, 26, 27, 28, 29, 42, 43, 44, 45};
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(at_le(l.window, 4 * i, 4), want[i]) << i;
+  EXPECT_EQ(l.tx, 48u);
+  EXPECT_EQ(l.window[48], kPoison);
+  // elementStrides[1] = 3 with boxDim[1] = 7: ceil(7/3) = 3 rows (y = 0, 3, 6).
+  const auto m3 = tile_map(TensorDataType::UINT32, {8, 10}, {4, 7}, {1, 3});
+  const Loaded l3 = load(m3, at({0, 0}));
+  EXPECT_EQ(l3.tx, 48u);
+  EXPECT_EQ(at_le(l3.window, 16, 4), 24u);  // row k1=1 -> y=3 -> 8*3 + 0
+  EXPECT_EQ(at_le(l3.window, 32, 4), 48u);  // y=6
+}
+
+// UINT8 16 x 2 x 2 with padded strides {32, 96}: element (x,y,z) has linear index x + 16(y + 2z) and sits at
+// byte 32y + 96z + x; the dense box 16 x 2 x 2 at the origin therefore reads back 0, 1, ..., 63.
+TEST(TensorTile, Load3DWithPaddedStrides) {
+  auto m = tile_map(TensorDataType::UINT8, {16, 2, 2}, {16, 2, 2});
+  m.strides = {32, 96, 0, 0};
+  const auto g = make_index_tensor(m, 0);
+  ASSERT_EQ(g.size(), 144u);  // last element (15,1,1) at 32 + 96 + 15 = 143
+  EXPECT_EQ(g[16], 0);   // padding is zero
+  EXPECT_EQ(g[32], 16);  // (0,1,0)
+  EXPECT_EQ(g[96], 32);  // (0,0,1)
+  const Loaded l = load(m, at({0, 0, 0}));
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(l.window[i], i) << i;
+  EXPECT_EQ(l.tx, 64u);
+}
+
+// OOB fill NAN_REQUEST_ZERO_FMA: FLOAT16 8 x 1, box 8 x 1 at x = 4: x=4..7 in bounds, x=8..11 receive the NaN.
+TEST(TensorTile, OobNanFillPatternPolicy) {
+  auto m = tile_map(TensorDataType::FLOAT16, {8, 1}, {8, 1});
+  m.oob_fill = OobFill::NAN_REQUEST_ZERO_FMA;
+  const Loaded l = load(m, at({4, 0}), 0x3c00);
+  EXPECT_EQ(at_le(l.window, 0, 2), 0x3c04u);
+  EXPECT_EQ(at_le(l.window, 8, 2), 0x7fffu);   // canonical
+  EXPECT_EQ(at_le(l.window, 14, 2), 0x7fffu);
+  PolicySet p;
+  p.set("oob_nan_pattern", "quiet_positive");
+  EXPECT_EQ(at_le(load(m, at({4, 0}), 0, 8192, p).window, 8, 2), 0x7e00u);
+  EXPECT_EQ(oob_fill_pattern(TensorDataType::FLOAT32, OobFill::NAN_REQUEST_ZERO_FMA), 0x7fffffffu);
+  p.set("oob_nan_pattern", "quiet_negative");
+  EXPECT_EQ(oob_fill_pattern(TensorDataType::BFLOAT16, OobFill::NAN_REQUEST_ZERO_FMA, p), 0xffc0u);
+  EXPECT_EQ(oob_fill_pattern(TensorDataType::FLOAT64, OobFill::NAN_REQUEST_ZERO_FMA, p), 0xfff8000000000000ull);
+  p.set("oob_nan_pattern", "all_ones");
+  EXPECT_EQ(oob_fill_pattern(TensorDataType::TFLOAT32, OobFill::NAN_REQUEST_ZERO_FMA, p), 0xffffffffu);
+  EXPECT_EQ(oob_fill_pattern(TensorDataType::FLOAT32, OobFill::NONE, p), 0u);
+}
+
+// A fully out-of-bounds box still credits its whole shared-memory size.
+TEST(TensorTile, TxBytesIncludeOob) {
+  const auto m = tile_map(TensorDataType::UINT16, {16, 4}, {8, 2});
+  const Loaded l = load(m, at({100, -50}));
+  EXPECT_EQ(l.tx, 32u);
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(l.window[i], 0);
+}
+
+// Swizzle formulas of NOTES.md on hand-picked absolute addresses (line = A >> 7, chunk = bits 4..6).
+TEST(TensorSwizzle, HandVectors) {
+  EXPECT_EQ(swizzle_address(Swizzle::NONE, 0x1b5), 0x1b5u);
+  EXPECT_EQ(swizzle_address(Swizzle::B32, 0x80), 0x90u);    // line 1: chunk 0 <-> 1
+  EXPECT_EQ(swizzle_address(Swizzle::B32, 0x9f), 0x8fu);
+  EXPECT_EQ(swizzle_address(Swizzle::B32, 0x100), 0x100u);  // line 2: (2 & 1) = 0
+  EXPECT_EQ(swizzle_address(Swizzle::B64, 0x190), 0x1a0u);  // line 3: chunk 1 ^ 3 = 2
+  EXPECT_EQ(swizzle_address(Swizzle::B128, 0x180), 0x1b0u); // line 3: chunk 0 ^ 3 = 3
+  EXPECT_EQ(swizzle_address(Swizzle::B128, 0x3f7), 0x387u); // line 7: chunk 7 ^ 7 = 0, byte 7 kept
+  EXPECT_EQ(swizzle_address(Swizzle::B128, 0x400), 0x400u); // line 8: pattern repeats every 1024 bytes
+  EXPECT_EQ(swizzle_address(Swizzle::B128_ATOM_32B, 0x1a0), 0x1c0u);  // line 3: bits 5..6 ^= 3 -> 32B unit 1 -> 2
+  EXPECT_EQ(swizzle_address(Swizzle::B128_ATOM_64B, 0x8a), 0xcau);    // line 1: bit 6 flips
+  EXPECT_EQ(swizzle_address(Swizzle::B128_ATOM_64B, 0x10a), 0x10au);  // line 2: no flip
+  // FLIP_8B: ATOM_32B, then the 8-byte halves swap on alternate lines (policy: odd lines by default).
+  EXPECT_EQ(swizzle_address(Swizzle::B128_ATOM_32B_FLIP_8B, 0x88), 0xa0u);   // line 1: ^0x20, then ^8
+  EXPECT_EQ(swizzle_address(Swizzle::B128_ATOM_32B_FLIP_8B, 0x108), 0x148u); // line 2: ^0x40 only
+  PolicySet even;
+  even.set("swizzle_flip_8b_rows", "even");
+  EXPECT_EQ(swizzle_address(Swizzle::B128_ATOM_32B_FLIP_8B, 0x108, even), 0x140u);
+  EXPECT_EQ(swizzle_address(Swizzle::B128_ATOM_32B_FLIP_8B, 0x88, even), 0xa8u);
+  EXPECT_THROW(swizzle_address(Swizzle::B96, 0), ModelError);
+}
+
+// Property: each swizzle is a bijection on its period and keeps every byte in its 128-byte line.
+TEST(TensorSwizzle, BijectionOnPeriod) {
+  for (Swizzle s : {Swizzle::NONE, Swizzle::B32, Swizzle::B64, Swizzle::B128, Swizzle::B128_ATOM_32B,
+                    Swizzle::B128_ATOM_32B_FLIP_8B, Swizzle::B128_ATOM_64B}) {
+    for (const char* flip : {"odd", "even"}) {
+      PolicySet p;
+      p.set("swizzle_flip_8b_rows", flip);
+      // Every mode's pattern repeats within 1024 bytes (line bits 7..9); check two periods.
+      std::set<std::uint64_t> images;
+      for (std::uint64_t a = 0; a < 2048; ++a) {
+        const std::uint64_t b = swizzle_address(s, a, p);
+        EXPECT_EQ(b >> 7, a >> 7) << to_string(s) << " moves 0x" << std::hex << a << " out of its line";
+        EXPECT_EQ(b & 7, a & 7) << to_string(s) << " splits an 8-byte unit";
+        images.insert(b);
+        EXPECT_EQ(swizzle_address(s, a + 1024, p), b + 1024) << to_string(s) << " period is not 1024";
+      }
+      EXPECT_EQ(images.size(), 2048u) << to_string(s) << " is not a bijection";
+    }
+  }
+}
+
+// FLOAT32 32 x 8 box 32 x 8 (128-byte rows) with SWIZZLE_128B at smem_offset 0: element (x, y) is at
+// y*128 + ((4x) ^ ((y & 7) << 4)). (0,1) -> 128 + 16 = 144; (4,1) -> 128 + (16 ^ 16) = 128; (0,7) -> 896 + 112.
+// At smem_offset 128 the rows shift one line: row y uses line y+1, so (0,0) -> 128 + 16.
+TEST(TensorSwizzle, SwizzledLoadUsesAbsoluteAddress) {
+  auto m = tile_map(TensorDataType::FLOAT32, {32, 8}, {32, 8});
+  m.swizzle = Swizzle::B128;
+  const Loaded l = load(m, at({0, 0}));
+  EXPECT_EQ(at_le(l.window, 144, 4), 32u);
+  EXPECT_EQ(at_le(l.window, 128, 4), 36u);
+  EXPECT_EQ(at_le(l.window, 896 + 112, 4), 224u);
+  EXPECT_EQ(at_le(l.window, 0, 4), 0u);
+  TensorAccess a = at({0, 0});
+  a.smem_offset = 128;
+  const Loaded l2 = load(m, a);
+  EXPECT_EQ(at_le(l2.window, 128 + 16, 4), 0u);
+  EXPECT_EQ(at_le(l2.window, 128, 4), 4u);  // (1,0): chunk 0 ^ 1 -> chunk 1... element 4 (chunk 1) -> chunk 0
+  EXPECT_EQ(l2.window[0], kPoison);
+  a.smem_offset = 16;  // the model requires 128-byte alignment with a swizzle (hardware rule open)
+  EXPECT_THROW(load(m, a), ModelError);
+}
+
+// Inner box (32 B) narrower than the 64B span: dense (default) vs pad_to_span. FLOAT32 box 8 x 2 at
+// smem_offset 128 (line 1, chunk ^= 1). Dense: row 1 occupies 160..191, chunks 2,3 -> 3,2: element (0,1) at 176.
+// pad_to_span: row 1 starts at 128 + 64 = 192, chunk 4 -> 5: element (0,1) at 208.
+TEST(TensorSwizzle, NarrowBoxPolicy) {
+  auto m = tile_map(TensorDataType::FLOAT32, {8, 2}, {8, 2});
+  m.swizzle = Swizzle::B64;
+  TensorAccess a = at({0, 0});
+  a.smem_offset = 128;
+  EXPECT_EQ(at_le(load(m, a).window, 176, 4), 8u);
+  PolicySet pad;
+  pad.set("swizzle_narrow_box", "pad_to_span");
+  EXPECT_EQ(at_le(load(m, a, 0, 8192, pad).window, 208, 4), 8u);
+  EXPECT_EQ(tensor_tx_bytes(m, a, pad), 64u);  // padding is not credited
+}
+
+// Interleave 16B: UINT16 4 x 4 x 2 box 4 x 2 x 1 (8-byte rows) -> rows rounded up to 16 bytes (granule_16B):
+// element (x, y) at 16y + 2x, bytes 8..15 unwritten. interleave 32B + interleave_span -> 32-byte rows.
+// elementStrides[0] is honoured with interleave: es0 = 2, box0 = 4 -> x = 0, 2.
+TEST(TensorTile, InterleaveRowPitchAndStride0) {
+  auto m = tile_map(TensorDataType::UINT16, {4, 4, 2}, {4, 2, 1});
+  m.interleave = Interleave::B16;
+  m.strides = {16, 64, 0, 0};
+  Loaded l = load(m, at({0, 1, 1}));
+  // (x, y=1, z=1): linear 4*(1 + 4*1) + x = 20 + x.
+  EXPECT_EQ(at_le(l.window, 0, 2), 20u);
+  EXPECT_EQ(at_le(l.window, 6, 2), 23u);
+  EXPECT_EQ(l.window[8], kPoison);
+  EXPECT_EQ(at_le(l.window, 16, 2), 24u);
+  m.interleave = Interleave::B32;
+  m.swizzle = Swizzle::B32;
+  m.strides = {32, 128, 0, 0};
+  PolicySet span;
+  span.set("interleave_row_pitch", "interleave_span");
+  l = load(m, at({0, 1, 1}), 0, 8192, span);
+  // Rows now 32 bytes apart before the 32B swizzle; row 1 (bytes 32..39) is in line 0 -> unswizzled.
+  EXPECT_EQ(at_le(l.window, 32, 2), 24u);
+  m.interleave = Interleave::B16;
+  m.swizzle = Swizzle::NONE;
+  m.strides = {16, 64, 0, 0};
+  m.element_strides = {2, 1, 1, 1, 1};
+  l = load(m, at({0, 1, 1}));
+  EXPECT_EQ(at_le(l.window, 0, 2), 20u);
+  EXPECT_EQ(at_le(l.window, 2, 2), 22u);
+  EXPECT_EQ(l.tx, 8u);  // 2 x 2 x 1 elements
+}
+
+// 16U4_ALIGN16B 128 x 2, box 128 x 1 at (0, 1): row 1 holds values (128 + x) & 0xf = x & 0xf, two per byte, low
+// nibble first: bytes 10 32 54 76 98 ba dc fe, repeated. Shared memory: 8 chunks of 8 data bytes + 8 zero bytes.
+TEST(TensorPacked, U4Align16BLoadWithGaps) {
+  auto m = tile_map(TensorDataType::T16U4_ALIGN16B, {128, 2}, {128, 1});
+  const Loaded l = load(m, at({0, 1}));
+  const std::uint8_t data[8] = {0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe};
+  for (int c = 0; c < 8; ++c)
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(l.window[16 * c + i], i < 8 ? data[i] : 0) << c << "," << i;
+  EXPECT_EQ(l.tx, 128u);
+  PolicySet p;
+  p.set("packed_tx_bytes", "global_bytes");
+  EXPECT_EQ(tensor_tx_bytes(m, at({0, 1}), p), 64u);
+  p.set("packed_gap_fill", "untouched");
+  EXPECT_EQ(load(m, at({0, 1}), 0, 8192, p).window[8], kPoison);
+  EXPECT_THROW(load(m, at({64, 0})), ModelError);  // first coordinate must be a multiple of 128
+}
+
+// 16U6_ALIGN16B: values v0..v3 = 0,1,2,3 packed LSB first: byte0 = v0 | (v1 & 3) << 6 = 0x40,
+// byte1 = v1 >> 2 | (v2 & 15) << 4 = 0x20, byte2 = v2 >> 4 | v3 << 2 = 0x0c. 12 data bytes, 4-byte gap.
+TEST(TensorPacked, U6Align16BLoad) {
+  auto m = tile_map(TensorDataType::T16U6_ALIGN16B, {128, 1}, {128, 1});
+  const Loaded l = load(m, at({0, 0}));
+  EXPECT_EQ(l.window[0], 0x40);
+  EXPECT_EQ(l.window[1], 0x20);
+  EXPECT_EQ(l.window[2], 0x0c);
+  for (int i = 12; i < 16; ++i) EXPECT_EQ(l.window[i], 0);
+  // Chunk 1 (values 16..31) = global bytes 12..23: v16 = 16 -> byte 0 of the chunk = 16 | (17 & 3) << 6 = 0x50.
+  EXPECT_EQ(l.window[16], 0x50);
+  EXPECT_EQ(l.tx, 128u);
+}
+
+// 16U4_ALIGN8B: no gaps; 64 x 1, box 32 x 1 at x = 32 -> global bytes 16..31 (values 32..63 & 15).
+TEST(TensorPacked, U4Align8BLoad) {
+  auto m = tile_map(TensorDataType::T16U4_ALIGN8B, {64, 1}, {32, 1});
+  const Loaded l = load(m, at({32, 0}));
+  EXPECT_EQ(l.window[0], 0x10);
+  EXPECT_EQ(l.window[15], 0xfe);
+  EXPECT_EQ(l.window[16], kPoison);
+  EXPECT_EQ(l.tx, 16u);
+  EXPECT_THROW(load(m, at({31, 0})), ModelError);
+}
+
+// Property: on an in-bounds box, store after load is the identity (and writes nothing else).
+TEST(TensorTile, StoreAfterLoadIsIdentity) {
+  std::mt19937 rng(3);
+  const TensorDataType types[] = {TensorDataType::UINT8,  TensorDataType::UINT16,  TensorDataType::UINT32,
+                                  TensorDataType::INT64,  TensorDataType::FLOAT16, TensorDataType::BFLOAT16,
+                                  TensorDataType::FLOAT32, TensorDataType::FLOAT64, TensorDataType::T16U6_ALIGN16B};
+  const Swizzle swz[] = {Swizzle::NONE, Swizzle::B32, Swizzle::B64, Swizzle::B128, Swizzle::B128_ATOM_32B,
+                         Swizzle::B128_ATOM_64B, Swizzle::B128_ATOM_32B_FLIP_8B};
+  int checked = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    const TensorDataType t = types[rng() % 9];
+    const unsigned bits = element_bits(t);
+    const bool packed = is_packed(t);
+    const unsigned rank = 1 + rng() % 3;
+    std::vector<std::uint64_t> dims(rank);
+    std::vector<std::uint32_t> box(rank);
+    std::vector<std::int32_t> c(rank);
+    const Swizzle s = packed ? (rng() % 2 ? Swizzle::B128 : Swizzle::NONE) : swz[rng() % 7];
+    const unsigned span = swizzle_span(s) ? swizzle_span(s) : 64;
+    const unsigned max_inner = std::max(1u, span * 8 / bits / 16);  // in 16-byte units of elements
+    box[0] = packed ? 128 : (16 * 8 / bits) * (1 + rng() % max_inner);
+    dims[0] = packed ? 256 : box[0] + (16 * 8 / bits) * (rng() % 3);  // rows stay 16-byte multiples
+    c[0] = packed ? static_cast<std::int32_t>(128 * (rng() % 2)) : static_cast<std::int32_t>(rng() % (dims[0] - box[0] + 1));
+    for (unsigned i = 1; i < rank; ++i) {
+      box[i] = 1 + rng() % 5;
+      dims[i] = box[i] + rng() % 4;
+      c[i] = static_cast<std::int32_t>(rng() % (dims[i] - box[i] + 1));
+    }
+    auto m = tile_map(t, dims, box);
+    m.swizzle = s;
+    ASSERT_FALSE(validate_encode(m).must_reject()) << validate_encode(m).violations[0].rule;
+    TensorAccess a = at(c);
+    a.smem_offset = 128 * (rng() % 8);
+    const std::vector<std::uint8_t> src = make_index_tensor(m, rng());
+    std::vector<std::uint8_t> win(65536, kPoison);
+    tensor_load(m, a, ConstByteSpan{src.data(), src.size()}, ByteSpan{win.data(), win.size()});
+    std::vector<std::uint8_t> dst(src.size(), 0);
+    tensor_store(m, a, ByteSpan{dst.data(), dst.size()}, ConstByteSpan{win.data(), win.size()});
+    // Expected, computed from the box coordinates alone: for every row of the box (dims >= 1 at c_i + k,
+    // k < boxDim[i]) the bytes of x in [c0, c0 + boxDim[0]) equal the source; everything else stays zero.
+    std::vector<std::uint8_t> want(src.size(), 0);
+    std::uint64_t rows = 1;
+    for (unsigned i = 1; i < rank; ++i) rows *= box[i];
+    for (std::uint64_t r = 0; r < rows; ++r) {
+      std::uint64_t off = 0, rest = r;
+      for (unsigned i = 1; i < rank; ++i) {
+        off += m.strides[i - 1] * (c[i] + rest % box[i]);
+        rest /= box[i];
+      }
+      const std::uint64_t lo = off + std::uint64_t(c[0]) * bits / 8, hi = off + (std::uint64_t(c[0]) + box[0]) * bits / 8;
+      for (std::uint64_t b = lo; b < hi; ++b) want[b] = src[b];
+    }
+    ASSERT_EQ(dst, want) << "iteration " << iter << " type " << to_string(t) << " swizzle " << to_string(s);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 300);
+}

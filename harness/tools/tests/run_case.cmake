@@ -1,0 +1,31 @@
+# Runs ptxcts-ref once: stdin from INPUT, then checks the exit status (EXPECT_RC, or any non-zero with
+# EXPECT_RC=nonzero), stdout against EXPECT_STDOUT (a file, when given) and stderr against EXPECT_STDERR (a regex).
+# Args: TOOL, CMD, ARGS ("|"-separated), INPUT, EXPECT_RC, EXPECT_STDOUT, EXPECT_STDERR.
+string(REPLACE "|" ";" args "${ARGS}")
+execute_process(COMMAND ${TOOL} ${CMD} ${args}
+                INPUT_FILE ${INPUT}
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+set(ok TRUE)
+if(EXPECT_RC STREQUAL "nonzero")
+  if(rc EQUAL 0)
+    message(SEND_ERROR "exit status 0, expected non-zero")
+    set(ok FALSE)
+  endif()
+elseif(NOT rc EQUAL EXPECT_RC)
+  message(SEND_ERROR "exit status ${rc}, expected ${EXPECT_RC}")
+  set(ok FALSE)
+endif()
+if(EXPECT_STDOUT)
+  file(READ ${EXPECT_STDOUT} want)
+  if(NOT out STREQUAL want)
+    message(SEND_ERROR "stdout differs.\n--- expected:\n${want}--- got:\n${out}")
+    set(ok FALSE)
+  endif()
+endif()
+if(EXPECT_STDERR AND NOT err MATCHES "${EXPECT_STDERR}")
+  message(SEND_ERROR "stderr does not match '${EXPECT_STDERR}':\n${err}")
+  set(ok FALSE)
+endif()
+if(NOT ok)
+  message(FATAL_ERROR "case failed (stderr was: ${err})")
+endif()
