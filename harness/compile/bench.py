@@ -36,7 +36,7 @@ def main(argv):
         start = max(0, (len(ordered) - a.n) // 2)
         sample = ordered[start:start + a.n]
     px = ptxas.find()
-    use_gen = True if os.path.realpath(mroot) == os.path.realpath(manifest.default_root()) else False
+    use_gen = os.path.realpath(mroot) == os.path.realpath(manifest.default_root())
     print(f"bench: {len(sample)} cases ({sum(c.valid for c in sample)} valid, {sum(not c.valid for c in sample)} "
           f"invalid) of {len(chosen)}; ptxas {ptxas.version(px)}; {a.jobs} parallel ptxas processes; "
           f"{os.cpu_count()} cpus; sample: {a.sample}, "

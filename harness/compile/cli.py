@@ -2,6 +2,7 @@
 import argparse
 import concurrent.futures as cf
 import datetime
+import json
 import os
 import sys
 import time
@@ -59,7 +60,11 @@ def _init(manifest_root, ptxas_path, use_gen):
 
 def _work(arch, target, ptx, cases):
     before = _JUDGE.calls
-    res = _JUDGE.chunk(arch, target, ptx, cases)
+    try:
+        res = _JUDGE.chunk(arch, target, ptx, cases)
+    except Exception as e:  # the harness's own failure: every case of the module says so, none is dropped
+        res = {c.id: judge.Outcome(c.id, judge.ERROR, note=f"the compile tier failed on this module: "
+                                   f"{type(e).__name__}: {e}", module_cases=len(cases)) for c in cases}
     return res, _JUDGE.calls - before
 
 
@@ -154,7 +159,7 @@ def main(argv):
     os.makedirs(out_dir, exist_ok=True)
     # the generator's own module_text is the one way to assemble modules of generated/ (ARCHITECTURE.md section 2);
     # assembling from the kernel files alone is for manifests that are not the generator's (test fixtures)
-    use_gen = False if a.no_generator else (True if os.path.realpath(mroot) == os.path.realpath(manifest.default_root()) else None)
+    use_gen = not a.no_generator and os.path.realpath(mroot) == os.path.realpath(manifest.default_root())
     try:
         asm = modules.Assembler(m, use_generator=use_gen)
     except modules.AssemblyError as e:
@@ -199,7 +204,13 @@ def main(argv):
                          finished=finished.isoformat(), ptxas_version=pv, shard={"index": 0, "count": 1},
                          cases=records)
     output.write_junit(os.path.join(out_dir, "junit.xml"), records, run_id=rid, seconds=wall)
+    output.write_rule_messages(os.path.join(out_dir, "rule_messages.tsv"), records)
     stale = expectations.stale(findings, [c.id for c in chosen], all_ids)
+    with open(os.path.join(out_dir, "expectations.json"), "w") as f:
+        json.dump({"file": exp_path, "findings": [
+            {"id": x.id, "line": x.line, "verdict": x.verdict, "applied": len(x.applied),
+             "stale": next((s["why"] for s in stale if s["id"] == x.id), None)} for x in findings]}, f, indent=1)
+        f.write("\n")
 
     total = progress.summary(records)
     harness_errors = sum(1 for r in records if r["details"].get("harness_error"))

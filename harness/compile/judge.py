@@ -73,7 +73,11 @@ class Judge:
         while pending:
             try:
                 mod, call = self._call(arch, target, ptx, pending, out, wd)
-            except Exception:
+            except Exception as e:
+                if len(pending) == 1:
+                    o = out[pending[0].id]
+                    o.verdict, o.note = ERROR, f"the compile tier failed on this case: {type(e).__name__}: {e}"
+                    return
                 mid = len(pending) // 2
                 self._judge(arch, target, ptx, pending[:mid], out, wd)
                 self._judge(arch, target, ptx, pending[mid:], out, wd)

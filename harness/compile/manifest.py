@@ -86,6 +86,12 @@ def load(root: str, families: Optional[List[str]] = None) -> Manifest:
         if families and fam not in families:
             continue
         cases.extend(_cases(os.path.join(cases_dir, fam + ".tsv"), fam, forms))
+    seen = {}
+    for c in cases:
+        if c.id in seen:
+            raise ManifestError(f"compile: case {c.id} appears in cases/{seen[c.id]}.tsv and cases/{c.family}.tsv"
+                                if seen[c.id] != c.family else f"compile: case {c.id} appears twice in cases/{c.family}.tsv")
+        seen[c.id] = c.family
     return Manifest(root, targets, forms, cases, all_families)
 
 

@@ -115,7 +115,9 @@ class Assembler:
                     raise AssemblyError(f"the generator's model has no form {missing[0]} (generated/ is stale?)")
                 return self.module_text(target, ptx, [self._gen_forms[f] for f in form_ids])
             return self.module_text(target, ptx, form_ids)
-        parts = [f".version {ptx}", f".target {target}", ".address_size 64", ""]
+        # the header of ARCHITECTURE.md section 2, and the window of section 4 every kernel may use
+        parts = [f".version {ptx}", f".target {target}", ".address_size 64", "",
+                 ".extern .shared .align 1024 .b8 smem[];", ""]
         for fid in form_ids:
             parts.append(self.entry_text(fid))
         return "\n".join(parts) + "\n"

@@ -20,10 +20,13 @@ def write_results(path, *, run_id, started, finished, ptxas_version, shard, case
         "device": None,
         "cases": cases,
     }
+    # one case per line: small enough for 40k cases, and greppable by case ID
+    head = json.dumps(dict(doc, cases=[]), indent=1)
+    assert head.endswith('"cases": []\n}')
+    body = ",\n".join(json.dumps(c, separators=(",", ":")) for c in cases)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1, sort_keys=False)
-        f.write("\n")
+        f.write(head[:-len("[]\n}")] + "[\n" + body + "\n]\n}\n")
     os.replace(tmp, path)
 
 
@@ -71,3 +74,27 @@ def _details(c):
         lines.append(f"{diag['severity']} ({diag['where']}, entry line {diag['entry_line']}): {diag['message']}"
                      + (f"  `{diag['text']}`" if diag.get("text") else ""))
     return "\n".join(lines)
+
+
+def write_rule_messages(path, cases):
+    """For review: per set of rules an invalid case breaks, the distinct messages ptxas rejected it with (numbers
+    and target names folded), with a count and one example case. A rule rejected for an unrelated reason stands
+    out here."""
+    import re
+    from collections import Counter, defaultdict
+    table, example = defaultdict(Counter), {}
+    for c in cases:
+        d = c.get("details", {})
+        if d.get("expect") != "reject" or d.get("ptxas") != "rejected":
+            continue
+        msgs = sorted({re.sub(r"sm_\d+[af]?", "sm_X", re.sub(r"\b\d+\.\d+\b", "V", g["message"]))
+                       for g in d.get("diagnostics", []) if g["severity"] in ("error", "fatal")
+                       and g["where"] in ("instruction", "header", "call")})
+        key, msg = ",".join(d.get("rules", [])), " | ".join(msgs)
+        table[key][msg] += 1
+        example.setdefault((key, msg), c["id"])
+    with open(path, "w") as f:
+        f.write("rules\tcases\tptxas messages\texample\n")
+        for key in sorted(table):
+            for msg, n in table[key].most_common():
+                f.write(f"{key}\t{n}\t{msg}\t{example[(key, msg)]}\n")

@@ -32,7 +32,8 @@ class Progress:
             self.stream.flush()
 
 
-COLUMNS = ("cases", "pass", "fail", "compile_error", "spec_divergence", "not_supported", "crash", "timeout")
+COLUMNS = ("cases", "pass", "fail", "compile_error", "spec_divergence", "not_supported", "crash", "timeout",
+           "harness_error")   # harness_error: the part of fail where ptxas rejected a frame line (details.harness_error)
 
 
 def summary(cases, stream=sys.stderr):
@@ -42,21 +43,27 @@ def summary(cases, stream=sys.stderr):
         for c in cases:
             rows[key(c)][c["class"]] += 1
             rows[key(c)]["cases"] += 1
+            if c.get("details", {}).get("harness_error"):
+                rows[key(c)]["harness_error"] += 1
         width = max([len(title)] + [len(k) for k in rows]) + 2
-        head = f"{title:<{width}}" + "".join(f"{col:>16}" for col in COLUMNS)
+        head = f"{title:<{width}}" + "".join(f"{col:>{_w(col)}}" for col in COLUMNS)
         stream.write(head + "\n" + "-" * len(head) + "\n")
         total = Counter()
         for k in sorted(rows, key=_natural):
             total.update(rows[k])
-            stream.write(f"{k:<{width}}" + "".join(f"{rows[k][col]:>16}" for col in COLUMNS) + "\n")
+            stream.write(f"{k:<{width}}" + "".join(f"{rows[k][col]:>{_w(col)}}" for col in COLUMNS) + "\n")
         stream.write("-" * len(head) + "\n")
-        stream.write(f"{'total':<{width}}" + "".join(f"{total[col]:>16}" for col in COLUMNS) + "\n\n")
+        stream.write(f"{'total':<{width}}" + "".join(f"{total[col]:>{_w(col)}}" for col in COLUMNS) + "\n\n")
         return total
     stream.write("\n")
     total = table("family", lambda c: c["family"])
     table("target", lambda c: c["target"])
     table("ptx", lambda c: c["ptx"])
     return total
+
+
+def _w(col):
+    return max(len(col), 6) + 2
 
 
 def _natural(s):

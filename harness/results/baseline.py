@@ -32,8 +32,7 @@ def arch_of(tier, device_sm):
 def load(path):
     """{key tuple: class} plus the header; raises InputError with file, line and field."""
     path = str(path)
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    text = jsonloc.read_text(path)
     doc = jsonloc.load(text, path)
 
     def fail(at, what):

@@ -60,8 +60,7 @@ def check(folder):
     cj = os.path.join(folder, "case.json")
     if not os.path.isfile(cj):
         raise InputError(cj, None, None, "missing: every bundle has a case.json")
-    with open(cj, encoding="utf-8") as f:
-        text = f.read()
+    text = jsonloc.read_text(cj)
     case = jsonloc.load(text, cj)
 
     def fail(field, what):

@@ -72,6 +72,17 @@ def _walk(text, pos, path, nth):
     return _line(text, pos)
 
 
+def read_text(path):
+    """A file's text; InputError if it is not UTF-8."""
+    from .errors import InputError
+    with open(path, "rb") as f:
+        raw = f.read()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(path, raw.count(b"\n", 0, e.start) + 1, None, f"not UTF-8 text (byte {e.start})") from None
+
+
 def load(text, file):
     """json.loads with errors as InputError (file, line) and duplicate object keys rejected."""
     from .errors import InputError

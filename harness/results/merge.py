@@ -105,6 +105,9 @@ def merge(documents, prefer_later=False):
             _check_same_run(run, path, doc)
         index = doc["shard"]["index"]
         if index in run.shards:
+            if doc["shard"]["count"] == 1:
+                raise MergeConflict(f"run_id {doc['run_id']} is used by two runs: {run.shards[index][0]} and {path};"
+                                    " a run_id names one run (only the shards of one run share it)")
             raise MergeConflict(f"run {doc['run_id']}: shard index {index} given twice: "
                                 f"{run.shards[index][0]} and {path}")
         run.shards[index] = (path, doc)

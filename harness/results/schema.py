@@ -195,8 +195,7 @@ def load(path):
     path = str(path)
     if os.path.isdir(path):
         path = os.path.join(path, "results.json")
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    text = jsonloc.read_text(path)
     doc = jsonloc.load(text, path)
     validate(doc, path, text)
     return doc

@@ -23,6 +23,7 @@ import fnmatch
 import re
 import tomllib
 
+from . import jsonloc
 from .errors import InputError
 from .schema import CLASSES
 
@@ -129,9 +130,7 @@ def _line_finder(text):
 
 def load(path):
     path = str(path)
-    with open(path, "rb") as f:
-        raw = f.read()
-    text = raw.decode("utf-8", errors="replace")
+    text = jsonloc.read_text(path)
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

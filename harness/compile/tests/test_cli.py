@@ -49,6 +49,9 @@ class CliTest(unittest.TestCase):
             r = run("--expectations", FINDINGS, "--out", out, "--module-size", "3")
             self.assertEqual(r.returncode, 1, r.stderr)   # one fail and one compile_error
             doc = load(os.path.join(out, "results.json"))
+            # the results layer's own reader (harness/results, ARCHITECTURE.md section 3) must accept it
+            from results import schema
+            schema.load(out)
             self.assertEqual((doc["schema"], doc["version"], doc["tier"], doc["device"]),
                              ("ptxcts-results", 1, "compile", None))
             got = {c["id"]: c["class"] for c in doc["cases"]}

@@ -131,6 +131,14 @@ class ValidModuleTest(JudgeBase):
         self.assertIn("internal error", out["t/v5@sm_80.ptx78"].diags[0]["message"])
 
 
+class BrokenToolTest(JudgeBase):
+    def test_a_ptxas_that_cannot_run_gives_a_harness_error_per_case(self):
+        entries = [(f"t/v{i}", CA4, "accept", "sm_80", "7.8") for i in range(3)]
+        _, _, out = self.judge(entries, "sm_80", "7.8", ptxas_path=os.path.join(self.tmp.name, "no-ptxas"))
+        self.assertEqual({o.verdict for o in out.values()}, {judge.ERROR})
+        self.assertTrue(all("FileNotFoundError" in o.note for o in out.values()))
+
+
 class LineMapTest(JudgeBase):
     def test_spans_and_instruction_lines(self):
         entries = [("t/a", CA4, "accept", "sm_80", "7.8"), ("t/b", "@%p1 " + CG4, "accept", "sm_80", "7.8")]

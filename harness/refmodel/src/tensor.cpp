@@ -30,6 +30,8 @@ UnitShape unit_shape(TensorDataType t) {
   }
 }
 
+constexpr std::uint64_t kMaxBoxBytes = 16ull << 20;
+
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 std::uint64_t round_up(std::uint64_t a, std::uint64_t m) { return ceil_div(a, m) * m; }
 
@@ -104,6 +106,11 @@ std::vector<BoxPiece> tile_box(const TensorMapParams& map, const TensorAccess& a
   need(u.values == 1 || (es[0] == 1 && e[0] % u.values == 0), "packed type: boxDim[0] is not a whole number of units");
   const std::uint64_t units = e[0] / u.values;
   const std::uint64_t pitch = row_pitch(map, units, u, p);
+  std::uint64_t footprint = pitch;
+  for (unsigned i = 1; i < map.rank; ++i) footprint *= e[i];
+  // No device has more than a few hundred KiB of shared memory; refuse boxes far beyond it before allocating.
+  need(footprint <= kMaxBoxBytes, "the box needs " + std::to_string(footprint) +
+                                      " bytes of shared memory; the model refuses boxes above 16 MiB");
   std::vector<BoxPiece> out;
   if (a.mode == TensorMode::gather4 || a.mode == TensorMode::scatter4) {
     need(map.rank == 2, "tile::gather4 / tile::scatter4 need a 2D tensor map, this one has rank " +

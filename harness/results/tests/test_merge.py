@@ -56,6 +56,12 @@ class Shards(TempDirTest):
         self.assertEqual(code, 3)
         self.assertIn("shard index 0 given twice", err)
 
+    def test_two_runs_with_one_run_id_are_rejected(self):
+        copy = self.copy_run("compile", "again")
+        code, _, err, _, _ = self.report(os.path.join(RUNS, "compile"), copy)
+        self.assertEqual(code, 3)
+        self.assertIn("run_id 2026-11-22T18-00-00Z-compile is used by two runs", err)
+
     def test_shards_that_disagree_are_rejected(self):
         copy = self.copy_run("h100/shard-1", "other")
         self.edit_json(os.path.join(copy, "results.json"), lambda d: d["shard"].update(count=4))

@@ -284,3 +284,34 @@ TEST(TensorMulticast, EveryMaskedCtaGetsTheBox) {
   for (auto b : w[1]) EXPECT_EQ(b, kPoison);
   EXPECT_THROW(tensor_load_multicast(m, a, ConstByteSpan{g.data(), g.size()}, w, 0b1000), ModelError);
 }
+
+// 5D tile: UINT8 16 x 2 x 2 x 2 x 2, box {16, 1, 1, 1, 2} at (0, 1, 0, 1, 0). Rows k4 = 0, 1 read
+// (x, 1, 0, 1, k4): linear x + 16(1 + 2(0 + 2(1 + 2 k4))) = x + 80 + 128 k4 -> 80..95, then 208..223.
+TEST(TensorTile5D, RowsOfTheOutermostDimension) {
+  const auto m = tile_map(TensorDataType::UINT8, {16, 2, 2, 2, 2}, {16, 1, 1, 1, 2});
+  const Loaded l = load(m, at({0, 1, 0, 1, 0}));
+  for (int x = 0; x < 16; ++x) {
+    EXPECT_EQ(l.window[x], 80 + x);
+    EXPECT_EQ(l.window[16 + x], 208 + x);
+  }
+  EXPECT_EQ(l.tx, 32u);
+}
+
+// 5D im2col (C, W, H, D, N) = (16, 2, 2, 2, 1), zero corners, 8 pixels from the origin: the walk is W, then H,
+// then D, so pixel p = w + 2h + 4d and channel c of it holds 16p + c: the window reads 0..127 in order.
+// With offsets {W 1, H 0, D 1}: pixel 0 reads (1, 0, 1) = 16(1 + 4) = 80; pixel 1 reads w = 2 (outside) -> 0;
+// pixel 4 reads d = 2 (outside) -> 0; pixel 2 (w 0, h 1, d 0) reads (1, 1, 1) = 16 * 7 = 112.
+TEST(TensorIm2col, Walk5D) {
+  const auto m = im2col_map(TensorDataType::UINT8, {16, 2, 2, 2, 1}, {0, 0, 0}, {0, 0, 0}, 16, 8);
+  const Loaded l = load(m, at({0, 0, 0, 0, 0}, TensorMode::im2col));
+  for (int i = 0; i < 128; ++i) EXPECT_EQ(l.window[i], i) << i;
+  TensorAccess a = at({0, 0, 0, 0, 0}, TensorMode::im2col);
+  a.im2col_offsets = {1, 0, 1};
+  const Loaded o = load(m, a);
+  EXPECT_EQ(o.window[0], 80);
+  EXPECT_EQ(o.window[16], 0);
+  EXPECT_EQ(o.window[64], 0);
+  EXPECT_EQ(o.window[32], 112);
+  a.im2col_offsets = {32, 0, 0};  // 5D offsets are 5-bit
+  EXPECT_THROW(load(m, a), ModelError);
+}

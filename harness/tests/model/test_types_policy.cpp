@@ -1,7 +1,9 @@
 // Spellings, the redOp x type tables of the chapter, and the policy catalog.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "ptxcts/ref/policy.hpp"
 #include "ptxcts/ref/types.hpp"
@@ -126,4 +128,19 @@ TEST(Policy, SingleDeviationsCoverEveryAlternative) {
   const auto devs = single_deviations(PolicySet{});
   EXPECT_EQ(devs.size(), expected);
   for (const auto& d : devs) EXPECT_EQ(d.second.describe(), d.first);
+}
+
+// docs/POLICIES.md is the human-readable list: it must name every policy and every alternative.
+TEST(Policy, DocumentedInPoliciesMd) {
+  std::ifstream f(PTXCTS_POLICIES_MD);
+  ASSERT_TRUE(f.good()) << "cannot read " << PTXCTS_POLICIES_MD;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const std::string doc = ss.str();
+  for (const auto& p : policy_catalog()) {
+    const std::string row = "| `" + p.name + "` | `" + p.alternatives[p.default_index].first + "` |";
+    EXPECT_NE(doc.find(row), std::string::npos) << p.name << " (with its default) missing from POLICIES.md";
+    for (const auto& a : p.alternatives)
+      EXPECT_NE(doc.find("`" + a.first + "`: " + a.second), std::string::npos) << p.name << "=" << a.first;
+  }
 }
