@@ -6,6 +6,7 @@ Spec coverage of a column, over the N forms of the manifest (the denominator, va
   exercised = forms with at least one case in the column that reached a verdict (a class in EXERCISED);
   passing   = exercised forms none of whose cases in the column is a finding (fail, spec_divergence,
               compile_error, crash, timeout).
+Also over the valid forms only (invalid_by empty: the forms the run tier can run at all): passing_valid.
 not_supported and skipped cases do not make a form exercised; nothing but pass counts as passing.
 """
 from .schema import CLASSES, FINDINGS, key_text, target_sort_key
@@ -69,11 +70,12 @@ def build(merged, forms, manifest_path, title):
                         "devices": sorted(c["devices"]), "runs": sorted(c["runs"])})
 
     manifest_forms = {f["form"] for f in forms}
+    valid_forms = {f["form"] for f in forms if f["valid"]}
     row_list = sorted(rows.values(), key=lambda r: (r["family"], r["form"]))
     summary, coverage = {}, {}
     for k in order:
         counts = {cls: 0 for cls in CLASSES}
-        exercised = passing = 0
+        exercised = passing = passing_valid = 0
         for row in row_list:
             cell = row["cells"].get(k)
             if not cell:
@@ -82,12 +84,16 @@ def build(merged, forms, manifest_path, title):
                 counts[cls] += n
             if row["form"] in manifest_forms and any(cell.get(cls) for cls in EXERCISED):
                 exercised += 1
-                passing += not any(cell.get(cls) for cls in FINDINGS)
+                ok = not any(cell.get(cls) for cls in FINDINGS)
+                passing += ok
+                passing_valid += ok and row["form"] in valid_forms
         counts["total"] = sum(counts[cls] for cls in CLASSES)
         summary[k] = counts
         n = len(manifest_forms)
         coverage[k] = {"forms": n, "exercised": exercised, "passing": passing,
-                       "exercised_pct": _pct(exercised, n), "passing_pct": _pct(passing, n)}
+                       "exercised_pct": _pct(exercised, n), "passing_pct": _pct(passing, n),
+                       "valid_forms": len(valid_forms), "passing_valid": passing_valid,
+                       "passing_valid_pct": _pct(passing_valid, len(valid_forms))}
 
     families = {}
     for row in row_list:

@@ -79,7 +79,8 @@ def render(rep):
 
     out.append('<h2>Summary per architecture</h2><table id="summary"><tr><th class="name">column</th>'
                + "".join(f'<th><span class="n c-{c}">{ABBREV[c]}</span> {c}</th>' for c in classes)
-               + "<th>total</th><th>forms exercised</th><th>forms passing</th><th>coverage</th></tr>")
+               + "<th>total</th><th>forms exercised</th><th>forms passing</th><th>valid forms passing</th>"
+               "<th>coverage</th></tr>")
     for col in columns:
         k = col["key"]
         s, cv = rep["summary"][k], rep["coverage"][k]
@@ -88,6 +89,7 @@ def render(rep):
         out.append(f'<tr data-col="{_e(k)}"><td class="name" title="{_e(", ".join(col["devices"]))}">'
                    f'{_e(col["label"])}</td>{tds}<td data-class="total">{s["total"]}</td>'
                    f'<td data-metric="exercised">{cv["exercised"]}</td><td data-metric="passing">{cv["passing"]}'
+                   f'</td><td><span data-metric="passing_valid">{cv["passing_valid"]}</span>/{cv["valid_forms"]}'
                    f'</td><td class="name"><span data-metric="passing_pct">{cv["passing_pct"]}</span>% passing, '
                    f'<span data-metric="exercised_pct">{cv["exercised_pct"]}</span>% exercised '
                    f'<span class="bar" style="width:{w_pa}px"></span><span class="bar ex" '
@@ -141,6 +143,7 @@ def render(rep):
                "class. Columns: the compile tier per target (ptxas on the CPU), the run tier per device "
                "architecture. Spec coverage of a column: of all forms in the model, the share with at least one "
                "case that reached a verdict there (exercised) and the share exercised with no fail, divergence, "
-               "compile error, crash or timeout there (passing). not_supported and skipped never count as "
-               "passed.</p></body></html>\n")
+               "compile error, crash or timeout there (passing); valid forms passing counts the passing forms "
+               "among the valid ones (the only ones the run tier runs). not_supported and skipped never count "
+               "as passed.</p></body></html>\n")
     return "\n".join(out)

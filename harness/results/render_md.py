@@ -15,13 +15,14 @@ def _md(text):
 def summary_rows(rep):
     """(header, rows) of the summary table: one row per column of the report."""
     classes = rep["classes"]
-    header = ["column"] + classes + ["total", "exercised", "passing"]
+    header = ["column"] + classes + ["total", "exercised", "passing", "valid passing"]
     rows = []
     for col in rep["columns"]:
         s, cv = rep["summary"][col["key"]], rep["coverage"][col["key"]]
         rows.append([col["label"]] + [str(s[c]) for c in classes] + [str(s["total"]),
                     f'{cv["exercised"]}/{cv["forms"]} ({cv["exercised_pct"]}%)',
-                    f'{cv["passing"]}/{cv["forms"]} ({cv["passing_pct"]}%)'])
+                    f'{cv["passing"]}/{cv["forms"]} ({cv["passing_pct"]}%)',
+                    f'{cv["passing_valid"]}/{cv["valid_forms"]} ({cv["passing_valid_pct"]}%)'])
     return header, rows
 
 

@@ -76,7 +76,8 @@ def numbers(text):
         metrics = {n.attrs["data-metric"]: n.text() for n in tr.find_all(None, "data-metric")}
         out["coverage"][col] = {"exercised": int(metrics["exercised"]), "passing": int(metrics["passing"]),
                                 "exercised_pct": float(metrics["exercised_pct"]),
-                                "passing_pct": float(metrics["passing_pct"])}
+                                "passing_pct": float(metrics["passing_pct"]),
+                                "passing_valid": int(metrics["passing_valid"])}
     for tr in root.find_all("tr", "data-form"):
         out["rows"][tr.attrs["data-form"]] = _cells(tr)
     for tr in root.find_all("tr", "data-family"):
@@ -95,7 +96,7 @@ def expected_from_json(rep):
         "title": rep["title"],
         "forms": rep["manifest"]["forms"],
         "summary": rep["summary"],
-        "coverage": {k: {m: v[m] for m in ("exercised", "passing", "exercised_pct", "passing_pct")}
+        "coverage": {k: {m: v[m] for m in ("exercised", "passing", "exercised_pct", "passing_pct", "passing_valid")}
                      for k, v in rep["coverage"].items()},
         "rows": {r["form"]: r["cells"] for r in rep["rows"]},
         "families": {f["family"]: f["cells"] for f in rep["families"]},

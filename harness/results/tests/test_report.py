@@ -21,9 +21,10 @@ def build_report(tmp, *runs):
     return out, rep, stdout
 
 
-def forms_in_manifest():
+def forms_in_manifest(valid_only=False):
     with open(os.path.join(MANIFEST, "forms.jsonl"), encoding="utf-8") as f:
-        return [json.loads(line)["form"] for line in f if line.strip()]
+        rows = [json.loads(line) for line in f if line.strip()]
+    return [r["form"] for r in rows if not (valid_only and r["invalid_by"])]
 
 
 class ReportNumbers(TempDirTest):
@@ -58,6 +59,9 @@ class ReportNumbers(TempDirTest):
             self.assertEqual(cov["forms"], len(forms))
             self.assertEqual((cov["exercised"], cov["passing"]), (len(exercised), len(passing)), col)
             self.assertAlmostEqual(cov["passing_pct"], round(100 * len(passing) / len(forms), 1))
+            valid = forms_in_manifest(valid_only=True)
+            self.assertEqual((cov["valid_forms"], cov["passing_valid"]),
+                             (len(valid), len([f for f in passing if f in valid])), col)
         # the prefetch form has no case anywhere: exercised nowhere, and still in the denominator
         self.assertTrue(all(c["exercised"] < c["forms"] for c in self.rep["coverage"].values()))
 
@@ -95,14 +99,15 @@ class ReportNumbers(TempDirTest):
             self.assertEqual(counts, [self.rep["summary"][key][c] for c in self.rep["classes"]]
                              + [self.rep["summary"][key]["total"]])
             cov = self.rep["coverage"][key]
-            self.assertEqual(cells[-2], f"{cov['exercised']}/{cov['forms']} ({cov['exercised_pct']}%)")
-            self.assertEqual(cells[-1], f"{cov['passing']}/{cov['forms']} ({cov['passing_pct']}%)")
+            self.assertEqual(cells[-3], f"{cov['exercised']}/{cov['forms']} ({cov['exercised_pct']}%)")
+            self.assertEqual(cells[-2], f"{cov['passing']}/{cov['forms']} ({cov['passing_pct']}%)")
+            self.assertEqual(cells[-1], f"{cov['passing_valid']}/{cov['valid_forms']} ({cov['passing_valid_pct']}%)")
         self.assertIn("shard index 2 of count 3 is missing", md)
 
     def test_stdout_summary_table(self):
         for col in self.rep["columns"]:
             line = next(l for l in self.stdout.split("\n") if l.startswith(col["label"] + " "))
-            self.assertEqual(int(re.split(r"\s{2,}", line.strip())[-3]), self.rep["summary"][col["key"]]["total"])
+            self.assertEqual(int(re.split(r"\s{2,}", line.strip())[-4]), self.rep["summary"][col["key"]]["total"])
 
 
 class ManifestMissing(TempDirTest):

@@ -15,6 +15,8 @@
 
 namespace ptxcts::run {
 
+volatile int g_stop_requested = 0;
+
 namespace {
 
 struct Slot {
@@ -184,7 +186,23 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
   };
 
   for (int k = 0; k < jobs; ++k) slots[size_t(k)].n = k;
+  bool stopped = false;
   while (remaining > 0) {
+    if (!stopped && (g_stop_requested || (o.deadline > 0 && now_s() > o.deadline))) {
+      // Deadline or signal: nothing new starts; queued cases are `skipped` (not attempted); cases in flight
+      // finish or are cut off by the watchdogs.
+      stopped = true;
+      std::string why = g_stop_requested ? "not attempted: the run was interrupted" : "not attempted: the run's --deadline was reached";
+      for (auto& kv : queue) for (size_t i : kv.second) synth(i, cls::skipped, why);
+      for (auto& kv : queue) kv.second.clear();
+      for (auto& s : slots) {
+        for (auto it = s.sent.begin(); it != s.sent.end();) {
+          if (long(*it) != s.current) { synth(*it, cls::skipped, why); it = s.sent.erase(it); } else { ++it; }
+        }
+        if (s.to >= 0) { close(s.to); s.to = -1; }
+      }
+      if (remaining == 0) break;
+    }
     for (auto& s : slots) {
       if (s.pid < 0 && queued() > 0) {
         if (!spawn(s)) {

@@ -18,12 +18,16 @@ struct BatchOptions {
   uint64_t seed = 1;
   int jobs = 4;                   // worker processes at once
   double timeout_s = 10;          // per case, the worker's watchdog; the parent allows a margin on top
-  double kill_margin_s = 20;      // the parent kills a worker silent for timeout_s + this after a case started
+  double kill_margin_s = 20;
+  double deadline = 0;            // now_s() after which nothing new starts (0: none); the rest is `skipped`      // the parent kills a worker silent for timeout_s + this after a case started
   std::string log_dir;            // worker stderr logs and repro bundles go here
   std::vector<std::string> plan_args;  // options that shape the plan, forwarded to workers
 };
 
 using ProgressFn = std::function<void(const CaseResult&)>;
+
+// Set from a signal handler (SIGTERM/SIGINT): stop like at the deadline, keep what was measured.
+extern volatile int g_stop_requested;
 
 std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, const BatchOptions& o, ProgressFn progress);
 

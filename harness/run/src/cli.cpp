@@ -176,6 +176,7 @@ std::vector<CaseResult> Session::execute() {
     bo.seed = seed;
     bo.jobs = jobs;
     bo.timeout_s = timeout_s;
+    bo.deadline = deadline;
     bo.log_dir = out_dir;
     bo.plan_args = {"--level", std::to_string(plan.level), "--max-smem", std::to_string(plan.max_smem)};
     auto rs = run_batch(go, bo, [&](const CaseResult& r) { if (!quiet) prog.add(r); });

@@ -123,26 +123,51 @@ void judge(const RunCase& c, const Setup& s, const std::vector<uint8_t>& gsrc_af
   // Recompute under each alternative of each policy (one deviation at a time); an alternative that changes
   // nothing for this case's inputs is not involved and cannot explain the difference.
   std::vector<std::string> involved;
+  std::vector<std::pair<std::string, ref::PolicySet>> inv_sets;
+  auto diverges = [&](const std::string& name, const ref::PolicySet& ps) {
+    Image alt;
+    try {
+      alt = s.model(ps);
+    } catch (const std::exception&) {
+      return false;  // the model refuses this alternative for these inputs
+    }
+    if (compare(s, alt, actual, 0).count != 0) return false;
+    r.cls = cls::spec_divergence;
+    std::ostringstream m;
+    m << "device matches the alternative " << name << ", not the model's default reading; " << d.count
+      << " byte(s) differ from the default, first: " << d.first.front();
+    r.message = m.str();
+    r.details["matched_policy"] = name;
+    return true;
+  };
   if (s.model) {
-    for (auto& [name, ps] : ref::single_deviations(ref::PolicySet{})) {
+    const ref::PolicySet base;
+    for (auto& [name, ps] : ref::single_deviations(base)) {
       Image alt;
       try {
         alt = s.model(ps);
       } catch (const std::exception&) {
-        continue;  // the model refuses this alternative for these inputs
+        continue;
       }
-      if (alt.gdst == s.expected.gdst && alt.smem == s.expected.smem) continue;
+      if (alt.gdst == s.expected.gdst && alt.smem == s.expected.smem) continue;  // not involved here
       involved.push_back(name);
-      if (compare(s, alt, actual, 0).count == 0) {
-        r.cls = cls::spec_divergence;
-        std::ostringstream m;
-        m << "device matches the alternative " << name << ", not the model's default reading; " << d.count
-          << " byte(s) differ from the default, first: " << d.first.front();
-        r.message = m.str();
-        r.details["matched_policy"] = name;
-        return;
-      }
+      inv_sets.emplace_back(name, ps);
+      if (diverges(name, ps)) return;
     }
+    // Two policies at once (e.g. a NaN rule and a signed-zero rule of the same min/max).
+    for (size_t i = 0; i < inv_sets.size(); ++i)
+      for (size_t j = i + 1; j < inv_sets.size(); ++j) {
+        ref::PolicySet both = inv_sets[i].second;
+        bool clash = false;
+        for (size_t id = 0; id < ref::kPolicyCount; ++id) {
+          auto pid = static_cast<ref::PolicyId>(id);
+          size_t bj = inv_sets[j].second.index(pid);
+          if (bj == base.index(pid)) continue;
+          if (both.index(pid) != base.index(pid)) clash = true;  // two alternatives of one policy
+          both.set_index(pid, bj);
+        }
+        if (!clash && diverges(inv_sets[i].first + "," + inv_sets[j].first, both)) return;
+      }
   }
   r.cls = cls::fail;
   std::ostringstream m;

@@ -1,5 +1,6 @@
 // ptxcts-run: the run tier's command line (`./ptxcts run ...`) and, with --worker, the isolated worker process
 // the batch executor starts.
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -31,6 +32,7 @@ const char* kUsage =
     "  --shard i/n          run the i-th of n shards (0-based); GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS also work\n"
     "  --jobs N             worker processes at once (default 4)\n"
     "  --timeout S          host watchdog per case, seconds (default 10)\n"
+    "  --deadline S         start no case after S seconds; the rest is reported skipped\n"
     "  --level L            0 smoke, 1 suite (default), 2 extended\n"
     "  --out DIR            results folder (default results/<run-id>)\n"
     "  --run-id ID          run id (default <UTC stamp>-<sm>-run)\n"
@@ -150,8 +152,9 @@ int main(int argc, char** argv) {
   Selection sel;
   std::string out, run_id;
   bool list = false;
+  double deadline_s = 0;
   std::string prepare_only;
-  bool dry_build = false;  // build every selected case's images and expectation on the CPU, launch nothing  // assemble the modules for this target and stop (no device needed)
+  bool dry_build = false, dry_judge = false;  // build every selected case's images and expectation on the CPU, launch nothing  // assemble the modules for this target and stop (no device needed)
   std::string gi = env("GTEST_SHARD_INDEX"), gt = env("GTEST_TOTAL_SHARDS");
   if (!gi.empty() && !gt.empty()) parse_shard(gi + "/" + gt, sel.shard_index, sel.shard_count);
   for (int i = 1; i < argc; ++i) {
@@ -177,12 +180,14 @@ int main(int argc, char** argv) {
         if (!parse_shard(s, sel.shard_index, sel.shard_count)) { std::fprintf(stderr, "ptxcts-run: --shard '%s': expected i/n with 0 <= i < n\n", s.c_str()); return 2; }
       } else if (a == "--jobs") ses.jobs = std::stoi(val());
       else if (a == "--timeout") ses.timeout_s = std::stod(val());
+      else if (a == "--deadline") deadline_s = std::stod(val());
       else if (a == "--level") ses.plan.level = std::stoi(val());
       else if (a == "--out") out = val();
       else if (a == "--run-id") run_id = val();
       else if (a == "--list") list = true;
       else if (a == "--prepare-only") prepare_only = val();
       else if (a == "--dry-build") dry_build = true;
+      else if (a == "--dry-judge") dry_build = dry_judge = true;
       else if (a == "--quiet") ses.quiet = true;
       else if (a == "-h" || a == "--help") { std::printf("%s", kUsage); return 0; }
       else { std::fprintf(stderr, "ptxcts-run: unknown option '%s'\n%s", a.c_str(), kUsage); return 2; }
@@ -218,6 +223,17 @@ int main(int argc, char** argv) {
       Setup s;
       try {
         build_setup(c, case_seed(ses.seed, c.id), ses.plan, s);
+        if (dry_judge && !s.encode_only) {
+          // Judge a corrupted copy of the expectation: exercises the failure path (alternatives, messages).
+          Image act = s.expected;
+          if (!act.smem.empty()) act.smem[act.smem.size() / 2] ^= 1;
+          std::vector<uint32_t> st(size_t(s.ranks) * kStatusWords, 0);
+          for (uint32_t k = 0; k < s.ranks; ++k) { st[k * kStatusWords] = 1; st[k * kStatusWords + 1] = (s.waiters >> k) & 1; st[k * kStatusWords + 2] = s.expect_bits; }
+          CaseResult r;
+          double tj = now_s();
+          judge(c, s, s.gsrc, act, st, r);
+          std::printf("%s: %s %.1f ms: %s\n", c.id.c_str(), r.cls.c_str(), (now_s() - tj) * 1e3, r.message.substr(0, 300).c_str());
+        }
       } catch (const std::exception& e) {
         ++bad;
         std::printf("harness error: %s: %s\n", c.id.c_str(), e.what());
@@ -248,6 +264,10 @@ int main(int argc, char** argv) {
   else std::fprintf(stderr, "run: %zu case(s) x %zu load path(s) on %s (%s), seed %llu, %d worker(s)\n", ses.cases.size(),
                     ses.load_paths.size(), ses.device.name.c_str(), ses.device.sm.c_str(), (unsigned long long)ses.seed, ses.jobs);
   double t0 = now_s();
+  if (deadline_s > 0) ses.deadline = t0 + deadline_s;
+  // SIGTERM / SIGINT: stop starting cases, keep every result so far, write the results folder.
+  signal(SIGTERM, [](int) { g_stop_requested = 1; });
+  signal(SIGINT, [](int) { g_stop_requested = 1; });
   std::vector<CaseResult> results;
   try {
     results = ses.execute();
