@@ -6,7 +6,7 @@ import json
 import os
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 from compile import classify as cls
 from compile import expectations, judge, manifest, modules, output, progress, ptxas

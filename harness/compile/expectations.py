@@ -22,7 +22,7 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import List
 
 REQUIRED = ("id", "cases", "verdict", "sentence", "ptxas", "note", "reviewed")
 OPTIONAL = ("rules",)

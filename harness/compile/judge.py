@@ -8,7 +8,6 @@ assembled again without the rejected ones, until a call succeeds (they are accep
 A failure that names no line of any case (no line at all, a crash, a timeout) is isolated by bisection down to
 single cases. Errors on header lines (`.version`, `.target`) reject every case of the module.
 """
-import os
 import re
 import tempfile
 from dataclasses import dataclass, field

@@ -3,7 +3,6 @@ import sys
 import time
 from collections import Counter, defaultdict
 
-from compile.classify import CLASSES
 
 
 class Progress:

@@ -12,6 +12,7 @@ Per case key, baseline class B and run class R:
   key only in the run          new: a regression if R is a finding, else listed
 A regression matched by a waiver that has not expired is waived. Exit codes: see errors.py / results/README.md.
 """
+import argparse
 import datetime
 import json
 import os
@@ -27,6 +28,13 @@ def _root():
     return os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def _date(text):
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD") from None
+
+
 def add_arguments(p):
     p.add_argument("runs", nargs="+", metavar="RUN", help="run folder(s) of one architecture (shards are combined)")
     p.add_argument("--baseline", metavar="FILE", help="default: results/baselines/<arch>.json "
@@ -37,7 +45,8 @@ def add_arguments(p):
                    help="the run covers part of the baseline: baseline cases not run are listed, not regressions "
                         "(with --update they are kept in the baseline)")
     p.add_argument("--prefer-later", action="store_true", help="as for report: the later run wins a key conflict")
-    p.add_argument("--today", metavar="YYYY-MM-DD", help="the date waivers expire against (default: today, UTC)")
+    p.add_argument("--today", metavar="YYYY-MM-DD", type=_date,
+                   help="the date waivers expire against (default: today, UTC)")
     p.add_argument("--json", metavar="FILE", help="also write the verdict as JSON")
     p.add_argument("--list", type=int, default=100, metavar="N",
                    help="list at most N fixed / new / missing cases (regressions are always listed in full)")
@@ -73,7 +82,7 @@ REGRESSION_KINDS = ("regression", "changed", "lost", "missing", "new_finding")
 
 def run_gate(args, out=None):
     out = out or sys.stdout
-    today = datetime.date.fromisoformat(args.today) if args.today else datetime.datetime.now(datetime.timezone.utc).date()
+    today = args.today or datetime.datetime.now(datetime.timezone.utc).date()
     merged = merge.load_and_merge(args.runs, args.prefer_later)
     if merged.missing_shards and (not args.partial or args.update):
         raise IncompleteRun("; ".join(merged.missing_shard_lines())

@@ -23,7 +23,8 @@ text-align:center}.n i{font-style:normal;font-size:9px;opacity:.7;margin-right:2
 .c-not_supported{background:#dde3ee}.c-compile_error{background:#f0a0c8}.c-crash{background:#d46a6a;color:#fff}
 .c-timeout{background:#c9a0dc}.c-skipped{background:#eeeeee;color:#555}
 .nim{color:#c33;font-weight:600}.warn{border:2px solid #c33;background:#fdecec;padding:.5em 1em;margin:1em 0}
-.bar{display:inline-block;height:8px;background:#5a5;vertical-align:middle}.bar.ex{background:#9bd}
+.track{display:block;width:180px;height:8px;background:#eee;margin-top:2px;font-size:0}
+.bar{display:inline-block;height:8px;background:#5a5}.bar.ex{background:#9bd}
 code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;white-space:pre-wrap;word-break:break-all}
 td[data-col],#summary td.name{white-space:nowrap}details{margin:.3em 0}summary{cursor:pointer;font-weight:600}.muted{color:#666}td.msg{text-align:left;max-width:40em}
 """
@@ -85,15 +86,15 @@ def render(rep):
         k = col["key"]
         s, cv = rep["summary"][k], rep["coverage"][k]
         tds = "".join(f'<td data-class="{c}">{s[c]}</td>' for c in classes)
-        w_ex, w_pa = 2 * int(cv["exercised_pct"]), 2 * int(cv["passing_pct"])  # bar: 2 px per percent
         out.append(f'<tr data-col="{_e(k)}"><td class="name" title="{_e(", ".join(col["devices"]))}">'
                    f'{_e(col["label"])}</td>{tds}<td data-class="total">{s["total"]}</td>'
                    f'<td data-metric="exercised">{cv["exercised"]}</td><td data-metric="passing">{cv["passing"]}'
                    f'</td><td><span data-metric="passing_valid">{cv["passing_valid"]}</span>/{cv["valid_forms"]}'
                    f'</td><td class="name"><span data-metric="passing_pct">{cv["passing_pct"]}</span>% passing, '
-                   f'<span data-metric="exercised_pct">{cv["exercised_pct"]}</span>% exercised '
-                   f'<span class="bar" style="width:{w_pa}px"></span><span class="bar ex" '
-                   f'style="width:{w_ex - w_pa}px"></span></td></tr>')
+                   f'<span data-metric="exercised_pct">{cv["exercised_pct"]}</span>% exercised'
+                   f'<span class="track"><span class="bar" style="width:{cv["passing_pct"]}%"></span><span '
+                   f'class="bar ex" style="width:{round(cv["exercised_pct"] - cv["passing_pct"], 1)}%"></span>'
+                   "</span></td></tr>")
     out.append("</table>")
 
     out.append('<h2>Families</h2><table id="families">' + _head(columns, "family (forms)"))

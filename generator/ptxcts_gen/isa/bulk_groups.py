@@ -1,12 +1,14 @@
 """Bulk async-group completion (9.7.9.25.6): cp.async.bulk.commit_group and cp.async.bulk.wait_group{.read} N,
-as self-checking kernels. Each form copies 16-byte chunks k = 0, 1, 2 from window + src_off + 16k to
+and fence.proxy.async as the bulk copies use it (9.7.9.25.2), as self-checking kernels. Each form copies 16-byte chunks k = 0, 1, 2 from window + src_off + 16k to
 dst + 16k with cp.async.bulk.global.shared::cta.bulk_group; after the wait under test thread 0 compares each chunk
 the chapter says is complete with its source bytes: bit k of status word 2 (run.expect_bits)."""
+
+from . import seg
 
 FAMILY = "cp.async.bulk.groups"
 TEMPLATE = "bulk_groups.ptx.j2"
 
-DEFAULTS = {"instr": "cp.async.bulk.wait_group", "n": 0, "n_operand": "immediate", "flow": ""}
+DEFAULTS = {"instr": "cp.async.bulk.wait_group", "n": 0, "n_operand": "immediate", "flow": "", "space": ""}
 AXES = ()
 EXTRA = (
     # three committed bulk groups; wait_group 1 completes the first two, wait_group 0 all three
@@ -19,12 +21,19 @@ EXTRA = (
     {"instr": "cp.async.bulk.commit_group", "flow": "empty_group"},
     # negative: N is not an integer constant
     {"instr": "cp.async.bulk.wait_group", "n": 0, "n_operand": "register", "flow": "groups_3"},
+    # fence.proxy.async as the bulk copies use it (9.7.9.25.2): a generic-proxy write, the fence, then an
+    # async-proxy access of the same bytes: the bulk copy must see (read) / land after (write) the generic write
+    {"instr": "fence.proxy.async", "flow": "generic_write_then_bulk_read"},
+    {"instr": "fence.proxy.async", "space": "shared::cta", "flow": "generic_write_then_bulk_read"},
+    {"instr": "fence.proxy.async", "space": "shared::cluster", "flow": "generic_write_then_bulk_read"},
+    {"instr": "fence.proxy.async", "space": "global", "flow": "generic_write_then_bulk_write"},
 )
 # every flow commits and waits (the copies under the groups are cp.async.bulk shared::cta -> global)
 REQUIRES = (
     (lambda q: True, "bulk"),
     (lambda q: True, "bulk.commit_group"),
     (lambda q: True, "bulk.wait_group"),
+    (lambda q: q["instr"] == "fence.proxy.async", "fence_proxy_async"),
 )
 RULES = ("bulk.wait_group_n_constant",)
 KEEP_INVALID_PER_RULE = 2
@@ -32,6 +41,8 @@ KEEP_INVALID_PER_RULE = 2
 
 def form_id(q):
     parts = [q["instr"]]
+    if q["space"]:
+        parts.append(seg(q["space"]))
     if q["instr"].startswith("cp.async.bulk.wait_group"):
         parts.append(f"N_{q['n']}" if q["n_operand"] == "immediate" else "N_register")
     parts.append(q["flow"])
@@ -41,6 +52,8 @@ def form_id(q):
 def instr(q):
     if q["instr"].startswith("cp.async.bulk.wait_group"):
         return f"{q['instr']} {q['n'] if q['n_operand'] == 'immediate' else '%r18'};"
+    if q["instr"] == "fence.proxy.async":
+        return "fence.proxy.async" + (f".{q['space']};" if q["space"] else ";")
     return "cp.async.bulk.commit_group;"
 
 
@@ -50,10 +63,20 @@ def run(q):
         chunks = 3
     else:
         n, chunks = 1, 1
-    return {"chunks": chunks, "chunk_bytes": 16, "checked_after_wait": n, "expect_bits": (1 << n) - 1,
-            "flow": q["flow"], "read_only_wait": q["instr"].endswith(".read")}
+    out = {"chunks": chunks, "chunk_bytes": 16, "checked_after_wait": n, "expect_bits": (1 << n) - 1,
+           "flow": q["flow"], "read_only_wait": q["instr"].endswith(".read")}
+    if q["flow"] == "generic_write_then_bulk_read":
+        # the kernel overwrites source chunk 0 with its bitwise not before the fence and the copy
+        out["expect_window_src_chunk0"] = "not_original"
+        out["expect_dst_chunk0"] = "not_original_src"
+    elif q["flow"] == "generic_write_then_bulk_write":
+        # the kernel writes ~src to dst chunk 0 before the fence; the bulk copy then writes src over it
+        out["expect_window_src_chunk0"] = "original"
+        out["expect_dst_chunk0"] = "original_src"
+    return out
 
 
 def kernel(q):
-    return {"completion": "self_check.bulk_group", "cluster": False, "tmap": False, "sm90": True, "policy": False,
+    flow = "self_check.fence_proxy_async" if q["instr"] == "fence.proxy.async" else "self_check.bulk_group"
+    return {"completion": flow, "cluster": False, "tmap": False, "sm90": True, "policy": False,
             "remote": False}

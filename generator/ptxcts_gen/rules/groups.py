@@ -22,3 +22,7 @@ def wait_group_n_constant(q):
 @rule("bulk.wait_group_n_constant", "syntax", "9.7.9.25.6.2", "Operand N is an integer constant.")
 def bulk_wait_group_n_constant(q):
     return q.get("n_operand") == "register" and q["instr"].startswith("cp.async.bulk.wait_group")
+requirement("fence_proxy_async", "9.7.9.25.2 (use); PTX ISA 8.0 / sm_90 from the fence section 9.7.13.4", "8.0",
+            "For the async proxy, fence.proxy.async should be used to synchronize memory between generic proxy and "
+            "the async proxy.  (fence.proxy.async: introduced in PTX ISA version 8.0)",
+            [min_sm(90)], "fence.proxy.async requires sm_90 or higher.")

@@ -283,6 +283,7 @@ std::vector<Recipe> recipes(const Form& f, const PlanOptions& o) {
     }
     maps = rm;
   }
+  size_t map_index = 0;
   for (auto& [map, offs] : maps) {
     auto verdict = ref::validate_encode(map, 90);
     if (!verdict.must_accept()) continue;  // illegal maps are driver-API cases, not launches
@@ -295,6 +296,15 @@ std::vector<Recipe> recipes(const Form& f, const PlanOptions& o) {
     if (im2col) for (unsigned i = 0; i < map.rank; ++i) cmap.box[i] = i == 0 ? map.channels_per_pixel : 2;
     auto sets = coord_sets(cmap, t.store || t.reduce);
     if (o.level == 0) sets.resize(1);
+    // Every coordinate set (low edge, outside, all negative) on the first two maps of the form; the other maps
+    // (swizzle, strides, fill, padding) inside and across the high edges, unless --level 2.
+    if (o.level < 2 && map_index >= 2) {
+      std::vector<std::pair<std::string, std::array<int32_t, 5>>> keep;
+      for (auto& cs : sets)
+        if (cs.first == "inside" || cs.first == "high_edges") keep.push_back(cs);
+      sets = keep;
+    }
+    ++map_index;
     for (auto& [cname, coords] : sets) {
       if ((t.store || t.reduce) && cname == "outside") continue;  // nothing would be written: kept for loads
       Recipe r;

@@ -101,6 +101,7 @@ std::vector<CaseResult> Session::execute() {
   }
   // Which module set each case uses: the first target whose modules hold its kernel.
   std::vector<CaseResult> pre;
+  std::set<std::string> unrunnable_forms;
   std::map<std::string, std::vector<const RunCase*>> runnable;  // target -> cases
   for (auto& c : cases) {
     std::string found;
@@ -115,6 +116,8 @@ std::vector<CaseResult> Session::execute() {
     if (!c.not_supported.empty()) { for (auto& lp : load_paths) mk(cls::not_supported, c.not_supported, lp); continue; }
     if (c.form->kernel.empty()) found = base;  // driver-API case: no kernel, no module
     if (found.empty()) {
+      // One result per form the device cannot run (its first variant), not one per planned variant.
+      if (!unrunnable_forms.insert(c.form->form).second) continue;
       for (auto& lp : load_paths)
         mk(cls::not_supported, "not runnable on " + device.name + " (" + base + "): the form's targets are " +
                                    c.form->targets + "; no " + base + "/" + base + "a module holds it", lp);
@@ -179,7 +182,40 @@ std::vector<CaseResult> Session::execute() {
     bo.deadline = deadline;
     bo.log_dir = out_dir;
     bo.plan_args = {"--level", std::to_string(plan.level), "--max-smem", std::to_string(plan.max_smem)};
+    // The worker plans only the families of its batch (the same cases, less start-up time).
+    std::string fams;
+    for (auto* c : go)
+      if (fams.find("," + c->form->family + ",") == std::string::npos && ("," + fams + ",").find("," + c->form->family + ",") == std::string::npos)
+        fams += (fams.empty() ? "" : ",") + c->form->family;
+    bo.plan_args.push_back("--plan-families");
+    bo.plan_args.push_back(fams);
     auto rs = run_batch(go, bo, [&](const CaseResult& r) { if (!quiet) prog.add(r); });
+    // A trap in one worker can take down kernels that other workers run on the same GPU at that moment (the
+    // driver recovers the whole engine): with several workers, every crash and host-watchdog timeout is run
+    // again alone, one worker, nothing beside it, and that verdict stands (the first one is kept in details).
+    if (bo.jobs > 1) {
+      std::vector<const RunCase*> again;
+      std::vector<size_t> where;
+      for (size_t i = 0; i < rs.size(); ++i)
+        if (rs[i].cls == cls::crash || (rs[i].cls == cls::timeout && rs[i].message.rfind("host watchdog", 0) == 0) ||
+            (rs[i].cls == cls::timeout && rs[i].message.rfind("parent watchdog", 0) == 0)) {
+          again.push_back(go[i]);
+          where.push_back(i);
+        }
+      if (!again.empty()) {
+        if (!quiet) std::fprintf(stderr, "\nrun: %zu crash/timeout case(s) again, alone (jobs 1)\n", again.size());
+        BatchOptions alone = bo;
+        alone.jobs = 1;
+        auto rs2 = run_batch(again, alone, nullptr);
+        for (size_t k = 0; k < rs2.size(); ++k) {
+          Json first = Json::object();
+          first["class"] = rs[where[k]].cls;
+          first["message"] = rs[where[k]].message;
+          rs2[k].details["first_attempt_with_other_workers"] = first;
+          rs[where[k]] = rs2[k];
+        }
+      }
+    }
     for (auto& r : rs) out.push_back(r);
   };
   for (auto& lp : load_paths)

@@ -26,7 +26,7 @@ struct Session {
   std::vector<std::string> load_paths = {"cubin", "jit"};
   std::vector<std::string> lower_targets;  // extra JIT targets below the device (e.g. sm_80 for cp.async)
   int jobs = 4;
-  double timeout_s = 10;
+  double timeout_s = 5;
   double deadline = 0;                // now_s() after which no new case starts (0: none)
   std::string out_dir;                // results/<run-id>
   bool quiet = false;

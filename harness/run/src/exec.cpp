@@ -143,7 +143,6 @@ CaseResult Executor::run(const RunCase& c, Setup& s) {
   // and cost only their own case.
   if (s.inject == "crash") s.w[W_SMEM_OUT] = 0x8;  // the dump stores through an unmapped address: a trap
   if (s.inject == "hang") { s.w[W_WAIT_LIMIT] = 0xffffffffu; s.w[W_TX_BYTES] += 16; }  // the phase never completes
-  if (s.inject == "fail" && !s.expected.smem.empty()) s.expected.smem[s.expected.smem.size() / 2] ^= 0x40;
 
   // The tensor map is encoded against the real device address of its global tensor.
   alignas(64) CUtensorMap tmap;
@@ -270,6 +269,8 @@ CaseResult Executor::run(const RunCase& c, Setup& s) {
   Image actual;
   actual.gdst.assign(stage_.begin() + long(o_gdst), stage_.begin() + long(o_gdst + s.gdst.size()));
   actual.smem.assign(stage_.begin() + long(o_sout), stage_.begin() + long(o_sout + win_all));
+  // Self-test: a wrong byte in what the device left, as a broken copy would leave it.
+  if (s.inject == "fail" && !actual.smem.empty()) actual.smem[actual.smem.size() / 2] ^= 0x40;
   std::vector<uint32_t> status(size_t(s.ranks) * kStatusWords);
   std::memcpy(status.data(), stage_.data() + o_status, status.size() * 4);
   judge(c, s, gsrc_after, actual, status, res);

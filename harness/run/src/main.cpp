@@ -31,7 +31,7 @@ const char* kUsage =
     "  --seed N             run seed (default 1); each case derives its own from it and its ID\n"
     "  --shard i/n          run the i-th of n shards (0-based); GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS also work\n"
     "  --jobs N             worker processes at once (default 4)\n"
-    "  --timeout S          host watchdog per case, seconds (default 10)\n"
+    "  --timeout S          host watchdog per case, seconds (default 5)\n"
     "  --deadline S         start no case after S seconds; the rest is reported skipped\n"
     "  --level L            0 smoke, 1 suite (default), 2 extended\n"
     "  --out DIR            results folder (default results/<run-id>)\n"
@@ -56,6 +56,7 @@ int worker(int argc, char** argv) {
     else if (a == "--log-dir") log_dir = val();
     else if (a == "--level") po.level = std::stoi(val());
     else if (a == "--max-smem") po.max_smem = std::stoi(val());
+    else if (a == "--plan-families") { for (auto& f : split(val(), ',')) if (!f.empty()) po.families.push_back(f); }
   }
   std::vector<Form> forms;
   std::vector<RunCase> cases;

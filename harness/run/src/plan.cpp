@@ -1,5 +1,6 @@
 #include "plan.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "abi.hpp"
@@ -47,6 +48,7 @@ std::vector<RunCase> plan_cases(const std::vector<Form>& forms, const PlanOption
   for (const Form& f : encode_forms()) all.push_back(&f);
   for (const Form* fp : all) {
     const Form& f = *fp;
+    if (!o.families.empty() && std::find(o.families.begin(), o.families.end(), f.family) == o.families.end()) continue;
     if (!f.valid()) continue;  // invalid forms are the compile tier's negative cases; never launched
     auto it = reg.find(f.abi);
     if (it == reg.end()) {

@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 #include <vector>
+#include <vector>
 
 #include "case.hpp"
 
@@ -12,6 +13,7 @@ namespace ptxcts::run {
 struct PlanOptions {
   int level = 1;        // 0: smoke (one variant per form), 1: the suite, 2: extended sizes and coordinates
   int max_smem = 227 * 1024;  // device limit for one CTA's window (cudaDevAttrMaxSharedMemoryPerBlockOptin)
+  std::vector<std::string> families;  // plan only these families (empty: all); workers get their batch's
 };
 
 // Run cases of every valid form, in manifest order. Forms whose family the run tier does not drive yet are
