@@ -77,19 +77,31 @@ ref::TensorMapParams tiled(TDT t, unsigned rank, const Shape& sh) {
 
 unsigned esize(TDT t) { return std::max(1u, ref::element_bits(t) / 8); }
 
-// Coordinates for a box: inside, across the low edge (negative), across every high edge, wholly outside.
-std::vector<std::pair<std::string, std::array<int32_t, 5>>> coord_sets(const ref::TensorMapParams& p, bool nonneg) {
+// Coordinates for a box: inside, across the low edge (negative), across every high edge, wholly outside, all
+// negative. The innermost coordinate is kept a multiple of 16 bytes (coords[0] * element size): on the H100 a
+// tile-mode tensor copy whose innermost start is not 16-byte aligned traps (illegal instruction), which the
+// chapter does not state; `misaligned` (first map of each form) keeps that finding covered without letting it
+// stand in front of every out-of-bounds case.
+std::vector<std::pair<std::string, std::array<int32_t, 5>>> coord_sets(const ref::TensorMapParams& p, bool nonneg,
+                                                                       bool with_misaligned) {
   std::vector<std::pair<std::string, std::array<int32_t, 5>>> v;
   std::array<int32_t, 5> in{}, lo{}, hi{}, out{};
+  const int32_t u = int32_t(std::max(1u, 16u / std::max(1u, ref::element_bits(p.dtype) / 8)));  // 16 B in elements
+  auto down = [u](int32_t x) { return x >= 0 ? x / u * u : -((-x + u - 1) / u * u); };
+  auto upr = [u](int32_t x) { return x >= 0 ? (x + u - 1) / u * u : -((-x) / u * u); };
   for (unsigned i = 0; i < p.rank; ++i) {
     int32_t d = int32_t(p.dims[i]);
     int32_t span = int32_t(p.box[i]) * int32_t(p.element_strides[i]);
     in[i] = std::max(0, std::min(d - span, d / 3));
-    lo[i] = i == 0 ? -int32_t(p.box[i]) / 2 - 1 : in[i];
+    lo[i] = in[i];
     hi[i] = d - std::max(1, span / 2);
     out[i] = in[i];
   }
-  out[0] = int32_t(p.dims[0]) + 3;
+  in[0] = down(in[0]);
+  lo[0] = -upr(std::max<int32_t>(1, int32_t(p.box[0]) / 2));
+  hi[0] = down(hi[0]);
+  if (hi[0] + int32_t(p.box[0]) * int32_t(p.element_strides[0]) <= int32_t(p.dims[0])) hi[0] += u;  // still crosses
+  out[0] = upr(int32_t(p.dims[0]) + 3);
   v.push_back({"inside", in});
   if (!nonneg) v.push_back({"low_edge", lo});
   v.push_back({"high_edges", hi});
@@ -97,7 +109,13 @@ std::vector<std::pair<std::string, std::array<int32_t, 5>>> coord_sets(const ref
   if (!nonneg && p.rank >= 2) {
     std::array<int32_t, 5> neg{};
     for (unsigned i = 0; i < p.rank; ++i) neg[i] = -1;
+    neg[0] = -u;
     v.push_back({"all_negative", neg});
+  }
+  if (with_misaligned && u > 1) {
+    std::array<int32_t, 5> mis = in;
+    mis[0] = in[0] + 1;
+    v.push_back({"misaligned", mis});
   }
   return v;
 }
@@ -294,7 +312,9 @@ std::vector<Recipe> recipes(const Form& f, const PlanOptions& o) {
     // im2col coordinates are (c, w, [h, [d]], n); the tile sets work for them too.
     ref::TensorMapParams cmap = map;
     if (im2col) for (unsigned i = 0; i < map.rank; ++i) cmap.box[i] = i == 0 ? map.channels_per_pixel : 2;
-    auto sets = coord_sets(cmap, t.store || t.reduce);
+    // The misaligned start (a trap on the H100) once per plain form: every trap costs a worker restart.
+    auto sets = coord_sets(cmap, t.store || t.reduce, map_index == 0 && !t.multicast && !t.remote && !t.prefetch &&
+                                                            (!t.reduce || t.redop == "add"));
     if (o.level == 0) sets.resize(1);
     // Every coordinate set (low edge, outside, all negative) on the first two maps of the form; the other maps
     // (swizzle, strides, fill, padding) inside and across the high edges, unless --level 2.

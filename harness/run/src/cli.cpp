@@ -183,10 +183,10 @@ std::vector<CaseResult> Session::execute() {
     bo.log_dir = out_dir;
     bo.plan_args = {"--level", std::to_string(plan.level), "--max-smem", std::to_string(plan.max_smem)};
     // The worker plans only the families of its batch (the same cases, less start-up time).
+    std::set<std::string> famset;
+    for (auto* c : go) famset.insert(c->form->family);
     std::string fams;
-    for (auto* c : go)
-      if (fams.find("," + c->form->family + ",") == std::string::npos && ("," + fams + ",").find("," + c->form->family + ",") == std::string::npos)
-        fams += (fams.empty() ? "" : ",") + c->form->family;
+    for (auto& f : famset) fams += (fams.empty() ? "" : ",") + f;
     bo.plan_args.push_back("--plan-families");
     bo.plan_args.push_back(fams);
     auto rs = run_batch(go, bo, [&](const CaseResult& r) { if (!quiet) prog.add(r); });
