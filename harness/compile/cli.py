@@ -37,6 +37,8 @@ def parse_args(argv):
     p.add_argument("--expectations", default=None, help="findings file (default results/expectations/ptxas.toml)")
     p.add_argument("--no-generator", action="store_true",
                    help="assemble modules from the manifest's kernel files instead of ptxcts_gen.module_text")
+    p.add_argument("--keep-modules", metavar="DIR",
+                   help="keep every module ptxas assembled, with its command, output and line map, in DIR")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     a = p.parse_args(argv)
     a.family = [f for x in a.family for f in x.split(",") if f]
@@ -51,11 +53,11 @@ def parse_args(argv):
 _JUDGE = None
 
 
-def _init(manifest_root, ptxas_path, use_gen):
+def _init(manifest_root, ptxas_path, use_gen, keep):
     global _JUDGE
     m = manifest.load(manifest_root)
     asm = modules.Assembler(m, use_generator=use_gen)
-    _JUDGE = judge.Judge(ptxas_path, asm)
+    _JUDGE = judge.Judge(ptxas_path, asm, keep_modules=keep)
 
 
 def _work(arch, target, ptx, cases):
@@ -90,7 +92,7 @@ def resolve_arch(target, m, ptxas_path):
     return None, f"ptxas {ptxas.version(ptxas_path)} does not know target {target} (not an allowed -arch)"
 
 
-def judge_all(chosen, m, mroot, px, use_gen, jobs_n, module_size, advance=lambda n: None):
+def judge_all(chosen, m, mroot, px, use_gen, jobs_n, module_size, advance=lambda n: None, keep=None):
     """Judge every chosen case: (outcomes by case ID, not_supported reasons by case ID, -arch notes by case ID,
     ptxas calls, modules). Cases are grouped by (target, PTX version, validity) and cut into modules of
     module_size; modules are judged in a pool of jobs_n processes."""
@@ -125,7 +127,7 @@ def judge_all(chosen, m, mroot, px, use_gen, jobs_n, module_size, advance=lambda
     advance(len(unsupported))
     calls = 0
     if jobs:
-        with cf.ProcessPoolExecutor(max_workers=jobs_n, initializer=_init, initargs=(mroot, px, use_gen)) as pool:
+        with cf.ProcessPoolExecutor(max_workers=jobs_n, initializer=_init, initargs=(mroot, px, use_gen, keep)) as pool:
             futs = [pool.submit(_work, *j) for j in jobs]
             for fut in cf.as_completed(futs):
                 res, n = fut.result()
@@ -171,7 +173,8 @@ def main(argv):
     prog = progress.Progress(len(chosen), every_s=1e9 if a.quiet else 2.0)
     t0 = time.monotonic()
     outcomes, unsupported, arch_note, calls, nmodules = judge_all(chosen, m, mroot, px, use_gen, a.jobs,
-                                                                  a.module_size, prog.advance)
+                                                                  a.module_size, prog.advance,
+                                                                  a.keep_modules)
     wall = time.monotonic() - t0
 
     records = []

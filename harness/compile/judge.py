@@ -8,6 +8,7 @@ assembled again without the rejected ones, until a call succeeds (they are accep
 A failure that names no line of any case (no line at all, a crash, a timeout) is isolated by bisection down to
 single cases. Errors on header lines (`.version`, `.target`) reject every case of the module.
 """
+import os
 import re
 import tempfile
 from dataclasses import dataclass, field
@@ -42,7 +43,9 @@ class Judge:
         self.ptxas = ptxas_path
         self.assembler = assembler
         self.workdir = workdir
-        self.keep = keep_modules
+        self.keep = keep_modules      # a folder: every module and ptxas's output stay there, for review
+        if self.keep:
+            os.makedirs(self.keep, exist_ok=True)
         self.calls = 0
 
     def chunk(self, arch: str, target: str, ptx: str, cases: List[Case]) -> Dict[str, Outcome]:
@@ -60,8 +63,13 @@ class Judge:
                 o.verdict, o.note = ERROR, f"cannot assemble the module: {e}"
                 return None, None
             raise
-        call = ptxas.assemble(self.ptxas, arch, mod.text, wd, name=f"m{self.calls}")
+        name = f"{target}.ptx{ptx.replace('.', '')}.{os.getpid()}.{self.calls}"
+        call = ptxas.assemble(self.ptxas, arch, mod.text, self.keep or wd, name=name)
         self.calls += 1
+        if self.keep:
+            with open(os.path.join(self.keep, name + ".log"), "w") as f:
+                f.write(f"$ {' '.join(call.argv)}\nexit {call.returncode}\n{call.output}")
+                f.write("".join(f"# {s.first}-{s.last} {s.case.id}\n" for s in mod.spans))
         share = call.seconds / len(cases)
         for c in cases:
             out[c.id].seconds += share

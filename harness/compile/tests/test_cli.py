@@ -79,8 +79,13 @@ class CliTest(unittest.TestCase):
 
     def test_only_passing_cases_exit_zero(self):
         with tempfile.TemporaryDirectory() as out:
-            r = run("--expectations", FINDINGS, "--out", out, "--family", "cp.async.bulk")
+            keep = os.path.join(out, "modules")
+            r = run("--expectations", FINDINGS, "--out", out, "--family", "cp.async.bulk", "--keep-modules", keep)
             self.assertEqual(r.returncode, 0, r.stderr)
+            logs = [f for f in os.listdir(keep) if f.endswith(".log")]
+            self.assertTrue(logs and all(os.path.exists(os.path.join(keep, f[:-4] + ".ptx")) for f in logs))
+            with open(os.path.join(keep, sorted(logs)[0])) as f:
+                self.assertIn("-arch=sm_", f.read())
 
     def test_stale_finding_is_reported(self):
         with tempfile.TemporaryDirectory() as out:

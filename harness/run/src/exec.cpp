@@ -274,6 +274,9 @@ CaseResult Executor::run(const RunCase& c, Setup& s) {
   std::vector<uint32_t> status(size_t(s.ranks) * kStatusWords);
   std::memcpy(status.data(), stage_.data() + o_status, status.size() * 4);
   judge(c, s, gsrc_after, actual, status, res);
+  // A kernel that gave up waiting may have left a bulk copy in flight towards shared memory it no longer owns:
+  // start the next case in a fresh context rather than trust this one.
+  if (res.cls == cls::timeout) poisoned_ = true;
   last_actual_ = std::move(actual);
   res.duration_ms = (now_s() - t0) * 1e3;
   return res;

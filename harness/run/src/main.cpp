@@ -27,7 +27,8 @@ const char* kUsage =
     "  --family F           only this family (repeatable), e.g. cp.async.bulk\n"
     "  --filter S           only case IDs containing S (repeatable)\n"
     "  --load-path P        cubin | jit | both (default both)\n"
-    "  --lower-targets L    also JIT the forms' PTX for these targets, comma separated (e.g. sm_80)\n"
+    "  --lower-targets L    also JIT the forms' PTX for these older targets, comma separated (default sm_80;\n"
+    "                       'none' for none)\n"
     "  --seed N             run seed (default 1); each case derives its own from it and its ID\n"
     "  --shard i/n          run the i-th of n shards (0-based); GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS also work\n"
     "  --jobs N             worker processes at once (default 4)\n"
@@ -150,6 +151,8 @@ int main(int argc, char** argv) {
   apply_ctest_resources();
   Session ses;
   ses.self = self_exe(argv[0]);
+  // The driver's JIT of the same forms' PTX for an older target is part of the default run (cp.async: sm_80).
+  ses.lower_targets = {"sm_80"};
   Selection sel;
   std::string out, run_id;
   bool list = false;
@@ -173,7 +176,10 @@ int main(int argc, char** argv) {
         if (p == "both") ses.load_paths = {"cubin", "jit"};
         else if (p == "cubin" || p == "jit") ses.load_paths = {p};
         else { std::fprintf(stderr, "ptxcts-run: --load-path '%s': expected cubin, jit or both\n", p.c_str()); return 2; }
-      } else if (a == "--lower-targets") ses.lower_targets = split(val(), ',');
+      } else if (a == "--lower-targets") {
+        ses.lower_targets.clear();
+        for (auto& t : split(val(), ',')) if (!t.empty() && t != "none") ses.lower_targets.push_back(t);
+      }
       else if (a == "--target") ses.lower_targets = {val()};  // replay of a lower-target JIT case
       else if (a == "--seed") ses.seed = std::stoull(val());
       else if (a == "--shard") {

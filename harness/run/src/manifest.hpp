@@ -34,6 +34,6 @@ std::string prepare_modules(const std::string& target, const std::string& ptx, c
 // Rebuilds the kernel -> module map of an already prepared folder (the worker's view).
 std::string scan_modules(const std::string& dir, ModuleSet& out);
 std::string module_dir(const std::string& target, const std::string& ptx, const std::string& tag);
-constexpr int kMaxEntriesPerModule = 48;  // smaller modules: parallel ptxas, and a worker JITs only what it runs
+constexpr int kMaxEntriesPerModule = 16;  // smaller modules: parallel ptxas, and a worker JITs only what it runs
 
 }  // namespace ptxcts::run
