@@ -210,17 +210,27 @@ def add_arguments(p):
 
 
 def main(args):
+    import sys
     folders = find_bundles(args.folders)
     if args.out and len(folders) > 1 and not os.path.isdir(args.out):
         raise UsageError(f"--out {args.out}: with several bundles, --out must be an existing folder")
-    for folder in folders:
-        if args.check:
-            case = check(folder)
-            print(f"bundle: {folder}: complete ({case['class']} {case['id']})")
-            continue
-        name = os.path.basename(os.path.abspath(folder)) + ".tar.gz"
-        out = args.out if args.out and not os.path.isdir(args.out) else os.path.join(
-            args.out or os.path.dirname(os.path.abspath(folder)), name)
-        size = pack(folder, out, args.max_bytes)
-        print(f"bundle: {folder}: wrote {out} ({size} bytes, limit {args.max_bytes})")
+    bad = []
+    for n, folder in enumerate(folders, 1):
+        try:
+            if args.check:
+                case = check(folder)
+                print(f"bundle [{n}/{len(folders)}]: {folder}: complete ({case['class']} {case['id']})")
+                continue
+            name = os.path.basename(os.path.abspath(folder)) + ".tar.gz"
+            out = args.out if args.out and not os.path.isdir(args.out) else os.path.join(
+                args.out or os.path.dirname(os.path.abspath(folder)), name)
+            size = pack(folder, out, args.max_bytes)
+            print(f"bundle [{n}/{len(folders)}]: {folder}: wrote {out} ({size} bytes, limit {args.max_bytes})")
+        except InputError as e:
+            bad.append(folder)
+            print(f"bundle [{n}/{len(folders)}]: error: {e}", file=sys.stderr)
+    print(f"bundle: {len(folders) - len(bad)} of {len(folders)} bundles {'complete' if args.check else 'packed'}"
+          + (f", {len(bad)} incomplete (listed above)" if bad else ""))
+    if bad:
+        raise InputError(bad[0], None, None, f"{len(bad)} of {len(folders)} bundles are incomplete or too large")
     return 0

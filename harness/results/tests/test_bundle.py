@@ -78,6 +78,12 @@ class Bundles(TempDirTest):
         code, stdout, err = cli("bundle", os.path.join(self.tmp, "repro"), "--out", out)
         self.assertEqual(code, 0, err)
         self.assertEqual(sorted(os.listdir(out)), ["one.cubin.tar.gz", "two.jit.tar.gz"])
+        # one incomplete bundle among them: the others are still packed, the bad one named, exit 3
+        os.remove(os.path.join(self.make("three.cubin"), "module.ptx"))
+        code, stdout, err = cli("bundle", os.path.join(self.tmp, "repro"), "--out", out)
+        self.assertEqual(code, 3)
+        self.assertIn("three.cubin/module.ptx: missing", err)
+        self.assertIn("2 of 3 bundles packed, 1 incomplete", stdout)
 
     def test_incomplete_bundles_are_rejected(self):
         cases = {
