@@ -33,6 +33,12 @@ std::uint64_t nan_result(FloatFormat f, std::uint64_t a, std::uint64_t b, AddNan
       if (bn) return fp_quiet(f, b);
       if (an) return fp_quiet(f, a);
       break;
+    case AddNan::passthrough:
+      // A NaN operand's bits unchanged (not quieted, sign kept); both NaN: the source's; an invalid operation
+      // (inf - inf): the negative quiet NaN with zero payload.
+      if (bn) return b;
+      if (an) return a;
+      return f.sign_mask() | (f.exp_field_max() << f.man_bits) | f.quiet_bit();
   }
   return f.canonical_nan();
 }

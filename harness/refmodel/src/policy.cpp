@@ -21,7 +21,10 @@ std::vector<PolicyInfo> make_catalog() {
   const std::vector<std::pair<std::string, std::string>> add_nan_alts = {
       {"canonical", "any NaN result is the canonical NaN (f16/bf16 0x7fff, f32 0x7fffffff, f64 0x7fffffffffffffff)"},
       {"old_quieted", "the destination (old) NaN with its quiet bit set, else the source NaN quieted, else canonical"},
-      {"src_quieted", "the source NaN with its quiet bit set, else the destination NaN quieted, else canonical"}};
+      {"src_quieted", "the source NaN with its quiet bit set, else the destination NaN quieted, else canonical"},
+      {"passthrough", "a NaN operand is returned bit for bit (not quieted, sign kept), the source's when both are NaN; "
+                      "an invalid operation (inf - inf) gives the negative quiet NaN with zero payload (f16 0xfe00, "
+                      "bf16 0xffc0, f32 0xffc00000, f64 0xfff8000000000000)"}};
   const std::vector<std::pair<std::string, std::string>> minmax_nan_alts = {
       {"other_operand", "a NaN operand is treated as missing: the other operand; both NaN: canonical NaN 0x7fff"},
       {"canonical_nan", "NaN-propagating: either operand NaN gives the canonical NaN 0x7fff"},
@@ -72,7 +75,9 @@ std::vector<PolicyInfo> make_catalog() {
       {{"canonical", "f16/bf16 0x7fff, f32/tf32 0x7fffffff, f64 0x7fffffffffffffff"},
        {"all_ones", "every bit set: 0xffff, 0xffffffff, 0xffffffffffffffff"},
        {"quiet_positive", "positive quiet NaN with zero payload: 0x7e00, 0x7fc0, 0x7fc00000, 0x7ff8000000000000"},
-       {"quiet_negative", "negative quiet NaN with zero payload: 0xfe00, 0xffc0, 0xffc00000, 0xfff8000000000000"}},
+       {"quiet_negative", "negative quiet NaN with zero payload: 0xfe00, 0xffc0, 0xffc00000, 0xfff8000000000000"},
+       {"repeat_7ff7", "the 16-bit pattern 0x7ff7 repeated over the element: f16/bf16 0x7ff7, f32/tf32 0x7ff77ff7, "
+                       "f64 0x7ff77ff77ff77ff7"}},
       0);
   add(PolicyId::swizzle_flip_8b_rows, "swizzle_flip_8b_rows",
       "SWIZZLE_128B_ATOM_32B_FLIP_8B: cuda.h says 'additionally swap lower 8B with upper 8B within each 16B for every "
@@ -110,6 +115,27 @@ std::vector<PolicyInfo> make_catalog() {
       "im2col::w / ::w::128: placement and byte credit of the wHalo pixels (NOTES: open). Default append.",
       {{"append", "wHalo more pixels continue the W walk after the column, appended in shared memory and credited"},
        {"ignore", "no halo pixels are loaded"}},
+      0);
+  add(PolicyId::tensor_store_oob, "tensor_store_oob",
+      "cp.async.bulk.tensor .global.shared::cta and cp.reduce.async.bulk.tensor: which out-of-bounds box elements "
+      "reach global memory. NOTES: 'in-bounds elements written, OOB ones not' (not stated in PTX). Default "
+      "not_written.",
+      {{"not_written", "no out-of-bounds element is written or reduced"},
+       {"granule16_written", "box elements past globalDim[0] whose bytes lie in the 16-byte granule holding the "
+                             "row's last in-bounds byte (other coordinates in bounds) are written / reduced like "
+                             "in-bounds elements"}},
+      0);
+  add(PolicyId::tensor_coord_alignment, "tensor_coord_alignment",
+      "Tile and im2col tensor copies: whether the innermost start coordinate times the element size must be a "
+      "multiple of 16 bytes (NOTES: open; the chapter states none). Default none.",
+      {{"none", "any innermost start coordinate"},
+       {"16B_trap", "an innermost start not a multiple of 16 bytes traps (the kernel does not complete)"}},
+      0);
+  add(PolicyId::im2col_start_outside_box, "im2col_start_outside_box",
+      "im2col loads and prefetches: a W/H/D start coordinate outside the bounding box [lowerCorner, globalDim + "
+      "upperCorner) (the chapter and NOTES describe the walk, not this case). Default walk.",
+      {{"walk", "the walk starts there as NOTES describes (wrap at dim + upper corner, OOB pixels filled)"},
+       {"trap", "the copy traps (the kernel does not complete)"}},
       0);
   return c;
 }

@@ -294,6 +294,11 @@ std::uint64_t oob_fill_pattern(TensorDataType t, OobFill f, const PolicySet& p) 
     case OobNanPattern::all_ones: return (fmt.sign_mask() << 1) - 1;
     case OobNanPattern::quiet_positive: return exp_all | fmt.quiet_bit();
     case OobNanPattern::quiet_negative: return fmt.sign_mask() | exp_all | fmt.quiet_bit();
+    case OobNanPattern::repeat_7ff7: {
+      std::uint64_t v = 0;
+      for (unsigned k = 0; k < bits; k += 16) v |= std::uint64_t{0x7ff7} << k;
+      return v;
+    }
   }
   return fmt.canonical_nan();
 }
@@ -399,8 +404,26 @@ template <typename F>
 void for_each_stored_piece(const TensorMapParams& map, const TensorAccess& a, std::size_t global_size,
                            const PolicySet& p, F f) {
   check_store_access(map, a);
-  for (const BoxPiece& piece : tensor_box(map, a, p)) {
-    if (!piece.in_bounds) continue;  // OOB elements are not written (NOTES; relied on by CUTLASS epilogues)
+  const bool granule = p.get<StoreOob>(PolicyId::tensor_store_oob) == StoreOob::granule16_written &&
+                       !is_packed(map.dtype);
+  for (BoxPiece piece : tensor_box(map, a, p)) {
+    if (!piece.in_bounds) {
+      // OOB elements are not written (NOTES; relied on by CUTLASS epilogues), except under granule16_written:
+      // elements past globalDim[0] inside the 16-byte granule that holds the row's last in-bounds byte.
+      if (!granule) continue;
+      bool rest_in = true;
+      std::uint64_t row_off = 0;
+      for (unsigned i = 1; i < map.rank; ++i) {
+        rest_in = rest_in && piece.coords[i] >= 0 && piece.coords[i] < std::int64_t(map.dims[i]);
+        if (rest_in) row_off += map.strides[i - 1] * std::uint64_t(piece.coords[i]);
+      }
+      const std::uint64_t esz = element_bits(map.dtype) / 8;
+      const std::int64_t c0 = piece.coords[0];
+      if (!rest_in || c0 < std::int64_t(map.dims[0])) continue;
+      const std::uint64_t granule_end = (map.dims[0] * esz + 15) / 16 * 16;
+      if (std::uint64_t(c0) * esz + piece.data_bytes > granule_end) continue;
+      piece.global_off = row_off + std::uint64_t(c0) * esz;
+    }
     need(piece.global_off + piece.data_bytes <= global_size,
          "tensor memory holds " + std::to_string(global_size) + " bytes, the element at byte " +
              std::to_string(piece.global_off) + " lies beyond");
@@ -444,6 +467,30 @@ void tensor_reduce(const TensorMapParams& map, const TensorAccess& a, RedOp op, 
     std::uint8_t* dst = global.data + piece.global_off;
     store_le(dst, n, reduce_element(rop, load_le(dst, n), load_le(src, n), p, ctx));
   });
+}
+
+std::string tensor_access_trap(const TensorMapParams& map, const TensorAccess& a, const PolicySet& p) {
+  const bool tile_like = a.mode == TensorMode::tile || a.mode == TensorMode::im2col ||
+                         a.mode == TensorMode::im2col_no_offs;
+  if (tile_like && !is_packed(map.dtype) &&
+      p.get<CoordAlignment>(PolicyId::tensor_coord_alignment) == CoordAlignment::trap_16B) {
+    const std::int64_t bytes = std::int64_t(a.coords[0]) * (element_bits(map.dtype) / 8);
+    if (bytes % 16 != 0)
+      return "innermost start coordinate " + std::to_string(a.coords[0]) + " is " + std::to_string(bytes) +
+             " bytes, not a multiple of 16 (tensor_coord_alignment=16B_trap)";
+  }
+  if (a.mode == TensorMode::im2col &&
+      p.get<Im2colStartOutside>(PolicyId::im2col_start_outside_box) == Im2colStartOutside::trap) {
+    static const char* names[] = {"W", "H", "D"};
+    for (unsigned s = 0; s + 2 < map.rank; ++s) {
+      const std::int64_t c = a.coords[1 + s];
+      const std::int64_t lo = map.lower_corner[s], hi = std::int64_t(map.dims[1 + s]) + map.upper_corner[s];
+      if (c < lo || c >= hi)
+        return std::string("im2col start ") + names[s] + " = " + std::to_string(c) + " lies outside the bounding box [" +
+               std::to_string(lo) + ", " + std::to_string(hi) + ") (im2col_start_outside_box=trap)";
+    }
+  }
+  return {};
 }
 
 std::uint64_t tensor_global_bytes(const TensorMapParams& map) {

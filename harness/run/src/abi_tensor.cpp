@@ -83,7 +83,7 @@ unsigned esize(TDT t) { return std::max(1u, ref::element_bits(t) / 8); }
 // chapter does not state; `misaligned` (first map of each form) keeps that finding covered without letting it
 // stand in front of every out-of-bounds case.
 std::vector<std::pair<std::string, std::array<int32_t, 5>>> coord_sets(const ref::TensorMapParams& p, bool nonneg,
-                                                                       bool with_misaligned) {
+                                                                       bool with_misaligned, bool im2col) {
   std::vector<std::pair<std::string, std::array<int32_t, 5>>> v;
   std::array<int32_t, 5> in{}, lo{}, hi{}, out{};
   const int32_t u = int32_t(std::max(1u, 16u / std::max(1u, ref::element_bits(p.dtype) / 8)));  // 16 B in elements
@@ -111,6 +111,22 @@ std::vector<std::pair<std::string, std::array<int32_t, 5>>> coord_sets(const ref
     for (unsigned i = 0; i < p.rank; ++i) neg[i] = -1;
     neg[0] = -u;
     v.push_back({"all_negative", neg});
+  }
+  if (im2col) {
+    // im2col: the W/H/D start must lie in the bounding box [lowerCorner, dim + upperCorner) -- a start outside it
+    // traps on the H100 (policy im2col_start_outside_box). The edge sets start at the box's corners instead.
+    for (auto& [name, c] : v)
+      for (unsigned s = 0; s + 2 < p.rank; ++s) {
+        const int32_t lo = p.lower_corner[s], hi = int32_t(p.dims[1 + s]) + p.upper_corner[s] - 1;
+        c[1 + s] = std::max(lo, std::min(hi, c[1 + s]));
+        if (name == "all_negative") c[1 + s] = lo;
+        if (name == "high_edges") c[1 + s] = hi;
+      }
+    if (with_misaligned && !nonneg) {
+      std::array<int32_t, 5> ob = in;
+      ob[1] = int32_t(p.dims[1]) + p.upper_corner[0];  // W one past the box
+      v.push_back({"start_outside_box", ob});
+    }
   }
   if (with_misaligned && u > 1) {
     std::array<int32_t, 5> mis = in;
@@ -313,8 +329,16 @@ std::vector<Recipe> recipes(const Form& f, const PlanOptions& o) {
     ref::TensorMapParams cmap = map;
     if (im2col) for (unsigned i = 0; i < map.rank; ++i) cmap.box[i] = i == 0 ? map.channels_per_pixel : 2;
     // The misaligned start (a trap on the H100) once per plain form: every trap costs a worker restart.
-    auto sets = coord_sets(cmap, t.store || t.reduce, map_index == 0 && !t.multicast && !t.remote && !t.prefetch &&
-                                                            (!t.reduce || t.redop == "add"));
+    // Deliberate traps only on the plain form of each rank and direction (no .tile spelled out, no cache hint,
+    // not multicast / remote / prefetch; reductions: .add): every trap costs a worker restart.
+    const std::string seg = f.form.substr(f.form.find('/') + 1);
+    const bool plain_form = f.form.find("L2_cache_hint") == std::string::npos &&
+                            seg.find(".tile") == std::string::npos && !t.multicast && !t.remote && !t.prefetch &&
+                            (!t.reduce || t.redop == "add");
+    // interleave 16B loads trap on the H100 for every coordinate (crash, unexplained): plain forms only, inside.
+    if (map.interleave != ref::Interleave::NONE && !plain_form) { ++map_index; continue; }
+    auto sets = coord_sets(cmap, t.store || t.reduce, map_index == 0 && plain_form, im2col);
+    if (map.interleave != ref::Interleave::NONE) sets.resize(1);
     if (o.level == 0) sets.resize(1);
     // Every coordinate set (low edge, outside, all negative) on the first two maps of the form; the other maps
     // (swizzle, strides, fill, padding) inside and across the high edges, unless --level 2.
@@ -490,13 +514,16 @@ void tensor_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
       }
       return img;
     }
-    ref::ByteSpan g{img.gdst.data() + s.gdst_off, img.gdst.size() - 2 * kGuard};
+    // The span runs to the end of the trailing guard band: tensor_store_oob=granule16_written writes past the
+    // tensor's last element (the default never does; the guard band is still compared byte for byte).
+    ref::ByteSpan g{img.gdst.data() + s.gdst_off, img.gdst.size() - kGuard};
     ref::ConstByteSpan w(s.smem_init.data(), win);
     if (rop) ref::tensor_reduce(map, acc, rop->red, g, w, ps);
     else ref::tensor_store(map, acc, g, w, ps);
     return img;
   };
   s.expected = s.model(ref::PolicySet{});
+  s.trap = [map, acc](const ref::PolicySet& ps) { return ref::tensor_access_trap(map, acc, ps); };
   s.elem_bytes = esize(map.dtype);
   // Naming a byte: the box piece that holds it (its tensor coordinates), or the guard band.
   auto pieces = std::make_shared<std::vector<ref::BoxPiece>>(ref::tensor_box(map, acc));

@@ -103,6 +103,9 @@ struct Setup {
   // Recomputes the expected images under another policy set (harness/refmodel): the judge calls it with each
   // single deviation from the defaults when the device does not match, to name a spec_divergence.
   std::function<Image(const ref::PolicySet&)> model;
+  // Whether the model predicts a trap under a policy set ("" = the copy completes): a trap that only a named
+  // alternative predicts is a spec_divergence naming it, any other trap a crash.
+  std::function<std::string(const ref::PolicySet&)> trap;
   uint32_t waiters = 0;                  // ranks whose status[1] must say "phase completed"
   bool self_check = false;               // completion case: status[2] must equal expect_bits
   uint32_t expect_bits = 0;

@@ -258,7 +258,21 @@ CaseResult Executor::run(const RunCase& c, Setup& s) {
   res.details["kernel_ms"] = (now_s() - tl) * 1e3;
   if (ce != cudaSuccess) {
     poisoned_ = true;
-    return finish(cls::crash, std::string("kernel trapped: ") + cudaGetErrorName(ce) + " (" + cudaGetErrorString(ce) + ")");
+    std::string what = std::string("kernel trapped: ") + cudaGetErrorName(ce) + " (" + cudaGetErrorString(ce) + ")";
+    // A trap the model predicts only under a named alternative (e.g. tensor_coord_alignment=16B_trap) is a
+    // spec_divergence naming it; any other trap is a crash.
+    if (s.trap && s.inject.empty() && s.trap(ref::PolicySet{}).empty()) {
+      for (auto& [name, ps] : ref::single_deviations(ref::PolicySet{})) {
+        std::string why = s.trap(ps);
+        if (why.empty()) continue;
+        res.details["matched_policy"] = name;
+        res.details["predicted_trap"] = why;
+        res.details["trap_predicted"] = true;
+        return finish(cls::spec_divergence, "device matches the alternative " + name + ", not the model's default "
+                                            "reading: " + what + "; " + why);
+      }
+    }
+    return finish(cls::crash, what);
   }
   ce = cudaMemcpy(stage_.data(), base, total, cudaMemcpyDeviceToHost);
   if (ce != cudaSuccess) {

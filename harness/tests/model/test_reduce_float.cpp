@@ -135,6 +135,26 @@ TEST(ReduceFloat, AddNanPolicies) {
   EXPECT_EQ(red("add.f64", 0x7ff0000000000001ull, 0), 0x7fffffffffffffffull);
 }
 
+// passthrough (what the H100 does for cp.reduce.async.bulk .add.f64, run 1): a NaN operand's bits unchanged --
+// a signalling NaN stays signalling, the sign and payload stay; both NaN: the source's; inf - inf: the negative
+// quiet NaN with zero payload.
+TEST(ReduceFloat, AddNanPassthrough) {
+  const char* f64 = "f64_add_nan=passthrough";
+  EXPECT_EQ(red("add.f64", 0, 0x7ff0000000000001ull, f64), 0x7ff0000000000001ull);
+  EXPECT_EQ(red("add.f64", 0, 0xfff8000000000000ull, f64), 0xfff8000000000000ull);
+  EXPECT_EQ(red("add.f64", 0xfff090a2111ed0b2ull, 0x3ff0000000000000ull, f64), 0xfff090a2111ed0b2ull);  // old NaN
+  EXPECT_EQ(red("add.f64", 0x7ff0000000000001ull, 0x7ff8000000000000ull, f64), 0x7ff8000000000000ull);  // both: src
+  EXPECT_EQ(red("add.f64", 0x7ff8000000000000ull, 0x7ff0000000000001ull, f64), 0x7ff0000000000001ull);
+  EXPECT_EQ(red("add.f64", 0x7ff0000000000000ull, 0xfff0000000000000ull, f64), 0xfff8000000000000ull);  // inf-inf
+  EXPECT_EQ(red("add.f64", 0x3ff0000000000000ull, 0x3ff0000000000000ull, f64), 0x4000000000000000ull);  // no NaN
+  // The f64 policy does not reach f32; f32/f16 under their own passthrough.
+  EXPECT_EQ(red("add.f32", 0x7f800001u, 0x3f800000u, f64), 0x7fffffffu);
+  EXPECT_EQ(red("add.f32", 0x7f800001u, 0x3f800000u, "f32_add_nan=passthrough"), 0x7f800001u);
+  EXPECT_EQ(red("add.f32", 0x7f800000u, 0xff800000u, "f32_add_nan=passthrough"), 0xffc00000u);
+  EXPECT_EQ(red("add.noftz.f16", 0x3c00, 0xfc01, "f16_add_nan=passthrough"), 0xfc01u);
+  EXPECT_EQ(red("add.noftz.bf16", 0x7f80, 0xff80, "bf16_add_nan=passthrough"), 0xffc0u);
+}
+
 // min/max .f16/.bf16: NaN = 0x7e00 (quiet), sNaN = 0x7c01; bf16 quiet NaN 0x7fc0.
 TEST(ReduceFloat, HalfMinMaxNanPolicies) {
   EXPECT_EQ(red("min.f16", 0x7e00, 0x3c00), 0x3c00u);  // other_operand: the non-NaN

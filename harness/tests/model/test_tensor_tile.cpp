@@ -74,6 +74,93 @@ TEST(TensorTile, OobNanFillPatternPolicy) {
   p.set("oob_nan_pattern", "all_ones");
   EXPECT_EQ(oob_fill_pattern(TensorDataType::TFLOAT32, OobFill::NAN_REQUEST_ZERO_FMA, p), 0xffffffffu);
   EXPECT_EQ(oob_fill_pattern(TensorDataType::FLOAT32, OobFill::NONE, p), 0u);
+  // repeat_7ff7 (the H100's FLOAT32 fill, run 1: 0x7ff77ff7): the 16-bit pattern over the element.
+  p.set("oob_nan_pattern", "repeat_7ff7");
+  EXPECT_EQ(oob_fill_pattern(TensorDataType::FLOAT32, OobFill::NAN_REQUEST_ZERO_FMA, p), 0x7ff77ff7u);
+  EXPECT_EQ(oob_fill_pattern(TensorDataType::FLOAT16, OobFill::NAN_REQUEST_ZERO_FMA, p), 0x7ff7u);
+  EXPECT_EQ(oob_fill_pattern(TensorDataType::FLOAT64, OobFill::NAN_REQUEST_ZERO_FMA, p), 0x7ff77ff77ff77ff7ull);
+  EXPECT_EQ(at_le(load(m, at({4, 0}), 0, 8192, p).window, 8, 2), 0x7ff7u);
+}
+
+// tensor_store_oob: UINT8 tensor of 300 elements, box 256 at x = 160 (the H100 case of run 1). Elements 300..303
+// share the 16-byte granule [288, 304) with the last in-bounds element; granule16_written stores them from the box
+// (box elements 140..143), not_written (the default) leaves them; nothing from 304 on is written either way.
+TEST(TensorTile, StoreOobGranulePolicy) {
+  const auto m = tile_map(TensorDataType::UINT8, {300}, {256});
+  std::vector<std::uint8_t> window(1024);
+  for (std::size_t i = 0; i < window.size(); ++i) window[i] = static_cast<std::uint8_t>(i * 7 + 3);
+  auto run = [&](const PolicySet& p) {
+    std::vector<std::uint8_t> g(300 + 64, kPoison);
+    tensor_store(m, at({160}), ByteSpan{g.data(), g.size()}, ConstByteSpan{window.data(), window.size()}, p);
+    return g;
+  };
+  const auto def = run(PolicySet{});
+  EXPECT_EQ(def[299], window[139]);
+  for (int i = 300; i < 364; ++i) EXPECT_EQ(def[i], kPoison) << i;
+  PolicySet p;
+  ASSERT_TRUE(p.set("tensor_store_oob", "granule16_written"));
+  const auto gr = run(p);
+  for (int i = 0; i < 300; ++i) EXPECT_EQ(gr[i], def[i]) << i;
+  for (int i = 300; i < 304; ++i) EXPECT_EQ(gr[i], window[i - 160]) << i;
+  for (int i = 304; i < 364; ++i) EXPECT_EQ(gr[i], kPoison) << i;
+  // A tensor whose extent fills its last granule gets nothing past its end.
+  const auto m2 = tile_map(TensorDataType::UINT8, {288}, {256});
+  std::vector<std::uint8_t> g2(288 + 32, kPoison);
+  tensor_store(m2, at({160}), ByteSpan{g2.data(), g2.size()}, ConstByteSpan{window.data(), window.size()}, p);
+  for (int i = 288; i < 320; ++i) EXPECT_EQ(g2[i], kPoison) << i;
+}
+
+// The same policy for reductions: FLOAT16 tensor of 300 elements (600 bytes, granule end 608), box 128 at 232.
+// Elements 300..303 are reduced with box elements 68..71 under granule16_written (old + src), untouched otherwise.
+TEST(TensorTile, ReduceOobGranulePolicy) {
+  const auto m = tile_map(TensorDataType::FLOAT16, {300}, {128});
+  std::vector<std::uint8_t> window(512);
+  for (int i = 0; i < 256; ++i) store_le(window.data() + 2 * i, 2, 0x3c00);  // 1.0
+  auto run = [&](const PolicySet& p) {
+    std::vector<std::uint8_t> g(600 + 32);
+    for (std::size_t i = 0; i < g.size() / 2; ++i) store_le(g.data() + 2 * i, 2, 0x3c00);
+    tensor_reduce(m, at({232}), RedOp::add, ByteSpan{g.data(), g.size()}, ConstByteSpan{window.data(), window.size()},
+                  p);
+    return g;
+  };
+  const auto def = run(PolicySet{});
+  EXPECT_EQ(at_le(def, 2 * 299, 2), 0x4000u);  // 1 + 1
+  EXPECT_EQ(at_le(def, 2 * 300, 2), 0x3c00u);
+  PolicySet p;
+  ASSERT_TRUE(p.set("tensor_store_oob", "granule16_written"));
+  const auto gr = run(p);
+  for (int e = 300; e < 304; ++e) EXPECT_EQ(at_le(gr, 2 * e, 2), 0x4000u) << e;
+  for (int e = 304; e < 316; ++e) EXPECT_EQ(at_le(gr, 2 * e, 2), 0x3c00u) << e;
+}
+
+// Trap predictions: none under the defaults; tensor_coord_alignment=16B_trap for an innermost start that is not a
+// multiple of 16 bytes; im2col_start_outside_box=trap for a W/H/D start outside [lowerCorner, dim + upperCorner).
+TEST(TensorTile, TrapPolicies) {
+  const auto m = tile_map(TensorDataType::FLOAT32, {64, 4}, {16, 2});
+  PolicySet al;
+  ASSERT_TRUE(al.set("tensor_coord_alignment", "16B_trap"));
+  EXPECT_EQ(tensor_access_trap(m, at({1, 0})), "");
+  EXPECT_NE(tensor_access_trap(m, at({1, 0}), al), "");
+  EXPECT_NE(tensor_access_trap(m, at({-2, 0}), al), "");
+  EXPECT_EQ(tensor_access_trap(m, at({4, 3}), al), "");
+  EXPECT_EQ(tensor_access_trap(m, at({-4, 0}), al), "");
+  TensorMapParams i = m;
+  i.kind = EncodeKind::im2col;
+  i.rank = 3;
+  i.dims = {8, 20, 3, 1, 1};
+  i.strides = dense_strides(i.dtype, 3, i.dims);
+  i.lower_corner = {-1, 0, 0};
+  i.upper_corner = {-1, 0, 0};
+  i.channels_per_pixel = 8;
+  i.pixels_per_column = 16;
+  PolicySet ob;
+  ASSERT_TRUE(ob.set("im2col_start_outside_box", "trap"));
+  EXPECT_EQ(tensor_access_trap(i, at({4, 19, 2}, TensorMode::im2col)), "");
+  EXPECT_NE(tensor_access_trap(i, at({4, 19, 2}, TensorMode::im2col), ob), "");   // W = 19 = dim + upper
+  EXPECT_EQ(tensor_access_trap(i, at({4, 18, 2}, TensorMode::im2col), ob), "");
+  EXPECT_EQ(tensor_access_trap(i, at({-4, -1, -1}, TensorMode::im2col), ob), "");  // W = lower corner
+  EXPECT_NE(tensor_access_trap(i, at({-4, -2, 0}, TensorMode::im2col), ob), "");
+  EXPECT_EQ(tensor_access_trap(i, at({4, 19, 2}, TensorMode::tile), ob), "");  // tile mode: no box rule
 }
 
 // A fully out-of-bounds box still credits its whole shared-memory size.

@@ -32,6 +32,9 @@ enum class PolicyId : std::uint8_t {
   packed_tx_bytes,
   im2col_wrap_stride,
   im2col_w_halo,
+  tensor_store_oob,
+  tensor_coord_alignment,
+  im2col_start_outside_box,
   count_
 };
 constexpr std::size_t kPolicyCount = static_cast<std::size_t>(PolicyId::count_);
@@ -40,10 +43,10 @@ constexpr std::size_t kPolicyCount = static_cast<std::size_t>(PolicyId::count_);
 enum class SubnormalMode : std::uint8_t { flush, keep, flush_inputs, flush_results };
 enum class TensorF32Subnormals : std::uint8_t { by_dtype, flush, keep };
 enum class HalfSubnormals : std::uint8_t { keep, flush };
-enum class AddNan : std::uint8_t { canonical, old_quieted, src_quieted };
+enum class AddNan : std::uint8_t { canonical, old_quieted, src_quieted, passthrough };
 enum class MinMaxNan : std::uint8_t { other_operand, canonical_nan, old_quieted, src_quieted };
 enum class SignedZero : std::uint8_t { ordered, old, src };
-enum class OobNanPattern : std::uint8_t { canonical, all_ones, quiet_positive, quiet_negative };
+enum class OobNanPattern : std::uint8_t { canonical, all_ones, quiet_positive, quiet_negative, repeat_7ff7 };
 enum class FlipRows : std::uint8_t { odd, even };
 enum class NarrowBox : std::uint8_t { dense, pad_to_span };
 enum class InterleaveRowPitch : std::uint8_t { granule_16B, interleave_span };
@@ -51,6 +54,9 @@ enum class PackedGapFill : std::uint8_t { zero, untouched };
 enum class PackedTxBytes : std::uint8_t { smem_bytes, global_bytes };
 enum class WrapStride : std::uint8_t { reset, carry };
 enum class WHalo : std::uint8_t { append, ignore };
+enum class StoreOob : std::uint8_t { not_written, granule16_written };
+enum class CoordAlignment : std::uint8_t { none, trap_16B };      // spelled "16B_trap"
+enum class Im2colStartOutside : std::uint8_t { walk, trap };
 
 struct PolicyInfo {
   PolicyId id;

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ptxcts/ref/copy.hpp"
@@ -97,6 +98,11 @@ void tensor_store(const TensorMapParams& map, const TensorAccess& access, ByteSp
 // cp.reduce.async.bulk.tensor: in-bounds elements reduced, OOB ones untouched.
 void tensor_reduce(const TensorMapParams& map, const TensorAccess& access, RedOp op, ByteSpan global,
                    ConstByteSpan window, const PolicySet& policies = PolicySet{});
+
+// Whether the access traps under the selected policies (tensor_coord_alignment, im2col_start_outside_box): the
+// reason, or empty when the copy completes. Under the default policies no access traps.
+std::string tensor_access_trap(const TensorMapParams& map, const TensorAccess& access,
+                               const PolicySet& policies = PolicySet{});
 
 // The bytes a tensor occupies from globalAddress: up to the end of its last element.
 std::uint64_t tensor_global_bytes(const TensorMapParams& map);
