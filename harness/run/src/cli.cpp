@@ -189,7 +189,16 @@ std::vector<CaseResult> Session::execute() {
     for (auto& f : famset) fams += (fams.empty() ? "" : ",") + f;
     bo.plan_args.push_back("--plan-families");
     bo.plan_args.push_back(fams);
-    auto rs = run_batch(go, bo, [&](const CaseResult& r) { if (!quiet) prog.add(r); });
+    // Cases the planner expects to trap (params.traps) run after the others, one worker, alone: a trap costs a
+    // worker restart, and run beside other workers it can take their kernels down too (see below).
+    std::vector<const RunCase*> calm, trapping;
+    for (auto* c : go) (c->params.get("traps") ? trapping : calm).push_back(c);
+    std::vector<CaseResult> rs;
+    const double t_calm = now_s();
+    if (!calm.empty()) rs = run_batch(calm, bo, [&](const CaseResult& r) { if (!quiet) prog.add(r); });
+    const double calm_s = now_s() - t_calm, t_again = now_s();
+    size_t again_n = 0;
+    go = calm;
     // A trap in one worker can take down kernels that other workers run on the same GPU at that moment (the
     // driver recovers the whole engine): with several workers, every crash and host-watchdog timeout is run
     // again alone, one worker, nothing beside it, and that verdict stands (the first one is kept in details).
@@ -206,6 +215,7 @@ std::vector<CaseResult> Session::execute() {
         if (!quiet) std::fprintf(stderr, "\nrun: %zu crash/timeout case(s) again, alone (jobs 1)\n", again.size());
         BatchOptions alone = bo;
         alone.jobs = 1;
+        again_n = again.size();
         auto rs2 = run_batch(again, alone, nullptr);
         for (size_t k = 0; k < rs2.size(); ++k) {
           Json first = Json::object();
@@ -217,6 +227,18 @@ std::vector<CaseResult> Session::execute() {
       }
     }
     for (auto& r : rs) out.push_back(r);
+    const double again_s = now_s() - t_again, t_trap = now_s();
+    if (!trapping.empty()) {
+      if (!quiet) std::fprintf(stderr, "\nrun: %zu case(s) expected to trap, alone (jobs 1)\n", trapping.size());
+      BatchOptions alone = bo;
+      alone.jobs = 1;
+      for (auto& r : run_batch(trapping, alone, [&](const CaseResult& r) { if (!quiet) prog.add(r); })) out.push_back(r);
+    }
+    // Where the time goes, per load path and target (stderr, so the summary on stdout stays a table).
+    std::fprintf(stderr, "\nrun: %s %s: %zu case(s) in %.1f s with %d worker(s); %zu crash/timeout re-run alone in "
+                         "%.1f s; %zu expected trap(s) alone in %.1f s\n",
+                 lp.c_str(), target.c_str(), calm.size(), calm_s, jobs, again_n, again_s, trapping.size(),
+                 now_s() - t_trap);
   };
   for (auto& lp : load_paths)
     for (size_t i = 0; i < targets.size(); ++i)

@@ -259,17 +259,12 @@ CaseResult Executor::run(const RunCase& c, Setup& s) {
   if (ce != cudaSuccess) {
     poisoned_ = true;
     std::string what = std::string("kernel trapped: ") + cudaGetErrorName(ce) + " (" + cudaGetErrorString(ce) + ")";
-    // A trap the model predicts only under a named alternative (e.g. tensor_coord_alignment=16B_trap) is a
-    // spec_divergence naming it; any other trap is a crash.
-    if (s.trap && s.inject.empty() && s.trap(ref::PolicySet{}).empty()) {
-      for (auto& [name, ps] : ref::single_deviations(ref::PolicySet{})) {
-        std::string why = s.trap(ps);
-        if (why.empty()) continue;
-        res.details["matched_policy"] = name;
-        res.details["predicted_trap"] = why;
-        res.details["trap_predicted"] = true;
-        return finish(cls::spec_divergence, "device matches the alternative " + name + ", not the model's default "
-                                            "reading: " + what + "; " + why);
+    // A trap only a named alternative predicts is a spec_divergence naming it (judge_trap); else a crash.
+    if (s.inject.empty()) {
+      CaseResult t;
+      if (judge_trap(s, what, t)) {
+        for (auto& k : {"matched_policy", "predicted_trap"}) res.details[k] = t.details[k];
+        return finish(t.cls.c_str(), t.message);
       }
     }
     return finish(cls::crash, what);

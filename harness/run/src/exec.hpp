@@ -57,4 +57,9 @@ class Executor {
 void judge(const RunCase& c, const Setup& s, const std::vector<uint8_t>& gsrc_after, const Image& actual,
            const std::vector<uint32_t>& status, CaseResult& r);
 
+// A kernel trapped (`what` says how): when the model predicts the trap under no policy at its default but under a
+// named alternative (e.g. tensor_coord_alignment=16B_trap), fills r as a spec_divergence naming it and returns
+// true; otherwise the trap is a crash (returns false, r untouched).
+bool judge_trap(const Setup& s, const std::string& what, CaseResult& r);
+
 }  // namespace ptxcts::run

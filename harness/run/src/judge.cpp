@@ -185,6 +185,20 @@ void judge(const RunCase& c, const Setup& s, const std::vector<uint8_t>& gsrc_af
   r.details["mismatches"] = mm;
 }
 
+bool judge_trap(const Setup& s, const std::string& what, CaseResult& r) {
+  if (!s.trap || !s.trap(ref::PolicySet{}).empty()) return false;
+  for (auto& [name, ps] : ref::single_deviations(ref::PolicySet{})) {
+    std::string why = s.trap(ps);
+    if (why.empty()) continue;
+    r.cls = cls::spec_divergence;
+    r.message = "device matches the alternative " + name + ", not the model's default reading: " + what + "; " + why;
+    r.details["matched_policy"] = name;
+    r.details["predicted_trap"] = why;
+    return true;
+  }
+  return false;
+}
+
 Json CaseResult::to_json() const {
   Json j = Json::object();
   j["id"] = id;

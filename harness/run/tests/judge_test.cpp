@@ -3,6 +3,7 @@
 // only when, the images call for it.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <set>
 
 #include "exec.hpp"
@@ -115,6 +116,80 @@ TEST(Judge, DeviceMatchingANamedAlternativeIsASpecDivergence) {
   EXPECT_NE(r.message.find("f32_add_subnormals=keep"), std::string::npos) << r.message;
   act.gdst[s.gdst_off + 4] ^= 0x10;  // and one more wrong byte: no alternative explains it any more
   EXPECT_EQ(judged(*c, s, s.gsrc, act, ok_status(s)).cls, "fail");
+}
+
+// The device behaviours of the first H100 run, each as the device image its named alternative computes: the judge
+// must name that alternative (spec_divergence), and one more wrong byte must make it a fail.
+void expect_divergence(const std::string& form, const std::string& variant, const std::string& policy) {
+  const RunCase* c = built().find(form, variant);
+  ASSERT_NE(c, nullptr) << form << " " << variant;
+  ptxcts::run::Setup s;
+  build_setup(*c, case_seed(1, c->id), PlanOptions{}, s);
+  ptxcts::ref::PolicySet alt;
+  ASSERT_TRUE(alt.set_assignment(policy));
+  Image act = s.model(alt);
+  ASSERT_TRUE(act.gdst != s.expected.gdst || act.smem != s.expected.smem)
+      << c->id << ": the inputs do not exercise " << policy << ": the test could not fail";
+  auto r = judged(*c, s, s.gsrc, act, ok_status(s));
+  EXPECT_EQ(r.cls, "spec_divergence") << c->id << ": " << r.message;
+  EXPECT_NE(r.message.find(policy), std::string::npos) << r.message;
+  if (!act.gdst.empty()) act.gdst[s.gdst_off] ^= 0x10;
+  else act.smem[act.smem.size() / 2] ^= 0x10;
+  EXPECT_EQ(judged(*c, s, s.gsrc, act, ok_status(s)).cls, "fail") << c->id;
+}
+
+TEST(Judge, H100BehavioursAreNamedAlternatives) {
+  expect_divergence("cp.reduce.async.bulk/global.shared_cta.bulk_group/add.f64#", "size_272.align_128",
+                    "f64_add_nan=passthrough");
+  expect_divergence("cp.async.bulk.tensor/2d.shared_cta.global#", "FLOAT32.box_8x8.oob_nan.coords_68_36.high_edges",
+                    "oob_nan_pattern=repeat_7ff7");
+  expect_divergence("cp.async.bulk.tensor/1d.global.shared_cta#", "UINT8.box_256.coords_160.high_edges",
+                    "tensor_store_oob=granule16_written");
+  expect_divergence("cp.reduce.async.bulk.tensor/1d.global.shared_cta.add#", "FLOAT16.box_128.coords_232.high_edges",
+                    "tensor_store_oob=granule16_written");
+}
+
+// A trap is a spec_divergence only when a named alternative predicts it and the default reading does not.
+TEST(Judge, PredictedTrapsAreDivergencesOtherTrapsCrash) {
+  const std::string what = "kernel trapped: cudaErrorIllegalInstruction";
+  const RunCase* mis = built().find("cp.async.bulk.tensor/1d.shared_cta.global#", "misaligned");
+  ASSERT_NE(mis, nullptr);
+  ptxcts::run::Setup s;
+  build_setup(*mis, case_seed(1, mis->id), PlanOptions{}, s);
+  CaseResult r;
+  ASSERT_TRUE(judge_trap(s, what, r));
+  EXPECT_EQ(r.cls, "spec_divergence");
+  EXPECT_NE(r.message.find("tensor_coord_alignment=16B_trap"), std::string::npos) << r.message;
+  const RunCase* box = built().find("cp.async.bulk.tensor/3d.shared_cta.global.im2col#", "start_outside_box");
+  ASSERT_NE(box, nullptr);
+  ptxcts::run::Setup sb;
+  build_setup(*box, case_seed(1, box->id), PlanOptions{}, sb);
+  CaseResult rb;
+  ASSERT_TRUE(judge_trap(sb, what, rb));
+  EXPECT_NE(rb.message.find("im2col_start_outside_box=trap"), std::string::npos) << rb.message;
+  const RunCase* in = built().find("cp.async.bulk.tensor/1d.shared_cta.global#", "inside");
+  ASSERT_NE(in, nullptr);
+  ptxcts::run::Setup si;
+  build_setup(*in, case_seed(1, in->id), PlanOptions{}, si);
+  CaseResult ri;
+  EXPECT_FALSE(judge_trap(si, what, ri));
+}
+
+// Deliberate traps: few, each marked for the serial trap phase; im2col edge sets start inside the bounding box.
+TEST(Plan, DeliberateTrapsAreFewAndMarked) {
+  size_t marked = 0;
+  for (auto& c : built().cases) {
+    if (!c.not_supported.empty()) continue;
+    const bool deliberate = c.variant.find("misaligned") != std::string::npos ||
+                            c.variant.find("start_outside_box") != std::string::npos ||
+                            (c.variant.find("interleave") != std::string::npos &&
+                             c.form->family != "cp.async.bulk.prefetch.tensor" && c.form->family != "tensormap.encode");
+    EXPECT_EQ(deliberate, c.params.get("traps") != nullptr) << c.id;
+    marked += c.params.get("traps") != nullptr;
+    if (c.params.get("traps") && std::getenv("PTXCTS_LIST_TRAPS")) std::printf("trap case %s\n", c.id.c_str());
+  }
+  EXPECT_GT(marked, 0u);
+  EXPECT_LE(marked, 40u) << "every trap costs a worker restart";
 }
 
 TEST(Judge, CompletionBitsAreChecked) {
