@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "util.hpp"
 
@@ -27,6 +29,22 @@ bool sticky(int e) {
 
 }  // namespace
 
+namespace {
+// "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..." -> "580.159.04"; "" where there is no such file.
+std::string driver_release() {
+  std::ifstream f("/proc/driver/nvidia/version");
+  std::string line;
+  if (!f || !std::getline(f, line)) return "";
+  const std::string key = "Kernel Module";
+  auto at = line.find(key);
+  if (at == std::string::npos) return "";
+  std::istringstream rest(line.substr(at + key.size()));
+  std::string version;
+  rest >> version;
+  return version;
+}
+}  // namespace
+
 std::string probe_device(DeviceInfo* info) {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
@@ -45,7 +63,9 @@ std::string probe_device(DeviceInfo* info) {
     int dv = 0, rv = 0;
     cudaDriverGetVersion(&dv);
     cudaRuntimeGetVersion(&rv);
-    info->driver = std::to_string(dv / 1000) + "." + std::to_string((dv % 1000) / 10);
+    // The driver's release (e.g. 580.159.04) is what waivers and bug reports name; the API version is its fallback.
+    info->driver = driver_release();
+    if (info->driver.empty()) info->driver = "api " + std::to_string(dv / 1000) + "." + std::to_string((dv % 1000) / 10);
     info->runtime = std::to_string(rv / 1000) + "." + std::to_string((rv % 1000) / 10);
   }
   return "";
