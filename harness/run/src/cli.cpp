@@ -101,7 +101,6 @@ std::vector<CaseResult> Session::execute() {
   }
   // Which module set each case uses: the first target whose modules hold its kernel.
   std::vector<CaseResult> pre;
-  std::set<std::string> unrunnable_forms;
   std::map<std::string, std::vector<const RunCase*>> runnable;  // target -> cases
   for (auto& c : cases) {
     std::string found;
@@ -116,8 +115,7 @@ std::vector<CaseResult> Session::execute() {
     if (!c.not_supported.empty()) { for (auto& lp : load_paths) mk(cls::not_supported, c.not_supported, lp); continue; }
     if (c.form->kernel.empty()) found = base;  // driver-API case: no kernel, no module
     if (found.empty()) {
-      // One result per form the device cannot run (its first variant), not one per planned variant.
-      if (!unrunnable_forms.insert(c.form->form).second) continue;
+      // Every planned variant gets its own result, so that every case is accounted for.
       for (auto& lp : load_paths)
         mk(cls::not_supported, "not runnable on " + device.name + " (" + base + "): the form's targets are " +
                                    c.form->targets + "; no " + base + "/" + base + "a module holds it", lp);
