@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -30,18 +31,20 @@ bool sticky(int e) {
 }  // namespace
 
 namespace {
-// "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..." -> "580.159.04"; "" where there is no such file.
+// "NVRM version: NVIDIA UNIX [Open ]Kernel Module [for x86_64]  580.159.04  ..." -> "580.159.04": the first
+// word after "Kernel Module" made of digits and dots; "" where there is no such file or word.
 std::string driver_release() {
   std::ifstream f("/proc/driver/nvidia/version");
   std::string line;
   if (!f || !std::getline(f, line)) return "";
-  const std::string key = "Kernel Module";
-  auto at = line.find(key);
+  auto at = line.find("Kernel Module");
   if (at == std::string::npos) return "";
-  std::istringstream rest(line.substr(at + key.size()));
-  std::string version;
-  rest >> version;
-  return version;
+  std::istringstream rest(line.substr(at));
+  for (std::string word; rest >> word;)
+    if (!word.empty() && std::isdigit(static_cast<unsigned char>(word[0])) &&
+        word.find_first_not_of("0123456789.") == std::string::npos)
+      return word;
+  return "";
 }
 }  // namespace
 
