@@ -5,7 +5,7 @@
 #include <set>
 
 #include "commands.hpp"
-#include "json.hpp"
+#include "json_fields.hpp"
 #include "ptxcts/ref/tensor.hpp"
 
 namespace ptxcts::tools {
@@ -24,8 +24,8 @@ const std::set<std::string> kFields = {"dtype",        "dims",           "stride
                                        "fill"};
 
 template <typename E, typename Parse>
-E enum_field(const JsonValue& obj, const char* name, E dflt, Parse parse, const char* choices) {
-  const JsonValue* v = obj.find(name);
+E enum_field(const Json& obj, const char* name, E dflt, Parse parse, const char* choices) {
+  const Json* v = obj.get(name);
   if (!v) return dflt;
   const std::string& s = json_string(*v, name);
   const auto e = parse(s);
@@ -33,10 +33,10 @@ E enum_field(const JsonValue& obj, const char* name, E dflt, Parse parse, const 
   return *e;
 }
 
-std::vector<std::int64_t> int_array(const JsonValue& obj, const char* name, std::size_t n_min, std::size_t n_max,
+std::vector<std::int64_t> int_array(const Json& obj, const char* name, std::size_t n_min, std::size_t n_max,
                                     std::int64_t lo, std::int64_t hi, bool required) {
   std::vector<std::int64_t> out;
-  const JsonValue* v = obj.find(name);
+  const Json* v = obj.get(name);
   if (!v) {
     if (required) throw JsonError(std::string("field '") + name + "' is required");
     return out;
@@ -51,8 +51,8 @@ std::vector<std::int64_t> int_array(const JsonValue& obj, const char* name, std:
   return out;
 }
 
-std::int64_t int_field(const JsonValue& obj, const char* name, std::int64_t dflt, std::int64_t lo, std::int64_t hi) {
-  const JsonValue* v = obj.find(name);
+std::int64_t int_field(const Json& obj, const char* name, std::int64_t dflt, std::int64_t lo, std::int64_t hi) {
+  const Json* v = obj.get(name);
   return v ? json_int(*v, name, lo, hi) : dflt;
 }
 
@@ -77,12 +77,12 @@ int run_tensor(const std::vector<std::string>& args, std::istream& in, std::ostr
   std::uint64_t fill_base = 0;
   try {
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const JsonValue doc = parse_json(text);
-    if (doc.kind != JsonValue::Kind::object) throw JsonError(std::string("expected one JSON object, got ") + doc.kind_name());
-    for (const auto& m : doc.members)
+    const Json doc = parse_json(text);
+    if (!doc.is_object()) throw JsonError(std::string("expected one JSON object, got ") + doc.kind_name());
+    for (const auto& m : doc.obj())
       if (!kFields.count(m.first)) throw JsonError("unknown field '" + m.first + "'");
 
-    const JsonValue* dt = doc.find("dtype");
+    const Json* dt = doc.get("dtype");
     if (!dt) throw JsonError("field 'dtype' is required");
     const std::string& dts = json_string(*dt, "dtype");
     const auto dtype = parse_tensor_data_type(dts);
@@ -111,7 +111,7 @@ int run_tensor(const std::vector<std::string>& args, std::istream& in, std::ostr
     map.oob_fill = enum_field(doc, "oob_fill", OobFill::NONE, parse_oob_fill, "NONE, NAN_REQUEST_ZERO_FMA");
     map.l2_promotion = enum_field(doc, "l2_promotion", L2Promotion::NONE, parse_l2_promotion,
                                   "NONE, L2_64B, L2_128B, L2_256B");
-    if (const JsonValue* ga = doc.find("global_address")) map.global_address = json_u64(*ga, "global_address");
+    if (const Json* ga = doc.get("global_address")) map.global_address = json_u64(*ga, "global_address");
 
     const bool tiled = map.kind == EncodeKind::tiled;
     if (tiled) {
@@ -119,9 +119,9 @@ int run_tensor(const std::vector<std::string>& args, std::istream& in, std::ostr
       for (unsigned i = 0; i < map.rank; ++i) map.box[i] = static_cast<std::uint32_t>(box[i]);
       for (const char* f : {"lower_corner", "upper_corner", "channels_per_pixel", "pixels_per_column", "offsets",
                             "w_halo", "w_offset"})
-        if (doc.find(f)) throw JsonError(std::string("field '") + f + "' applies to the im2col modes only");
+        if (doc.get(f)) throw JsonError(std::string("field '") + f + "' applies to the im2col modes only");
     } else {
-      if (doc.find("box")) throw JsonError("field 'box': im2col maps have no boxDim (channels_per_pixel x pixels_per_column)");
+      if (doc.get("box")) throw JsonError("field 'box': im2col maps have no boxDim (channels_per_pixel x pixels_per_column)");
       if (map.rank < 3) throw JsonError("field 'dims': im2col modes need 3 to 5 dimensions, got " + std::to_string(map.rank));
       const bool wide = map.kind == EncodeKind::im2col_wide;
       const std::size_t nc = wide ? 1 : map.rank - 2;
@@ -132,17 +132,17 @@ int run_tensor(const std::vector<std::string>& args, std::istream& in, std::ostr
         map.upper_corner[i] = static_cast<int>(up[i]);
       }
       map.channels_per_pixel = static_cast<std::uint32_t>(int_field(doc, "channels_per_pixel", -1, 0, 1 << 20));
-      if (!doc.find("channels_per_pixel")) throw JsonError("field 'channels_per_pixel' is required");
+      if (!doc.get("channels_per_pixel")) throw JsonError("field 'channels_per_pixel' is required");
       const bool w128 = access.mode == TensorMode::im2col_w128;
-      if (!w128 && !doc.find("pixels_per_column")) throw JsonError("field 'pixels_per_column' is required");
+      if (!w128 && !doc.get("pixels_per_column")) throw JsonError("field 'pixels_per_column' is required");
       map.pixels_per_column = static_cast<std::uint32_t>(int_field(doc, "pixels_per_column", 0, 0, 1 << 20));
       map.wide_mode = w128 ? Im2colWideMode::W128 : Im2colWideMode::W;
       if (wide) {
-        if (doc.find("offsets")) throw JsonError("field 'offsets': im2col::w modes take w_halo and w_offset");
+        if (doc.get("offsets")) throw JsonError("field 'offsets': im2col::w modes take w_halo and w_offset");
         access.w_halo = static_cast<std::uint16_t>(int_field(doc, "w_halo", 0, 0, 65535));
         access.w_offset = static_cast<std::uint16_t>(int_field(doc, "w_offset", 0, 0, 65535));
       } else {
-        if (doc.find("w_halo") || doc.find("w_offset")) throw JsonError("field 'w_halo'/'w_offset': im2col::w modes only");
+        if (doc.get("w_halo") || doc.get("w_offset")) throw JsonError("field 'w_halo'/'w_offset': im2col::w modes only");
         const auto off = int_array(doc, "offsets", nc, nc, 0, 65535, false);
         for (std::size_t i = 0; i < off.size(); ++i) access.im2col_offsets[i] = static_cast<std::uint16_t>(off[i]);
       }
@@ -152,15 +152,15 @@ int run_tensor(const std::vector<std::string>& args, std::istream& in, std::ostr
     for (std::size_t i = 0; i < ncoords; ++i) access.coords[i] = static_cast<std::int32_t>(coords[i]);
     access.smem_offset = static_cast<std::uint32_t>(int_field(doc, "smem_offset", 0, 0, 1 << 30));
 
-    const JsonValue* fill = doc.find("fill");
+    const Json* fill = doc.get("fill");
     if (!fill) throw JsonError("field 'fill' is required ({\"kind\": \"index\", \"base\": \"0x1\"})");
-    if (fill->kind != JsonValue::Kind::object) throw JsonError("field 'fill': expected an object");
-    for (const auto& m : fill->members)
+    if (!fill->is_object()) throw JsonError("field 'fill': expected an object");
+    for (const auto& m : fill->obj())
       if (m.first != "kind" && m.first != "base") throw JsonError("unknown field 'fill." + m.first + "'");
-    const JsonValue* kind = fill->find("kind");
+    const Json* kind = fill->get("kind");
     if (!kind || json_string(*kind, "fill.kind") != "index")
       throw JsonError("field 'fill.kind': expected \"index\"");
-    if (const JsonValue* b = fill->find("base")) fill_base = json_u64(*b, "fill.base");
+    if (const Json* b = fill->get("base")) fill_base = json_u64(*b, "fill.base");
   } catch (const JsonError& e) {
     err << "ptxcts-ref tensor: " << e.what() << "\n";
     return 1;
