@@ -34,7 +34,8 @@ class Kernels(unittest.TestCase):
                 self.assertIn("mbarrier.try_wait.parity.shared.b64", t)
                 self.assertIn("setp.ge.u32 %p3, %r7, %wait_limit;", t)   # the wait is bounded
             if k["completion"] == "bulk_group":
-                self.assertRegex(t, r"ptxcts:test\n\tcp\.async\.bulk\.commit_group;\n\tcp\.async\.bulk\.wait_group 0;")
+                self.assertRegex(t, r"ptxcts:test\n\tcp\.async\.bulk\.commit_group; // ptxcts:companion\n"
+                           r"\tcp\.async\.bulk\.wait_group 0; // ptxcts:companion")
             if k["cluster"]:
                 self.assertIn("mov.u32 %rank, %cluster_ctarank;", t)
                 self.assertIn("barrier.cluster.wait.acquire.aligned;", t)
