@@ -27,5 +27,17 @@ def seg(text):
     return text.replace("::", "_")
 
 
+def derive_direction(q, completion=None):
+    """The qualifiers a bulk form's direction implies when the table leaves them None: .dst/.src from `dir`,
+    the completion mechanism (the chapter's tables: .bulk_group towards .global, .mbarrier::complete_tx::bytes
+    towards shared memory; `completion` overrides it) and the cache-policy operand (present with
+    .L2::cache_hint)."""
+    q["dst"], q["src"] = q["dir"].split(".")
+    if q["completion"] is None:
+        q["completion"] = completion or ("bulk_group" if q["dst"] == "global" else "mbarrier::complete_tx::bytes")
+    if q["policy"] is None:
+        q["policy"] = q["cache_hint"]
+
+
 def families():
     return [importlib.import_module(f"{__name__}.{name}") for name in FAMILY_MODULES]

@@ -1,6 +1,6 @@
 """cp.async.bulk (9.7.9.25.4.1): four directions, .multicast::cluster + ctaMask, .L2::cache_hint,
 .cp_mask + byteMask, size operand (register; immediate forms for the multiple-of-16 rule)."""
-from . import seg
+from . import derive_direction, seg
 
 FAMILY = "cp.async.bulk"
 TEMPLATE = "bulk.ptx.j2"
@@ -38,11 +38,7 @@ KEEP_INVALID_PER_RULE = 2
 
 
 def derive(q):
-    q["dst"], q["src"] = q["dir"].split(".")
-    if q["completion"] is None:
-        q["completion"] = "bulk_group" if q["dst"] == "global" else "mbarrier::complete_tx::bytes"
-    if q["policy"] is None:
-        q["policy"] = q["cache_hint"]
+    derive_direction(q)
     if q["byte_mask"] is None:
         q["byte_mask"] = q["cp_mask"]
 

@@ -1,6 +1,6 @@
 """cp.reduce.async.bulk (9.7.9.25.4.2): both destinations x the full 8 redOp x 10 type product (the chapter's
 table decides valid / invalid per cell), .noftz for f16/bf16 add, .L2::cache_hint (global destination)."""
-from . import seg
+from . import derive_direction, seg
 from ..rules.reduce import REDOPS, TYPES, CELLS
 
 FAMILY = "cp.reduce.async.bulk"
@@ -43,11 +43,7 @@ def keep_invalid(q):
 
 
 def derive(q):
-    q["dst"], q["src"] = q["dir"].split(".")
-    if q["completion"] is None:
-        q["completion"] = "bulk_group" if q["dst"] == "global" else "mbarrier::complete_tx::bytes"
-    if q["policy"] is None:
-        q["policy"] = q["cache_hint"]
+    derive_direction(q)
 
 
 def form_id(q):

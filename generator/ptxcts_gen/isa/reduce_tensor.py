@@ -1,7 +1,7 @@
 """cp.reduce.async.bulk.tensor (9.7.9.25.5.3): shared::cta -> global, every redOp, .tile / .im2col_no_offs (and
 the default), .1d-.5d, .L2::cache_hint. The element type comes from the tensor map: run.types lists the types
 the chapter's table allows for the redOp (the run tier varies them)."""
-from . import seg
+from . import derive_direction, seg
 from ..rules.reduce import REDOPS, TYPES, TENSOR_CELLS
 from ..rules.tensor import expected_coords
 
@@ -34,11 +34,7 @@ KEEP_INVALID_PER_RULE = 2
 
 
 def derive(q):
-    q["dst"], q["src"] = q["dir"].split(".")
-    if q["completion"] is None:
-        q["completion"] = "bulk_group"
-    if q["policy"] is None:
-        q["policy"] = q["cache_hint"]
+    derive_direction(q, completion="bulk_group")
     if q["coords"] is None:
         q["coords"] = expected_coords(q)
 

@@ -2,7 +2,7 @@
 .tile, .tile::gather4, .im2col, .im2col::w, .im2col::w::128, .multicast::cluster, .cta_group::1/::2; stores
 .shared::cta -> global with .tile, .tile::scatter4, .im2col_no_offs; .L2::cache_hint; tensorCoords and
 im2colInfo vector lengths."""
-from . import seg
+from . import derive_direction, seg
 from ..rules.tensor import expected_coords, expected_im2col_info
 
 FAMILY = "cp.async.bulk.tensor"
@@ -75,11 +75,7 @@ KEEP_INVALID_PER_RULE = 2
 
 
 def derive(q):
-    q["dst"], q["src"] = q["dir"].split(".")
-    if q["completion"] is None:
-        q["completion"] = "bulk_group" if q["dst"] == "global" else "mbarrier::complete_tx::bytes"
-    if q["policy"] is None:
-        q["policy"] = q["cache_hint"]
+    derive_direction(q)
     if q["coords"] is None:
         q["coords"] = expected_coords(q)
     if q["im2col_info"] is None:
