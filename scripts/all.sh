@@ -18,4 +18,9 @@ else
   echo "all: no GPU here: the run tier is skipped (its cases are reported as skipped by ctest -L run)"
 fi
 ./ptxcts report "${runs[@]}" --out "results/$stamp-report"
+# The regression gate against the committed baselines (results/baselines/), where one exists for the run.
+for run in "${runs[@]}"; do
+  [ -f "$run/results.json" ] || continue
+  ./ptxcts gate "$run" || echo "all: the gate reports exit $? for $run (1 regression, 3 no or malformed baseline/waivers)"
+done
 echo "all: results in ${runs[*]}; report in results/$stamp-report/"
