@@ -39,5 +39,13 @@ def derive_direction(q, completion=None):
         q["policy"] = q["cache_hint"]
 
 
+def hint_segments(q):
+    """The form-ID segments of the cache hint: `L2_cache_hint` with the qualifier, `cache_policy` for a
+    cache-policy operand without it (a negative form)."""
+    if q["cache_hint"]:
+        return ["L2_cache_hint"]
+    return ["cache_policy"] if q["policy"] else []
+
+
 def families():
     return [importlib.import_module(f"{__name__}.{name}") for name in FAMILY_MODULES]

@@ -1,4 +1,5 @@
 """cp.async.bulk.prefetch.L2 (9.7.9.25.4.3): global -> L2, .L2::cache_hint, size operand."""
+from . import hint_segments
 
 FAMILY = "cp.async.bulk.prefetch"
 TEMPLATE = "bulk_prefetch.ptx.j2"
@@ -21,10 +22,7 @@ def derive(q):
 
 def form_id(q):
     parts = ["cp.async.bulk.prefetch", "L2.global"]
-    if q["cache_hint"]:
-        parts.append("L2_cache_hint")
-    if q["policy"] and not q["cache_hint"]:
-        parts.append("cache_policy")
+    parts += hint_segments(q)
     if q["size_imm"] is not None:
         parts.append(f"size_imm_{q['size_imm']}")
     return "/".join(parts)

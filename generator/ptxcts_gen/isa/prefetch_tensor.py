@@ -1,6 +1,6 @@
 """cp.async.bulk.prefetch.tensor (9.7.9.25.5.4): global -> L2, every load mode and dimension, im2colInfo forms,
 .L2::cache_hint."""
-from . import seg
+from . import hint_segments, seg
 from ..rules.tensor import expected_coords, expected_im2col_info
 
 FAMILY = "cp.async.bulk.prefetch.tensor"
@@ -45,10 +45,7 @@ def derive(q):
 def form_id(q):
     head = f"{q['dim']}d.L2.global" + (f".{q['load_mode']}" if q["load_mode"] else "")
     parts = ["cp.async.bulk.prefetch.tensor", seg(head)]
-    if q["cache_hint"]:
-        parts.append("L2_cache_hint")
-    if q["policy"] and not q["cache_hint"]:
-        parts.append("cache_policy")
+    parts += hint_segments(q)
     if q["coords"] != expected_coords(q):
         parts.append(f"coords_{q['coords']}")
     if q["im2col_info"] != expected_im2col_info(q):

@@ -1,6 +1,6 @@
 """cp.reduce.async.bulk (9.7.9.25.4.2): both destinations x the full 8 redOp x 10 type product (the chapter's
 table decides valid / invalid per cell), .noftz for f16/bf16 add, .L2::cache_hint (global destination)."""
-from . import derive_direction, seg
+from . import derive_direction, hint_segments, seg
 from ..rules.reduce import REDOPS, TYPES, CELLS
 
 FAMILY = "cp.reduce.async.bulk"
@@ -49,10 +49,7 @@ def derive(q):
 def form_id(q):
     op = q["redop"] + (".noftz" if q["noftz"] else "") + "." + q["type"]
     parts = ["cp.reduce.async.bulk", seg(f"{q['dst']}.{q['src']}.{q['completion']}"), op]
-    if q["cache_hint"]:
-        parts.append("L2_cache_hint")
-    if q["policy"] and not q["cache_hint"]:
-        parts.append("cache_policy")
+    parts += hint_segments(q)
     if q["size_imm"] is not None:
         parts.append(f"size_imm_{q['size_imm']}")
     return "/".join(parts)

@@ -1,7 +1,7 @@
 """cp.reduce.async.bulk.tensor (9.7.9.25.5.3): shared::cta -> global, every redOp, .tile / .im2col_no_offs (and
 the default), .1d-.5d, .L2::cache_hint. The element type comes from the tensor map: run.types lists the types
 the chapter's table allows for the redOp (the run tier varies them)."""
-from . import derive_direction, seg
+from . import derive_direction, hint_segments, seg
 from ..rules.reduce import REDOPS, TYPES, TENSOR_CELLS
 from ..rules.tensor import expected_coords
 
@@ -44,10 +44,7 @@ def form_id(q):
     parts = ["cp.reduce.async.bulk.tensor", seg(head)]
     if q["completion"] != "bulk_group":
         parts.append(seg(q["completion"]))
-    if q["cache_hint"]:
-        parts.append("L2_cache_hint")
-    if q["policy"] and not q["cache_hint"]:
-        parts.append("cache_policy")
+    parts += hint_segments(q)
     if q["coords"] != expected_coords(q):
         parts.append(f"coords_{q['coords']}")
     return "/".join(parts)

@@ -2,7 +2,7 @@
 .tile, .tile::gather4, .im2col, .im2col::w, .im2col::w::128, .multicast::cluster, .cta_group::1/::2; stores
 .shared::cta -> global with .tile, .tile::scatter4, .im2col_no_offs; .L2::cache_hint; tensorCoords and
 im2colInfo vector lengths."""
-from . import derive_direction, seg
+from . import derive_direction, hint_segments, seg
 from ..rules.tensor import expected_coords, expected_im2col_info
 
 FAMILY = "cp.async.bulk.tensor"
@@ -91,10 +91,7 @@ def form_id(q):
         parts.append("multicast_cluster")
     if q["cta_group"]:
         parts.append(seg(q["cta_group"]))
-    if q["cache_hint"]:
-        parts.append("L2_cache_hint")
-    if q["policy"] and not q["cache_hint"]:
-        parts.append("cache_policy")
+    parts += hint_segments(q)
     if q["coords"] != expected_coords(q):
         parts.append(f"coords_{q['coords']}")
     if q["im2col_info"] != (expected_im2col_info(q) if q["src"] == "global" else 0):
