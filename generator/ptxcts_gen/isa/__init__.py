@@ -47,5 +47,15 @@ def hint_segments(q):
     return ["cache_policy"] if q["policy"] else []
 
 
+def tensor_operand(coords):
+    """`[%tmap, {%c0, ..}]`: the tensor map and its tensorCoords vector of `coords` registers."""
+    return "[%tmap, {" + ", ".join(f"%c{i}" for i in range(coords)) + "}]"
+
+
+def im2col_operand(count):
+    """`{%i2c0, ..}`: the im2colInfo vector of `count` registers."""
+    return "{" + ", ".join(f"%i2c{i}" for i in range(count)) + "}"
+
+
 def families():
     return [importlib.import_module(f"{__name__}.{name}") for name in FAMILY_MODULES]

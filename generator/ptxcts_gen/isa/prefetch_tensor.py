@@ -1,6 +1,6 @@
 """cp.async.bulk.prefetch.tensor (9.7.9.25.5.4): global -> L2, every load mode and dimension, im2colInfo forms,
 .L2::cache_hint."""
-from . import hint_segments, seg
+from . import hint_segments, im2col_operand, seg, tensor_operand
 from ..rules.tensor import expected_coords, expected_im2col_info
 
 FAMILY = "cp.async.bulk.prefetch.tensor"
@@ -59,9 +59,9 @@ def instr(q):
         text += "." + q["load_mode"]
     if q["cache_hint"]:
         text += ".L2::cache_hint"
-    ops = ["[%tmap, {" + ", ".join(f"%c{i}" for i in range(q["coords"])) + "}]"]
+    ops = [tensor_operand(q["coords"])]
     if q["im2col_info"]:
-        ops.append("{" + ", ".join(f"%i2c{i}" for i in range(q["im2col_info"])) + "}")
+        ops.append(im2col_operand(q["im2col_info"]))
     if q["policy"]:
         ops.append("%policy")
     return text + " " + ", ".join(ops) + ";"

@@ -1,7 +1,7 @@
 """cp.reduce.async.bulk.tensor (9.7.9.25.5.3): shared::cta -> global, every redOp, .tile / .im2col_no_offs (and
 the default), .1d-.5d, .L2::cache_hint. The element type comes from the tensor map: run.types lists the types
 the chapter's table allows for the redOp (the run tier varies them)."""
-from . import derive_direction, hint_segments, seg
+from . import derive_direction, hint_segments, seg, tensor_operand
 from ..rules.reduce import REDOPS, TYPES, TENSOR_CELLS
 from ..rules.tensor import expected_coords
 
@@ -57,11 +57,11 @@ def instr(q):
     text += "." + q["completion"]
     if q["cache_hint"]:
         text += ".L2::cache_hint"
-    coords = "{" + ", ".join(f"%c{i}" for i in range(q["coords"])) + "}"
+    tensor = tensor_operand(q["coords"])
     if q["dst"] == "global":
-        ops = [f"[%tmap, {coords}]", "[%w_src]"]
+        ops = [tensor, "[%w_src]"]
     else:
-        ops = ["[%w_dst]", f"[%tmap, {coords}]"]
+        ops = ["[%w_dst]", tensor]
     if q["completion"].startswith("mbarrier"):
         ops.append("[%mbar]")
     if q["policy"]:

@@ -2,7 +2,7 @@
 .tile, .tile::gather4, .im2col, .im2col::w, .im2col::w::128, .multicast::cluster, .cta_group::1/::2; stores
 .shared::cta -> global with .tile, .tile::scatter4, .im2col_no_offs; .L2::cache_hint; tensorCoords and
 im2colInfo vector lengths."""
-from . import derive_direction, hint_segments, seg
+from . import derive_direction, hint_segments, im2col_operand, seg, tensor_operand
 from ..rules.tensor import expected_coords, expected_im2col_info
 
 FAMILY = "cp.async.bulk.tensor"
@@ -103,10 +103,6 @@ def _remote(q):
     return q["dst"] == "shared::cluster" and not q["multicast"]
 
 
-def _vec(regs):
-    return "{" + ", ".join(regs) + "}"
-
-
 def instr(q):
     text = f"cp.async.bulk.tensor.{q['dim']}d.{q['dst']}.{q['src']}"
     if q["load_mode"]:
@@ -118,7 +114,7 @@ def instr(q):
         text += "." + q["cta_group"]
     if q["cache_hint"]:
         text += ".L2::cache_hint"
-    tensor = f"[%tmap, {_vec([f'%c{i}' for i in range(q['coords'])])}]"
+    tensor = tensor_operand(q["coords"])
     if q["dst"] == "global":
         ops = [tensor, "[%w_src]"]
     else:
@@ -126,7 +122,7 @@ def instr(q):
     if q["completion"].startswith("mbarrier"):
         ops.append("[%c_mbar]" if _remote(q) else "[%mbar]")
     if q["im2col_info"]:
-        ops.append(_vec([f"%i2c{i}" for i in range(q["im2col_info"])]))
+        ops.append(im2col_operand(q["im2col_info"]))
     if q["multicast"]:
         ops.append("%cta_mask")
     if q["policy"]:
