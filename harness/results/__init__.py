@@ -1,7 +1,14 @@
 """ptx-cts results: the result document (schema), JUnit XML, merging of runs and shards, the coverage report,
-the regression gate against baselines and waivers, and repro bundles. Standard library only.
+the regression gate against baselines and waivers, the diff of two runs, and repro bundles. Standard library only.
 
-For the tiers: `from results import write_run; write_run(out_dir, doc)` writes results.json + junit.xml.
+For the tiers:
+    from results import new_run_id, OutputLock, write_run, mark_partial, atomic_write
+    run_id = new_run_id("compile")          # sortable, unique: 2026-11-22T19-31-31.123Z-compile-4f2a9c
+    with OutputLock(out):                   # exclusive; UsageError (exit 2) naming the holder's pid
+        write_run(out, doc)                 # validated, atomic results.json + junit.xml, one case per line
+    mark_partial(doc, "interrupted by SIGINT", done, total)   # before write_run, for a run that stopped early
 """
-from .schema import SCHEMA, VERSION, CLASSES, FINDINGS, validate, load, result_key, key_text  # noqa: F401
+from .schema import (SCHEMA, VERSION, CLASSES, FINDINGS, validate, load, result_key, key_text,  # noqa: F401
+                     toolchain_name)
 from .writer import write_run  # noqa: F401
+from .runio import new_run_id, OutputLock, atomic_write, mark_partial  # noqa: F401

@@ -1,8 +1,8 @@
-"""python3 -m results {report,gate,bundle,validate,merge} ... (./ptxcts report / ./ptxcts gate call the first two)."""
+"""python3 -m results {report,gate,diff,bundle,validate,merge} ... (./ptxcts report / gate / diff / ... call them)."""
 import argparse
 import sys
 
-from . import bundle, gate, merge, report, schema
+from . import bundle, diff, gate, merge, report, schema
 from .errors import EXIT_USAGE, ResultsError
 
 
@@ -35,10 +35,12 @@ def _merge(args):
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python3 -m results", description="ptx-cts results: report, gate, bundles. "
-                                "Exit codes: 0 ok, 1 regression (gate), 2 usage, 3 malformed or inconsistent input.")
+                                "Exit codes: 0 ok, 1 regression (gate) or differences (diff), 2 usage, "
+                                "3 malformed or inconsistent input.")
     sub = p.add_subparsers(dest="verb", required=True)
     report.add_arguments(sub.add_parser("report", help="merge runs into the coverage report (HTML, Markdown, JSON)"))
     gate.add_arguments(sub.add_parser("gate", help="compare a run with its baseline and the waivers"))
+    diff.add_arguments(sub.add_parser("diff", help="what changed between two runs (exit 1 when anything did)"))
     bundle.add_arguments(sub.add_parser("bundle", help="check and pack repro bundles"))
     v = sub.add_parser("validate", help="check result documents against the schema")
     v.add_argument("runs", nargs="+", metavar="RUN")
@@ -51,7 +53,8 @@ def main(argv=None):
         args = p.parse_args(argv)
     except SystemExit as e:
         return EXIT_USAGE if e.code else 0
-    verbs = {"report": report.main, "gate": gate.run_gate, "bundle": bundle.main, "validate": _validate,
+    verbs = {"report": report.main, "gate": gate.run_gate, "diff": diff.main, "bundle": bundle.main,
+             "validate": _validate,
              "merge": _merge}
     try:
         return verbs[args.verb](args)

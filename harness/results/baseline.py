@@ -1,36 +1,56 @@
-"""Baselines: results/baselines/<arch>.json, the reviewed class of every case key of one architecture.
+"""Baselines: the reviewed class of every case key of one tier, toolchain and device.
 
-Format (schema `ptxcts-baseline`, version 1), written sorted with one case per line so a change reviews as a diff:
+Layout (results/baselines/README.md): one file per tier and toolchain name, under the device's architecture for
+runs on a device:
+    results/baselines/<tier>/<toolchain>.json         a run without a device (compile tier: ptxas, nvjitlink)
+    results/baselines/<tier>/<sm>/<toolchain>.json    a run on a device (run tier; compile tier, load path driver)
+e.g. compile/13.0.json, run/sm_90/13.0.json. The toolchain name is schema.toolchain_name (`toolchain.name`,
+else major.minor of `toolchain.ptxas`).
+
+Format (schema `ptxcts-baseline`, version 2), written sorted with one case per line so a change reviews as a diff:
 {
  "schema": "ptxcts-baseline",
- "version": 1,
- "arch": "sm_90",                   // "compile" for the CPU compile tier, else the device architecture
+ "version": 2,
  "tier": "run",                     // "compile" | "run" | "model"
+ "toolchain": "13.0",               // the toolchain name
+ "sm": "sm_90",                     // the device architecture, or null for a run without a device
  "source": {"runs": ["<run_id>", ...], "device": "<device name>" | null, "toolchain": {...}},
  "cases": {
   "<id>|<target>|<ptx>|<load_path>|<device sm or ->": "<class>",
   ...
  }
 }
+Version 1 (one file per architecture, `arch` = "compile" or the device sm, toolchain only in source) is still
+read; the gate writes version 2.
 """
 import json
 import os
 
 from . import jsonloc
 from .errors import InputError
-from .schema import CLASSES, parse_key_text
+from .runio import atomic_write
+from .schema import CLASSES, parse_key_text, toolchain_name
 
 SCHEMA = "ptxcts-baseline"
-VERSION = 1
-FIELDS = ("schema", "version", "arch", "tier", "source", "cases")
+VERSION = 2
+READS = (1, 2)
+FIELDS = {1: ("schema", "version", "arch", "tier", "source", "cases"),
+          2: ("schema", "version", "tier", "toolchain", "sm", "source", "cases")}
+TIERS = ("compile", "run", "model")
 
 
-def arch_of(tier, device_sm):
-    return "compile" if tier == "compile" else ("model" if tier == "model" else device_sm)
+def relative_path(tier, toolchain, sm):
+    """Where the baseline of (tier, toolchain name, device sm or None) lives, relative to results/baselines/."""
+    return os.path.join(tier, *([sm] if sm else []), f"{toolchain}.json")
+
+
+def describe(tier, toolchain, sm):
+    return f"{tier} tier, toolchain {toolchain}, " + (f"device {sm}" if sm else "no device")
 
 
 def load(path):
-    """{key tuple: class} plus the header; raises InputError with file, line and field."""
+    """(header, {key tuple: class}); header has tier, toolchain, sm (normalised from version 1 too).
+    Raises InputError with file, line and field."""
     path = str(path)
     text = jsonloc.read_text(path)
     doc = jsonloc.load(text, path)
@@ -43,22 +63,34 @@ def load(path):
         fail([], "a baseline is a JSON object")
     if doc.get("schema") != SCHEMA:
         fail(["schema"], f"must be {SCHEMA!r}, found {doc.get('schema')!r}")
-    if doc.get("version") != VERSION:
-        fail(["version"], f"baseline version {doc.get('version')!r} is not known to this tool (it reads {VERSION})")
-    for name in FIELDS:
+    version = doc.get("version")
+    if version not in READS or isinstance(version, bool):
+        fail(["version"], f"baseline version {version!r} is not known to this tool "
+                          f"(it reads {', '.join(map(str, READS))})")
+    fields = FIELDS[version]
+    for name in fields:
         if name not in doc:
             fail([], f"missing field {name!r}")
-    extra = sorted(set(doc) - set(FIELDS))
+    extra = sorted(set(doc) - set(fields))
     if extra:
-        fail([extra[0]], f"unknown field (a baseline has: {', '.join(FIELDS)})")
-    if doc["tier"] not in ("compile", "run", "model"):
-        fail(["tier"], f"{doc['tier']!r} is not one of compile, run, model")
-    if not isinstance(doc["arch"], str) or not doc["arch"]:
-        fail(["arch"], "must be a non-empty string ('compile' or a device architecture like 'sm_90')")
+        fail([extra[0]], f"unknown field (a version {version} baseline has: {', '.join(fields)})")
+    if doc["tier"] not in TIERS:
+        fail(["tier"], f"{doc['tier']!r} is not one of {', '.join(TIERS)}")
     if not isinstance(doc["source"], dict):
         fail(["source"], "must be an object")
     if not isinstance(doc["cases"], dict):
         fail(["cases"], "must be an object mapping case key to class")
+    if version == 1:
+        if not isinstance(doc["arch"], str) or not doc["arch"]:
+            fail(["arch"], "must be a non-empty string ('compile' or a device architecture like 'sm_90')")
+        sm = None if doc["arch"] in ("compile", "model") else doc["arch"]
+        name = toolchain_name(doc["source"].get("toolchain"))
+    else:
+        sm, name = doc["sm"], doc["toolchain"]
+        if sm is not None and (not isinstance(sm, str) or not sm.startswith("sm_")):
+            fail(["sm"], "must be a device architecture like 'sm_90', or null for a run without a device")
+        if not isinstance(name, str) or not name:
+            fail(["toolchain"], "must be the toolchain name, e.g. '13.0'")
     cases = {}
     for text_key, cls in doc["cases"].items():
         try:
@@ -67,28 +99,23 @@ def load(path):
             fail(["cases", text_key], f"bad case key {text_key!r}: {e}")
         if cls not in CLASSES:
             fail(["cases", text_key], f"{cls!r} is not a result class ({', '.join(CLASSES)})")
-        sm = key[4]
-        if doc["tier"] == "run" and sm != doc["arch"]:
-            fail(["cases", text_key], f"device {sm or '-'} in the key, but this baseline is for {doc['arch']}")
-        if doc["tier"] == "compile" and sm is not None:
-            fail(["cases", text_key], "a compile-tier key has no device: its last field is '-'")
+        if key[4] != sm:
+            fail(["cases", text_key], f"device {key[4] or '-'} in the key, but this baseline is for "
+                                      f"{'device ' + sm if sm else 'runs without a device (last field -)'}")
         cases[key] = cls
-    return doc, cases
+    header = {"version": version, "tier": doc["tier"], "toolchain": name, "sm": sm, "source": doc["source"]}
+    return header, cases
 
 
-def dumps(arch, tier, source, cases):
-    """Canonical baseline text; `cases` maps key tuple -> class."""
+def dumps(tier, toolchain, sm, source, cases):
+    """Canonical baseline text (version 2); `cases` maps key tuple -> class."""
     from .schema import key_text
-    head = json.dumps({"schema": SCHEMA, "version": VERSION, "arch": arch, "tier": tier, "source": source},
-                      indent=1, sort_keys=False, ensure_ascii=False)[:-2]
+    head = json.dumps({"schema": SCHEMA, "version": VERSION, "tier": tier, "toolchain": toolchain, "sm": sm,
+                       "source": source}, indent=1, sort_keys=False, ensure_ascii=False)[:-2]
     body = ",".join(f"\n  {json.dumps(key_text(k), ensure_ascii=False)}: {json.dumps(c)}"
                     for k, c in sorted(cases.items(), key=lambda kc: key_text(kc[0])))
     return head + ',\n "cases": {' + body + ("\n }\n}\n" if cases else "}\n}\n")
 
 
-def write(path, arch, tier, source, cases):
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = str(path) + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(dumps(arch, tier, source, cases))
-    os.replace(tmp, path)
+def write(path, tier, toolchain, sm, source, cases):
+    atomic_write(path, dumps(tier, toolchain, sm, source, cases))

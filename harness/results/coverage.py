@@ -1,64 +1,127 @@
-"""The report model: merged results counted per (family, form) x column, and the spec coverage per column.
+"""The report model (report.json, schema `ptxcts-report` version 2): merged results counted per (family, form) x
+column, spec coverage per column, findings grouped by finding, regressions against the baselines, and the
+differences between toolchains.
 
 Columns: the compile tier per target ("compile:sm_90a"), the run tier per device architecture ("run:sm_90"),
-the model tier as one column ("model").
+the model tier as one column ("model"); when a tier has runs of several toolchains, each toolchain gets its own
+columns ("compile:sm_90a@13.5", label "compile sm_90a [13.5]").
 Spec coverage of a column, over the N forms of the manifest (the denominator, valid and invalid forms alike):
   exercised = forms with at least one case in the column that reached a verdict (a class in EXERCISED);
   passing   = exercised forms none of whose cases in the column is a finding (fail, spec_divergence,
               compile_error, crash, timeout).
-Also over the valid forms only (invalid_by empty: the forms the run tier can run at all): passing_valid.
-not_supported and skipped cases do not make a form exercised; nothing but pass counts as passing.
+valid passing: over the forms with at least one case the manifest expects to be accepted at one of the column's
+targets (a compile column: its target; nothing is accepted at sm_75, so its denominator is 0), the passing ones.
+not_supported and skipped cases do not make a form exercised; beyond_chapter does, and is not a finding.
+
+Findings are grouped: the same class and the same finding (a compile finding's ID, a run divergence's matched
+policy) or, failing that, the same message with its numbers folded, make one group with a count per column and
+a few examples. A group of class fail, compile_error, crash or timeout is unexplained (no reviewed finding or
+named policy covers it).
 """
+import hashlib
+import os
+import re
+
+from . import baseline as baseline_mod
+from . import diff as diff_mod
+from .gate import REGRESSION_KINDS, classify
 from .schema import CLASSES, FINDINGS, key_text, target_sort_key
 
 REPORT_SCHEMA = "ptxcts-report"
-REPORT_VERSION = 1
-EXERCISED = ("pass", "fail", "spec_divergence", "compile_error", "crash", "timeout")
+REPORT_VERSION = 2
+EXERCISED = ("pass", "fail", "spec_divergence", "beyond_chapter", "compile_error", "crash", "timeout")
+UNEXPLAINED = ("fail", "compile_error", "crash", "timeout")
 TIER_ORDER = {"compile": 0, "run": 1, "model": 2}
+EXAMPLES = 3
+REGRESSIONS_LISTED = 50
 
 
-def column_of(case, run):
-    if run.tier == "compile":
-        return f"compile:{case['target']}"
-    if run.tier == "run":
-        return f"run:{run.device['sm'] if run.device else 'none'}"
-    return "model"
+def _column(tier, run, case, multi):
+    if tier == "compile":
+        arch = case["target"]
+    elif tier == "run":
+        arch = run.device["sm"] if run.device else "none"
+    else:
+        arch = ""
+    key = f"{tier}:{arch}" if arch else tier
+    return key + (f"@{run.toolchain_name}" if multi else "")
 
 
 def _column_sort(key):
-    tier, _, arch = key.partition(":")
-    return (TIER_ORDER.get(tier, 9), target_sort_key(arch) if arch else (0, 0, ""))
+    base, _, toolchain = key.partition("@")
+    tier, _, arch = base.partition(":")
+    return (TIER_ORDER.get(tier, 9), target_sort_key(arch) if arch else (0, 0, ""), _version_key(toolchain))
+
+
+def _version_key(name):
+    return tuple(int(x) if x.isdigit() else 0 for x in re.findall(r"[0-9]+|[^0-9.]+", name or ""))
 
 
 def _pct(n, d):
-    return round(100.0 * n / d, 1) if d else 0.0
+    return round(100.0 * n / d, 1) if d else None
 
 
-def build(merged, forms, manifest_path, title):
-    cols, rows, findings, reasons = {}, {}, [], {}
+def fold(message):
+    """A message with what varies from case to case folded: numbers, hex values, targets; first line, 200 chars."""
+    first = (message or "").strip().split("\n")[0]
+    first = re.sub(r"0x[0-9a-fA-F]+", "0x#", first)
+    first = re.sub(r"sm_[0-9]+[af]?", "sm_#", first)
+    first = re.sub(r"[0-9]+", "#", first)
+    return first[:200]
+
+
+def signature(case):
+    """What makes two findings the same finding: (kind, text)."""
+    message = case.get("message") or ""
+    m = re.match(r"finding ([A-Za-z0-9_.:-]+):", message)
+    if m:
+        return ("finding", m.group(1))
+    policy = (case.get("details") or {}).get("matched_policy")
+    if isinstance(policy, str) and policy:
+        return ("policy", policy)
+    return ("message", fold(message))
+
+
+def group_id(cls, sig):
+    return "g-" + hashlib.sha1(f"{cls}\0{sig[0]}\0{sig[1]}".encode()).hexdigest()[:10]
+
+
+def family_slug(family):
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", family)
+
+
+def build(groups, forms, cases, manifest_path, title, baselines_dir=None):
+    """groups: [merge.Merged], one per toolchain name. forms: manifest.load_forms; cases: manifest.Cases."""
+    tiers_toolchains = {}
+    for g in groups:
+        for run in g.runs:
+            tiers_toolchains.setdefault(run.tier, set()).add(g.toolchain)
+    multi = {t for t, names in tiers_toolchains.items() if len(names) > 1}
+
+    cols, rows, instances, reasons, col_targets = {}, {}, [], {}, {}
     for form in forms:
         rows[form["form"]] = {"family": form["family"], "form": form["form"], "in_manifest": True, "cells": {}}
-    for key, (case, run) in merged.results.items():
-        col = column_of(case, run)
-        c = cols.setdefault(col, {"key": col, "tier": run.tier, "arch": col.partition(":")[2] or col,
-                                  "devices": set(), "runs": set()})
-        if run.device:
-            c["devices"].add(run.device["name"])
-        c["runs"].add(run.run_id)
-        row = rows.get(case["form"])
-        if row is None:
-            row = rows[case["form"]] = {"family": case["family"], "form": case["form"], "in_manifest": False,
-                                        "cells": {}}
-        cell = row["cells"].setdefault(col, {})
-        cell[case["class"]] = cell.get(case["class"], 0) + 1
-        if case["class"] in FINDINGS:
-            findings.append({"column": col, "class": case["class"], "id": case["id"], "family": case["family"],
-                             "form": case["form"], "target": key[1], "ptx": key[2], "load_path": key[3],
-                             "sm": key[4], "key": key_text(key), "run_id": run.run_id,
-                             "message": case.get("message", ""), "replay": case.get("replay", "")})
-        elif case["class"] == "not_supported":
-            r = (col, case.get("message", ""))
-            reasons[r] = reasons.get(r, 0) + 1
+    for g in groups:
+        for key, (case, run) in g.results.items():
+            col = _column(run.tier, run, case, run.tier in multi)
+            c = cols.setdefault(col, {"key": col, "tier": run.tier, "toolchain": g.toolchain,
+                                      "arch": col.partition("@")[0].partition(":")[2] or run.tier,
+                                      "devices": set(), "runs": set()})
+            if run.device:
+                c["devices"].add(run.device["name"])
+            c["runs"].add(run.run_id)
+            col_targets.setdefault(col, set()).add(case["target"])
+            row = rows.get(case["form"])
+            if row is None:
+                row = rows[case["form"]] = {"family": case["family"], "form": case["form"], "in_manifest": False,
+                                            "cells": {}}
+            cell = row["cells"].setdefault(col, {})
+            cell[case["class"]] = cell.get(case["class"], 0) + 1
+            if case["class"] in FINDINGS:
+                instances.append((col, key, case, run))
+            elif case["class"] == "not_supported":
+                r = (col, fold(case.get("message", "")))
+                reasons[r] = reasons.get(r, 0) + 1
 
     order = sorted(cols, key=_column_sort)
     columns = []
@@ -66,15 +129,19 @@ def build(merged, forms, manifest_path, title):
         c = cols[k]
         label = {"compile": f"compile {c['arch']}", "model": "model",
                  "run": f"run {c['arch']}" if c["arch"] != "none" else "run (no device)"}.get(c["tier"], k)
-        columns.append({"key": k, "tier": c["tier"], "arch": c["arch"], "label": label,
-                        "devices": sorted(c["devices"]), "runs": sorted(c["runs"])})
+        if c["tier"] in multi:
+            label += f" [{c['toolchain']}]"
+        columns.append({"key": k, "tier": c["tier"], "arch": c["arch"], "toolchain": c["toolchain"], "label": label,
+                        "devices": sorted(c["devices"]), "runs": sorted(c["runs"]),
+                        "targets": sorted(col_targets[k], key=target_sort_key)})
 
     manifest_forms = {f["form"] for f in forms}
-    valid_forms = {f["form"] for f in forms if f["valid"]}
     row_list = sorted(rows.values(), key=lambda r: (r["family"], r["form"]))
     summary, coverage = {}, {}
-    for k in order:
+    for col in columns:
+        k = col["key"]
         counts = {cls: 0 for cls in CLASSES}
+        accept = cases.accept_forms(col["targets"]) & manifest_forms
         exercised = passing = passing_valid = 0
         for row in row_list:
             cell = row["cells"].get(k)
@@ -86,43 +153,141 @@ def build(merged, forms, manifest_path, title):
                 exercised += 1
                 ok = not any(cell.get(cls) for cls in FINDINGS)
                 passing += ok
-                passing_valid += ok and row["form"] in valid_forms
+                passing_valid += ok and row["form"] in accept
         counts["total"] = sum(counts[cls] for cls in CLASSES)
         summary[k] = counts
         n = len(manifest_forms)
         coverage[k] = {"forms": n, "exercised": exercised, "passing": passing,
-                       "exercised_pct": _pct(exercised, n), "passing_pct": _pct(passing, n),
-                       "valid_forms": len(valid_forms), "passing_valid": passing_valid,
-                       "passing_valid_pct": _pct(passing_valid, len(valid_forms))}
+                       "exercised_pct": _pct(exercised, n) or 0.0, "passing_pct": _pct(passing, n) or 0.0,
+                       "valid_forms": len(accept), "passing_valid": passing_valid,
+                       "passing_valid_pct": _pct(passing_valid, len(accept))}
 
     families = {}
     for row in row_list:
-        fam = families.setdefault(row["family"], {"family": row["family"], "forms": 0, "cells": {}})
+        fam = families.setdefault(row["family"], {"family": row["family"], "slug": family_slug(row["family"]),
+                                                  "forms": 0, "cells": {}, "findings": 0})
         fam["forms"] += 1
         for col, cell in row["cells"].items():
             fc = fam["cells"].setdefault(col, {})
             for cls, n in cell.items():
                 fc[cls] = fc.get(cls, 0) + n
+                if cls in FINDINGS:
+                    fam["findings"] += n
 
-    findings.sort(key=lambda f: (_column_sort(f["column"]), f["family"], f["key"]))
+    finding_groups, finding_list = _group_findings(instances)
     return {
         "schema": REPORT_SCHEMA, "version": REPORT_VERSION, "title": title,
         "manifest": {"path": manifest_path, "forms": len(manifest_forms),
                      "forms_valid": sum(1 for f in forms if f["valid"])},
         "classes": list(CLASSES),
+        "toolchains": sorted({g.toolchain or "?" for g in groups}, key=_version_key),
         "runs": [{"run_id": r.run_id, "tier": r.tier, "device": r.device, "toolchain": r.toolchain,
-                  "seed": r.seed, "started": r.started, "finished": r.finished,
+                  "toolchain_name": g.toolchain, "seed": r.seed, "started": r.started, "finished": r.finished,
                   "shards": {"count": r.count, "present": sorted(r.shards), "missing": r.missing},
+                  "partial": [dict(p, shard=i) for i, p in r.partial],
                   "paths": r.paths, "cases": sum(len(d["cases"]) for _, d in r.shards.values())}
-                 for r in merged.runs],
-        "missing_shards": [{"run_id": a, "index": i, "count": n} for a, i, n in merged.missing_shards],
-        "replaced": [{"key": key_text(k), "earlier_run": a, "later_run": b} for k, a, b in merged.replaced],
+                 for g in groups for r in g.runs],
+        "missing_shards": [{"run_id": a, "index": i, "count": n} for g in groups for a, i, n in g.missing_shards],
+        "partial_runs": [{"run_id": a, "index": i, "count": n, **p} for g in groups for a, i, n, p in g.partial_runs],
+        "replaced": [{"key": key_text(k), "earlier_run": a, "later_run": b}
+                     for g in groups for k, a, b in g.replaced],
         "columns": columns,
         "summary": summary,
         "coverage": coverage,
         "families": [families[f] for f in sorted(families)],
         "rows": row_list,
-        "findings": findings,
+        "findings_total": len(instances),
+        "finding_groups": finding_groups,
+        "findings": finding_list,
+        "regressions": _regressions(groups, baselines_dir),
+        "toolchain_diffs": _toolchain_diffs(groups, cases),
         "not_supported": [{"column": c, "reason": m, "count": n}
                           for (c, m), n in sorted(reasons.items(), key=lambda x: (_column_sort(x[0][0]), x[0][1]))],
     }
+
+
+def _group_findings(instances):
+    """(groups, compact list): groups sorted unexplained first, then by count; the list has one entry per
+    finding (key, class, group, replay) for the per-family pages."""
+    by = {}
+    for col, key, case, run in sorted(instances, key=lambda x: (_column_sort(x[0]), key_text(x[1]))):
+        sig = signature(case)
+        gid = group_id(case["class"], sig)
+        g = by.get(gid)
+        if g is None:
+            g = by[gid] = {"group": gid, "class": case["class"], "kind": sig[0], "signature": sig[1],
+                           "message": case.get("message", ""), "unexplained": case["class"] in UNEXPLAINED,
+                           "count": 0, "columns": {}, "families": set(), "examples": []}
+        g["count"] += 1
+        g["columns"][col] = g["columns"].get(col, 0) + 1
+        g["families"].add(case["family"])
+        if len(g["examples"]) < EXAMPLES:
+            g["examples"].append({"id": case["id"], "key": key_text(key), "column": col, "run_id": run.run_id,
+                                  "replay": case.get("replay", ""), "message": case.get("message", "")})
+    groups = sorted(by.values(), key=lambda g: (not g["unexplained"], -g["count"], g["class"], g["signature"]))
+    for g in groups:
+        g["families"] = sorted(g["families"])
+    listing = [{"key": key_text(key), "id": case["id"], "family": case["family"], "form": case["form"],
+                "column": col, "class": case["class"], "group": group_id(case["class"], signature(case)),
+                "replay": case.get("replay", "")}
+               for col, key, case, run in sorted(instances, key=lambda x: (x[2]["family"], key_text(x[1])))]
+    return groups, listing
+
+
+def _regressions(groups, baselines_dir):
+    """The gate's classification of each (tier, toolchain, device) of the report against its baseline, where
+    baselines_dir has one (waivers are not applied: ./ptxcts gate gives the verdict)."""
+    out = []
+    if not baselines_dir:
+        return out
+    for g in groups:
+        parts = {}
+        for key, (case, run) in g.results.items():
+            sm = run.device["sm"] if run.device else None
+            parts.setdefault((run.tier, sm), {})[key] = (case, run)
+        for (tier, sm), results in sorted(parts.items(), key=lambda x: (TIER_ORDER.get(x[0][0], 9), x[0][1] or "")):
+            if tier == "run" and sm is None:
+                continue
+            rel = baseline_mod.relative_path(tier, g.toolchain, sm)
+            path = os.path.join(baselines_dir, rel)
+            entry = {"tier": tier, "toolchain": g.toolchain, "sm": sm, "baseline": rel}
+            if not os.path.isfile(path):
+                out.append(dict(entry, found=False))
+                continue
+            _, base = baseline_mod.load(path)
+            entries = classify(base, results, partial=False)
+            counts = {}
+            for e in entries:
+                counts[e["kind"]] = counts.get(e["kind"], 0) + 1
+            listed = []
+            for e in entries:
+                if e["kind"] in REGRESSION_KINDS and e["kind"] != "missing" and len(listed) < REGRESSIONS_LISTED:
+                    case = results.get(e["key"], ({}, None))[0]
+                    listed.append({"key": key_text(e["key"]), "kind": e["kind"], "baseline": e["baseline"],
+                                   "run": e["run"], "message": case.get("message", ""),
+                                   "replay": case.get("replay", "")})
+            regress = sum(counts.get(k, 0) for k in REGRESSION_KINDS if k != "missing")
+            out.append(dict(entry, found=True, counts=counts, regressions=regress,
+                            missing=counts.get("missing", 0), listed=listed))
+    return out
+
+
+def _toolchain_diffs(groups, cases):
+    """For each tier (and device) with runs of several toolchains: the lowest toolchain compared with each other."""
+    parts = {}
+    for g in groups:
+        for key, (case, run) in g.results.items():
+            where = (run.tier, run.device["sm"] if run.device else None)
+            parts.setdefault(where, {}).setdefault(g.toolchain, (g, {}))[1][key] = (case, run)
+    out = []
+    for (tier, sm), by_name in sorted(parts.items(), key=lambda x: (TIER_ORDER.get(x[0][0], 9), x[0][1] or "")):
+        names = sorted(by_name, key=_version_key)
+        if len(names) < 2:
+            continue
+        first, a = by_name[names[0]]
+        for name in names[1:]:
+            other, b = by_name[name]
+            result = diff_mod.compare(a, b, cases, examples=EXAMPLES)
+            out.append({"tier": tier, "sm": sm, "a": diff_mod.describe(first, tier), "b": diff_mod.describe(other, tier),
+                        **result})
+    return out

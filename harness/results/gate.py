@@ -10,7 +10,15 @@ Per case key, baseline class B and run class R:
   B, R other non-pass classes  regression: changed (e.g. spec_divergence -> fail, fail -> crash)
   key only in the baseline     regression: missing (not run), unless --partial
   key only in the run          new: a regression if R is a finding, else listed
+  beyond_chapter (an invalid case a newer toolchain accepts beyond the chapter's PTX version) is gated like
+  spec_divergence: pass -> beyond_chapter is a regression, beyond_chapter -> pass is changed (within one
+  toolchain name either flip is a change of the toolchain's behaviour), beyond_chapter -> beyond_chapter is
+  unchanged.
 A regression matched by a waiver that has not expired is waived. Exit codes: see errors.py / results/README.md.
+
+The baseline is chosen by the run's tier, toolchain name and device (baseline.relative_path); a run marked
+partial, or with a shard missing, is refused unless --partial; --update refuses to drop baseline cases the run
+did not cover unless --partial (which keeps them).
 """
 import argparse
 import datetime
@@ -37,13 +45,14 @@ def _date(text):
 
 def add_arguments(p):
     p.add_argument("runs", nargs="+", metavar="RUN", help="run folder(s) of one architecture (shards are combined)")
-    p.add_argument("--baseline", metavar="FILE", help="default: results/baselines/<arch>.json "
-                                                       "(arch = 'compile' for the compile tier, else the device sm)")
+    p.add_argument("--baseline", metavar="FILE", help="default: results/baselines/<tier>/[<sm>/]<toolchain>.json "
+                                                       "(the device sm for runs on a device)")
     p.add_argument("--waivers", metavar="FILE", help="default: results/waivers.toml")
-    p.add_argument("--update", action="store_true", help="write the run's classes as the new baseline (exit 0)")
+    p.add_argument("--update", action="store_true", help="write the run's classes as the new baseline (exit 0); "
+                   "refused when the run lacks cases of the baseline, unless --partial")
     p.add_argument("--partial", action="store_true",
-                   help="the run covers part of the baseline: baseline cases not run are listed, not regressions "
-                        "(with --update they are kept in the baseline)")
+                   help="the run covers part of the baseline (a filtered or partial run): baseline cases not run "
+                        "are listed, not regressions (with --update they are kept in the baseline)")
     p.add_argument("--prefer-later", action="store_true", help="as for report: the later run wins a key conflict")
     p.add_argument("--today", metavar="YYYY-MM-DD", type=_date,
                    help="the date waivers expire against (default: today, UTC)")
@@ -65,6 +74,8 @@ def classify(base, results, partial):
             kind = "new_finding" if r in FINDINGS else "new"
         elif r == b:
             kind = "unchanged"
+        elif b == "beyond_chapter" and r == "pass":
+            kind = "changed"
         elif r == "pass":
             kind = "fixed"
         elif r in ("not_supported", "skipped"):
@@ -80,6 +91,23 @@ def classify(base, results, partial):
 REGRESSION_KINDS = ("regression", "changed", "lost", "missing", "new_finding")
 
 
+def select(merged):
+    """(tier, device sm or None, toolchain name) of a merged run: what picks its baseline. UsageError when the
+    runs mix tiers or devices, or no toolchain name can be told."""
+    tiers = {r.tier for r in merged.runs}
+    sms = {r.device["sm"] if r.device else None for r in merged.runs}
+    if len(tiers) != 1 or len(sms) != 1:
+        raise UsageError(f"gate one tier on one device at a time; these runs are {sorted(tiers)} on "
+                         f"{sorted(s or 'no device' for s in sms)}")
+    tier, sm = tiers.pop(), sms.pop()
+    if tier == "run" and sm is None:
+        raise UsageError("the run tier ran without a device (every case skipped): there is nothing to gate")
+    if not merged.toolchain:
+        raise UsageError(f"{merged.runs[0].paths[0]}: the run records no toolchain name (toolchain.name, or a "
+                         "ptxas version to take major.minor from): its baseline cannot be chosen")
+    return tier, sm, merged.toolchain
+
+
 def run_gate(args, out=None):
     out = out or sys.stdout
     today = args.today or datetime.datetime.now(datetime.timezone.utc).date()
@@ -87,29 +115,35 @@ def run_gate(args, out=None):
     if merged.missing_shards and (not args.partial or args.update):
         raise IncompleteRun("; ".join(merged.missing_shard_lines())
                             + ("" if args.update else " (pass --partial to gate what is there)"))
-    tiers = {r.tier for r in merged.runs}
-    archs = {baseline_mod.arch_of(r.tier, r.device["sm"] if r.device else None) for r in merged.runs}
-    if len(tiers) != 1 or len(archs) != 1:
-        raise UsageError(f"gate one architecture of one tier at a time; these runs are {sorted(tiers)} on "
-                         f"{sorted(archs)}")
-    tier, arch = tiers.pop(), archs.pop()
-    if tier == "run" and arch is None:
-        raise UsageError("the run tier ran without a device (every case skipped): there is nothing to gate")
+    if merged.partial_runs and not args.partial:
+        raise IncompleteRun("; ".join(merged.partial_lines()) + " (pass --partial to gate what is there)")
+    tier, sm, toolchain = select(merged)
     root = _root()
-    base_path = args.baseline or os.path.join(root, "results", "baselines", f"{arch}.json")
+    base_path = args.baseline or os.path.join(root, "results", "baselines",
+                                                 baseline_mod.relative_path(tier, toolchain, sm))
     waiver_path = args.waivers or os.path.join(root, "results", "waivers.toml")
     if args.waivers and not os.path.isfile(waiver_path):
         raise UsageError(f"{waiver_path}: no such waiver file")
     waivers = waivers_mod.load(waiver_path) if os.path.isfile(waiver_path) else []
     if os.path.isfile(base_path):
         header, base = baseline_mod.load(base_path)
-        if header["tier"] != tier or header["arch"] != arch:
-            raise UsageError(f"{base_path} is the baseline of {header['tier']} {header['arch']}, but the run is "
-                             f"{tier} {arch}: pass --baseline results/baselines/{arch}.json")
+        if (header["tier"], header["toolchain"], header["sm"]) != (tier, toolchain, sm):
+            raise UsageError(f"{base_path} is the baseline of the "
+                             f"{baseline_mod.describe(header['tier'], header['toolchain'], header['sm'])}, but the run "
+                             f"is of the {baseline_mod.describe(tier, toolchain, sm)}: its baseline is "
+                             f"results/baselines/{baseline_mod.relative_path(tier, toolchain, sm)}")
     elif args.update:
         base = {}
     else:
-        raise UsageError(f"{base_path}: no baseline for {arch}; review this run, then write one with --update")
+        raise UsageError(f"{base_path}: no baseline for the {baseline_mod.describe(tier, toolchain, sm)}; review "
+                         f"this run, then create it with: ./ptxcts gate {' '.join(args.runs)} --update")
+    if args.update and not args.partial:
+        dropped = sorted(set(base) - set(merged.results), key=key_text)
+        if dropped:
+            raise UsageError(f"--update would drop {len(dropped)} of the {len(base)} cases of {base_path} that this "
+                             f"run did not cover (a filtered or partial run; e.g. {key_text(dropped[0])}): pass "
+                             "--partial to update only the cases the run covers and keep the others, or delete "
+                             "the baseline first to shrink it on purpose")
 
     entries = classify(base, merged.results, args.partial)
     used = set()
@@ -153,7 +187,7 @@ def run_gate(args, out=None):
 
     say(f"gate: {', '.join(r.describe() for r in merged.runs)} against {base_path} ({len(base)} cases); "
         f"waivers {waiver_path if waivers else '(none)'}; today {today}")
-    for line in merged.missing_shard_lines():
+    for line in merged.missing_shard_lines() + merged.partial_lines():
         say(f"gate: WARNING (--partial): {line}")
     say(f"\nregressions: {len(regressions)}")
     for e in regressions:
@@ -179,7 +213,8 @@ def run_gate(args, out=None):
     counts = {k: len(by_kind.get(k, [])) for k in ("unchanged", "fixed", "regression", "changed", "lost",
                                                      "missing", "new_finding", "new", "not_run")}
     say("\n" + "  ".join(f"{k} {v}" for k, v in counts.items()) + f"  waived {len(waived)}")
-    verdict = {"schema": "ptxcts-gate", "version": 1, "tier": tier, "arch": arch, "baseline": base_path,
+    verdict = {"schema": "ptxcts-gate", "version": 2, "tier": tier, "toolchain": toolchain, "sm": sm,
+               "baseline": base_path,
                "waivers": waiver_path if waivers else None, "today": str(today), "counts": counts,
                "regressions": [_entry_json(e) for e in regressions], "waived": [_entry_json(e) for e in waived],
                "fixed": [_entry_json(e) for e in by_kind.get("fixed", [])],
@@ -194,7 +229,7 @@ def run_gate(args, out=None):
         dev = {r.device["name"] for r in merged.runs if r.device}
         source = {"runs": sorted(r.run_id for r in merged.runs), "device": sorted(dev)[0] if dev else None,
                   "toolchain": merged.runs[0].toolchain}
-        baseline_mod.write(base_path, arch, tier, source, cases)
+        baseline_mod.write(base_path, tier, toolchain, sm, source, cases)
         say(f"gate: --update: wrote {base_path} ({len(cases)} cases); review and commit it")
         code = EXIT_OK
     else:

@@ -34,3 +34,52 @@ def load_forms(manifest_dir):
             forms.append({"form": obj["form"], "family": obj["family"],
                           "valid": not obj.get("invalid_by")})
     return path, forms
+
+
+CASE_COLUMNS = ("case_id", "form", "target", "ptx", "expect", "rules")
+
+
+class Cases:
+    """The manifest's cases (`cases/<family>.tsv`: case_id form target ptx expect rules), as the report and diff
+    need them: what each (form, target, PTX version) expects and which rules an invalid one breaks."""
+
+    def __init__(self):
+        self.by_key = {}  # (form, target, ptx) -> (expect, rules tuple)
+
+    def accept_forms(self, targets):
+        """The forms with at least one case expected to be accepted at one of `targets`."""
+        targets = set(targets)
+        return {form for (form, target, _), (expect, _) in self.by_key.items()
+                if expect == "accept" and target in targets}
+
+    def rules(self, form, target, ptx):
+        """The rules the case (form, target, ptx) breaks: () for a valid one, None when not in the manifest."""
+        found = self.by_key.get((form, target, ptx))
+        return None if found is None else found[1]
+
+
+def load_cases(manifest_dir):
+    """Cases of every cases/*.tsv under the manifest folder; UsageError when there is none."""
+    folder = os.path.join(str(manifest_dir), "cases")
+    names = sorted(n for n in os.listdir(folder) if n.endswith(".tsv")) if os.path.isdir(folder) else []
+    if not names:
+        raise UsageError(f"{folder}: no cases/*.tsv (the cases each target expects to accept): run './ptxcts gen' "
+                         "first, or pass --manifest DIR")
+    cases = Cases()
+    for name in names:
+        path = os.path.join(folder, name)
+        with open(path, encoding="utf-8") as f:
+            header = f.readline().rstrip("\n").split("\t")
+            if tuple(header) != CASE_COLUMNS:
+                raise InputError(path, 1, None, f"the header must be {' '.join(CASE_COLUMNS)} (tab-separated)")
+            for n, line in enumerate(f, 2):
+                if not line.strip():
+                    continue
+                cols = line.rstrip("\n").split("\t")
+                if len(cols) != len(CASE_COLUMNS):
+                    raise InputError(path, n, None, f"{len(cols)} columns, expected {len(CASE_COLUMNS)}")
+                if cols[4] not in ("accept", "reject"):
+                    raise InputError(path, n, "expect", f"{cols[4]!r} is not accept or reject")
+                rules = tuple(r for r in cols[5].split(",") if r)
+                cases.by_key[(cols[1], cols[2], cols[3])] = (cols[4], rules)
+    return cases

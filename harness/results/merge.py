@@ -7,6 +7,10 @@ Definitions (results/README.md repeats them for users):
 * The merged set is the union of all cases keyed by (id, target, ptx, load_path, device.sm). The same key in two
   shards of one run is a conflict. The same key in two runs is a conflict unless prefer_later is set; then the
   result of the later run wins: later = later `finished` time, equal times broken by command-line order.
+* Runs of different toolchains (schema.toolchain_name: "13.0", "13.5") never conflict: they are merged apart,
+  one Merged per toolchain name (merge_groups); the report shows each toolchain as its own columns. The gate and
+  the merge verb take one toolchain at a time (load_and_merge).
+* A shard marked `partial` (it stopped before its end) is kept and named (Merged.partial_lines).
 """
 import datetime
 import os
@@ -27,6 +31,7 @@ class Run:
         return self.shards[min(self.shards)][1]
 
     tier = property(lambda self: self.first["tier"])
+    toolchain_name = property(lambda self: schema.toolchain_name(self.first["toolchain"]))
     device = property(lambda self: self.first["device"])
     toolchain = property(lambda self: self.first["toolchain"])
     seed = property(lambda self: self.first["seed"])
@@ -42,13 +47,19 @@ class Run:
     def paths(self):
         return [self.shards[i][0] for i in sorted(self.shards)]
 
+    @property
+    def partial(self):
+        """[(shard index, the shard's `partial` object)] for the shards that stopped before their end."""
+        return [(i, d["partial"]) for i, (_, d) in sorted(self.shards.items()) if d.get("partial")]
+
     def describe(self):
         where = self.device["sm"] + " " + self.device["name"] if self.device else "no device"
-        return f"{self.run_id} ({self.tier}, {where})"
+        return f"{self.run_id} ({self.tier}, toolchain {self.toolchain_name or '?'}, {where})"
 
 
 class Merged:
-    def __init__(self):
+    def __init__(self, toolchain=None):
+        self.toolchain = toolchain  # the toolchain name shared by these runs (schema.toolchain_name)
         self.runs = []
         self.results = {}  # key -> (case, run)
         self.replaced = []  # (key, earlier run_id, later run_id) under prefer_later
@@ -61,6 +72,15 @@ class Merged:
     def missing_shard_lines(self):
         return [f"run {run_id}: shard index {i} of count {n} is missing (no results.json with that shard given)"
                 for run_id, i, n in self.missing_shards]
+
+    @property
+    def partial_runs(self):
+        """[(run_id, shard index, count, partial)] for every shard marked partial."""
+        return [(run.run_id, i, run.count, p) for run in self.runs for i, p in run.partial]
+
+    def partial_lines(self):
+        return [f"run {run_id}" + (f" shard {i}/{n}" if n > 1 else "") + f" is partial: {p['reason']} "
+                f"({p['done']} of {p['total']} cases judged)" for run_id, i, n, p in self.partial_runs]
 
 
 def find_documents(paths):
@@ -93,8 +113,9 @@ def _time(text):
 
 
 def merge(documents, prefer_later=False):
-    """documents: [(path, validated doc)] in command-line order. Returns Merged; raises MergeConflict."""
-    merged = Merged()
+    """documents: [(path, validated doc)] in command-line order, all of one toolchain name. Returns Merged;
+    raises MergeConflict."""
+    merged = Merged(schema.toolchain_name(documents[0][1]["toolchain"]) if documents else None)
     by_id = {}
     for order, (path, doc) in enumerate(documents):
         run = by_id.get(doc["run_id"])
@@ -147,12 +168,36 @@ def _check_same_run(run, path, doc):
     for what, a, b in (("shard count", first["shard"]["count"], doc["shard"]["count"]),
                        ("tier", first["tier"], doc["tier"]),
                        ("device.sm", (first["device"] or {}).get("sm"), (doc["device"] or {}).get("sm")),
-                       ("seed", first["seed"], doc["seed"])):
+                       ("seed", first["seed"], doc["seed"]),
+                       ("toolchain name", schema.toolchain_name(first["toolchain"]),
+                        schema.toolchain_name(doc["toolchain"]))):
         if a != b:
             raise MergeConflict(f"run {doc['run_id']}: its shards disagree on {what}: {a!r} in {first_path}, "
                                 f"{b!r} in {path}")
 
 
+def merge_groups(documents, prefer_later=False):
+    """[Merged], one per toolchain name, in the order the names first appear on the command line."""
+    groups, names = {}, {}
+    for path, doc in documents:
+        name = schema.toolchain_name(doc["toolchain"])
+        if names.setdefault(doc["run_id"], (name, path))[0] != name:
+            raise MergeConflict(f"run {doc['run_id']}: its shards disagree on toolchain name: "
+                                f"{names[doc['run_id']][0]!r} in {names[doc['run_id']][1]}, {name!r} in {path}")
+        groups.setdefault(name, []).append((path, doc))
+    return [merge(docs, prefer_later) for docs in groups.values()]
+
+
+def load_and_merge_groups(paths, prefer_later=False):
+    """Read the run folders and merge them per toolchain name (report, diff)."""
+    return merge_groups([(p, schema.load(p)) for p in find_documents(paths)], prefer_later)
+
+
 def load_and_merge(paths, prefer_later=False):
-    docs = [(p, schema.load(p)) for p in find_documents(paths)]
-    return merge(docs, prefer_later)
+    """Read the run folders and merge them; they must be of one toolchain name (gate, merge verb)."""
+    groups = load_and_merge_groups(paths, prefer_later)
+    if len(groups) > 1:
+        raise UsageError("these runs are of " + " and ".join(
+            f"toolchain {g.toolchain} ({', '.join(r.run_id for r in g.runs)})" for g in groups)
+            + ": give the runs of one toolchain at a time (./ptxcts diff compares two)")
+    return groups[0]

@@ -1,4 +1,8 @@
-"""The report as Markdown (for PR comments, issue notes) and the plain-text summary table printed to stdout."""
+"""The report as Markdown (for PR comments, issue notes) and the plain-text summary table printed to stdout.
+
+Markdown keeps what a reader needs first (regressions, unexplained findings, coverage, findings grouped, the
+differences between toolchains, families); the per-form tables are on the HTML family pages."""
+from . import diff as diff_mod
 from .render_html import ABBREV
 
 
@@ -12,6 +16,10 @@ def _md(text):
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _pct(value):
+    return "n/a" if value is None else f"{value}%"
+
+
 def summary_rows(rep):
     """(header, rows) of the summary table: one row per column of the report."""
     classes = rep["classes"]
@@ -22,7 +30,7 @@ def summary_rows(rep):
         rows.append([col["label"]] + [str(s[c]) for c in classes] + [str(s["total"]),
                     f'{cv["exercised"]}/{cv["forms"]} ({cv["exercised_pct"]}%)',
                     f'{cv["passing"]}/{cv["forms"]} ({cv["passing_pct"]}%)',
-                    f'{cv["passing_valid"]}/{cv["valid_forms"]} ({cv["passing_valid_pct"]}%)'])
+                    f'{cv["passing_valid"]}/{cv["valid_forms"]} ({_pct(cv["passing_valid_pct"])})'])
     return header, rows
 
 
@@ -38,41 +46,82 @@ def _table(header, rows):
     return "\n".join(out)
 
 
+def _groups(rep, groups):
+    labels = {c["key"]: c["label"] for c in rep["columns"]}
+    rows = []
+    for g in groups:
+        what = (f"{g['kind']} {g['signature']}" if g["kind"] != "message"
+                else g["message"].strip().split("\n")[0][:200])
+        where = ", ".join(f"{labels.get(k, k)}: {n}" for k, n in sorted(g["columns"].items(), key=lambda kv: -kv[1])[:4])
+        ex = g["examples"][0] if g["examples"] else {"id": "", "replay": ""}
+        rows.append([g["class"], str(g["count"]), where, what, f"`{ex['id']}` `{ex['replay']}`"])
+    return _table(["class", "cases", "where", "finding / message", "example (replay)"], rows)
+
+
 def render(rep):
     classes, columns = rep["classes"], rep["columns"]
     out = [f"# {rep['title']}", "",
            f"Forms in the model: {rep['manifest']['forms']} ({rep['manifest']['forms_valid']} valid), "
-           f"from `{rep['manifest']['path']}`.", "",
+           f"from `{rep['manifest']['path']}`; toolchains {', '.join(rep['toolchains'])}.", "",
            "Cells: " + ", ".join(f"{ABBREV[c]} = {c}" for c in classes) + ".", ""]
     if rep["missing_shards"]:
         out += ["**Missing shards: these results are incomplete.**", ""]
         out += [f"* run `{m['run_id']}`: shard index {m['index']} of count {m['count']} is missing"
                 for m in rep["missing_shards"]]
         out.append("")
+    if rep["partial_runs"]:
+        out += ["**Partial runs: stopped before every case was judged.**", ""]
+        out += [f"* run `{p['run_id']}` shard {p['index']}/{p['count']}: {p['reason']} ({p['done']} of {p['total']} "
+                "cases)" for p in rep["partial_runs"]]
+        out.append("")
     if rep["replaced"]:
         out += [f"{len(rep['replaced'])} results were taken from a later run over an earlier one (--prefer-later).", ""]
-    out += ["## Runs", "", _table(["run", "tier", "device", "toolchain", "seed", "shards", "cases"], [
-        [r["run_id"], r["tier"], f"{r['device']['sm']} {r['device']['name']}" if r["device"] else "none",
-         ", ".join(f"{k} {v}" for k, v in sorted(r["toolchain"].items()) if v not in (None, "")),
-         "-" if r["seed"] is None else str(r["seed"]),
-         f"{len(r['shards']['present'])}/{r['shards']['count']}", str(r["cases"])] for r in rep["runs"]]), ""]
+    unexplained = [g for g in rep["finding_groups"] if g["unexplained"]]
+    out += ["## Summary", "",
+            f"* results: {sum(s['total'] for s in rep['summary'].values())}",
+            f"* regressions against the baselines: {sum(r.get('regressions', 0) for r in rep['regressions'])}",
+            f"* unexplained findings: {sum(g['count'] for g in unexplained)} in {len(unexplained)} groups",
+            f"* findings: {rep['findings_total']} in {len(rep['finding_groups'])} groups",
+            f"* beyond the chapter: {sum(s.get('beyond_chapter', 0) for s in rep['summary'].values())}", ""]
+    out += ["## Regressions against the baseline", ""]
+    for r in rep["regressions"]:
+        what = f"{r['tier']} tier, toolchain {r['toolchain']}, {r['sm'] or 'no device'}"
+        if not r["found"]:
+            out.append(f"* {what}: no baseline `results/baselines/{r['baseline']}` (create it with "
+                       "`./ptxcts gate RUN --update`)")
+            continue
+        counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(r["counts"].items()))
+        out.append(f"* {what} against `results/baselines/{r['baseline']}`: **{r['regressions']} regressions**; {counts}")
+        out += [f"  * {e['kind']}: {e['baseline'] or '(new)'} -> {e['run']} `{e['key']}` `{e['replay']}`"
+                for e in r["listed"]]
+    if not rep["regressions"]:
+        out.append("No baseline folder was given.")
+    out += ["", "## New and unexplained findings", ""]
+    out += [_groups(rep, unexplained) if unexplained else "None.", ""]
     header, rows = summary_rows(rep)
-    out += ["## Summary per architecture", "", _table(header, rows), ""]
+    out += ["## Coverage per architecture", "", _table(header, rows), ""]
+    out += [f"## Findings, grouped ({len(rep['finding_groups'])} groups, {rep['findings_total']} cases)", ""]
+    out += [_groups(rep, rep["finding_groups"]) if rep["finding_groups"] else
+            "No fails, divergences, compile errors, crashes or timeouts.", ""]
+    if rep["toolchain_diffs"]:
+        out += ["## Differences between toolchains", ""]
+        for d in rep["toolchain_diffs"]:
+            body = diff_mod.markdown(d, heading="###").split("\n", 1)[1]
+            out += [f"### {d['tier']}{' ' + d['sm'] if d.get('sm') else ''}: toolchain {d['a']['toolchain']} -> "
+                    f"{d['b']['toolchain']}", body]
     labels = [c["label"] for c in columns]
     out += ["## Families", "", _table(["family (forms)"] + labels, [
         [f"{f['family']} ({f['forms']})"] + [_cell(f["cells"].get(c["key"]), classes) for c in columns]
         for f in rep["families"]]), ""]
-    out += ["## Forms", "", _table(["family", "form"] + labels, [
-        [r["family"], f"`{r['form']}`" + ("" if r["in_manifest"] else " (not in the manifest)")]
-        + [_cell(r["cells"].get(c["key"]), classes) for c in columns] for r in rep["rows"]]), ""]
-    out += [f"## Findings ({len(rep['findings'])})", ""]
-    if rep["findings"]:
-        out += [_table(["column", "class", "case", "load path", "message", "replay"], [
-            [f["column"], f["class"], f"`{f['id']}`", f["load_path"], f["message"], f"`{f['replay']}`"]
-            for f in rep["findings"]]), ""]
-    else:
-        out += ["No fails, divergences, compile errors, crashes or timeouts.", ""]
     if rep["not_supported"]:
+        col_labels = {c["key"]: c["label"] for c in columns}
         out += ["## Not supported, by reason", "", _table(["column", "reason", "cases"], [
-            [n["column"], n["reason"], str(n["count"])] for n in rep["not_supported"]]), ""]
+            [col_labels.get(n["column"], n["column"]), n["reason"], str(n["count"])] for n in rep["not_supported"]]), ""]
+    out += ["## Runs", "", _table(["run", "tier", "device", "toolchain", "seed", "shards", "cases"], [
+        [r["run_id"], r["tier"], f"{r['device']['sm']} {r['device']['name']}" if r["device"] else "none",
+         f"[{r['toolchain_name']}] " + ", ".join(f"{k} {v}" for k, v in sorted(r["toolchain"].items())
+                                                if v not in (None, "")),
+         "-" if r["seed"] is None else str(r["seed"]),
+         f"{len(r['shards']['present'])}/{r['shards']['count']}" + (" partial" if r["partial"] else ""),
+         str(r["cases"])] for r in rep["runs"]]), ""]
     return "\n".join(out)

@@ -1,44 +1,85 @@
-"""`./ptxcts report RUN... --out DIR`: merge runs into the per-architecture coverage report (HTML, Markdown, JSON)."""
-import argparse
+"""`./ptxcts report RUN... --out DIR`: merge runs into the report: DIR/report.html (a small index page),
+DIR/families/<family>.html (per-family pages), DIR/report.md and DIR/report.json."""
 import json
 import os
 import sys
 
 from . import coverage, manifest, merge, render_html, render_md
+from .errors import UsageError
+from .runio import atomic_write
+
+JSON_DROPPED = ("findings", "rows")  # per finding and per form: on the family pages; derivable from the results
 
 
 def add_arguments(p):
     p.add_argument("runs", nargs="+", metavar="RUN",
                    help="a run folder (holding results.json), a results.json, or a folder of run folders; "
-                        "shards of one run (same run_id) are combined")
-    p.add_argument("--out", required=True, metavar="DIR", help="writes DIR/report.html, report.md, report.json")
+                        "shards of one run (same run_id) are combined; runs of several toolchains get columns each")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="writes DIR/report.html, DIR/families/*.html, report.md, report.json")
     p.add_argument("--manifest", metavar="DIR", default=None,
                    help="the generator's manifest folder (default: generated/manifest of the repository)")
+    p.add_argument("--baselines", metavar="DIR", default=None,
+                   help="the baselines to classify regressions against (default: results/baselines of the "
+                        "repository; 'none': no regression section)")
     p.add_argument("--prefer-later", action="store_true",
                    help="the same case key in two runs: keep the later run's result instead of failing")
     p.add_argument("--title", default="ptx-cts coverage report")
 
 
+def dumps(rep):
+    """report.json: the top-level fields one per line, and the items of its lists and objects one per line
+    (diffable, and small enough to commit: no indentation inside an item)."""
+    def compact(v):
+        return json.dumps(v, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+    lines = []
+    for k in sorted(rep):
+        v = rep[k]
+        if isinstance(v, list) and v:
+            inner = ",\n  ".join(compact(x) for x in v)
+            lines.append(f' {json.dumps(k)}: [\n  {inner}\n ]')
+        elif isinstance(v, dict) and v:
+            inner = ",\n  ".join(f"{json.dumps(kk)}: {compact(vv)}" for kk, vv in sorted(v.items()))
+            lines.append(f' {json.dumps(k)}: {{\n  {inner}\n }}')
+        else:
+            lines.append(f" {json.dumps(k)}: {compact(v)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def _root():
+    return os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
 def main(args):
-    merged = merge.load_and_merge(args.runs, args.prefer_later)
-    manifest_path, forms = manifest.load_forms(args.manifest or manifest.default_dir())
-    rep = coverage.build(merged, forms, manifest_path, args.title)
-    os.makedirs(args.out, exist_ok=True)
-    files = {"report.json": json.dumps(rep, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
-             "report.md": render_md.render(rep), "report.html": render_html.render(rep)}
+    groups = merge.load_and_merge_groups(args.runs, args.prefer_later)
+    manifest_dir = args.manifest or manifest.default_dir()
+    manifest_path, forms = manifest.load_forms(manifest_dir)
+    cases = manifest.load_cases(manifest_dir)
+    baselines = args.baselines or os.path.join(_root(), "results", "baselines")
+    if args.baselines and args.baselines != "none" and not os.path.isdir(args.baselines):
+        raise UsageError(f"--baselines {args.baselines}: no such folder")
+    rep = coverage.build(groups, forms, cases, manifest_path, args.title,
+                         None if baselines == "none" or not os.path.isdir(baselines) else baselines)
+    files = render_html.render(rep)
+    files["report.md"] = render_md.render(rep)
+    files["report.json"] = dumps({k: v for k, v in rep.items() if k not in JSON_DROPPED})
     for name, text in files.items():
-        with open(os.path.join(args.out, name), "w", encoding="utf-8") as f:
-            f.write(text)
-    for line in merged.missing_shard_lines():
-        print(f"report: WARNING: {line}", file=sys.stderr)
+        atomic_write(os.path.join(args.out, name), text)
+    fam_dir = os.path.join(args.out, "families")
+    for name in sorted(os.listdir(fam_dir)):  # pages of families this report no longer has
+        if name.endswith(".html") and f"families/{name}" not in files:
+            os.unlink(os.path.join(fam_dir, name))
+    for g in groups:
+        for line in g.missing_shard_lines() + g.partial_lines():
+            print(f"report: WARNING: {line}", file=sys.stderr)
     header, rows = render_md.summary_rows(rep)
     print(render_md.text_table(header, rows))
-    print(f"report: {len(merged.results)} results from {len(merged.runs)} runs, {len(rep['findings'])} findings, "
-          f"{len(merged.missing_shards)} missing shards; wrote {', '.join(os.path.join(args.out, n) for n in files)}")
+    unexplained = [g for g in rep["finding_groups"] if g["unexplained"]]
+    regress = sum(r.get("regressions", 0) for r in rep["regressions"])
+    print(f"report: {sum(len(g.results) for g in groups)} results from {sum(len(g.runs) for g in groups)} runs "
+          f"({len(groups)} toolchains), {rep['findings_total']} findings in {len(rep['finding_groups'])} groups "
+          f"({sum(g['count'] for g in unexplained)} unexplained), {regress} regressions against the baselines, "
+          f"{len(rep['missing_shards'])} missing shards, {len(rep['partial_runs'])} partial; wrote "
+          f"{os.path.join(args.out, 'report.html')} (+ {len(files) - 3} family pages), report.md, report.json")
     return 0
-
-
-def parser():
-    p = argparse.ArgumentParser(prog="ptxcts report", description=__doc__)
-    add_arguments(p)
-    return p

@@ -1,8 +1,18 @@
-"""The result document of one run (docs/ARCHITECTURE.md section 3): schema `ptxcts-results`, version 1.
+"""The result document of one run (docs/ARCHITECTURE.md section 3): schema `ptxcts-results`, version 2.
 
 Reading validates every field and names the file, line and field of the first one that is wrong; an unknown
-schema version is rejected. A change to the document's fields bumps VERSION (and the reader keeps a converter
-for each older version it still accepts).
+schema version is rejected. A change to the document's fields bumps VERSION; the reader keeps accepting each
+older version it knows (READS).
+
+Version 2 adds, over version 1 (a version-1 document is a valid version-2 document, so nothing is converted):
+* the class `beyond_chapter` (an invalid case a newer toolchain accepts at a PTX ISA version newer than the
+  chapter the suite models: not a failure, not a finding);
+* the compile-tier load paths `nvjitlink` and `driver` (the driver JIT's verdict on a GPU: the document then
+  names that device);
+* in `toolchain`, the optional fields `name` ("13.0", the toolchain's name; baselines are keyed by it), `ptxas`
+  (version), `ptxas_path`, `ptxas_sha256`, `nvjitlink` (version or null), beside `cuda_runtime` and `driver`;
+* the optional top-level `partial`: {"reason", "done", "total"} for a run that stopped before its end.
+A version-1 document using any of these is rejected, naming the field and the version that has it.
 """
 import datetime
 import json
@@ -13,24 +23,35 @@ from . import jsonloc
 from .errors import InputError
 
 SCHEMA = "ptxcts-results"
-VERSION = 1
+VERSION = 2
+READS = (1, 2)  # versions this reader accepts; write_run writes VERSION
 
 # The closed set of result classes, in the order reports show them.
-CLASSES = ("pass", "fail", "spec_divergence", "not_supported", "compile_error", "crash", "timeout", "skipped")
+CLASSES = ("pass", "fail", "spec_divergence", "beyond_chapter", "not_supported", "compile_error", "crash", "timeout",
+           "skipped")
 # Classes that are findings: listed with their replay command, and a case in one of them never counts as passed.
 FINDINGS = ("fail", "spec_divergence", "compile_error", "crash", "timeout")
 TIERS = ("compile", "run", "model")
-LOAD_PATHS = {"compile": ("ptxas",), "run": ("cubin", "jit"), "model": ("ptxas", "cubin", "jit", "host")}
+LOAD_PATHS = {"compile": ("ptxas", "nvjitlink", "driver"), "run": ("cubin", "jit"),
+              "model": ("ptxas", "nvjitlink", "driver", "cubin", "jit", "host")}
+# What version 2 added (rejected in a version-1 document).
+V2_CLASSES = ("beyond_chapter",)
+V2_LOAD_PATHS = ("nvjitlink", "driver")
+TOOLCHAIN_FIELDS = {"name": str, "ptxas": str, "ptxas_path": str, "ptxas_sha256": str, "nvjitlink": str,
+                    "cuda_runtime": str, "driver": str}
 
 _TARGET = re.compile(r"sm_[0-9]{2,3}[af]?")
 _DEVICE_SM = re.compile(r"sm_[0-9]{2,3}")
 _PTX = re.compile(r"[0-9]+\.[0-9]")
 _CC = re.compile(r"[0-9]+\.[0-9]+")
+_TOOLCHAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 
 CASE_REQUIRED = {"id": str, "family": str, "form": str, "target": str, "ptx": str, "load_path": str, "class": str}
 CASE_OPTIONAL = {"duration_ms": (int, float), "message": str, "replay": str, "details": dict}
 TOP_FIELDS = ("schema", "version", "run_id", "tier", "started", "finished", "seed", "shard", "host", "toolchain",
               "device", "cases")
+OPTIONAL_TOP = ("partial",)  # version 2
+PARTIAL_FIELDS = {"reason": str, "done": int, "total": int}
 
 
 def result_key(case, doc):
@@ -90,15 +111,19 @@ def validate(doc, file="results.json", text=None):
     if doc.get("schema") != SCHEMA:
         c.fail(["schema"], f"must be {SCHEMA!r}, found {doc.get('schema')!r}")
     version = doc.get("version")
-    if version != VERSION:
+    if version not in READS or isinstance(version, bool):
         c.fail(["version"], f"schema {SCHEMA} version {version!r} is not known to this tool "
-                            f"(it reads version {VERSION}); use the ptx-cts release that wrote it")
+                            f"(it reads versions {', '.join(map(str, READS))}); use the ptx-cts release that wrote it")
     for name in TOP_FIELDS:
         if name not in doc:
             c.fail([], f"missing field {name!r}")
-    extra = sorted(set(doc) - set(TOP_FIELDS))
+    extra = sorted(set(doc) - set(TOP_FIELDS) - set(OPTIONAL_TOP))
     if extra:
-        c.fail([extra[0]], f"unknown field (version {VERSION} has: {', '.join(TOP_FIELDS)})")
+        c.fail([extra[0]], f"unknown field (version {VERSION} has: {', '.join(TOP_FIELDS + OPTIONAL_TOP)})")
+    if "partial" in doc:
+        if version < 2:
+            c.fail(["partial"], "a field of version 2 documents; this one says version 1")
+        _validate_partial(c, doc["partial"])
     if not isinstance(doc["run_id"], str) or not re.fullmatch(r"[A-Za-z0-9._:+-]+", doc["run_id"]):
         c.fail(["run_id"], "must be a non-empty string of letters, digits and . _ : + -")
     tier = doc["tier"]
@@ -120,12 +145,24 @@ def validate(doc, file="results.json", text=None):
     for name in ("host", "toolchain"):
         if not isinstance(doc[name], dict):
             c.fail([name], "must be an object")
+    for name, kind in TOOLCHAIN_FIELDS.items():
+        value = doc["toolchain"].get(name)
+        if value is not None and (not isinstance(value, kind) or not value):
+            c.fail(["toolchain", name], "must be a non-empty string or null")
+    name = doc["toolchain"].get("name")
+    if name is not None and not _TOOLCHAIN_NAME.fullmatch(name):
+        c.fail(["toolchain", "name"], f"{name!r} is not a toolchain name like '13.0' (letters, digits, . _ + -; "
+                                      "baseline files are named after it)")
     device = doc["device"]
+    driver_cases = tier == "compile" and isinstance(doc["cases"], list) and any(
+        isinstance(x, dict) and x.get("load_path") == "driver" for x in doc["cases"])
     if tier == "run" and device is None:
         pass  # a run tier on a machine without a GPU: allowed, but then every case is skipped (checked below)
-    elif tier == "run":
+    elif tier == "run" or (tier == "compile" and (device is not None or driver_cases)):
+        # the compile tier names a device only for the driver JIT's verdicts (load path `driver`)
         if not isinstance(device, dict):
-            c.fail(["device"], "the run tier needs a device object {name, sm, cc} (or null: nothing attempted)")
+            c.fail(["device"], "the run tier, and a compile run with load path 'driver', need a device object "
+                               "{name, sm, cc} (the run tier may say null: nothing attempted)")
         for name in ("name", "sm", "cc"):
             if not isinstance(device.get(name), str) or not device.get(name):
                 c.fail(["device", name], "missing or not a non-empty string")
@@ -142,6 +179,10 @@ def validate(doc, file="results.json", text=None):
     paths = LOAD_PATHS[tier]
     for i, case in enumerate(cases):
         _validate_case(c, i, case, tier, paths)
+        if version < 2 and (case["class"] in V2_CLASSES or case["load_path"] in V2_LOAD_PATHS):
+            what = "class" if case["class"] in V2_CLASSES else "load_path"
+            c.fail(["cases", i, what], f"{case[what]!r} exists from version 2 of {SCHEMA}; this document says "
+                                       "version 1 (write it with results.write_run, which writes the current version)")
         key = result_key(case, doc)
         if key in seen:
             c.fail(["cases", i], f"the key {key_text(key)} is also cases[{seen[key]}]: a run has each key once")
@@ -150,6 +191,35 @@ def validate(doc, file="results.json", text=None):
             c.fail(["cases", i, "class"], f"{case['class']!r} in a run without a device (device is null): "
                                           "only 'skipped' is possible there")
     return doc
+
+
+def _validate_partial(c, partial):
+    if not isinstance(partial, dict):
+        c.fail(["partial"], 'must be {"reason": "...", "done": N, "total": M}')
+    for name, kind in PARTIAL_FIELDS.items():
+        value = partial.get(name)
+        if not isinstance(value, kind) or isinstance(value, bool) or (kind is str and not value):
+            c.fail(["partial", name] if name in partial else ["partial"],
+                   f"missing or not a {'non-empty string' if kind is str else 'integer'}: {name!r}")
+    extra = sorted(set(partial) - set(PARTIAL_FIELDS))
+    if extra:
+        c.fail(["partial", extra[0]], f"unknown field (partial has: {', '.join(PARTIAL_FIELDS)})")
+    if not 0 <= partial["done"] <= partial["total"]:
+        c.fail(["partial"], f"done {partial['done']} of total {partial['total']}: need 0 <= done <= total")
+
+
+def toolchain_name(toolchain):
+    """The toolchain's name: `toolchain.name` when the document records it, else the major.minor of
+    `toolchain.ptxas` ("13.0.88" -> "13.0"), else of `toolchain.cuda_runtime`; None when none is recorded.
+    Documents written before version 2 carry no name: this is how they are keyed (baselines, report columns)."""
+    toolchain = toolchain or {}
+    if toolchain.get("name"):
+        return toolchain["name"]
+    for field in ("ptxas", "cuda_runtime"):
+        m = re.match(r"([0-9]+)\.([0-9]+)", str(toolchain.get(field) or ""))
+        if m:
+            return f"{m.group(1)}.{m.group(2)}"
+    return None
 
 
 def _validate_case(c, i, case, tier, paths):
@@ -203,7 +273,7 @@ def load(path):
 
 def dumps(doc):
     """Canonical text: header fields indented, one case per line, cases sorted by key (diffable, deterministic)."""
-    head = {k: doc[k] for k in TOP_FIELDS if k != "cases"}
+    head = {k: doc[k] for k in TOP_FIELDS + OPTIONAL_TOP if k != "cases" and k in doc}
     cases = sorted(doc["cases"], key=lambda case: tuple(x or "" for x in result_key(case, doc)))
     lines = json.dumps(head, indent=1, ensure_ascii=False)[:-2].split("\n")
     out = "\n".join(lines) + ',\n "cases": ['

@@ -2,18 +2,20 @@
 import os
 
 from . import junit, schema
+from .runio import atomic_write
 
 
 def write_run(directory, doc):
     """Validate `doc` (a result document, docs/ARCHITECTURE.md section 3) and write DIR/results.json and
-    DIR/junit.xml. The folder is created if needed. Raises results.errors.InputError if the document breaks
-    the schema (nothing is written then). Returns the path of results.json."""
+    DIR/junit.xml, each atomically (a reader never sees half a file; an interrupted write leaves the old one).
+    The folder is created if needed. A document of an older schema version it reads is written as the current
+    version (every older document is a valid current one). results.json is canonical: header indented, one case
+    per line, cases sorted by key. Raises results.errors.InputError if the document breaks the schema (nothing
+    is written then). Returns the path of results.json."""
+    if doc.get("version") in schema.READS:
+        doc = dict(doc, version=schema.VERSION)
     schema.validate(doc, file=f"<document for {os.path.join(str(directory), 'results.json')}>")
-    os.makedirs(directory, exist_ok=True)
-    path = os.path.join(directory, "results.json")
-    for name, text in (("results.json", schema.dumps(doc)), ("junit.xml", junit.to_xml(doc))):
-        tmp = os.path.join(directory, f".{name}.tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, os.path.join(directory, name))
-    return path
+    texts = (("results.json", schema.dumps(doc)), ("junit.xml", junit.to_xml(doc)))
+    for name, text in texts:
+        atomic_write(os.path.join(directory, name), text)
+    return os.path.join(directory, "results.json")
