@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,7 +16,7 @@
 
 namespace ptxcts::run {
 
-volatile int g_stop_requested = 0;
+volatile sig_atomic_t g_stop_requested = 0;
 
 namespace {
 
@@ -107,6 +108,11 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
     pid_t pid = fork();
     if (pid < 0) return false;
     if (pid == 0) {
+      // Its own process group (a Ctrl-C on the terminal reaches the parent only, which stops the workers itself)
+      // and killed with its parent (no orphan holds a GPU context after the parent is gone).
+      setpgid(0, 0);
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() == 1) _exit(1);
       dup2(in[0], 0);
       dup2(out[1], 1);
       int lf = open(s.log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -115,6 +121,7 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
       std::vector<std::string> a = {o.self, "--worker", "--load-path", o.load_path, "--modules", o.modules,
                                     "--target", o.target, "--ptx", o.ptx, "--seed", std::to_string(o.seed),
                                     "--timeout", std::to_string(o.timeout_s), "--log-dir", o.log_dir};
+      if (!o.toolchain.empty()) { a.push_back("--toolchain"); a.push_back(o.toolchain); }
       for (auto& p : o.plan_args) a.push_back(p);
       std::vector<char*> av;
       for (auto& x : a) av.push_back(const_cast<char*>(x.c_str()));
@@ -163,7 +170,8 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
                                       : "exit status " + std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : -1);
     if (s.current >= 0) {
       size_t i = size_t(s.current);
-      if (!why_killed.empty()) synth(i, cls::timeout, why_killed);
+      if (why_killed == "interrupted") synth(i, cls::skipped, "interrupted");
+      else if (!why_killed.empty()) synth(i, cls::timeout, why_killed);
       else synth(i, cls::crash, "the worker process died while running this case (" + how + "); log: " + tail_of(s.log, 600));
       for (auto it = s.sent.begin(); it != s.sent.end(); ++it)
         if (*it == i) { s.sent.erase(it); break; }
@@ -188,11 +196,24 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
   for (int k = 0; k < jobs; ++k) slots[size_t(k)].n = k;
   bool stopped = false;
   while (remaining > 0) {
-    if (!stopped && (g_stop_requested || (o.deadline > 0 && now_s() > o.deadline))) {
+    if (g_stop_requested) {
+      // SIGINT/SIGTERM: kill every worker now; a case it was running was not judged: skipped, "interrupted".
+      for (auto& s : slots)
+        if (s.pid > 0) {
+          kill(s.pid, SIGKILL);
+          ended(s, "interrupted");
+        }
+      for (auto& kv : queue) for (size_t i : kv.second) synth(i, cls::skipped, "interrupted");
+      for (auto& kv : queue) kv.second.clear();
+      for (size_t i = 0; i < cases.size(); ++i)
+        if (!have[i]) synth(i, cls::skipped, "interrupted");
+      break;
+    }
+    if (!stopped && o.deadline > 0 && now_s() > o.deadline) {
       // Deadline or signal: nothing new starts; queued cases are `skipped` (not attempted); cases in flight
       // finish or are cut off by the watchdogs.
       stopped = true;
-      std::string why = g_stop_requested ? "not attempted: the run was interrupted" : "not attempted: the run's --deadline was reached";
+      std::string why = "not attempted: the run's --deadline was reached";
       for (auto& kv : queue) for (size_t i : kv.second) synth(i, cls::skipped, why);
       for (auto& kv : queue) kv.second.clear();
       for (auto& s : slots) {

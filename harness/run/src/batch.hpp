@@ -2,6 +2,7 @@
 // back per case; a worker that traps, hangs or dies costs exactly the case it was running (recorded as crash or
 // timeout), and a fresh worker takes the remaining cases. Every case is accounted for.
 #pragma once
+#include <csignal>
 #include <functional>
 #include <string>
 #include <vector>
@@ -15,19 +16,22 @@ struct BatchOptions {
   std::string load_path;          // cubin | jit
   std::string modules;            // module folder (ModuleSet dir)
   std::string target, ptx;
+  std::string toolchain;          // --toolchain of the replay commands (the worker assembles nothing)
   uint64_t seed = 1;
   int jobs = 4;                   // worker processes at once
   double timeout_s = 10;          // per case, the worker's watchdog; the parent allows a margin on top
-  double kill_margin_s = 20;
-  double deadline = 0;            // now_s() after which nothing new starts (0: none); the rest is `skipped`      // the parent kills a worker silent for timeout_s + this after a case started
+  double kill_margin_s = 20;      // the parent kills a worker silent for timeout_s + this after a case started
+  double deadline = 0;            // now_s() after which nothing new starts (0: none); the rest is `skipped`
   std::string log_dir;            // worker stderr logs and repro bundles go here
   std::vector<std::string> plan_args;  // options that shape the plan, forwarded to workers
 };
 
 using ProgressFn = std::function<void(const CaseResult&)>;
 
-// Set from a signal handler (SIGTERM/SIGINT): stop like at the deadline, keep what was measured.
-extern volatile int g_stop_requested;
+// Set from a signal handler (SIGTERM/SIGINT) to the signal's number: run_batch stops its workers at once (kills
+// them; none outlives the batch), keeps every result measured, and reports every other case `skipped` with the
+// message "interrupted".
+extern volatile sig_atomic_t g_stop_requested;
 
 std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, const BatchOptions& o, ProgressFn progress);
 

@@ -8,36 +8,20 @@
 
 #include "batch.hpp"
 #include "manifest.hpp"
+#include "options.hpp"
 #include "output.hpp"
 #include "util.hpp"
 
 namespace ptxcts::run {
 
-void apply_ctest_resources() {
-  // CTest resource allocation (FACTS.md): CTEST_RESOURCE_GROUP_0_GPUS = "id:N,slots:M". Absent: leave the
-  // environment as it is (every visible device, device 0 used).
-  std::string g = env("CTEST_RESOURCE_GROUP_0_GPUS");
-  if (g.empty()) return;
-  for (auto& part : split(g, ';')) {
-    for (auto& kv : split(part, ',')) {
-      if (kv.rfind("id:", 0) == 0) {
-        setenv("CUDA_VISIBLE_DEVICES", kv.substr(3).c_str(), 1);
-        return;
-      }
-    }
-  }
+std::string result_key(const std::string& load_path, const std::string& target, const std::string& id) {
+  return load_path + "|" + target + "|" + id;
 }
 
-bool parse_shard(const std::string& s, int& index, int& count) {
-  auto p = split(s, '/');
-  if (p.size() != 2) return false;
-  try {
-    index = std::stoi(p[0]);
-    count = std::stoi(p[1]);
-  } catch (...) {
-    return false;
-  }
-  return count >= 1 && index >= 0 && index < count;
+std::vector<std::string> known_families(const std::vector<Form>& forms) {
+  std::set<std::string> s = {"tensormap.encode"};
+  for (auto& f : forms) s.insert(f.family);
+  return {s.begin(), s.end()};
 }
 
 std::string self_exe(const char* argv0) {
@@ -49,6 +33,13 @@ std::string self_exe(const char* argv0) {
 
 void Session::load(const Selection& sel) {
   forms = load_forms(ptxcts_root());
+  auto known = known_families(forms);
+  for (auto& f : sel.families)
+    if (std::find(known.begin(), known.end(), f) == known.end()) {
+      std::string list;
+      for (auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw UsageError("--family '" + f + "': no such family in the manifest (known: " + list + ")");
+    }
   std::vector<RunCase> all = plan_cases(forms, plan);
   std::set<std::string> want(sel.cases.begin(), sel.cases.end());
   std::set<std::string> fams(sel.families.begin(), sel.families.end());
@@ -65,39 +56,64 @@ void Session::load(const Selection& sel) {
       families.push_back(c.form->family);
     // --shard i/n: case k of the selection belongs to shard k % n.
     if (int(k++ % size_t(sel.shard_count)) != sel.shard_index) continue;
+    // Every module is rendered at the toolchain's PTX version: a form newer than it is not_supported, naming
+    // the toolchain (never a compile_error).
+    c.ptx = toolchain.ptx.empty() ? c.ptx : toolchain.ptx;
+    if (c.not_supported.empty() && !toolchain.ptx.empty()) c.not_supported = toolchain_support(*c.form, "", toolchain);
     cases.push_back(c);
   }
   for (auto& w : want)
-    if (!seen.count(w)) throw std::runtime_error("--case '" + w + "': no such run case in the plan (list them with --list)");
+    if (!seen.count(w)) throw UsageError("--case '" + w + "': no such run case in the plan (list them with --list)");
 }
 
 std::vector<CaseResult> Session::execute() {
   std::vector<CaseResult> out;
+  auto done = [&](const std::string& lp, const std::string& target, const std::string& id) {
+    return !done_keys.empty() && done_keys.count(result_key(lp, target, id)) > 0;
+  };
+  auto make = [&](const RunCase& c, const std::string& lp, const std::string& target, const char* k,
+                  const std::string& msg) {
+    CaseResult r;
+    r.id = c.id; r.family = c.form->family; r.form = c.form->form; r.target = target; r.ptx = c.ptx;
+    r.load_path = lp; r.cls = k; r.message = msg;
+    return r;
+  };
   auto skip_all = [&](const std::string& why) {
     for (auto& lp : load_paths)
       for (auto& c : cases) {
         if (c.form->kernel.empty() && lp != load_paths.front()) continue;
-        CaseResult r;
-        r.id = c.id; r.family = c.form->family; r.form = c.form->form; r.target = c.target; r.ptx = c.ptx;
-        r.load_path = lp; r.cls = cls::skipped; r.message = why;
-        out.push_back(r);
+        out.push_back(make(c, lp, c.target, cls::skipped, why));
       }
   };
   if (!no_device.empty()) { skip_all(no_device); return out; }
 
-  // Modules: the device's exact target and its `a` variant (sm_90 and sm_90a run on an sm_90 device).
+  // Modules: the device's exact target and its `a` variant (sm_90 and sm_90a run on an sm_90 device), where the
+  // toolchain has them.
   std::string base = device.sm;
-  std::vector<std::string> targets = {base, base + "a"};
+  std::vector<std::string> targets, lacking;
+  for (auto t : {base, base + "a"}) {
+    std::string why = toolchain_target_support(t, toolchain);
+    (why.empty() ? targets : lacking).push_back(why.empty() ? t : why);
+  }
   std::vector<ModuleSet> sets(targets.size());
   std::string tag = families.size() == 1 ? sanitize(families[0]) : "all";
   for (auto& lp : load_paths) tag += "-" + lp;
   int cpus = int(sysconf(_SC_NPROCESSORS_ONLN));
   bool want_cubin = std::find(load_paths.begin(), load_paths.end(), "cubin") != load_paths.end();
   bool any_kernel = false;
-  for (auto& c : cases) any_kernel |= !c.form->kernel.empty();
-  for (size_t i = 0; i < targets.size() && any_kernel; ++i) {
-    std::string e = prepare_modules(targets[i], "9.0", families, tag, want_cubin, cpus, sets[i], quiet);
-    if (!e.empty()) throw std::runtime_error(e);
+  for (auto& c : cases) any_kernel |= !c.form->kernel.empty() && c.not_supported.empty();
+  bool interrupted = false;
+  for (size_t i = 0; i < targets.size() && any_kernel && !interrupted; ++i) {
+    std::string e = prepare_modules(toolchain, targets[i], families, tag, want_cubin, cpus, sets[i], quiet);
+    if (e == "interrupted") interrupted = true;
+    else if (!e.empty()) throw std::runtime_error(e);
+  }
+  // Lower targets (JIT only): the same forms' PTX assembled by the driver for an older .target.
+  std::vector<ModuleSet> lower(lower_targets.size());
+  for (size_t i = 0; i < lower_targets.size() && any_kernel && !interrupted; ++i) {
+    std::string e = prepare_modules(toolchain, lower_targets[i], families, tag, false, cpus, lower[i], quiet);
+    if (e == "interrupted") interrupted = true;
+    else if (!e.empty()) throw std::runtime_error(e);
   }
   // Which module set each case uses: the first target whose modules hold its kernel.
   std::vector<CaseResult> pre;
@@ -107,41 +123,44 @@ std::vector<CaseResult> Session::execute() {
     for (size_t i = 0; i < sets.size(); ++i)
       if (!c.form->kernel.empty() && sets[i].module_of.count(c.form->kernel)) { found = targets[i]; break; }
     auto mk = [&](const char* k, const std::string& msg, const std::string& lp) {
-      CaseResult r;
-      r.id = c.id; r.family = c.form->family; r.form = c.form->form; r.target = found.empty() ? base : found;
-      r.ptx = c.ptx; r.load_path = lp; r.cls = k; r.message = msg;
-      pre.push_back(r);
+      std::string t = found.empty() ? base : found;
+      if (!done(lp, t, c.id)) pre.push_back(make(c, lp, t, k, msg));
     };
-    if (!c.not_supported.empty()) { for (auto& lp : load_paths) mk(cls::not_supported, c.not_supported, lp); continue; }
+    if (!c.not_supported.empty()) {
+      for (auto& lp : load_paths)
+        if (!c.form->kernel.empty() || lp == load_paths.front()) mk(cls::not_supported, c.not_supported, lp);
+      continue;
+    }
     if (c.form->kernel.empty()) found = base;  // driver-API case: no kernel, no module
+    if (found.empty() && interrupted) {
+      for (auto& lp : load_paths) mk(cls::skipped, "interrupted", lp);
+      continue;
+    }
     if (found.empty()) {
       // Every planned variant gets its own result, so that every case is accounted for.
-      for (auto& lp : load_paths)
-        mk(cls::not_supported, "not runnable on " + device.name + " (" + base + "): the form's targets are " +
-                                   c.form->targets + "; no " + base + "/" + base + "a module holds it", lp);
+      std::string why = "not runnable on " + device.name + " (" + base + "): the form's targets are " +
+                        c.form->targets + "; no " + base + "/" + base + "a module holds it";
+      for (auto& l : lacking) why += "; " + l;
+      for (auto& lp : load_paths) mk(cls::not_supported, why, lp);
       continue;
     }
     const_cast<RunCase&>(c).target = found;
     runnable[found].push_back(&c);
   }
-  // Lower targets (JIT only): the same forms' PTX assembled by the driver for an older .target.
-  std::vector<ModuleSet> lower(lower_targets.size());
-  for (size_t i = 0; i < lower_targets.size(); ++i) {
-    std::string e = prepare_modules(lower_targets[i], "9.0", families, tag, false, cpus, lower[i], quiet);
-    if (!e.empty()) throw std::runtime_error(e);
-  }
 
   size_t total = pre.size();
   for (auto& [t, v] : runnable)
-    for (auto* c : v) total += c->form->kernel.empty() ? 1 : load_paths.size();
+    for (auto* c : v)
+      for (auto& lp : load_paths)
+        if ((!c->form->kernel.empty() || lp == load_paths.front()) && !done(lp, t, c->id)) ++total;
   std::vector<std::pair<std::string, std::vector<RunCase>>> lower_cases;
   for (size_t i = 0; i < lower.size(); ++i) {
     std::vector<RunCase> v;
     for (auto& c : cases)
-      if (c.not_supported.empty() && lower[i].module_of.count(c.form->kernel)) {
+      if (c.not_supported.empty() && (interrupted || lower[i].module_of.count(c.form->kernel)) && !c.form->kernel.empty()) {
         RunCase x = c;
         x.target = lower_targets[i];
-        v.push_back(x);
+        if (!done("jit", x.target, x.id)) v.push_back(x);
       }
     total += v.size();
     lower_cases.emplace_back(lower_targets[i], std::move(v));
@@ -149,20 +168,25 @@ std::vector<CaseResult> Session::execute() {
   Progress prog(total, "tier");
   for (auto& r : pre) { out.push_back(r); if (!quiet) prog.add(r); }
   auto batch = [&](const std::string& lp, const std::string& target, const ModuleSet& ms,
-                   const std::vector<const RunCase*>& cs) {
+                   const std::vector<const RunCase*>& all_cs) {
+    std::vector<const RunCase*> cs;
+    for (auto* c : all_cs)
+      // A driver-API case (no kernel) has no load path of its own: it runs once, with the first load path.
+      if ((!c->form->kernel.empty() || lp == load_paths.front()) && !done(lp, target, c->id)) cs.push_back(c);
+    if (interrupted || g_stop_requested) {
+      // Interrupted before this batch began: none of it was attempted.
+      for (auto* c : cs) { out.push_back(make(*c, lp, target, cls::skipped, "interrupted")); if (!quiet) prog.add(out.back()); }
+      return;
+    }
     // A case whose cubin ptxas could not produce is a compile_error of the cubin path; not a launch.
     std::vector<const RunCase*> go;
     for (auto* c : cs) {
-      // A driver-API case (no kernel) has no load path of its own: it runs once, with the first load path.
-      if (c->form->kernel.empty() && lp != load_paths.front()) continue;
       auto mit = ms.module_of.find(c->form->kernel);
       if (lp == "cubin" && mit != ms.module_of.end() && ms.ptxas_error.count(mit->second)) {
-        CaseResult r;
-        r.id = c->id; r.family = c->form->family; r.form = c->form->form; r.target = target; r.ptx = c->ptx;
-        r.load_path = lp; r.cls = cls::compile_error;
-        r.message = "ptxas -arch=" + target + " failed on " + mit->second + ": " + ms.ptxas_error.at(mit->second);
-        out.push_back(r);
-        if (!quiet) prog.add(r);
+        out.push_back(make(*c, lp, target, cls::compile_error,
+                           "ptxas -arch=" + target + " (" + toolchain.describe() + ") failed on " + mit->second + ": " +
+                               ms.ptxas_error.at(mit->second)));
+        if (!quiet) prog.add(out.back());
         continue;
       }
       go.push_back(c);
@@ -173,7 +197,8 @@ std::vector<CaseResult> Session::execute() {
     bo.load_path = lp;
     bo.modules = ms.dir;
     bo.target = target;
-    bo.ptx = "9.0";
+    bo.ptx = toolchain.ptx;
+    bo.toolchain = toolchain.replay_arg();
     bo.seed = seed;
     bo.jobs = jobs;
     bo.timeout_s = timeout_s;
@@ -200,7 +225,7 @@ std::vector<CaseResult> Session::execute() {
     // A trap in one worker can take down kernels that other workers run on the same GPU at that moment (the
     // driver recovers the whole engine): with several workers, every crash and host-watchdog timeout is run
     // again alone, one worker, nothing beside it, and that verdict stands (the first one is kept in details).
-    if (bo.jobs > 1) {
+    if (bo.jobs > 1 && !g_stop_requested) {
       std::vector<const RunCase*> again;
       std::vector<size_t> where;
       for (size_t i = 0; i < rs.size(); ++i)
@@ -216,6 +241,8 @@ std::vector<CaseResult> Session::execute() {
         again_n = again.size();
         auto rs2 = run_batch(again, alone, nullptr);
         for (size_t k = 0; k < rs2.size(); ++k) {
+          // Interrupted during the re-run: the first verdict stands (it was measured).
+          if (rs2[k].cls == cls::skipped) continue;
           Json first = Json::object();
           first["class"] = rs[where[k]].cls;
           first["message"] = rs[where[k]].message;

@@ -1,12 +1,14 @@
 // The run tier's driver, shared by ptxcts-run (CLI) and the GoogleTest binary: select cases, prepare modules,
 // run the isolated batches per load path, collect results.
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
 #include "case.hpp"
 #include "exec.hpp"
 #include "plan.hpp"
+#include "toolchain.hpp"
 
 namespace ptxcts::run {
 
@@ -32,18 +34,24 @@ struct Session {
   bool quiet = false;
   std::string no_device;              // reason, when no GPU is usable
   DeviceInfo device;
-  std::string ptxas_version;
+  Toolchain toolchain;                // resolved at start (resolve_toolchain): ptxas, PTX version, targets
   std::vector<std::string> families;  // the selection's families (module preparation); empty: all
+  // --resume: results already judged, key result_key(); these are not run again.
+  std::set<std::string> done_keys;
 
-  // Loads the manifest and plans; throws with a message on a missing or malformed manifest.
+  // Loads the manifest and plans; throws UsageError for a selection that names nothing (unknown family),
+  // std::runtime_error for a missing or malformed manifest.
   void load(const Selection& sel);
-  // Runs every selected case on every load path; with no device every case is `skipped`.
+  // Runs every selected case on every load path; with no device every case is `skipped`. After SIGINT/SIGTERM
+  // (g_stop_requested) the workers are stopped and every case not judged yet comes back `skipped` with the
+  // message "interrupted".
   std::vector<CaseResult> execute();
 };
 
-// Applies CTEST_RESOURCE_GROUP_0_GPUS (id:N,slots:M) to CUDA_VISIBLE_DEVICES when present.
-void apply_ctest_resources();
-bool parse_shard(const std::string& s, int& index, int& count);
+// The key of a result within one run (results.json's key less the device): "<load path>|<target>|<id>".
+std::string result_key(const std::string& load_path, const std::string& target, const std::string& id);
+// The families a selection may name: the manifest's, plus the driver-API family tensormap.encode.
+std::vector<std::string> known_families(const std::vector<Form>& forms);
 std::string self_exe(const char* argv0);
 
 }  // namespace ptxcts::run

@@ -4,31 +4,91 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <climits>
+#include <cstdlib>
+
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
+#include "batch.hpp"
 #include "util.hpp"
-
-#ifndef PTXCTS_SOURCE_ROOT
-#define PTXCTS_SOURCE_ROOT "."
-#endif
-#ifndef PTXCTS_BINARY_ROOT
-#define PTXCTS_BINARY_ROOT "build"
-#endif
-#ifndef PTXCTS_PTXAS
-#define PTXCTS_PTXAS "ptxas"
-#endif
+#include <signal.h>
 
 namespace ptxcts::run {
 
-std::string ptxcts_root() { return env("PTXCTS_ROOT", PTXCTS_SOURCE_ROOT); }
-std::string build_root() { return env("PTXCTS_BUILD", PTXCTS_BINARY_ROOT); }
-std::string ptxas_path() {
-  std::string p = env("PTXCTS_PTXAS", PTXCTS_PTXAS);
-  if (file_exists(p)) return p;
-  return "ptxas";
+namespace {
+
+std::string real(const std::string& p) {
+  char buf[PATH_MAX];
+  return ::realpath(p.c_str(), buf) ? std::string(buf) : p;
+}
+std::string parent(const std::string& p) {
+  auto k = p.rfind('/');
+  return k == std::string::npos || k == 0 ? "/" : p.substr(0, k);
+}
+
+// Where this binary's tree is, found at run time (nothing absolute is compiled in): the build folder is the one
+// the executable lives in (<build>/harness/run/<exe>), and its stamp (written by the top-level CMakeLists.txt at
+// configure time) names the build folder and the source tree it was configured as.
+struct Tree {
+  std::string exe_build, stamp, recorded_build, recorded_source, error;
+};
+
+const Tree& tree() {
+  static const Tree t = [] {
+    Tree x;
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    std::string exe = n > 0 ? std::string(buf, size_t(n)) : std::string();
+    x.exe_build = parent(parent(parent(exe)));
+    x.stamp = x.exe_build + "/ptxcts-build.txt";
+    std::string text;
+    try {
+      text = read_file(x.stamp);
+    } catch (const std::exception&) {
+      x.error = "cannot read " + x.stamp + ": " + exe + " is not inside a configured ptx-cts build folder "
+                "(expected <build>/harness/run/); configure one with ./ptxcts build";
+      return x;
+    }
+    for (auto& line : split(text, '\n')) {
+      if (line.rfind("build=", 0) == 0) x.recorded_build = line.substr(6);
+      if (line.rfind("source=", 0) == 0) x.recorded_source = line.substr(7);
+    }
+    if (x.recorded_build.empty() || x.recorded_source.empty()) x.error = x.stamp + ": malformed (needs build= and source= lines)";
+    return x;
+  }();
+  return t;
+}
+
+}  // namespace
+
+std::string check_tree() {
+  const Tree& t = tree();
+  if (!t.error.empty()) return t.error;
+  if (real(t.exe_build) != real(t.recorded_build))
+    return "the build folder " + t.exe_build + " was configured as " + t.recorded_build + " (from the source tree " +
+           t.recorded_source + ") and has since been copied or moved: it would read and write that other tree. "
+           "Configure it afresh: cmake -S <this checkout> -B " + t.exe_build + " (or ./ptxcts build after removing it)";
+  std::string eb = env("PTXCTS_BUILD");
+  if (!eb.empty() && real(eb) != real(t.exe_build))
+    return "PTXCTS_BUILD=" + eb + " is not the build folder this binary belongs to (" + t.exe_build +
+           "): unset it or run the binary of that build folder";
+  std::string er = env("PTXCTS_ROOT");
+  if (!er.empty() && real(er) != real(t.recorded_source))
+    return "PTXCTS_ROOT=" + er + " is not the source tree the build folder " + t.exe_build + " was configured from (" +
+           t.recorded_source + "): use that tree's ./ptxcts, or configure a build folder for this one";
+  return "";
+}
+
+std::string ptxcts_root() {
+  std::string e = env("PTXCTS_ROOT");
+  return e.empty() ? tree().recorded_source : e;
+}
+std::string build_root() {
+  std::string e = env("PTXCTS_BUILD");
+  return e.empty() ? tree().exe_build : e;
 }
 
 std::vector<Form> load_forms(const std::string& root) {
@@ -67,10 +127,9 @@ std::vector<Form> load_forms(const std::string& root) {
   return forms;
 }
 
-std::string module_dir(const std::string& target, const std::string& ptx, const std::string& tag) {
-  std::string v = ptx;
-  v.erase(std::remove(v.begin(), v.end(), '.'), v.end());
-  return build_root() + "/harness/run/modules/" + target + "-ptx" + v + "-" + tag;
+std::string module_dir(const Toolchain& tc, const std::string& target, const std::string& tag) {
+  // Keyed by the toolchain (its ptxas's sha256) and the PTX version: another ptxas never reuses these cubins.
+  return build_root() + "/harness/run/modules/" + tc.cache_key() + "/" + target + "-" + tag;
 }
 
 std::string scan_modules(const std::string& dir, ModuleSet& out) {
@@ -101,11 +160,12 @@ std::string scan_modules(const std::string& dir, ModuleSet& out) {
   return "";
 }
 
-std::string prepare_modules(const std::string& target, const std::string& ptx, const std::vector<std::string>& families,
+std::string prepare_modules(const Toolchain& tc, const std::string& target, const std::vector<std::string>& families,
                             const std::string& tag, bool cubins, int jobs, ModuleSet& out, bool quiet) {
+  const std::string& ptx = tc.ptx;
   out.target = target;
   out.ptx = ptx;
-  std::string dir = module_dir(target, ptx, tag);
+  std::string dir = module_dir(tc, target, tag);
   make_dirs(dir);
   // Stale modules of an earlier manifest must not survive: remove the .ptx files first.
   if (DIR* d = opendir(dir.c_str())) {
@@ -153,6 +213,11 @@ std::string prepare_modules(const std::string& target, const std::string& ptx, c
     }
   };
   while (next < todo.size() || !running.empty()) {
+    if (g_stop_requested) {
+      // Interrupted: stop the ptxas processes (they are ours) and give up; the caller reports the rest skipped.
+      for (auto& j : running) { kill(j.pid, SIGTERM); int st; waitpid(j.pid, &st, 0); ::unlink(j.log.c_str()); ::unlink((j.cubin + ".part").c_str()); }
+      return "interrupted";
+    }
     while (next < todo.size() && int(running.size()) < std::max(1, jobs)) {
       Job j{0, todo[next].first, todo[next].second, todo[next].second + ".log"};
       ++next;
@@ -163,7 +228,7 @@ std::string prepare_modules(const std::string& target, const std::string& ptx, c
         dup2(1, 2);
         std::string arch = "-arch=" + target;
         std::string outp = j.cubin + ".part";
-        std::string px = ptxas_path();
+        const std::string& px = tc.ptxas;
         execlp(px.c_str(), px.c_str(), arch.c_str(), "-o", outp.c_str(), j.ptx.c_str(), (char*)nullptr);
         std::perror("exec ptxas");
         _exit(127);
@@ -174,8 +239,8 @@ std::string prepare_modules(const std::string& target, const std::string& ptx, c
     reap(true);
   }
   if (!quiet && !todo.empty())
-    std::fprintf(stderr, "run: assembled %zu module(s) for %s with ptxas in %.1f s\n", todo.size(), target.c_str(),
-                 now_s() - t0);
+    std::fprintf(stderr, "run: assembled %zu module(s) for %s with %s in %.1f s\n", todo.size(), target.c_str(),
+                 tc.describe().c_str(), now_s() - t0);
   return "";
 }
 

@@ -6,12 +6,17 @@
 #include <vector>
 
 #include "case.hpp"
+#include "toolchain.hpp"
 
 namespace ptxcts::run {
 
-std::string ptxcts_root();   // PTXCTS_ROOT, else the source tree this binary was configured from
-std::string build_root();    // PTXCTS_BUILD, else the build tree this binary lives in
-std::string ptxas_path();
+// The tree, found at run time: PTXCTS_ROOT / PTXCTS_BUILD when set (./ptxcts sets them), else the build folder
+// this executable lives in (<build>/harness/run/) and the source tree its stamp (<build>/ptxcts-build.txt) names.
+std::string ptxcts_root();
+std::string build_root();
+// "" when the build folder is where it was configured and the environment agrees with it; else why not (a
+// copied or moved build folder would read and write the tree it was configured from: refused).
+std::string check_tree();
 
 // Loads generated/manifest/forms.jsonl; throws with the file and line of a malformed entry.
 std::vector<Form> load_forms(const std::string& root);
@@ -24,16 +29,17 @@ struct ModuleSet {
   std::map<std::string, std::string> ptxas_error; // PTX module path -> ptxas diagnostics when it failed
 };
 
-// Writes the PTX modules for `target`/`ptx` into build/run-modules/<target>-ptx<NN>/ (through `./ptxcts modules`),
-// and, when `cubins`, assembles each with ptxas -arch=<target> (parallel, cached by the PTX text's hash).
+// Writes the PTX modules for `target` at the toolchain's PTX version into
+// build/harness/run/modules/<toolchain key>/<target>-<tag>/ (through `./ptxcts modules`), and, when `cubins`,
+// assembles each with the toolchain's ptxas -arch=<target> (parallel, cached by the PTX text's hash).
 // Returns "" or an error message.
 // `families` limits the modules to those families (empty: all); `tag` names the folder, so concurrent runs over
 // different selections never share one.
-std::string prepare_modules(const std::string& target, const std::string& ptx, const std::vector<std::string>& families,
+std::string prepare_modules(const Toolchain& tc, const std::string& target, const std::vector<std::string>& families,
                             const std::string& tag, bool cubins, int jobs, ModuleSet& out, bool quiet);
 // Rebuilds the kernel -> module map of an already prepared folder (the worker's view).
 std::string scan_modules(const std::string& dir, ModuleSet& out);
-std::string module_dir(const std::string& target, const std::string& ptx, const std::string& tag);
+std::string module_dir(const Toolchain& tc, const std::string& target, const std::string& tag);
 constexpr int kMaxEntriesPerModule = 16;  // smaller modules: parallel ptxas, and a worker JITs only what it runs
 
 }  // namespace ptxcts::run

@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "manifest.hpp"
+#include "repro.hpp"
 #include "util.hpp"
 
 namespace ptxcts::run {
@@ -63,11 +65,11 @@ std::string own_junit(const std::vector<CaseResult>& results) {
 
 }  // namespace
 
-std::string write_results(const std::string& dir, const RunMeta& m, const std::vector<CaseResult>& results) {
-  if (!make_dirs(dir)) return "cannot create " + dir;
+std::string results_text(const RunMeta& m, const std::vector<CaseResult>& results) {
   Json doc = Json::object();
   doc["schema"] = "ptxcts-results";
-  doc["version"] = 1;
+  // Version 2: toolchain.name/ptxas_path/ptxas_sha256/nvjitlink and the top-level `partial` (harness/results).
+  doc["version"] = 2;
   doc["run_id"] = m.run_id;
   doc["tier"] = "run";
   doc["started"] = m.started;
@@ -84,9 +86,15 @@ std::string write_results(const std::string& dir, const RunMeta& m, const std::v
   h["cpus"] = (long)sysconf(_SC_NPROCESSORS_ONLN);
   doc["host"] = h;
   Json tc = Json::object();
-  tc["ptxas"] = m.ptxas_version;
-  tc["cuda_runtime"] = m.have_device ? m.device.runtime : "";
-  tc["driver"] = m.have_device ? m.device.driver : "";
+  const Toolchain& t = m.toolchain;
+  auto str_or_null = [](const std::string& v) { return v.empty() ? Json() : Json(v); };
+  tc["name"] = str_or_null(t.name);
+  tc["ptxas"] = str_or_null(t.ptxas_version);
+  tc["ptxas_path"] = str_or_null(t.ptxas);
+  tc["ptxas_sha256"] = str_or_null(t.ptxas_sha256);
+  tc["nvjitlink"] = str_or_null(t.nvjitlink_version);
+  tc["cuda_runtime"] = str_or_null(m.have_device ? m.device.runtime : "");
+  tc["driver"] = str_or_null(m.have_device ? m.device.driver : "");
   doc["toolchain"] = tc;
   if (m.have_device) {
     Json d = Json::object();
@@ -97,22 +105,40 @@ std::string write_results(const std::string& dir, const RunMeta& m, const std::v
   } else {
     doc["device"] = Json();
   }
-  Json cs = Json::array();
+  if (!m.partial_reason.empty()) {
+    Json p = Json::object();
+    p["reason"] = m.partial_reason;
+    p["done"] = (unsigned long long)m.partial_done;
+    p["total"] = (unsigned long long)m.partial_total;
+    doc["partial"] = p;
+  }
+  std::vector<std::pair<std::string, std::string>> lines;
   for (auto& r : results) {
     Json j = r.to_json();
     if (!j.get("replay")) {
       // ARCHITECTURE section 3: every case carries the command that replays it alone.
-      std::string cmd = "./ptxcts run --case '" + r.id + "' --load-path " + r.load_path + " --seed " + std::to_string(m.seed);
-      if (r.target != "sm_90" && r.target != "sm_90a" && !r.target.empty()) cmd += " --target " + r.target;
-      j["replay"] = cmd;
+      j["replay"] = replay_command(r.id, r.load_path, m.seed, r.target, t.replay_arg());
     }
-    cs.push(j);
+    lines.emplace_back(r.id + '\x01' + r.target + '\x01' + r.ptx + '\x01' + r.load_path, j.dump());
   }
-  doc["cases"] = cs;
-  std::string text = doc.dump(1) + "\n";
-  std::string tmp = dir + "/.results.run.json";
+  std::sort(lines.begin(), lines.end());
+  std::string head = doc.dump(1);
+  // "{\n ...\n}" -> the header fields, then "cases" one per line.
+  head = head.substr(0, head.rfind('}'));
+  while (!head.empty() && (head.back() == '\n' || head.back() == ' ')) head.pop_back();
+  std::string text = head + ",\n \"cases\": [";
+  for (size_t i = 0; i < lines.size(); ++i) text += (i ? ",\n  " : "\n  ") + lines[i].second;
+  text += lines.empty() ? "]\n}\n" : "\n ]\n}\n";
+  return text;
+}
+
+std::string write_results(const std::string& dir, const RunMeta& m, const std::vector<CaseResult>& results) {
+  if (!make_dirs(dir)) return "cannot create " + dir;
+  std::string text = results_text(m, results);
+  std::string tmp = dir + "/.results.run." + std::to_string(getpid()) + ".json";
   if (!write_file(tmp, text)) return "cannot write " + tmp;
-  // Prefer the results layer's own writer (schema check + its JUnit); fall back to writing the same format here.
+  // Prefer the results layer's own writer (schema check + its JUnit; it writes each file through a temporary
+  // and os.replace); fall back to writing the same format here.
   std::string root = ptxcts_root();
   std::string log;
   int rc = 1;
@@ -124,8 +150,9 @@ std::string write_results(const std::string& dir, const RunMeta& m, const std::v
   }
   if (rc != 0) {
     if (!log.empty()) std::fprintf(stderr, "run: harness/results' writer refused the document (%s); writing it directly\n", log.substr(0, 1500).c_str());
-    if (!write_file(dir + "/results.json", text)) return "cannot write " + dir + "/results.json";
-    if (!write_file(dir + "/junit.xml", own_junit(results))) return "cannot write " + dir + "/junit.xml";
+    if (!write_file(dir + "/junit.xml", own_junit(results))) { ::unlink(tmp.c_str()); return "cannot write " + dir + "/junit.xml"; }
+    if (std::rename(tmp.c_str(), (dir + "/results.json").c_str()) != 0) { ::unlink(tmp.c_str()); return "cannot write " + dir + "/results.json"; }
+    return "";
   }
   ::unlink(tmp.c_str());
   return "";
@@ -153,7 +180,7 @@ void Progress::print(bool final) {
   std::fflush(stderr);
 }
 
-void print_summary(FILE* f, const std::vector<CaseResult>& results, double wall_s) {
+void print_summary(FILE* f, const std::vector<CaseResult>& results, double wall_s, const Toolchain& tc) {
   // Rows: family x load path; columns: every class of the closed set.
   std::map<std::string, std::map<std::string, size_t>> t;
   std::map<std::string, size_t> tot;
@@ -179,6 +206,8 @@ void print_summary(FILE* f, const std::vector<CaseResult>& results, double wall_
   };
   for (auto& kv : t) row(kv.first, kv.second);
   row("TOTAL", tot);
+  if (!tc.name.empty())
+    std::fprintf(f, "%s at %s, modules rendered at PTX ISA %s\n", tc.describe().c_str(), tc.ptxas.c_str(), tc.ptx.c_str());
   std::fprintf(f, "wall time %.1f s", wall_s);
   if (wall_s > 0) std::fprintf(f, ", %.0f cases/s", results.size() / wall_s);
   std::fprintf(f, "\n");

@@ -8,6 +8,7 @@
 
 #include "case.hpp"
 #include "exec.hpp"
+#include "toolchain.hpp"
 
 namespace ptxcts::run {
 
@@ -17,10 +18,18 @@ struct RunMeta {
   int shard_index = 0, shard_count = 1;
   bool have_device = false;
   DeviceInfo device;
-  std::string ptxas_version;
+  Toolchain toolchain;
+  // A run stopped before its end (SIGINT/SIGTERM): results.json's top-level "partial" {reason, done, total}.
+  std::string partial_reason;
+  size_t partial_done = 0, partial_total = 0;
 };
 
-// Writes DIR/results.json and DIR/junit.xml; returns "" or an error.
+// The document's text: header fields one per line, then one case per line, sorted by key (as harness/results'
+// schema.dumps writes it), so a 10000-case run is diffable and greppable.
+std::string results_text(const RunMeta& m, const std::vector<CaseResult>& results);
+
+// Writes DIR/results.json and DIR/junit.xml, each atomically (temporary file + rename: a reader or a run cut off
+// half-way never sees a torn file); returns "" or an error.
 std::string write_results(const std::string& dir, const RunMeta& m, const std::vector<CaseResult>& results);
 
 class Progress {
@@ -35,6 +44,6 @@ class Progress {
   double t0_ = -1, last_ = 0;
 };
 
-void print_summary(FILE* f, const std::vector<CaseResult>& results, double wall_s);
+void print_summary(FILE* f, const std::vector<CaseResult>& results, double wall_s, const Toolchain& tc);
 
 }  // namespace ptxcts::run

@@ -16,14 +16,16 @@ std::string shq(const std::string& s) {
 std::string bytes(const std::vector<uint8_t>& v) { return std::string(v.begin(), v.end()); }
 }  // namespace
 
-std::string replay_command(const std::string& id, const std::string& load_path, uint64_t seed, const std::string& target) {
+std::string replay_command(const std::string& id, const std::string& load_path, uint64_t seed, const std::string& target,
+                           const std::string& toolchain) {
   std::string cmd = "./ptxcts run --case " + shq(id) + " --load-path " + load_path + " --seed " + std::to_string(seed);
+  if (!toolchain.empty()) cmd += " --toolchain " + shq(toolchain);
   if (!target.empty() && target != "sm_90" && target != "sm_90a") cmd += " --target " + target;
   return cmd;
 }
 
 void write_repro(const std::string& dir, const RunCase& c, const Setup& s, const Image* actual, const CaseResult& r,
-                 uint64_t run_seed, uint64_t cseed, const std::string& module_path) {
+                 uint64_t run_seed, uint64_t cseed, const std::string& module_path, const std::string& toolchain) {
   std::string d = dir + "/" + sanitize(c.id) + "." + r.load_path;
   if (!make_dirs(d)) return;
   Json j = Json::object();
@@ -37,12 +39,13 @@ void write_repro(const std::string& dir, const RunCase& c, const Setup& s, const
   j["abi"] = c.form->abi;
   j["target"] = c.target;
   j["ptx"] = c.ptx;
+  j["toolchain"] = toolchain;
   j["load_path"] = r.load_path;
   j["seed"] = (unsigned long long)run_seed;
   j["case_seed"] = (unsigned long long)cseed;
   j["class"] = r.cls;
   j["message"] = r.message;
-  j["replay"] = replay_command(c.id, r.load_path, run_seed, c.target);
+  j["replay"] = replay_command(c.id, r.load_path, run_seed, c.target, toolchain);
   j["variant"] = c.params;
   Json w = Json::array();
   for (int i = 0; i < W_COUNT; ++i) w.push(hex(s.w[i]));
@@ -80,7 +83,7 @@ void write_repro(const std::string& dir, const RunCase& c, const Setup& s, const
   j["files"] = files;
   write_file(d + "/case.json", j.dump(2) + "\n");
   write_file(d + "/replay.sh", "#!/bin/sh\n# replays this case alone, from the repository root\n" +
-                                   replay_command(c.id, r.load_path, run_seed, c.target) + "\n");
+                                   replay_command(c.id, r.load_path, run_seed, c.target, toolchain) + "\n");
 }
 
 }  // namespace ptxcts::run

@@ -7,8 +7,11 @@
 
 namespace ptxcts::run {
 
-std::string replay_command(const std::string& id, const std::string& load_path, uint64_t seed, const std::string& target);
+// The one line that replays a case alone: `./ptxcts run --case '<id>' --load-path P --seed N --toolchain T`
+// (plus --target for a lower-target JIT case). `toolchain` is Toolchain::replay_arg(); "" leaves it out.
+std::string replay_command(const std::string& id, const std::string& load_path, uint64_t seed, const std::string& target,
+                           const std::string& toolchain);
 void write_repro(const std::string& dir, const RunCase& c, const Setup& s, const Image* actual, const CaseResult& r,
-                 uint64_t run_seed, uint64_t case_seed, const std::string& module_path);
+                 uint64_t run_seed, uint64_t case_seed, const std::string& module_path, const std::string& toolchain);
 
 }  // namespace ptxcts::run

@@ -1,10 +1,14 @@
 #include "util.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/select.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,14 +37,20 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 bool write_file(const std::string& path, const std::string& data) {
+  // Atomic: a reader (or a run cut off half-way) sees the old file or the new one, never a torn one.
   std::string tmp = path + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f) return false;
-    f.write(data.data(), std::streamsize(data.size()));
-    if (!f) return false;
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) { ::close(fd); ::unlink(tmp.c_str()); return false; }
+    off += size_t(n);
   }
-  return std::rename(tmp.c_str(), path.c_str()) == 0;
+  if (::fsync(fd) != 0 || ::close(fd) != 0) { ::unlink(tmp.c_str()); return false; }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) { ::unlink(tmp.c_str()); return false; }
+  return true;
 }
 bool file_exists(const std::string& path) {
   struct stat st;
@@ -75,9 +85,12 @@ std::string now_iso() {
   return buf;
 }
 std::string now_stamp() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H-%M-%SZ", std::gmtime(&t));
+  using namespace std::chrono;
+  auto ms = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+  std::time_t t = std::time_t(ms / 1000);
+  char buf[48];
+  size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H-%M-%S", std::gmtime(&t));
+  std::snprintf(buf + n, sizeof buf - n, ".%03dZ", int(ms % 1000));
   return buf;
 }
 double now_s() {
@@ -135,6 +148,78 @@ int run_process(const std::vector<std::string>& argv, std::string* out) {
   waitpid(pid, &st, 0);
   if (WIFEXITED(st)) return WEXITSTATUS(st);
   return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+int run_capture(const std::vector<std::string>& argv, std::string* out, std::string* err) {
+  int po[2], pe[2];
+  if (pipe(po) != 0) return -1;
+  if (pipe(pe) != 0) { close(po[0]); close(po[1]); return -1; }
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    dup2(po[1], 1);
+    dup2(pe[1], 2);
+    close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
+    std::vector<char*> a;
+    for (auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+    a.push_back(nullptr);
+    execvp(a[0], a.data());
+    std::fprintf(stderr, "cannot execute %s: %s\n", a[0], std::strerror(errno));
+    _exit(127);
+  }
+  close(po[1]);
+  close(pe[1]);
+  // Both pipes drained together, so a chatty stderr cannot block the child.
+  std::string* dst[2] = {out, err};
+  int fds[2] = {po[0], pe[0]};
+  bool open_[2] = {true, true};
+  char buf[4096];
+  while (open_[0] || open_[1]) {
+    fd_set rs;
+    FD_ZERO(&rs);
+    int mx = -1;
+    for (int k = 0; k < 2; ++k) if (open_[k]) { FD_SET(fds[k], &rs); mx = std::max(mx, fds[k]); }
+    if (select(mx + 1, &rs, nullptr, nullptr, nullptr) < 0) { if (errno == EINTR) continue; break; }
+    for (int k = 0; k < 2; ++k) {
+      if (!open_[k] || !FD_ISSET(fds[k], &rs)) continue;
+      ssize_t n = read(fds[k], buf, sizeof buf);
+      if (n <= 0) { open_[k] = false; continue; }
+      if (dst[k]) dst[k]->append(buf, size_t(n));
+    }
+  }
+  close(po[0]);
+  close(pe[0]);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  if (WIFEXITED(st)) return WEXITSTATUS(st);
+  return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+std::string FolderLock::acquire(const std::string& dir) {
+  if (!make_dirs(dir)) return "--out " + dir + ": cannot create the folder: " + std::strerror(errno);
+  path_ = dir + "/.lock";
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) return "--out " + dir + ": cannot open " + path_ + ": " + std::strerror(errno);
+  if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    std::string holder;
+    char buf[64] = {0};
+    if (pread(fd_, buf, sizeof buf - 1, 0) > 0) holder = buf;
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    ::close(fd_);
+    fd_ = -1;
+    return "--out " + dir + ": another run (pid " + (holder.empty() ? std::string("unknown") : holder) +
+           ") is writing into this folder (" + path_ + " is locked); wait for it or choose another --out";
+  }
+  std::string me = std::to_string(getpid()) + "\n";
+  if (ftruncate(fd_, 0) != 0 || pwrite(fd_, me.data(), me.size(), 0) != ssize_t(me.size())) {}
+  return "";
+}
+
+void FolderLock::release() {
+  if (fd_ < 0) return;
+  ::unlink(path_.c_str());
+  ::close(fd_);
+  fd_ = -1;
 }
 
 }  // namespace ptxcts::run

@@ -36,7 +36,7 @@ bool make_dirs(const std::string& path);
 std::string hex(uint64_t v, int width = 0);
 std::string hex_bytes(const uint8_t* p, size_t n);
 std::string now_iso();
-std::string now_stamp();  // 2026-11-22T18-30-00Z
+std::string now_stamp();  // 2026-11-22T18-30-00.123Z (milliseconds: two runs a second apart never share a stamp)
 double now_s();           // monotonic seconds
 std::string env(const char* name, const std::string& def = "");
 std::vector<std::string> split(const std::string& s, char sep);
@@ -44,5 +44,19 @@ std::string sanitize(const std::string& s);  // a file-name-safe rendering of a 
 
 // Runs argv, returns exit status; output (stdout+stderr) captured into *out when given.
 int run_process(const std::vector<std::string>& argv, std::string* out);
+// Runs argv with stdout and stderr captured apart; 127 when it cannot be executed.
+int run_capture(const std::vector<std::string>& argv, std::string* out, std::string* err);
+
+// An exclusive lock on an output folder (DIR/.lock, flock): a second run into the same folder is refused.
+class FolderLock {
+ public:
+  // Creates DIR if needed and locks it; returns "" or why not (naming the folder and the holder's pid).
+  std::string acquire(const std::string& dir);
+  void release();
+  ~FolderLock() { release(); }
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
 
 }  // namespace ptxcts::run

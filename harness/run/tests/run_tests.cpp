@@ -2,9 +2,13 @@
 // path. Before the first test, a test environment runs every case that will run on this shard (after gtest's
 // own filter and sharding) through the isolated batch executor; each test then reports its case's class:
 // pass -> success, spec_divergence -> success with the finding printed and recorded as a property,
-// not_supported / skipped -> GTEST_SKIP() with the reason, anything else -> failure.
+// not_supported / skipped -> GTEST_SKIP() with the reason, a finding class (fail, crash, timeout, compile_error)
+// covered by an unexpired reviewed finding (results/expectations/run.toml) or waiver (results/waivers.toml) ->
+// success as a known finding (printed with its id and replay, property `known_finding`, counted at the end),
+// anything else -> failure. The matching is harness/run/known.py's (the gate's waiver rules, one implementation).
 // Without a CUDA device every case is skipped; the binary exits 77 when nothing passed or failed, which CTest
-// turns into "skipped" (SKIP_RETURN_CODE).
+// turns into "skipped" (SKIP_RETURN_CODE). Each run writes its results shard (results.json + junit.xml).
+// --from-results FILE reports the cases of a results.json written elsewhere (no device needed).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -14,12 +18,10 @@
 
 #include "cli.hpp"
 #include "manifest.hpp"
+#include "options.hpp"
+#include "output.hpp"
 #include "repro.hpp"
 #include "util.hpp"
-
-#ifndef PTXCTS_RUN_EXE
-#define PTXCTS_RUN_EXE "ptxcts-run"
-#endif
 
 using namespace ptxcts::run;
 
@@ -27,12 +29,54 @@ namespace {
 
 Session g_session;
 std::map<std::string, CaseResult> g_results;  // key: load path + " " + case ID
+std::map<std::string, Json> g_known;          // same key: known.py's answer for a finding-class result
+std::map<std::string, size_t> g_known_count;  // finding/waiver name -> cases it covered
 std::string g_fatal;                          // harness error: every test fails with it
+std::string g_replay_toolchain;
+Json g_device, g_toolchain;                   // what known.py matches device/driver/toolkit ranges against
 
 std::string suite_name(const std::string& family, const std::string& lp) {
   std::string s;
   for (char c : family) s += (isalnum((unsigned char)c) ? c : '_');
   return s + "_" + lp;
+}
+
+bool finding_class(const std::string& k) {
+  return k == cls::fail || k == cls::crash || k == cls::timeout || k == cls::compile_error;
+}
+
+std::string known_py() { return ptxcts_root() + "/harness/run/known.py"; }
+
+// Asks known.py about every finding-class result; fills g_known. Returns "" or an error.
+std::string match_known() {
+  Json req = Json::object(), cases = Json::array();
+  std::vector<std::string> keys;
+  for (auto& [k, r] : g_results) {
+    if (!finding_class(r.cls)) continue;
+    Json c = Json::object();
+    c["id"] = r.id; c["target"] = r.target; c["ptx"] = r.ptx; c["load_path"] = r.load_path; c["class"] = r.cls;
+    cases.push(c);
+    keys.push_back(k);
+  }
+  if (keys.empty()) return "";
+  req["device"] = g_device;
+  req["toolchain"] = g_toolchain;
+  req["cases"] = cases;
+  std::string in = build_root() + "/harness/run/.known-request." + std::to_string(getpid()) + ".json";
+  if (!write_file(in, req.dump())) return "cannot write " + in;
+  std::string out, err;
+  int rc = run_capture({"sh", "-c", "exec python3 \"$0\" --match < \"$1\"", known_py(), in}, &out, &err);
+  ::unlink(in.c_str());
+  if (rc != 0) return "harness/run/known.py --match exited " + std::to_string(rc) + ": " + err;
+  try {
+    Json a = Json::parse(out);
+    auto& arr = a.get("cases")->arr();
+    if (arr.size() != keys.size()) return "harness/run/known.py answered " + std::to_string(arr.size()) + " cases, asked " + std::to_string(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) g_known[keys[i]] = arr[i];
+  } catch (const std::exception& e) {
+    return std::string("harness/run/known.py printed an unreadable answer: ") + e.what();
+  }
+  return "";
 }
 
 class RunCaseTest : public testing::Test {
@@ -45,36 +89,50 @@ class RunCaseTest : public testing::Test {
     const CaseResult& r = it->second;
     if (r.cls == cls::pass) return;
     if (r.cls == cls::skipped || r.cls == cls::not_supported) GTEST_SKIP() << r.cls << ": " << r.message;
+    std::string replay = replay_command(r.id, r.load_path, g_session.seed, r.target, g_replay_toolchain);
     // A spec_divergence is a finding, not a failure of the device against itself: the device matched a named
     // alternative of the model. It is printed and recorded here, counted in the results and guarded by the gate
     // (a change of class is a regression there), as the compile tier does with its reviewed findings.
     if (r.cls == cls::spec_divergence) {
       RecordProperty("spec_divergence", r.message);
-      std::printf("spec_divergence: %s\n    replay: %s\n", r.message.c_str(),
-                  replay_command(r.id, r.load_path, g_session.seed, r.target).c_str());
+      std::printf("spec_divergence: %s\n    replay: %s\n", r.message.c_str(), replay.c_str());
       return;
     }
-    FAIL() << r.cls << ": " << r.message << "\n    replay: " << replay_command(r.id, r.load_path, g_session.seed, r.target);
+    std::string note;
+    if (auto k = g_known.find(key_); k != g_known.end()) {
+      std::string verdict = k->second.get_str("verdict"), name = k->second.get_str("name");
+      if (verdict == "known") {
+        RecordProperty("known_finding", name);
+        RecordProperty("known_finding_class", r.cls);
+        ++g_known_count[name];
+        std::printf("known finding %s: %s: %s\n    %s\n    replay: %s\n", name.c_str(), r.cls.c_str(),
+                    r.message.substr(0, 300).c_str(), k->second.get_str("text").c_str(), replay.c_str());
+        return;
+      }
+      note = k->second.get_str("text");
+    }
+    FAIL() << r.cls << ": " << r.message << (note.empty() ? "" : "\n    " + note) << "\n    replay: " << replay;
   }
 
  private:
   std::string key_;
 };
 
-struct Planned { const RunCase* c; std::string lp; const testing::TestInfo* info = nullptr; };
+struct Planned { std::string id, family, lp; const testing::TestInfo* info = nullptr; };
 std::vector<Planned> g_planned;
+std::string g_results_dir;  // where this test's results shard goes
+RunMeta g_meta;
 
 class BatchEnvironment : public testing::Environment {
  public:
   void SetUp() override {
     // Only the tests that will run (filter and shard applied by gtest) are executed on the device.
-    std::vector<RunCase> keep;
-    std::vector<std::string> lps;
     std::map<std::string, bool> want;
     for (auto& p : g_planned)
-      if (p.info && p.info->should_run()) want[p.lp + " " + p.c->id] = true;
+      if (p.info && p.info->should_run()) want[p.lp + " " + p.id] = true;
     if (want.empty()) return;
     std::vector<RunCase> all = g_session.cases;
+    std::vector<CaseResult> results;
     try {
       for (auto& lp : std::vector<std::string>(g_session.load_paths)) {
         Session s = g_session;
@@ -83,13 +141,26 @@ class BatchEnvironment : public testing::Environment {
         for (auto& c : all)
           if (want.count(lp + " " + c.id)) s.cases.push_back(c);
         if (s.cases.empty()) continue;
-        for (auto& r : s.execute()) g_results[r.load_path + " " + r.id] = r;
+        for (auto& r : s.execute()) { g_results[r.load_path + " " + r.id] = r; results.push_back(r); }
       }
     } catch (const std::exception& e) {
       g_fatal = std::string("harness: ") + e.what();
+      return;
     }
+    // This test's shard of the run: merged with the other tests' by `python3 -m results merge` / report.
+    g_meta.finished = now_iso();
+    FolderLock lock;
+    if (auto e = lock.acquire(g_results_dir); !e.empty()) { g_fatal = "harness: " + e; return; }
+    if (auto e = write_results(g_results_dir, g_meta, results); !e.empty()) { g_fatal = "harness: " + e; return; }
+    std::printf("run: results of this test: %s/results.json\n", g_results_dir.c_str());
+    if (auto e = match_known(); !e.empty()) g_fatal = "harness: " + e;
   }
 };
+
+int usage(const std::string& m, int rc = 2) {
+  std::fprintf(stderr, "ptxcts-run-tests: %s\n", m.c_str());
+  return rc;
+}
 
 }  // namespace
 
@@ -98,63 +169,159 @@ int main(int argc, char** argv) {
   Selection sel;
   std::vector<std::string> lps = {"cubin", "jit"};
   std::vector<char*> rest = {argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto val = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--family") sel.families.push_back(val());
-    else if (a == "--case") sel.cases.push_back(val());
-    else if (a == "--filter") sel.filters.push_back(val());
-    else if (a == "--load-path") { std::string p = val(); lps = p == "both" ? std::vector<std::string>{"cubin", "jit"} : std::vector<std::string>{p}; }
-    else if (a == "--level") g_session.plan.level = std::stoi(val());
-    else if (a == "--jobs") g_session.jobs = std::stoi(val());
-    else if (a == "--seed") g_session.seed = std::stoull(val());
-    else if (a == "--shard") {
-      // --shard i/n maps onto GoogleTest's own sharding variables.
-      int si = 0, sn = 1;
-      std::string s = val();
-      if (!parse_shard(s, si, sn)) { std::fprintf(stderr, "--shard '%s': expected i/n with 0 <= i < n\n", s.c_str()); return 2; }
-      setenv("GTEST_SHARD_INDEX", std::to_string(si).c_str(), 1);
-      setenv("GTEST_TOTAL_SHARDS", std::to_string(sn).c_str(), 1);
-    } else rest.push_back(argv[i]);
+  std::string toolchain, from_results;
+  bool toolchain_given = false;
+  if (auto e = check_tree(); !e.empty()) return usage(e);
+  try {
+    for (int i = 1; i < argc; ++i) {
+      std::string a = argv[i];
+      auto val = [&]() -> std::string {
+        if (i + 1 >= argc) throw UsageError(a + " needs a value");
+        return argv[++i];
+      };
+      if (a == "--family") sel.families.push_back(val());
+      else if (a == "--case") sel.cases.push_back(val());
+      else if (a == "--filter") sel.filters.push_back(val());
+      else if (a == "--load-path") {
+        std::string p = val();
+        if (p == "both") lps = {"cubin", "jit"};
+        else if (p == "cubin" || p == "jit") lps = {p};
+        else throw UsageError("--load-path '" + p + "': expected cubin, jit or both");
+      } else if (a == "--level") g_session.plan.level = parse_int(a, val(), 0, 2);
+      else if (a == "--jobs") g_session.jobs = parse_int(a, val(), 1, 256);
+      else if (a == "--seed") g_session.seed = parse_u64(a, val());
+      else if (a == "--toolchain") { toolchain = val(); toolchain_given = true; }
+      else if (a == "--from-results") from_results = val();
+      else if (a == "--shard") {
+        // --shard i/n maps onto GoogleTest's own sharding variables.
+        int si = 0, sn = 1;
+        parse_shard_text(a, val(), si, sn);
+        setenv("GTEST_SHARD_INDEX", std::to_string(si).c_str(), 1);
+        setenv("GTEST_TOTAL_SHARDS", std::to_string(sn).c_str(), 1);
+      } else if (a.rfind("--gtest_", 0) == 0 || a == "--help" || a == "-h") rest.push_back(argv[i]);
+      else throw UsageError("unknown option '" + a + "'");
+    }
+    int si = 0, sn = 1;
+    shard_from_env(si, sn);  // gtest shards by them: an out-of-range index would silently run nothing
+    check_inject_env();
+    apply_ctest_resources();
+    std::string rid = env("PTXCTS_RUN_ID");
+    if (!rid.empty()) check_run_id("PTXCTS_RUN_ID", rid);
+  } catch (const UsageError& e) {
+    return usage(e.what());
   }
   int rargc = int(rest.size());
   rest.push_back(nullptr);
   testing::InitGoogleTest(&rargc, rest.data());
-  apply_ctest_resources();
+  {
+    // The reviewed findings and waivers must parse before anything runs (exit 3 names file, line and field).
+    std::string out, err;
+    int rc = run_capture({"python3", known_py(), "--check"}, &out, &err);
+    if (rc != 0) return usage(err.empty() ? "harness/run/known.py --check exited " + std::to_string(rc) : err, rc == 2 ? 2 : 3);
+  }
+  std::string fam = sel.families.size() == 1 ? sanitize(sel.families[0]) : "all";
 
-  g_session.self = env("PTXCTS_RUN_EXE", PTXCTS_RUN_EXE);
-  g_session.load_paths = lps;
-  g_session.quiet = false;
-  g_session.no_device = probe_device(&g_session.device);
-  if (g_session.no_device.empty() && g_session.device.max_smem_optin > 0) g_session.plan.max_smem = g_session.device.max_smem_optin;
-  try {
-    g_session.load(sel);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "ptxcts-run-tests: %s\n", e.what());
-    return 2;
-  }
-  g_session.out_dir = build_root() + "/harness/run/ctest-logs/" + (sel.families.size() == 1 ? sanitize(sel.families[0]) : "all");
-  for (auto& lp : lps)
-    for (auto& c : g_session.cases)
-      if (!c.form->kernel.empty() || lp == lps.front()) g_planned.push_back({&c, lp});  // driver-API: once
-  for (auto& p : g_planned) {
-    std::string key = p.lp + " " + p.c->id;
-    p.info = testing::RegisterTest(suite_name(p.c->form->family, p.lp).c_str(), p.c->id.c_str(), nullptr, nullptr,
-                                   __FILE__, __LINE__, [key]() -> testing::Test* { return new RunCaseTest(key); });
-  }
-  if (!g_session.no_device.empty()) {
-    for (auto& p : g_planned) {
-      CaseResult r;
-      r.id = p.c->id;
-      r.load_path = p.lp;
-      r.cls = cls::skipped;
-      r.message = g_session.no_device;
-      g_results[p.lp + " " + p.c->id] = r;
+  if (!from_results.empty()) {
+    // Report a results.json written elsewhere (e.g. a GPU run), through the same tests and known findings.
+    Json doc;
+    try {
+      doc = Json::parse(read_file(from_results));
+      if (!doc.get("cases") || !doc.get("cases")->is_array()) throw std::runtime_error("field 'cases' must be an array");
+    } catch (const std::exception& e) {
+      return usage("--from-results " + from_results + ": " + e.what(), 3);
     }
+    if (auto* d = doc.get("device")) g_device = *d;
+    if (auto* t = doc.get("toolchain")) g_toolchain = *t;
+    if (auto* s = doc.get("seed"); s && s->is_number()) g_session.seed = (uint64_t)s->integer();
+    g_replay_toolchain = g_toolchain.is_object() ? g_toolchain.get_str("name") : "";
+    std::set<std::string> want_f(sel.families.begin(), sel.families.end()), want_c(sel.cases.begin(), sel.cases.end());
+    for (auto& j : doc.get("cases")->arr()) {
+      CaseResult r = CaseResult::from_json(j);
+      if (std::find(lps.begin(), lps.end(), r.load_path) == lps.end()) continue;
+      if (!want_f.empty() && !want_f.count(r.family)) continue;
+      if (!want_c.empty() && !want_c.count(r.id)) continue;
+      bool ok = true;
+      for (auto& f : sel.filters) ok = ok && r.id.find(f) != std::string::npos;
+      if (!ok) continue;
+      std::string key = r.load_path + " " + r.id;
+      if (r.target != "sm_90" && r.target != "sm_90a" && !r.target.empty()) key += " " + r.target;
+      if (g_results.count(key)) continue;
+      g_results[key] = r;
+      g_planned.push_back({r.id + (key.size() > r.load_path.size() + 1 + r.id.size() ? "@" + r.target : ""), r.family, r.load_path});
+      auto& p = g_planned.back();
+      p.info = testing::RegisterTest(suite_name(r.family, r.load_path).c_str(), p.id.c_str(), nullptr, nullptr,
+                                     __FILE__, __LINE__, [key]() -> testing::Test* { return new RunCaseTest(key); });
+    }
+    if (auto e = match_known(); !e.empty()) return usage(e, 3);
   } else {
-    testing::AddGlobalTestEnvironment(new BatchEnvironment);
+    std::string spec;
+    try {
+      spec = toolchain_spec(toolchain, toolchain_given);
+    } catch (const UsageError& e) {
+      return usage(e.what());
+    }
+    if (auto e = resolve_toolchain(spec, g_session.toolchain); !e.empty()) return usage(e);
+    g_replay_toolchain = g_session.toolchain.replay_arg();
+    g_session.self = env("PTXCTS_RUN_EXE", build_root() + "/harness/run/ptxcts-run");
+    g_session.load_paths = lps;
+    g_session.quiet = false;
+    g_session.no_device = probe_device(&g_session.device);
+    if (g_session.no_device.empty() && g_session.device.max_smem_optin > 0) g_session.plan.max_smem = g_session.device.max_smem_optin;
+    try {
+      g_session.load(sel);
+    } catch (const std::exception& e) {
+      return usage(e.what());
+    }
+    g_session.out_dir = build_root() + "/harness/run/ctest-logs/" + fam;
+    // The results shard of this test: PTXCTS_RUN_RESULTS (a folder per ctest invocation, scripts/test.sh), else
+    // build/harness/run/ctest-results; one subfolder per family, load path and gtest shard.
+    std::string lpn;
+    for (auto& lp : lps) lpn += (lpn.empty() ? "" : "+") + lp;
+    std::string base = env("PTXCTS_RUN_RESULTS", build_root() + "/harness/run/ctest-results");
+    std::string si = env("GTEST_SHARD_INDEX"), sn = env("GTEST_TOTAL_SHARDS");
+    g_results_dir = base + "/" + fam + "." + lpn + (sn.empty() || sn == "1" ? "" : ".shard" + si + "of" + sn);
+    g_meta.started = now_iso();
+    g_meta.seed = g_session.seed;
+    g_meta.toolchain = g_session.toolchain;
+    g_meta.have_device = g_session.no_device.empty();
+    g_meta.device = g_session.device;
+    // Each test is its own run (own run id; merge unites them: their keys differ by family and load path).
+    g_meta.run_id = env("PTXCTS_RUN_ID", now_stamp() + "-" + (g_meta.have_device ? g_session.device.sm : std::string("nogpu")) + "-run") +
+                    "-" + fam + "." + lpn + (sn.empty() || sn == "1" ? "" : ".shard" + si + "of" + sn) + "-" + std::to_string(getpid());
+    if (g_meta.have_device) {
+      g_device = Json::object();
+      g_device["name"] = g_session.device.name; g_device["sm"] = g_session.device.sm; g_device["cc"] = g_session.device.cc;
+      g_toolchain = Json::object();
+      g_toolchain["name"] = g_session.toolchain.name; g_toolchain["ptxas"] = g_session.toolchain.ptxas_version;
+      g_toolchain["driver"] = g_session.device.driver; g_toolchain["cuda_runtime"] = g_session.device.runtime;
+    }
+    for (auto& lp : lps)
+      for (auto& c : g_session.cases)
+        if (!c.form->kernel.empty() || lp == lps.front()) g_planned.push_back({c.id, c.form->family, lp});  // driver-API: once
+    for (auto& p : g_planned) {
+      std::string key = p.lp + " " + p.id;
+      p.info = testing::RegisterTest(suite_name(p.family, p.lp).c_str(), p.id.c_str(), nullptr, nullptr,
+                                     __FILE__, __LINE__, [key]() -> testing::Test* { return new RunCaseTest(key); });
+    }
+    if (!g_session.no_device.empty()) {
+      for (auto& p : g_planned) {
+        CaseResult r;
+        r.id = p.id;
+        r.load_path = p.lp;
+        r.cls = cls::skipped;
+        r.message = g_session.no_device;
+        g_results[p.lp + " " + p.id] = r;
+      }
+    } else {
+      testing::AddGlobalTestEnvironment(new BatchEnvironment);
+    }
   }
   int rc = RUN_ALL_TESTS();
+  size_t known = 0;
+  std::string names;
+  for (auto& [n, k] : g_known_count) { known += k; names += (names.empty() ? "" : ", ") + n + " x" + std::to_string(k); }
+  std::printf("run: known findings: %zu%s%s%s (they do not fail the tests; results.json keeps their class)\n", known,
+              names.empty() ? "" : " (", names.c_str(), names.empty() ? "" : ")");
   const testing::UnitTest& u = *testing::UnitTest::GetInstance();
   if (rc == 0 && u.successful_test_count() == 0 && u.skipped_test_count() > 0) return 77;
   return rc;

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""Known findings of the run tier: which non-passing results are covered by a reviewed finding
+(results/expectations/run.toml) or an unexpired waiver (results/waivers.toml).
+
+The waiver rules are harness/results' own (results.waivers: the same loader, the same matching and ranges the
+gate uses); the findings file follows the same syntax for its ranges. One implementation, called by the run
+tier's GoogleTest front (harness/run/tests/run_tests.cpp) as a process:
+
+    python3 harness/run/known.py [--root ROOT] [--expectations FILE] [--waivers FILE] [--today YYYY-MM-DD] --check
+    python3 harness/run/known.py ... --match < request.json > answer.json
+
+request: {"device": {"name", "sm", "cc"} | null, "toolchain": {...results.json's toolchain...},
+          "cases": [{"id", "target", "ptx", "load_path", "class"}, ...]}
+answer:  {"cases": [{"verdict": "known" | "expired" | "class_differs" | "new", "by": "finding" | "waiver" | null,
+                     "name": finding id or waiver file:line, "text": what to print}, ...]}  (same order)
+Verdicts: known = covered (the test does not fail); expired = it would be covered by an expired finding or
+waiver; class_differs = a finding covers the case for another class; new = nothing covers it.
+Exit: 0, 2 usage, 3 a malformed findings or waiver file (FILE:LINE: FIELD: what is wrong).
+"""
+import argparse
+import datetime
+import fnmatch
+import json
+import os
+import re
+import sys
+import tomllib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(HERE))
+
+VERSION = 1
+REQUIRED = ("id", "cases", "class", "note", "reviewed")
+OPTIONAL = ("load_path", "target", "device", "driver", "toolkit", "seen", "expires")
+FINDING_CLASSES = ("fail", "compile_error", "crash", "timeout")
+
+
+def _imports(root):
+    sys.path.insert(0, os.path.join(root, "harness"))
+    from results import waivers  # noqa: E402  (harness/results: the gate's own waiver rules)
+    from results.errors import InputError  # noqa: E402
+    return waivers, InputError
+
+
+class Finding:
+    def __init__(self, fields, line):
+        self.__dict__.update(fields)
+        self.cls = fields["class"]
+        self.line = line
+
+    def covers_case(self, key, run, waivers):
+        case_id, target, _, load_path, _ = key
+        if not any(fnmatch.fnmatchcase(case_id, g) for g in self.cases):
+            return False
+        if self.load_path is not None and not fnmatch.fnmatchcase(load_path, self.load_path):
+            return False
+        if self.target is not None and not fnmatch.fnmatchcase(target, self.target):
+            return False
+        device, toolchain = run.device, run.toolchain
+        v = waivers._version
+        if self.device is not None and not waivers.in_range(v(device["cc"]) if device else None, self.device):
+            return False
+        if self.driver is not None and not waivers.in_range(v(toolchain.get("driver")), self.driver):
+            return False
+        if self.toolkit is not None and not waivers.in_range(
+                v(toolchain.get("ptxas") or toolchain.get("cuda_runtime")), self.toolkit):
+            return False
+        return True
+
+
+def load_findings(path, waivers, InputError):
+    text = open(path, encoding="utf-8").read()
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"at line (\d+)", str(e))
+        raise InputError(path, int(m.group(1)) if m else None, None, f"not valid TOML: {e}") from None
+    lines = text.split("\n")
+    heads = [i for i, l in enumerate(lines) if re.match(r"\s*\[\[\s*finding\s*\]\]\s*(#.*)?$", l)]
+
+    def line_of(index, field=None):
+        if index is None or index >= len(heads):
+            return None
+        end = heads[index + 1] if index + 1 < len(heads) else len(lines)
+        if field:
+            for i in range(heads[index] + 1, end):
+                if re.match(rf'\s*{re.escape(field)}\s*=', lines[i]):
+                    return i + 1
+        return heads[index] + 1
+
+    def fail(index, field, what):
+        name = field if index is None else f"finding[{index}]" + (f".{field}" if field else "")
+        raise InputError(path, line_of(index, field) if index is not None else 1, name, what)
+
+    if doc.get("version") != VERSION:
+        fail(None, "version", f"findings file version {doc.get('version')!r} is not known (write 'version = {VERSION}')")
+    extra = sorted(set(doc) - {"version", "finding"})
+    if extra:
+        fail(None, extra[0], "unknown top-level key (the file has 'version' and [[finding]] tables)")
+    entries = doc.get("finding", [])
+    if not isinstance(entries, list):
+        fail(None, "finding", "write each finding as a [[finding]] table")
+    out, ids = [], set()
+    for i, f in enumerate(entries):
+        for field in REQUIRED:
+            if field not in f:
+                fail(i, None, f"missing field {field!r} (required: {', '.join(REQUIRED)})")
+        unknown = sorted(set(f) - set(REQUIRED) - set(OPTIONAL))
+        if unknown:
+            fail(i, unknown[0], f"unknown field (known: {', '.join(REQUIRED + OPTIONAL)})")
+        if not isinstance(f["id"], str) or not re.fullmatch(r"[A-Za-z0-9._-]+", f["id"]):
+            fail(i, "id", "must be a name of letters, digits and . _ -")
+        if f["id"] in ids:
+            fail(i, "id", f"{f['id']!r} is used twice")
+        ids.add(f["id"])
+        cases = f["cases"]
+        if not isinstance(cases, list) or not cases or any(not isinstance(c, str) or not c for c in cases):
+            fail(i, "cases", "must be a non-empty list of case IDs or globs")
+        if f["class"] not in FINDING_CLASSES:
+            fail(i, "class", f"{f['class']!r} is not a class a finding can cover ({', '.join(FINDING_CLASSES)})")
+        for field in ("note", "reviewed", "load_path", "target"):
+            if field in f and (not isinstance(f[field], str) or not f[field].strip()):
+                fail(i, field, "must be a non-empty string")
+        if "seen" in f and not isinstance(f["seen"], dict):
+            fail(i, "seen", "must be a table {device, driver, toolchain, run}")
+        if "expires" in f and type(f["expires"]) is not datetime.date:
+            fail(i, "expires", "must be a TOML date without quotes or time, e.g. expires = 2027-03-31")
+        fields = {k: f.get(k) for k in REQUIRED + OPTIONAL}
+        for field in ("device", "driver", "toolkit"):
+            if field in f:
+                if not isinstance(f[field], str):
+                    fail(i, field, "must be a string like '>=580, <581'")
+                try:
+                    fields[field] = waivers.parse_range(f[field], device=(field == "device"))
+                except ValueError as e:
+                    fail(i, field, str(e))
+        out.append(Finding(fields, line_of(i)))
+    return out
+
+
+class Run:
+    def __init__(self, device, toolchain):
+        self.device, self.toolchain = device, toolchain or {}
+
+
+def judge(cases, run, findings, waiver_list, today, waivers, files):
+    answers = []
+    for c in cases:
+        key = (c["id"], c["target"], c["ptx"], c["load_path"], run.device["sm"] if run.device else None)
+        cls = c["class"]
+        answer = {"verdict": "new", "by": None, "name": None, "text": ""}
+        for f in findings:
+            if not f.covers_case(key, run, waivers):
+                continue
+            if f.cls != cls:
+                answer = {"verdict": "class_differs", "by": "finding", "name": f.id,
+                          "text": f"finding {f.id} ({files[0]}:{f.line}) covers this case as class {f.cls}, "
+                                  f"but it is now {cls}: not covered"}
+                continue
+            if f.expires is not None and f.expires < today:
+                answer = {"verdict": "expired", "by": "finding", "name": f.id,
+                          "text": f"finding {f.id} ({files[0]}:{f.line}) expired on {f.expires}: review it again"}
+                continue
+            answer = {"verdict": "known", "by": "finding", "name": f.id,
+                      "text": f"known finding {f.id} ({files[0]}:{f.line}, reviewed {f.reviewed})"}
+            break
+        if answer["verdict"] != "known":
+            for w in waiver_list:
+                if not w.matches(key, cls, run):
+                    continue
+                name = f"{files[1]}:{w.line}"
+                if w.expired(today):
+                    if answer["verdict"] == "new":
+                        answer = {"verdict": "expired", "by": "waiver", "name": name,
+                                  "text": f"waiver {w.describe(files[1])} expired: review it again"}
+                    continue
+                answer = {"verdict": "known", "by": "waiver", "name": name,
+                          "text": f"waived by {w.describe(files[1])}: {w.reason}"}
+                break
+        answers.append(answer)
+    return answers
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="known.py", description=__doc__.split("\n")[0])
+    ap.add_argument("--root", default=ROOT)
+    ap.add_argument("--expectations", help="default ROOT/results/expectations/run.toml")
+    ap.add_argument("--waivers", help="default ROOT/results/waivers.toml")
+    ap.add_argument("--today", help="YYYY-MM-DD (default: today, UTC)")
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--check", action="store_true", help="only check that both files are well-formed")
+    mode.add_argument("--match", action="store_true", help="answer a request on stdin")
+    try:
+        a = ap.parse_args(argv)
+    except SystemExit as e:
+        return 2 if e.code else 0
+    waivers, InputError = _imports(a.root)
+    exp = a.expectations or os.path.join(a.root, "results", "expectations", "run.toml")
+    wai = a.waivers or os.path.join(a.root, "results", "waivers.toml")
+    try:
+        today = datetime.date.fromisoformat(a.today) if a.today else datetime.datetime.now(datetime.timezone.utc).date()
+    except ValueError:
+        sys.stderr.write(f"known.py: --today {a.today!r}: expected YYYY-MM-DD\n")
+        return 2
+    for p in (exp, wai):
+        if not os.path.isfile(p):
+            sys.stderr.write(f"known.py: {p}: no such file\n")
+            return 2
+    try:
+        findings = load_findings(exp, waivers, InputError)
+        waiver_list = waivers.load(wai)
+    except InputError as e:
+        sys.stderr.write(f"{e}\n")
+        return 3
+    if a.check:
+        print(json.dumps({"findings": len(findings), "waivers": len(waiver_list)}))
+        return 0
+    try:
+        req = json.load(sys.stdin)
+        cases = req["cases"]
+        run = Run(req.get("device"), req.get("toolchain"))
+        for c in cases:
+            for k in ("id", "target", "ptx", "load_path", "class"):
+                if not isinstance(c.get(k), str):
+                    raise ValueError(f"a case lacks {k!r}")
+    except (ValueError, KeyError, TypeError) as e:
+        sys.stderr.write(f"known.py: the request on stdin is malformed: {e}\n")
+        return 3
+    rel = lambda p: os.path.relpath(p, a.root) if p.startswith(a.root) else p  # noqa: E731
+    print(json.dumps({"cases": judge(cases, run, findings, waiver_list, today, waivers, (rel(exp), rel(wai)))}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

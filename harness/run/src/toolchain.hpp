@@ -1,0 +1,47 @@
+// The toolchain the run tier assembles with (issue 8): one name or ptxas path, resolved once at start by
+// `<root>/ptxcts toolchains resolve --json [NAME|PATH]` (the one resolver of every tier). It decides the ptxas
+// that makes the cubins, the PTX ISA version the modules are rendered at, which forms and targets it can carry
+// (not_supported otherwise, with a reason naming the toolchain), and the module cache's key.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "case.hpp"
+
+namespace ptxcts::run {
+
+struct Toolchain {
+  std::string spec;                 // what was asked for (--toolchain / PTXCTS_TOOLCHAIN); "" = the default
+  std::string name, ptxas, ptxas_version, ptxas_sha256;
+  std::string nvjitlink, nvjitlink_version;  // "" when the resolver says null
+  std::vector<std::string> ptx_versions;
+  std::string newest_ptx, chapter_ptx;
+  std::map<std::string, std::string> targets;  // target -> the PTX version it starts at
+  std::string ptx;                  // the version modules are rendered at: chapter_ptx if known, else newest_ptx
+
+  // "toolchain 12.4 (ptxas 12.4.131)"
+  std::string describe() const;
+  // What a replay command passes as --toolchain: the spec when it was a path, else the name.
+  std::string replay_arg() const;
+  // The module cache's folder for this toolchain: build/harness/run/modules/<sha256 prefix>-ptx<NN>.
+  std::string cache_key() const;
+  bool has_target(const std::string& t) const { return targets.count(t) > 0; }
+};
+
+// Parses the resolver's JSON object; throws std::runtime_error naming the field that is missing or wrong.
+Toolchain parse_toolchain(const std::string& json_text, const std::string& spec);
+
+// Runs the resolver (PTXCTS_TOOLCHAIN_RESOLVER, a command replacing `<root>/ptxcts toolchains resolve --json`,
+// for tests and trees without that verb). Returns "" or the resolver's message (the caller exits 2 with it).
+std::string resolve_toolchain(const std::string& spec, Toolchain& out);
+
+// "" when the toolchain can assemble `form` for `target`, else the reason (the one place that says so).
+std::string toolchain_support(const Form& form, const std::string& target, const Toolchain& tc);
+// "" when the toolchain knows `target` at the PTX version it renders at, else the reason.
+std::string toolchain_target_support(const std::string& target, const Toolchain& tc);
+
+// Compares PTX ISA versions "8.6" < "9.0"; false for malformed text.
+bool ptx_less(const std::string& a, const std::string& b);
+
+}  // namespace ptxcts::run
