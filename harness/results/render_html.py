@@ -285,7 +285,7 @@ def _pictures(rep):
     cols, fams = rep["columns"], rep["families"]
     cw, rh, lw, top = 22, 20, 230, 110
     width, height = lw + cw * len(cols) + 10, top + rh * len(fams) + 40
-    svg = [f'<svg id="heatmap" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+    svg = [f'<svg id="heatmap" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">']
     for j, c in enumerate(cols):
         x = lw + cw * j + cw / 2
@@ -316,7 +316,7 @@ def _pictures(rep):
             totals[c] = totals.get(c, 0) + s.get(c, 0)
     top_n = max(totals.values()) or 1
     bw, bh = 420, 22
-    bars = [f'<svg id="findings-chart" xmlns="http://www.w3.org/2000/svg" width="{150 + bw + 60}" '
+    bars = [f'<svg id="findings-chart" width="{150 + bw + 60}" '
             f'height="{bh * len(totals) + 10}" font-family="sans-serif" font-size="12">']
     for i, (c, n) in enumerate(totals.items()):
         w = round(bw * n / top_n, 1)

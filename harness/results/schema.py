@@ -158,7 +158,10 @@ def validate(doc, file="results.json", text=None):
         isinstance(x, dict) and x.get("load_path") == "driver" for x in doc["cases"])
     if tier == "run" and device is None:
         pass  # a run tier on a machine without a GPU: allowed, but then every case is skipped (checked below)
-    elif tier == "run" or (tier == "compile" and (device is not None or driver_cases)):
+    elif tier == "compile" and device is not None and not driver_cases:
+        c.fail(["device"], "must be null for the compile tier, unless it holds driver JIT verdicts (load path "
+                           "'driver'), which name their device")
+    elif tier == "run" or (tier == "compile" and driver_cases):
         # the compile tier names a device only for the driver JIT's verdicts (load path `driver`)
         if not isinstance(device, dict):
             c.fail(["device"], "the run tier, and a compile run with load path 'driver', need a device object "

@@ -78,12 +78,14 @@ class Regressions(TempDirTest):
     def test_no_baseline_is_a_usage_error(self):
         code, _, err = gate("compile", os.path.join(self.tmp, "nope.json"))
         self.assertEqual(code, 2)
-        self.assertIn("no baseline for compile", err)
+        self.assertIn("no baseline for the compile tier, toolchain 13.0, no device", err)
+        self.assertIn("--update", err)
 
     def test_baseline_of_another_architecture_is_a_usage_error(self):
         code, _, err = gate("h100", "compile.json")
         self.assertEqual(code, 2)
-        self.assertIn("is the baseline of compile compile, but the run is run sm_90", err)
+        self.assertIn("is the baseline of the compile tier, toolchain 13.0, no device, but the run is of the run "
+                      "tier, toolchain 13.0, device sm_90: its baseline is results/baselines/run/sm_90/13.0.json", err)
 
     def test_update_writes_a_baseline_that_then_passes(self):
         path = os.path.join(self.tmp, "baselines", "compile.json")

@@ -1,5 +1,7 @@
-"""The report page in a real headless browser (Debian's chromium): it renders, and the numbers in the rendered DOM
-equal report.json. Without chromium this test fails and says how to install it.
+"""The report pages in a real headless browser (Debian's chromium): they render, and the numbers in the rendered DOM
+equal report.json and the results. Without chromium the test is skipped, saying why: run as a module
+(`python3 -m results.tests.test_html_chromium`, as CTest does) it exits 77, CTest's SKIP_RETURN_CODE; under
+unittest it is a skip.
 
 The page has no script at all (test_report checks the file; this test checks the rendered DOM), so it reads the
 same with JavaScript off; the browser itself is run with scripts on because headless --dump-dom and --screenshot
@@ -13,7 +15,12 @@ import zlib
 
 from . import dom
 from .common import RUNS, TempDirTest
-from .test_report import build_report
+from .common import raw_docs
+from .test_report import build_report, raw_rows, read_pages
+
+SKIP = 77  # CTest SKIP_RETURN_CODE of results.html_chromium
+NO_BROWSER = ("no chromium: chromium, chromium-browser or google-chrome on PATH, or PTXCTS_CHROMIUM=/path "
+              "(./ptxcts setup installs Debian's chromium)")
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 WIDTH, HEIGHT = 1400, 2000
@@ -52,8 +59,7 @@ class Chromium(TempDirTest):
     def chromium(self, *args):
         exe = browser()
         if exe is None:
-            self.fail("chromium is not installed: run ./ptxcts setup (it installs Debian's chromium), "
-                      "then rerun ctest -L results")
+            self.skipTest(NO_BROWSER)
         cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--mute-audio",
                f"--user-data-dir={os.path.join(self.tmp, 'profile')}",
                *args]
@@ -62,15 +68,20 @@ class Chromium(TempDirTest):
         return p.stdout
 
     def test_rendered_page_shows_the_json_numbers(self):
-        out, rep, _ = build_report(self.tmp, os.path.join(RUNS, "compile"), os.path.join(RUNS, "h100/shard-0"),
-                                   os.path.join(RUNS, "h100/shard-2"))
+        runs = (os.path.join(RUNS, "compile"), os.path.join(RUNS, "h100/shard-0"), os.path.join(RUNS, "h100/shard-2"))
+        out, rep, _ = build_report(self.tmp, *runs)
         url = "file://" + os.path.join(out, "report.html")
         rendered = self.chromium("--dump-dom", url)
         self.assertIn("<tbody>", rendered)  # the browser's own serialization, not the file echoed back
         self.assertNotIn("<script", rendered)
-        shown = dom.numbers(rendered)
-        self.assertEqual(shown, dom.expected_from_json(rep))
-        self.assertTrue(shown["summary"] and shown["rows"] and shown["findings"] and shown["missing_shards"])
+        _, pages = read_pages(out)
+        rendered_pages = [self.chromium("--dump-dom", "file://" + os.path.join(out, "families", name))
+                          for name in sorted(os.listdir(os.path.join(out, "families")))]
+        self.assertEqual(len(rendered_pages), len(pages))
+        shown = dom.numbers(rendered, rendered_pages)
+        rows, findings = raw_rows(raw_docs(*runs))
+        self.assertEqual(shown, dom.expected_from_json(rep, rows, findings))
+        self.assertTrue(shown["summary"] and shown["rows"] and shown["groups"] and shown["missing_shards"])
 
         shot = os.path.join(out, "report.png")
         self.chromium("--hide-scrollbars", f"--window-size={WIDTH},{HEIGHT}", f"--screenshot={shot}", url)
@@ -83,4 +94,7 @@ class Chromium(TempDirTest):
 
 
 if __name__ == "__main__":
+    if browser() is None:
+        print(f"results.html_chromium: SKIPPED: {NO_BROWSER}")
+        raise SystemExit(SKIP)
     unittest.main()

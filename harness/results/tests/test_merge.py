@@ -118,7 +118,8 @@ class Conflicts(TempDirTest):
         before = raw_counts(raw_docs(os.path.join(RUNS, "h100")))["run:sm_90"]
         self.assertEqual(rep["summary"]["run:sm_90"]["fail"], before["fail"] - 1)
         self.assertEqual(rep["summary"]["run:sm_90"]["pass"], before["pass"] + 1)
-        self.assertNotIn(CONFLICT_KEY, [f["key"] for f in rep["findings"]])
+        self.assertEqual(rep["findings_total"], sum(g["count"] for g in rep["finding_groups"]))
+        self.assertNotIn(CONFLICT_KEY, [x["key"] for g in rep["finding_groups"] for x in g["examples"]])
 
 
 if __name__ == "__main__":

@@ -6,19 +6,59 @@ import re
 import unittest
 
 from . import dom
-from .common import MANIFEST, RUNS, TempDirTest, cli, raw_counts, raw_docs
+from .common import FIXTURES, MANIFEST, RUNS, TempDirTest, cli, raw_counts, raw_docs
+
+BASELINES_V2 = os.path.join(FIXTURES, "baselines-v2")
 
 FINDINGS = ("fail", "spec_divergence", "compile_error", "crash", "timeout")
 VERDICTS = FINDINGS + ("pass",)
 
 
-def build_report(tmp, *runs):
+def build_report(tmp, *runs, extra=()):
     out = os.path.join(tmp, "report")
-    code, stdout, stderr = cli("report", *runs, "--manifest", MANIFEST, "--out", out)
+    code, stdout, stderr = cli("report", *runs, "--manifest", MANIFEST, "--baselines", BASELINES_V2, "--out", out,
+                               *extra)
     assert code == 0, stderr
     with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
         rep = json.load(f)
     return out, rep, stdout
+
+
+def read_pages(out):
+    """(index text, [family page texts])."""
+    with open(os.path.join(out, "report.html"), encoding="utf-8") as f:
+        index = f.read()
+    pages = []
+    for name in sorted(os.listdir(os.path.join(out, "families"))):
+        with open(os.path.join(out, "families", name), encoding="utf-8") as f:
+            pages.append(f.read())
+    return index, pages
+
+
+def raw_rows(docs):
+    """{form: {column: {class: n}}} and [(key, class, replay)] of the findings, straight from the documents."""
+    rows, findings = {}, []
+    for d in docs:
+        for c in d["cases"]:
+            col = f"compile:{c['target']}" if d["tier"] == "compile" else f"run:{d['device']['sm']}"
+            cell = rows.setdefault(c["form"], {}).setdefault(col, {})
+            cell[c["class"]] = cell.get(c["class"], 0) + 1
+            if c["class"] in FINDINGS:
+                sm = d["device"]["sm"] if d["device"] else "-"
+                findings.append((f"{c['id']}|{c['target']}|{c['ptx']}|{c['load_path']}|{sm}", c["class"], c["replay"]))
+    return rows, sorted(findings)
+
+
+def accepted_forms_by_target():
+    """{target: forms with a case expected to be accepted there}, read from the fixture manifest's cases/."""
+    out = {}
+    for name in os.listdir(os.path.join(MANIFEST, "cases")):
+        with open(os.path.join(MANIFEST, "cases", name), encoding="utf-8") as f:
+            for line in list(f)[1:]:
+                _, form, target, _, expect, _ = line.rstrip("\n").split("\t")
+                if expect == "accept":
+                    out.setdefault(target, set()).add(form)
+    return out
 
 
 def forms_in_manifest(valid_only=False):
@@ -41,13 +81,14 @@ class ReportNumbers(TempDirTest):
         self.assertEqual(got, want)
         for col, s in self.rep["summary"].items():
             self.assertEqual(s["total"], sum(want[col].values()))
-        # per-form cells add up to the column totals, and every result is in exactly one cell
+        # per-family cells add up to the column totals, and every result is in exactly one cell
         for col in want:
-            total = sum(sum(r["cells"].get(col, {}).values()) for r in self.rep["rows"])
+            total = sum(sum(f["cells"].get(col, {}).values()) for f in self.rep["families"])
             self.assertEqual(total, sum(want[col].values()))
 
     def test_coverage_follows_its_definition(self):
         forms = forms_in_manifest()
+        accepted = accepted_forms_by_target()
         per = {}
         for d in self.docs:
             for c in d["cases"]:
@@ -59,36 +100,44 @@ class ReportNumbers(TempDirTest):
             self.assertEqual(cov["forms"], len(forms))
             self.assertEqual((cov["exercised"], cov["passing"]), (len(exercised), len(passing)), col)
             self.assertAlmostEqual(cov["passing_pct"], round(100 * len(passing) / len(forms), 1))
-            valid = forms_in_manifest(valid_only=True)
+            targets = next(c["targets"] for c in self.rep["columns"] if c["key"] == col)
+            valid = set().union(*(accepted.get(t, set()) for t in targets))
             self.assertEqual((cov["valid_forms"], cov["passing_valid"]),
                              (len(valid), len([f for f in passing if f in valid])), col)
         # the prefetch form has no case anywhere: exercised nowhere, and still in the denominator
         self.assertTrue(all(c["exercised"] < c["forms"] for c in self.rep["coverage"].values()))
 
-    def test_findings_listed_with_replay(self):
-        want = sorted((c["id"], c["class"], c["replay"]) for d in self.docs for c in d["cases"]
-                      if c["class"] in FINDINGS)
-        got = sorted((f["id"], f["class"], f["replay"]) for f in self.rep["findings"])
-        self.assertEqual(got, want)
-        self.assertTrue(want)
+    def test_findings_grouped_with_replay(self):
+        """One group per finding; the counts add up to every finding of the fixtures; each group's examples
+        carry their replay commands; the family pages list every finding with its replay."""
+        _, want = raw_rows(self.docs)
+        self.assertEqual(sum(g["count"] for g in self.rep["finding_groups"]), len(want))
+        self.assertEqual(self.rep["findings_total"], len(want))
+        replays = {r for _, _, r in want}
+        for g in self.rep["finding_groups"]:
+            self.assertTrue(g["examples"])
+            self.assertTrue(all(x["replay"] in replays for x in g["examples"]))
+            self.assertEqual(sum(g["columns"].values()), g["count"])
+        index, pages = read_pages(self.out)
+        self.assertEqual(dom.numbers(index, pages)["findings"], want)
 
     def test_html_as_written_shows_the_json_numbers(self):
-        with open(os.path.join(self.out, "report.html"), encoding="utf-8") as f:
-            html = f.read()
-        shown = dom.numbers(html)
-        self.assertEqual(shown, dom.expected_from_json(self.rep))
+        index, pages = read_pages(self.out)
+        shown = dom.numbers(index, pages)
+        rows, findings = raw_rows(self.docs)
+        self.assertEqual(shown, dom.expected_from_json(self.rep, rows, findings))
         self.assertEqual(shown["missing_shards"], ["2026-11-22T18-30-00Z-h100-run/2"])
 
     def test_html_is_self_contained(self):
-        with open(os.path.join(self.out, "report.html"), encoding="utf-8") as f:
-            html = f.read()
-        self.assertNotRegex(html, r"(?i)<script|<link|<img|<iframe|@import|url\(|src=|https?://")
-        self.assertIn("<style>", html)
+        index, pages = read_pages(self.out)
+        for html in [index] + pages:
+            self.assertNotRegex(html, r"(?i)<script|<link|<img|<iframe|@import|url\(|src=|https?://")
+            self.assertIn("<style>", html)
 
     def test_markdown_shows_the_json_numbers(self):
         with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
             md = f.read()
-        section = md.split("## Summary per architecture")[1].split("\n## ")[0]
+        section = md.split("## Coverage per architecture")[1].split("\n## ")[0]
         rows = [r for r in section.strip().split("\n")[2:]]
         labels = {c["label"]: c["key"] for c in self.rep["columns"]}
         self.assertEqual(len(rows), len(labels))
@@ -101,13 +150,74 @@ class ReportNumbers(TempDirTest):
             cov = self.rep["coverage"][key]
             self.assertEqual(cells[-3], f"{cov['exercised']}/{cov['forms']} ({cov['exercised_pct']}%)")
             self.assertEqual(cells[-2], f"{cov['passing']}/{cov['forms']} ({cov['passing_pct']}%)")
-            self.assertEqual(cells[-1], f"{cov['passing_valid']}/{cov['valid_forms']} ({cov['passing_valid_pct']}%)")
+            pct = "n/a" if cov["passing_valid_pct"] is None else f"{cov['passing_valid_pct']}%"
+            self.assertEqual(cells[-1], f"{cov['passing_valid']}/{cov['valid_forms']} ({pct})")
         self.assertIn("shard index 2 of count 3 is missing", md)
 
     def test_stdout_summary_table(self):
         for col in self.rep["columns"]:
             line = next(l for l in self.stdout.split("\n") if l.startswith(col["label"] + " "))
             self.assertEqual(int(re.split(r"\s{2,}", line.strip())[-4]), self.rep["summary"][col["key"]]["total"])
+
+
+class Denominator(TempDirTest):
+    def test_sm75_counts_only_cases_expected_to_assemble(self):
+        """Nothing is expected to be accepted at sm_75: its valid-passing denominator is 0, though the forms'
+        cases there pass (ptxas rejects them, as it should)."""
+        from results import write_run
+        with open(os.path.join(RUNS, "compile", "results.json"), encoding="utf-8") as f:
+            doc = json.load(f)
+        forms = {c["form"]: c for c in doc["cases"]}
+        doc["cases"] = [dict(c, id=f"{form}@sm_75.ptx70", target="sm_75", ptx="7.0", **{"class": "pass"})
+                        for form, c in forms.items()]
+        run = os.path.dirname(write_run(os.path.join(self.tmp, "sm75"), doc))
+        out, rep, stdout = build_report(self.tmp, run)
+        cov = rep["coverage"]["compile:sm_75"]
+        self.assertEqual(cov["passing"], len(forms))
+        self.assertEqual((cov["valid_forms"], cov["passing_valid"], cov["passing_valid_pct"]), (0, 0, None))
+        line = next(l for l in stdout.split("\n") if l.startswith("compile sm_75 "))
+        self.assertTrue(line.rstrip().endswith("0/0 (n/a)"), line)
+
+
+class GroupedAndSmall(TempDirTest):
+    """Thousands of findings with a few causes: one row per cause, and the index page stays small."""
+
+    def test_grouped_findings_and_page_size(self):
+        from results import write_run
+        with open(os.path.join(RUNS, "h100", "shard-0", "results.json"), encoding="utf-8") as f:
+            doc = json.load(f)
+        base = doc["cases"][0]
+        note = "a long reviewed note that repeats on every case of its finding. " * 20
+        cases = []
+        for i in range(3000):
+            cls, msg, details = ("crash", f"kernel trapped at 0x{i:x}: illegal address (block {i})", {})
+            if i % 3 == 1:
+                cls, msg, details = "spec_divergence", f"matches policy p=alt on element {i}; {note}", {"matched_policy": "p=alt"}
+            elif i % 3 == 2:
+                cls, msg = "fail", f"element {i} expected 0x{i:x}, got 0x0"
+            cases.append(dict(base, id=f"{base['form']}#v{i}", **{"class": cls}, message=msg, details=details,
+                              replay=f"./ptxcts run --case '{base['form']}#v{i}' --load-path cubin --seed 1"))
+        doc.update(cases=cases, shard={"index": 0, "count": 1}, run_id="big-run")
+        run = os.path.dirname(write_run(os.path.join(self.tmp, "big"), doc))
+        out, rep, _ = build_report(self.tmp, run)
+        groups = {(g["class"], g["count"]) for g in rep["finding_groups"]}
+        self.assertEqual(groups, {("crash", 1000), ("spec_divergence", 1000), ("fail", 1000)})
+        self.assertEqual([g["unexplained"] for g in rep["finding_groups"]], [True, True, False])
+        self.assertTrue(all(len(g["examples"]) == 3 for g in rep["finding_groups"]))
+        size = os.path.getsize(os.path.join(out, "report.html"))
+        self.assertLess(size, 100_000, "the index page lists groups, not every finding")
+        with open(os.path.join(out, "report.html"), encoding="utf-8") as f:
+            html = f.read()
+        self.assertEqual(html.count("matches policy p=alt on element"), 1, "a long message appears once, in its group")
+        self.assertLess(html.index('id="unexplained"'), html.index('id="coverage"'), "the summary leads")
+        for anchor in ("regressions", "unexplained", "coverage", "pictures", "finding-groups-sec", "families-sec"):
+            self.assertIn(f'href="#{anchor}"', html)
+        self.assertIn('<svg id="heatmap"', html)
+        self.assertIn('<svg id="findings-chart"', html)
+        fam = next(f["slug"] for f in rep["families"] if f["family"] == base["family"])
+        self.assertIn(f'href="families/{fam}.html"', html)
+        with open(os.path.join(out, "families", f"{fam}.html"), encoding="utf-8") as f:
+            self.assertEqual(f.read().count("data-key="), 3000, "the family page lists every finding")
 
 
 class ManifestMissing(TempDirTest):
