@@ -15,6 +15,7 @@ answer:  {"cases": [{"verdict": "known" | "expired" | "class_differs" | "new", "
                      "name": finding id or waiver file:line, "text": what to print}, ...]}  (same order)
 Verdicts: known = covered (the test does not fail); expired = it would be covered by an expired finding or
 waiver; class_differs = a finding covers the case for another class; new = nothing covers it.
+Files: --expectations / --waivers, else PTXCTS_RUN_EXPECTATIONS / PTXCTS_WAIVERS, else ROOT/results/...
 Exit: 0, 2 usage, 3 a malformed findings or waiver file (FILE:LINE: FIELD: what is wrong).
 """
 import argparse
@@ -195,8 +196,9 @@ def main(argv):
     except SystemExit as e:
         return 2 if e.code else 0
     waivers, InputError = _imports(a.root)
-    exp = a.expectations or os.path.join(a.root, "results", "expectations", "run.toml")
-    wai = a.waivers or os.path.join(a.root, "results", "waivers.toml")
+    # PTXCTS_RUN_EXPECTATIONS / PTXCTS_WAIVERS: other files (tests; a reviewer trying a change before committing).
+    exp = a.expectations or os.environ.get("PTXCTS_RUN_EXPECTATIONS") or os.path.join(a.root, "results", "expectations", "run.toml")
+    wai = a.waivers or os.environ.get("PTXCTS_WAIVERS") or os.path.join(a.root, "results", "waivers.toml")
     try:
         today = datetime.date.fromisoformat(a.today) if a.today else datetime.datetime.now(datetime.timezone.utc).date()
     except ValueError:

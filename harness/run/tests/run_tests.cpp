@@ -233,7 +233,12 @@ int main(int argc, char** argv) {
     if (auto* d = doc.get("device")) g_device = *d;
     if (auto* t = doc.get("toolchain")) g_toolchain = *t;
     if (auto* s = doc.get("seed"); s && s->is_number()) g_session.seed = (uint64_t)s->integer();
+    // The toolchain's name, or (a document older than toolchain.name) the major.minor of its ptxas version.
     g_replay_toolchain = g_toolchain.is_object() ? g_toolchain.get_str("name") : "";
+    if (g_replay_toolchain.empty() && g_toolchain.is_object()) {
+      auto v = split(g_toolchain.get_str("ptxas"), '.');
+      if (v.size() >= 2) g_replay_toolchain = v[0] + "." + v[1];
+    }
     std::set<std::string> want_f(sel.families.begin(), sel.families.end()), want_c(sel.cases.begin(), sel.cases.end());
     for (auto& j : doc.get("cases")->arr()) {
       CaseResult r = CaseResult::from_json(j);
@@ -260,12 +265,16 @@ int main(int argc, char** argv) {
     } catch (const UsageError& e) {
       return usage(e.what());
     }
-    if (auto e = resolve_toolchain(spec, g_session.toolchain); !e.empty()) return usage(e);
+    g_session.no_device = probe_device(&g_session.device);
+    if (auto e = resolve_toolchain(spec, g_session.toolchain); !e.empty()) {
+      // Without a device nothing is assembled and every case is skipped: the toolchain is not needed then.
+      if (g_session.no_device.empty()) return usage(e);
+      std::fprintf(stderr, "ptxcts-run-tests: warning (no device, every case skipped): %s\n", e.c_str());
+    }
     g_replay_toolchain = g_session.toolchain.replay_arg();
     g_session.self = env("PTXCTS_RUN_EXE", build_root() + "/harness/run/ptxcts-run");
     g_session.load_paths = lps;
     g_session.quiet = false;
-    g_session.no_device = probe_device(&g_session.device);
     if (g_session.no_device.empty() && g_session.device.max_smem_optin > 0) g_session.plan.max_smem = g_session.device.max_smem_optin;
     try {
       g_session.load(sel);

@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""CPU tests of the run tier's parent (ptxcts-run) and GoogleTest front (ptxcts-run-tests), no GPU:
+option and environment validation (a table of bad inputs: exit code and message), the --out lock, the toolchain's
+not_supported reason, a copied build folder, an interrupted run (SIGINT/SIGTERM) and its --resume through a
+pretend device and the fake worker, and known findings (results/expectations/run.toml, results/waivers.toml).
+Run by CTest (run.cli) in <build>/harness/run; by hand: PTXCTS_BUILD_DIR=build python3 harness/run/tests/test_cli.py"""
+import collections
+import fcntl
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+# CTest runs this in <build>/harness/run; by hand, name the build folder with PTXCTS_BUILD_DIR.
+BUILD = os.environ.get("PTXCTS_BUILD_DIR") or os.path.dirname(os.path.dirname(os.getcwd()))
+RUN = os.path.join(BUILD, "harness", "run", "ptxcts-run")
+TESTS = os.path.join(BUILD, "harness", "run", "ptxcts-run-tests")
+FAKE = os.path.join(BUILD, "harness", "run", "ptxcts-run-fake-worker")
+STANDIN = f"{sys.executable} {os.path.join(HERE, 'toolchain_standin.py')}"
+H100 = os.path.join(ROOT, "results", "2026-11-22T19-31-31Z-sm_90-run", "results.json")
+SMALL = ["--family", "cp.async.bulk.prefetch", "--lower-targets", "none"]
+
+
+def env(**kw):
+    e = {k: v for k, v in os.environ.items() if not k.startswith(("PTXCTS_", "GTEST_", "CTEST_RESOURCE"))}
+    e["PTXCTS_TOOLCHAIN_RESOLVER"] = STANDIN
+    e.update({k: v for k, v in kw.items() if v is not None})
+    return e
+
+
+def run(args, exe=RUN, **kw):
+    return subprocess.run([exe] + args, capture_output=True, text=True, env=env(**kw), timeout=600)
+
+
+def fake_env(pids=None, delay=None):
+    return dict(PTXCTS_RUN_FAKE_DEVICE="sm_90", PTXCTS_RUN_WORKER=FAKE, FAKE_WORKER_PIDS=pids,
+                FAKE_WORKER_DELAY_MS=delay)
+
+
+class Options(unittest.TestCase):
+    # (arguments, environment, exit code, fragment of the message)
+    TABLE = [
+        (["--seed", "-1"], {}, 2, "--seed '-1': expected a decimal integer"),
+        (["--seed", "12abc"], {}, 2, "--seed '12abc'"),
+        (["--seed", "18446744073709551616"], {}, 2, "--seed"),
+        (["--jobs", "0"], {}, 2, "--jobs '0': expected an integer from 1 to 256"),
+        (["--jobs", "4x"], {}, 2, "--jobs '4x'"),
+        (["--level", "7"], {}, 2, "--level '7': expected an integer from 0 to 2"),
+        (["--timeout", "-1"], {}, 2, "--timeout '-1': expected seconds"),
+        (["--timeout", "nan"], {}, 2, "--timeout 'nan'"),
+        (["--deadline", "0"], {}, 2, "--deadline '0'"),
+        (["--family", "nope"], {}, 2, "--family 'nope': no such family in the manifest"),
+        (["--lower-targets", "sm_999"], {}, 2, "--lower-targets sm_999: toolchain 13.0"),
+        (["--lower-targets", "80"], {}, 2, "'80' is not a target like sm_80"),
+        (["--target", "sm_80,sm_86"], {}, 2, "--target 'sm_80,sm_86': expected one target"),
+        (["--load-path", "ptx"], {}, 2, "--load-path 'ptx': expected cubin, jit or both"),
+        (["--shard", "2/2"], {}, 2, "--shard '2/2': expected i/n with 0 <= i < n"),
+        (["--shard", "a/b"], {}, 2, "--shard 'a/b'"),
+        (["--run-id", "x/y"], {}, 2, "--run-id 'x/y'"),
+        (["--case", "no/such#case"], {}, 2, "--case 'no/such#case': no such run case"),
+        (["--filter", ""], {}, 2, "--filter ''"),
+        (["--out"], {}, 2, "--out needs a value"),
+        (["--bogus"], {}, 2, "unknown option '--bogus'"),
+        (["--toolchain", "nope"], {}, 2, "unknown toolchain 'nope' (known:"),
+        (["--toolchain", "/bin/true"], {}, 2, "not a working ptxas"),
+        (["--resume", "/nonexistent/run"], {}, 2, "--resume /nonexistent/run: no results.json"),
+        ([], {"PTXCTS_TOOLCHAIN": "nope"}, 2, "unknown toolchain 'nope'"),
+        ([], {"GTEST_SHARD_INDEX": "5", "GTEST_TOTAL_SHARDS": "2"}, 2, "GTEST_SHARD_INDEX=5 with GTEST_TOTAL_SHARDS=2"),
+        ([], {"GTEST_SHARD_INDEX": "-1", "GTEST_TOTAL_SHARDS": "2"}, 2, "GTEST_SHARD_INDEX='-1'"),
+        ([], {"GTEST_SHARD_INDEX": "0"}, 2, "set both or neither"),
+        ([], {"CTEST_RESOURCE_GROUP_COUNT": "1"}, 2, "CTEST_RESOURCE_GROUP_0_GPUS is not set"),
+        ([], {"CTEST_RESOURCE_GROUP_0_GPUS": "id:x,slots:1"}, 2, "CTEST_RESOURCE_GROUP_0_GPUS='id:x,slots:1'"),
+        ([], {"CTEST_RESOURCE_GROUP_0_GPUS": "id:0,slots:1;id:1,slots:1"}, 2, "one GPU per test"),
+        ([], {"CTEST_RESOURCE_GROUP_COUNT": "2", "CTEST_RESOURCE_GROUP_0_GPUS": "id:0,slots:1"}, 2, "must be 1"),
+        ([], {"PTXCTS_RUN_INJECT": "boom"}, 2, "PTXCTS_RUN_INJECT='boom'"),
+        ([], {"PTXCTS_RUN_INJECT": "crash:"}, 2, "PTXCTS_RUN_INJECT='crash:'"),
+        ([], {"PTXCTS_RUN_FAKE_DEVICE": "sm_90a", "PTXCTS_RUN_WORKER": FAKE}, 2, "PTXCTS_RUN_FAKE_DEVICE='sm_90a'"),
+        ([], {"PTXCTS_BUILD": "/tmp"}, 2, "PTXCTS_BUILD=/tmp is not the build folder"),
+        ([], {"PTXCTS_ROOT": "/tmp"}, 2, "PTXCTS_ROOT=/tmp is not the source tree"),
+    ]
+
+    def test_table(self):
+        for args, e, code, fragment in self.TABLE:
+            with self.subTest(args=args, env=e):
+                r = run(args + ["--list"] if "--out" not in args else args, **e)
+                self.assertEqual(r.returncode, code, r.stderr)
+                self.assertIn(fragment, r.stderr)
+                self.assertNotIn("terminate called", r.stderr)
+
+    def test_good_values_pass(self):
+        r = run(["--seed", "18446744073709551615", "--jobs", "3", "--level", "0", "--timeout", "2.5",
+                 "--shard", "1/3", "--family", "cp.async.bulk", "--list"],
+                GTEST_SHARD_INDEX="0", GTEST_TOTAL_SHARDS="1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.strip())
+
+    def test_ptxcts_ptxas_is_a_deprecated_alias(self):
+        r = run(SMALL + ["--list"], PTXCTS_PTXAS="/bin/true")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("PTXCTS_PTXAS is deprecated", r.stderr)
+        self.assertIn("not a working ptxas", r.stderr)
+
+    def test_front_validates_too(self):
+        for args, e, fragment in ((["--seed", "x"], {}, "--seed 'x'"), (["--jobs", "0"], {}, "--jobs '0'"),
+                                  (["--load-path", "x"], {}, "--load-path 'x'"),
+                                  ([], {"GTEST_SHARD_INDEX": "3", "GTEST_TOTAL_SHARDS": "2"}, "GTEST_SHARD_INDEX=3"),
+                                  ([], {"PTXCTS_RUN_ID": "a b"}, "PTXCTS_RUN_ID 'a b'")):
+            with self.subTest(args=args, env=e):
+                r = run(args + ["--family", "cp.async.bulk"], exe=TESTS, **e)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertIn(fragment, r.stderr)
+
+
+class Toolchain(unittest.TestCase):
+    def test_not_supported_names_the_toolchain(self):
+        r = run(["--family", "cp.async.bulk.tensor", "--dry-build", "--toolchain", "12.4", "--lower-targets", "none"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [l for l in r.stdout.splitlines() if l.startswith("not_supported:")]
+        self.assertTrue(lines)
+        self.assertTrue(any("toolchain 12.4 (ptxas 12.4.131) knows PTX ISA up to 8.4; the form needs 8.6" in l
+                            for l in lines), lines[:3])
+        self.assertNotIn("compile_error", r.stdout)
+        # the same forms are runnable with the installed toolchain (9.0)
+        r = run(["--family", "cp.async.bulk.tensor", "--dry-build", "--lower-targets", "none"])
+        self.assertNotIn("knows PTX ISA up to", r.stdout)
+
+    def test_lower_target_the_toolchain_lacks(self):
+        r = run(SMALL[:2] + ["--lower-targets", "sm_100a", "--toolchain", "12.4", "--list"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("toolchain 12.4 (ptxas 12.4.131)", r.stderr)
+
+
+class Tree(unittest.TestCase):
+    def test_copied_build_folder_refuses(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "harness", "run"))
+            shutil.copy2(RUN, os.path.join(d, "harness", "run", "ptxcts-run"))
+            shutil.copy2(os.path.join(BUILD, "ptxcts-build.txt"), d)
+            r = subprocess.run([os.path.join(d, "harness", "run", "ptxcts-run"), "--list"], capture_output=True,
+                               text=True, env=env())
+            self.assertEqual(r.returncode, 2, r.stdout)
+            self.assertIn("has since been copied or moved", r.stderr)
+            self.assertIn(d, r.stderr)
+            os.remove(os.path.join(d, "ptxcts-build.txt"))
+            r = subprocess.run([os.path.join(d, "harness", "run", "ptxcts-run"), "--list"], capture_output=True,
+                               text=True, env=env())
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("not inside a configured ptx-cts build folder", r.stderr)
+
+
+class Runs(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="ptxcts-cli-")
+        self.pids = os.path.join(self.tmp, "pids")
+        os.makedirs(self.pids)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def doc(self, out):
+        with open(os.path.join(out, "results.json")) as f:
+            text = f.read()
+        d = json.loads(text)
+        # one case per line
+        self.assertGreaterEqual(text.count("\n"), len(d["cases"]))
+        return d
+
+    def test_lock(self):
+        out = os.path.join(self.tmp, "out")
+        os.makedirs(out)
+        with open(os.path.join(out, ".lock"), "w") as f:
+            f.write("4242\n")
+            f.flush()
+            fcntl.flock(f, fcntl.LOCK_EX)
+            r = run(SMALL + ["--out", out], **fake_env())
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(f"--out {out}: another run (pid 4242)", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(out, "results.json")))
+
+    def test_complete_run_then_refuses_to_overwrite(self):
+        out = os.path.join(self.tmp, "out")
+        r = run(SMALL + ["--out", out, "--quiet"], **fake_env())
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = self.doc(out)
+        self.assertNotIn("partial", d)
+        self.assertEqual(d["toolchain"]["name"], "13.0")
+        self.assertEqual(len(d["toolchain"]["ptxas_sha256"]), 64)
+        self.assertTrue(all("--toolchain '13.0'" in c["replay"] for c in d["cases"]))
+        self.assertRegex(d["run_id"], r"^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z-sm_90-run-\d+$")
+        self.assertEqual([n for n in os.listdir(out) if ".tmp" in n or n.startswith(".results")], [])
+        self.assertFalse(os.path.exists(os.path.join(out, ".lock")))
+        before = open(os.path.join(out, "results.json")).read()
+        r = run(SMALL + ["--out", out], **fake_env())
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("already holds a results.json", r.stderr)
+        self.assertEqual(open(os.path.join(out, "results.json")).read(), before)
+
+    def interrupt(self, sig, code, reason):
+        out = os.path.join(self.tmp, "out")
+        p = subprocess.Popen([RUN] + SMALL + ["--out", out, "--jobs", "2", "--quiet", "--seed", "7"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env(**fake_env(self.pids, "150")))
+        t0 = time.time()
+        while not os.listdir(self.pids) and time.time() - t0 < 120:
+            time.sleep(0.05)
+        time.sleep(0.6)
+        p.send_signal(sig)
+        so, se = p.communicate(timeout=120)
+        self.assertEqual(p.returncode, code, se)
+        for pid in os.listdir(self.pids):
+            self.assertFalse(os.path.exists(f"/proc/{pid}") and "Z" not in open(f"/proc/{pid}/stat").read().split()[2],
+                             f"worker {pid} outlived the parent")
+        d = self.doc(out)
+        self.assertEqual(d["partial"]["reason"], reason)
+        cls = collections.Counter(c["class"] for c in d["cases"])
+        skipped = [c for c in d["cases"] if c["class"] == "skipped"]
+        self.assertTrue(skipped)
+        self.assertTrue(all(c["message"] == "interrupted" for c in skipped))
+        self.assertEqual(d["partial"]["total"], len(d["cases"]))
+        self.assertEqual(d["partial"]["done"], len(d["cases"]) - len(skipped))
+        self.assertGreater(cls["pass"], 0)
+        return out, d
+
+    def test_sigterm(self):
+        self.interrupt(signal.SIGTERM, 143, "interrupted by SIGTERM")
+
+    def test_sigint_then_resume(self):
+        out, first = self.interrupt(signal.SIGINT, 130, "interrupted by SIGINT")
+        judged = {(c["id"], c["load_path"]): c for c in first["cases"] if c["class"] != "skipped"}
+        r = run(["--resume", out, "--family", "x"], **fake_env())
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("only --jobs, --timeout, --deadline and --quiet", r.stderr)
+        r = run(["--resume", out, "--jobs", "2", "--quiet"], **fake_env(self.pids))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = self.doc(out)
+        self.assertNotIn("partial", d)
+        self.assertEqual(d["run_id"], first["run_id"])
+        self.assertEqual(d["seed"], 7)
+        self.assertEqual(d["started"], first["started"])
+        self.assertEqual(len(d["cases"]), len(first["cases"]))
+        self.assertEqual(collections.Counter(c["class"] for c in d["cases"]), {"pass": len(d["cases"])})
+        for c in d["cases"]:  # the judged ones are kept as they were, not run again
+            if (c["id"], c["load_path"]) in judged:
+                self.assertEqual(c["message"], judged[(c["id"], c["load_path"])]["message"])
+
+
+class KnownFindings(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="ptxcts-known-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def front(self, doc_path, **e):
+        return run(["--from-results", doc_path, "--family", "cp.async.bulk.tensor", "--load-path", "cubin"],
+                   exe=TESTS, PTXCTS_RESULTS_TMP=None, **e)
+
+    def mutated(self, change):
+        d = json.load(open(H100))
+        d["cases"] = [c for c in d["cases"] if c["family"] == "cp.async.bulk.tensor" and c["load_path"] == "cubin"]
+        change(d)
+        p = os.path.join(self.tmp, "results.json")
+        json.dump(d, open(p, "w"))
+        return p
+
+    def test_h100_run_is_green_with_six_known_findings(self):
+        r = self.front(H100)
+        self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr)
+        for text in ("run: known findings: 6 (h100-interleaved-tile-load-trap x6)",
+                     "known finding h100-interleaved-tile-load-trap: crash",
+                     "replay: ./ptxcts run --case 'cp.async.bulk.tensor/"):
+            self.assertTrue(text in r.stdout, text + "\n" + r.stdout[-2000:])
+        self.assertTrue("--toolchain '13.0'" in r.stdout, r.stdout[-2000:])
+
+    def test_new_divergence_fails(self):
+        def change(d):
+            c = next(c for c in d["cases"] if c["class"] == "pass")
+            c["class"], c["message"], c["replay"] = "crash", "new trap", "./ptxcts run --case x"
+        r = self.front(self.mutated(change))
+        self.assertEqual(r.returncode, 1)
+        self.assertTrue("known findings: 6" in r.stdout, r.stdout[-2000:])
+
+    def test_other_class_fails(self):
+        def change(d):
+            c = next(c for c in d["cases"] if c["class"] == "crash")
+            c["class"] = "timeout"
+        r = self.front(self.mutated(change))
+        self.assertEqual(r.returncode, 1)
+        self.assertTrue("covers this case as class crash, but it is now timeout" in r.stdout, r.stdout[-2000:])
+
+    def test_expired_finding_fails(self):
+        exp = os.path.join(self.tmp, "run.toml")
+        text = open(os.path.join(ROOT, "results", "expectations", "run.toml")).read()
+        open(exp, "w").write(text.replace("expires = 2027-05-31", "expires = 2020-01-01"))
+        r = self.front(H100, PTXCTS_RUN_EXPECTATIONS=exp)
+        self.assertEqual(r.returncode, 1)
+        self.assertTrue("expired on 2020-01-01" in r.stdout, r.stdout[-2000:])
+
+    def test_waiver_covers_and_expires(self):
+        exp = os.path.join(self.tmp, "empty.toml")
+        open(exp, "w").write("version = 1\n")
+        for expires, code in (("2999-01-01", 0), ("2020-01-01", 1)):
+            w = os.path.join(self.tmp, "waivers.toml")
+            open(w, "w").write(f'version = 1\n\n[[waiver]]\ncase = "cp.async.bulk.tensor/*interleave*"\n'
+                               f'classes = ["crash"]\ndevice = ">=sm_90, <sm_100"\nreason = "r"\nlink = "l"\n'
+                               f'expires = {expires}\n')
+            r = self.front(H100, PTXCTS_RUN_EXPECTATIONS=exp, PTXCTS_WAIVERS=w)
+            self.assertEqual(r.returncode, code, r.stdout[-2000:])
+            if code == 0:
+                self.assertTrue("waived by" in r.stdout, r.stdout[-2000:])
+            else:
+                self.assertTrue("expired: review it again" in r.stdout, r.stdout[-2000:])
+
+    def test_malformed_findings_file_exit_3(self):
+        exp = os.path.join(self.tmp, "bad.toml")
+        open(exp, "w").write('version = 1\n\n[[finding]]\nid = "x"\ncases = ["a"]\nclass = "crashed"\nnote = "n"\n'
+                             'reviewed = "r"\n')
+        r = self.front(H100, PTXCTS_RUN_EXPECTATIONS=exp)
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("bad.toml:6: finding[0].class: 'crashed' is not a class", r.stderr)
+
+    def test_committed_files_parse(self):
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "harness", "run", "known.py"), "--check"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
