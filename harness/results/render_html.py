@@ -284,7 +284,7 @@ def _heat_colour(cell):
 def _pictures(rep):
     cols, fams = rep["columns"], rep["families"]
     cw, rh, lw, top = 22, 20, 230, 110
-    width, height = lw + cw * len(cols) + 10, top + rh * len(fams) + 40
+    width, height = max(lw + cw * len(cols) + 120, lw + 5 * 130), top + rh * len(fams) + 40
     svg = [f'<svg id="heatmap" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">']
     for j, c in enumerate(cols):
