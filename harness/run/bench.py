@@ -10,6 +10,7 @@ splits the per-case time from results.json: host case building, kernel (launch t
 import collections
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -30,6 +31,7 @@ def main(args):
     print(f"bench: module preparation (./ptxcts modules + ptxas, cached afterwards): {time.time() - t:.1f} s")
     for lp in ("cubin", "jit"):
         out = os.path.join(OUT, lp)
+        shutil.rmtree(out, ignore_errors=True)  # ptxcts-run refuses to overwrite a results folder
         t = time.time()
         os.makedirs(OUT, exist_ok=True)
         with open(out + ".log", "w") as log:

@@ -204,7 +204,8 @@ int main(int argc, char** argv) {
     int si = 0, sn = 1;
     shard_from_env(si, sn);  // gtest shards by them: an out-of-range index would silently run nothing
     check_inject_env();
-    apply_ctest_resources();
+    std::string gpu = apply_ctest_resources();
+    if (!gpu.empty()) std::printf("run: CTest resource gpus id %s -> CUDA_VISIBLE_DEVICES=%s\n", gpu.c_str(), gpu.c_str());
     std::string rid = env("PTXCTS_RUN_ID");
     if (!rid.empty()) check_run_id("PTXCTS_RUN_ID", rid);
   } catch (const UsageError& e) {

@@ -251,6 +251,31 @@ class Runs(unittest.TestCase):
                 self.assertEqual(c["message"], judged[(c["id"], c["load_path"])]["message"])
 
 
+class GpusSpec(unittest.TestCase):
+    def spec(self, smi):
+        with tempfile.TemporaryDirectory() as d:
+            if smi is not None:
+                with open(os.path.join(d, "nvidia-smi"), "w") as f:
+                    f.write("#!/bin/sh\n" + smi)
+                os.chmod(os.path.join(d, "nvidia-smi"), 0o755)
+            path = d + ":/usr/bin:/bin"
+            out = os.path.join(d, "gpus.json")
+            r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpus.sh"), out], capture_output=True, text=True,
+                               env={"PATH": path})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                return json.load(f)
+
+    def test_one_entry_per_gpu(self):
+        d = self.spec('printf "0\\n1\\n"\n')
+        self.assertEqual(d["version"], {"major": 1, "minor": 0})
+        self.assertEqual(d["local"][0]["gpus"], [{"id": "0", "slots": 1}, {"id": "1", "slots": 1}])
+
+    def test_no_gpu_is_an_empty_list(self):
+        self.assertEqual(self.spec("exit 9\n")["local"][0]["gpus"], [])
+        self.assertEqual(self.spec(None)["local"][0]["gpus"], [])
+
+
 class KnownFindings(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="ptxcts-known-")
