@@ -226,7 +226,7 @@ std::string prepare_modules(const Toolchain& tc, const std::string& target, cons
         FILE* lf = std::freopen(j.log.c_str(), "w", stdout);
         (void)lf;
         dup2(1, 2);
-        std::string arch = "-arch=" + target;
+        std::string arch = "-arch=" + tc.arch_of(target);
         std::string outp = j.cubin + ".part";
         const std::string& px = tc.ptxas;
         execlp(px.c_str(), px.c_str(), arch.c_str(), "-o", outp.c_str(), j.ptx.c_str(), (char*)nullptr);

@@ -87,6 +87,11 @@ Toolchain parse_toolchain(const std::string& text, const std::string& spec) {
     std::string mp = v.is_object() ? v.get_str("min_ptx") : "";
     if (!ptx_parse(mp, m, n)) throw std::runtime_error("targets." + name + ".min_ptx must be a PTX ISA version");
     t.targets[name] = mp;
+    if (std::string mx = v.get_str("max_ptx"); !mx.empty()) {
+      if (!ptx_parse(mx, m, n)) throw std::runtime_error("targets." + name + ".max_ptx must be a PTX ISA version");
+      t.max_ptx[name] = mx;
+    }
+    if (std::string a = v.get_str("arch"); !a.empty()) t.arch[name] = a;
   }
   bool knows_chapter = std::find(t.ptx_versions.begin(), t.ptx_versions.end(), t.chapter_ptx) != t.ptx_versions.end();
   t.ptx = knows_chapter ? t.chapter_ptx : t.newest_ptx;
@@ -133,6 +138,8 @@ std::string toolchain_target_support(const std::string& target, const Toolchain&
   if (it == tc.targets.end()) return tc.describe() + " has no target " + target;
   if (ptx_less(tc.ptx, it->second))
     return tc.describe() + ": target " + target + " needs PTX ISA " + it->second + ", the toolchain renders at " + tc.ptx;
+  if (auto mx = tc.max_ptx.find(target); mx != tc.max_ptx.end() && ptx_less(mx->second, tc.ptx))
+    return tc.describe() + ": target " + target + " exists up to PTX ISA " + mx->second + ", the toolchain renders at " + tc.ptx;
   return "";
 }
 

@@ -18,6 +18,8 @@ struct Toolchain {
   std::vector<std::string> ptx_versions;
   std::string newest_ptx, chapter_ptx;
   std::map<std::string, std::string> targets;  // target -> the PTX version it starts at
+  std::map<std::string, std::string> max_ptx;  // target -> the last PTX version it exists at (when the resolver says)
+  std::map<std::string, std::string> arch;     // target -> ptxas -arch value (when it differs, e.g. renamed targets)
   std::string ptx;                  // the version modules are rendered at: chapter_ptx if known, else newest_ptx
 
   // "toolchain 12.4 (ptxas 12.4.131)"
@@ -27,6 +29,7 @@ struct Toolchain {
   // The module cache's folder for this toolchain: build/harness/run/modules/<sha256 prefix>-ptx<NN>.
   std::string cache_key() const;
   bool has_target(const std::string& t) const { return targets.count(t) > 0; }
+  std::string arch_of(const std::string& t) const { auto it = arch.find(t); return it == arch.end() ? t : it->second; }
 };
 
 // Parses the resolver's JSON object; throws std::runtime_error naming the field that is missing or wrong.
