@@ -1,26 +1,66 @@
 #!/usr/bin/env bash
-# The main job on a fresh machine: set up, generate, build, compile tier everywhere, run tier where a GPU is
-# present, results under results/<run-id>/ and the coverage report beside them.
-set -euo pipefail
+# The main job on a fresh machine: set up (offline where everything is present), generate, build, the compile
+# tier (ptxas and nvJitLink verdicts of the toolchain; on a GPU also the driver JIT's), the run tier where a GPU is
+# present, the report of all of them, and the regression gate of each run against its committed baseline.
+#   ./ptxcts all [--toolchain NAME|PATH]          one toolchain (default $PTXCTS_TOOLCHAIN, else the CUDA toolkit)
+#   ./ptxcts all --toolchains 12.4,...,13.5        the compile tier over the toolchain matrix instead (./ptxcts matrix)
+set -uo pipefail
 root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root"
 export PATH="$PATH:/usr/local/cuda/bin"
-./ptxcts setup
-./ptxcts gen
-./ptxcts build
-stamp=$(date -u +%Y-%m-%dT%H-%M-%SZ)
-runs=()
-./ptxcts compile --out "results/$stamp-compile" && runs+=("results/$stamp-compile") || runs+=("results/$stamp-compile")
-if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
-  ./ptxcts run --out "results/$stamp-run" || true
-  runs+=("results/$stamp-run")
-else
-  echo "all: no GPU here: the run tier is skipped (its cases are reported as skipped by ctest -L run)"
-fi
-./ptxcts report "${runs[@]}" --out "results/$stamp-report"
-# The regression gate against the committed baselines (results/baselines/), where one exists for the run.
-for run in "${runs[@]}"; do
-  [ -f "$run/results.json" ] || continue
-  ./ptxcts gate "$run" || echo "all: the gate reports exit $? for $run (1 regression, 3 no or malformed baseline/waivers)"
+toolchain=() matrix=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --toolchain) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --toolchain needs NAME|PATH" >&2; exit 2; }
+                 toolchain=(--toolchain "$2"); shift ;;
+    --toolchains) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --toolchains needs a list" >&2; exit 2; }
+                  matrix=$2; shift ;;
+    *) echo "all: unknown option '$1' (known: --toolchain NAME|PATH, --toolchains LIST)" >&2; exit 2 ;;
+  esac
+  shift
 done
-echo "all: results in ${runs[*]}; report in results/$stamp-report/"
+t0=$(date +%s)
+step() { echo "all: [$(( $(date +%s) - t0 )) s] $*"; }
+./ptxcts setup || exit $?
+if [ ${#toolchain[@]} -gt 0 ]; then   # an unknown toolchain is a usage error before anything long starts
+  ./ptxcts toolchains resolve "${toolchain[1]}" >/dev/null || exit 2
+fi
+./ptxcts gen || exit $?
+./ptxcts build || exit $?
+stamp=$(date -u +%Y-%m-%dT%H-%M-%SZ)
+gpu=0
+command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && gpu=1
+runs=()
+if [ -n "$matrix" ]; then
+  step "compile tier over the toolchains $matrix"
+  ./ptxcts matrix --toolchains "$matrix" --out "results/$stamp-matrix"
+  for d in "results/$stamp-matrix"/*/; do [ -f "$d/results.json" ] && runs+=("${d%/}"); done
+else
+  verdicts=ptxas,nvjitlink
+  [ $gpu = 1 ] && verdicts=$verdicts,driver
+  step "compile tier ($verdicts)"
+  ./ptxcts compile "${toolchain[@]}" --verdicts "$verdicts" --quiet --out "results/$stamp-compile"
+  [ -f "results/$stamp-compile/results.json" ] && runs+=("results/$stamp-compile")
+fi
+if [ $gpu = 1 ]; then
+  step "run tier"
+  ./ptxcts run "${toolchain[@]}" --quiet --out "results/$stamp-run"
+  [ -f "results/$stamp-run/results.json" ] && runs+=("results/$stamp-run")
+else
+  step "no GPU here: the run tier is skipped (ctest -L run reports its cases as skipped)"
+fi
+step "report"
+./ptxcts report "${runs[@]}" --out "results/$stamp-report" || echo "all: the report exited $?"
+# The regression gate against the committed baselines (results/baselines/), per run and toolchain.
+rc=0
+for run in "${runs[@]}"; do
+  ./ptxcts gate "$run" --list 20
+  r=$?
+  case $r in
+    0) ;;
+    1) echo "all: the gate found regressions in $run"; rc=1 ;;
+    *) echo "all: the gate could not judge $run (exit $r: no baseline for it, or a malformed file)" ;;
+  esac
+done
+step "done: results in ${runs[*]}; report in results/$stamp-report/report.html"
+exit $rc

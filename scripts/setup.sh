@@ -1,22 +1,51 @@
 #!/usr/bin/env bash
-# Installs what ptx-cts needs on a fresh Debian machine (CI included) and checks the CUDA toolkit.
+# Installs what ptx-cts needs, and only what is missing: on a machine that has it all (the CUDA image of a GPU
+# runner: GoogleTest, cmake, ninja, Python with jinja2) it installs nothing and needs no network.
+#   ./ptxcts setup                      the suite's needs: cmake, g++, GoogleTest, jinja2, a CUDA toolkit (ptxas)
+#   ./ptxcts setup --browser            also chromium, for the report's browser test (optional: it skips without)
+#   ./ptxcts setup --toolchains 12.9,13.5 [--wheels DIR]   also these toolchains (official wheels; ./ptxcts toolchains)
 set -euo pipefail
+root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+browser=0 toolchains="" wheels=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --browser) browser=1 ;;
+    --toolchains) [ $# -ge 2 ] || { echo "setup: --toolchains needs a list, e.g. 12.9,13.5" >&2; exit 2; }
+                  toolchains=$2; shift ;;
+    --wheels) [ $# -ge 2 ] && [ -d "$2" ] || { echo "setup: --wheels needs an existing folder" >&2; exit 2; }
+              wheels=(--wheels "$2"); shift ;;
+    *) echo "setup: unknown option '$1' (known: --browser, --toolchains LIST, --wheels DIR)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
 need_apt=()
 command -v cmake >/dev/null || need_apt+=(cmake)
 command -v g++ >/dev/null || need_apt+=(g++)
-[ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
-# The results tests render the coverage report in a real headless browser (ctest -L results).
-command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need_apt+=(chromium)
-if [ ${#need_apt[@]} -gt 0 ]; then
-  echo "setup: installing ${need_apt[*]} (apt)"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+[ -f /usr/include/gtest/gtest.h ] || [ -f /usr/local/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
+python3 -c 'import jinja2' 2>/dev/null || need_apt+=(python3-jinja2)
+if [ $browser = 1 ] && ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
+  need_apt+=(chromium)
 fi
-if ! python3 -c 'import jinja2' 2>/dev/null; then
-  echo "setup: installing jinja2 (pip)"
-  python3 -m pip install -q jinja2 || { apt-get update -qq && apt-get install -y -qq python3-jinja2; }
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: missing: ${need_apt[*]}; installing (apt)"
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"; }; then
+    # jinja2 also comes from PyPI where apt has no network but pip has a mirror
+    if [ "${need_apt[*]}" = python3-jinja2 ] && python3 -m pip install -q jinja2; then :; else
+      echo "setup: could not install ${need_apt[*]} (no network for apt here?): install them, then run again" >&2
+      exit 1
+    fi
+  fi
 fi
 if ! command -v ptxas >/dev/null; then
   for d in /usr/local/cuda/bin /usr/local/cuda-13.0/bin; do [ -x "$d/ptxas" ] && export PATH="$d:$PATH"; done
 fi
-command -v ptxas >/dev/null || { echo "setup: no ptxas on PATH or in /usr/local/cuda/bin: install the CUDA toolkit (13.0)" >&2; exit 1; }
-echo "setup: $(ptxas --version | tail -1); cmake $(cmake --version | head -1 | awk '{print $3}'); python $(python3 -c 'import sys; print(sys.version.split()[0])')"
+command -v ptxas >/dev/null || { echo "setup: no ptxas on PATH or in /usr/local/cuda/bin: install the CUDA toolkit" >&2; exit 1; }
+browser_state="none (results.html_chromium skips; ./ptxcts setup --browser installs it)"
+for b in chromium chromium-browser; do command -v $b >/dev/null && browser_state=$b && break; done
+echo "setup: $(ptxas --version | grep -o 'V[0-9.]*' | head -1) ptxas; cmake $(cmake --version | head -1 | awk '{print $3}');" \
+     "python $(python3 -c 'import sys; print(sys.version.split()[0])'); browser: $browser_state"
+if [ -n "$toolchains" ]; then
+  export PTXCTS_ROOT=$root
+  PYTHONPATH="$root/generator:$root/harness" python3 -m toolchains install ${toolchains//,/ } "${wheels[@]}"
+fi

@@ -182,7 +182,7 @@ def cmd_modules(args):
     if args.valid_only:
         forms = [f for f in forms if not info[f.id]]
     os.makedirs(args.out, exist_ok=True)
-    index = {"target": t.name, "ptxas_arch": t.arch, "ptx": args.ptx, "modules": {}, "module_headers": {},
+    index = {"target": t.name, "ptx": args.ptx, "modules": {}, "module_headers": {},
              "entries": {}}
     by_fam = {}
     for f in forms:

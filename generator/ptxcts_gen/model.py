@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 from . import isa
 from .rules import RULES, REQUIREMENTS, load_all
-from .targets import TARGETS, PTX_VERSIONS, BY_NAME, ptx_key, ptx_tag, target_order
+from .targets import TARGETS, PTX_GENERATIONS, GENERATIONS, BY_NAME, ptx_key, ptx_tag, target_order
 
 load_all()
 
@@ -133,50 +133,78 @@ def _requirement_violations(form, t, ptx):
     return out
 
 
+class Generation:
+    """The target table and PTX versions as they stood at one generation (targets.PTX_GENERATIONS). Every
+    selection below is made per generation and the results united: what an older generation generated stays."""
+
+    def __init__(self, gen):
+        i = GENERATIONS.index(gen)
+        self.name = gen
+        self.versions = tuple(v for _, vs in PTX_GENERATIONS[:i + 1] for v in vs)
+        self.targets = tuple(t for t in TARGETS if ptx_key(t.added) <= ptx_key(gen))
+        self.by_name = {t.name: t for t in self.targets}
+
+    def below(self, v):
+        i = self.versions.index(v)
+        return self.versions[i - 1] if i > 0 else None
+
+    def newest_at(self, t):
+        return [v for v in self.versions if t.exists_at(v)][-1]
+
+    def effective_min(self, form, t):
+        """Lowest PTX version of this generation at which the target exists and meets every requirement."""
+        for v in self.versions:
+            if t.exists_at(v) and not _requirement_violations(form, t, v):
+                return v
+        return None
+
+
+GENS = tuple(Generation(g) for g in GENERATIONS)
+
+
 def effective_min(form, t):
     """Lowest known PTX version at which the target exists and meets every requirement of the form."""
-    for v in PTX_VERSIONS:
-        if t.exists_at(v) and not _requirement_violations(form, t, v):
-            return v
-    return None
-
-
-def _newest_at(t):
-    return [v for v in PTX_VERSIONS if t.exists_at(v)][-1]
-
-
-def _below(v):
-    i = PTX_VERSIONS.index(v)
-    return PTX_VERSIONS[i - 1] if i > 0 else None
+    return GENS[-1].effective_min(form, t)
 
 
 def _arch_specific(form):
     return any(c[0] in ("exact", "family") for r in form.requires for c in REQUIREMENTS[r].targets)
 
 
-def form_targets(form):
-    """(applicable targets, near-miss targets) per the strategy in targets.STRATEGY."""
-    app = [t for t in TARGETS if effective_min(form, t)]
+def _form_targets_at(form, g):
+    app = [t for t in g.targets if g.effective_min(form, t)]
     app_names = {t.name for t in app}
-    sms = sorted({t.sm for t in TARGETS})
+    sms = sorted({t.sm for t in g.targets})
     near = set()
     if app:
         lo, hi = min(t.sm for t in app), max(t.sm for t in app)
         lower = [s for s in sms if s < lo]
         if lower:
-            near.update(t.name for t in TARGETS if t.sm == lower[-1])
-        near.update(t.name for t in TARGETS if t.sm in {a.sm for a in app})
+            near.update(t.name for t in g.targets if t.sm == lower[-1])
+        near.update(t.name for t in g.targets if t.sm in {a.sm for a in app})
         if _arch_specific(form):
             higher = [s for s in sms if s > hi]
             if higher:
-                near.update(t.name for t in TARGETS if t.sm == higher[0])
+                near.update(t.name for t in g.targets if t.sm == higher[0])
             # the SM number just above each applicable run of SM numbers (e.g. sm_120 after the sm_10x family)
             for a in app:
                 nxt = [s for s in sms if s > a.sm]
                 if nxt and not any(b.sm == nxt[0] for b in app):
-                    near.update(t.name for t in TARGETS if t.sm == nxt[0])
+                    near.update(t.name for t in g.targets if t.sm == nxt[0])
     near -= app_names
-    return (sorted(app, key=target_order), sorted((BY_NAME[n] for n in near), key=target_order))
+    return app, [g.by_name[n] for n in near]
+
+
+def form_targets(form):
+    """(applicable targets, near-miss targets) per the strategy in targets.STRATEGY, united over generations."""
+    app, near = {}, {}
+    for g in GENS:
+        a, n = _form_targets_at(form, g)
+        app.update((t.name, t) for t in a)
+        near.update((t.name, t) for t in n)
+    for name in app:
+        near.pop(name, None)
+    return (sorted(app.values(), key=target_order), sorted(near.values(), key=target_order))
 
 
 def _case(form, t, v, extra=()):
@@ -184,39 +212,62 @@ def _case(form, t, v, extra=()):
     return Case(form, t.name, v, tuple(sorted(rules)))
 
 
-def form_cases(form):
-    app, near = form_targets(form)
-    cases = {}
-    form_min = form.min_ptx
+def _form_cases_at(form, g, cases):
+    app, near = _form_targets_at(form, g)
     for t in app:
-        m = effective_min(form, t)
-        for v in (_below(m), m, _newest_at(t)):
+        m = g.effective_min(form, t)
+        for v in (g.below(m), m, g.newest_at(t)):
             if v and t.exists_at(v):
                 c = _case(form, t, v)
                 cases[c.id] = c
     for t in near:
-        m = max(form_min, t.min_ptx, key=ptx_key)
-        if m not in PTX_VERSIONS:
+        m = max(form.min_ptx, t.min_ptx, key=ptx_key)
+        if m not in g.versions:
             continue
-        for v in (m, _newest_at(t)):
+        for v in (m, g.newest_at(t)):
             if t.exists_at(v):
                 c = _case(form, t, v)
                 cases[c.id] = c
+
+
+def form_cases(form):
+    cases = {}
+    for g in GENS:
+        _form_cases_at(form, g, cases)
     return cases
 
 
 def boundary_cases(form):
     """Target/version boundary set for a representative form: each target just below its minimum PTX version,
-    and the historic sm_101a/sm_101f at 9.0 where the chapter says they are renamed."""
+    and each renamed target at the version its new name starts (the chapter: sm_101a/sm_101f renamed
+    sm_110a/sm_110f from PTX ISA 9.0)."""
     cases = {}
-    for t in TARGETS:
-        v = _below(t.min_ptx) if t.min_ptx in PTX_VERSIONS else None
-        if v:
-            c = _case(form, t, v, ("target.not_at_ptx",))
-            cases[c.id] = c
-        if t.rename:
-            c = _case(form, t, PTX_VERSIONS[-1], ("target.renamed",))
-            cases[c.id] = c
+    for g in GENS:
+        for t in g.targets:
+            v = g.below(t.min_ptx) if t.min_ptx in g.versions else None
+            if v:
+                c = _case(form, t, v, ("target.not_at_ptx",))
+                cases[c.id] = c
+            if t.rename:
+                after = g.versions[g.versions.index(t.max_ptx) + 1]
+                c = _case(form, t, after, ("target.renamed",))
+                cases[c.id] = c
+    return cases
+
+
+def version_sweep(form):
+    """The form at every PTX version from its minimum, on its lowest applicable target: each version of the model
+    (9.1 .. 9.5 included) is assembled at least once per family."""
+    cases = {}
+    for g in GENS:
+        app, _ = _form_targets_at(form, g)
+        if app:
+            lowest = min(app, key=target_order)
+            m = g.effective_min(form, lowest)
+            for v in g.versions[g.versions.index(m):]:
+                if lowest.exists_at(v):
+                    c = _case(form, lowest, v)
+                    cases[c.id] = c
     return cases
 
 
@@ -232,4 +283,5 @@ def family_cases(forms):
     rep = representative(forms)
     if rep:
         cases.update(boundary_cases(rep))
+        cases.update(version_sweep(rep))
     return [cases[k] for k in sorted(cases)]

@@ -1,7 +1,7 @@
 """Forms and cases: identity, the version/target strategy, the boundary set."""
 import unittest
 
-from ptxcts_gen.model import all_forms, family_cases, form_cases, boundary_cases, form_targets
+from ptxcts_gen.model import all_forms, family_cases, form_cases, boundary_cases, form_targets, version_sweep
 from ptxcts_gen.targets import PTX_VERSIONS
 
 
@@ -105,6 +105,39 @@ class Strategy(unittest.TestCase):
         for (t, v), c in bc.items():
             self.assertIn(v, PTX_VERSIONS)
             self.assertEqual(c.expect, "reject")
+
+    def test_version_sweep_reaches_every_version(self):
+        f = self.by_id["cp.async/ca.shared.global/cp_size_4"]
+        sweep = {(c.target, c.ptx): c for c in version_sweep(f).values()}
+        self.assertEqual(sorted(v for (t, v) in sweep), list(PTX_VERSIONS))
+        self.assertTrue(all(c.expect == "accept" and t == "sm_80" for (t, _), c in sweep.items()))
+
+    def test_generations_only_add_cases(self):
+        """A generation of the table (targets and PTX versions) adds cases and changes none: the cases chosen
+        with the first generation alone are all in the full set, with the same expectation."""
+        import ptxcts_gen.model as M
+        first = M.GENS[:1]
+        for fam in ("cp.async", "cp.async.bulk.tensor", "cp.reduce.async.bulk"):
+            forms = [f for f in all_forms() if f.family == fam]
+            full = {c.id: c.expect for c in family_cases(forms)}
+            saved = M.GENS
+            try:
+                M.GENS = first
+                old = {c.id: c.expect for c in family_cases(forms)}
+            finally:
+                M.GENS = saved
+            self.assertTrue(old.items() <= full.items(), f"{fam}: a case of the 9.0 generation changed or vanished")
+            self.assertGreater(len(full), len(old))
+            self.assertTrue(any(".ptx95" in i for i in full) and not any(".ptx95" in i for i in old))
+
+    def test_sm_107_family_follows_the_family_rules(self):
+        """'sm_100f or higher in the same family' reaches sm_107f and sm_107a (SM 107 >= 100, family sm_10x);
+        the plain sm_107 does not get family-specific features."""
+        cs = {(c.target, c.ptx): c for c in form_cases(self.by_id[
+            "cp.async.bulk.tensor/2d.shared_cluster.global.tile_gather4"]).values()}
+        self.assertEqual(cs[("sm_107f", "9.4")].expect, "accept")
+        self.assertEqual(cs[("sm_107a", "9.5")].expect, "accept")
+        self.assertEqual(cs[("sm_107", "9.4")].expect, "reject")
 
     def test_case_ids(self):
         forms = [f for f in all_forms() if f.family == "cp.async.bulk"]

@@ -12,7 +12,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(HERE), os.path.join(os.path.dirname(os.path.dirname(HERE)), "generator")]
 
-from compile import cli, manifest, ptxas  # noqa: E402
+import toolchains  # noqa: E402
+from compile import cli, manifest  # noqa: E402
 
 
 def main(argv):
@@ -22,6 +23,8 @@ def main(argv):
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--module-size", type=int, default=cli.DEFAULT_MODULE_SIZE)
     p.add_argument("--manifest", default=None)
+    p.add_argument("--toolchain", metavar="NAME|PATH", help="default $PTXCTS_TOOLCHAIN, else the CUDA toolkit")
+    p.add_argument("--verdict", choices=("ptxas", "nvjitlink"), default="ptxas", help="the compiler to time")
     p.add_argument("--sample", choices=("block", "spread"), default="block",
                    help="block: N consecutive cases in (target, PTX, validity) order from the middle of the "
                         "selection, i.e. the modules the tier really builds; spread: N cases evenly spread")
@@ -35,16 +38,16 @@ def main(argv):
         ordered = sorted(chosen, key=lambda c: (c.family, c.target, c.ptx, not c.valid, c.id))
         start = max(0, (len(ordered) - a.n) // 2)
         sample = ordered[start:start + a.n]
-    px = ptxas.find()
+    tc = toolchains.resolve(a.toolchain)
     use_gen = os.path.realpath(mroot) == os.path.realpath(manifest.default_root())
     print(f"bench: {len(sample)} cases ({sum(c.valid for c in sample)} valid, {sum(not c.valid for c in sample)} "
-          f"invalid) of {len(chosen)}; ptxas {ptxas.version(px)}; {a.jobs} parallel ptxas processes; "
+          f"invalid) of {len(chosen)}; toolchain {tc.name} ({a.verdict}, ptxas {tc.ptxas_version}); {a.jobs} parallel processes; "
           f"{os.cpu_count()} cpus; sample: {a.sample}, "
           f"{len(set((c.target, c.ptx, c.valid) for c in sample))} (target, PTX, validity) groups", flush=True)
     runs = {}
     for name, size in (("batched", a.module_size), ("one call per case", 1)):
         t0 = time.monotonic()
-        outcomes, unsupported, _, calls, nmod = cli.judge_all(sample, m, mroot, px, use_gen, a.jobs, size)
+        outcomes, unsupported, _, calls, nmod = cli.judge_all(sample, m, mroot, tc, a.verdict, use_gen, a.jobs, size)
         secs = time.monotonic() - t0
         runs[name] = {c: (o.verdict, tuple(o.messages)) for c, o in outcomes.items()}
         runs[name].update({c: ("not_supported", ()) for c in unsupported})

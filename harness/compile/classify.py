@@ -1,9 +1,20 @@
-"""From what ptxas did to the result class of docs/ARCHITECTURE.md section 3."""
+"""From what the compiler (ptxas, nvJitLink or the driver's JIT) did to the result class of docs/ARCHITECTURE.md
+section 3."""
 from compile import expectations, judge
 
-PASS, FAIL, DIVERGENCE, NOT_SUPPORTED, COMPILE_ERROR, CRASH, TIMEOUT, SKIPPED = (
-    "pass", "fail", "spec_divergence", "not_supported", "compile_error", "crash", "timeout", "skipped")
-CLASSES = (PASS, FAIL, COMPILE_ERROR, DIVERGENCE, NOT_SUPPORTED, CRASH, TIMEOUT, SKIPPED)
+PASS, FAIL, DIVERGENCE, NOT_SUPPORTED, COMPILE_ERROR, CRASH, TIMEOUT, SKIPPED, BEYOND = (
+    "pass", "fail", "spec_divergence", "not_supported", "compile_error", "crash", "timeout", "skipped",
+    "beyond_chapter")
+CLASSES = (PASS, FAIL, COMPILE_ERROR, DIVERGENCE, BEYOND, NOT_SUPPORTED, CRASH, TIMEOUT, SKIPPED)
+# Rules about the `.target` line itself (the target does not exist at that PTX version, or was renamed): for a
+# case breaking only these, a refused `.target` line is the rejection the case expects. For every other case it
+# says nothing about the instruction under test.
+TARGET_LINE_RULES = frozenset({"target.not_at_ptx", "target.renamed"})
+
+
+def _ptx_key(v):
+    major, minor = v.split(".")
+    return (int(major), int(minor))
 
 
 def _first(messages, diags):
@@ -12,9 +23,15 @@ def _first(messages, diags):
     return "; ".join(d["message"] for d in diags) or "no diagnostic"
 
 
-def classify(case, outcome: judge.Outcome, findings):
-    """(class, message, harness_error) for one case."""
+def classify(case, outcome: judge.Outcome, findings, chapter_ptx="9.0", compiler="ptxas"):
+    """(class, message, harness_error) for one case. compiler names the load path in messages; chapter_ptx is
+    the PTX ISA version of the modelled chapter (an invalid case accepted above it is beyond_chapter)."""
     msgs = outcome.messages
+    if outcome.verdict == judge.HEADER_REFUSED:
+        if not case.valid and set(case.rules) <= TARGET_LINE_RULES:
+            return PASS, "rejected (the .target line): " + _first(msgs, outcome.diags), False
+        return NOT_SUPPORTED, (f"{compiler} refused the module's .version/.target line, which says nothing about "
+                               f"the instruction under test: {_first(msgs, outcome.diags)}"), False
     if outcome.verdict == judge.CRASH:
         return CRASH, outcome.note, False
     if outcome.verdict == judge.TIMEOUT:
@@ -34,7 +51,7 @@ def classify(case, outcome: judge.Outcome, findings):
             d = outcome.frame_errors[0]
             where = f" (in the kernel frame, entry line {d['entry_line']}: `{d['text']}`)"
         extra = ("; " + "; ".join(why_not)) if why_not else ""
-        return COMPILE_ERROR, f"valid case rejected by ptxas{where}: {_first(msgs, outcome.diags)}{extra}", False
+        return COMPILE_ERROR, f"valid case rejected by {compiler}{where}: {_first(msgs, outcome.diags)}{extra}", False
     # invalid case
     if outcome.verdict == judge.REJECTED:
         if outcome.frame_errors:
@@ -50,5 +67,8 @@ def classify(case, outcome: judge.Outcome, findings):
         return DIVERGENCE, f.text(), False
     extra = ("; " + "; ".join(why_not)) if why_not else ""
     rules = ",".join(case.rules)
-    return FAIL, f"invalid case (rules: {rules}) accepted by ptxas" + (
+    if _ptx_key(case.ptx) > _ptx_key(chapter_ptx):
+        return BEYOND, (f"accepted by {compiler} at PTX ISA {case.ptx}, newer than the modelled chapter (PTX ISA "
+                        f"{chapter_ptx}), whose rules it breaks: {rules}"), False
+    return FAIL, f"invalid case (rules: {rules}) accepted by {compiler}" + (
         " with warning: " + "; ".join(warnings) if warnings else "") + extra, False

@@ -3,13 +3,24 @@ import argparse
 import concurrent.futures as cf
 import datetime
 import json
+import multiprocessing
 import os
+import re
+import signal
+import socket
+import subprocess
 import sys
 import time
+import types
 from collections import defaultdict
 
+import results
+import results.errors
+import toolchains
+from compile import backends
 from compile import classify as cls
-from compile import expectations, judge, manifest, modules, output, progress, ptxas
+from compile import expectations, judge, manifest, modules, output, progress
+from ptxcts_gen.targets import CHAPTER_PTX
 
 # Cases per module. Measured here (ptxas 13.0, valid modules at sm_100a/PTX 9.0, best of 3): one entry alone costs
 # ~22-25 ms (process start), 16 entries ~7-9 ms each, 32-128 entries a flat ~5-8 ms each, 192-256 entries 13-16 ms
@@ -23,41 +34,73 @@ def _root():
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="./ptxcts compile", description=(
-        "The compile tier: ptxas must accept every valid case of the manifest and reject every invalid one. "
-        "Writes results.json and junit.xml, exits 1 when a case is fail, compile_error, crash or timeout."))
+        "The compile tier: the toolchain's compilers must accept every valid case of the manifest and reject every "
+        "invalid one. Writes results.json and junit.xml; exits 1 when a case is fail, compile_error, crash or "
+        "timeout, 2 on a usage error, 3 on a malformed input file, 130 when interrupted."))
+    p.add_argument("--toolchain", metavar="NAME|PATH",
+                   help=f"the toolchain to judge (default ${toolchains.ENV}, else the installed CUDA toolkit)")
+    p.add_argument("--verdicts", default="ptxas", metavar="LIST",
+                   help="compilers whose verdicts to record, comma-separated: ptxas, nvjitlink, driver (the GPU "
+                        "driver's JIT; needs a GPU) (default: %(default)s)")
     p.add_argument("--family", action="append", default=[], help="only this family (repeat, or comma-separate)")
     p.add_argument("--target", action="append", default=[], help="only this target, e.g. sm_90a (repeatable)")
     p.add_argument("--ptx", action="append", default=[], help="only this PTX ISA version, e.g. 8.6 (repeatable)")
     p.add_argument("--case", action="append", default=[], metavar="GLOB", help="only case IDs matching GLOB")
+    p.add_argument("--valid-only", action="store_true", help="only the cases expected to be accepted")
     p.add_argument("--limit", type=int, help="at most N cases, spread evenly over the selection")
-    p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="parallel ptxas calls (default: cpu count)")
+    p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="parallel compiler calls (default: cpu count)")
     p.add_argument("--module-size", type=int, default=DEFAULT_MODULE_SIZE, help="cases per module (default %(default)s)")
     p.add_argument("--out", help="output folder (default results/<run-id>/)")
+    p.add_argument("--resume", metavar="DIR", help="finish the interrupted run in DIR (same selection, same run ID)")
     p.add_argument("--manifest", default=None, help="manifest folder (default generated/manifest)")
     p.add_argument("--expectations", default=None, help="findings file (default results/expectations/ptxas.toml)")
     p.add_argument("--no-generator", action="store_true",
                    help="assemble modules from the manifest's kernel files instead of ptxcts_gen.module_text")
     p.add_argument("--keep-modules", metavar="DIR",
-                   help="keep every module ptxas assembled, with its command, output and line map, in DIR")
+                   help="keep every module the compilers assembled, with the command, output and line map, in DIR")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     a = p.parse_args(argv)
     a.family = [f for x in a.family for f in x.split(",") if f]
     a.target = [t for x in a.target for t in x.split(",") if t]
     a.ptx = [t for x in a.ptx for t in x.split(",") if t]
-    if a.jobs < 1 or a.module_size < 1 or (a.limit is not None and a.limit < 0):
-        p.error("--jobs, --module-size must be >= 1 and --limit >= 0")
+    a.verdicts = [v for v in a.verdicts.split(",") if v]
+    bad = [v for v in a.verdicts if v not in backends.LOAD_PATHS]
+    if bad or not a.verdicts:
+        p.error(f"--verdicts {','.join(bad) or '(empty)'}: each must be one of {', '.join(backends.LOAD_PATHS)}")
+    if a.jobs < 1:
+        p.error(f"--jobs {a.jobs}: must be >= 1")
+    if a.module_size < 1:
+        p.error(f"--module-size {a.module_size}: must be >= 1")
+    if a.limit is not None and a.limit < 1:
+        p.error(f"--limit {a.limit}: must be >= 1")
+    for v in a.ptx:
+        if not re.fullmatch(r"\d+\.\d+", v):
+            p.error(f"--ptx {v}: a PTX ISA version is MAJOR.MINOR, e.g. 8.6")
+    for t in a.target:
+        if not re.fullmatch(r"sm_\d+[af]?", t):
+            p.error(f"--target {t}: a target is sm_NN, sm_NNa or sm_NNf")
+    if a.resume and a.out and os.path.realpath(a.resume) != os.path.realpath(a.out):
+        p.error("--resume DIR writes into DIR: give no other --out")
     return a
+
+
+class Usage(Exception):
+    """A usage error found after parsing (exit 2)."""
 
 
 # ---- worker processes --------------------------------------------------------------------------------------
 _JUDGE = None
 
 
-def _init(manifest_root, ptxas_path, use_gen, keep):
+def _init(manifest_root, backend_spec, use_gen, keep):
     global _JUDGE
+    # Ctrl-C goes to the whole process group: the parent stops the workers; a worker does not print a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     m = manifest.load(manifest_root)
     asm = modules.Assembler(m, use_generator=use_gen)
-    _JUDGE = judge.Judge(ptxas_path, asm, keep_modules=keep)
+    load_path, ptxas_path, nvjitlink_path = backend_spec
+    tc = types.SimpleNamespace(ptxas=ptxas_path, nvjitlink=nvjitlink_path)
+    _JUDGE = judge.Judge(backends.make(load_path, tc), asm, keep_modules=keep)
 
 
 def _work(arch, target, ptx, cases):
@@ -70,56 +113,43 @@ def _work(arch, target, ptx, cases):
     return res, _JUDGE.calls - before
 
 
-# ---- support: what the installed ptxas cannot judge at all ---------------------------------------------------
-def resolve_arch(target, m, ptxas_path):
-    """(-arch value, note) or (None, reason)."""
-    known = ptxas.known_archs(ptxas_path)
-    row = m.target_row(target) or {}
-    arch = row.get("ptxas_arch")
-    if isinstance(arch, str) and arch and arch != target:
-        if known and arch not in known:
-            return None, f"ptxas {ptxas.version(ptxas_path)} does not know -arch={arch} (targets.json's ptxas_arch of {target})"
-        return arch, f"assembled with -arch={arch} (targets.json: ptxas_arch of {target})"
-    if not known or target in known:
-        return target, ""
-    for k, v in row.items():
-        if "rename" in k and isinstance(v, str) and v in known:
-            return v, f"assembled with -arch={v}: ptxas has no {target} ({k} {v} in targets.json)"
-        if "rename" in k and isinstance(v, dict):
-            to = v.get("to") or v.get("name") or v.get("target")
-            if isinstance(to, str) and to in known:
-                return to, f"assembled with -arch={to}: ptxas has no {target} (renamed {to} in targets.json)"
-    return None, f"ptxas {ptxas.version(ptxas_path)} does not know target {target} (not an allowed -arch)"
+# ---- support: what this toolchain / compiler cannot judge at all ---------------------------------------------
+def support(tc, load_path, target, ptx, case, device_check=None):
+    """(-arch, note) when the compiler can be asked about the case, else (None, the not_supported reason).
+    A toolchain that refuses the `.target` line at this PTX version cannot say anything about the instruction
+    under test, except for cases whose only rules concern that line (they are assembled, and a refusal of the
+    line is their expected rejection)."""
+    if load_path == "driver":
+        why = device_check(target) if device_check else None
+        return (None, f"driver JIT: {why}") if why else (target, "")
+    why = tc.why_not(target, ptx)
+    arch = tc.arch(target)
+    if why and not (arch and tc.knows_ptx(ptx) and not case.valid and set(case.rules) <= cls.TARGET_LINE_RULES):
+        return None, why
+    if load_path == "nvjitlink" and not tc.nvjitlink:
+        return None, f"toolchain {tc.name} has no nvJitLink library"
+    note = f"assembled with -arch={arch} (toolchain {tc.name}: .target {target})" if arch != target else ""
+    return arch, note
 
 
-def judge_all(chosen, m, mroot, px, use_gen, jobs_n, module_size, advance=lambda n: None, keep=None):
-    """Judge every chosen case: (outcomes by case ID, not_supported reasons by case ID, -arch notes by case ID,
-    ptxas calls, modules). Cases are grouped by (target, PTX version, validity) and cut into modules of
-    module_size; modules are judged in a pool of jobs_n processes."""
-    pv = ptxas.version(px)
+def judge_all(chosen, m, mroot, tc, load_path, use_gen, jobs_n, module_size, advance=lambda n: None, keep=None,
+              device_check=None, state=None):
+    """Judge every chosen case with one compiler: (outcomes by case ID, not_supported reasons by case ID, -arch
+    notes by case ID, compiler calls, modules). Cases are grouped by (target, PTX version, validity, -arch) and
+    cut into modules of module_size; modules are judged in a pool of jobs_n processes. state (a dict) receives
+    the pool so that an interrupt can stop it."""
     outcomes, unsupported, arch_note = {}, {}, {}
     groups = defaultdict(list)
     for c in chosen:
-        groups[(c.target, c.ptx, c.valid)].append(c)
-    support = {}
-    for (t, v, _) in groups:
-        if (t, v) in support:
-            continue
-        arch, note = resolve_arch(t, m, px)
+        arch, note = support(tc, load_path, c.target, c.ptx, c, device_check)
         if arch is None:
-            support[(t, v)] = (None, note)
+            unsupported[c.id] = note
             continue
-        bad = ptxas.knows_ptx(px, v)
-        support[(t, v)] = (None, f"ptxas {pv} does not know PTX ISA {v}: {bad}") if bad else (arch, note)
-    jobs = []
-    for (t, v, valid), cs in sorted(groups.items()):
-        arch, note = support[(t, v)]
-        if arch is None:
-            for c in cs:
-                unsupported[c.id] = note
-            continue
-        for c in cs:
+        if note:
             arch_note[c.id] = note
+        groups[(c.target, c.ptx, c.valid, arch)].append(c)
+    jobs = []
+    for (t, v, valid, arch), cs in sorted(groups.items()):
         for i in range(0, len(cs), module_size):
             jobs.append((arch, t, v, cs[i:i + module_size]))
     # biggest first keeps every core busy to the end
@@ -127,109 +157,253 @@ def judge_all(chosen, m, mroot, px, use_gen, jobs_n, module_size, advance=lambda
     advance(len(unsupported))
     calls = 0
     if jobs:
-        with cf.ProcessPoolExecutor(max_workers=jobs_n, initializer=_init, initargs=(mroot, px, use_gen, keep)) as pool:
-            futs = [pool.submit(_work, *j) for j in jobs]
+        spec = (load_path, tc.ptxas, tc.nvjitlink)
+        # the driver's JIT needs a CUDA context per worker, which must not be inherited through fork
+        ctx = multiprocessing.get_context("spawn" if load_path == "driver" else "fork")
+        pool = cf.ProcessPoolExecutor(max_workers=jobs_n, mp_context=ctx, initializer=_init,
+                                      initargs=(mroot, spec, use_gen, keep))
+        if state is not None:
+            state["pool"] = pool
+        try:
+            futs = {pool.submit(_work, *j): j for j in jobs}
             for fut in cf.as_completed(futs):
-                res, n = fut.result()
+                try:
+                    res, n = fut.result()
+                except cf.process.BrokenProcessPool as e:
+                    # a compiler that kills its worker (nvJitLink in process): the module's cases crash
+                    res = {c.id: judge.Outcome(c.id, judge.CRASH, note=f"the {load_path} worker died: {e}",
+                                               module_cases=len(futs[fut][3])) for c in futs[fut][3]}
+                    n = 0
                 outcomes.update(res)
                 calls += n
                 advance(len(res))
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
     return outcomes, unsupported, arch_note, calls, len(jobs)
+
+
+def _record(c, load_path, tc, unsupported, outcomes, arch_note, findings, compiler):
+    base = {"id": c.id, "family": c.family, "form": c.form, "target": c.target, "ptx": c.ptx, "load_path": load_path}
+    details = {"expect": c.expect, "rules": list(c.rules)}
+    if c.id in unsupported:
+        rec = dict(base, **{"class": cls.NOT_SUPPORTED, "duration_ms": 0.0, "message": unsupported[c.id]})
+    else:
+        o = outcomes.get(c.id)
+        if o is None or not o.verdict:   # cannot happen; if it does, it is reported, not dropped
+            o = judge.Outcome(c.id, judge.ERROR, note="the judge returned no verdict for this case")
+        klass, msg, harness_err = cls.classify(c, o, findings, CHAPTER_PTX, compiler)
+        details.update({"ptxas": o.verdict, "diagnostics": o.diags, "ptxas_calls": o.calls,
+                        "module_cases": o.module_cases})
+        if harness_err:
+            details["harness_error"] = True
+        if arch_note.get(c.id):
+            details["arch"] = arch_note[c.id]
+        if o.note:
+            details["note"] = o.note
+        rec = dict(base, **{"class": klass, "duration_ms": round(o.seconds * 1000, 3), "message": msg})
+    rec["replay"] = (f"./ptxcts compile --toolchain {tc.name} --verdicts {load_path} --case '{c.id}'")
+    rec["details"] = details
+    return rec
+
+
+COMPILER_NAMES = {"ptxas": "ptxas", "nvjitlink": "nvJitLink", "driver": "the driver's JIT"}
 
 
 def main(argv):
     a = parse_args(argv)
+    try:
+        return _main(a)
+    except Usage as e:
+        sys.stderr.write(f"compile: {e}\n")
+        return 2
+    except expectations.ExpectationsError as e:
+        sys.stderr.write(f"compile: {e}\n")
+        return e.code
+    except toolchains.ToolchainError as e:
+        sys.stderr.write(f"compile: --toolchain: {e}\n")
+        return e.code
+    except manifest.ManifestError as e:
+        sys.stderr.write(f"compile: {e}\n")
+        return 3
+    except results.errors.UsageError as e:
+        sys.stderr.write(f"compile: {e}\n")
+        return 2
+
+
+def _main(a):
     root = _root()
     mroot = a.manifest or manifest.default_root()
+    if not os.path.isdir(mroot):
+        raise Usage(f"--manifest {mroot}: no such folder")
+    tc = toolchains.resolve(a.toolchain)
+    for n in tc.notes:
+        sys.stderr.write(f"compile: toolchain note: {n}\n")
     exp_path = a.expectations or os.path.join(root, "results", "expectations", "ptxas.toml")
-    findings = expectations.load(exp_path)
+    all_findings = expectations.load(exp_path)
     m = manifest.load(mroot)
     all_ids = [c.id for c in m.cases]
     if a.family:
         unknown = [f for f in a.family if f not in m.families]
         if unknown:
-            raise SystemExit(f"compile: unknown family {', '.join(unknown)} (manifest has: {', '.join(m.families)})")
-    chosen = [c for c in m.cases if not a.family or c.family in a.family]
+            raise Usage(f"--family {', '.join(unknown)}: unknown (the manifest has: {', '.join(m.families)})")
+    known_t = {c.target for c in m.cases}
+    for t in a.target:
+        if t not in known_t:
+            raise Usage(f"--target {t}: no case of the manifest is at this target (it has {', '.join(sorted(known_t))})")
+    known_v = {c.ptx for c in m.cases}
+    for v in a.ptx:
+        if v not in known_v:
+            raise Usage(f"--ptx {v}: no case of the manifest is at this PTX version (it has {', '.join(sorted(known_v))})")
+    chosen = [c for c in m.cases if (not a.family or c.family in a.family) and (not a.valid_only or c.valid)]
     chosen = manifest.select(chosen, a.target, a.ptx, a.case, a.limit)
     if not chosen:
-        raise SystemExit("compile: the filters select no case")
-    px = ptxas.find()
-    pv = ptxas.version(px)
+        raise Usage("the filters select no case" + (f" (--case {' '.join(a.case)})" if a.case else ""))
+
+    device_check, driver_note = None, ""
+    if "driver" in a.verdicts:
+        device_check, driver_note = driver_support()
+
     started_utc = datetime.datetime.now(datetime.timezone.utc)
-    rid = output.run_id(started_utc)
-    out_dir = a.out or os.path.join(root, "results", rid)
+    prior = {}
+    if a.resume:
+        prior_doc = _load_prior(a.resume)
+        rid, out_dir = prior_doc["run_id"], a.resume
+        prior = {(c["id"], c["load_path"]): c for c in prior_doc["cases"] if c["class"] != cls.SKIPPED}
+        if prior_doc["toolchain"].get("name") not in (None, tc.name):
+            raise Usage(f"--resume {a.resume}: that run judged toolchain {prior_doc['toolchain'].get('name')}, "
+                        f"this one is {tc.name}")
+        started = prior_doc["started"]
+    else:
+        rid = results.new_run_id(f"compile-{tc.name}")
+        out_dir = a.out or os.path.join(root, "results", rid)
+        started = started_utc.isoformat()
     os.makedirs(out_dir, exist_ok=True)
+    lock = results.OutputLock(out_dir)
+    lock.acquire()
+    try:
+        return _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, chosen, prior, rid,
+                                out_dir, started, device_check, driver_note)
+    finally:
+        lock.release()
+
+
+def driver_support():
+    """(a per-target check of the device present, a note) for the driver's verdicts, without touching CUDA in
+    this process (the workers make their own contexts): the compute capability from nvidia-smi."""
+    try:
+        r = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"], capture_output=True,
+                           text=True, timeout=30)
+        cc = r.stdout.split()[0] if r.returncode == 0 and r.stdout.split() else None
+    except (OSError, subprocess.TimeoutExpired):
+        cc = None
+    if not cc:
+        return (lambda t: "no GPU here (nvidia-smi finds none)"), "no GPU"
+    major, minor = (int(x) for x in cc.split("."))
+    dev = types.SimpleNamespace(cc=(major, minor))
+    return (lambda t: backends.Driver.can_load(dev, t)), f"device sm_{major}{minor}"
+
+
+def _load_prior(folder):
+    path = os.path.join(folder, "results.json")
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise Usage(f"--resume {folder}: no results.json to resume ({e.strerror})")
+    except json.JSONDecodeError as e:
+        raise manifest.ManifestError(f"{path}:{e.lineno}:{e.colno}: malformed results document: {e.msg}")
+    if doc.get("tier") != "compile":
+        raise Usage(f"--resume {folder}: not a compile-tier run (tier {doc.get('tier')!r})")
+    return doc
+
+
+def _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, chosen, prior, rid, out_dir, started,
+                     device_check, driver_note):
     # the generator's own module_text is the one way to assemble modules of generated/ (ARCHITECTURE.md section 2);
     # assembling from the kernel files alone is for manifests that are not the generator's (test fixtures)
     use_gen = not a.no_generator and os.path.realpath(mroot) == os.path.realpath(manifest.default_root())
     try:
         asm = modules.Assembler(m, use_generator=use_gen)
     except modules.AssemblyError as e:
-        raise SystemExit(f"compile: {e}")
-    sys.stderr.write(f"compile: {len(chosen)} cases ({sum(c.valid for c in chosen)} valid, "
-                     f"{sum(not c.valid for c in chosen)} invalid) from {mroot}; ptxas {pv} ({px}); "
-                     f"modules by {asm.source}; {a.jobs} jobs; findings {exp_path} ({len(findings)})\n")
+        raise manifest.ManifestError(str(e))
+    todo = {lp: [c for c in chosen if (c.id, lp) not in prior] for lp in a.verdicts}
+    total = sum(len(v) for v in todo.values())
+    active = {lp: [f for f in all_findings if f.covers(tc.name, lp)] for lp in a.verdicts}
+    sys.stderr.write(
+        f"compile: {len(chosen)} cases ({sum(c.valid for c in chosen)} valid, {sum(not c.valid for c in chosen)} "
+        f"invalid) x verdicts {','.join(a.verdicts)} from {mroot}; toolchain {tc.name}: ptxas {tc.ptxas_version} "
+        f"({tc.ptxas}), nvJitLink {tc.nvjitlink or 'none'}{'; driver: ' + driver_note if driver_note else ''}; "
+        f"modules by {asm.source}; {a.jobs} jobs; findings {exp_path} "
+        f"({', '.join(f'{lp} {len(fs)}' for lp, fs in active.items())} of {len(all_findings)} cover this toolchain)"
+        + (f"; resuming {len(prior)} judged results" if prior else "") + "\n")
 
-    prog = progress.Progress(len(chosen), every_s=1e9 if a.quiet else 2.0)
+    prog = progress.Progress(total, every_s=1e9 if a.quiet else 2.0)
     t0 = time.monotonic()
-    outcomes, unsupported, arch_note, calls, nmodules = judge_all(chosen, m, mroot, px, use_gen, a.jobs,
-                                                                  a.module_size, prog.advance,
-                                                                  a.keep_modules)
+    records = list(prior.values())
+    state, interrupted, calls, nmodules = {}, None, 0, 0
+    pending = dict(todo)
+    try:
+        for lp in a.verdicts:
+            outcomes, unsupported, arch_note, n_calls, n_mods = judge_all(
+                todo[lp], m, mroot, tc, lp, use_gen, a.jobs, a.module_size, prog.advance, a.keep_modules,
+                device_check, state)
+            calls += n_calls
+            nmodules += n_mods
+            records += [_record(c, lp, tc, unsupported, outcomes, arch_note, active[lp], COMPILER_NAMES[lp])
+                        for c in todo[lp]]
+            pending.pop(lp)
+    except KeyboardInterrupt:
+        interrupted = "interrupted by SIGINT"
+        pool = state.get("pool")
+        if pool is not None:
+            for p in list(getattr(pool, "_processes", {}).values()):
+                p.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+        sys.stderr.write("\ncompile: interrupted: the workers are stopped; writing what was judged\n")
     wall = time.monotonic() - t0
-
-    records = []
-    for c in chosen:
-        base = {"id": c.id, "family": c.family, "form": c.form, "target": c.target, "ptx": c.ptx,
-                "load_path": "ptxas"}
-        details = {"expect": c.expect, "rules": list(c.rules)}
-        if c.id in unsupported:
-            rec = dict(base, **{"class": cls.NOT_SUPPORTED, "duration_ms": 0.0, "message": unsupported[c.id]})
-        else:
-            o = outcomes.get(c.id)
-            if o is None or not o.verdict:   # cannot happen; if it does, it is reported, not dropped
-                o = judge.Outcome(c.id, judge.ERROR, note="the judge returned no verdict for this case")
-            klass, msg, harness_err = cls.classify(c, o, findings)
-            details.update({"ptxas": o.verdict, "diagnostics": o.diags, "ptxas_calls": o.calls,
-                            "module_cases": o.module_cases})
-            if harness_err:
-                details["harness_error"] = True
-            if arch_note.get(c.id):
-                details["arch"] = arch_note[c.id]
-            if o.note:
-                details["note"] = o.note
-            rec = dict(base, **{"class": klass, "duration_ms": round(o.seconds * 1000, 3), "message": msg})
-        rec["replay"] = f"./ptxcts compile --case '{c.id}'"
-        rec["details"] = details
-        records.append(rec)
+    judged = len(records)
+    for lp, cs in pending.items():
+        for c in cs:
+            records.append({"id": c.id, "family": c.family, "form": c.form, "target": c.target, "ptx": c.ptx,
+                            "load_path": lp, "class": cls.SKIPPED, "duration_ms": 0.0, "message": "interrupted",
+                            "replay": f"./ptxcts compile --toolchain {tc.name} --verdicts {lp} --case '{c.id}'",
+                            "details": {"expect": c.expect, "rules": list(c.rules)}})
 
     finished = datetime.datetime.now(datetime.timezone.utc)
-    output.write_results(os.path.join(out_dir, "results.json"), run_id=rid, started=started_utc.isoformat(),
-                         finished=finished.isoformat(), ptxas_version=pv, shard={"index": 0, "count": 1},
-                         cases=records)
-    output.write_junit(os.path.join(out_dir, "junit.xml"), records, run_id=rid, seconds=wall)
+    doc = {"schema": "ptxcts-results", "version": results.VERSION, "run_id": rid, "tier": "compile",
+           "started": started, "finished": finished.isoformat(), "seed": None, "shard": {"index": 0, "count": 1},
+           "host": {"hostname": socket.gethostname(), "cpus": os.cpu_count()},
+           "toolchain": dict(tc.record(), cuda_runtime=None, driver=None), "device": None, "cases": records}
+    if interrupted:
+        results.mark_partial(doc, interrupted, done=judged, total=len(records))
+    results.write_run(out_dir, doc)
     output.write_rule_messages(os.path.join(out_dir, "rule_messages.tsv"), records)
-    stale = expectations.stale(findings, [c.id for c in chosen], all_ids)
-    with open(os.path.join(out_dir, "expectations.json"), "w") as f:
-        json.dump({"file": exp_path, "findings": [
-            {"id": x.id, "line": x.line, "verdict": x.verdict, "applied": len(x.applied),
-             "stale": next((s["why"] for s in stale if s["id"] == x.id), None)} for x in findings]}, f, indent=1)
-        f.write("\n")
+    used = [f for f in all_findings if any(f.covers(tc.name, lp) for lp in a.verdicts)]
+    stale = [] if interrupted else expectations.stale(used, [c.id for c in chosen], all_ids)
+    results.atomic_write(os.path.join(out_dir, "expectations.json"), json.dumps({"file": exp_path, "toolchain": tc.name, "findings": [
+        {"id": x.id, "line": x.line, "verdict": x.verdict, "toolchains": x.toolchains, "applied": len(x.applied),
+         "covers_this_toolchain": x in used,
+         "stale": next((s["why"] for s in stale if s["id"] == x.id), None)} for x in all_findings]}, indent=1) + "\n")
 
-    total = progress.summary(records)
+    progress.summary(records)
     harness_errors = sum(1 for r in records if r["details"].get("harness_error"))
-    sys.stderr.write(f"compile: {len(records)} cases in {wall:.1f}s ({len(records) / wall if wall else 0:.0f} cases/s), "
-                     f"{calls} ptxas calls, {nmodules} modules\n")
+    sys.stderr.write(f"compile: {len(records)} results in {wall:.1f}s ({total / wall if wall else 0:.0f} cases/s), "
+                     f"{calls} compiler calls, {nmodules} modules; toolchain {tc.name} (ptxas {tc.ptxas_version})\n")
     if harness_errors:
         sys.stderr.write(f"compile: {harness_errors} of the fail cases are harness errors (details.harness_error)\n")
-    for f in findings:
+    for f in used:
         if f.applied:
             sys.stderr.write(f"compile: finding {f.id} applied to {len(f.applied)} case(s)\n")
     for s in stale:
         sys.stderr.write(f"compile: STALE finding {s['id']} ({exp_path}:{s['line']}): {s['why']}\n")
     bad = [r for r in records if r["class"] in (cls.FAIL, cls.COMPILE_ERROR, cls.CRASH, cls.TIMEOUT)]
     for r in bad[:40]:
-        sys.stderr.write(f"  {r['class']}: {r['id']}: {r['message']}\n")
+        sys.stderr.write(f"  {r['class']} [{r['load_path']}]: {r['id']}: {r['message']}\n")
     if len(bad) > 40:
         sys.stderr.write(f"  ... and {len(bad) - 40} more in {out_dir}/results.json\n")
+    if interrupted:
+        sys.stderr.write(f"compile: PARTIAL: {judged} of {len(records)} results judged; finish with "
+                         f"./ptxcts compile --resume {out_dir} (same options)\n")
+        return 130
     sys.stderr.write(f"compile: results in {out_dir}/results.json and junit.xml\n")
     return 1 if bad else 0

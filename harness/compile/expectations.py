@@ -13,6 +13,9 @@ Each finding is one `[[finding]]` table:
                                      # case it covers (so a changed reason is not hidden by an old finding)
     note = "..."                     # the reviewer's note: why this is ptxas's divergence, not a manifest bug
     reviewed = "who, date"
+    toolchains = ["13.0", "12.*"]    # the toolchains (names or globs) it was reviewed for; a run of another
+                                     # toolchain neither applies it nor calls it stale
+    load_paths = ["ptxas", ...]      # optional: the compilers it covers (ptxas, nvjitlink, driver; default all)
 
 A finding turns the compile_error (valid case rejected) or fail (invalid case accepted) of a case it covers into
 spec_divergence with the finding's text. A finding that covers no case that diverges is stale.
@@ -24,13 +27,18 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import List
 
-REQUIRED = ("id", "cases", "verdict", "sentence", "ptxas", "note", "reviewed")
-OPTIONAL = ("rules",)
+REQUIRED = ("id", "cases", "verdict", "sentence", "ptxas", "note", "reviewed", "toolchains")
+OPTIONAL = ("rules", "load_paths")
+LOAD_PATHS = ("ptxas", "nvjitlink", "driver")
 VERDICTS = ("accepts", "rejects")
 
 
-class ExpectationsError(SystemExit):
-    pass
+class ExpectationsError(Exception):
+    """A findings file that does not exist (code 2, usage) or breaks its format (code 3, malformed)."""
+
+    def __init__(self, message, code=3):
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass
@@ -43,9 +51,15 @@ class Finding:
     note: str
     reviewed: str
     line: int
+    toolchains: List[str] = field(default_factory=list)
+    load_paths: List[str] = field(default_factory=lambda: list(LOAD_PATHS))
     rules: List[str] = field(default_factory=list)
     applied: List[str] = field(default_factory=list)   # case IDs it turned into spec_divergence this run
     covered: List[str] = field(default_factory=list)   # case IDs of this run its patterns match
+
+    def covers(self, toolchain: str, load_path: str) -> bool:
+        """Whether the finding was reviewed for this toolchain (name) and compiler."""
+        return load_path in self.load_paths and any(fnmatch.fnmatchcase(toolchain, p) for p in self.toolchains)
 
     def matches(self, case_id: str) -> bool:
         return any(fnmatch.fnmatchcase(case_id, p) for p in self.cases)
@@ -57,8 +71,9 @@ class Finding:
 
 def load(path: str) -> List[Finding]:
     """Parse and check the file. Any problem: ExpectationsError naming the file and line."""
-    if not os.path.exists(path):
-        return []
+    if not os.path.isfile(path):
+        raise ExpectationsError(f"--expectations {path}: no such file (the reviewed findings would silently be "
+                                f"lost; the default is results/expectations/ptxas.toml)", code=2)
     with open(path, "rb") as f:
         raw = f.read()
     try:
@@ -91,7 +106,7 @@ def load(path: str) -> List[Finding]:
             raise ExpectationsError(f"{where}: finding {e['id']}: unknown key {', '.join(extra)} "
                                     f"(keys: {', '.join(REQUIRED + OPTIONAL)})")
         for k in REQUIRED:
-            if k == "cases":
+            if k in ("cases", "toolchains"):
                 continue
             if not isinstance(e[k], str) or not e[k].strip():
                 raise ExpectationsError(f"{where}: finding {e.get('id')}: '{k}' must be a non-empty string")
@@ -108,11 +123,18 @@ def load(path: str) -> List[Finding]:
         if e["verdict"] == "accepts" and not rules:
             raise ExpectationsError(f"{where}: finding {e['id']}: a finding that ptxas accepts invalid cases must "
                                     f"name the rules ptxas does not enforce ('rules')")
+        tcs = e["toolchains"]
+        if not isinstance(tcs, list) or not tcs or not all(isinstance(t, str) and t for t in tcs):
+            raise ExpectationsError(f"{where}: finding {e['id']}: 'toolchains' must be a non-empty list of toolchain "
+                                    f"names or globs (e.g. [\"13.0\"])")
+        lps = e.get("load_paths", list(LOAD_PATHS))
+        if not isinstance(lps, list) or not lps or any(lp not in LOAD_PATHS for lp in lps):
+            raise ExpectationsError(f"{where}: finding {e['id']}: 'load_paths' must be a list of {LOAD_PATHS}")
         if e["id"] in seen:
             raise ExpectationsError(f"{where}: finding id '{e['id']}' repeats the one at line {seen[e['id']]}")
         seen[e["id"]] = line
         out.append(Finding(e["id"], cases, e["verdict"], e["sentence"].strip(), e["ptxas"].strip(),
-                           e["note"].strip(), e["reviewed"].strip(), line, list(rules)))
+                           e["note"].strip(), e["reviewed"].strip(), line, list(tcs), list(lps), list(rules)))
     return out
 
 

@@ -6,7 +6,11 @@ rejected, with those messages. Because a fatal (a syntax error) stops ptxas at i
 call may stop before later checks, the cases that got no diagnostic are not yet known to be accepted: they are
 assembled again without the rejected ones, until a call succeeds (they are accepted) or every case is judged.
 A failure that names no line of any case (no line at all, a crash, a timeout) is isolated by bisection down to
-single cases. Errors on header lines (`.version`, `.target`) reject every case of the module.
+single cases. An error on a header line (`.version`, `.target`) concerns every entry of the module and says
+nothing about any instruction under test: every case of the module gets the verdict `header_refused`, which the
+classification turns into not_supported, except for cases whose only rules are about the target line itself.
+The compiler is a backend (compile.backends: ptxas, nvJitLink or the driver's JIT); all three speak ptxas's
+diagnostics.
 """
 import os
 import re
@@ -17,14 +21,15 @@ from typing import Dict, List, Optional
 from compile import diagnostics, modules, ptxas
 from compile.manifest import Case
 
-ACCEPTED, REJECTED, CRASH, TIMEOUT, ERROR = "accepted", "rejected", "crash", "timeout", "harness_error"
+ACCEPTED, REJECTED, CRASH, TIMEOUT, ERROR, HEADER_REFUSED = (
+    "accepted", "rejected", "crash", "timeout", "harness_error", "header_refused")
 
 
 @dataclass
 class Outcome:
     """What ptxas did with one case."""
     case_id: str
-    verdict: str                              # accepted | rejected | crash | timeout | harness_error
+    verdict: str                              # accepted | rejected | crash | timeout | harness_error | header_refused
     diags: List[dict] = field(default_factory=list)   # {severity, line, entry_line, where, text, message}
     frame_errors: List[dict] = field(default_factory=list)  # rejecting diags outside the instruction under test
     seconds: float = 0.0                      # this case's share of the ptxas calls it was part of
@@ -38,9 +43,9 @@ class Outcome:
 
 
 class Judge:
-    def __init__(self, ptxas_path: str, assembler: modules.Assembler, workdir: Optional[str] = None,
+    def __init__(self, backend, assembler: modules.Assembler, workdir: Optional[str] = None,
                  keep_modules: Optional[str] = None):
-        self.ptxas = ptxas_path
+        self.backend = backend        # compile.backends.Ptxas | NvJitLink | Driver
         self.assembler = assembler
         self.workdir = workdir
         self.keep = keep_modules      # a folder: every module and ptxas's output stay there, for review
@@ -63,8 +68,8 @@ class Judge:
                 o.verdict, o.note = ERROR, f"cannot assemble the module: {e}"
                 return None, None
             raise
-        name = f"{target}.ptx{ptx.replace('.', '')}.{os.getpid()}.{self.calls}"
-        call = ptxas.assemble(self.ptxas, arch, mod.text, self.keep or wd, name=name)
+        name = f"{target}.ptx{ptx.replace('.', '')}.{self.backend.load_path}.{os.getpid()}.{self.calls}"
+        call = self.backend.assemble(arch, mod.text, self.keep or wd, name)
         self.calls += 1
         if self.keep:
             with open(os.path.join(self.keep, name + ".log"), "w") as f:
@@ -130,10 +135,11 @@ class Judge:
                 return
 
             if any(h["severity"] in (diagnostics.ERROR, diagnostics.FATAL) for h in header):
-                # `.version`/`.target` refused: no entry of this module can be assembled
+                # `.version`/`.target` refused: no entry of this module can be assembled, and nothing is known
+                # about any instruction under test
                 for c in pending:
                     o = out[c.id]
-                    o.verdict, o.diags = REJECTED, header + per[c.id]
+                    o.verdict, o.diags = HEADER_REFUSED, header + per[c.id]
                 return
 
             rejected = [c for c in pending if any(d["severity"] in (diagnostics.ERROR, diagnostics.FATAL)

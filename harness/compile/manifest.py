@@ -9,7 +9,7 @@ from typing import Dict, List, Optional
 CASE_COLUMNS = ["case_id", "form", "target", "ptx", "expect", "rules"]
 
 
-class ManifestError(SystemExit):
+class ManifestError(Exception):
     pass
 
 

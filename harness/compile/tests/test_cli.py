@@ -26,7 +26,8 @@ EXPECTED = {
     "cp.async/cg.shared.global/cp_size_8@sm_80.ptx70": "fail",                 # frame line rejected: harness error
     "cp.async/ca.shared.global/cp_size_16/L2_cache_hint@sm_80.ptx78": "compile_error",  # 'valid' but malformed
     "cp.async.bulk/shared_cta.global/mbarrier_complete_tx_bytes@sm_80.ptx86": "pass",
-    "cp.async.bulk/shared_cta.global/mbarrier_complete_tx_bytes@sm_90.ptx70": "pass",   # .target refused
+    "cp.async.bulk/shared_cta.global/mbarrier_complete_tx_bytes@sm_90.ptx70": "not_supported",  # .target refused
+    "cp.async/ca.shared.global/cp_size_4@sm_90.ptx77": "pass",   # only a target-line rule: the refusal is its pass
     "cp.async.bulk/shared_cta.global/mbarrier_complete_tx_bytes@sm_90.ptx86": "pass",
     "cp.async.bulk.tensor/6d.shared_cluster.global.tile@sm_90.ptx86": "pass",  # fatal syntax error = rejected
 }
@@ -38,7 +39,7 @@ def load(path):
 
 
 def run(*args):
-    env = dict(os.environ, PYTHONPATH=HARNESS)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([HARNESS, os.path.join(os.path.dirname(HARNESS), "generator")]))
     return subprocess.run([sys.executable, "-m", "compile", "--manifest", FIXTURE, "--no-generator", "--quiet",
                            *args], capture_output=True, text=True, env=env)
 
@@ -53,7 +54,7 @@ class CliTest(unittest.TestCase):
             from results import schema
             schema.load(out)
             self.assertEqual((doc["schema"], doc["version"], doc["tier"], doc["device"]),
-                             ("ptxcts-results", 1, "compile", None))
+                             ("ptxcts-results", schema.VERSION, "compile", None))
             got = {c["id"]: c["class"] for c in doc["cases"]}
             self.assertEqual(got, EXPECTED)
             for c in doc["cases"]:
@@ -70,8 +71,10 @@ class CliTest(unittest.TestCase):
 
     def test_without_the_finding_the_case_fails(self):
         with tempfile.TemporaryDirectory() as out:
-            r = run("--expectations", os.path.join(out, "none.toml"), "--out", out,
-                    "--case", "cp.async/ca.shared_cta.global/*")
+            empty = os.path.join(out, "none.toml")
+            with open(empty, "w") as f:
+                f.write("# no findings\n")
+            r = run("--expectations", empty, "--out", out, "--case", "cp.async/ca.shared_cta.global/*")
             doc = load(os.path.join(out, "results.json"))
             got = {c["id"]: c["class"] for c in doc["cases"]}
             self.assertEqual(got["cp.async/ca.shared_cta.global/cp_size_8@sm_80.ptx70"], "fail")
@@ -111,8 +114,23 @@ class CliTest(unittest.TestCase):
 
     def test_bad_filter_is_an_error_naming_it(self):
         r = run("--family", "nope", "--out", tempfile.gettempdir())
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn("unknown family nope", r.stderr)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--family nope: unknown", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+
+    def test_usage_errors_exit_2_and_name_the_input(self):
+        for args, fragment in ((["--jobs", "0"], "--jobs 0"), (["--ptx", "9"], "--ptx 9"),
+                               (["--target", "gfx90"], "--target gfx90"), (["--verdicts", "nvcc"], "--verdicts nvcc"),
+                               (["--limit", "-3"], "--limit -3"), (["--toolchain", "11.7"], "unknown toolchain '11.7'"),
+                               (["--toolchain", "/bin/true"], "not a working ptxas"),
+                               (["--expectations", "/nonexistent/ptxas.toml"], "/nonexistent/ptxas.toml"),
+                               (["--case", "no/such/*"], "select no case")):
+            with self.subTest(args=args), tempfile.TemporaryDirectory() as out:
+                r = run(*args, "--out", out)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(fragment, r.stderr)
+                self.assertNotIn("Traceback", r.stderr)
+                self.assertFalse(os.path.exists(os.path.join(out, "results.json")), "nothing written on a usage error")
 
 
 if __name__ == "__main__":

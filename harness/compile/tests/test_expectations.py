@@ -15,6 +15,7 @@ sentence = "Support for sub-qualifier ::cta introduced in PTX ISA version 7.8."
 ptxas = "accepted without a diagnostic"
 note = "n"
 reviewed = "r"
+toolchains = ["13.*"]
 
 [[finding]]
 id = "two"
@@ -24,6 +25,8 @@ sentence = "s"
 ptxas = "requires .target sm_100"
 note = "n"
 reviewed = "r"
+toolchains = ["12.4", "13.0"]
+load_paths = ["ptxas"]
 '''
 
 
@@ -42,28 +45,44 @@ class ExpectationsTest(unittest.TestCase):
     def test_good_file(self):
         self.write(GOOD)
         fs = E.load(self.path)
-        self.assertEqual([(f.id, f.line) for f in fs], [("one", 2), ("two", 12)])
+        self.assertEqual([(f.id, f.line) for f in fs], [("one", 2), ("two", 13)])
+        one, two = fs
+        self.assertTrue(one.covers("13.5", "nvjitlink"))
+        self.assertFalse(one.covers("12.9", "ptxas"), "a finding applies only to the toolchains it names")
+        self.assertTrue(two.covers("12.4", "ptxas"))
+        self.assertFalse(two.covers("12.4", "nvjitlink"), "nor to other compilers when it names load_paths")
+
+    def test_missing_file_is_a_usage_error(self):
+        with self.assertRaises(E.ExpectationsError) as cm:
+            E.load(os.path.join(self.tmp.name, "nope.toml"))
+        self.assertEqual(cm.exception.code, 2)
+        self.assertIn("nope.toml", str(cm.exception))
+
+    def test_toolchains_required(self):
+        self.write(GOOD.replace('toolchains = ["13.*"]\n', ""))
+        with self.assertRaisesRegex(E.ExpectationsError, r":2: finding one lacks toolchains"):
+            E.load(self.path)
 
     def test_syntax_error_names_file_and_line(self):
-        self.write(GOOD.replace('verdict = "rejects"', 'verdict = "rejects'))   # line 15: unterminated string
+        self.write(GOOD.replace('verdict = "rejects"', 'verdict = "rejects'))   # line 16: unterminated string
         with self.assertRaises(E.ExpectationsError) as cm:
             E.load(self.path)
-        self.assertIn(f"{self.path}:15:", str(cm.exception))
+        self.assertIn(f"{self.path}:16:", str(cm.exception))
         self.assertIn("invalid TOML", str(cm.exception))
 
     def test_missing_key_names_the_finding_line(self):
         self.write(GOOD.replace('ptxas = "requires .target sm_100"\n', ""))
         with self.assertRaises(E.ExpectationsError) as cm:
             E.load(self.path)
-        self.assertIn(f"{self.path}:12:", str(cm.exception))
+        self.assertIn(f"{self.path}:13:", str(cm.exception))
         self.assertIn("lacks ptxas", str(cm.exception))
 
     def test_bad_verdict_and_duplicate_id(self):
         self.write(GOOD.replace('"rejects"', '"maybe"'))
-        with self.assertRaisesRegex(E.ExpectationsError, r":12: .*verdict 'maybe'"):
+        with self.assertRaisesRegex(E.ExpectationsError, r":13: .*verdict 'maybe'"):
             E.load(self.path)
         self.write(GOOD.replace('id = "two"', 'id = "one"'))
-        with self.assertRaisesRegex(E.ExpectationsError, r":12: finding id 'one' repeats the one at line 2"):
+        with self.assertRaisesRegex(E.ExpectationsError, r":13: finding id 'one' repeats the one at line 2"):
             E.load(self.path)
 
     def test_lookup_checks_direction_and_message(self):
@@ -99,8 +118,9 @@ class ExpectationsTest(unittest.TestCase):
         self.assertEqual(E.stale(fs, [], ["cp.async/ca.shared_cta.global/a@sm_80.ptx70"]), [],
                          "a finding whose cases this run did not select is not stale")
 
-    def test_absent_file_is_no_findings(self):
-        self.assertEqual(E.load(os.path.join(self.tmp.name, "none.toml")), [])
+    def test_empty_file_is_no_findings(self):
+        self.write("# no finding yet\n")
+        self.assertEqual(E.load(self.path), [])
 
 
 if __name__ == "__main__":

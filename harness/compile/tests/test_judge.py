@@ -1,10 +1,12 @@
 """Line mapping and judging with real ptxas on small hand-written modules."""
+import dataclasses
 import os
 import stat
 import tempfile
 import unittest
 
-from compile import classify, judge, modules, ptxas
+import toolchains
+from compile import backends, classify, judge, modules, ptxas
 from compile.tests import minimanifest
 
 CG4 = "cp.async.cg.shared.global [%r1], [%rd2], 4;"            # error: cp-size must be 16 with .cg
@@ -20,14 +22,14 @@ BULK = "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1],
 class JudgeBase(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="ptxcts-test-")
-        self.ptxas = ptxas.find()
+        self.ptxas = toolchains.resolve().ptxas
 
     def tearDown(self):
         self.tmp.cleanup()
 
     def judge(self, entries, target, ptx, ptxas_path=None):
         m = minimanifest.write(os.path.join(self.tmp.name, "m"), "t", entries)
-        j = judge.Judge(ptxas_path or self.ptxas, modules.Assembler(m, use_generator=False))
+        j = judge.Judge(backends.Ptxas(ptxas_path or self.ptxas), modules.Assembler(m, use_generator=False))
         out = j.chunk(target, target, ptx, m.cases)
         return m, j, out
 
@@ -82,12 +84,50 @@ class NegativeModuleTest(JudgeBase):
         k, msg, harness = classify.classify(cases[alone.case_id], alone, [])
         self.assertEqual((k, harness), (classify.FAIL, True), msg)
 
-    def test_header_error_rejects_every_case(self):
+    def test_header_error_judges_no_instruction(self):
+        """A refused `.target` line concerns every entry: header_refused, which is not_supported for a case with
+        rules about its instruction and the expected rejection for a case whose only rule is the target line."""
         entries = [("t/bulk", BULK, "reject", "sm_90", "7.0"), ("t/ca", CA4, "reject", "sm_90", "7.0")]
-        _, _, out = self.judge(entries, "sm_90", "7.0")
+        m, _, out = self.judge(entries, "sm_90", "7.0")
         for o in out.values():
-            self.assertEqual(o.verdict, judge.REJECTED)
+            self.assertEqual(o.verdict, judge.HEADER_REFUSED)
             self.assertTrue(any(d["where"] == "header" for d in o.diags))
+        case = m.cases[0]
+        k, msg, _ = classify.classify(case, out[case.id], [])
+        self.assertEqual(k, classify.NOT_SUPPORTED, msg)
+        self.assertIn(".target", msg)
+        target_only = dataclasses.replace(case, rules=("target.not_at_ptx",))
+        self.assertEqual(classify.classify(target_only, out[case.id], [])[0], classify.PASS)
+
+
+class NvJitLinkTest(JudgeBase):
+    """The same modules through the toolchain's libnvJitLink, in process: the same verdicts, lines and messages
+    as ptxas (nvJitLink runs ptxas's front end and prints its diagnostics)."""
+
+    def setUp(self):
+        super().setUp()
+        tc = toolchains.resolve()
+        if not tc.nvjitlink:
+            self.skipTest(f"toolchain {tc.name} has no nvJitLink library")
+        self.lib = tc.nvjitlink
+
+    def test_same_verdicts_as_ptxas(self):
+        entries = [("t/a", CG4, "reject", "sm_90", "8.6"), ("t/ok", CA4, "reject", "sm_90", "8.6"),
+                   ("t/f", D6, "reject", "sm_90", "8.6"), ("t/b", CA3, "reject", "sm_90", "8.6")]
+        m = minimanifest.write(os.path.join(self.tmp.name, "m"), "t", entries)
+        asm = modules.Assembler(m, use_generator=False)
+        by_ptxas = judge.Judge(backends.Ptxas(self.ptxas), asm).chunk("sm_90", "sm_90", "8.6", m.cases)
+        by_jit = judge.Judge(backends.NvJitLink(self.lib), asm).chunk("sm_90", "sm_90", "8.6", m.cases)
+        self.assertEqual({k: o.verdict for k, o in by_jit.items()}, {k: o.verdict for k, o in by_ptxas.items()})
+        self.assertEqual(by_jit["t/ok@sm_90.ptx86"].verdict, judge.ACCEPTED)
+        self.assertEqual(by_jit["t/a@sm_90.ptx86"].verdict, judge.REJECTED)
+        self.assertEqual({k: o.messages for k, o in by_jit.items()}, {k: o.messages for k, o in by_ptxas.items()})
+
+    def test_unknown_library_is_a_backend_error(self):
+        with self.assertRaises(backends.BackendError):
+            backends.NvJitLink(os.path.join(self.tmp.name, "libnope.so"))
+        with self.assertRaises(backends.BackendError):
+            backends.NvJitLink(None)
 
 
 class ValidModuleTest(JudgeBase):

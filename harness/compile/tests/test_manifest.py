@@ -30,25 +30,25 @@ class ManifestTest(unittest.TestCase):
     def test_fixture_loads(self):
         m = manifest.load(self.root)
         self.assertEqual(m.families, ["cp.async", "cp.async.bulk"])
-        self.assertEqual(len(m.cases), 14)
+        self.assertEqual(len(m.cases), 15)
         self.assertEqual(sum(c.valid for c in m.cases), 7)
 
     def test_bad_expect_names_file_and_line(self):
         path = self.edit("cases/cp.async.tsv", "\taccept\t\n", "\tmaybe\t\n")
-        with self.assertRaisesRegex(SystemExit, rf"{path}:2: case .*expect is 'maybe'"):
+        with self.assertRaisesRegex(manifest.ManifestError, rf"{path}:2: case .*expect is 'maybe'"):
             manifest.load(self.root)
 
     def test_reject_without_rule_is_refused(self):
         path = self.edit("cases/cp.async.tsv", "\treject\tcg_cp_size_16\n", "\treject\t\n")
-        with self.assertRaisesRegex(SystemExit, rf"{path}:\d+: case .* names no rule"):
+        with self.assertRaisesRegex(manifest.ManifestError, rf"{path}:\d+: case .* names no rule"):
             manifest.load(self.root)
 
     def test_unknown_form_and_bad_json(self):
         path = self.edit("cases/cp.async.bulk.tsv", "\tcp.async.bulk/shared_cta", "\tcp.async.bulk/nope")
-        with self.assertRaisesRegex(SystemExit, rf"{path}:\d+: .*form cp.async.bulk/nope\S* is not in forms.jsonl"):
+        with self.assertRaisesRegex(manifest.ManifestError, rf"{path}:\d+: .*form cp.async.bulk/nope\S* is not in forms.jsonl"):
             manifest.load(self.root)
         path = self.edit("forms.jsonl", "{", "{{")
-        with self.assertRaisesRegex(SystemExit, rf"{path}:1: not JSON"):
+        with self.assertRaisesRegex(manifest.ManifestError, rf"{path}:1: not JSON"):
             manifest.load(self.root)
 
     def test_filters(self):

@@ -1,0 +1,5 @@
+import sys
+
+from toolchains.cli import main
+
+sys.exit(main())

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The toolchain matrix: the compile tier (ptxas + nvJitLink verdicts) of every toolchain in the list, one report
+# with the toolchains as columns, and the differences between each toolchain and the one before it.
+#   ./ptxcts matrix [--toolchains 12.4,12.8,12.9,13.0,13.2,13.5] [--verdicts ptxas,nvjitlink] [--out DIR]
+#                   [--wheels DIR] [-j N]
+# Toolchains that are not installed are installed first (needs network, or --wheels DIR). Writes DIR/<name>/
+# (one compile run per toolchain), DIR/diff/<A>_to_<B>.md, DIR/report/ and DIR/matrix.md (classes per toolchain
+# and load path). Exit 0 when every run finished, 1 when a run failed to finish, 2 on a usage error.
+set -uo pipefail
+root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$root"
+toolchains=12.4,12.8,12.9,13.0,13.2,13.5 verdicts=ptxas,nvjitlink out="" wheels=() jobs=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --toolchains|--verdicts|--out|--wheels|-j)
+      [ $# -ge 2 ] && [ -n "$2" ] || { echo "matrix: $1 needs a value" >&2; exit 2; }
+      case "$1" in
+        --toolchains) toolchains=$2 ;; --verdicts) verdicts=$2 ;; --out) out=$2 ;;
+        --wheels) wheels=(--wheels "$2") ;; -j) jobs=(-j "$2") ;;
+      esac
+      shift ;;
+    *) echo "matrix: unknown option '$1' (known: --toolchains LIST, --verdicts LIST, --out DIR, --wheels DIR, -j N)" >&2
+       exit 2 ;;
+  esac
+  shift
+done
+IFS=, read -r -a names <<< "$toolchains"
+[ ${#names[@]} -ge 1 ] || { echo "matrix: --toolchains names no toolchain" >&2; exit 2; }
+out=${out:-results/$(date -u +%Y-%m-%dT%H-%M-%SZ)-matrix}
+if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
+  echo "matrix: --out $out exists and is not empty: choose another folder" >&2; exit 2
+fi
+mkdir -p "$out/diff"
+export PTXCTS_ROOT=$root PYTHONPATH="$root/generator:$root/harness"
+for n in "${names[@]}"; do   # validates every name before any long work starts
+  python3 -m toolchains resolve "$n" >/dev/null 2>&1 || python3 -m toolchains install "$n" "${wheels[@]}" || exit 2
+done
+t0=$(date +%s) rc=0 runs=()
+for n in "${names[@]}"; do
+  t1=$(date +%s)
+  python3 -m compile --toolchain "$n" --verdicts "$verdicts" --out "$out/$n" --quiet "${jobs[@]}" \
+    > "$out/$n.log" 2>&1
+  r=$?
+  echo "matrix: toolchain $n: compile tier exit $r in $(( $(date +%s) - t1 )) s (log $out/$n.log)"
+  # exit 1 means cases failed (they are the matrix's content); anything else means the run did not finish
+  [ $r -le 1 ] && runs+=("$out/$n") || rc=1
+done
+prev=""
+for run in "${runs[@]}"; do
+  n=$(basename "$run")
+  [ -n "$prev" ] && python3 -m results diff "$prev" "$run" --examples 3 \
+      --markdown "$out/diff/$(basename "$prev")_to_$n.md" --json "$out/diff/$(basename "$prev")_to_$n.json" >/dev/null
+  prev=$run
+done
+python3 -m results report "${runs[@]}" --out "$out/report" --baselines none >/dev/null || rc=1
+python3 - "$out" "${runs[@]}" <<'PY' > "$out/matrix.md"
+import collections, json, os, sys
+out, runs = sys.argv[1], sys.argv[2:]
+classes = ("pass", "fail", "compile_error", "spec_divergence", "beyond_chapter", "not_supported", "crash", "timeout",
+           "skipped")
+print("# Toolchain matrix: compile tier\n")
+print("| toolchain | ptxas | load path | cases | " + " | ".join(classes) + " |")
+print("|---|---|---|---:|" + "---:|" * len(classes))
+for run in runs:
+    doc = json.load(open(os.path.join(run, "results.json")))
+    by = collections.defaultdict(collections.Counter)
+    for c in doc["cases"]:
+        by[c["load_path"]][c["class"]] += 1
+    for lp, k in sorted(by.items()):
+        tc = doc["toolchain"]
+        print(f"| {tc.get('name')} | {tc.get('ptxas')} | {lp} | {sum(k.values())} | "
+              + " | ".join(str(k[c]) for c in classes) + " |")
+print("\nDifferences between consecutive toolchains: diff/*.md; the report: report/report.html.")
+PY
+echo "matrix: ${#runs[@]} toolchain(s) in $(( $(date +%s) - t0 )) s; $out/matrix.md, $out/diff/, $out/report/"
+cat "$out/matrix.md"
+exit $rc
