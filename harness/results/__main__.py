@@ -28,6 +28,11 @@ def _merge(args):
     doc = dict(first, run_id=args.run_id, shard={"index": 0, "count": 1},
                started=min(r.started for r in merged.runs), finished=max(r.finished for r in merged.runs),
                cases=[case for case, _ in merged.results.values()])
+    doc.pop("partial", None)
+    if merged.partial_runs:  # a partial shard makes the merged document partial: never a short run as whole
+        left = sum(p["total"] - p["done"] for _, _, _, p in merged.partial_runs)
+        doc["partial"] = {"reason": "; ".join(merged.partial_lines()), "done": len(doc["cases"]),
+                          "total": len(doc["cases"]) + left}
     write_run(args.out, doc)
     print(f"merge: wrote {args.out}/results.json and junit.xml ({len(doc['cases'])} cases)")
     return 0
