@@ -133,12 +133,14 @@ def support(tc, load_path, target, ptx, case, device_check=None):
 
 
 def judge_all(chosen, m, mroot, tc, load_path, use_gen, jobs_n, module_size, advance=lambda n: None, keep=None,
-              device_check=None, state=None):
+              device_check=None, sink=None):
     """Judge every chosen case with one compiler: (outcomes by case ID, not_supported reasons by case ID, -arch
     notes by case ID, compiler calls, modules). Cases are grouped by (target, PTX version, validity, -arch) and
-    cut into modules of module_size; modules are judged in a pool of jobs_n processes. state (a dict) receives
-    the pool so that an interrupt can stop it."""
-    outcomes, unsupported, arch_note = {}, {}, {}
+    cut into modules of module_size; modules are judged in a pool of jobs_n processes. sink (a dict), when given,
+    receives the three maps as they fill, so that what was judged before an interrupt is kept."""
+    sink = {} if sink is None else sink
+    outcomes, unsupported, arch_note = sink.setdefault("outcomes", {}), sink.setdefault("unsupported", {}), \
+        sink.setdefault("arch_note", {})
     groups = defaultdict(list)
     for c in chosen:
         arch, note = support(tc, load_path, c.target, c.ptx, c, device_check)
@@ -162,8 +164,6 @@ def judge_all(chosen, m, mroot, tc, load_path, use_gen, jobs_n, module_size, adv
         ctx = multiprocessing.get_context("spawn" if load_path == "driver" else "fork")
         pool = cf.ProcessPoolExecutor(max_workers=jobs_n, mp_context=ctx, initializer=_init,
                                       initargs=(mroot, spec, use_gen, keep))
-        if state is not None:
-            state["pool"] = pool
         try:
             futs = {pool.submit(_work, *j): j for j in jobs}
             for fut in cf.as_completed(futs):
@@ -174,11 +174,18 @@ def judge_all(chosen, m, mroot, tc, load_path, use_gen, jobs_n, module_size, adv
                     res = {c.id: judge.Outcome(c.id, judge.CRASH, note=f"the {load_path} worker died: {e}",
                                                module_cases=len(futs[fut][3])) for c in futs[fut][3]}
                     n = 0
+                except judge.Interrupted:
+                    raise KeyboardInterrupt from None
                 outcomes.update(res)
                 calls += n
                 advance(len(res))
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        except KeyboardInterrupt:
+            # stop now: the workers ignore SIGINT; their compilers got it and die, and nothing more is collected
+            for p in list((getattr(pool, "_processes", None) or {}).values()):
+                p.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
     return outcomes, unsupported, arch_note, calls, len(jobs)
 
 
@@ -241,7 +248,7 @@ def _main(a):
     exp_path = a.expectations or os.path.join(root, "results", "expectations", "ptxas.toml")
     all_findings = expectations.load(exp_path)
     m = manifest.load(mroot)
-    all_ids = [c.id for c in m.cases]
+    all_ids = [(c.id, c.valid) for c in m.cases]
     if a.family:
         unknown = [f for f in a.family if f not in m.families]
         if unknown:
@@ -259,9 +266,9 @@ def _main(a):
     if not chosen:
         raise Usage("the filters select no case" + (f" (--case {' '.join(a.case)})" if a.case else ""))
 
-    device_check, driver_note = None, ""
+    device_check, driver_note, device = None, "", None
     if "driver" in a.verdicts:
-        device_check, driver_note = driver_support()
+        device_check, driver_note, device = driver_support()
 
     started_utc = datetime.datetime.now(datetime.timezone.utc)
     prior = {}
@@ -282,7 +289,7 @@ def _main(a):
     lock.acquire()
     try:
         return _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, chosen, prior, rid,
-                                out_dir, started, device_check, driver_note)
+                                out_dir, started, device_check, driver_note, device)
     finally:
         lock.release()
 
@@ -297,10 +304,14 @@ def driver_support():
     except (OSError, subprocess.TimeoutExpired):
         cc = None
     if not cc:
-        return (lambda t: "no GPU here (nvidia-smi finds none)"), "no GPU"
+        return (lambda t: "no GPU here (nvidia-smi finds none)"), "no GPU", None
     major, minor = (int(x) for x in cc.split("."))
     dev = types.SimpleNamespace(cc=(major, minor))
-    return (lambda t: backends.Driver.can_load(dev, t)), f"device sm_{major}{minor}"
+    name = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                          capture_output=True, text=True).stdout.splitlines()[0].split(",")
+    device = {"name": name[0].strip(), "sm": f"sm_{major}{minor}", "cc": f"{major}.{minor}",
+              "driver": name[1].strip() if len(name) > 1 else None}
+    return (lambda t: backends.Driver.can_load(dev, t)), f"device sm_{major}{minor}", device
 
 
 def _load_prior(folder):
@@ -318,7 +329,7 @@ def _load_prior(folder):
 
 
 def _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, chosen, prior, rid, out_dir, started,
-                     device_check, driver_note):
+                     device_check, driver_note, device):
     # the generator's own module_text is the one way to assemble modules of generated/ (ARCHITECTURE.md section 2);
     # assembling from the kernel files alone is for manifests that are not the generator's (test fixtures)
     use_gen = not a.no_generator and os.path.realpath(mroot) == os.path.realpath(manifest.default_root())
@@ -340,25 +351,25 @@ def _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, cho
     prog = progress.Progress(total, every_s=1e9 if a.quiet else 2.0)
     t0 = time.monotonic()
     records = list(prior.values())
-    state, interrupted, calls, nmodules = {}, None, 0, 0
+    interrupted, calls, nmodules = None, 0, 0
     pending = dict(todo)
     try:
         for lp in a.verdicts:
-            outcomes, unsupported, arch_note, n_calls, n_mods = judge_all(
-                todo[lp], m, mroot, tc, lp, use_gen, a.jobs, a.module_size, prog.advance, a.keep_modules,
-                device_check, state)
+            sink = {}
+            try:
+                _, _, _, n_calls, n_mods = judge_all(todo[lp], m, mroot, tc, lp, use_gen, a.jobs, a.module_size,
+                                                     prog.advance, a.keep_modules, device_check, sink)
+            finally:   # also on an interrupt: every case judged so far becomes a record
+                judged_now = [c for c in todo[lp] if c.id in sink.get("unsupported", {}) or c.id in sink.get("outcomes", {})]
+                records += [_record(c, lp, tc, sink["unsupported"], sink["outcomes"], sink["arch_note"], active[lp],
+                                    COMPILER_NAMES[lp]) for c in judged_now]
+                done_ids = {c.id for c in judged_now}
+                pending[lp] = [c for c in todo[lp] if c.id not in done_ids]
             calls += n_calls
             nmodules += n_mods
-            records += [_record(c, lp, tc, unsupported, outcomes, arch_note, active[lp], COMPILER_NAMES[lp])
-                        for c in todo[lp]]
             pending.pop(lp)
     except KeyboardInterrupt:
         interrupted = "interrupted by SIGINT"
-        pool = state.get("pool")
-        if pool is not None:
-            for p in list(getattr(pool, "_processes", {}).values()):
-                p.terminate()
-            pool.shutdown(wait=False, cancel_futures=True)
         sys.stderr.write("\ncompile: interrupted: the workers are stopped; writing what was judged\n")
     wall = time.monotonic() - t0
     judged = len(records)
@@ -373,13 +384,16 @@ def _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, cho
     doc = {"schema": "ptxcts-results", "version": results.VERSION, "run_id": rid, "tier": "compile",
            "started": started, "finished": finished.isoformat(), "seed": None, "shard": {"index": 0, "count": 1},
            "host": {"hostname": socket.gethostname(), "cpus": os.cpu_count()},
-           "toolchain": dict(tc.record(), cuda_runtime=None, driver=None), "device": None, "cases": records}
+           "toolchain": dict(tc.record(), cuda_runtime=None, driver=(device or {}).get("driver")),
+           # the driver JIT's verdicts belong to the device (and driver) they were given on
+           "device": ({k: device[k] for k in ("name", "sm", "cc")} if device and "driver" in a.verdicts else None),
+           "cases": records}
     if interrupted:
         results.mark_partial(doc, interrupted, done=judged, total=len(records))
     results.write_run(out_dir, doc)
     output.write_rule_messages(os.path.join(out_dir, "rule_messages.tsv"), records)
     used = [f for f in all_findings if any(f.covers(tc.name, lp) for lp in a.verdicts)]
-    stale = [] if interrupted else expectations.stale(used, [c.id for c in chosen], all_ids)
+    stale = [] if interrupted else expectations.stale(used, [(c.id, c.valid) for c in chosen], all_ids)
     results.atomic_write(os.path.join(out_dir, "expectations.json"), json.dumps({"file": exp_path, "toolchain": tc.name, "findings": [
         {"id": x.id, "line": x.line, "verdict": x.verdict, "toolchains": x.toolchains, "applied": len(x.applied),
          "covers_this_toolchain": x in used,

@@ -169,18 +169,21 @@ def lookup(findings: List[Finding], case_id: str, verdict: str, messages: List[s
     return None, why_not
 
 
-def stale(findings: List[Finding], run_case_ids, all_case_ids) -> List[dict]:
-    """Findings this run should have used and did not. A finding whose patterns match no case of the whole
-    manifest is stale; one whose patterns match cases of this run, none of which diverged, is stale; one whose
-    cases all lie outside this run's selection is not judged."""
+def stale(findings: List[Finding], run_cases, all_cases) -> List[dict]:
+    """Findings this run should have used and did not. run_cases, all_cases: (case ID, valid) of this run and of
+    the manifest. A finding can excuse only invalid cases ("accepts") or valid ones ("rejects"). One whose patterns
+    match no such case of the whole manifest is stale; one that matches such cases of this run, none of which
+    diverged, is stale; one whose cases all lie outside this run's selection is not judged."""
     out = []
     for f in findings:
         if f.applied:
             continue
-        in_run = [c for c in run_case_ids if f.matches(c)]
+        want_valid = f.verdict == "rejects"
+        in_run = [c for c, valid in run_cases if valid == want_valid and f.matches(c)]
         if in_run:
             out.append({"id": f.id, "line": f.line,
                         "why": f"covers {len(in_run)} case(s) of this run (e.g. {in_run[0]}) and none of them diverged"})
-        elif not any(f.matches(c) for c in all_case_ids):
-            out.append({"id": f.id, "line": f.line, "why": "its patterns match no case of the manifest"})
+        elif not any(valid == want_valid and f.matches(c) for c, valid in all_cases):
+            out.append({"id": f.id, "line": f.line, "why": f"its patterns match no {'valid' if want_valid else 'invalid'} "
+                                                         f"case of the manifest (it {f.verdict} them)"})
     return out

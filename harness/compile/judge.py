@@ -21,6 +21,11 @@ from typing import Dict, List, Optional
 from compile import diagnostics, modules, ptxas
 from compile.manifest import Case
 
+class Interrupted(BaseException):
+    """The compiler was stopped by the user's Ctrl-C (SIGINT reaches the whole process group): nothing about the
+    module is known, and the run is being interrupted (a BaseException, so no judging code catches it)."""
+
+
 ACCEPTED, REJECTED, CRASH, TIMEOUT, ERROR, HEADER_REFUSED = (
     "accepted", "rejected", "crash", "timeout", "harness_error", "header_refused")
 
@@ -96,6 +101,8 @@ class Judge:
                 return
             if mod is None:
                 return
+            if call.signal == "SIGINT":
+                raise Interrupted()
             if call.timed_out or call.signal:
                 if len(pending) == 1:
                     o = out[pending[0].id]

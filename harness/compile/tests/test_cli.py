@@ -100,6 +100,44 @@ class CliTest(unittest.TestCase):
             r = run("--expectations", path, "--out", out, "--case", "cp.async/ca.shared_cta.global/*@*.ptx78")
             self.assertIn("STALE finding cp-async-shared-cta-before-ptx78", r.stderr)
 
+    def test_interrupt_keeps_what_was_judged_and_resume_finishes(self):
+        """Ctrl-C: the workers are stopped, the judged cases are written with the rest `skipped` ("interrupted")
+        and the document marked partial, exit 130; --resume judges only what is left, under the same run ID."""
+        import signal
+        import time
+        import toolchains
+        real = toolchains.resolve("13.0").ptxas
+        with tempfile.TemporaryDirectory() as tmp:
+            slow = os.path.join(tmp, "ptxas")
+            with open(slow, "w") as f:   # slow only on the tier's modules, not on the toolchain probe's
+                f.write(f"#!/bin/sh\ncase \"$*\" in *ptxcts-compile-*) sleep 1;; esac\nexec {real} \"$@\"\n")
+            os.chmod(slow, 0o755)
+            out = os.path.join(tmp, "run")
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join([HARNESS, os.path.join(os.path.dirname(HARNESS),
+                                                                                      "generator")]),
+                       PTXCTS_TOOLCHAIN_CACHE=os.path.join(tmp, "cache"))
+            argv = [sys.executable, "-m", "compile", "--manifest", FIXTURE, "--no-generator", "--quiet",
+                    "--expectations", FINDINGS, "--toolchain", slow, "--module-size", "1", "-j", "1"]
+            p = subprocess.Popen(argv + ["--out", out], env=env, stderr=subprocess.PIPE, text=True,
+                                 start_new_session=True)
+            time.sleep(6)   # the probe of the new toolchain, then a few one-second modules
+            os.killpg(p.pid, signal.SIGINT)   # as a terminal's Ctrl-C: the whole process group
+            err = p.communicate(timeout=60)[1]
+            self.assertEqual(p.returncode, 130, err)
+            self.assertNotIn("Traceback", err)
+            doc = load(os.path.join(out, "results.json"))
+            self.assertIn("partial", doc)
+            skipped = [c for c in doc["cases"] if c["class"] == "skipped"]
+            self.assertTrue(skipped and all(c["message"] == "interrupted" for c in skipped))
+            self.assertEqual(doc["partial"]["done"], len(doc["cases"]) - len(skipped))
+            self.assertEqual(len(doc["cases"]), len(EXPECTED))
+            r = subprocess.run(argv + ["--resume", out], env=env, capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 1, r.stderr)    # the fixture's one fail and one compile_error
+            again = load(os.path.join(out, "results.json"))
+            self.assertNotIn("partial", again)
+            self.assertEqual(again["run_id"], doc["run_id"])
+            self.assertEqual({c["id"]: c["class"] for c in again["cases"]}, EXPECTED)
+
     def test_findings_file_with_a_syntax_error_is_refused(self):
         with tempfile.TemporaryDirectory() as out:
             bad = os.path.join(out, "ptxas.toml")

@@ -111,11 +111,14 @@ class ExpectationsTest(unittest.TestCase):
         self.write(GOOD)
         fs = E.load(self.path)
         fs[1].applied.append("x/y@sm_90.ptx86")
-        st = E.stale(fs, ["cp.async/ca.shared_cta.global/cp_size_8@sm_80.ptx70"],
-                     ["cp.async/ca.shared_cta.global/cp_size_8@sm_80.ptx70", "x/y@sm_90.ptx86"])
+        st = E.stale(fs, [("cp.async/ca.shared_cta.global/cp_size_8@sm_80.ptx70", False)],
+                     [("cp.async/ca.shared_cta.global/cp_size_8@sm_80.ptx70", False), ("x/y@sm_90.ptx86", True)])
         self.assertEqual([s["id"] for s in st], ["one"])
-        self.assertEqual(E.stale(fs, [], ["z@sm_90.ptx86"])[0]["why"], "its patterns match no case of the manifest")
-        self.assertEqual(E.stale(fs, [], ["cp.async/ca.shared_cta.global/a@sm_80.ptx70"]), [],
+        self.assertEqual(E.stale(fs, [("cp.async/ca.shared_cta.global/cp_size_8@sm_80.ptx70", True)],
+                                 [("cp.async/ca.shared_cta.global/cp_size_8@sm_80.ptx70", False)]), [],
+                         "an 'accepts' finding cannot apply to a valid case (a --valid-only run)")
+        self.assertIn("match no invalid case of the manifest", E.stale(fs, [], [("z@sm_90.ptx86", False)])[0]["why"])
+        self.assertEqual(E.stale(fs, [], [("cp.async/ca.shared_cta.global/a@sm_80.ptx70", False)]), [],
                          "a finding whose cases this run did not select is not stale")
 
     def test_empty_file_is_no_findings(self):
