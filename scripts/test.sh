@@ -1,7 +1,26 @@
 #!/usr/bin/env bash
-# The tests: build, then every CTest tier. Without a GPU the run tier's cases are reported as skipped.
-set -euo pipefail
+# The tests: build, then every CTest tier. Without a GPU the run tier's cases are reported as skipped. With GPUs,
+# a CTest resource spec of the GPUs present (scripts/gpus.sh) spreads the run tests over them (one run test per
+# GPU at a time, CUDA_VISIBLE_DEVICES from CTest's resource group), each test writes its own results shard under
+# build/ctest-results/<stamp>/, and the shards are merged into one run and one report at the end.
+set -uo pipefail
 root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${PTXCTS_BUILD:-$root/build}
-bash "$root/scripts/build.sh"
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"
+bash "$root/scripts/build.sh" || exit $?
+spec=$build/gpus.json
+bash "$root/scripts/gpus.sh" "$spec" || exit $?
+ngpu=$(grep -c '"id"' "$spec" || true)
+stamp=$(date -u +%Y-%m-%dT%H-%M-%SZ)
+export PTXCTS_RUN_RESULTS=${PTXCTS_RUN_RESULTS:-$build/ctest-results/$stamp}
+export PTXCTS_RUN_ID=${PTXCTS_RUN_ID:-$stamp-ctest}
+args=(--output-on-failure -j "$(nproc)")
+[ "$ngpu" -gt 0 ] && args+=(--resource-spec-file "$spec")
+echo "test: $ngpu GPU(s); run-tier shards under $PTXCTS_RUN_RESULTS"
+ctest --test-dir "$build" "${args[@]}" "$@"
+rc=$?
+if [ "$ngpu" -gt 0 ] && compgen -G "$PTXCTS_RUN_RESULTS/*/results.json" >/dev/null; then
+  export PYTHONPATH="$root/generator:$root/harness" PTXCTS_ROOT=$root
+  python3 -m results report "$PTXCTS_RUN_RESULTS"/*/ --out "$PTXCTS_RUN_RESULTS/report" --baselines none \
+    >/dev/null && echo "test: the run tests' shards in one report: $PTXCTS_RUN_RESULTS/report/report.html"
+fi
+exit $rc
