@@ -36,11 +36,14 @@ if [ -n "$matrix" ]; then
   ./ptxcts matrix --toolchains "$matrix" --out "results/$stamp-matrix"
   for d in "results/$stamp-matrix"/*/; do [ -f "$d/results.json" ] && runs+=("${d%/}"); done
 else
-  verdicts=ptxas,nvjitlink
-  [ $gpu = 1 ] && verdicts=$verdicts,driver
-  step "compile tier ($verdicts)"
-  ./ptxcts compile "${toolchain[@]}" --verdicts "$verdicts" --quiet --out "results/$stamp-compile"
+  step "compile tier (ptxas, nvJitLink)"
+  ./ptxcts compile "${toolchain[@]}" --verdicts ptxas,nvjitlink --quiet --out "results/$stamp-compile"
   [ -f "results/$stamp-compile/results.json" ] && runs+=("results/$stamp-compile")
+  if [ $gpu = 1 ]; then   # the driver's verdicts belong to this device: a run of their own, gated per device
+    step "compile tier (the driver's JIT on this GPU)"
+    ./ptxcts compile "${toolchain[@]}" --verdicts driver --quiet --out "results/$stamp-compile-driver"
+    [ -f "results/$stamp-compile-driver/results.json" ] && runs+=("results/$stamp-compile-driver")
+  fi
 fi
 if [ $gpu = 1 ]; then
   step "run tier"

@@ -6,11 +6,12 @@
 set -euo pipefail
 out=${1:-}
 ids=()
-if command -v nvidia-smi >/dev/null 2>&1; then
+smi=${PTXCTS_NVIDIA_SMI:-nvidia-smi}   # tests point it elsewhere
+if command -v "$smi" >/dev/null 2>&1; then
   while IFS= read -r line; do
     line=${line//[[:space:]]/}
     [[ $line =~ ^[0-9]+$ ]] && ids+=("$line")
-  done < <(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null || true)
+  done < <("$smi" --query-gpu=index --format=csv,noheader 2>/dev/null || true)
 fi
 entries=""
 for i in "${ids[@]+"${ids[@]}"}"; do

@@ -91,7 +91,7 @@ class NvJitLink:
 class Driver:
     """The driver's PTX JIT on the first visible GPU (primary context), errors from CU_JIT_ERROR_LOG_BUFFER."""
     load_path = "driver"
-    LOG = 1 << 16
+    LOG = 1 << 22      # a module of 64 invalid entries can log well over 64 KiB
     CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 3, 4
     CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 5, 6
 
@@ -148,11 +148,16 @@ class Driver:
         secs = time.monotonic() - t0
         if rc == 0:
             cu.cuModuleUnload(mod)
-        out = err.value.decode(errors="replace") + info.value.decode(errors="replace")
+        argv = [f"cuModuleLoadDataEx(sm_{self.cc[0]}{self.cc[1]})", name + ".ptx"]
+        if len(err.value) >= self.LOG - 1 or len(info.value) >= self.LOG - 1:
+            # a full buffer lost the end of the log: no line of this call can be trusted to be the whole story,
+            # so no case is judged on it (the judge splits the module and asks again)
+            return ptxas.Call(argv, rc if rc else -1, "", secs, diagnostics.parse(
+                f"ptxas fatal   : the JIT's log filled its {self.LOG}-byte buffer; the module is judged in parts"))
+        out = err.value.decode(errors="replace").rstrip("\n") + "\n" + info.value.decode(errors="replace")
         if rc != 0 and not out.strip():
             out = f"ptxas fatal   : cuModuleLoadDataEx returned CUresult {rc} without a log"
-        return ptxas.Call([f"cuModuleLoadDataEx(sm_{self.cc[0]}{self.cc[1]})", name + ".ptx"], rc, out, secs,
-                          diagnostics.parse(out))
+        return ptxas.Call(argv, rc, out, secs, diagnostics.parse(out))
 
 
 def make(load_path, toolchain):

@@ -393,7 +393,10 @@ def _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, cho
     results.write_run(out_dir, doc)
     output.write_rule_messages(os.path.join(out_dir, "rule_messages.tsv"), records)
     used = [f for f in all_findings if any(f.covers(tc.name, lp) for lp in a.verdicts)]
-    stale = [] if interrupted else expectations.stale(used, [(c.id, c.valid) for c in chosen], all_ids)
+    # a finding is stale only over cases a covered compiler actually judged (not not_supported, not skipped)
+    judged_ids = {r["id"] for r in records if r["class"] not in (cls.NOT_SUPPORTED, cls.SKIPPED)}
+    stale = [] if interrupted else expectations.stale(
+        used, [(c.id, c.valid) for c in chosen if c.id in judged_ids], all_ids)
     results.atomic_write(os.path.join(out_dir, "expectations.json"), json.dumps({"file": exp_path, "toolchain": tc.name, "findings": [
         {"id": x.id, "line": x.line, "verdict": x.verdict, "toolchains": x.toolchains, "applied": len(x.applied),
          "covers_this_toolchain": x in used,

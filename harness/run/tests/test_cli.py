@@ -260,8 +260,11 @@ class GpusSpec(unittest.TestCase):
                 os.chmod(os.path.join(d, "nvidia-smi"), 0o755)
             path = d + ":/usr/bin:/bin"
             out = os.path.join(d, "gpus.json")
+            env = {"PATH": path}
+            if smi is None:   # no nvidia-smi at all, whatever this machine has in /usr/bin
+                env["PTXCTS_NVIDIA_SMI"] = os.path.join(d, "no-nvidia-smi")
             r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpus.sh"), out], capture_output=True, text=True,
-                               env={"PATH": path})
+                               env=env)
             self.assertEqual(r.returncode, 0, r.stderr)
             with open(out) as f:
                 return json.load(f)
