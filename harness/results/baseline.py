@@ -1,10 +1,11 @@
 """Baselines: the reviewed class of every case key of one tier, toolchain and device.
 
-Layout (results/baselines/README.md): one file per tier and toolchain name, under the device's architecture for
-runs on a device:
-    results/baselines/<tier>/<toolchain>.json         a run without a device (compile tier: ptxas, nvjitlink)
-    results/baselines/<tier>/<sm>/<toolchain>.json    a run on a device (run tier; compile tier, load path driver)
-e.g. compile/13.0.json, run/sm_90/13.0.json. The toolchain name is schema.toolchain_name (`toolchain.name`,
+Layout (results/baselines/README.md): one gzip-compressed file per tier and toolchain name, under the device's
+architecture for runs on a device:
+    results/baselines/<tier>/<toolchain>.json.gz         a run without a device (compile tier: ptxas, nvjitlink)
+    results/baselines/<tier>/<sm>/<toolchain>.json.gz    a run on a device (run tier; compile tier, load path driver)
+e.g. compile/13.0.json.gz, run/sm_90/13.0.json.gz (`zcat` shows the text; a plain .json given with --baseline is
+read as well). The toolchain name is schema.toolchain_name (`toolchain.name`,
 else major.minor of `toolchain.ptxas`).
 
 Format (schema `ptxcts-baseline`, version 2), written sorted with one case per line so a change reviews as a diff:
@@ -23,6 +24,7 @@ Format (schema `ptxcts-baseline`, version 2), written sorted with one case per l
 Version 1 (one file per architecture, `arch` = "compile" or the device sm, toolchain only in source) is still
 read; the gate writes version 2.
 """
+import gzip
 import json
 import os
 
@@ -41,7 +43,15 @@ TIERS = ("compile", "run", "model")
 
 def relative_path(tier, toolchain, sm):
     """Where the baseline of (tier, toolchain name, device sm or None) lives, relative to results/baselines/."""
-    return os.path.join(tier, *([sm] if sm else []), f"{toolchain}.json")
+    return os.path.join(tier, *([sm] if sm else []), f"{toolchain}.json.gz")
+
+
+def locate(baselines_dir, tier, toolchain, sm):
+    """The baseline file of (tier, toolchain, sm) under baselines_dir: the .json.gz where it lives, a plain .json
+    beside it where only that exists (hand-made or older trees), else the .json.gz to create."""
+    path = os.path.join(baselines_dir, relative_path(tier, toolchain, sm))
+    plain = path[:-len(".gz")]
+    return plain if not os.path.isfile(path) and os.path.isfile(plain) else path
 
 
 def describe(tier, toolchain, sm):
@@ -118,4 +128,6 @@ def dumps(tier, toolchain, sm, source, cases):
 
 
 def write(path, tier, toolchain, sm, source, cases):
-    atomic_write(path, dumps(tier, toolchain, sm, source, cases))
+    text = dumps(tier, toolchain, sm, source, cases)
+    # gzip without a timestamp: the same baseline is the same bytes
+    atomic_write(path, gzip.compress(text.encode("utf-8"), mtime=0) if str(path).endswith(".gz") else text)

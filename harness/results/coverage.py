@@ -27,6 +27,8 @@ from . import diff as diff_mod
 from .gate import REGRESSION_KINDS, classify
 from .schema import CLASSES, FINDINGS, key_text, target_sort_key
 
+REPO_ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 REPORT_SCHEMA = "ptxcts-report"
 REPORT_VERSION = 2
 EXERCISED = ("pass", "fail", "spec_divergence", "beyond_chapter", "compile_error", "crash", "timeout")
@@ -36,7 +38,9 @@ EXAMPLES = 3
 REGRESSIONS_LISTED = 50
 
 
-def _column(tier, run, case, multi):
+def _column(tier, run, case, multi, multi_device=frozenset()):
+    """The column key: tier:arch[@toolchain] (the toolchain where a tier has several), and for a run on a device
+    whose architecture several devices of the report share, the device's name after a '#'."""
     if tier == "compile":
         arch = case["target"]
     elif tier == "run":
@@ -44,6 +48,8 @@ def _column(tier, run, case, multi):
     else:
         arch = ""
     key = f"{tier}:{arch}" if arch else tier
+    if tier == "run" and run.device and run.device["sm"] in multi_device:
+        key += "#" + run.device["name"]
     return key + (f"@{run.toolchain_name}" if multi else "")
 
 
@@ -70,8 +76,11 @@ def fold(message):
     return first[:200]
 
 
-def signature(case):
-    """What makes two findings the same finding: (kind, text)."""
+def signature(case, known=None):
+    """What makes two findings the same finding: (kind, text). known: the reviewed run-tier finding that covers
+    this case (results/expectations/run.toml), if any."""
+    if known:
+        return ("finding", known)
     message = case.get("message") or ""
     m = re.match(r"finding ([A-Za-z0-9_.:-]+):", message)
     if m:
@@ -97,15 +106,21 @@ def build(groups, forms, cases, manifest_path, title, baselines_dir=None):
         for run in g.runs:
             tiers_toolchains.setdefault(run.tier, set()).add(g.toolchain)
     multi = {t for t, names in tiers_toolchains.items() if len(names) > 1}
+    sm_devices = {}
+    for g in groups:
+        for run in g.runs:
+            if run.tier == "run" and run.device:
+                sm_devices.setdefault(run.device["sm"], set()).add(run.device["name"])
+    multi_device = {sm for sm, names in sm_devices.items() if len(names) > 1}
 
     cols, rows, instances, reasons, col_targets = {}, {}, [], {}, {}
     for form in forms:
         rows[form["form"]] = {"family": form["family"], "form": form["form"], "in_manifest": True, "cells": {}}
     for g in groups:
         for key, (case, run) in g.results.items():
-            col = _column(run.tier, run, case, run.tier in multi)
+            col = _column(run.tier, run, case, run.tier in multi, multi_device)
             c = cols.setdefault(col, {"key": col, "tier": run.tier, "toolchain": g.toolchain,
-                                      "arch": col.partition("@")[0].partition(":")[2] or run.tier,
+                                      "arch": col.partition("@")[0].partition("#")[0].partition(":")[2] or run.tier,
                                       "devices": set(), "runs": set()})
             if run.device:
                 c["devices"].add(run.device["name"])
@@ -129,6 +144,8 @@ def build(groups, forms, cases, manifest_path, title, baselines_dir=None):
         c = cols[k]
         label = {"compile": f"compile {c['arch']}", "model": "model",
                  "run": f"run {c['arch']}" if c["arch"] != "none" else "run (no device)"}.get(c["tier"], k)
+        if "#" in k:   # several devices of this architecture: name the device
+            label += " " + k.partition("#")[2].partition("@")[0].replace("NVIDIA ", "")
         if c["tier"] in multi:
             label += f" [{c['toolchain']}]"
         columns.append({"key": k, "tier": c["tier"], "arch": c["arch"], "toolchain": c["toolchain"], "label": label,
@@ -174,7 +191,7 @@ def build(groups, forms, cases, manifest_path, title, baselines_dir=None):
                 if cls in FINDINGS:
                     fam["findings"] += n
 
-    finding_groups, finding_list = _group_findings(instances)
+    finding_groups, finding_list = _group_findings(instances, _known_run_findings(instances))
     return {
         "schema": REPORT_SCHEMA, "version": REPORT_VERSION, "title": title,
         "manifest": {"path": manifest_path, "forms": len(manifest_forms),
@@ -206,17 +223,50 @@ def build(groups, forms, cases, manifest_path, title, baselines_dir=None):
     }
 
 
-def _group_findings(instances):
+def _known_run_findings(instances):
+    """{(column, key): finding id} for the run-tier fails, crashes and timeouts that a reviewed, unexpired finding of
+    results/expectations/run.toml covers: the same judgement the run tier's CTest front makes (harness/run/known.py,
+    one implementation), so the report does not call a reviewed finding unexplained."""
+    runs = {}
+    for col, key, case, run in instances:
+        if run.tier == "run" and case["class"] in UNEXPLAINED:
+            runs.setdefault(id(run), (run, []))[1].append((col, key, case))
+    path = os.path.join(REPO_ROOT, "harness", "run", "known.py")
+    expectations = os.path.join(REPO_ROOT, "results", "expectations", "run.toml")
+    if not runs or not os.path.isfile(path) or not os.path.isfile(expectations):
+        return {}
+    import datetime
+    import importlib.util
+    from . import waivers as waivers_mod
+    from .errors import InputError
+    spec = importlib.util.spec_from_file_location("ptxcts_run_known", path)
+    known = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(known)
+    findings = known.load_findings(expectations, waivers_mod, InputError)
+    today = datetime.datetime.now(datetime.timezone.utc).date()
+    out = {}
+    for run, items in runs.values():
+        answers = known.judge([c for _, _, c in items], known.Run(run.device, run.toolchain), findings, [], today,
+                              waivers_mod, (expectations, ""))
+        for (col, key, _), a in zip(items, answers):
+            if a["verdict"] == "known":
+                out[(col, key)] = a["name"]
+    return out
+
+
+def _group_findings(instances, known=None):
     """(groups, compact list): groups sorted unexplained first, then by count; the list has one entry per
-    finding (key, class, group, replay) for the per-family pages."""
+    finding (key, class, group, replay) for the per-family pages. known: {(column, key): reviewed finding id}."""
+    known = known or {}
     by = {}
     for col, key, case, run in sorted(instances, key=lambda x: (_column_sort(x[0]), key_text(x[1]))):
-        sig = signature(case)
+        sig = signature(case, known.get((col, key)))
         gid = group_id(case["class"], sig)
         g = by.get(gid)
         if g is None:
             g = by[gid] = {"group": gid, "class": case["class"], "kind": sig[0], "signature": sig[1],
-                           "message": case.get("message", ""), "unexplained": case["class"] in UNEXPLAINED,
+                           "message": case.get("message", ""),
+                           "unexplained": case["class"] in UNEXPLAINED and (col, key) not in known,
                            "count": 0, "columns": {}, "families": set(), "examples": []}
         g["count"] += 1
         g["columns"][col] = g["columns"].get(col, 0) + 1
@@ -248,8 +298,8 @@ def _regressions(groups, baselines_dir):
         for (tier, sm), results in sorted(parts.items(), key=lambda x: (TIER_ORDER.get(x[0][0], 9), x[0][1] or "")):
             if tier == "run" and sm is None:
                 continue
-            rel = baseline_mod.relative_path(tier, g.toolchain, sm)
-            path = os.path.join(baselines_dir, rel)
+            path = baseline_mod.locate(baselines_dir, tier, g.toolchain, sm)
+            rel = os.path.relpath(path, baselines_dir)
             entry = {"tier": tier, "toolchain": g.toolchain, "sm": sm, "baseline": rel}
             if not os.path.isfile(path):
                 out.append(dict(entry, found=False))

@@ -119,8 +119,7 @@ def run_gate(args, out=None):
         raise IncompleteRun("; ".join(merged.partial_lines()) + " (pass --partial to gate what is there)")
     tier, sm, toolchain = select(merged)
     root = _root()
-    base_path = args.baseline or os.path.join(root, "results", "baselines",
-                                                 baseline_mod.relative_path(tier, toolchain, sm))
+    base_path = args.baseline or baseline_mod.locate(os.path.join(root, "results", "baselines"), tier, toolchain, sm)
     waiver_path = args.waivers or os.path.join(root, "results", "waivers.toml")
     if args.waivers and not os.path.isfile(waiver_path):
         raise UsageError(f"{waiver_path}: no such waiver file")

@@ -73,10 +73,19 @@ def _walk(text, pos, path, nth):
 
 
 def read_text(path):
-    """A file's text; InputError if it is not UTF-8."""
+    """A file's text (a `.gz` file is decompressed: committed documents are gzip-compressed); InputError if it is
+    not UTF-8 or not gzip."""
     from .errors import InputError
-    with open(path, "rb") as f:
-        raw = f.read()
+    if str(path).endswith(".gz"):
+        import gzip
+        try:
+            with gzip.open(path, "rb") as f:
+                raw = f.read()
+        except (OSError, EOFError) as e:
+            raise InputError(path, 1, None, f"not a gzip-compressed file: {e}") from None
+    else:
+        with open(path, "rb") as f:
+            raw = f.read()
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -83,22 +83,26 @@ class Merged:
                 f"({p['done']} of {p['total']} cases judged)" for run_id, i, n, p in self.partial_runs]
 
 
+DOCUMENT_NAMES = ("results.json", "results.json.gz")
+
+
 def find_documents(paths):
     """Expand the arguments to results.json paths: a results.json file, a folder holding one, or a folder whose
-    subfolders (at any depth) hold them."""
+    subfolders (at any depth) hold them. A committed run holds results.json.gz instead."""
     found = []
     for p in paths:
         p = str(p)
         if os.path.isfile(p):
             found.append(p)
-        elif os.path.isfile(os.path.join(p, "results.json")):
-            found.append(os.path.join(p, "results.json"))
+        elif any(os.path.isfile(os.path.join(p, n)) for n in DOCUMENT_NAMES):
+            found.append(next(os.path.join(p, n) for n in DOCUMENT_NAMES if os.path.isfile(os.path.join(p, n))))
         elif os.path.isdir(p):
             inside = []
             for root, dirs, files in os.walk(p):
                 dirs.sort()
-                if "results.json" in files:
-                    inside.append(os.path.join(root, "results.json"))
+                name = next((n for n in DOCUMENT_NAMES if n in files), None)
+                if name:
+                    inside.append(os.path.join(root, name))
             if not inside:
                 raise UsageError(f"{p}: no results.json in this folder or below it")
             found.extend(inside)
@@ -177,14 +181,15 @@ def _check_same_run(run, path, doc):
 
 
 def merge_groups(documents, prefer_later=False):
-    """[Merged], one per toolchain name, in the order the names first appear on the command line."""
+    """[Merged], one per toolchain name and device (two GPUs of one architecture, e.g. an H100 and an H200, are
+    two devices: their runs never conflict), in the order they first appear on the command line."""
     groups, names = {}, {}
     for path, doc in documents:
         name = schema.toolchain_name(doc["toolchain"])
         if names.setdefault(doc["run_id"], (name, path))[0] != name:
             raise MergeConflict(f"run {doc['run_id']}: its shards disagree on toolchain name: "
                                 f"{names[doc['run_id']][0]!r} in {names[doc['run_id']][1]}, {name!r} in {path}")
-        groups.setdefault(name, []).append((path, doc))
+        groups.setdefault((name, (doc.get("device") or {}).get("name")), []).append((path, doc))
     return [merge(docs, prefer_later) for docs in groups.values()]
 
 

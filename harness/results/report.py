@@ -78,7 +78,7 @@ def main(args):
     unexplained = [g for g in rep["finding_groups"] if g["unexplained"]]
     regress = sum(r.get("regressions", 0) for r in rep["regressions"])
     print(f"report: {sum(len(g.results) for g in groups)} results from {sum(len(g.runs) for g in groups)} runs "
-          f"({len(groups)} toolchains), {rep['findings_total']} findings in {len(rep['finding_groups'])} groups "
+          f"({len({g.toolchain for g in groups})} toolchain(s)), {rep['findings_total']} findings in {len(rep['finding_groups'])} groups "
           f"({sum(g['count'] for g in unexplained)} unexplained), {regress} regressions against the baselines, "
           f"{len(rep['missing_shards'])} missing shards, {len(rep['partial_runs'])} partial; wrote "
           f"{os.path.join(args.out, 'report.html')} (+ {len(files) - 3} family pages), report.md, report.json")

@@ -268,6 +268,8 @@ def load(path):
     path = str(path)
     if os.path.isdir(path):
         path = os.path.join(path, "results.json")
+        if not os.path.isfile(path) and os.path.isfile(path + ".gz"):
+            path += ".gz"
     text = jsonloc.read_text(path)
     doc = jsonloc.load(text, path)
     validate(doc, path, text)

@@ -86,7 +86,8 @@ class BaselineSelection(RepoRoot):
         self.assertIn("--update", err)
         code, _, err = gate(run, "--update")  # creating it is the way out
         self.assertEqual(code, 0, err)
-        self.assertTrue(os.path.isfile(os.path.join(self.tmp, "results", "baselines", "compile", "13.5.json")))
+        self.assertTrue(os.path.isfile(os.path.join(self.tmp, "results", "baselines", "compile", "13.5.json.gz")),
+                        "a new baseline is written gzip-compressed")
         self.assertEqual(gate(run)[0], 0)
 
     def test_migrated_version_1_still_read(self):
