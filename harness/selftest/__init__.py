@@ -1,0 +1,1 @@
+"""Self-tests of the suite: ./ptxcts selftest-model (model_mutation.py)."""

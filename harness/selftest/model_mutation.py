@@ -1,0 +1,553 @@
+"""./ptxcts selftest-model: how many faults planted in the reference model (harness/refmodel/src/*.cpp) the model
+tests catch (README: "The reference model and ptxcts-ref", issue 10 part 3).
+
+Mutants come from universalmutator (PyPI `universalmutator`, its `mutate` command, C++ rules). They are sampled
+deterministically by seed, stratified per file and per mutation operator, and each is judged in a private build
+folder (default build-mutation/ of the checkout): the model is compiled from a copy of harness/refmodel/src that
+receives one mutated file at a time; headers, the model tests and ptxcts-ref come from the checkout, whose sources are
+never written (an interrupt cannot leave a mutant behind). One mutant costs one recompile of that file (ccache when
+installed), two relinks and one run of the model tests:
+
+  killed        the GoogleTest binary ptxcts-model-tests or a ptxcts-ref end-to-end case (CTest label `model`) fails
+  timeout       the tests ran past the timeout (counted as caught: CTest fails a test that never ends)
+  survived      every test passes
+  equivalent    survived, and the triage file says no observable difference is possible (one-line reason), or the
+                compiled object is byte-identical to the unmutated one (trivial compiler equivalence, "tce")
+  build_failed  does not compile: not counted
+
+score = (killed + timeout) / (killed + timeout + survived), survivors triaged equivalent excluded from survived.
+Every judged mutant is appended to <build>/model-mutation.log.jsonl as it is judged; Ctrl-C writes the summary of
+what was measured (marked partial) and exits 130.
+"""
+import argparse
+import datetime
+import difflib
+import fnmatch
+import hashlib
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODEL_SRC = os.path.join(ROOT, "harness", "refmodel", "src")
+CMAKE_PROJECT = os.path.join(ROOT, "harness", "selftest")
+DEFAULT_OUT = os.path.join(ROOT, "results", "selftest", "model-mutation.json")
+DEFAULT_TRIAGE = os.path.join(ROOT, "results", "selftest", "model-equivalent.json")
+TOOL = "universalmutator"
+TOOL_PIN = "universalmutator==1.14.1"
+RULE_FILES = ["universal.rules", "cpp.rules", "c_like.rules"]  # the order `mutate X.cpp cpp` loads them in
+
+# Mutation operator of a rule, by the rule's left-hand side (and right-hand side where one lhs has several kinds).
+ARITH = {r"\+", r"-([^>])", r"\*", r"([^\*/])/([^\*/])", "%", r"\+=", "-=", "--", r"\+\+"}
+RELATIONAL = {"!=", "==", ">=", "<=", "<", r"([^-])>"}
+
+
+def operator_of(rule):
+    lhs, _, rhs = rule.partition(" ==> ")
+    lhs, rhs = lhs.strip(), rhs.strip()
+    if lhs == r"-([^>])" and rhs == r"\1":
+        return "minus_delete"
+    if lhs in ARITH:
+        return "arithmetic"
+    if lhs in RELATIONAL:
+        return "relational"
+    if lhs == r"(\D)(\d+)(\D)":
+        return "constant"
+    if lhs.startswith("if"):
+        return "condition"
+    if lhs in ("&&", r"\|\|", "!") or "(0==1)" in rhs or "(1==1)" in rhs:
+        return "logical"
+    if lhs in (r"([^&])&([^&])", r"([^|])\|([^|])"):
+        return "bitwise"
+    if "break;" in rhs or "continue;" in rhs:
+        return "jump_insert"
+    if lhs.startswith("while") or lhs == "else":
+        return "control"
+    if "/*" in rhs:
+        return "statement_delete"
+    if lhs.startswith("([,"):
+        return "swap_args"
+    if lhs.startswith('"'):
+        return "string"
+    return "library"  # min/max, begin/end, <algorithm> names, at(0)
+
+
+class Interrupted(Exception):
+    pass
+
+
+def log(msg):
+    sys.stderr.write(msg + "\n")
+    sys.stderr.flush()
+
+
+def tool_version():
+    try:
+        from importlib import metadata
+        return metadata.version(TOOL)
+    except Exception:
+        return None
+
+
+def rules_text():
+    """Rule text by universalmutator's cumulative rule line number (what --showRules prints as file:N)."""
+    import universalmutator
+    static = os.path.join(os.path.dirname(universalmutator.__file__), "static")
+    by_no, n = {}, 0
+    for name in RULE_FILES:
+        with open(os.path.join(static, name)) as f:
+            for line in f:
+                n += 1
+                by_no[f"builtin:{name}:{n}"] = line.rstrip("\r\n")
+    return by_no
+
+
+def sha(data):
+    return hashlib.sha256(data if isinstance(data, bytes) else data.encode()).hexdigest()
+
+
+def describe(orig_lines, mut_lines):
+    """(first changed line, original text, mutated text): the changed hunk, lines joined with ' \\n '."""
+    sm = difflib.SequenceMatcher(a=orig_lines, b=mut_lines, autojunk=False)
+    hunks = [op for op in sm.get_opcodes() if op[0] != "equal"]
+    if not hunks:
+        return None
+    i1, i2, j1, j2 = hunks[0][1], hunks[-1][2], hunks[0][3], hunks[-1][4]
+    while i1 > 0 and j1 > 0 and not "".join(orig_lines[i1:i2]).strip():  # an inserted line: name its anchor
+        i1, j1 = i1 - 1, j1 - 1
+    before = " \\n ".join(l.strip() for l in orig_lines[i1:i2])
+    after = " \\n ".join(l.strip() for l in mut_lines[j1:j2])
+    return i1 + 1, before, after
+
+
+def generate(name, build_dir, version):
+    """Every mutant of harness/refmodel/src/<name>, cached per source hash and tool version."""
+    path = os.path.join(MODEL_SRC, name)
+    with open(path) as f:
+        text = f.read()
+    cache = os.path.join(build_dir, "mutants", f"{name}-{sha(text)[:12]}-um{version}")
+    index = os.path.join(cache, "index.json")
+    if os.path.exists(index):
+        with open(index) as f:
+            return json.load(f)
+    tmp = cache + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(os.path.join(tmp, "m"))
+    with open(os.path.join(tmp, name), "w") as f:
+        f.write(text)
+    p = subprocess.run(["mutate", name, "cpp", "--noCheck", "--showRules", "--mutantDir", "m"], cwd=tmp,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"selftest-model: mutate {name} failed (exit {p.returncode}):\n{p.stdout[-2000:]}")
+    rules = rules_text()
+    orig_lines = text.splitlines()
+    mutants, seen = [], {}
+    for m in re.finditer(r"PROCESSING MUTANT: (\d+):.*?\(FROM: ([^)]*)\)\.\.\.VALID \[written to ([^\]]+)\]",
+                         p.stdout, re.S):
+        mpath = os.path.join(tmp, m.group(3))
+        with open(mpath) as f:
+            mtext = f.read()
+        d = describe(orig_lines, mtext.splitlines())
+        if d is None:
+            continue
+        line, before, after = d
+        rule = rules.get(m.group(2), m.group(2))
+        base = f"{name}: {before} ==> {after}"
+        seen[base] = seen.get(base, 0) + 1
+        signature = base if seen[base] == 1 else f"{base} #{seen[base]}"
+        mutants.append({"file": name, "line": line, "operator": operator_of(rule), "rule": rule,
+                        "signature": signature, "path": os.path.relpath(mpath, tmp)})
+    with open(os.path.join(tmp, "index.json"), "w") as f:
+        json.dump(mutants, f, indent=1)
+    shutil.rmtree(cache, ignore_errors=True)
+    os.rename(tmp, cache)
+    return mutants
+
+
+def sample_order(mutants, seed):
+    """A deterministic order whose every prefix is stratified: mutant k of a stratum of n (file, operator), shuffled
+    by seed, sorts at (k + u) / n with u in [0, 1) drawn per stratum, so a prefix of length N holds about
+    N * n / total mutants of each stratum."""
+    strata = {}
+    for m in mutants:
+        strata.setdefault((m["file"], m["operator"]), []).append(m)
+    keyed = []
+    for (fname, op), ms in sorted(strata.items()):
+        rnd = random.Random(f"{seed}:{fname}:{op}")
+        ms = sorted(ms, key=lambda m: m["signature"])
+        rnd.shuffle(ms)
+        u = rnd.random()
+        for k, m in enumerate(ms):
+            keyed.append(((k + u) / len(ms), m["signature"], m))
+    keyed.sort(key=lambda t: (t[0], t[1]))
+    return [m for _, _, m in keyed]
+
+
+def write_if_changed(path, data):
+    try:
+        with open(path, "rb") as f:
+            if f.read() == data:
+                return
+    except FileNotFoundError:
+        pass
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+class Bench:
+    """The private build: build/src (the model's sources, one of them mutated at a time) and build/build (CMake)."""
+
+    def __init__(self, build_dir, jobs, timeout):
+        self.dir = build_dir
+        self.src = os.path.join(build_dir, "src")
+        self.bld = os.path.join(build_dir, "build")
+        self.jobs = jobs
+        self.timeout = timeout
+        self.originals = {}
+        self.base_obj = {}
+
+    def sync(self):
+        os.makedirs(self.src, exist_ok=True)
+        names = sorted(n for n in os.listdir(MODEL_SRC) if n.endswith(".cpp"))
+        for n in names:
+            with open(os.path.join(MODEL_SRC, n), "rb") as f:
+                self.originals[n] = f.read()
+            write_if_changed(os.path.join(self.src, n), self.originals[n])
+        stale = [n for n in os.listdir(self.src) if n.endswith(".cpp") and n not in self.originals]
+        for n in stale:
+            os.remove(os.path.join(self.src, n))
+        stamp = os.path.join(self.dir, "configured-for.txt")
+        want = f"checkout={ROOT}\nfiles={' '.join(names)}\n"
+        have = open(stamp).read() if os.path.exists(stamp) else ""
+        if have != want or not os.path.exists(os.path.join(self.bld, "CMakeCache.txt")):
+            gen = ["-G", "Ninja"] if shutil.which("ninja") else []
+            launcher = [f"-DCMAKE_CXX_COMPILER_LAUNCHER={shutil.which('ccache')}"] if shutil.which("ccache") else []
+            cmd = ["cmake", "-S", CMAKE_PROJECT, "-B", self.bld, *gen, *launcher, f"-DPTXCTS_CHECKOUT={ROOT}",
+                   f"-DMUTANT_SRC={self.src}", "-DCMAKE_BUILD_TYPE=", "-DCMAKE_CXX_FLAGS=-O2"]
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if p.returncode != 0:
+                raise SystemExit(f"selftest-model: configuring {self.bld} failed:\n{p.stdout[-3000:]}")
+            with open(stamp, "w") as f:
+                f.write(want)
+
+    def env(self):
+        env = dict(os.environ)
+        env.setdefault("CCACHE_DIR", os.path.join(self.dir, "ccache"))
+        env.setdefault("CCACHE_MAXSIZE", "2G")
+        return env
+
+    def build(self):
+        p = subprocess.run(["cmake", "--build", self.bld, "-j", str(self.jobs)], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, env=self.env())
+        return p.returncode == 0, p.stdout
+
+    def object_hash(self, name):
+        for dirpath, _, files in os.walk(os.path.join(self.bld, "CMakeFiles", "ptxcts_refmodel.dir")):
+            if name + ".o" in files:
+                with open(os.path.join(dirpath, name + ".o"), "rb") as f:
+                    return sha(f.read())
+        return None
+
+    def run(self, cmd, timeout):
+        """(returncode or 'timeout', output); the whole process group is killed on timeout."""
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=self.bld,
+                             start_new_session=True)
+        try:
+            out, _ = p.communicate(timeout=timeout)
+            return p.returncode, out
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            return "timeout", ""
+        except KeyboardInterrupt:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            raise
+
+    def test(self):
+        """('killed', by) / ('timeout', by) / ('survived', None)."""
+        gtest = os.path.join(self.bld, "model", "ptxcts-model-tests")
+        rc, out = self.run([gtest, "--gtest_brief=1", "--gtest_fail_fast"], self.timeout)
+        if rc == "timeout":
+            return "timeout", "ptxcts-model-tests"
+        if rc != 0:
+            failed = re.findall(r"^\[  FAILED  \] (\S+)", out, re.M)
+            return "killed", failed[0] if failed else f"ptxcts-model-tests (exit {rc})"
+        rc, out = self.run(["ctest", "-L", "model", "-R", r"^ptxcts-ref\.", "--stop-on-failure",
+                            "--timeout", str(int(self.timeout))], self.timeout * 2)
+        if rc == "timeout":
+            return "timeout", "ptxcts-ref cases"
+        if rc != 0:
+            failed = re.findall(r"\d+ - (ptxcts-ref\.\S+)", out)
+            return "killed", failed[0] if failed else f"ctest (exit {rc})"
+        return "survived", None
+
+    def baseline(self):
+        ok, out = self.build()
+        if not ok:
+            raise SystemExit(f"selftest-model: the unmutated model and its tests do not build:\n{out[-3000:]}")
+        for n in self.originals:
+            self.base_obj[n] = self.object_hash(n)
+        t0 = time.monotonic()
+        verdict, by = self.test()
+        elapsed = time.monotonic() - t0
+        if verdict != "survived":
+            raise SystemExit(f"selftest-model: the model tests fail without any mutant ({by}): fix them first")
+        return elapsed
+
+    def plant(self, name, data):
+        write_if_changed(os.path.join(self.src, name), data)
+
+    def restore(self):
+        for n, data in self.originals.items():
+            write_if_changed(os.path.join(self.src, n), data)
+
+
+def load_triage(path):
+    if not path or not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        doc = json.load(f)
+    return {sig: entry for sig, entry in doc.get("mutants", {}).items()}
+
+
+def summarize(records, triage, meta):
+    rows = {}
+    def bump(key, field):
+        row = rows.setdefault(key, {"sampled": 0, "compiled": 0, "killed": 0, "timeout": 0, "survived": 0,
+                                    "equivalent": 0, "holes": 0})
+        row[field] += 1
+    survivors = []
+    for r in records:
+        keys = [("file", r["file"]), ("operator", r["operator"]), ("total", "all")]
+        v = r["verdict"]
+        for k in keys:
+            bump(k, "sampled")
+            if v != "build_failed":
+                bump(k, "compiled")
+            if v in ("killed", "timeout", "survived"):
+                bump(k, v)
+        if v == "survived":
+            entry = triage.get(r["signature"])
+            eq = r.get("tce") or (entry is not None and entry.get("verdict") == "equivalent")
+            for k in keys:
+                bump(k, "equivalent" if eq else "holes")
+            survivors.append({"signature": r["signature"], "line": r["line"], "operator": r["operator"],
+                              "triage": "equivalent" if eq else (entry or {}).get("verdict", "untriaged"),
+                              "reason": "identical object code (TCE)" if r.get("tce")
+                              else (entry or {}).get("reason", "")})
+    for row in rows.values():
+        caught = row["killed"] + row["timeout"]
+        denom = caught + row["survived"] - row["equivalent"]
+        row["score"] = round(caught / denom, 4) if denom else None
+    doc = dict(meta)
+    doc["totals"] = rows.get(("total", "all"))
+    doc["per_file"] = {k[1]: v for k, v in sorted(rows.items()) if k[0] == "file"}
+    doc["per_operator"] = {k[1]: v for k, v in sorted(rows.items()) if k[0] == "operator"}
+    doc["survivors"] = survivors
+    return doc
+
+
+def table(title, rows):
+    lines = [f"{title:18s} sampled compiled killed timeout survived equiv holes  score"]
+    for k, r in rows.items():
+        s = f"{100 * r['score']:5.1f}%" if r["score"] is not None else "    -"
+        lines.append(f"{k:18s} {r['sampled']:7d} {r['compiled']:8d} {r['killed']:6d} {r['timeout']:7d} "
+                     f"{r['survived']:8d} {r['equivalent']:5d} {r['holes']:5d} {s}")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="ptxcts selftest-model", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--budget", type=float, default=1800, help="seconds of judging (default 1800); the run stops "
+                    "after the mutant in progress")
+    ap.add_argument("--files", default="*.cpp", help="glob over harness/refmodel/src/*.cpp names (default *.cpp)")
+    ap.add_argument("--seed", type=int, default=1, help="sampling seed (default 1)")
+    ap.add_argument("--max-mutants", type=int, default=None, help="judge at most N sampled mutants")
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build-mutation"),
+                    help="private build folder (default build-mutation/ of the checkout)")
+    ap.add_argument("--jobs", type=int, default=2, help="build jobs (default 2)")
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="seconds per mutant's test run (default max(30, 10 x the unmutated run))")
+    ap.add_argument("--triage", default=DEFAULT_TRIAGE, help="equivalent-mutant triage (signature -> reason)")
+    ap.add_argument("--out", default=DEFAULT_OUT, help="summary document ('-': none; default "
+                    "results/selftest/model-mutation.json)")
+    ap.add_argument("--expect-killed", action="append", default=[], metavar="SIGNATURE",
+                    help="judge this mutant first and fail (exit 1) unless the tests kill it")
+    ap.add_argument("--min-score", type=float, default=None, help="exit 1 when the score is below this (0..1)")
+    ap.add_argument("--install", action="store_true", help=f"pip install {TOOL_PIN} when it is missing")
+    ap.add_argument("--list", action="store_true", help="print the sampled mutants' signatures and stop")
+    a = ap.parse_args(argv)
+
+    version = tool_version()
+    if version is None or not shutil.which("mutate"):
+        if a.install:
+            subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", TOOL_PIN])
+            version = tool_version()
+        if version is None or not shutil.which("mutate"):
+            log(f"selftest-model: {TOOL} is not installed (its `mutate` command generates the mutants): run "
+                f"`python3 -m pip install {TOOL_PIN}` (PyPI; the GPU machine has no network: run this verb on the "
+                "CPU machine or in CI), or add --install")
+            return 3
+    names = sorted(n for n in os.listdir(MODEL_SRC) if n.endswith(".cpp") and fnmatch.fnmatch(n, a.files))
+    if not names:
+        log(f"selftest-model: --files '{a.files}' matches no file of harness/refmodel/src "
+            f"(there: {', '.join(sorted(n for n in os.listdir(MODEL_SRC) if n.endswith('.cpp')))})")
+        return 2
+    os.makedirs(a.build_dir, exist_ok=True)
+    lock = open(os.path.join(a.build_dir, "lock"), "w")
+    import fcntl
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        log(f"selftest-model: another selftest-model is using {a.build_dir}; wait for it or pass --build-dir")
+        return 2
+
+    mutants = []
+    for n in names:
+        mutants += generate(n, a.build_dir, version)
+    order = sample_order(mutants, a.seed)
+    by_sig = {m["signature"]: m for m in mutants}
+    for sig in reversed(a.expect_killed):
+        if sig not in by_sig:
+            log(f"selftest-model: --expect-killed: no mutant '{sig}' among those of {', '.join(names)}")
+            return 2
+        order = [by_sig[sig]] + [m for m in order if m["signature"] != sig]
+    if a.max_mutants is not None:
+        order = order[:max(a.max_mutants, len(a.expect_killed))]
+    if a.list:
+        for m in order:
+            print(f"{m['operator']:16s} {m['file']}:{m['line']}  {m['signature']}")
+        return 0
+
+    # Run in windows of 24, each grouped by file: fewer switches between files, every prefix still stratified.
+    window = 24
+    order = [m for i in range(0, len(order), window)
+             for m in sorted(order[i:i + window], key=lambda m: names.index(m["file"]))]
+
+    bench = Bench(a.build_dir, a.jobs, 0)
+    t_start = time.monotonic()
+    bench.sync()
+    log(f"selftest-model: {len(mutants)} mutants of {len(names)} file(s) ({TOOL} {version}); building the unmutated "
+        f"model and its tests in {bench.bld}")
+    bench.timeout = 600
+    base = bench.baseline()
+    bench.timeout = a.timeout or max(30.0, 10 * base)
+    log(f"selftest-model: model tests pass unmutated in {base:.1f} s; timeout per mutant {bench.timeout:.0f} s; "
+        f"judging up to {len(order)} mutants in {a.budget:.0f} s (seed {a.seed})")
+
+    triage = load_triage(a.triage)
+    log_path = os.path.join(a.build_dir, "model-mutation.log.jsonl")
+    logf = open(log_path, "w")
+    records, partial, t_judge = [], None, time.monotonic()
+    tty = sys.stderr.isatty()
+    cr, nl = ("\r", "") if tty else ("", "\n")
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        for i, m in enumerate(order):
+            if time.monotonic() - t_judge > a.budget:
+                partial = f"budget of {a.budget:.0f} s spent after {i} of {len(order)} mutants"
+                break
+            t0 = time.monotonic()
+            with open(os.path.join(a.build_dir, "mutants", f"{m['file']}-"
+                                   f"{sha(bench.originals[m['file']].decode())[:12]}-um{version}", m["path"]),
+                      "rb") as f:
+                for n, data in bench.originals.items():
+                    if n != m["file"]:
+                        write_if_changed(os.path.join(bench.src, n), data)
+                bench.plant(m["file"], f.read())
+            ok, _ = bench.build()
+            rec = {k: m[k] for k in ("signature", "file", "line", "operator", "rule")}
+            if not ok:
+                rec["verdict"] = "build_failed"
+            elif bench.object_hash(m["file"]) == bench.base_obj[m["file"]]:
+                rec["verdict"], rec["tce"] = "survived", True
+            else:
+                rec["verdict"], by = bench.test()
+                if by:
+                    rec["by"] = by
+            rec["seconds"] = round(time.monotonic() - t0, 2)
+            records.append(rec)
+            logf.write(json.dumps(rec) + "\n")
+            logf.flush()
+            done = i + 1
+            el = time.monotonic() - t_judge
+            rate = done / el
+            left = min((len(order) - done) / rate, max(0.0, a.budget - el))
+            caught = sum(r["verdict"] in ("killed", "timeout") for r in records)
+            surv = sum(r["verdict"] == "survived" for r in records)
+            if tty or done % 25 == 0 or done == len(order):
+                sys.stderr.write(f"{cr}[{done}/{len(order)}] {rate * 60:.1f} mutants/min, ~{left / 60:.1f} min left;"
+                                 f" caught {caught}, survived {surv}, build failed {done - caught - surv}   {nl}")
+                sys.stderr.flush()
+    except KeyboardInterrupt:
+        partial = f"interrupted after {len(records)} of {len(order)} mutants"
+    finally:
+        bench.restore()
+        logf.close()
+    if tty:
+        sys.stderr.write("\n")
+
+    meta = {
+        "what": "mutation score of the model tests over harness/refmodel/src (./ptxcts selftest-model)",
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": f"{platform.node()} {platform.machine()} {os.cpu_count()} cpu, {platform.platform()}",
+        "tool": f"{TOOL} {version}", "files": names, "seed": a.seed, "budget_s": a.budget,
+        "max_mutants": a.max_mutants, "mutants_generated": len(mutants),
+        "timeout_s": round(bench.timeout, 1), "baseline_test_s": round(base, 2),
+        "wall_s": round(time.monotonic() - t_start, 1),
+        "seconds_per_mutant": round(sum(r["seconds"] for r in records) / len(records), 2) if records else None,
+        "partial": partial,
+        "score_rule": "(killed + timeout) / (killed + timeout + survived - equivalent); build_failed not counted; "
+                      "equivalent = triaged in results/selftest/model-equivalent.json or identical object code",
+    }
+    doc = summarize(records, triage, meta)
+    print(table("file", doc["per_file"]))
+    print()
+    print(table("operator", doc["per_operator"]))
+    t = doc["totals"] or {}
+    print()
+    if t:
+        print(f"score {100 * t['score']:.1f}% = {t['killed'] + t['timeout']} caught / "
+              f"({t['killed'] + t['timeout']} + {t['survived']} survived - {t['equivalent']} equivalent); "
+              f"{t['compiled']} compiled of {t['sampled']} sampled; {doc['seconds_per_mutant']} s per mutant"
+              if t.get("score") is not None else "score: nothing compiled")
+    holes = [s for s in doc["survivors"] if s["triage"] != "equivalent"]
+    for s in holes:
+        print(f"  survivor ({s['triage']}): {s['signature']}  [line {s['line']}, {s['operator']}]")
+    if partial:
+        log(f"selftest-model: partial: {partial}; what was measured is in {log_path}"
+            + (f" and {a.out}" if a.out != "-" else ""))
+    if a.out != "-":
+        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+        with open(a.out, "w") as f:
+            json.dump(doc, f, indent=1, sort_keys=False)
+            f.write("\n")
+    rc = 0
+    for sig in a.expect_killed:
+        r = next((r for r in records if r["signature"] == sig), None)
+        if r is None or r["verdict"] not in ("killed", "timeout"):
+            log(f"selftest-model: expected mutant not killed: {sig} -> {r['verdict'] if r else 'not judged'}")
+            rc = 1
+    if a.min_score is not None and (t.get("score") is None or t["score"] < a.min_score):
+        log(f"selftest-model: score below --min-score {a.min_score}")
+        rc = 1
+    if partial and partial.startswith("interrupted"):
+        return 130
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
