@@ -35,9 +35,12 @@ def add_arguments(p):
 
 
 def _by_match_key(results, side):
+    """Cases matched by (id, target, PTX version, load path), the device aside. In the run tier the PTX version is
+    the one the run rendered its modules at (the toolchain's choice, e.g. 8.8 with 12.9, 9.0 with 13.x), not part of
+    the case: run cases match on (id, target, load path)."""
     out = {}
     for key, (case, run) in results.items():
-        k = key[:4]
+        k = key[:4] if run.tier != "run" else (key[0], key[1], "*", key[3])
         if k in out:
             raise UsageError(f"run {side} holds case {'|'.join(k)} twice (devices {out[k][1].device and out[k][1].device['sm']}"
                              f" and {run.device and run.device['sm']}): diff one device at a time")
