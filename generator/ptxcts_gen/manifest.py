@@ -3,6 +3,7 @@ Everything is built in memory first, sorted, without timestamps, so a rerun is b
 import json
 import os
 
+from . import contract, contract_cpp
 from .model import all_forms, family_cases
 from .render import kernel_text, ROOT
 from .targets import targets_document
@@ -21,6 +22,9 @@ def build(progress=None):
     """{relative path under generated/: text} plus per-family (forms, cases) for the count table."""
     files = {}
     forms = all_forms()
+    for f in forms:
+        contract.check_form(f.id, f.abi, f.run)
+    files["contract/run_contract.hpp"] = contract_cpp.header()
     families = sorted({f.family for f in forms})
     files["manifest/forms.jsonl"] = "".join(json.dumps(form_record(f), sort_keys=True) + "\n" for f in forms)
     per_family = {}

@@ -3,6 +3,8 @@ import os
 
 import jinja2
 
+from .contract import WORDS, words_comment
+
 ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TEMPLATES = os.path.join(ROOT, "templates")
 
@@ -15,6 +17,8 @@ def env():
         _env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), undefined=jinja2.StrictUndefined,
                                   trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
                                   autoescape=False)
+        # the run-ABI word offsets come from the contract (contract.py), never spelled in a template
+        _env.globals.update(W=WORDS, words_comment=words_comment())
     return _env
 
 

@@ -13,6 +13,8 @@
 
 namespace ptxcts::run {
 
+namespace field = contract::field;  // run field names: field::load_mode, ...
+
 using Variant = std::pair<std::string, Json>;  // (variant name after '#', parameters)
 
 struct AbiDriver {
@@ -25,27 +27,20 @@ void register_cp_async(AbiRegistry& r);
 void register_bulk(AbiRegistry& r);
 void register_tensor(AbiRegistry& r);
 
-// Helpers shared by the drivers.
+// A form's run fields, by the contract's names (field::<name>; contract.hpp). The form passed the contract's
+// check when it was loaded, so a present field has the contract's type; `def` stands for an optional field the
+// form leaves out. There is no other source: never the form ID, never `quals`.
 inline std::string run_str(const Form& f, const char* key, const std::string& def = "") {
-  if (auto* v = f.run.get(key)) {
-    if (v->is_string()) return v->str();
-    if (v->is_bool()) return v->boolean() ? "true" : "false";
-    if (v->is_number()) return v->dump();
-  }
-  if (auto* v = f.quals.get(key)) {
-    if (v->is_string()) return v->str();
-    if (v->is_bool()) return v->boolean() ? "true" : "false";
-    if (v->is_number()) return v->dump();
-  }
-  return def;
+  const Json* v = f.run.get(key);
+  return !v ? def : v->is_string() ? v->str() : v->dump();
 }
 inline long long run_int(const Form& f, const char* key, long long def = 0) {
-  if (f.run.get(key)) return f.run.get_int(key, def);
-  return f.quals.get_int(key, def);
+  const Json* v = f.run.get(key);
+  return v ? v->integer() : def;
 }
 inline bool run_bool(const Form& f, const char* key) {
-  std::string s = run_str(f, key, "false");
-  return s == "true" || s == "1";
+  const Json* v = f.run.get(key);
+  return v && v->boolean();
 }
 inline std::vector<uint8_t> random_bytes(Rng& rng, size_t n) {
   std::vector<uint8_t> v(n);

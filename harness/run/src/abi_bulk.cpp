@@ -22,12 +22,12 @@ struct Shape {
 
 Shape shape_of(const Form& f) {
   Shape s;
-  std::string dir = run_str(f, "direction");
-  std::string comp = run_str(f, "completion");
-  s.prefetch = f.abi == "v1.prefetch";
-  s.reduce = !run_str(f, "redop").empty();
-  s.multicast = run_bool(f, "multicast");
-  s.remote = run_bool(f, "remote");
+  std::string dir = run_str(f, field::direction);
+  std::string comp = run_str(f, field::completion);
+  s.prefetch = std::string(f.abi_row->flow) == "prefetch";
+  s.reduce = !run_str(f, field::redop).empty();
+  s.multicast = run_bool(f, field::multicast);
+  s.remote = run_bool(f, field::remote);
   s.mbarrier = comp.find("mbarrier") != std::string::npos;
   if (s.prefetch) {
     s.src_global = true;
@@ -39,7 +39,7 @@ Shape shape_of(const Form& f) {
     s.dst_shared = to.rfind("shared", 0) == 0;
     s.dst_global = to == "global";
   }
-  std::string sz = run_str(f, "size", "args");
+  std::string sz = run_str(f, field::size, "args");
   if (sz != "args") {
     s.fixed_size = true;
     s.size = uint32_t(std::stoul(sz));
@@ -48,7 +48,7 @@ Shape shape_of(const Form& f) {
 }
 
 std::optional<ref::ReduceOp> reduce_op_of(const Form& f) {
-  std::string spelled = run_str(f, "redop") + (run_bool(f, "noftz") ? ".noftz." : ".") + run_str(f, "type");
+  std::string spelled = run_str(f, field::redop) + (run_bool(f, field::noftz) ? ".noftz." : ".") + run_str(f, field::type);
   std::string why;
   auto op = ref::parse_reduce_op(spelled, &why);
   if (!op) throw std::runtime_error("cannot parse the reduce op '" + spelled + "': " + why);
@@ -103,10 +103,13 @@ std::vector<Variant> bulk_variants(const Form& f, const PlanOptions& o) {
     return v;
   }
   if (sh.remote) {
-    // The destination is the peer CTA's window (mapa): another CTA (1) and the issuing CTA itself (0).
+    // The destination is the peer CTA's window (mapa): another CTA (1) and the issuing CTA itself (0) -- except
+    // where the chapter says "the destination has to be in the shared memory of a different CTA"
+    // (run.peer_must_differ): a copy into the issuing CTA is then undefined, not a case to pass.
+    const bool self_peer = !run_bool(f, field::peer_must_differ);
     for (uint32_t peer : {1u, 0u})
       for (auto [size, al] : sizes) {
-        if (peer == 0 && size > 4112) continue;
+        if (peer == 0 && (size > 4112 || !self_peer)) continue;
         v.emplace_back("peer_" + std::to_string(peer) + "." + name(size, al), vparams(size, al, 2, 0, peer));
       }
     return v;
@@ -130,11 +133,15 @@ void bulk_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
   unsigned eb = op ? ref::elem_bytes(op->type) : 1;
 
   s.ranks = cluster;
-  s.cluster = f.abi.find("cluster") != std::string::npos;
+  s.cluster = f.abi_row->cluster;
   s.w[W_SIZE] = size;
   s.w[W_PEER] = peer;
   s.w[W_ISSUER] = 0;
   s.w[W_CTA_MASK] = mask;
+  // .cp_mask: byte i of each 16-byte chunk is copied iff bit i of byteMask is set; a mask with both runs and
+  // single bits, first and last byte cleared, so a copy that ignores it shows.
+  const uint16_t byte_mask = run_bool(f, field::cp_mask) ? 0x5a3c : 0;
+  s.w[W_BYTE_MASK] = byte_mask;
 
   // Window layout: [guard][source][guard][destination][guard], offsets at the case's alignment.
   size_t src_off = 0, dst_off = 0, win = 1024;
@@ -185,7 +192,7 @@ void bulk_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
 
   // The model: the chapter's reading under a policy set (the judge recomputes under alternatives).
   Setup* sp = &s;
-  s.model = [sp, sh, op, size, win, cluster, mask, peer, src_off, dst_off](const ref::PolicySet& ps) -> Image {
+  s.model = [sp, sh, op, size, win, cluster, mask, peer, src_off, dst_off, byte_mask](const ref::PolicySet& ps) -> Image {
     const Setup& s = *sp;
     Image img;
     img.gdst = s.gdst;
@@ -203,6 +210,8 @@ void bulk_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
       ref::bulk_reduce_to_peer(*op, w, 0, src_off, peer, dst_off, size, ps);
     } else if (sh.multicast) {
       ref::bulk_copy_multicast(w, dst_off, src, size, uint16_t(mask));
+    } else if (sh.dst_global && byte_mask) {
+      ref::bulk_copy_cp_mask(ref::ByteSpan{img.gdst.data() + s.gdst_off, size}, src, size, byte_mask);
     } else if (sh.dst_global) {
       ref::bulk_copy(ref::ByteSpan{img.gdst.data() + s.gdst_off, size}, src, size);
     } else {
@@ -233,6 +242,7 @@ void bulk_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
   s.info["src_off"] = (unsigned long long)(sh.src_global ? s.gsrc_off : src_off);
   s.info["dst_off"] = (unsigned long long)(sh.dst_global ? s.gdst_off : dst_off);
   if (op) s.info["op"] = ref::to_string(*op);
+  if (byte_mask) s.info["byte_mask"] = hex(byte_mask);
 }
 
 // v1.self_check.bulk_group: 16-byte bulk copies window+src_off+16k -> dst+16k, each its own bulk async-group;
@@ -240,14 +250,14 @@ void bulk_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
 // the kernel overwrites the source chunk with its bitwise not; the destination must still get the original.
 std::vector<Variant> group_variants(const Form& f, const PlanOptions&) {
   Json p = Json::object();
-  p["chunks"] = run_int(f, "chunks", 1);
-  return {{"chunks_" + std::to_string(run_int(f, "chunks", 1)), p}};
+  p["chunks"] = run_int(f, field::chunks, 1);
+  return {{"chunks_" + std::to_string(run_int(f, field::chunks, 1)), p}};
 }
 
 void group_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
   const Form& f = *c.form;
-  unsigned chunks = unsigned(run_int(f, "chunks", 1));
-  unsigned cb = unsigned(run_int(f, "chunk_bytes", 16));
+  unsigned chunks = unsigned(run_int(f, field::chunks, 1));
+  unsigned cb = unsigned(run_int(f, field::chunk_bytes, 16));
   size_t bytes = size_t(chunks) * cb;
   s.window = 1024;
   size_t src_off = kGuard;
@@ -256,7 +266,7 @@ void group_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
   s.gdst_off = kGuard;
   s.gdst = random_bytes(rng, s.gdst_off + bytes + kGuard);
   s.self_check = true;
-  s.expect_bits = uint32_t(run_int(f, "expect_bits", 0));
+  s.expect_bits = uint32_t(run_int(f, field::expect_bits, 0));
   s.expected.smem = s.smem_init;
   // The destination's first bytes differ from the source and from its bitwise not, so either outcome shows.
   for (size_t i = 0; i < bytes; ++i) {
@@ -266,7 +276,7 @@ void group_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
   s.expected.gdst = s.gdst;
   ref::bulk_copy(ref::ByteSpan{s.expected.gdst.data() + s.gdst_off, uint32_t(bytes)},
                  ref::ConstByteSpan(s.smem_init.data() + src_off, bytes), uint32_t(bytes));
-  std::string flow = run_str(f, "flow");
+  std::string flow = run_str(f, field::flow);
   if (flow == "read_then_overwrite") {
     // The kernel's own store after the .read wait: the first source chunk becomes its bitwise not.
     for (unsigned i = 0; i < cb; ++i) s.expected.smem[src_off + i] = uint8_t(~s.smem_init[src_off + i]);
@@ -274,12 +284,12 @@ void group_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
   // fence.proxy.async flows (run fields say what the chapter's ordering implies for chunk 0):
   // generic_write_then_bulk_read: the generic-proxy store (bitwise not of the source) is seen by the bulk read;
   // generic_write_then_bulk_write: the bulk write lands after the generic-proxy store to the destination.
-  if (run_str(f, "expect_window_src_chunk0") == "not_original")
+  if (run_str(f, field::expect_window_src_chunk0) == "not_original")
     for (unsigned i = 0; i < cb; ++i) s.expected.smem[src_off + i] = uint8_t(~s.smem_init[src_off + i]);
-  if (run_str(f, "expect_dst_chunk0") == "not_original_src")
+  if (run_str(f, field::expect_dst_chunk0) == "not_original_src")
     for (unsigned i = 0; i < cb; ++i) s.expected.gdst[s.gdst_off + i] = uint8_t(~s.smem_init[src_off + i]);
   Json bits = Json::array();
-  for (unsigned i = 0; i < unsigned(run_int(f, "checked_after_wait", 0)); ++i)
+  for (unsigned i = 0; i < unsigned(run_int(f, field::checked_after_wait, 0)); ++i)
     bits.push("bit " + std::to_string(i) + ": chunk " + std::to_string(i) + " complete after the wait");
   s.info["check_bits"] = bits;
   size_t goff = s.gdst_off;

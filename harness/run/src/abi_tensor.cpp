@@ -257,25 +257,33 @@ struct TensorForm {
   ref::TensorMode mode = ref::TensorMode::tile;
   bool load = false, store = false, reduce = false, prefetch = false;
   bool multicast = false, remote = false, mbarrier = false;
+  bool nonneg = false;             // tensorCoords must be non-negative (no low-edge or negative boxes)
   std::vector<std::string> types;  // reduce: the element types the redOp allows
+  std::vector<std::string> not_in_table;  // reduce: run.type_cells entries outside the chapter's table
   std::string redop;
 };
 
 TensorForm tform(const Form& f) {
   TensorForm t;
-  t.rank = unsigned(run_int(f, "dims", 1));
-  t.mode = mode_of(run_str(f, "load_mode", "tile"));
-  std::string dir = run_str(f, "direction");
-  t.prefetch = f.abi == "v1.prefetch.tmap";
-  t.redop = run_str(f, "redop");
+  t.rank = unsigned(run_int(f, field::dims, 1));
+  t.mode = mode_of(run_str(f, field::load_mode, "tile"));
+  std::string dir = run_str(f, field::direction);
+  t.prefetch = std::string(f.abi_row->flow) == "prefetch";
+  t.redop = run_str(f, field::redop);
   t.reduce = !t.redop.empty();
   t.store = !t.reduce && dir == "shared::cta->global";
   t.load = !t.prefetch && !t.store && !t.reduce;
-  t.multicast = run_bool(f, "multicast");
-  t.remote = run_bool(f, "remote");
-  t.mbarrier = run_str(f, "completion").find("mbarrier") != std::string::npos;
-  if (auto* ty = f.run.get("types"); ty && ty->is_array())
+  t.multicast = run_bool(f, field::multicast);
+  t.remote = run_bool(f, field::remote);
+  t.mbarrier = run_str(f, field::completion).find("mbarrier") != std::string::npos;
+  if (auto* ty = f.run.get(field::types))
     for (auto& x : ty->arr()) t.types.push_back(x.str());
+  if (auto* cells = f.run.get(field::type_cells))
+    for (auto& [ty, cell] : cells->obj())
+      if (cell.str() != "allowed") t.not_in_table.push_back(ty);
+  // run.coords_nonnegative (the chapter, for a .global destination); reductions write .global from
+  // .shared::cta as stores do and are planned the same way.
+  t.nonneg = run_bool(f, field::coords_nonnegative) || t.reduce;
   return t;
 }
 
@@ -340,14 +348,15 @@ std::vector<Recipe> recipes(const Form& f, const PlanOptions& o) {
     // The misaligned start (a trap on the H100) once per plain form: every trap costs a worker restart.
     // Deliberate traps only on the plain form of each rank and direction (no .tile spelled out, no cache hint,
     // not multicast / remote / prefetch; reductions: .add): every trap costs a worker restart.
-    const std::string seg = f.form.substr(f.form.find('/') + 1);
-    const bool plain_form = f.form.find("L2_cache_hint") == std::string::npos &&
-                            f.form.find("cta_group") == std::string::npos && seg.find(".tile") == std::string::npos &&
-                            !t.multicast && !t.remote && !t.prefetch && (!t.reduce || t.redop == "add");
+    // (.tile spelled out: quals.load_mode, the qualifier as written; run.load_mode says tile either way.)
+    const bool tile_spelled = f.quals.get_str("load_mode") == "tile";
+    const bool plain_form = !run_bool(f, field::cache_hint) && run_str(f, field::cta_group, "none") == "none" &&
+                            !tile_spelled && !t.multicast && !t.remote && !t.prefetch &&
+                            (!t.reduce || t.redop == "add");
     // Interleave loads trapped on the H100 for every coordinate (run 1: crash, unexplained by any documented rule;
     // prefetches of the same maps pass): plain forms only, inside, in the trap phase.
     if (map.interleave != ref::Interleave::NONE && !plain_form && !t.prefetch) { ++map_index; continue; }
-    auto sets = coord_sets(cmap, t.store || t.reduce, map_index == 0 && plain_form, im2col);
+    auto sets = coord_sets(cmap, t.nonneg, map_index == 0 && plain_form, im2col);
     if (map.interleave != ref::Interleave::NONE && !t.prefetch) sets.resize(1);
     if (o.level == 0) sets.resize(1);
     // Every coordinate set (low edge, outside, all negative) on the first two maps of the form; the other maps
@@ -415,7 +424,8 @@ std::vector<Variant> tensor_variants(const Form& f, const PlanOptions& o) {
   std::vector<Variant> v;
   const TensorForm t = tform(f);
   const auto deviations = ref::single_deviations(ref::PolicySet{});
-  for (auto& r : recipes(f, o)) {
+  const auto rs = recipes(f, o);
+  for (auto& r : rs) {
     Json p = Json::object();
     p["recipe"] = r.name;
     // A case expected to trap (a named alternative predicts it, or an interleave load: a trap on the H100 the
@@ -426,10 +436,28 @@ std::vector<Variant> tensor_variants(const Form& f, const PlanOptions& o) {
     if (traps) p["traps"] = true;
     v.emplace_back(r.name, p);
   }
+  // Every run.type_cells entry is run or reported: a cell outside the chapter's table is undefined behaviour
+  // (the element type is the tensor map's, invisible to ptxas), so it is reported, never launched.
+  if (!v.empty())
+    for (auto& ty : t.types)
+      if (std::none_of(rs.begin(), rs.end(), [&](const Recipe& r) { return r.redtype == ty; })) {
+        Json p = Json::object();
+        p["not_supported"] = "." + t.redop + " ." + ty + ": the run tier has no legal tensor map of that element "
+                             "type for this form";
+        v.emplace_back("type_" + ty, p);
+      }
+  if (!v.empty())
+    for (auto& ty : t.not_in_table) {
+      Json p = Json::object();
+      p["not_supported"] = "." + t.redop + " ." + ty + " is not a cell of the chapter's redOp x type table for "
+                           "cp.reduce.async.bulk.tensor (the element type comes from the tensor map, invisible to "
+                           "ptxas): the behaviour is undefined, not a case to run";
+      v.emplace_back("type_" + ty + ".not_in_table", p);
+    }
   if (v.empty()) {
     Json p = Json::object();
-    p["not_supported"] = "load mode " + run_str(f, "load_mode") + ": the run tier drives tile and im2col modes (sm_90)";
-    v.emplace_back("mode_" + run_str(f, "load_mode"), p);
+    p["not_supported"] = "load mode " + run_str(f, field::load_mode) + ": the run tier drives tile and im2col modes (sm_90)";
+    v.emplace_back("mode_" + run_str(f, field::load_mode), p);
   }
   return v;
 }
@@ -471,7 +499,7 @@ void tensor_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
   uint64_t gbytes = ref::tensor_global_bytes(map);
   uint32_t tx = ref::tensor_tx_bytes(map, r.acc);
   s.ranks = r.cluster;
-  s.cluster = f.abi.find("cluster") != std::string::npos;
+  s.cluster = f.abi_row->cluster;
   s.window = uint32_t((r.smem_off + tx + kGuard + 15) / 16 * 16);
   s.smem_init = random_bytes(rng, size_t(s.window) * s.ranks);
   for (unsigned i = 0; i < 5; ++i) s.w[W_COORD0 + i] = uint32_t(r.acc.coords[i]);
@@ -624,7 +652,7 @@ std::vector<EncodeCase> encode_cases() {
 
 std::vector<Variant> encode_variants(const Form& f, const PlanOptions&) {
   std::vector<Variant> v;
-  bool im2col = f.form.find("Im2col") != std::string::npos;
+  bool im2col = f.instr == "cuTensorMapEncodeIm2col";  // the driver function the pseudo-form stands for
   for (auto& e : encode_cases()) {
     if ((e.map.kind == ref::EncodeKind::im2col) != im2col) continue;
     Json p = Json::object();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "contract.hpp"
 #include "json.hpp"
 #include "ptxcts/ref/policy.hpp"
 
@@ -15,7 +16,8 @@ namespace ptxcts::run {
 // One line of generated/manifest/forms.jsonl (docs/ARCHITECTURE.md section 2).
 struct Form {
   std::string form, family, instr, kernel, kernel_file, abi, min_ptx, targets;
-  Json quals, run;
+  Json quals, run;  // checked against the contract when loaded (contract.hpp)
+  const contract::Abi* abi_row = nullptr;  // the contract's row of `abi` (flow, cluster, tmap)
   std::vector<std::string> invalid_by;
   bool valid() const { return invalid_by.empty(); }
 };
@@ -54,13 +56,6 @@ struct CaseResult {
   static CaseResult from_json(const Json& j);
 };
 
-// Run ABI argument words (ARCHITECTURE section 4).
-enum Word : int {
-  W_SRC = 0, W_DST, W_SMEM_INIT, W_SMEM_OUT, W_STATUS, W_SIZE, W_WINDOW, W_SRC_OFF, W_DST_OFF, W_CTA_MASK,
-  W_BYTE_MASK, W_IGNORE_SRC, W_TX_BYTES, W_WAIT_LIMIT, W_COORD0, W_COORD1, W_COORD2, W_COORD3, W_COORD4,
-  W_IM2COL0, W_IM2COL1, W_IM2COL2, W_PEER, W_ISSUER, W_WAITERS, W_COUNT
-};
-constexpr int kStatusWords = 16;  // u32 per CTA rank
 
 // A tensor map the worker encodes once the global buffer's address is known.
 struct TensorMapSpec {

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "batch.hpp"
+#include "contract.hpp"
 #include "util.hpp"
 #include <signal.h>
 
@@ -122,6 +123,12 @@ std::vector<Form> load_forms(const std::string& root) {
       for (auto& s : ib->arr()) f.invalid_by.push_back(s.str());
     if (f.form.empty() || f.family.empty() || f.kernel.empty())
       throw std::runtime_error(path + ":" + std::to_string(lineno) + ": entry lacks form, family or kernel");
+    f.abi_row = abi_spec(f.abi);
+    try {
+      check_form(f);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path + ":" + std::to_string(lineno) + ": " + e.what());
+    }
     forms.push_back(std::move(f));
   }
   return forms;

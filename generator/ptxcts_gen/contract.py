@@ -1,0 +1,174 @@
+"""The generator -> harness contract, declared once (docs/ARCHITECTURE.md sections 2 and 4).
+
+What every form's `run` object may hold (per run ABI, with types), the run-ABI argument words, and the tables
+both sides need (load modes, the redOp x type cells). The generator checks each form it writes against it
+(`check_form`); `./ptxcts gen` renders it into generated/contract/run_contract.hpp, which the run tier compiles
+and checks every form of forms.jsonl against when it loads them (an error naming the form and the field).
+The frame template takes its word offsets from here (`WORDS`).
+"""
+from .isa.tensor import MODES
+from .rules.reduce import CELLS, REDOPS, TENSOR_CELLS, TYPES
+
+# ---- the run-ABI argument words: (name, count, meaning); word k is at byte offset 8*k of args ----
+WORD_GROUPS = (
+    ("src", 1, "global source address (global-source forms)"),
+    ("dst", 1, "global destination address (global-destination forms)"),
+    ("smem_init", 1, "global address of the initial window images, `window` bytes per CTA rank, in rank order"),
+    ("smem_out", 1, "global address where each CTA dumps its window at the end, same layout"),
+    ("status", 1, "global address of 16 u32 per CTA rank"),
+    ("size", 1, "bulk size in bytes; cp.async: `src-size` operand; prefetch: size"),
+    ("window", 1, "window bytes per CTA"),
+    ("src_off", 1, "byte offset in the window of a shared source"),
+    ("dst_off", 1, "byte offset in the window of a shared destination"),
+    ("cta_mask", 1, "u16 `ctaMask`"),
+    ("byte_mask", 1, "u16 `byteMask`"),
+    ("ignore_src", 1, "predicate value for `ignore-src` (0/1)"),
+    ("tx_bytes", 1, "bytes each waiting CTA's mbarrier expects (`mbarrier.arrive.expect_tx`)"),
+    ("wait_limit", 1, "try_wait iterations before the kernel gives up and reports a timeout"),
+    ("coord", 5, "s32 tensorCoords (gather4/scatter4: col, row0..row3)"),
+    ("im2col", 3, "u16 im2colInfo: offsets W,H,D or wHalo, wOffset"),
+    ("peer", 1, "destination CTA rank for shared::cluster forms (mapa target)"),
+    ("issuer", 1, "CTA rank that issues (default 0)"),
+    ("waiters", 1, "bit mask of CTA ranks that wait on their own mbarrier (multicast: = ctaMask; remote: peer)"),
+)
+STATUS_WORDS = 16  # u32 per CTA rank
+
+
+def words():
+    """[(word name, index)]: coord0..coord4 and im2col0..im2col2 for the groups."""
+    out = []
+    for name, n, _ in WORD_GROUPS:
+        for i in range(n):
+            out.append((name if n == 1 else f"{name}{i}", len(out)))
+    return out
+
+
+WORDS = {name: 8 * index for name, index in words()}  # byte offsets, for the frame template
+
+
+def words_comment():
+    """The frame's comment naming every word (three lines, as the kernels have always carried it)."""
+    items, k = [], 0
+    for name, n, _ in WORD_GROUPS:
+        items.append(f"{k} {name}" if n == 1 else f"{k}..{k + n - 1} {name}0..{n - 1}")
+        k += n
+    return (f"// args words (little endian u64): {', '.join(items[:7])},\n\t// {', '.join(items[7:14])},\n"
+            f"\t// {', '.join(items[14:])}")
+
+
+# ---- run fields: name -> (type, who reads it, meaning) ----
+# type: bool | int | str | size (an int, or "args": the size comes from args.size) | str_list | type_cells
+# reader: "run" (the run tier reads it: harness/run/src names it as field::<name>) or "info: <why no tier needs it>"
+FIELDS = {
+    "direction": ("str", "run", "<src>-><dst> state spaces of the copy"),
+    "completion": ("str", "run", "completion mechanism: bulk_group, mbarrier::complete_tx::bytes, mbarrier, "
+                                 "cp_async.group"),
+    "multicast": ("bool", "run", ".multicast::cluster: the copy goes to every CTA of ctaMask"),
+    "remote": ("bool", "run", "the destination is the peer CTA's window (mapa of args.peer)"),
+    "peer_must_differ": ("bool", "run", "the chapter: the destination has to be in the shared memory of a "
+                                        "different CTA; the run tier never plans the issuing CTA as the peer"),
+    "cp_mask": ("bool", "run", ".cp_mask: byte i of each 16-byte chunk is copied iff bit i of args.byte_mask"),
+    "size": ("size", "run", "immediate size of the form, or \"args\" (args.size)"),
+    "cache_hint": ("bool", "run", ".L2::cache_hint (the kernel makes its own policy operand; the planner keeps "
+                                  "deliberate traps to forms without it)"),
+    "redop": ("str", "run", ".redOp"),
+    "type": ("str", "run", "element type of a cp.reduce.async.bulk form"),
+    "noftz": ("bool", "run", ".noftz"),
+    "cell_allowed": ("bool", "info: a form outside the redOp x type table is invalid (invalid_by), never "
+                             "launched", "whether (redop, type) is a cell of the destination's table"),
+    "dims": ("int", "run", "tensor rank (.1d .. .5d)"),
+    "load_mode": ("str", "run", "tensor load mode, one of LOAD_MODES (absent qualifier: tile)"),
+    "cta_group": ("str", "run", ".cta_group::1 / ::2, or none"),
+    "coords": ("int", "info: the kernel passes args.coord0..coords-1 itself", "number of tensorCoords operands"),
+    "im2col_info": ("int", "info: the kernel passes args.im2col0..n-1 itself", "number of im2colInfo operands"),
+    "coords_nonnegative": ("bool", "run", "the chapter: tensorCoords must be non-negative (.global destination)"),
+    "types": ("str_list", "run", "cp.reduce.async.bulk.tensor: the element types the redOp allows"),
+    "type_cells": ("type_cells", "run", "cp.reduce.async.bulk.tensor: every element type, allowed or "
+                                        "not_in_table (the map's type is invisible to ptxas)"),
+    "cop": ("str", "run", "cp.async cache operator: ca or cg"),
+    "cp_size": ("int", "run", "cp.async cp-size"),
+    "src_op": ("str", "run", "cp.async optional operands: none, src_size, ignore_src, src_size+ignore_src"),
+    "prefetch_size": ("str", "info: a hint with no visible effect", "cp.async .L2::<n>B prefetch size, or none"),
+    "space": ("str", "info: every spelling names the issuing CTA's window", "cp.async destination spelling"),
+    "chunks": ("int", "run", "self-check kernels: 16-byte chunks copied"),
+    "chunk_bytes": ("int", "run", "self-check kernels: bytes per chunk"),
+    "checked_after_wait": ("int", "run", "self-check kernels: chunks whose completion the kernel checks"),
+    "expect_bits": ("int", "run", "self-check kernels: status word 2 must equal it"),
+    "flow": ("str", "run", "self-check kernels: the completion flow the kernel exercises"),
+    "read_only_wait": ("bool", "info: the kernel's wait variant; expect_bits and flow state the outcome",
+                       "cp.async.bulk.wait_group.read"),
+    "mbarrier_count": ("int", "info: the kernel's own mbarrier.init count", "cp.async.mbarrier.arrive{.noinc}"),
+    "expect_window_src_chunk0": ("str", "run", "fence.proxy.async: what the window's source chunk 0 holds after"),
+    "expect_dst_chunk0": ("str", "run", "fence.proxy.async: what the destination's chunk 0 holds after"),
+}
+
+# ---- run ABIs: name -> (flow, cluster, tmap, required fields, optional fields) ----
+_BULK = ("direction", "completion", "cache_hint", "remote", "size")
+_BULK_OPT = ("multicast", "cp_mask", "peer_must_differ", "redop", "type", "noftz", "cell_allowed")
+_TENSOR = ("direction", "completion", "cache_hint", "coords", "dims", "load_mode")
+_TENSOR_OPT = ("coords_nonnegative", "cta_group", "im2col_info", "multicast", "remote", "redop", "types", "type_cells")
+_CHECK = ("chunks", "chunk_bytes", "checked_after_wait", "expect_bits", "flow")
+ABIS = {
+    "v1.cp_async.wait_group": ("cp_async.wait_group", False, False,
+                               ("cache_hint", "cop", "cp_size", "prefetch_size", "space", "src_op"), ()),
+    "v1.self_check.cp_async": ("self_check.cp_async", False, False, _CHECK + ("completion", "mbarrier_count"), ()),
+    "v1.self_check.bulk_group": ("self_check.bulk_group", False, False, _CHECK + ("read_only_wait",), ()),
+    "v1.self_check.fence_proxy_async": ("self_check.fence_proxy_async", False, False,
+                                        _CHECK + ("read_only_wait", "expect_dst_chunk0", "expect_window_src_chunk0"),
+                                        ()),
+    "v1.bulk_group": ("bulk_group", False, False, _BULK, _BULK_OPT),
+    "v1.bulk_group.cluster": ("bulk_group", True, False, _BULK, _BULK_OPT),
+    "v1.mbarrier": ("mbarrier", False, False, _BULK, _BULK_OPT),
+    "v1.mbarrier.cluster": ("mbarrier", True, False, _BULK, _BULK_OPT),
+    "v1.prefetch": ("prefetch", False, False, ("cache_hint", "size"), ()),
+    "v1.bulk_group.tmap": ("bulk_group", False, True, _TENSOR, _TENSOR_OPT),
+    "v1.bulk_group.cluster.tmap": ("bulk_group", True, True, _TENSOR, _TENSOR_OPT),
+    "v1.mbarrier.tmap": ("mbarrier", False, True, _TENSOR, _TENSOR_OPT),
+    "v1.mbarrier.cluster.tmap": ("mbarrier", True, True, _TENSOR, _TENSOR_OPT),
+    "v1.prefetch.tmap": ("prefetch", False, True, ("cache_hint", "coords", "dims", "im2col_info", "load_mode"), ()),
+}
+
+# ---- tables ----
+# Tensor load modes: PTX spelling -> harness/refmodel's ref::TensorMode enumerator.
+LOAD_MODES = {"tile": "tile", "tile::gather4": "gather4", "tile::scatter4": "scatter4", "im2col": "im2col",
+              "im2col::w": "im2col_w", "im2col::w::128": "im2col_w128", "im2col_no_offs": "im2col_no_offs"}
+assert tuple(LOAD_MODES) == MODES, "contract.LOAD_MODES and isa/tensor.MODES name the same modes"
+# The redOp x type tables (rules/reduce.py), per site of harness/refmodel's ref::ReduceSite.
+REDUCE_SITES = {"bulk_shared_cluster": CELLS["shared::cluster"], "bulk_global": CELLS["global"],
+                "tensor": TENSOR_CELLS}
+TYPE_CELL_VALUES = ("allowed", "not_in_table")
+# The quals the run tier reads (a fact of the form's spelling, not of its run): "" = the qualifier is absent.
+QUALS_READ = {"load_mode": ("str", "the .load_mode qualifier as spelled (\"\": absent, the default .tile)")}
+
+
+def _type_ok(kind, v):
+    if kind == "bool":
+        return isinstance(v, bool)
+    if kind == "int":
+        return isinstance(v, int) and not isinstance(v, bool)
+    if kind == "str":
+        return isinstance(v, str)
+    if kind == "size":
+        return v == "args" or (isinstance(v, int) and not isinstance(v, bool))
+    if kind == "str_list":
+        return isinstance(v, list) and all(isinstance(x, str) for x in v)
+    if kind == "type_cells":
+        return isinstance(v, dict) and set(v) == set(TYPES) and all(x in TYPE_CELL_VALUES for x in v.values())
+    raise KeyError(kind)
+
+
+def check_form(form_id, abi, run):
+    """Raise ValueError naming the form and the field when `run` breaks the contract."""
+    if abi not in ABIS:
+        raise ValueError(f"{form_id}: run ABI '{abi}' is not in contract.ABIS")
+    _, _, _, required, optional = ABIS[abi]
+    for name in required:
+        if name not in run:
+            raise ValueError(f"{form_id}: run.{name} is required by ABI {abi}")
+    for name, v in run.items():
+        if name not in required and name not in optional:
+            raise ValueError(f"{form_id}: run.{name} is not a field of ABI {abi} (generator/ptxcts_gen/contract.py)")
+        if not _type_ok(FIELDS[name][0], v):
+            raise ValueError(f"{form_id}: run.{name} = {v!r} is not of type {FIELDS[name][0]}")
+    if "load_mode" in run and run["load_mode"] not in LOAD_MODES:
+        raise ValueError(f"{form_id}: run.load_mode '{run['load_mode']}' is not one of {', '.join(LOAD_MODES)}")

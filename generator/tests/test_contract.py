@@ -1,0 +1,97 @@
+"""The generator -> harness contract (generator/ptxcts_gen/contract.py): every run field the generator writes is
+declared, typed and read by a tier (or says why none needs it); the run tier names fields only through the
+contract and never parses a form ID; the frame template takes its word offsets from the contract."""
+import glob
+import json
+import os
+import re
+import unittest
+
+from ptxcts_gen import contract
+from ptxcts_gen.model import all_forms
+
+ROOT = os.environ.get("PTXCTS_ROOT") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+RUN_SRC = os.path.join(ROOT, "harness", "run", "src")
+
+
+def run_sources():
+    out = {}
+    for p in sorted(glob.glob(os.path.join(RUN_SRC, "*.[ch]pp"))):
+        with open(p) as fh:
+            out[os.path.basename(p)] = fh.read()
+    return out
+
+
+class Fields(unittest.TestCase):
+    def test_every_field_read_or_informational(self):
+        text = "\n".join(run_sources().values())
+        for name, (kind, reader, meaning) in contract.FIELDS.items():
+            self.assertTrue(meaning, name)
+            if reader == "run":
+                self.assertTrue(re.search(r"field::" + name + r"\b", text),
+                                 f"run.{name} is declared read by the run tier, but harness/run/src never names "
+                                 f"field::{name}; read it, or mark it 'info: <why no tier needs it>'")
+            else:
+                self.assertTrue(reader.startswith("info: ") and len(reader) > 12,
+                                f"run.{name}: reader must be 'run' or 'info: <why no tier needs it>'")
+
+    def test_every_written_field_declared(self):
+        seen = set()
+        for f in all_forms():
+            contract.check_form(f.id, f.abi, f.run)  # raises naming the form and the field
+            seen |= set(f.run)
+        self.assertEqual(sorted(set(contract.FIELDS) - seen), [], "declared fields no form writes")
+
+    def test_check_names_form_and_field(self):
+        run = {"cache_hint": False, "size": "args"}
+        with self.assertRaisesRegex(ValueError, r"x/y: run\.size = 'sixteen'"):
+            contract.check_form("x/y", "v1.prefetch", dict(run, size="sixteen"))
+        with self.assertRaisesRegex(ValueError, r"x/y: run\.bogus is not a field of ABI v1.prefetch"):
+            contract.check_form("x/y", "v1.prefetch", dict(run, bogus=1))
+        with self.assertRaisesRegex(ValueError, r"x/y: run\.cache_hint is required"):
+            contract.check_form("x/y", "v1.prefetch", {"size": 16})
+        t = next(f for f in all_forms() if f.run.get("load_mode") == "tile")
+        with self.assertRaisesRegex(ValueError, "run.load_mode 'tiles' is not one of"):
+            contract.check_form(t.id, t.abi, dict(t.run, load_mode="tiles"))
+
+    def test_run_tier_reads_fields_only_by_contract_name(self):
+        for name, text in run_sources().items():
+            self.assertIsNone(re.search(r'run_(str|int|bool)\(\s*\w+\s*,\s*"', text),
+                              f"{name}: a run field named by a string literal; use field::<name>")
+            self.assertIsNone(re.search(r'\.form\.(find|substr|rfind)\(|\.abi\.(find|substr|rfind)\(', text),
+                              f"{name}: parses a form ID or an ABI name; the contract carries the fact")
+
+
+class Words(unittest.TestCase):
+    def test_layout(self):
+        w = dict(contract.words())
+        self.assertEqual(len(w), 25)
+        self.assertEqual((w["src"], w["coord0"], w["coord4"], w["im2col2"], w["waiters"]), (0, 14, 18, 21, 24))
+
+    def test_templates_use_contract_offsets(self):
+        for p in glob.glob(os.path.join(ROOT, "templates", "*.j2")):
+            with open(p) as fh:
+                self.assertNotRegex(fh.read(), r"\[%args\+\d", f"{p}: an args word offset spelled as a number")
+
+    def test_header_lists_every_word(self):
+        from ptxcts_gen import contract_cpp
+        h = contract_cpp.header()
+        for name, k in contract.words():
+            self.assertIn(f"W_{name.upper()} = {k},", h)
+
+
+class Tables(unittest.TestCase):
+    def test_load_modes_cover_the_isa(self):
+        modes = {f.run["load_mode"] for f in all_forms() if "load_mode" in f.run}
+        self.assertEqual(modes - set(contract.LOAD_MODES), set())
+
+    def test_type_cells_agree_with_types(self):
+        for f in all_forms():
+            cells = f.run.get("type_cells")
+            if cells is None:
+                continue
+            self.assertEqual(sorted(t for t, v in cells.items() if v == "allowed"), sorted(f.run["types"]), f.id)
+
+
+if __name__ == "__main__":
+    unittest.main()
