@@ -1,4 +1,4 @@
-"""Rendering: family templates (templates/<family>.ptx.j2) -> one complete test kernel per form."""
+"""Rendering: the family templates (templates/*.ptx.j2, named by each isa module's TEMPLATE) -> one complete test kernel per form."""
 import os
 
 import jinja2

@@ -3,7 +3,7 @@
 from . import derive_direction, seg
 
 FAMILY = "cp.async.bulk"
-TEMPLATE = "bulk.ptx.j2"
+TEMPLATE = "copy.ptx.j2"  # shared with the other copy families
 
 DEFAULTS = {"dir": "shared::cta.global", "dst": None, "src": None, "completion": None, "multicast": False,
             "cache_hint": False, "policy": None, "cp_mask": False, "byte_mask": None, "size_imm": None,

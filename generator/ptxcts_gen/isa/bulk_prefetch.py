@@ -2,7 +2,7 @@
 from . import hint_segments
 
 FAMILY = "cp.async.bulk.prefetch"
-TEMPLATE = "bulk_prefetch.ptx.j2"
+TEMPLATE = "prefetch.ptx.j2"  # shared by both prefetch families
 
 DEFAULTS = {"dst": "L2", "src": "global", "cache_hint": False, "policy": None, "size_imm": None}
 AXES = (("cache_hint", (False, True)),)

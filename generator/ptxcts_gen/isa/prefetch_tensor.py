@@ -4,7 +4,7 @@ from . import hint_segments, im2col_operand, seg, tensor_operand
 from ..rules.tensor import expected_coords, expected_im2col_info
 
 FAMILY = "cp.async.bulk.prefetch.tensor"
-TEMPLATE = "prefetch_tensor.ptx.j2"
+TEMPLATE = "prefetch.ptx.j2"  # shared by both prefetch families
 
 DEFAULTS = {"dst": "L2", "src": "global", "dim": 2, "load_mode": "tile", "cache_hint": False, "policy": None,
             "coords": None, "im2col_info": None}

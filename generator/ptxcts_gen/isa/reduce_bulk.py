@@ -4,7 +4,7 @@ from . import derive_direction, hint_segments, seg
 from ..rules.reduce import REDOPS, TYPES, CELLS
 
 FAMILY = "cp.reduce.async.bulk"
-TEMPLATE = "reduce_bulk.ptx.j2"
+TEMPLATE = "copy.ptx.j2"  # shared with the other copy families
 
 DEFAULTS = {"dir": "global.shared::cta", "dst": None, "src": None, "completion": None, "redop": "add",
             "type": "u32", "noftz": False, "cache_hint": False, "policy": None, "size_imm": None}

@@ -6,7 +6,7 @@ from ..rules.reduce import REDOPS, TYPES, TENSOR_CELLS
 from ..rules.tensor import expected_coords
 
 FAMILY = "cp.reduce.async.bulk.tensor"
-TEMPLATE = "reduce_tensor.ptx.j2"
+TEMPLATE = "copy.ptx.j2"  # shared with the other copy families
 
 DEFAULTS = {"dir": "global.shared::cta", "dst": None, "src": None, "dim": 2, "redop": "add", "load_mode": "tile",
             "completion": None, "cache_hint": False, "policy": None, "coords": None}

@@ -6,7 +6,7 @@ from . import derive_direction, hint_segments, im2col_operand, seg, tensor_opera
 from ..rules.tensor import expected_coords, expected_im2col_info
 
 FAMILY = "cp.async.bulk.tensor"
-TEMPLATE = "tensor.ptx.j2"
+TEMPLATE = "copy.ptx.j2"  # shared with the other copy families
 
 MODES = ("tile", "tile::gather4", "tile::scatter4", "im2col", "im2col::w", "im2col::w::128", "im2col_no_offs")
 DEFAULTS = {"dir": "shared::cluster.global", "dst": None, "src": None, "dim": 2, "load_mode": "tile",
