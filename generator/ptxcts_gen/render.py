@@ -1,4 +1,4 @@
-"""Rendering: the family templates (templates/*.ptx.j2, named by each isa module's TEMPLATE) -> one complete test kernel per form."""
+"""Rendering: family templates (templates/*.ptx.j2, each isa module's TEMPLATE) -> one test kernel per form."""
 import os
 
 import jinja2
