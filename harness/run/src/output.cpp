@@ -12,59 +12,6 @@
 
 namespace ptxcts::run {
 
-namespace {
-
-std::string xml(const std::string& s) {
-  std::string o;
-  for (unsigned char c : s) {
-    switch (c) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '"': o += "&quot;"; break;
-      default:
-        if (c < 0x20 && c != '\n' && c != '\t') o += ' ';
-        else o += char(c);
-    }
-  }
-  return o;
-}
-
-std::string own_junit(const std::vector<CaseResult>& results) {
-  std::map<std::string, std::vector<const CaseResult*>> by;
-  for (auto& r : results) by[r.family + "." + r.load_path].push_back(&r);
-  std::string o = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ptxcts-run\">\n";
-  for (auto& [suite, rs] : by) {
-    size_t fails = 0, skips = 0, errors = 0;
-    for (auto* r : rs) {
-      if (r->cls == cls::fail || r->cls == cls::spec_divergence) ++fails;
-      else if (r->cls == cls::crash || r->cls == cls::timeout || r->cls == cls::compile_error) ++errors;
-      else if (r->cls == cls::skipped || r->cls == cls::not_supported) ++skips;
-    }
-    o += "  <testsuite name=\"" + xml(suite) + "\" tests=\"" + std::to_string(rs.size()) + "\" failures=\"" +
-         std::to_string(fails) + "\" errors=\"" + std::to_string(errors) + "\" skipped=\"" + std::to_string(skips) + "\">\n";
-    for (auto* r : rs) {
-      char t[32];
-      std::snprintf(t, sizeof t, "%.6f", r->duration_ms / 1e3);
-      o += "    <testcase classname=\"" + xml(suite) + "\" name=\"" + xml(r->id) + "\" time=\"" + t + "\">";
-      if (r->cls == cls::pass) {
-      } else if (r->cls == cls::skipped || r->cls == cls::not_supported) {
-        o += "<skipped message=\"" + xml(r->cls + ": " + r->message) + "\"/>";
-      } else if (r->cls == cls::fail || r->cls == cls::spec_divergence) {
-        o += "<failure type=\"" + r->cls + "\" message=\"" + xml(r->message) + "\"/>";
-      } else {
-        o += "<error type=\"" + r->cls + "\" message=\"" + xml(r->message) + "\"/>";
-      }
-      o += "</testcase>\n";
-    }
-    o += "  </testsuite>\n";
-  }
-  o += "</testsuites>\n";
-  return o;
-}
-
-}  // namespace
-
 std::string results_text(const RunMeta& m, const std::vector<CaseResult>& results) {
   Json doc = Json::object();
   doc["schema"] = "ptxcts-results";
@@ -137,23 +84,15 @@ std::string write_results(const std::string& dir, const RunMeta& m, const std::v
   std::string text = results_text(m, results);
   std::string tmp = dir + "/.results.run." + std::to_string(getpid()) + ".json";
   if (!write_file(tmp, text)) return "cannot write " + tmp;
-  // Prefer the results layer's own writer (schema check + its JUnit; it writes each file through a temporary
-  // and os.replace); fall back to writing the same format here.
-  std::string root = ptxcts_root();
-  std::string log;
-  int rc = 1;
-  if (file_exists(root + "/harness/results/writer.py")) {
-    std::string code =
-        "import json,sys; sys.path.insert(0, sys.argv[3]); from results.writer import write_run; "
-        "write_run(sys.argv[1], json.load(open(sys.argv[2])))";
-    rc = run_process({"python3", "-c", code, dir, tmp, root + "/harness"}, &log);
-  }
-  if (rc != 0) {
-    if (!log.empty()) std::fprintf(stderr, "run: harness/results' writer refused the document (%s); writing it directly\n", log.substr(0, 1500).c_str());
-    if (!write_file(dir + "/junit.xml", own_junit(results))) { ::unlink(tmp.c_str()); return "cannot write " + dir + "/junit.xml"; }
-    if (std::rename(tmp.c_str(), (dir + "/results.json").c_str()) != 0) { ::unlink(tmp.c_str()); return "cannot write " + dir + "/results.json"; }
-    return "";
-  }
+  // One writer for every tier: harness/results' write_run (schema check, results.json, the one JUnit mapping).
+  // A document it refuses is a harness error: it stays beside the results for inspection, nothing is guessed.
+  std::string root = ptxcts_root(), log;
+  std::string code =
+      "import json,sys; sys.path.insert(0, sys.argv[3]); from results.writer import write_run; "
+      "write_run(sys.argv[1], json.load(open(sys.argv[2])))";
+  int rc = run_process({"python3", "-c", code, dir, tmp, root + "/harness"}, &log);
+  if (rc != 0)
+    return "harness/results' writer refused the run's document (kept as " + tmp + "): " + log.substr(0, 1500);
   ::unlink(tmp.c_str());
   return "";
 }
