@@ -26,6 +26,7 @@ using AbiRegistry = std::map<std::string, AbiDriver>;
 void register_cp_async(AbiRegistry& r);
 void register_bulk(AbiRegistry& r);
 void register_tensor(AbiRegistry& r);
+void register_encode(AbiRegistry& r);  // driver-API cases of cuTensorMapEncode* (tensor_encode.cpp)
 
 // A form's run fields, by the contract's names (field::<name>; contract.hpp). The form passed the contract's
 // check when it was loaded, so a present field has the contract's type; `def` stands for an optional field the

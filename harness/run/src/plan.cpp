@@ -14,6 +14,7 @@ const AbiRegistry& registry() {
     register_cp_async(x);
     register_bulk(x);
     register_tensor(x);
+    register_encode(x);
     return x;
   }();
   return r;
