@@ -37,7 +37,6 @@ import time
 
 ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODEL_SRC = os.path.join(ROOT, "harness", "refmodel", "src")
-CMAKE_PROJECT = os.path.join(ROOT, "harness", "selftest")
 DEFAULT_OUT = os.path.join(ROOT, "results", "selftest", "model-mutation.json")
 DEFAULT_TRIAGE = os.path.join(ROOT, "results", "selftest", "model-equivalent.json")
 TOOL = "universalmutator"
@@ -203,12 +202,20 @@ def write_if_changed(path, data):
     os.replace(tmp, path)
 
 
+# What the private build compiles, snapshot from the checkout when a run starts (a consistent measurement while
+# others edit the tree): the model (whose sources get mutated), its headers, its tests, ptxcts-ref and its cases.
+SNAPSHOT = ["harness/refmodel", "harness/tests/model", "harness/tools", "harness/common/include",
+            "harness/common/src", "docs/POLICIES.md", "harness/selftest/CMakeLists.txt"]
+
+
 class Bench:
-    """The private build: build/src (the model's sources, one of them mutated at a time) and build/build (CMake)."""
+    """The private build: <build>/tree (snapshot of SNAPSHOT; tree/harness/refmodel/src gets one mutated file at a
+    time) and <build>/build (CMake project harness/selftest over that tree)."""
 
     def __init__(self, build_dir, jobs, timeout):
         self.dir = build_dir
-        self.src = os.path.join(build_dir, "src")
+        self.tree = os.path.join(build_dir, "tree")
+        self.src = os.path.join(self.tree, "harness", "refmodel", "src")
         self.bld = os.path.join(build_dir, "build")
         self.jobs = jobs
         self.timeout = timeout
@@ -216,23 +223,35 @@ class Bench:
         self.base_obj = {}
 
     def sync(self):
-        os.makedirs(self.src, exist_ok=True)
-        names = sorted(n for n in os.listdir(MODEL_SRC) if n.endswith(".cpp"))
-        for n in names:
-            with open(os.path.join(MODEL_SRC, n), "rb") as f:
-                self.originals[n] = f.read()
-            write_if_changed(os.path.join(self.src, n), self.originals[n])
-        stale = [n for n in os.listdir(self.src) if n.endswith(".cpp") and n not in self.originals]
-        for n in stale:
-            os.remove(os.path.join(self.src, n))
+        want_files = set()
+        for rel in SNAPSHOT:
+            top = os.path.join(ROOT, rel)
+            walk = [(os.path.dirname(top), [], [os.path.basename(top)])] if os.path.isfile(top) else os.walk(top)
+            for dirpath, dirs, files in walk:
+                dirs[:] = [d for d in dirs if d != "__pycache__"]
+                for fn in files:
+                    relf = os.path.relpath(os.path.join(dirpath, fn), ROOT)
+                    want_files.add(relf)
+                    dst = os.path.join(self.tree, relf)
+                    os.makedirs(os.path.dirname(dst), exist_ok=True)
+                    with open(os.path.join(ROOT, relf), "rb") as f:
+                        data = f.read()
+                    write_if_changed(dst, data)
+                    if os.path.dirname(relf) == os.path.join("harness", "refmodel", "src") and fn.endswith(".cpp"):
+                        self.originals[fn] = data
+        for dirpath, _, files in os.walk(self.tree):
+            for fn in files:
+                if os.path.relpath(os.path.join(dirpath, fn), self.tree) not in want_files:
+                    os.remove(os.path.join(dirpath, fn))
+        names = sorted(self.originals)
         stamp = os.path.join(self.dir, "configured-for.txt")
-        want = f"checkout={ROOT}\nfiles={' '.join(names)}\n"
+        want = f"checkout={ROOT}\ntree={self.tree}\nfiles={' '.join(names)}\n"
         have = open(stamp).read() if os.path.exists(stamp) else ""
         if have != want or not os.path.exists(os.path.join(self.bld, "CMakeCache.txt")):
             gen = ["-G", "Ninja"] if shutil.which("ninja") else []
             launcher = [f"-DCMAKE_CXX_COMPILER_LAUNCHER={shutil.which('ccache')}"] if shutil.which("ccache") else []
-            cmd = ["cmake", "-S", CMAKE_PROJECT, "-B", self.bld, *gen, *launcher, f"-DPTXCTS_CHECKOUT={ROOT}",
-                   f"-DMUTANT_SRC={self.src}", "-DCMAKE_BUILD_TYPE=", "-DCMAKE_CXX_FLAGS=-O2"]
+            cmd = ["cmake", "-S", os.path.join(self.tree, "harness", "selftest"), "-B", self.bld, *gen, *launcher, f"-DPTXCTS_CHECKOUT={self.tree}",
+                   "-DCMAKE_BUILD_TYPE=", "-DCMAKE_CXX_FLAGS=-O2"]
             p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             if p.returncode != 0:
                 raise SystemExit(f"selftest-model: configuring {self.bld} failed:\n{p.stdout[-3000:]}")
@@ -251,8 +270,8 @@ class Bench:
         return p.returncode == 0, p.stdout
 
     def object_hash(self, name):
-        for dirpath, _, files in os.walk(os.path.join(self.bld, "CMakeFiles", "ptxcts_refmodel.dir")):
-            if name + ".o" in files:
+        for dirpath, _, files in os.walk(self.bld):
+            if "ptxcts_refmodel.dir" in dirpath.split(os.sep) and name + ".o" in files:
                 with open(os.path.join(dirpath, name + ".o"), "rb") as f:
                     return sha(f.read())
         return None
@@ -417,13 +436,18 @@ def main(argv=None):
         mutants += generate(n, a.build_dir, version)
     order = sample_order(mutants, a.seed)
     by_sig = {m["signature"]: m for m in mutants}
-    for sig in reversed(a.expect_killed):
-        if sig not in by_sig:
-            log(f"selftest-model: --expect-killed: no mutant '{sig}' among those of {', '.join(names)}")
+    expect = []
+    for want in a.expect_killed:  # a signature, or a part of exactly one signature
+        hits = [want] if want in by_sig else [s for s in by_sig if want in s]
+        if len(hits) != 1:
+            log(f"selftest-model: --expect-killed '{want}' names {len(hits)} mutants of {', '.join(names)} "
+                "(give a whole signature or a part of exactly one; --list prints them)")
             return 2
+        expect.append(hits[0])
+    for sig in reversed(expect):
         order = [by_sig[sig]] + [m for m in order if m["signature"] != sig]
     if a.max_mutants is not None:
-        order = order[:max(a.max_mutants, len(a.expect_killed))]
+        order = order[:max(a.max_mutants, len(expect))]
     if a.list:
         for m in order:
             print(f"{m['operator']:16s} {m['file']}:{m['line']}  {m['signature']}")
@@ -536,7 +560,7 @@ def main(argv=None):
             json.dump(doc, f, indent=1, sort_keys=False)
             f.write("\n")
     rc = 0
-    for sig in a.expect_killed:
+    for sig in expect:
         r = next((r for r in records if r["signature"] == sig), None)
         if r is None or r["verdict"] not in ("killed", "timeout"):
             log(f"selftest-model: expected mutant not killed: {sig} -> {r['verdict'] if r else 'not judged'}")

@@ -1,0 +1,236 @@
+// Tests added for faults that ./ptxcts selftest-model planted in harness/refmodel/src and the other model tests
+// let through (issue 10, part 3). Each names the surviving mutant it kills and the rule it checks; every expected
+// value is derived by hand from that rule (docs/POLICIES.md, the chapter's or cuda.h's sentence), never by running
+// the model. The triage of the survivors that no test can kill: results/selftest/model-equivalent.json.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ptxcts/ref/copy.hpp"
+#include "ptxcts/ref/policy.hpp"
+#include "ptxcts/ref/tensor.hpp"
+#include "ptxcts/ref/tensormap.hpp"
+#include "tensor_helpers.hpp"
+
+using namespace ptxcts::ref;
+using namespace ptxcts::ref::testing;
+
+namespace {
+template <typename F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  return "(no ModelError)";
+}
+
+std::set<std::string> rules_of(const std::vector<RuleViolation>& v) {
+  std::set<std::string> s;
+  for (const auto& r : v) s.insert(r.rule);
+  return s;
+}
+}  // namespace
+
+// POLICIES.md, tensor_coord_alignment: 'Tile and im2col tensor copies: whether the innermost start coordinate
+// times the element size must be a multiple of 16 bytes'. gather4/scatter4 and im2col::w / ::w::128 are neither:
+// under 16B_trap a FLOAT32 start of 1 (4 bytes) traps a tile and an im2col copy, and nothing else.
+// Kills tensor.cpp:473 'a.mode == TensorMode::tile' -> '>=' and 'a.mode == TensorMode::im2col' -> '>='.
+TEST(MutationHoles, CoordAlignmentTrapOnlyForTileAndIm2col) {
+  const auto m = tile_map(TensorDataType::FLOAT32, {64, 4}, {16, 1});
+  PolicySet al;
+  ASSERT_TRUE(al.set("tensor_coord_alignment", "16B_trap"));
+  EXPECT_NE(tensor_access_trap(m, at({1, 0}, TensorMode::tile), al), "");
+  EXPECT_NE(tensor_access_trap(m, at({1, 0, 0}, TensorMode::im2col), al), "");
+  for (TensorMode mode : {TensorMode::gather4, TensorMode::scatter4, TensorMode::im2col_w, TensorMode::im2col_w128})
+    EXPECT_EQ(tensor_access_trap(m, at({1, 0, 0, 0, 0}, mode), al), "") << to_string(mode);
+}
+
+// The chapter: 'For .b4x16_p64, .b6x16_p32 and .b6p2x16, the first coordinate in the tensorCoords argument vector
+// must be a multiple of 128.' The model's refusal quotes that rule (the run tier and ptxcts-ref print it).
+// Kills tensor.cpp:92 (the quoted sentence emptied).
+TEST(MutationHoles, PackedFirstCoordinateErrorQuotesTheRule) {
+  const auto m = tile_map(TensorDataType::T16U4_ALIGN16B, {256, 2}, {128, 1});
+  const std::string e = error_of([&] { load(m, at({64, 0})); });
+  EXPECT_NE(e.find("tensorCoords[0] = 64"), std::string::npos) << e;
+  EXPECT_NE(e.find("must be a multiple of 128"), std::string::npos) << e;
+}
+
+// Every validator rule carries the documentation sentence it enforces (RuleViolation::sentence, printed by
+// ptxcts-ref as 'rule NAME: SENTENCE'), and names are unique. Kills the emptied sentences of tensormap.cpp's rule
+// table (e.g. line 36, global_address_align32_interleave).
+TEST(MutationHoles, EveryEncodeRuleHasItsSentence) {
+  std::set<std::string> names;
+  for (const auto& [name, sentence] : encode_rules()) {
+    EXPECT_TRUE(names.insert(name).second) << name << " twice";
+    EXPECT_GE(sentence.size(), 20u) << name << ": '" << sentence << "'";
+  }
+  EXPECT_GE(names.size(), 20u);
+}
+
+// cuda.h, cuTensorMapEncodeIm2col: channelsPerPixel and pixelsPerColumn have upper bounds only; POLICIES.md
+// (open points): 'channelsPerPixel / pixelsPerColumn of 0 -> EncodeVerdict::open (channels_per_pixel_zero,
+// pixels_per_column_zero)'. Kills tensormap.cpp:260 'p.channels_per_pixel != 0' -> '!= -1'.
+TEST(MutationHoles, ZeroChannelsOrPixelsAreOpenPoints) {
+  TensorMapParams p;
+  p.kind = EncodeKind::im2col;
+  p.dtype = TensorDataType::UINT8;
+  p.rank = 4;
+  p.dims = {16, 8, 8, 2, 1};
+  p.strides = {16, 128, 1024, 0};
+  p.lower_corner = {-1, -1, 0};
+  p.channels_per_pixel = 16;
+  p.pixels_per_column = 32;
+  EXPECT_EQ(rules_of(validate_encode(p).open).count("channels_per_pixel_zero"), 0u);
+  auto c0 = p;
+  c0.channels_per_pixel = 0;
+  EXPECT_EQ(rules_of(validate_encode(c0).open).count("channels_per_pixel_zero"), 1u);
+  auto p0 = p;
+  p0.pixels_per_column = 0;
+  EXPECT_EQ(rules_of(validate_encode(p0).open).count("pixels_per_column_zero"), 1u);
+}
+
+// cuda.h: 'tensorRank must be non-zero and less than or equal to the maximum supported dimensionality of 5' and
+// 'boxDim array ... must be non-zero'. A rank-6 map with boxDim[1] = 0 breaks both; the verdict lists every rule
+// the parameter set breaks (tensormap.hpp), so the rank violation does not hide the box one.
+// Kills tensormap.cpp:205 'p.rank > 5 ? 5' -> '? 1'.
+TEST(MutationHoles, OversizedRankStillChecksEveryDimension) {
+  TensorMapParams p;
+  p.kind = EncodeKind::tiled;
+  p.dtype = TensorDataType::FLOAT32;
+  p.rank = 6;
+  p.dims = {64, 32, 2, 2, 2};
+  p.strides = {256, 8192, 16384, 32768};
+  p.box = {32, 0, 1, 1, 1};
+  const auto v = rules_of(validate_encode(p).violations);
+  EXPECT_EQ(v.count("rank_range"), 1u);
+  EXPECT_EQ(v.count("box_dim_range"), 1u);
+}
+
+// The enumerators' names as cuda.h spells them after CU_TENSOR_MAP_SWIZZLE_ / _INTERLEAVE_ / _L2_PROMOTION_ /
+// _FLOAT_OOB_FILL_ (what ptxcts-ref reads and the run tier writes). Kills tensormap.cpp:15 ("64B" and "128B"
+// swapped) and the like for the other tables.
+TEST(MutationHoles, EnumeratorNamesAsCudaH) {
+  const std::vector<std::pair<Swizzle, const char*>> sw = {
+      {Swizzle::NONE, "NONE"}, {Swizzle::B32, "32B"}, {Swizzle::B64, "64B"}, {Swizzle::B128, "128B"},
+      {Swizzle::B128_ATOM_32B, "128B_ATOM_32B"}, {Swizzle::B128_ATOM_32B_FLIP_8B, "128B_ATOM_32B_FLIP_8B"},
+      {Swizzle::B128_ATOM_64B, "128B_ATOM_64B"}};
+  for (const auto& [s, n] : sw) {
+    EXPECT_EQ(std::string(to_string(s)), n);
+    EXPECT_EQ(parse_swizzle(n), s) << n;
+  }
+  EXPECT_EQ(std::string(to_string(Interleave::NONE)), "NONE");
+  EXPECT_EQ(std::string(to_string(Interleave::B16)), "16B");
+  EXPECT_EQ(std::string(to_string(Interleave::B32)), "32B");
+  EXPECT_EQ(parse_interleave("16B"), Interleave::B16);
+  EXPECT_EQ(std::string(to_string(L2Promotion::L2_64B)), "L2_64B");
+  EXPECT_EQ(std::string(to_string(L2Promotion::L2_256B)), "L2_256B");
+  EXPECT_EQ(parse_l2_promotion("L2_128B"), L2Promotion::L2_128B);
+  EXPECT_EQ(std::string(to_string(OobFill::NAN_REQUEST_ZERO_FMA)), "NAN_REQUEST_ZERO_FMA");
+  EXPECT_EQ(parse_oob_fill("NONE"), OobFill::NONE);
+  const std::vector<std::pair<TensorDataType, const char*>> ty = {
+      {TensorDataType::UINT8, "UINT8"},         {TensorDataType::UINT16, "UINT16"},
+      {TensorDataType::UINT32, "UINT32"},       {TensorDataType::INT32, "INT32"},
+      {TensorDataType::UINT64, "UINT64"},       {TensorDataType::INT64, "INT64"},
+      {TensorDataType::FLOAT16, "FLOAT16"},     {TensorDataType::FLOAT32, "FLOAT32"},
+      {TensorDataType::FLOAT64, "FLOAT64"},     {TensorDataType::BFLOAT16, "BFLOAT16"},
+      {TensorDataType::FLOAT32_FTZ, "FLOAT32_FTZ"}, {TensorDataType::TFLOAT32, "TFLOAT32"},
+      {TensorDataType::TFLOAT32_FTZ, "TFLOAT32_FTZ"}};
+  for (const auto& [t, n] : ty) EXPECT_EQ(std::string(to_string(t)), n);
+  // Element sizes (cuda.h / PTX): 8, 16, 32, 32, 64, 64, 16, 32, 64, 16, 32, 32, 32 bits.
+  const unsigned bits[] = {8, 16, 32, 32, 64, 64, 16, 32, 64, 16, 32, 32, 32};
+  for (std::size_t i = 0; i < ty.size(); ++i) EXPECT_EQ(element_bits(ty[i].first), bits[i]) << ty[i].second;
+}
+
+// docs/POLICIES.md lists each alternative as '`value`: what it means' in the policy's row, the cell ending at
+// '<br>' or ' |'; the catalog's text must be that whole text, not a prefix of it. Kills policy.cpp:18 (an
+// alternative's description emptied).
+TEST(MutationHoles, PolicyDescriptionsAreWholeCellsOfPoliciesMd) {
+  std::ifstream f(PTXCTS_POLICIES_MD);
+  ASSERT_TRUE(f.good()) << PTXCTS_POLICIES_MD;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const std::string doc = ss.str();
+  for (const auto& p : policy_catalog()) {
+    const std::size_t row = doc.find("| `" + p.name + "` |");
+    ASSERT_NE(row, std::string::npos) << p.name;
+    const std::string line = doc.substr(row, doc.find('\n', row) - row);
+    for (const auto& [value, what] : p.alternatives) {
+      EXPECT_FALSE(what.empty()) << p.name << "=" << value;
+      const std::string cell = "`" + value + "`: " + what;
+      EXPECT_TRUE(line.find(cell + "<br>") != std::string::npos || line.find(cell + " |") != std::string::npos)
+          << p.name << "=" << value;
+    }
+  }
+}
+
+// policy.hpp: describe() is '"name=value" for every policy not at its default, comma separated'.
+// Kills policy.cpp:219 (a break after the first non-default policy).
+TEST(MutationHoles, DescribeListsEveryDeviation) {
+  PolicySet s;
+  EXPECT_EQ(s.describe(), "default");
+  ASSERT_TRUE(s.set("f32_add_subnormals", "keep"));
+  ASSERT_TRUE(s.set("tensor_store_oob", "granule16_written"));
+  const std::string d = s.describe();
+  EXPECT_NE(d.find("f32_add_subnormals=keep"), std::string::npos) << d;
+  EXPECT_NE(d.find("tensor_store_oob=granule16_written"), std::string::npos) << d;
+  EXPECT_EQ(std::count(d.begin(), d.end(), ','), 1) << d;
+}
+
+// copy.hpp: bulk_reduce_to_peer refuses a rank outside the cluster (the windows), any rank past the last, not only
+// the first one past it. Kills copy.cpp:91 'src_rank < windows.size()' -> '!='.
+TEST(MutationHoles, ReduceToPeerRankPastTheCluster) {
+  std::vector<Window> w(2, Window(32, 0));
+  const ReduceOp add{RedOp::add, ElemType::u32, false};
+  EXPECT_THROW(bulk_reduce_to_peer(add, w, 2, 0, 1, 0, 16), ModelError);
+  EXPECT_THROW(bulk_reduce_to_peer(add, w, 5, 0, 1, 0, 16), ModelError);
+  EXPECT_THROW(bulk_reduce_to_peer(add, w, 0, 0, 7, 0, 16), ModelError);
+}
+
+// POLICIES.md, tensor_store_oob=granule16_written: 'box elements past globalDim[0] whose bytes lie in the 16-byte
+// granule holding the row's last in-bounds byte (other coordinates in bounds) are written'. UINT16 tensor 6 x 3,
+// row stride 16 B (row y holds elements at 16y + 2x, x < 6; bytes 16y+12..16y+15 are padding). A store of box 8 x 2
+// at {0, 1}: the shared box rows are 16 B (box row r, element x at 16r + 2x). Rows 1 and 2 get box elements 6, 7
+// (shared bytes 12..15 and 28..31) at 28..31 and 44..47 under the policy; row 0 (bytes 0..15) is never touched.
+// Kills tensor.cpp:416 'i < map.rank' -> 'i > map.rank' (the row offset of a granule element).
+TEST(MutationHoles, StoreGranuleElementsLandInTheirOwnRow) {
+  auto m = tile_map(TensorDataType::UINT16, {6, 3}, {8, 2});
+  m.strides = {16, 0, 0, 0};
+  std::vector<std::uint8_t> win(64);
+  for (std::size_t i = 0; i < win.size(); ++i) win[i] = static_cast<std::uint8_t>(0x40 + i);
+  auto run = [&](const PolicySet& p) {
+    std::vector<std::uint8_t> g(64, kPoison);
+    tensor_store(m, at({0, 1}), ByteSpan{g.data(), g.size()}, ConstByteSpan{win.data(), win.size()}, p);
+    return g;
+  };
+  PolicySet gr;
+  ASSERT_TRUE(gr.set("tensor_store_oob", "granule16_written"));
+  for (const bool granule : {false, true}) {
+    const auto g = run(granule ? gr : PolicySet{});
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(g[i], kPoison) << "row 0 byte " << i;
+    for (int y = 1; y <= 2; ++y) {
+      for (int b = 0; b < 12; ++b) EXPECT_EQ(g[16 * y + b], win[16 * (y - 1) + b]) << y << " " << b;
+      for (int b = 12; b < 16; ++b)
+        EXPECT_EQ(g[16 * y + b], granule ? win[16 * (y - 1) + b] : kPoison) << granule << " row " << y << " " << b;
+    }
+    for (int i = 48; i < 64; ++i) EXPECT_EQ(g[i], kPoison) << i;
+  }
+}
+
+// The chapter for cp.async: '.cg ... cp-size 16'; the refusal names the operand and the rule.
+// Kills copy.cpp:17 (the rule's text emptied from the message).
+TEST(MutationHoles, CpAsyncCgRefusalNamesTheRule) {
+  std::vector<std::uint8_t> src(16, 1), dst(16, 0);
+  const std::string e = error_of([&] {
+    cp_async(ByteSpan{dst.data(), dst.size()}, ConstByteSpan{src.data(), src.size()},
+             CpAsyncArgs{8, std::nullopt, false, true});
+  });
+  EXPECT_NE(e.find("cp-size 8"), std::string::npos) << e;
+  EXPECT_NE(e.find("16 only"), std::string::npos) << e;
+}
