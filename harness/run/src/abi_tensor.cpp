@@ -19,10 +19,11 @@ using namespace tmaps;
 constexpr size_t kGuard = 256;
 constexpr uint32_t kBoxOff = 1024;  // box start in the window: 1024-aligned, so every swizzle mode applies
 
-// The contract's load-mode table (run_contract.hpp): an unknown spelling was refused when the form was loaded.
-ref::TensorMode mode_of(const std::string& m) {
+// The contract's load-mode table (run_contract.hpp): an unknown spelling was refused when the form was loaded;
+// a mode the contract lists but harness/refmodel does not model yet has no ref::TensorMode (nullopt).
+std::optional<ref::TensorMode> mode_of(const std::string& m) {
   for (auto& lm : contract::kLoadModes)
-    if (m == lm.spelling) return *ref::parse_tensor_mode(lm.ref_mode);
+    if (m == lm.spelling) return ref::parse_tensor_mode(lm.ref_mode);
   throw std::runtime_error("load mode '" + m + "' is not in the contract");
 }
 
@@ -39,6 +40,7 @@ struct Recipe {
 struct TensorForm {
   unsigned rank = 1;
   ref::TensorMode mode = ref::TensorMode::tile;
+  bool modeled = true;  // the model knows the load mode (else every case is not_supported)
   bool load = false, store = false, reduce = false, prefetch = false;
   bool multicast = false, remote = false, mbarrier = false;
   bool nonneg = false;             // tensorCoords must be non-negative (no low-edge or negative boxes)
@@ -50,7 +52,9 @@ struct TensorForm {
 TensorForm tform(const Form& f) {
   TensorForm t;
   t.rank = unsigned(run_int(f, field::dims, 1));
-  t.mode = mode_of(run_str(f, field::load_mode, "tile"));
+  auto mode = mode_of(run_str(f, field::load_mode, "tile"));
+  t.modeled = mode.has_value();
+  t.mode = mode.value_or(ref::TensorMode::tile);
   std::string dir = run_str(f, field::direction);
   t.prefetch = std::string(f.abi_row->flow) == "prefetch";
   t.redop = run_str(f, field::redop);
@@ -75,7 +79,7 @@ std::vector<Recipe> recipes(const Form& f, const PlanOptions& o) {
   TensorForm t = tform(f);
   std::vector<Recipe> out;
   bool im2col = t.mode == ref::TensorMode::im2col || t.mode == ref::TensorMode::im2col_no_offs;
-  if (t.mode != ref::TensorMode::tile && !im2col) return out;  // gather4/scatter4/im2col::w: sm_100 forms
+  if (!t.modeled || (t.mode != ref::TensorMode::tile && !im2col)) return out;  // gather4/scatter4/im2col::w: sm_100
   std::vector<std::pair<ref::TensorMapParams, std::array<uint16_t, 3>>> maps;
   if (im2col) {
     maps = im2col_maps(t.rank, t.mode == ref::TensorMode::im2col);
