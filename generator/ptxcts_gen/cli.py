@@ -6,6 +6,7 @@ import os
 import sys
 import time
 
+from . import faults
 from .targets import BY_NAME, PTX_VERSIONS, ptx_key, target_order
 
 
@@ -156,6 +157,24 @@ def _count_table(rows, forms):
 
 # ---- modules -------------------------------------------------------------------------------------------
 
+def _planted_fault():
+    """(kind, allowed form IDs or None, {}) from PTXCTS_PLANT_FAULT / PTXCTS_PLANT_FAULT_FORMS (the self-test);
+    (None, None, {}) when unset; (exit code, None, {}) when they are wrong."""
+    kind = os.environ.get("PTXCTS_PLANT_FAULT")
+    if not kind:
+        return None, None, {}
+    if kind not in faults.KINDS:
+        return _err(f"PTXCTS_PLANT_FAULT={kind}: unknown fault kind (known: {', '.join(faults.KINDS)})"), None, {}
+    path = os.environ.get("PTXCTS_PLANT_FAULT_FORMS")
+    if not path:
+        return kind, None, {}
+    try:
+        with open(path) as fh:
+            return kind, {ln.strip() for ln in fh if ln.strip()}, {}
+    except OSError as e:
+        return _err(f"PTXCTS_PLANT_FAULT_FORMS={path}: {e.strerror}"), None, {}
+
+
 def cmd_modules(args):
     from .model import all_forms, _requirement_violations
     from .render import module_text
@@ -181,6 +200,9 @@ def cmd_modules(args):
         info[f.id] = rules
     if args.valid_only:
         forms = [f for f in forms if not info[f.id]]
+    fault, fault_forms, all_planted = _planted_fault()
+    if isinstance(fault, int):
+        return fault
     os.makedirs(args.out, exist_ok=True)
     index = {"target": t.name, "ptx": args.ptx, "modules": {}, "module_headers": {},
              "entries": {}}
@@ -193,6 +215,9 @@ def cmd_modules(args):
         for ci, chunk in enumerate(chunks):
             name = f"{fam}.ptx" if len(chunks) == 1 else f"{fam}.{ci:03d}.ptx"
             text = module_text(t.name, args.ptx, chunk, family=fam)
+            if fault:   # the self-test's planted fault (generator/ptxcts_gen/faults.py)
+                text, planted = faults.plant(fault, text, chunk, fault_forms)
+                all_planted.update(planted)
             with open(os.path.join(args.out, name), "w") as fh:
                 fh.write(text)
             index["modules"][name] = [f.entry for f in chunk]
@@ -221,6 +246,10 @@ def cmd_modules(args):
     with open(os.path.join(args.out, "index.json"), "w") as fh:
         json.dump(index, fh, indent=1, sort_keys=True)
         fh.write("\n")
+    if fault:
+        with open(os.path.join(args.out, "faults.json"), "w") as fh:
+            json.dump({"kind": fault, "planted": all_planted}, fh, indent=1, sort_keys=True)
+            fh.write("\n")
     print(f"{len(index['modules'])} modules, {len(index['entries'])} entries for {t.name} PTX {args.ptx} "
           f"in {args.out}")
     return 0

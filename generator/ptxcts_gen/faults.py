@@ -1,0 +1,207 @@
+"""Planted faults of the instruction under test, for the suite's self-test (`./ptxcts selftest`, issue 10).
+
+A fault kind rewrites the line marked `// ptxcts:test` of a rendered kernel into what a wrong compiler or driver
+could produce — another redOp, the other signedness, a destination 16 bytes off, a wait that waits for one group
+less — keeping the PTX valid, so that the run tier runs the faulty kernel against the model's expectation of the
+unchanged form. `./ptxcts modules` plants one kind into every form it applies to when PTXCTS_PLANT_FAULT names it
+(PTXCTS_PLANT_FAULT_FORMS, a file of form IDs one per line, limits it to those forms) and writes
+`faults.json` (form -> the line before and after) beside the modules. Kernels are independent entries, so one
+module run per kind plants the fault into every form at once.
+
+A fault is *equivalent* for a form when the chapter says the difference is not observable (a cache hint, a
+prefetch, two's-complement addition of either signedness); `equivalent(kind, form)` gives the reason. Every other
+surviving fault is a hole of the suite.
+"""
+import re
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+TEST_MARK = "// ptxcts:test"
+FAULT_MARK = "// ptxcts:fault"
+
+INT_SWAP = {"add": "min", "min": "max", "max": "min", "inc": "dec", "dec": "inc", "and": "or", "or": "xor",
+            "xor": "and"}
+SIGN_SWAP = {"u32": "s32", "s32": "u32", "u64": "s64", "s64": "u64"}
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    what: str                    # the fault, in words
+    apply: Callable              # (instruction line without indent/mark, form) -> [lines] or None (not plantable)
+    equivalent: Callable = lambda form: None   # form -> the chapter's reason the fault cannot be observed, or None
+
+
+def _first_address(line):
+    """The first `[...]` operand that is a plain address (not a tensor map, not an mbarrier)."""
+    for m in re.finditer(r"\[([^\]]+)\]", line):
+        inner = m.group(1)
+        if "%tmap" not in inner and "mbar" not in inner and "," not in inner:
+            return m
+    return None
+
+
+def _redop(line, form):
+    """The next redOp of INT_SWAP (f16/bf16: add->min->max->min without .noftz); a combination the chapter does
+    not allow for the type is dropped by the self-test's ptxas check before anything runs."""
+    if not form.family.startswith("cp.reduce"):
+        return None
+    m = re.search(r"\.(add|min|max|inc|dec|and|or|xor)(\.noftz)?(\.(?:[usbf]\d+|bf16))?(?=[ .])", line)
+    if not m:
+        return None
+    op, typ = m.group(1), m.group(3) or ""
+    if typ in (".f32", ".f64"):
+        return None        # .add is the only redOp the chapter's table has for f32/f64
+    if typ in (".f16", ".bf16"):
+        new = {"add": "min", "min": "max", "max": "min"}[op]
+        return [line[:m.start()] + f".{new}{typ}" + line[m.end():]]
+    return [line[:m.start()] + f".{INT_SWAP[op]}{typ}" + line[m.end():]]
+
+
+def _signedness(line, form):
+    if not form.family.startswith("cp.reduce"):
+        return None
+    m = re.search(r"\.(add|min|max)\.(u32|s32|u64|s64)(?=[ .])", line)
+    if not m:
+        return None
+    return [line[:m.start(2)] + SIGN_SWAP[m.group(2)] + line[m.end(2):]]
+
+
+def _sign_equivalent(form):
+    op = (form.run or {}).get("redop") or ""
+    if op == "add":
+        return "two's-complement addition gives the same bits for .u and .s operands"
+    return None
+
+
+def _address(line, form):
+    m = _first_address(line)
+    if not m:
+        return None
+    return [line[:m.start()] + f"[{m.group(1)}+16]" + line[m.end():]]
+
+
+def _size(line, form):
+    if form.family == "cp.async":
+        return None        # cp.async's sizes are cp-size (the cp_size kind) and src-size
+    m = re.search(r"\], (%size|\d+)(?=[,;])", line)
+    if not m:
+        return None
+    if m.group(1) == "%size":
+        return [f"add.u32 %size, %size, 16; {FAULT_MARK}", line]
+    return [line[:m.start(1)] + str(int(m.group(1)) + 16) + line[m.end(1):]]
+
+
+def _coords(line, form):
+    if "{%c0" not in line:
+        return None
+    return [f"add.s32 %c0, %c0, 16; {FAULT_MARK}", line]
+
+
+def _im2col_offsets(line, form):
+    if "{%i2c0" not in line:
+        return None
+    return [f"add.u16 %i2c0, %i2c0, 1; {FAULT_MARK}", line]
+
+
+def _cta_mask(line, form):
+    if "%cta_mask" not in line:
+        return None
+    return [f"and.b16 %cta_mask, %cta_mask, 0xfffe; {FAULT_MARK}", line]
+
+
+def _wait_count(line, form):
+    m = re.match(r"(cp\.async(?:\.bulk)?\.wait_group(?:\.read)?) (\d+);", line)
+    if m:
+        return [f"{m.group(1)} {int(m.group(2)) + 1};" + line[m.end():]]
+    if line.startswith("cp.async.wait_all;"):
+        return ["cp.async.commit_group; " + FAULT_MARK, "cp.async.wait_group 1;" + line[len("cp.async.wait_all;"):]]
+    return None
+
+
+def _wait_read(line, form):
+    m = re.match(r"cp\.async\.bulk\.wait_group (\d+);", line)
+    if not m:
+        return None
+    return ["cp.async.bulk.wait_group.read" + line[len("cp.async.bulk.wait_group"):]]
+
+
+def _arrive(line, form):
+    if line.startswith("cp.async.mbarrier.arrive.noinc."):
+        return ["cp.async.mbarrier.arrive." + line[len("cp.async.mbarrier.arrive.noinc."):]]
+    if line.startswith("cp.async.mbarrier.arrive."):
+        return ["cp.async.mbarrier.arrive.noinc." + line[len("cp.async.mbarrier.arrive."):]]
+    return None
+
+
+def _cp_size(line, form):
+    m = re.match(r"(cp\.async\.ca\.[^ ]+ \[[^\]]+\], \[[^\]]+\], )(4|8|16)(?=[,;])", line)
+    if not m:
+        return None
+    new = {"4": "8", "8": "4", "16": "8"}[m.group(2)]
+    return [m.group(1) + new + line[m.end():]]
+
+
+def _cache_hint(line, form):
+    if ".L2::cache_hint" not in line or ", %policy;" not in line:
+        return None
+    return [line.replace(".L2::cache_hint", "", 1).replace(", %policy;", ";", 1)]
+
+
+def _hint_equivalent(form):
+    return "a cache hint has no visible result (the chapter; NOTES.md \"Hints\")"
+
+
+def _prefetch_equivalent(form):
+    return "a prefetch has no visible result: the data is the same whatever it fetches (the chapter)" \
+        if "prefetch" in form.family else None
+
+
+def _or(*fs):
+    def f(form):
+        for g in fs:
+            r = g(form)
+            if r:
+                return r
+        return None
+    return f
+
+
+KINDS = {k.name: k for k in (
+    Kind("redop", "another redOp of the same type (add->min, min->max, inc->dec, and->or, ...)", _redop,
+         _prefetch_equivalent),
+    Kind("signedness", "the other signedness (.u32<->.s32, .u64<->.s64)", _signedness, _sign_equivalent),
+    Kind("address", "the first address operand 16 bytes off", _address, _prefetch_equivalent),
+    Kind("size", "16 bytes more copied, reduced or prefetched", _size, _prefetch_equivalent),
+    Kind("coords", "the innermost tensor coordinate 16 elements off", _coords, _prefetch_equivalent),
+    Kind("im2col_offsets", "the first im2col offset one more", _im2col_offsets, _prefetch_equivalent),
+    Kind("cta_mask", "CTA 0 left out of the multicast ctaMask", _cta_mask),
+    Kind("wait_count", "a wait that waits for one group less (wait_group N -> N+1, wait_all -> wait_group 1)",
+         _wait_count),
+    Kind("wait_read", "a bulk wait_group that waits only for the reads (.read added)", _wait_read),
+    Kind("arrive", "the other cp.async.mbarrier.arrive form (.noinc toggled)", _arrive),
+    Kind("cp_size", "another cp-size (16->8, 8->4, 4->8)", _cp_size, _prefetch_equivalent),
+    Kind("cache_hint", "the L2 cache hint and its policy operand dropped", _cache_hint, _hint_equivalent),
+)}
+
+
+def plant(kind_name, text, forms, allow=None):
+    """(module text with the fault planted, {form ID: {"from": line, "to": [lines]}}). forms: the module's Form
+    objects; allow: a set of form IDs to plant into (None: every form the kind applies to)."""
+    kind = KINDS[kind_name]
+    by_id = {f.id: f for f in forms}
+    out, planted, form = [], {}, None
+    for line in text.split("\n"):
+        if line.startswith("// form: "):
+            form = by_id.get(line[len("// form: "):])
+        if TEST_MARK in line and form is not None and (allow is None or form.id in allow) \
+                and form.id not in planted:
+            indent = line[:len(line) - len(line.lstrip())]
+            body = line.strip()
+            new = kind.apply(body, form)
+            if new:
+                planted[form.id] = {"from": body, "to": new}
+                out.extend(indent + n for n in new)
+                continue
+        out.append(line)
+    return "\n".join(out), planted

@@ -1,0 +1,219 @@
+"""./ptxcts selftest: the run tier against planted faults of the instruction under test (issue 10 §1).
+
+For each fault kind of generator/ptxcts_gen/faults.py: plant it into every valid form it applies to (one module
+set per kind: kernels are independent entries), drop the plants ptxas refuses (they would be a compile error, not
+a fault the suite must catch), run the run tier on the GPU with the planted modules (PTXCTS_PLANT_FAULT reaches
+`./ptxcts modules`, which the run tier calls), and compare every case with a clean run of the same seed. A fault is
+caught at form level when at least one case of the form changes class; a fault that survives is equivalent when
+the chapter says the difference cannot be observed (faults.KINDS[k].equivalent), else a hole of the suite.
+
+    ./ptxcts selftest [--kind K]... [--family F]... [--seed N] [--out DIR] [--clean DIR]
+
+Writes DIR/selftest.json (per kind and family: planted, refused by ptxas, caught, equivalent, holes, and every
+survivor with its planted line) and prints the table; exit 0 when every non-equivalent fault was caught, 1 when a
+hole is left, 2 on a usage error, 130 when interrupted (what was measured is written).
+"""
+import argparse
+import collections
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(HERE))
+sys.path[:0] = [os.path.join(ROOT, "generator"), os.path.join(ROOT, "harness")]
+
+from ptxcts_gen import faults  # noqa: E402
+from ptxcts_gen.model import all_forms  # noqa: E402
+
+TARGET, PTX = "sm_90", "9.0"
+FINE = ("pass", "spec_divergence", "not_supported")
+
+
+def parse(argv):
+    p = argparse.ArgumentParser(prog="./ptxcts selftest", description=__doc__.split("\n\n")[0])
+    p.add_argument("--kind", action="append", default=[], help=f"only these fault kinds ({', '.join(faults.KINDS)})")
+    p.add_argument("--family", action="append", default=[], help="only forms of these families")
+    p.add_argument("--seed", type=int, default=1, help="the run tier's seed (default 1)")
+    p.add_argument("--out", help="output folder (default results/<stamp>-selftest)")
+    p.add_argument("--clean", metavar="DIR", help="reuse this clean run (results.json of the same seed)")
+    p.add_argument("--jobs", type=int, default=12, help="run-tier workers (default 12)")
+    a = p.parse_args(argv)
+    bad = [k for k in a.kind if k not in faults.KINDS]
+    if bad:
+        p.error(f"--kind {', '.join(bad)}: unknown fault kind (known: {', '.join(faults.KINDS)})")
+    fams = sorted({f.family for f in all_forms()})
+    bad = [f for f in a.family if f not in fams]
+    if bad:
+        p.error(f"--family {', '.join(bad)}: unknown family (known: {', '.join(fams)})")
+    if a.seed < 0:
+        p.error(f"--seed {a.seed}: must be >= 0")
+    if a.jobs < 1:
+        p.error(f"--jobs {a.jobs}: must be >= 1")
+    return a
+
+
+def env_with(**kw):
+    e = dict(os.environ, PTXCTS_ROOT=ROOT)
+    e.update({k: v for k, v in kw.items() if v is not None})
+    return e
+
+
+def modules(kind, allow, out):
+    """Render the planted modules into out; {form: plant}."""
+    env = env_with(PTXCTS_PLANT_FAULT=kind, PTXCTS_PLANT_FAULT_FORMS=allow)
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "ptxcts"), "modules", "--target", TARGET, "--ptx", PTX,
+                        "--valid-only", "--max-entries", "64", "--out", out], env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"selftest: ./ptxcts modules with fault {kind} failed: {r.stderr.strip()}")
+    with open(os.path.join(out, "faults.json")) as f:
+        return json.load(f)["planted"]
+
+
+def refused_by_ptxas(out, ptxas):
+    """Forms whose planted kernel ptxas refuses: their entries' line ranges hold an error."""
+    from compile import diagnostics
+    with open(os.path.join(out, "index.json")) as f:
+        index = json.load(f)
+    refused = set()
+    for mod in index["modules"]:
+        path = os.path.join(out, mod)
+        r = subprocess.run([ptxas, f"-arch={TARGET}", path, "-o", os.devnull], capture_output=True, text=True)
+        if r.returncode == 0:
+            continue
+        lines = [d.line for d in diagnostics.parse(r.stdout + r.stderr) if d.rejects and d.line]
+        for entry, e in index["entries"].items():
+            if e["module"] == mod and any(e["line_first"] <= ln <= e["line_last"] for ln in lines):
+                refused.add(e["form"])
+        if not lines:   # refused without a line: every form of the module is suspect
+            refused.update(e["form"] for e in index["entries"].values() if e["module"] == mod)
+    return refused
+
+
+def run_tier(out, families, seed, jobs, kind=None, allow=None):
+    exe = os.path.join(os.environ.get("PTXCTS_BUILD", os.path.join(ROOT, "build")), "harness", "run", "ptxcts-run")
+    argv = [exe, "--load-path", "cubin", "--lower-targets", "none", "--seed", str(seed), "--jobs", str(jobs),
+            "--quiet", "--out", out]
+    for f in families:
+        argv += ["--family", f]
+    env = env_with(PTXCTS_PLANT_FAULT=kind, PTXCTS_PLANT_FAULT_FORMS=allow)
+    if kind is None:
+        env.pop("PTXCTS_PLANT_FAULT", None)
+        env.pop("PTXCTS_PLANT_FAULT_FORMS", None)
+    r = subprocess.run(argv, env=env, capture_output=True, text=True)
+    path = os.path.join(out, "results.json")
+    if "no CUDA device" in r.stderr:
+        raise SystemExit("selftest: no GPU here: the self-test runs the run tier on a GPU")
+    if not os.path.isfile(path):
+        raise SystemExit(f"selftest: the run tier wrote no results (exit {r.returncode}): {r.stderr[-1500:]}")
+    with open(path) as f:
+        return {(c["id"], c["load_path"]): c for c in json.load(f)["cases"]}
+
+
+def main(argv):
+    a = parse(argv)
+    import toolchains
+    ptxas = toolchains.resolve().ptxas
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
+    out = a.out or os.path.join(ROOT, "results", f"{stamp}-selftest")
+    os.makedirs(out, exist_ok=True)
+    forms = {f.id: f for f in all_forms() if f.valid and (not a.family or f.family in a.family)}
+    kinds = a.kind or list(faults.KINDS)
+    t0 = time.monotonic()
+    families = sorted({f.family for f in forms.values()})
+    if a.clean:
+        with open(os.path.join(a.clean, "results.json")) as f:
+            clean = {(c["id"], c["load_path"]): c for c in json.load(f)["cases"]}
+    else:
+        print(f"selftest: clean run of {len(families)} families (cubin, seed {a.seed})", flush=True)
+        clean = run_tier(os.path.join(out, "clean"), families, a.seed, a.jobs)
+    by_form = collections.defaultdict(list)
+    for key, c in clean.items():
+        by_form[c["form"]].append(key)
+    report = {"schema": "ptxcts-selftest", "version": 1, "started": stamp, "seed": a.seed, "target": TARGET,
+              "ptx": PTX, "kinds": {}, "interrupted": False}
+    try:
+        for i, kind in enumerate(kinds, 1):
+            k0 = time.monotonic()
+            with tempfile.TemporaryDirectory(prefix=f"ptxcts-selftest-{kind}-") as tmp:
+                allow = os.path.join(tmp, "forms.txt")
+                with open(allow, "w") as f:
+                    f.write("\n".join(forms) + "\n")
+                planted = {fid: p for fid, p in modules(kind, allow, os.path.join(tmp, "m")).items() if fid in forms}
+                refused = set()
+                for _ in range(8):   # a fatal error hides the lines after it: check again until ptxas takes all
+                    new = refused_by_ptxas(os.path.join(tmp, "m"), ptxas) & set(planted)
+                    refused |= new
+                    live = {fid: p for fid, p in planted.items() if fid not in refused and by_form.get(fid)}
+                    with open(allow, "w") as f:
+                        f.write("\n".join(sorted(live)) + "\n")
+                    if not new:
+                        break
+                    modules(kind, allow, os.path.join(tmp, "m"))
+                fams = sorted({forms[fid].family for fid in live})
+                faulty = run_tier(os.path.join(out, kind), fams, a.seed, a.jobs, kind, allow) if live else {}
+            rows = collections.defaultdict(lambda: {"planted": 0, "refused": 0, "caught": 0, "equivalent": 0,
+                                                    "holes": 0, "no_case": 0})
+            survivors = []
+            for fid in planted:
+                rows[forms[fid].family]["planted"] += 1
+            for fid in refused:
+                rows[forms[fid].family]["refused"] += 1
+            for fid, p in sorted(live.items()):
+                fam = forms[fid].family
+                changed = [(key, clean[key]["class"], faulty.get(key, {}).get("class", "missing"))
+                           for key in by_form[fid] if clean[key]["class"] != faulty.get(key, {}).get("class")]
+                if changed:
+                    rows[fam]["caught"] += 1
+                    continue
+                reason = faults.KINDS[kind].equivalent(forms[fid])
+                rows[fam]["equivalent" if reason else "holes"] += 1
+                survivors.append({"form": fid, "family": fam, "planted": p["to"], "was": p["from"],
+                                  "equivalent": reason, "cases": len(by_form[fid])})
+            for fid in set(planted) - set(refused) - set(live):
+                rows[forms[fid].family]["no_case"] += 1
+            report["kinds"][kind] = {"what": faults.KINDS[kind].what, "families": dict(rows), "survivors": survivors,
+                                     "seconds": round(time.monotonic() - k0, 1)}
+            done = time.monotonic() - t0
+            print(f"selftest: [{i}/{len(kinds)}] {kind}: planted {len(planted)}, refused by ptxas {len(refused)}, "
+                  f"caught {sum(r['caught'] for r in rows.values())}, equivalent "
+                  f"{sum(r['equivalent'] for r in rows.values())}, holes {sum(r['holes'] for r in rows.values())} "
+                  f"({time.monotonic() - k0:.0f} s; {done:.0f} s elapsed, ~{done / i * (len(kinds) - i):.0f} s left)",
+                  flush=True)
+    except KeyboardInterrupt:
+        report["interrupted"] = True
+        print(f"\nselftest: interrupted after {len(report['kinds'])} of {len(kinds)} kinds; writing what was measured")
+    report["seconds"] = round(time.monotonic() - t0, 1)
+    with open(os.path.join(out, "selftest.json"), "w") as f:
+        json.dump(report, f, indent=1, sort_keys=True)
+        f.write("\n")
+    holes = summary(report)
+    print(f"selftest: {out}/selftest.json ({report['seconds']} s)")
+    return 130 if report["interrupted"] else (1 if holes else 0)
+
+
+def summary(report):
+    """The table per family and kind; returns the number of holes."""
+    print(f"\n{'family':30} {'kind':15} {'planted':>7} {'refused':>7} {'caught':>6} {'equiv':>5} {'holes':>5} "
+          f"{'caught %':>8}")
+    holes = 0
+    for kind, k in report["kinds"].items():
+        for fam, r in sorted(k["families"].items()):
+            denom = r["caught"] + r["holes"]
+            pct = f"{100.0 * r['caught'] / denom:.1f}" if denom else "-"
+            print(f"{fam:30} {kind:15} {r['planted']:7} {r['refused']:7} {r['caught']:6} {r['equivalent']:5} "
+                  f"{r['holes']:5} {pct:>8}")
+            holes += r["holes"]
+    for kind, k in report["kinds"].items():
+        for s in k["survivors"]:
+            tag = "equivalent: " + s["equivalent"] if s["equivalent"] else "HOLE"
+            print(f"  {kind}: {s['form']}: {tag}\n      {s['was']}\n   -> {' / '.join(s['planted'])}")
+    return holes
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
