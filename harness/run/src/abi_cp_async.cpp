@@ -16,8 +16,8 @@ constexpr size_t kGlobal = 4096;
 // commits, waits for the group; the window is dumped.
 std::vector<Variant> cp_async_variants(const Form& f, const PlanOptions& o) {
   std::vector<Variant> v;
-  unsigned cp = unsigned(run_int(f, "cp_size", 16));
-  std::string src_op = run_str(f, "src_op", "none");
+  unsigned cp = unsigned(run_int(f, field::cp_size, 16));
+  std::string src_op = run_str(f, field::src_op, "none");
   bool has_size = src_op.find("src_size") != std::string::npos;
   bool has_ignore = src_op.find("ignore_src") != std::string::npos;
   // src-size: 0, 1, cp-size - 1 and cp-size (the chapter: src-size <= cp-size; the rest zero-filled).
@@ -57,7 +57,7 @@ void cp_async_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
   unsigned ss = unsigned(c.params.get_int("src_size"));
   bool ig = c.params.get_int("ignore_src") != 0;
   unsigned al = unsigned(c.params.get_int("align"));
-  std::string src_op = run_str(f, "src_op", "none");
+  std::string src_op = run_str(f, field::src_op, "none");
   s.window = kWindow;
   s.gsrc = random_bytes(rng, kGlobal);
   s.gsrc_off = at_alignment(1024, al);
@@ -74,7 +74,7 @@ void cp_async_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
   a.cp_size = cp;
   if (src_op.find("src_size") != std::string::npos) a.src_size = ss;
   a.ignore_src = ig;
-  a.cg = run_str(f, "cop") == "cg";
+  a.cg = run_str(f, field::cop) == "cg";
   s.expected.smem = s.smem_init;
   ref::cp_async(ref::ByteSpan{s.expected.smem.data() + dst_off, cp},
                 ref::ConstByteSpan(s.gsrc.data() + s.gsrc_off, cp), a);
@@ -92,14 +92,14 @@ void cp_async_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
 // chunks are complete after the wait under test (status word 2) and waits for all before the dump.
 std::vector<Variant> self_check_variants(const Form& f, const PlanOptions&) {
   Json p = Json::object();
-  p["chunks"] = run_int(f, "chunks", 1);
-  return {{"chunks_" + std::to_string(run_int(f, "chunks", 1)), p}};
+  p["chunks"] = run_int(f, field::chunks, 1);
+  return {{"chunks_" + std::to_string(run_int(f, field::chunks, 1)), p}};
 }
 
 void self_check_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
   const Form& f = *c.form;
-  unsigned chunks = unsigned(run_int(f, "chunks", 1));
-  unsigned cb = unsigned(run_int(f, "chunk_bytes", 16));
+  unsigned chunks = unsigned(run_int(f, field::chunks, 1));
+  unsigned cb = unsigned(run_int(f, field::chunk_bytes, 16));
   s.window = kWindow;
   s.gsrc = random_bytes(rng, kGlobal);
   s.gsrc_off = 1024;
@@ -109,8 +109,8 @@ void self_check_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) 
   make_distinct(s.smem_init.data() + dst_off, s.gsrc.data() + s.gsrc_off, size_t(chunks) * cb);
   s.w[W_DST_OFF] = dst_off;
   s.self_check = true;
-  s.expect_bits = uint32_t(run_int(f, "expect_bits", 0));
-  if (run_str(f, "completion") == "mbarrier") s.waiters = 1;  // thread 0 of rank 0 polls its mbarrier
+  s.expect_bits = uint32_t(run_int(f, field::expect_bits, 0));
+  if (run_str(f, field::completion) == "mbarrier") s.waiters = 1;  // thread 0 of rank 0 polls its mbarrier
   s.expected.smem = s.smem_init;
   for (unsigned i = 0; i < chunks; ++i) {
     ref::CpAsyncArgs a;
@@ -120,7 +120,7 @@ void self_check_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) 
                   ref::ConstByteSpan(s.gsrc.data() + s.gsrc_off + i * cb, cb), a);
   }
   Json bits = Json::array();
-  for (unsigned i = 0; i < unsigned(run_int(f, "checked_after_wait", 0)); ++i)
+  for (unsigned i = 0; i < unsigned(run_int(f, field::checked_after_wait, 0)); ++i)
     bits.push("bit " + std::to_string(i) + ": chunk " + std::to_string(i) + " complete after the wait");
   s.info["check_bits"] = bits;
   s.where = [dst_off, chunks, cb](bool smem, uint32_t, size_t off) -> std::string {
