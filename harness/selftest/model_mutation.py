@@ -405,6 +405,9 @@ def main(argv=None):
     ap.add_argument("--min-score", type=float, default=None, help="exit 1 when the score is below this (0..1)")
     ap.add_argument("--install", action="store_true", help=f"pip install {TOOL_PIN} when it is missing")
     ap.add_argument("--list", action="store_true", help="print the sampled mutants' signatures and stop")
+    ap.add_argument("--rejudge", metavar="LOG", default=None,
+                    help="judge again only the survivors of an earlier run's log (<build>/model-mutation.log.jsonl, "
+                         "e.g. after adding tests); the summary merges them with that log's other verdicts")
     a = ap.parse_args(argv)
 
     version = tool_version()
@@ -446,6 +449,18 @@ def main(argv=None):
         expect.append(hits[0])
     for sig in reversed(expect):
         order = [by_sig[sig]] + [m for m in order if m["signature"] != sig]
+    earlier = []
+    if a.rejudge:
+        with open(a.rejudge) as f:
+            earlier = [json.loads(line) for line in f if line.strip()]
+        again = {r["signature"] for r in earlier if r["verdict"] == "survived" and not r.get("tce")}
+        missing = again - set(by_sig)
+        if missing:
+            log(f"selftest-model: --rejudge: {len(missing)} survivor(s) of {a.rejudge} are no longer generated "
+                f"(source changed?), e.g. {sorted(missing)[0]}")
+            return 2
+        order = [m for m in order if m["signature"] in again]
+        earlier = [r for r in earlier if r["signature"] not in again]
     if a.max_mutants is not None:
         order = order[:max(a.max_mutants, len(expect))]
     if a.list:
@@ -472,6 +487,8 @@ def main(argv=None):
     triage = load_triage(a.triage)
     log_path = os.path.join(a.build_dir, "model-mutation.log.jsonl")
     logf = open(log_path, "w")
+    for r in earlier:  # --rejudge: the kept verdicts first, so the log stays the whole sample
+        logf.write(json.dumps(r) + "\n")
     records, partial, t_judge = [], None, time.monotonic()
     tty = sys.stderr.isatty()
     cr, nl = ("\r", "") if tty else ("", "\n")
@@ -537,6 +554,10 @@ def main(argv=None):
         "score_rule": "(killed + timeout) / (killed + timeout + survived - equivalent); build_failed not counted; "
                       "equivalent = triaged in results/selftest/model-equivalent.json or identical object code",
     }
+    if a.rejudge:
+        meta["rejudged"] = f"{len(records)} survivor(s) of {a.rejudge} judged again; {len(earlier)} verdicts kept"
+        meta["seconds_per_mutant"] = round(sum(r["seconds"] for r in earlier + records) / len(earlier + records), 2)
+        records = earlier + records
     doc = summarize(records, triage, meta)
     print(table("file", doc["per_file"]))
     print()

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -233,4 +234,122 @@ TEST(MutationHoles, CpAsyncCgRefusalNamesTheRule) {
   });
   EXPECT_NE(e.find("cp-size 8"), std::string::npos) << e;
   EXPECT_NE(e.find("16 only"), std::string::npos) << e;
+}
+
+// The reduce sites as ptxcts-ref's --site spells them (README: bulk_global|bulk_shared_cluster|tensor).
+// Kills types.cpp:100 (the tensor case deleted: "?").
+TEST(MutationHoles, ReduceSiteNames) {
+  EXPECT_STREQ(to_string(ReduceSite::bulk_global), "bulk_global");
+  EXPECT_STREQ(to_string(ReduceSite::bulk_shared_cluster), "bulk_shared_cluster");
+  EXPECT_STREQ(to_string(ReduceSite::tensor), "tensor");
+}
+
+// POLICIES.md, im2col_start_outside_box=trap: a W/H/D start outside [lowerCorner, globalDim + upperCorner) traps;
+// the prediction names the coordinate and that box. W dim 20, corners -1/-1: box [-1, 19); start W = 19.
+// Kills tensor.cpp:489 (the message's box emptied).
+TEST(MutationHoles, Im2colStartTrapNamesTheBox) {
+  auto m = tile_map(TensorDataType::FLOAT32, {8, 20, 3}, {8, 1, 1});
+  m.kind = EncodeKind::im2col;
+  m.lower_corner = {-1, 0, 0};
+  m.upper_corner = {-1, 0, 0};
+  m.channels_per_pixel = 8;
+  m.pixels_per_column = 16;
+  PolicySet ob;
+  ASSERT_TRUE(ob.set("im2col_start_outside_box", "trap"));
+  const std::string t = tensor_access_trap(m, at({0, 19, 2}, TensorMode::im2col), ob);
+  EXPECT_NE(t.find("W = 19"), std::string::npos) << t;
+  EXPECT_NE(t.find("[-1, 19)"), std::string::npos) << t;
+}
+
+// RuleViolation::detail holds 'the offending values' (tensormap.hpp). cuda.h: 16U4_ALIGN16B needs globalDim[0] a
+// multiple of 128 and swizzle 128B or 128B_ATOM_32B (or none for tiled maps). Kills tensormap.cpp:220 (detail
+// reads dims[-1]) and tensormap.cpp:306 (the detail's 'swizzle ' dropped).
+TEST(MutationHoles, ViolationDetailsNameTheValues) {
+  auto p = tile_map(TensorDataType::T16U4_ALIGN16B, {64, 4}, {128, 4});
+  p.strides = {64, 0, 0, 0};
+  p.swizzle = Swizzle::B64;
+  const EncodeVerdict v = validate_encode(p);
+  std::map<std::string, std::string> detail;
+  for (const auto& r : v.violations) detail[r.rule] = r.detail;
+  ASSERT_EQ(detail.count("global_dim0_packed16b"), 1u);
+  EXPECT_EQ(detail["global_dim0_packed16b"], "globalDim[0] = 64");
+  ASSERT_EQ(detail.count("swizzle_u4_16b_modes"), 1u);
+  EXPECT_EQ(detail["swizzle_u4_16b_modes"], "swizzle 64B");
+}
+
+// --policy takes NAME=VALUE; 'f32_add_subnormals=' has no value and is refused as not NAME=VALUE.
+// Kills policy.cpp:195 'eq + 1 == assignment.size()' -> 'eq + (1-1) == ...' (refused later for another reason).
+TEST(MutationHoles, PolicyAssignmentNeedsAValue) {
+  PolicySet s;
+  std::string why;
+  EXPECT_FALSE(s.set_assignment("f32_add_subnormals=", &why));
+  EXPECT_NE(why.find("is not NAME=VALUE"), std::string::npos) << why;
+  why.clear();
+  EXPECT_FALSE(s.set_assignment("=keep", &why));
+  EXPECT_NE(why.find("is not NAME=VALUE"), std::string::npos) << why;
+  EXPECT_TRUE(s.set_assignment("f32_add_subnormals=keep", &why)) << why;
+}
+
+// policy.hpp: default_index is 'the model's choice when nothing is selected, with the reason in `question`':
+// every question says 'Default' and names the default alternative. Kills policy.cpp:63 (the f16_minmax_nan
+// question's 'Default other_operand ...' line commented out).
+TEST(MutationHoles, PolicyQuestionGivesTheDefault) {
+  for (const auto& p : policy_catalog()) {
+    const std::string& def = p.alternatives[p.default_index].first;
+    const std::size_t at_default = p.question.find("Default");
+    ASSERT_NE(at_default, std::string::npos) << p.name << ": " << p.question;
+    // f32_add_subnormals: 'Default: that sentence' (the chapter's current-implementation sentence it quotes).
+    const bool named = p.question.find(def, at_default) != std::string::npos ||
+                       p.question.compare(at_default, 22, "Default: that sentence") == 0;
+    EXPECT_TRUE(named) << p.name << " default " << def << ": " << p.question;
+  }
+}
+
+// The 16B_trap prediction names the start coordinate and its byte offset: FLOAT32 start 1 is 4 bytes.
+// Kills tensor.cpp:479 ('innermost start coordinate N is' dropped from the message).
+TEST(MutationHoles, CoordAlignmentTrapNamesTheStart) {
+  const auto m = tile_map(TensorDataType::FLOAT32, {64, 4}, {16, 1});
+  PolicySet al;
+  ASSERT_TRUE(al.set("tensor_coord_alignment", "16B_trap"));
+  const std::string t = tensor_access_trap(m, at({1, 0}), al);
+  EXPECT_NE(t.find("innermost start coordinate 1 is 4 bytes"), std::string::npos) << t;
+}
+
+// cuda.h: tensor maps need compute capability 9.0; cuTensorMapEncodeIm2colWide needs 10.0. At cc 90 a tiled and an
+// im2col map are accepted, an im2col::w map is rejected for im2col_wide_cc100 only.
+// Kills tensormap.cpp:193 'p.kind == EncodeKind::im2col_wide' -> '<='.
+TEST(MutationHoles, Im2colWideNeedsCc100Only) {
+  auto t = tile_map(TensorDataType::FLOAT32, {64, 32}, {32, 8});
+  EXPECT_TRUE(validate_encode(t, 90).must_accept());
+  TensorMapParams i;
+  i.kind = EncodeKind::im2col;
+  i.dtype = TensorDataType::UINT8;
+  i.rank = 4;
+  i.dims = {16, 8, 8, 2, 1};
+  i.strides = {16, 128, 1024, 0};
+  i.lower_corner = {-1, -1, 0};
+  i.channels_per_pixel = 16;
+  i.pixels_per_column = 32;
+  EXPECT_TRUE(validate_encode(i, 90).must_accept());
+  auto w = i;
+  w.kind = EncodeKind::im2col_wide;
+  w.swizzle = Swizzle::B64;
+  w.lower_corner = {-2, 0, 0};
+  w.upper_corner = {1, 0, 0};
+  EXPECT_TRUE(validate_encode(w, 100).must_accept());
+  EXPECT_EQ(rules_of(validate_encode(w, 90).violations), std::set<std::string>{"im2col_wide_cc100"});
+}
+
+// Multicast: 'The source data is multicast to the same CTA-relative offset as dstMem in the shared memory of each
+// destination CTA'; the range [dst_off, dst_off + size) must lie in each window: an exact fit is copied, one byte
+// past the end is refused. Kills copy.cpp:69 'dst_off + size <= w.size()' -> '!='.
+TEST(MutationHoles, MulticastRangeExactFitAndOverflow) {
+  std::vector<std::uint8_t> src(16);
+  for (int i = 0; i < 16; ++i) src[i] = static_cast<std::uint8_t>(i + 1);
+  std::vector<Window> w(2, Window(32, 0));
+  const auto tx = bulk_copy_multicast(w, 16, ConstByteSpan{src.data(), src.size()}, 16, 0x3);
+  EXPECT_EQ(tx, (std::vector<std::uint32_t>{16, 16}));
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(w[1][16 + i], i + 1);
+  std::vector<Window> small(2, Window(31, 0));
+  EXPECT_THROW(bulk_copy_multicast(small, 16, ConstByteSpan{src.data(), src.size()}, 16, 0x3), ModelError);
 }
