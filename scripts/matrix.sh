@@ -26,15 +26,26 @@ while [ $# -gt 0 ]; do
 done
 IFS=, read -r -a names <<< "$toolchains"
 [ ${#names[@]} -ge 1 ] || { echo "matrix: --toolchains names no toolchain" >&2; exit 2; }
+for n in "${names[@]}"; do
+  [ -n "$n" ] || { echo "matrix: --toolchains '$toolchains' names no toolchain (an empty name)" >&2; exit 2; }
+done
+if [ ${#jobs[@]} -gt 0 ] && ! [[ ${jobs[1]} =~ ^[1-9][0-9]*$ ]]; then
+  echo "matrix: -j '${jobs[1]}': expected a number of parallel compiler calls, 1 or more" >&2; exit 2
+fi
+IFS=, read -r -a vlist <<< "$verdicts"
+for v in "${vlist[@]}"; do
+  case "$v" in ptxas|nvjitlink|driver) ;; *) echo "matrix: --verdicts '$verdicts': '$v' is not ptxas, nvjitlink or driver" >&2
+                                              exit 2 ;; esac
+done
 out=${out:-results/$(date -u +%Y-%m-%dT%H-%M-%SZ)-matrix}
 if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
   echo "matrix: --out $out exists and is not empty: choose another folder" >&2; exit 2
 fi
-mkdir -p "$out/diff"
 export PTXCTS_ROOT=$root PYTHONPATH="$root/generator:$root/harness"
-for n in "${names[@]}"; do   # validates every name before any long work starts
+for n in "${names[@]}"; do   # validates every name before any long work starts (and before --out is made)
   python3 -m toolchains resolve "$n" >/dev/null 2>&1 || python3 -m toolchains install "$n" "${wheels[@]}" || exit 2
 done
+mkdir -p "$out/diff"
 t0=$(date +%s) rc=0 runs=()
 for n in "${names[@]}"; do
   t1=$(date +%s)

@@ -6,6 +6,25 @@
 set -uo pipefail
 root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${PTXCTS_BUILD:-$root/build}
+# The arguments go to ctest, which ignores an option it does not know (`--lable cli` would run every test): they
+# are checked here, before the build, against the ctest options the suite documents.
+check=("$@")
+while [ ${#check[@]} -gt 0 ]; do
+  a=${check[0]}
+  case "$a" in
+    -L|-LE|-R|-E|-I|-j|--parallel|--timeout|--repeat|-FA|-FS|-FC|-C|--label-regex|--label-exclude|--tests-regex|\
+    --exclude-regex|--output-junit|--resource-spec-file|--stop-time|--test-load|--repeat-until-fail)
+      [ ${#check[@]} -ge 2 ] || { echo "test: ctest option '$a' needs a value" >&2; exit 2; }
+      check=("${check[@]:2}"); continue ;;
+    -j[0-9]*|-N|-V|-VV|-Q|--quiet|--output-on-failure|--stop-on-failure|--schedule-random|--rerun-failed|\
+    --progress|--no-tests=*|--timeout=*|--repeat=*|--parallel=*|--label-regex=*|--tests-regex=*|--exclude-regex=*|\
+    --show-only|--show-only=*|--print-labels|--extra-verbose|--verbose|--debug|--no-label-summary|--no-subproject-summary) ;;
+    *) echo "test: unknown option '$a' for ctest (test passes ctest's options: -L LABEL, -LE LABEL, -R REGEX," \
+            "-E REGEX, -j N, -N, -V, --output-on-failure, --stop-on-failure, --timeout S, --repeat MODE:N, ...)" >&2
+       exit 2 ;;
+  esac
+  check=("${check[@]:1}")
+done
 bash "$root/scripts/build.sh" || exit $?
 spec=$build/gpus.json
 bash "$root/scripts/gpus.sh" "$spec" || exit $?

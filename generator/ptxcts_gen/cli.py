@@ -15,6 +15,10 @@ def _err(msg):
     return 2
 
 
+class ManifestError(Exception):
+    """A malformed manifest file (exit 3); the message names the file, the line and the rule it breaks."""
+
+
 # ---- gen -----------------------------------------------------------------------------------------------
 
 def cmd_gen(args):
@@ -53,19 +57,59 @@ def cmd_gen(args):
 
 # ---- cases ---------------------------------------------------------------------------------------------
 
-def _read_cases(root):
+CASE_COLUMNS = ["case_id", "form", "target", "ptx", "expect", "rules"]
+
+
+def _read_cases(root, known_rules=None):
+    """Every row of root/manifest/cases/*.tsv, checked: FileNotFoundError when the folder is missing,
+    ManifestError naming file:line and the rule for a malformed row, an empty file or a manifest without cases."""
     cdir = os.path.join(root, "manifest", "cases")
     if not os.path.isdir(cdir):
         raise FileNotFoundError(f"{cdir} does not exist; run ./ptxcts gen first")
-    for name in sorted(os.listdir(cdir)):
-        if not name.endswith(".tsv"):
-            continue
-        fam = name[:-4]
-        with open(os.path.join(cdir, name), newline="") as fh:
-            for row in csv.DictReader(fh, delimiter="\t"):
-                row["family"] = fam
-                row["rules"] = [r for r in row["rules"].split(",") if r]
-                yield row
+    names = sorted(n for n in os.listdir(cdir) if n.endswith(".tsv"))
+    if not names:
+        raise ManifestError(f"{cdir}: no case (no <family>.tsv file); run ./ptxcts gen")
+    for name in names:
+        fam, path = name[:-4], os.path.join(cdir, name)
+        with open(path, newline="") as fh:
+            lines = fh.read().split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        if not lines:
+            raise ManifestError(f"{path}: empty (a family file has the header row and one row per case)")
+        if lines[0].split("\t") != CASE_COLUMNS:
+            raise ManifestError(f"{path}:1: header {lines[0]!r}: expected the columns {' '.join(CASE_COLUMNS)}")
+        if len(lines) == 1:
+            raise ManifestError(f"{path}: no case rows below the header")
+        for no, line in enumerate(lines[1:], 2):
+            cols = line.split("\t")
+            where = f"{path}:{no}"
+            if len(cols) != len(CASE_COLUMNS):
+                raise ManifestError(f"{where}: expected {len(CASE_COLUMNS)} tab-separated fields "
+                                    f"({' '.join(CASE_COLUMNS)}), found {len(cols)}: {line[:80]!r}")
+            row = dict(zip(CASE_COLUMNS, cols))
+            cid = row["case_id"]
+            if row["expect"] not in ("accept", "reject"):
+                raise ManifestError(f"{where}: case {cid}: expect {row['expect']!r} is not accept or reject")
+            if row["target"] not in BY_NAME:
+                raise ManifestError(f"{where}: case {cid}: target {row['target']!r} is not a target of the ISA model")
+            if row["ptx"] not in PTX_VERSIONS:
+                raise ManifestError(f"{where}: case {cid}: PTX ISA version {row['ptx']!r} is not known "
+                                    f"({', '.join(PTX_VERSIONS)})")
+            want = f"{row['form']}@{row['target']}.ptx{row['ptx'].replace('.', '')}"
+            if cid != want:
+                raise ManifestError(f"{where}: case ID {cid!r} does not match its form, target and PTX version "
+                                    f"({want!r})")
+            row["family"] = fam
+            row["rules"] = [r for r in row["rules"].split(",") if r]
+            if (row["expect"] == "reject") != bool(row["rules"]):
+                raise ManifestError(f"{where}: case {cid}: expect {row['expect']} with rules "
+                                    f"{','.join(row['rules']) or '(none)'}: a reject case names its rules, "
+                                    f"an accept case none")
+            unknown = [r for r in row["rules"] if known_rules is not None and r not in known_rules]
+            if unknown:
+                raise ManifestError(f"{where}: case {cid}: unknown rule {unknown[0]!r} (./ptxcts cases --rules)")
+            yield row
 
 
 def cmd_cases(args):
@@ -89,8 +133,10 @@ def cmd_cases(args):
         return _err(f"--target {args.target}: unknown target (known: {', '.join(sorted(BY_NAME))})")
     if args.ptx and args.ptx not in PTX_VERSIONS:
         return _err(f"--ptx {args.ptx}: unknown PTX ISA version (known: {', '.join(PTX_VERSIONS)})")
+    if args.root and not os.path.isdir(args.root):
+        return _err(f"--root {args.root}: no such folder (a generated/ folder: manifest/cases/*.tsv)")
     try:
-        rows = list(_read_cases(args.root or GENERATED))
+        rows = list(_read_cases(args.root or GENERATED, RULES))
     except FileNotFoundError as e:
         return _err(str(e))
     fams = sorted({r["family"] for r in rows})
@@ -114,7 +160,7 @@ def cmd_cases(args):
             continue
         sel.append(r)
     if args.count:
-        _count_table(sel, _read_forms(args.root or GENERATED))
+        _count_table(sel, _read_forms(args.root or GENERATED, sel))
         return 0
     for r in sel:
         print("\t".join([r["case_id"], r["expect"], ",".join(r["rules"])]) if not args.ids else r["case_id"])
@@ -123,10 +169,30 @@ def cmd_cases(args):
     return 0
 
 
-def _read_forms(root):
+def _read_forms(root, rows=()):
+    """forms.jsonl as {form ID: record}; ManifestError naming file:line for a malformed line, and naming a form
+    the cases use that it lacks."""
     path = os.path.join(root, "manifest", "forms.jsonl")
-    with open(path) as fh:
-        return {rec["form"]: rec for rec in map(json.loads, fh)}
+    try:
+        with open(path) as fh:
+            lines = fh.read().splitlines()
+    except OSError as e:
+        raise ManifestError(f"{path}: cannot read the forms of the manifest: {e.strerror}") from None
+    forms = {}
+    for no, line in enumerate(lines, 1):
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ManifestError(f"{path}:{no}: not valid JSON: {e.msg} (column {e.colno})") from None
+        if not isinstance(rec, dict) or not isinstance(rec.get("form"), str) \
+                or not isinstance(rec.get("invalid_by"), list):
+            raise ManifestError(f"{path}:{no}: a form record is an object with 'form' (string) and 'invalid_by' "
+                                f"(list)")
+        forms[rec["form"]] = rec
+    for r in rows:
+        if r["form"] not in forms:
+            raise ManifestError(f"{path}: no record of form {r['form']} (named by case {r['case_id']})")
+    return forms
 
 
 def _count_table(rows, forms):
@@ -182,6 +248,8 @@ def cmd_modules(args):
         return _err(f"--target {args.target}: unknown target (known: {', '.join(sorted(BY_NAME))})")
     if args.ptx not in PTX_VERSIONS:
         return _err(f"--ptx {args.ptx}: unknown PTX ISA version (known: {', '.join(PTX_VERSIONS)})")
+    if args.max_entries < 0:
+        return _err(f"--max-entries {args.max_entries}: must be 0 (one module per family) or more")
     t = BY_NAME[args.target]
     forms = all_forms()
     fams = sorted({f.family for f in forms})
@@ -192,6 +260,9 @@ def cmd_modules(args):
         forms = [f for f in forms if f.family in args.family]
     if args.form:
         forms = [f for f in forms if args.form in f.id]
+        if not forms:
+            return _err(f"--form {args.form}: no form ID contains it" + (f" (in --family {', '.join(args.family)})"
+                                                                          if args.family else ""))
     renamed = t.rename and ptx_key(args.ptx) > ptx_key(t.max_ptx)
     tgt_rules = [] if t.exists_at(args.ptx) else (["target.renamed"] if renamed else ["target.not_at_ptx"])
     info = {}
@@ -203,7 +274,10 @@ def cmd_modules(args):
     fault, fault_forms, all_planted = _planted_fault()
     if isinstance(fault, int):
         return fault
-    os.makedirs(args.out, exist_ok=True)
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        return _err(f"--out {args.out}: cannot create the folder: {e.strerror}")
     index = {"target": t.name, "ptx": args.ptx, "modules": {}, "module_headers": {},
              "entries": {}}
     by_fam = {}
@@ -283,4 +357,8 @@ def main(argv=None):
     m.add_argument("--max-entries", type=int, default=0, help="split a family's module every N entries")
     m.add_argument("--out", required=True)
     args = p.parse_args(argv)
-    return {"gen": cmd_gen, "cases": cmd_cases, "modules": cmd_modules}[args.verb](args)
+    try:
+        return {"gen": cmd_gen, "cases": cmd_cases, "modules": cmd_modules}[args.verb](args)
+    except ManifestError as e:
+        sys.stderr.write(f"ptxcts_gen: {e}\n")
+        return 3

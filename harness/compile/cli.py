@@ -227,7 +227,7 @@ def main(argv):
         sys.stderr.write(f"compile: {e}\n")
         return e.code
     except toolchains.ToolchainError as e:
-        sys.stderr.write(f"compile: --toolchain: {e}\n")
+        sys.stderr.write(f"compile: {'--toolchain: ' if a.toolchain else ''}{e}\n")
         return e.code
     except manifest.ManifestError as e:
         sys.stderr.write(f"compile: {e}\n")
@@ -248,6 +248,8 @@ def _main(a):
     exp_path = a.expectations or os.path.join(root, "results", "expectations", "ptxas.toml")
     all_findings = expectations.load(exp_path)
     m = manifest.load(mroot)
+    if not m.cases:   # never pass by judging nothing
+        raise manifest.ManifestError(f"{mroot}: no case (cases/<family>.tsv has no rows); run ./ptxcts gen")
     all_ids = [(c.id, c.valid) for c in m.cases]
     if a.family:
         unknown = [f for f in a.family if f not in m.families]

@@ -16,7 +16,11 @@ def _validate(args):
 
 def _merge(args):
     """Merge runs into one result document (union of cases) and write it with write_run."""
+    import re
+    from .errors import UsageError
     from .writer import write_run
+    if not re.fullmatch(r"[A-Za-z0-9._:+-]+", args.run_id):   # the schema's rule for run_id
+        raise UsageError(f"--run-id {args.run_id!r}: use letters, digits and . _ : + - only")
     merged = merge.load_and_merge(args.runs, args.prefer_later)
     if merged.missing_shards:
         for line in merged.missing_shard_lines():

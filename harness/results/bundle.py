@@ -211,6 +211,8 @@ def add_arguments(p):
 
 def main(args):
     import sys
+    if args.max_bytes < 1:
+        raise UsageError(f"--max-bytes {args.max_bytes}: must be 1 or more")
     folders = find_bundles(args.folders)
     if args.out and len(folders) > 1 and not os.path.isdir(args.out):
         raise UsageError(f"--out {args.out}: with several bundles, --out must be an existing folder")

@@ -206,8 +206,12 @@ def main(args):
     result = compare(a.results, b.results, cases, args.family, args.examples)
     result = {"schema": "ptxcts-diff", "version": 1, "a": describe(a), "b": describe(b), **result}
     sys.stdout.write(text(result))
-    if args.json:
-        atomic_write(args.json, json.dumps(result, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-    if args.markdown:
-        atomic_write(args.markdown, markdown(result))
+    for option, path, render in (("--json", args.json, lambda: json.dumps(result, indent=1, sort_keys=True,
+                                                                          ensure_ascii=False) + "\n"),
+                               ("--markdown", args.markdown, lambda: markdown(result))):
+        if path:
+            try:
+                atomic_write(path, render())
+            except OSError as e:
+                raise UsageError(f"{option} {path}: cannot write: {e.strerror}") from None
     return EXIT_REGRESSION if result["changed"] else EXIT_OK

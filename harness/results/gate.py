@@ -110,6 +110,8 @@ def select(merged):
 
 def run_gate(args, out=None):
     out = out or sys.stdout
+    if args.list < 0:
+        raise UsageError(f"--list {args.list}: must be 0 or more (cases listed per section)")
     today = args.today or datetime.datetime.now(datetime.timezone.utc).date()
     merged = merge.load_and_merge(args.runs, args.prefer_later)
     if merged.missing_shards and (not args.partial or args.update):

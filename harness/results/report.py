@@ -52,6 +52,8 @@ def _root():
 
 
 def main(args):
+    if args.manifest and not os.path.isdir(args.manifest):
+        raise UsageError(f"--manifest {args.manifest}: no such folder (a manifest folder: forms.jsonl, cases/)")
     groups = merge.load_and_merge_groups(args.runs, args.prefer_later)
     manifest_dir = args.manifest or manifest.default_dir()
     manifest_path, forms = manifest.load_forms(manifest_dir)

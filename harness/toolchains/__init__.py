@@ -33,7 +33,10 @@ def root():
 def cache_dir():
     """Where installed toolchains live: $PTXCTS_TOOLCHAIN_CACHE, else ~/.cache/ptxcts/toolchains (outside the
     repository)."""
-    d = os.environ.get("PTXCTS_TOOLCHAIN_CACHE") or os.path.join(
+    given = os.environ.get("PTXCTS_TOOLCHAIN_CACHE")
+    if given and os.path.exists(given) and not os.path.isdir(given):
+        raise ToolchainError(f"PTXCTS_TOOLCHAIN_CACHE={given}: not a folder (it names where toolchains are installed)")
+    d = given or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "ptxcts", "toolchains")
     return os.path.abspath(d)
 
@@ -159,10 +162,33 @@ def committed_description(name):
             doc = json.load(f)
     except (OSError, json.JSONDecodeError) as e:
         raise ToolchainError(f"{p}: malformed toolchain description: {e}", MALFORMED) from None
-    if doc.get("schema") != probe.SCHEMA or doc.get("version") != probe.SCHEMA_VERSION:
+    if not isinstance(doc, dict) or doc.get("schema") != probe.SCHEMA or doc.get("version") != probe.SCHEMA_VERSION:
+        doc = doc if isinstance(doc, dict) else {}
         raise ToolchainError(f"{p}: schema {doc.get('schema')!r} version {doc.get('version')!r} is not "
                              f"{probe.SCHEMA!r} version {probe.SCHEMA_VERSION}", MALFORMED)
+    _check_description(doc, p)
     return doc
+
+
+# The fields every reader of a description uses, with their JSON types.
+_DESCRIPTION_FIELDS = {"ptxas_version": str, "ptxas_sha256": str, "ptx_versions": list, "newest_ptx": str,
+                       "archs": list, "targets": dict, "probed": dict}
+_TARGET_FIELDS = {"arch": str, "min_ptx": str, "max_ptx": str, "ptx": list, "gaps": list}
+
+
+def _check_description(doc, path):
+    """ToolchainError (MALFORMED) naming the file and the field a reader would trip over."""
+    for name, kind in _DESCRIPTION_FIELDS.items():
+        if not isinstance(doc.get(name), kind):
+            raise ToolchainError(f"{path}: field {name!r}: missing or not a JSON {kind.__name__} (a toolchain "
+                                 f"description is written by ./ptxcts toolchains probe)", MALFORMED)
+    if not doc["ptx_versions"]:
+        raise ToolchainError(f"{path}: field 'ptx_versions': empty", MALFORMED)
+    for t, row in doc["targets"].items():
+        for name, kind in _TARGET_FIELDS.items():
+            if not isinstance(row, dict) or not isinstance(row.get(name), kind):
+                raise ToolchainError(f"{path}: field 'targets.{t}.{name}': missing or not a JSON {kind.__name__}",
+                                     MALFORMED)
 
 
 def installed_dir(name):
@@ -206,7 +232,12 @@ def resolve(spec=None, env=None):
     Raises ToolchainError (exit code USAGE) for an unknown name, a name not installed, or a path that is not a
     working ptxas."""
     env = os.environ if env is None else env
-    spec = spec or env.get(ENV) or None
+    if not spec and env.get(ENV):
+        try:
+            return resolve(env[ENV], env)
+        except ToolchainError as e:   # name the variable the toolchain came from
+            raise ToolchainError(f"{ENV}={env[ENV]}: {e}", e.code) from None
+    spec = spec or None
     cat = catalog.load()
     if spec is None:
         px = system_ptxas()
@@ -233,8 +264,17 @@ def resolve(spec=None, env=None):
         raise ToolchainError(f"toolchain {spec} is not installed: run `./ptxcts toolchains install {spec}` "
                              f"(it downloads {entry['ptxas']['package']}=={entry['ptxas']['version']} into "
                              f"{cache_dir()}; needs network)")
-    with open(os.path.join(d, "INSTALLED.json")) as f:
-        inst = json.load(f)
+    inst_path = os.path.join(d, "INSTALLED.json")
+    try:
+        with open(inst_path) as f:
+            inst = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ToolchainError(f"{inst_path}: unreadable or not JSON ({e}): install it again with `./ptxcts "
+                             f"toolchains install --force {spec}`", MALFORMED) from None
+    bad = [k for k in ("ptxas", "source") if not isinstance(inst, dict) or k not in inst]
+    if bad:
+        raise ToolchainError(f"{inst_path}: field {bad[0]!r} missing: install it again with `./ptxcts toolchains "
+                             f"install --force {spec}`", MALFORMED)
     px = os.path.join(d, inst["ptxas"])
     lib = os.path.join(d, inst["nvjitlink"]) if inst.get("nvjitlink") else None
     doc, notes = _described(spec, px, lib, inst["source"])

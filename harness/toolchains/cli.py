@@ -63,6 +63,8 @@ def cmd_list(_):
 
 
 def cmd_install(a):
+    if a.wheels and not os.path.isdir(a.wheels):
+        raise ToolchainError(f"--wheels {a.wheels}: no such folder (the folder of downloaded wheels)")
     names = known_names() if a.all else a.names
     if not names:
         raise ToolchainError("toolchains install: name at least one toolchain, or --all")
@@ -117,15 +119,20 @@ def cmd_describe(a):
 
 
 def cmd_probe(a):
+    if a.out and not os.path.isdir(os.path.dirname(os.path.abspath(a.out))):
+        raise ToolchainError(f"--out {a.out}: its folder does not exist")
     tc = resolve(a.toolchain)
     source = tc.description.get("source")
     doc = probe.describe(tc.ptxas, tc.name, nvjitlink=tc.nvjitlink, source=source)
     out = a.out or os.path.join(descriptions_dir(), f"{tc.name}.json")
     tmp = out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1, sort_keys=True)
-        f.write("\n")
-    os.replace(tmp, out)
+    try:
+        with open(tmp, "w") as f:
+            json.dump(doc, f, indent=1, sort_keys=True)
+            f.write("\n")
+        os.replace(tmp, out)
+    except OSError as e:
+        raise ToolchainError(f"--out {out}: cannot write the description: {e.strerror}") from None
     print(f"toolchains: {tc.name}: ptxas {doc['ptxas_version']}, PTX {doc['ptx_versions'][0]}..{doc['newest_ptx']}, "
           f"{len(doc['targets'])} targets -> {out}")
     return 0

@@ -21,13 +21,13 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "-h" || args[0] == "--help") {
     (args.empty() ? std::cerr : std::cout) << kUsage;
-    return args.empty() ? 1 : 0;
+    return args.empty() ? ptxcts::tools::kExitUsage : 0;
   }
   const std::string cmd = args[0];
   args.erase(args.begin());
   if (cmd == "reduce") return ptxcts::tools::run_reduce(args, std::cin, std::cout, std::cerr);
   if (cmd == "tensor") return ptxcts::tools::run_tensor(args, std::cin, std::cout, std::cerr);
-  if (cmd == "policies") return ptxcts::tools::run_policies(std::cout);
-  std::cerr << "ptxcts-ref: unknown command '" << cmd << "'\n" << kUsage;
-  return 1;
+  if (cmd == "policies") return ptxcts::tools::run_policies(args, std::cout, std::cerr);
+  std::cerr << "ptxcts-ref: unknown command '" << cmd << "' (reduce, tensor, policies)\n" << kUsage;
+  return ptxcts::tools::kExitUsage;
 }

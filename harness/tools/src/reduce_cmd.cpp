@@ -33,7 +33,11 @@ bool parse_hex(const std::string& tok, unsigned bytes, std::uint64_t& out, std::
 
 }  // namespace
 
-int run_policies(std::ostream& out) {
+int run_policies(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (!args.empty()) {
+    err << "ptxcts-ref policies: unexpected argument '" << args[0] << "' (policies takes none)\n";
+    return kExitUsage;
+  }
   const PolicySet defaults;
   for (const PolicyInfo& p : policy_catalog()) {
     out << p.name << " (default " << p.alternatives[p.default_index].first << ")\n  " << p.question << "\n";
@@ -52,13 +56,13 @@ int run_reduce(const std::vector<std::string>& args, std::istream& in, std::ostr
     if (a == "--policy" && i + 1 < args.size()) {
       if (!policies.set_assignment(args[++i], &why)) {
         err << "ptxcts-ref reduce: --policy: " << why << "\n";
-        return 1;
+        return kExitUsage;
       }
     } else if (a == "--site" && i + 1 < args.size()) {
       const auto s = parse_reduce_site(args[++i]);
       if (!s) {
         err << "ptxcts-ref reduce: --site '" << args[i] << "': expected bulk_global, bulk_shared_cluster or tensor\n";
-        return 1;
+        return kExitUsage;
       }
       site = *s;
       site_given = true;
@@ -66,7 +70,7 @@ int run_reduce(const std::vector<std::string>& args, std::istream& in, std::ostr
       map_ftz = true;
     } else {
       err << "ptxcts-ref reduce: unknown or incomplete argument '" << a << "'\n";
-      return 1;
+      return kExitUsage;
     }
   }
   std::string line;
@@ -77,7 +81,7 @@ int run_reduce(const std::vector<std::string>& args, std::istream& in, std::ostr
     if (!(ls >> op_s)) continue;  // blank line or comment
     auto bad = [&](const std::string& why) {
       err << "ptxcts-ref reduce: line " << lineno << ": " << why << "\n";
-      return 1;
+      return kExitMalformed;
     };
     if (!(ls >> old_s >> src_s)) return bad("expected '<op> <old> <src>', got '" + line + "'");
     if (ls >> extra) return bad("unexpected '" + extra + "' after '<op> <old> <src>'");

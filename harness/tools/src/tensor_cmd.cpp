@@ -65,11 +65,11 @@ int run_tensor(const std::vector<std::string>& args, std::istream& in, std::ostr
     if (args[i] == "--policy" && i + 1 < args.size()) {
       if (!policies.set_assignment(args[++i], &why)) {
         err << "ptxcts-ref tensor: --policy: " << why << "\n";
-        return 1;
+        return kExitUsage;
       }
     } else {
       err << "ptxcts-ref tensor: unknown or incomplete argument '" << args[i] << "'\n";
-      return 1;
+      return kExitUsage;
     }
   }
   TensorMapParams map;
@@ -163,7 +163,7 @@ int run_tensor(const std::vector<std::string>& args, std::istream& in, std::ostr
     if (const Json* b = fill->get("base")) fill_base = json_u64(*b, "fill.base");
   } catch (const JsonError& e) {
     err << "ptxcts-ref tensor: " << e.what() << "\n";
-    return 1;
+    return kExitMalformed;
   }
 
   try {
