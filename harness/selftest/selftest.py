@@ -42,6 +42,10 @@ def parse(argv):
     p.add_argument("--out", help="output folder (default results/<stamp>-selftest)")
     p.add_argument("--clean", metavar="DIR", help="reuse this clean run (results.json of the same seed)")
     p.add_argument("--jobs", type=int, default=12, help="run-tier workers (default 12)")
+    p.add_argument("--cases-per-form", type=int, default=2, metavar="N",
+                   help="run at most N of each form's clean-passing cases per fault (default 2; 0: all)")
+    p.add_argument("--budget", type=float, default=540, metavar="S",
+                   help="start no fault kind after S seconds (default 540: the whole self-test within 10 minutes)")
     a = p.parse_args(argv)
     bad = [k for k in a.kind if k not in faults.KINDS]
     if bad:
@@ -54,6 +58,10 @@ def parse(argv):
         p.error(f"--seed {a.seed}: must be >= 0")
     if a.jobs < 1:
         p.error(f"--jobs {a.jobs}: must be >= 1")
+    if a.cases_per_form < 0:
+        p.error(f"--cases-per-form {a.cases_per_form}: must be >= 0")
+    if a.budget <= 0:
+        p.error(f"--budget {a.budget}: must be > 0")
     return a
 
 
@@ -96,8 +104,9 @@ def refused_by_ptxas(out, ptxas):
 
 def run_tier(out, families, seed, jobs, kind=None, allow=None, cases=()):
     exe = os.path.join(os.environ.get("PTXCTS_BUILD", os.path.join(ROOT, "build")), "harness", "run", "ptxcts-run")
+    # a planted fault may trap or hang: a short watchdog keeps a hang from costing the whole budget
     argv = [exe, "--load-path", "cubin", "--lower-targets", "none", "--seed", str(seed), "--jobs", str(jobs),
-            "--quiet", "--out", out]
+            "--timeout", "5", "--quiet", "--out", out]
     for f in families:
         argv += ["--family", f]
     for c in cases:
@@ -139,10 +148,23 @@ def main(argv):
     for key, c in clean.items():
         if key[1] == "cubin" and c["class"] == "pass":
             by_form[c["form"]].append(key)
+    if a.cases_per_form:
+        for fid in by_form:
+            by_form[fid] = sorted(by_form[fid])[:a.cases_per_form]
     report = {"schema": "ptxcts-selftest", "version": 1, "started": stamp, "seed": a.seed, "target": TARGET,
               "ptx": PTX, "kinds": {}, "interrupted": False}
+    def save():
+        report["seconds"] = round(time.monotonic() - t0, 1)
+        with open(os.path.join(out, "selftest.json"), "w") as f:
+            json.dump(report, f, indent=1, sort_keys=True)
+            f.write("\n")
+
     try:
         for i, kind in enumerate(kinds, 1):
+            if time.monotonic() - t0 > a.budget:
+                report["skipped_for_budget"] = kinds[i - 1:]
+                print(f"selftest: budget of {a.budget:.0f} s spent: kinds not run: {', '.join(kinds[i - 1:])}")
+                break
             k0 = time.monotonic()
             with tempfile.TemporaryDirectory(prefix=f"ptxcts-selftest-{kind}-") as tmp:
                 allow = os.path.join(tmp, "forms.txt")
@@ -183,7 +205,9 @@ def main(argv):
             for fid in set(planted) - set(refused) - set(live):
                 rows[forms[fid].family]["no_case"] += 1
             report["kinds"][kind] = {"what": faults.KINDS[kind].what, "families": dict(rows), "survivors": survivors,
-                                     "seconds": round(time.monotonic() - k0, 1)}
+                                     "seconds": round(time.monotonic() - k0, 1),
+                                     "cases_run": len(ids)}
+            save()
             done = time.monotonic() - t0
             print(f"selftest: [{i}/{len(kinds)}] {kind}: planted {len(planted)}, refused by ptxas {len(refused)}, "
                   f"caught {sum(r['caught'] for r in rows.values())}, equivalent "
@@ -193,10 +217,7 @@ def main(argv):
     except KeyboardInterrupt:
         report["interrupted"] = True
         print(f"\nselftest: interrupted after {len(report['kinds'])} of {len(kinds)} kinds; writing what was measured")
-    report["seconds"] = round(time.monotonic() - t0, 1)
-    with open(os.path.join(out, "selftest.json"), "w") as f:
-        json.dump(report, f, indent=1, sort_keys=True)
-        f.write("\n")
+    save()
     holes = summary(report)
     print(f"selftest: {out}/selftest.json ({report['seconds']} s)")
     return 130 if report["interrupted"] else (1 if holes else 0)
