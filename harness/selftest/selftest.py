@@ -18,6 +18,7 @@ import collections
 import datetime
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -43,7 +44,8 @@ def parse(argv):
     p.add_argument("--clean", metavar="DIR", help="reuse this clean run (results.json of the same seed)")
     p.add_argument("--jobs", type=int, default=12, help="run-tier workers (default 12)")
     p.add_argument("--cases-per-form", type=int, default=2, metavar="N",
-                   help="run at most N of each form's clean-passing cases per fault (default 2; 0: all)")
+                   help="run at most N of each form's clean-passing cases per fault, the largest transfers first "
+                        "(default 2; 0: all)")
     p.add_argument("--budget", type=float, default=540, metavar="S",
                    help="start no fault kind after S seconds (default 540: the whole self-test within 10 minutes)")
     a = p.parse_args(argv)
@@ -149,8 +151,13 @@ def main(argv):
         if key[1] == "cubin" and c["class"] == "pass":
             by_form[c["form"]].append(key)
     if a.cases_per_form:
+        # the largest transfers first: they carry the most data and every edge value (a 16-byte case can hold
+        # only values where add.u32 and add.s32, or or and xor, agree); then the rest by ID
+        def weight(key):
+            m = re.search(r"#.*?size_(\d+)", key[0])
+            return (-(int(m.group(1)) if m else 0), key)
         for fid in by_form:
-            by_form[fid] = sorted(by_form[fid])[:a.cases_per_form]
+            by_form[fid] = sorted(by_form[fid], key=weight)[:a.cases_per_form]
     report = {"schema": "ptxcts-selftest", "version": 1, "started": stamp, "seed": a.seed, "target": TARGET,
               "ptx": PTX, "kinds": {}, "interrupted": False}
     def save():
