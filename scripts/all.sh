@@ -21,10 +21,10 @@ while [ $# -gt 0 ]; do
 done
 t0=$(date +%s)
 step() { echo "all: [$(( $(date +%s) - t0 )) s] $*"; }
-./ptxcts setup || exit $?
-if [ ${#toolchain[@]} -gt 0 ]; then   # an unknown toolchain is a usage error before anything long starts
+if [ ${#toolchain[@]} -gt 0 ]; then   # an unknown toolchain is a usage error before anything starts
   ./ptxcts toolchains resolve "${toolchain[1]}" >/dev/null || exit 2
 fi
+./ptxcts setup || exit $?
 ./ptxcts gen || exit $?
 ./ptxcts build || exit $?
 stamp=$(date -u +%Y-%m-%dT%H-%M-%SZ)
