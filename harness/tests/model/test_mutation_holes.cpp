@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ptxcts/ref/copy.hpp"
@@ -352,4 +354,175 @@ TEST(MutationHoles, MulticastRangeExactFitAndOverflow) {
   for (int i = 0; i < 16; ++i) EXPECT_EQ(w[1][16 + i], i + 1);
   std::vector<Window> small(2, Window(31, 0));
   EXPECT_THROW(bulk_copy_multicast(small, 16, ConstByteSpan{src.data(), src.size()}, 16, 0x3), ModelError);
+}
+
+// ---- Held-out sample (./ptxcts selftest-model --seed 2): holes its survivors showed. ----
+
+namespace {
+// An im2col / im2col::w map from explicit values (every rule checked by hand in the tests below).
+TensorMapParams im2col_params(EncodeKind kind, TensorDataType t, unsigned rank, std::array<std::uint64_t, 5> dims,
+                              std::array<std::uint64_t, 4> strides, std::uint32_t cpp, std::uint32_t ppc) {
+  TensorMapParams p;
+  p.kind = kind;
+  p.dtype = t;
+  p.rank = rank;
+  p.dims = dims;
+  p.strides = strides;
+  p.channels_per_pixel = cpp;
+  p.pixels_per_column = ppc;
+  return p;
+}
+}  // namespace
+
+// cuda.h, cuTensorMapEncodeIm2col: 'channelsPerPixel ... must be less than or equal to 256'. A UINT8 rank-4 map
+// (dims 16 x 8 x 8 x 2, dense strides 16 / 128 / 1024, corners within [-128, 127], no swizzle) breaks no rule with
+// 256 channels; with 257 it breaks that one only. Kills tensormap.cpp:258 '<= 256' -> '<= (256-1)'.
+TEST(MutationHoles, ChannelsPerPixelUpTo256) {
+  auto p = im2col_params(EncodeKind::im2col, TensorDataType::UINT8, 4, {16, 8, 8, 2, 1}, {16, 128, 1024, 0}, 256, 32);
+  p.lower_corner = {-1, -1, 0};
+  EXPECT_TRUE(validate_encode(p).must_accept());
+  p.channels_per_pixel = 257;
+  EXPECT_EQ(rules_of(validate_encode(p).violations), std::set<std::string>{"channels_per_pixel_range"});
+}
+
+// cuda.h, cuTensorMapEncodeIm2col: 'when tensorDataType is ..._16U6_ALIGN16B or ..._16U4_ALIGN16B,
+// channelsPerPixel must be 128'. Rank-3 maps, globalDim[0] = 128 (a multiple of 128), strides multiples of 32
+// (16U4: 128 x 4 bit = 64 B, then 64 x 8 = 512; 16U6: 128 x 6 bit = 96 B, then 96 x 8 = 768), swizzle NONE
+// (allowed for both types outside im2col::w): 128 channels accepted, 64 break that rule only.
+// Kills tensormap.cpp:262 '== 128' -> '== (128+1)'.
+TEST(MutationHoles, PackedTypesNeed128ChannelsPerPixel) {
+  for (const auto& [t, row] : {std::pair{TensorDataType::T16U4_ALIGN16B, std::uint64_t{64}},
+                               std::pair{TensorDataType::T16U6_ALIGN16B, std::uint64_t{96}}}) {
+    auto p = im2col_params(EncodeKind::im2col, t, 3, {128, 8, 2, 1, 1}, {row, row * 8, 0, 0}, 128, 8);
+    EXPECT_TRUE(validate_encode(p).must_accept()) << to_string(t);
+    p.channels_per_pixel = 64;
+    EXPECT_EQ(rules_of(validate_encode(p).violations), std::set<std::string>{"channels_per_pixel_packed16b"})
+        << to_string(t);
+  }
+}
+
+// cuda.h, cuTensorMapEncodeIm2colWide: 'pixelsPerColumn ... must be less than or equal to 1024. This field is
+// ignored when mode is CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128.' The accepted im2col::w map of Im2colWideNeedsCc100Only
+// with pixelsPerColumn 2000 or 0: mode W breaks pixels_per_column_range / has the open point pixels_per_column_zero
+// (POLICIES.md open points), mode W128 neither. Kills tensormap.cpp:264 '== Im2colWideMode::W128' -> '>'.
+TEST(MutationHoles, W128IgnoresPixelsPerColumn) {
+  auto w = im2col_params(EncodeKind::im2col_wide, TensorDataType::UINT8, 4, {16, 8, 8, 2, 1}, {16, 128, 1024, 0},
+                         16, 2000);
+  w.swizzle = Swizzle::B64;
+  w.lower_corner = {-2, 0, 0};
+  w.upper_corner = {1, 0, 0};
+  EXPECT_EQ(rules_of(validate_encode(w).violations), std::set<std::string>{"pixels_per_column_range"});
+  w.wide_mode = Im2colWideMode::W128;
+  EXPECT_TRUE(validate_encode(w).must_accept());
+  w.pixels_per_column = 0;
+  EXPECT_TRUE(validate_encode(w).must_accept());
+  w.wide_mode = Im2colWideMode::W;
+  const auto v = validate_encode(w);
+  EXPECT_TRUE(v.violations.empty());
+  EXPECT_EQ(rules_of(v.open), std::set<std::string>{"pixels_per_column_zero"});
+}
+
+// cuda.h, cuTensorMapEncodeIm2colWide: 'When the tensorDataType is ..._16U6_ALIGN16B, only the following swizzle
+// modes are supported: CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B'. 64B is an im2col::w mode
+// but not one for 16U6. Rank-3 16U6 map (globalDim[0] 128, strides 96 / 768, channelsPerPixel 128 = 96 bytes):
+// 128B and 128B_ATOM_32B accepted; 64B breaks swizzle_u6_modes (and the inner box: 96 > 64 bytes).
+// Kills tensormap.cpp:301 'p.swizzle == Swizzle::B128_ATOM_32B' -> 'p.swizzle < Swizzle::B128_ATOM_32B'.
+TEST(MutationHoles, U6Im2colWideSwizzleModes) {
+  auto p = im2col_params(EncodeKind::im2col_wide, TensorDataType::T16U6_ALIGN16B, 3, {128, 8, 2, 1, 1},
+                         {96, 768, 0, 0}, 128, 8);
+  for (Swizzle s : {Swizzle::B128, Swizzle::B128_ATOM_32B}) {
+    p.swizzle = s;
+    EXPECT_TRUE(validate_encode(p).must_accept()) << to_string(s);
+  }
+  p.swizzle = Swizzle::B64;
+  EXPECT_EQ(rules_of(validate_encode(p).violations),
+            (std::set<std::string>{"swizzle_u6_modes", "im2col_wide_inner_box"}));
+}
+
+// tensormap.hpp: 'Swizzle span in bytes (32, 64, 128; 96 for B96; 0 for NONE)'; NOTES.md: 'swizzle span
+// (32/64/128 B; all 128B_* modes: 128)'. Kills tensormap.cpp:164 (the NONE case deleted: NONE -> 128).
+TEST(MutationHoles, SwizzleSpanPerMode) {
+  const std::vector<std::pair<Swizzle, unsigned>> want = {
+      {Swizzle::NONE, 0},          {Swizzle::B32, 32},   {Swizzle::B64, 64},
+      {Swizzle::B128, 128},        {Swizzle::B128_ATOM_32B, 128}, {Swizzle::B128_ATOM_32B_FLIP_8B, 128},
+      {Swizzle::B128_ATOM_64B, 128}, {Swizzle::B96, 96}};
+  for (const auto& [s, n] : want) EXPECT_EQ(swizzle_span(s), n) << to_string(s);
+}
+
+// cuda.h, cuTensorMapEncodeIm2colWide: 'When interleave is CU_TENSOR_MAP_INTERLEAVE_NONE, the bounding box inner
+// dimension (channelsPerPixel * element size) must be less than or equal to the swizzle size.' A UINT16 map with
+// 128 channels (256 bytes) and swizzle 128B breaks it without interleave; with interleave 16B the rule does not
+// apply. Kills tensormap.cpp:284 (the 'interleave NONE and a swizzle span' condition deleted).
+TEST(MutationHoles, Im2colWideInnerBoxOnlyWithoutInterleave) {
+  auto p = im2col_params(EncodeKind::im2col_wide, TensorDataType::UINT16, 3, {128, 8, 2, 1, 1}, {256, 2048, 0, 0},
+                         128, 8);
+  p.swizzle = Swizzle::B128;
+  EXPECT_EQ(rules_of(validate_encode(p).violations).count("im2col_wide_inner_box"), 1u);
+  p.interleave = Interleave::B16;
+  EXPECT_EQ(rules_of(validate_encode(p).violations).count("im2col_wide_inner_box"), 0u);
+}
+
+// RuleViolation::detail holds 'the offending values' (tensormap.hpp); ptxcts-ref prints it (README:
+// '[boxDim[0] * elementSize = 7 * 16 bits]'). cuda.h: 16U4_ALIGN8B needs globalDim[0] a multiple of 2.
+// Kills tensormap.cpp:222 and tensormap.cpp:242 (the details read dims[-1] / box[-1]).
+TEST(MutationHoles, ViolationDetailsNameDim0AndBox0) {
+  std::map<std::string, std::string> detail;
+  for (const auto& r : validate_encode(tile_map(TensorDataType::T16U4_ALIGN8B, {3, 4}, {32, 1})).violations)
+    detail[r.rule] = r.detail;
+  ASSERT_EQ(detail.count("global_dim0_u4_align8b"), 1u);
+  EXPECT_EQ(detail["global_dim0_u4_align8b"], "globalDim[0] = 3");
+  detail.clear();
+  for (const auto& r : validate_encode(tile_map(TensorDataType::UINT16, {16, 4}, {7, 2})).violations)
+    detail[r.rule] = r.detail;
+  ASSERT_EQ(detail.count("box_inner_multiple16"), 1u);
+  EXPECT_EQ(detail["box_inner_multiple16"], "boxDim[0] * elementSize = 7 * 16 bits");
+}
+
+// cuda.h: 'tensorRank must be non-zero and less than or equal to ... 5'. A rank-6 map whose five dimensions are
+// otherwise valid (FLOAT32 64 x 32 x 2 x 2 x 2, dense strides, box 32 x 8 x 1 x 1 x 1) breaks that rule and no
+// other: the validator reads no sixth dimension. Kills tensormap.cpp:205 'p.rank > 5 ? 5' -> 'p.rank == 5 ? 5'.
+TEST(MutationHoles, OversizedRankBreaksOnlyTheRankRule) {
+  auto p = tile_map(TensorDataType::FLOAT32, {64, 32, 2, 2, 2}, {32, 8, 1, 1, 1});
+  EXPECT_TRUE(validate_encode(p).must_accept());
+  p.rank = 6;
+  const auto v = validate_encode(p);
+  EXPECT_EQ(rules_of(v.violations), std::set<std::string>{"rank_range"});
+  EXPECT_TRUE(v.open.empty());
+}
+
+// The chapter, restrictions on the .global.shared::cta direction: 'The bounding box along the D, W and H
+// dimensions must stay within the tensor boundaries. This implies: Bounding-Box Lower-Corner must be non-negative.
+// Bounding-Box Upper-Corner must be non-positive.' -- for every spatial dimension, not only W. Rank-4 UINT8 map
+// (C 16, W 4, H 3, N 1): corners {W 0, H -1} or {W 0, H +1} are valid maps but refused for an im2col_no_offs store.
+// Kills tensor.cpp:397 (a break after the first spatial dimension's check).
+TEST(MutationHoles, StoreCornersCheckedInEverySpatialDimension) {
+  auto m = im2col_params(EncodeKind::im2col, TensorDataType::UINT8, 4, {16, 4, 3, 1, 1}, {16, 64, 192, 0}, 16, 4);
+  std::vector<std::uint8_t> g(192, 0), win(1024, 1);
+  const auto store = [&](const TensorMapParams& map) {
+    return error_of([&] {
+      tensor_store(map, at({0, 0, 0, 0}, TensorMode::im2col_no_offs), ByteSpan{g.data(), g.size()},
+                   ConstByteSpan{win.data(), win.size()});
+    });
+  };
+  EXPECT_EQ(store(m), "(no ModelError)");
+  auto lo = m;
+  lo.lower_corner = {0, -1, 0};
+  ASSERT_TRUE(validate_encode(lo).must_accept());
+  EXPECT_NE(store(lo).find("'Bounding-Box Lower-Corner must be non-negative.'"), std::string::npos) << store(lo);
+  auto hi = m;
+  hi.upper_corner = {0, 1, 0};
+  ASSERT_TRUE(validate_encode(hi).must_accept());
+  EXPECT_NE(store(hi).find("'Bounding-Box Upper-Corner must be non-positive.'"), std::string::npos) << store(hi);
+}
+
+// A tensor reduce whose box reads past the shared window is refused with the byte and the reason (the run tier and
+// ptxcts-ref print it). UINT32 box 8 x 1 (32 bytes) from a 16-byte window: element 4 reads shared byte 16.
+// Kills tensor.cpp:464 (' beyond the window' dropped from the message).
+TEST(MutationHoles, TensorReduceWindowOverrunNamesTheByte) {
+  const auto m = tile_map(TensorDataType::UINT32, {8, 1}, {8, 1});
+  std::vector<std::uint8_t> g(32, 0), win(16, 0);
+  const std::string e = error_of([&] {
+    tensor_reduce(m, at({0, 0}), RedOp::add, ByteSpan{g.data(), g.size()}, ConstByteSpan{win.data(), win.size()});
+  });
+  EXPECT_NE(e.find("tensor reduce reads shared byte 16 beyond the window"), std::string::npos) << e;
 }
