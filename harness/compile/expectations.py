@@ -127,6 +127,10 @@ def load(path: str) -> List[Finding]:
         if not isinstance(tcs, list) or not tcs or not all(isinstance(t, str) and t for t in tcs):
             raise ExpectationsError(f"{where}: finding {e['id']}: 'toolchains' must be a non-empty list of toolchain "
                                     f"names or globs (e.g. [\"13.0\"])")
+        bad = [t for t in tcs if not re.fullmatch(r"[0-9*?\[\]]+(\.[0-9*?\[\]]+)?", t)]
+        if bad:
+            raise ExpectationsError(f"{where}: finding {e['id']}: toolchains {', '.join(bad)}: a toolchain name is "
+                                    f"MAJOR.MINOR (e.g. 13.0), or a glob of one (13.*)")
         lps = e.get("load_paths", list(LOAD_PATHS))
         if not isinstance(lps, list) or not lps or any(lp not in LOAD_PATHS for lp in lps):
             raise ExpectationsError(f"{where}: finding {e['id']}: 'load_paths' must be a list of {LOAD_PATHS}")

@@ -58,6 +58,11 @@ class ExpectationsTest(unittest.TestCase):
         self.assertEqual(cm.exception.code, 2)
         self.assertIn("nope.toml", str(cm.exception))
 
+    def test_toolchain_names_are_versions(self):
+        self.write(GOOD.replace('toolchains = ["13.*"]', 'toolchains = ["cuda13"]'))
+        with self.assertRaisesRegex(E.ExpectationsError, r":2: finding one: toolchains cuda13: a toolchain name is"):
+            E.load(self.path)
+
     def test_toolchains_required(self):
         self.write(GOOD.replace('toolchains = ["13.*"]\n', ""))
         with self.assertRaisesRegex(E.ExpectationsError, r":2: finding one lacks toolchains"):
