@@ -189,28 +189,29 @@ def judge_all(chosen, m, mroot, tc, load_path, use_gen, jobs_n, module_size, adv
     return outcomes, unsupported, arch_note, calls, len(jobs)
 
 
+def _result(c, load_path, tc, klass, message, duration_ms=0.0, details=None):
+    """One case's result record, with its replay command naming the toolchain and the compiler."""
+    return {"id": c.id, "family": c.family, "form": c.form, "target": c.target, "ptx": c.ptx, "load_path": load_path,
+            "class": klass, "duration_ms": duration_ms, "message": message,
+            "replay": f"./ptxcts compile --toolchain {tc.name} --verdicts {load_path} --case '{c.id}'",
+            "details": dict({"expect": c.expect, "rules": list(c.rules)}, **(details or {}))}
+
+
 def _record(c, load_path, tc, unsupported, outcomes, arch_note, findings, compiler):
-    base = {"id": c.id, "family": c.family, "form": c.form, "target": c.target, "ptx": c.ptx, "load_path": load_path}
-    details = {"expect": c.expect, "rules": list(c.rules)}
     if c.id in unsupported:
-        rec = dict(base, **{"class": cls.NOT_SUPPORTED, "duration_ms": 0.0, "message": unsupported[c.id]})
-    else:
-        o = outcomes.get(c.id)
-        if o is None or not o.verdict:   # cannot happen; if it does, it is reported, not dropped
-            o = judge.Outcome(c.id, judge.ERROR, note="the judge returned no verdict for this case")
-        klass, msg, harness_err = cls.classify(c, o, findings, CHAPTER_PTX, compiler)
-        details.update({"ptxas": o.verdict, "diagnostics": o.diags, "ptxas_calls": o.calls,
-                        "module_cases": o.module_cases})
-        if harness_err:
-            details["harness_error"] = True
-        if arch_note.get(c.id):
-            details["arch"] = arch_note[c.id]
-        if o.note:
-            details["note"] = o.note
-        rec = dict(base, **{"class": klass, "duration_ms": round(o.seconds * 1000, 3), "message": msg})
-    rec["replay"] = (f"./ptxcts compile --toolchain {tc.name} --verdicts {load_path} --case '{c.id}'")
-    rec["details"] = details
-    return rec
+        return _result(c, load_path, tc, cls.NOT_SUPPORTED, unsupported[c.id])
+    o = outcomes.get(c.id)
+    if o is None or not o.verdict:   # cannot happen; if it does, it is reported, not dropped
+        o = judge.Outcome(c.id, judge.ERROR, note="the judge returned no verdict for this case")
+    klass, msg, harness_err = cls.classify(c, o, findings, CHAPTER_PTX, compiler)
+    details = {"ptxas": o.verdict, "diagnostics": o.diags, "ptxas_calls": o.calls, "module_cases": o.module_cases}
+    if harness_err:
+        details["harness_error"] = True
+    if arch_note.get(c.id):
+        details["arch"] = arch_note[c.id]
+    if o.note:
+        details["note"] = o.note
+    return _result(c, load_path, tc, klass, msg, round(o.seconds * 1000, 3), details)
 
 
 COMPILER_NAMES = {"ptxas": "ptxas", "nvjitlink": "nvJitLink", "driver": "the driver's JIT"}
@@ -300,19 +301,17 @@ def driver_support():
     """(a per-target check of the device present, a note) for the driver's verdicts, without touching CUDA in
     this process (the workers make their own contexts): the compute capability from nvidia-smi."""
     try:
-        r = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"], capture_output=True,
-                           text=True, timeout=30)
-        cc = r.stdout.split()[0] if r.returncode == 0 and r.stdout.split() else None
+        r = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap,name,driver_version", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=30)
+        row = [x.strip() for x in r.stdout.splitlines()[0].split(",")] if r.returncode == 0 and r.stdout.strip() \
+            else None
     except (OSError, subprocess.TimeoutExpired):
-        cc = None
-    if not cc:
+        row = None
+    if not row or len(row) < 3:
         return (lambda t: "no GPU here (nvidia-smi finds none)"), "no GPU", None
-    major, minor = (int(x) for x in cc.split("."))
+    major, minor = (int(x) for x in row[0].split("."))
     dev = types.SimpleNamespace(cc=(major, minor))
-    name = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                          capture_output=True, text=True).stdout.splitlines()[0].split(",")
-    device = {"name": name[0].strip(), "sm": f"sm_{major}{minor}", "cc": f"{major}.{minor}",
-              "driver": name[1].strip() if len(name) > 1 else None}
+    device = {"name": row[1], "sm": f"sm_{major}{minor}", "cc": f"{major}.{minor}", "driver": row[2]}
     return (lambda t: backends.Driver.can_load(dev, t)), f"device sm_{major}{minor}", device
 
 
@@ -377,10 +376,7 @@ def _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, cho
     judged = len(records)
     for lp, cs in pending.items():
         for c in cs:
-            records.append({"id": c.id, "family": c.family, "form": c.form, "target": c.target, "ptx": c.ptx,
-                            "load_path": lp, "class": cls.SKIPPED, "duration_ms": 0.0, "message": "interrupted",
-                            "replay": f"./ptxcts compile --toolchain {tc.name} --verdicts {lp} --case '{c.id}'",
-                            "details": {"expect": c.expect, "rules": list(c.rules)}})
+            records.append(_result(c, lp, tc, cls.SKIPPED, "interrupted"))
 
     finished = datetime.datetime.now(datetime.timezone.utc)
     doc = {"schema": "ptxcts-results", "version": results.VERSION, "run_id": rid, "tier": "compile",
