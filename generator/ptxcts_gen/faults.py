@@ -157,16 +157,6 @@ def _prefetch_equivalent(form):
         if "prefetch" in form.family else None
 
 
-def _or(*fs):
-    def f(form):
-        for g in fs:
-            r = g(form)
-            if r:
-                return r
-        return None
-    return f
-
-
 KINDS = {k.name: k for k in (
     Kind("redop", "another redOp of the same type (add->min, min->max, inc->dec, and->or, ...)", _redop,
          _prefetch_equivalent),
