@@ -10,7 +10,9 @@ lines ("ptxas application ptx input, line N; error : ..."), so one judge maps th
 """
 import ctypes
 import os
+import subprocess
 import time
+import types
 from typing import Optional
 
 from compile import diagnostics, ptxas
@@ -158,6 +160,24 @@ class Driver:
         if rc != 0 and not out.strip():
             out = f"ptxas fatal   : cuModuleLoadDataEx returned CUresult {rc} without a log"
         return ptxas.Call(argv, rc, out, secs, diagnostics.parse(out))
+
+
+def driver_support():
+    """(a per-target check of the device present, a note) for the driver's verdicts, without touching CUDA in
+    this process (the workers make their own contexts): the compute capability from nvidia-smi."""
+    try:
+        r = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap,name,driver_version", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=30)
+        row = [x.strip() for x in r.stdout.splitlines()[0].split(",")] if r.returncode == 0 and r.stdout.strip() \
+            else None
+    except (OSError, subprocess.TimeoutExpired):
+        row = None
+    if not row or len(row) < 3:
+        return (lambda t: "no GPU here (nvidia-smi finds none)"), "no GPU", None
+    major, minor = (int(x) for x in row[0].split("."))
+    dev = types.SimpleNamespace(cc=(major, minor))
+    device = {"name": row[1], "sm": f"sm_{major}{minor}", "cc": f"{major}.{minor}", "driver": row[2]}
+    return (lambda t: Driver.can_load(dev, t)), f"device sm_{major}{minor}", device
 
 
 def make(load_path, toolchain):

@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(HERE), os.path.join(os.path.dirname(os.path.dirname(HERE)), "generator")]
 
 import toolchains  # noqa: E402
-from compile import cli, manifest  # noqa: E402
+from compile import manifest, pool  # noqa: E402
 
 
 def main(argv):
@@ -21,7 +21,7 @@ def main(argv):
     p.add_argument("-n", type=int, default=400, help="sample size: N cases spread evenly over the selection")
     p.add_argument("--family", action="append", default=[])
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--module-size", type=int, default=cli.DEFAULT_MODULE_SIZE)
+    p.add_argument("--module-size", type=int, default=pool.DEFAULT_MODULE_SIZE)
     p.add_argument("--manifest", default=None)
     p.add_argument("--toolchain", metavar="NAME|PATH", help="default $PTXCTS_TOOLCHAIN, else the CUDA toolkit")
     p.add_argument("--verdict", choices=("ptxas", "nvjitlink"), default="ptxas", help="the compiler to time")
@@ -47,7 +47,7 @@ def main(argv):
     runs = {}
     for name, size in (("batched", a.module_size), ("one call per case", 1)):
         t0 = time.monotonic()
-        outcomes, unsupported, _, calls, nmod = cli.judge_all(sample, m, mroot, tc, a.verdict, use_gen, a.jobs, size)
+        outcomes, unsupported, _, calls, nmod = pool.judge_all(sample, m, mroot, tc, a.verdict, use_gen, a.jobs, size)
         secs = time.monotonic() - t0
         runs[name] = {c: (o.verdict, tuple(o.messages)) for c, o in outcomes.items()}
         runs[name].update({c: ("not_supported", ()) for c in unsupported})
