@@ -8,6 +8,7 @@
 #include "abi.hpp"
 #include "ptxcts/ref/tensor.hpp"
 #include "device_quirks.hpp"
+#include "tensor_form.hpp"
 #include "tensor_maps.hpp"
 #include "values.hpp"
 
@@ -19,14 +20,6 @@ using namespace tmaps;
 constexpr size_t kGuard = 256;
 constexpr uint32_t kBoxOff = 1024;  // box start in the window: 1024-aligned, so every swizzle mode applies
 
-// The contract's load-mode table (run_contract.hpp): an unknown spelling was refused when the form was loaded;
-// a mode the contract lists but harness/refmodel does not model yet has no ref::TensorMode (nullopt).
-std::optional<ref::TensorMode> mode_of(const std::string& m) {
-  for (auto& lm : contract::kLoadModes)
-    if (m == lm.spelling) return ref::parse_tensor_mode(lm.ref_mode);
-  throw std::runtime_error("load mode '" + m + "' is not in the contract");
-}
-
 // A variant: the tensor map and the access, fully determined by the recipe (so the ID describes it).
 struct Recipe {
   std::string name;
@@ -35,45 +28,8 @@ struct Recipe {
   uint32_t smem_off = kBoxOff;
   uint32_t cluster = 1, mask = 0, peer = 0;
   std::string redtype;  // reduce: the element type spelled as in PTX (from the map's dtype)
+  uint32_t gbase = 0;   // the tensor's start past the 1024-aligned buffer's guard band (global base alignment)
 };
-
-struct TensorForm {
-  unsigned rank = 1;
-  ref::TensorMode mode = ref::TensorMode::tile;
-  bool modeled = true;  // the model knows the load mode (else every case is not_supported)
-  bool load = false, store = false, reduce = false, prefetch = false;
-  bool multicast = false, remote = false, mbarrier = false;
-  bool nonneg = false;             // tensorCoords must be non-negative (no low-edge or negative boxes)
-  std::vector<std::string> types;  // reduce: the element types the redOp allows
-  std::vector<std::string> not_in_table;  // reduce: run.type_cells entries outside the chapter's table
-  std::string redop;
-};
-
-TensorForm tform(const Form& f) {
-  TensorForm t;
-  t.rank = unsigned(run_int(f, field::dims, 1));
-  auto mode = mode_of(run_str(f, field::load_mode, "tile"));
-  t.modeled = mode.has_value();
-  t.mode = mode.value_or(ref::TensorMode::tile);
-  std::string dir = run_str(f, field::direction);
-  t.prefetch = std::string(f.abi_row->flow) == "prefetch";
-  t.redop = run_str(f, field::redop);
-  t.reduce = !t.redop.empty();
-  t.store = !t.reduce && dir == "shared::cta->global";
-  t.load = !t.prefetch && !t.store && !t.reduce;
-  t.multicast = run_bool(f, field::multicast);
-  t.remote = run_bool(f, field::remote);
-  t.mbarrier = run_str(f, field::completion).find("mbarrier") != std::string::npos;
-  if (auto* ty = f.run.get(field::types))
-    for (auto& x : ty->arr()) t.types.push_back(x.str());
-  if (auto* cells = f.run.get(field::type_cells))
-    for (auto& [ty, cell] : cells->obj())
-      if (cell.str() != "allowed") t.not_in_table.push_back(ty);
-  // run.coords_nonnegative (the chapter, for a .global destination); reductions write .global from
-  // .shared::cta as stores do and are planned the same way.
-  t.nonneg = run_bool(f, field::coords_nonnegative) || t.reduce;
-  return t;
-}
 
 std::vector<Recipe> recipes(const Form& f, const PlanOptions& o) {
   TensorForm t = tform(f);
@@ -240,12 +196,28 @@ std::vector<Variant> tensor_variants(const Form& f, const PlanOptions& o) {
 void tensor_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
   const Form& f = *c.form;
   TensorForm t = tform(f);
-  std::string want = c.params.get_str("recipe");
   Recipe r;
-  bool found = false;
-  for (auto& x : recipes(f, o))
-    if (x.name == want) { r = x; found = true; break; }
-  if (!found) throw std::runtime_error("no tensor recipe '" + want + "' for this form");
+  if (c.explicit_params) {
+    // An explicit case (exploration): the map and the access are data.
+    const Json* m = c.params.get("map");
+    const Json* a = c.params.get("access");
+    if (!m || !a) throw std::runtime_error("an explicit tensor case needs the fields 'map' and 'access'");
+    r.name = c.variant;
+    r.map = map_from_json(*m);
+    r.acc = access_from_json(*a);
+    r.smem_off = r.acc.smem_offset;
+    r.cluster = uint32_t(c.params.get_int("cluster", 1));
+    r.mask = uint32_t(c.params.get_int("cta_mask"));
+    r.peer = uint32_t(c.params.get_int("peer"));
+    r.redtype = c.params.get_str("redtype");
+    r.gbase = uint32_t(c.params.get_int("gbase"));
+  } else {
+    std::string want = c.params.get_str("recipe");
+    bool found = false;
+    for (auto& x : recipes(f, o))
+      if (x.name == want) { r = x; found = true; break; }
+    if (!found) throw std::runtime_error("no tensor recipe '" + want + "' for this form");
+  }
   const ref::TensorMapParams& map = r.map;
   uint64_t gbytes = ref::tensor_global_bytes(map);
   uint32_t tx = ref::tensor_tx_bytes(map, r.acc);
@@ -276,14 +248,14 @@ void tensor_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
     rng.fill(tensor.data(), tensor.size());
   }
   if (t.load || t.prefetch) {
-    s.gsrc_off = kGuard;
-    s.gsrc = random_bytes(rng, kGuard + gbytes + kGuard);
-    std::copy(tensor.begin(), tensor.end(), s.gsrc.begin() + kGuard);
+    s.gsrc_off = kGuard + r.gbase;
+    s.gsrc = random_bytes(rng, s.gsrc_off + gbytes + kGuard);
+    std::copy(tensor.begin(), tensor.end(), s.gsrc.begin() + long(s.gsrc_off));
     s.tmap.on_dst = false;
   } else {
-    s.gdst_off = kGuard;
-    s.gdst = random_bytes(rng, kGuard + gbytes + kGuard);
-    std::copy(tensor.begin(), tensor.end(), s.gdst.begin() + kGuard);
+    s.gdst_off = kGuard + r.gbase;
+    s.gdst = random_bytes(rng, s.gdst_off + gbytes + kGuard);
+    std::copy(tensor.begin(), tensor.end(), s.gdst.begin() + long(s.gdst_off));
     s.tmap.on_dst = true;
     s.w[W_SRC_OFF] = r.smem_off;
   }
@@ -303,7 +275,7 @@ void tensor_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
     img.smem = s.smem_init;
     if (t.prefetch) return img;
     if (t.load) {
-      ref::ConstByteSpan g(s.gsrc.data() + s.gsrc_off, s.gsrc.size() - 2 * kGuard);
+      ref::ConstByteSpan g(s.gsrc.data() + s.gsrc_off, s.gsrc.size() - s.gsrc_off - kGuard);
       for (uint32_t k = 0; k < cl; ++k) {
         bool dest = t.multicast ? ((mask >> k) & 1) : t.remote ? k == peer : k == 0;
         if (!dest) continue;
@@ -313,7 +285,7 @@ void tensor_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
     }
     // The span runs to the end of the trailing guard band: tensor_store_oob=granule16_written writes past the
     // tensor's last element (the default never does; the guard band is still compared byte for byte).
-    ref::ByteSpan g{img.gdst.data() + s.gdst_off, img.gdst.size() - kGuard};
+    ref::ByteSpan g{img.gdst.data() + s.gdst_off, img.gdst.size() - s.gdst_off};
     ref::ConstByteSpan w(s.smem_init.data(), win);
     if (rop) ref::tensor_reduce(map, acc, rop->red, g, w, ps);
     else ref::tensor_store(map, acc, g, w, ps);
@@ -326,7 +298,8 @@ void tensor_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
   auto pieces = std::make_shared<std::vector<ref::BoxPiece>>(ref::tensor_box(map, acc));
   uint32_t smem_off = r.smem_off;
   auto sw = map.swizzle;
-  s.where = [pieces, smem_off, sw, t](bool smem, uint32_t, size_t off) -> std::string {
+  const size_t gofs = t.load || t.prefetch ? s.gsrc_off : s.gdst_off;
+  s.where = [pieces, smem_off, sw, t, gofs](bool smem, uint32_t, size_t off) -> std::string {
     if (smem) {
       for (auto& p : *pieces) {
         for (uint32_t b = 0; b < p.data_bytes; ++b) {
@@ -343,14 +316,14 @@ void tensor_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
       return "window outside the box";
     }
     for (auto& p : *pieces)
-      if (p.in_bounds && off >= kGuard + p.global_off && off < kGuard + p.global_off + p.data_bytes) {
+      if (p.in_bounds && off >= gofs + p.global_off && off < gofs + p.global_off + p.data_bytes) {
         std::ostringstream m;
         m << "tensor element at coords (";
         for (unsigned i = 0; i < 5; ++i) m << (i ? "," : "") << p.coords[i];
         m << ")";
         return m.str();
       }
-    return off < kGuard ? "global guard band before the tensor" : "tensor element outside the box, or guard band";
+    return off < gofs ? "global guard band before the tensor" : "tensor element outside the box, or guard band";
   };
   s.info["tx_bytes"] = tx;
   s.info["tensor_bytes"] = (unsigned long long)gbytes;

@@ -122,6 +122,8 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
                                     "--target", o.target, "--ptx", o.ptx, "--seed", std::to_string(o.seed),
                                     "--timeout", std::to_string(o.timeout_s), "--log-dir", o.log_dir};
       if (!o.toolchain.empty()) { a.push_back("--toolchain"); a.push_back(o.toolchain); }
+      if (o.device != "gpu") { a.push_back("--device"); a.push_back(o.device); }
+      if (!o.repro) a.push_back("--no-repro");
       for (auto& p : o.plan_args) a.push_back(p);
       std::vector<char*> av;
       for (auto& x : a) av.push_back(const_cast<char*>(x.c_str()));
@@ -151,7 +153,7 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
       if (i < 0) break;
       s.family = cases[size_t(i)]->form->family;
       s.sent.push_back(size_t(i));
-      chunk += cases[size_t(i)]->id + "\n";
+      chunk += case_line(*cases[size_t(i)]) + "\n";
     }
     if (!chunk.empty() && write(s.to, chunk.data(), chunk.size()) != ssize_t(chunk.size())) {
       // The worker is gone; its exit is handled when its stdout reaches EOF.

@@ -24,6 +24,8 @@ struct BatchOptions {
   double deadline = 0;            // now_s() after which nothing new starts (0: none); the rest is `skipped`
   std::string log_dir;            // worker stderr logs and repro bundles go here
   std::vector<std::string> plan_args;  // options that shape the plan, forwarded to workers
+  std::string device = "gpu";     // gpu, or model[:FAULT]: the reference model stands in for the GPU (model_device.hpp)
+  bool repro = true;              // workers write repro bundles for fails and divergences
 };
 
 using ProgressFn = std::function<void(const CaseResult&)>;
@@ -35,7 +37,8 @@ extern volatile sig_atomic_t g_stop_requested;
 
 std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, const BatchOptions& o, ProgressFn progress);
 
-// Worker mode: reads case IDs from stdin, writes "S <id>" before and "R <json>" after each case on stdout.
+// Worker mode (worker.cpp): reads case lines (case_line) from stdin, writes "S <id>" before and "R <json>" after
+// each case on stdout.
 int worker_main(int argc, char** argv);
 
 }  // namespace ptxcts::run

@@ -32,7 +32,14 @@ struct RunCase {
   std::string target = "sm_90";  // the .target of the module the kernel is assembled/JIT-compiled for
   std::string ptx = "9.0";
   std::string not_supported;      // set by the planner when the device cannot run it (with the reason)
+  // A case whose parameters are data, not a recipe the planner derives from the form (exploration's drawn
+  // and shrunk cases, harness/run/cases/explored.jsonl): the parent sends it to the worker whole (case_line).
+  bool explicit_params = false;
 };
+
+// The line the batch executor sends a worker for a case: its ID, or for an explicit case the case itself as
+// one JSON object {"id", "form", "variant", "params"} (the worker rebuilds exactly that case).
+std::string case_line(const RunCase& c);
 
 // Result classes: a closed set (ARCHITECTURE section 3).
 namespace cls {

@@ -103,14 +103,15 @@ std::vector<CaseResult> Session::execute() {
   bool any_kernel = false;
   for (auto& c : cases) any_kernel |= !c.form->kernel.empty() && c.not_supported.empty();
   bool interrupted = false;
-  for (size_t i = 0; i < targets.size() && any_kernel && !interrupted; ++i) {
+  const bool on_gpu = device_kind == "gpu";  // the model device (model_device.hpp) launches nothing: no modules
+  for (size_t i = 0; i < targets.size() && any_kernel && !interrupted && on_gpu; ++i) {
     std::string e = prepare_modules(toolchain, targets[i], families, tag, want_cubin, cpus, sets[i], quiet);
     if (e == "interrupted") interrupted = true;
     else if (!e.empty()) throw std::runtime_error(e);
   }
   // Lower targets (JIT only): the same forms' PTX assembled by the driver for an older .target.
   std::vector<ModuleSet> lower(lower_targets.size());
-  for (size_t i = 0; i < lower_targets.size() && any_kernel && !interrupted; ++i) {
+  for (size_t i = 0; i < lower_targets.size() && any_kernel && !interrupted && on_gpu; ++i) {
     std::string e = prepare_modules(toolchain, lower_targets[i], families, tag, false, cpus, lower[i], quiet);
     if (e == "interrupted") interrupted = true;
     else if (!e.empty()) throw std::runtime_error(e);
@@ -131,7 +132,7 @@ std::vector<CaseResult> Session::execute() {
         if (!c.form->kernel.empty() || lp == load_paths.front()) mk(cls::not_supported, c.not_supported, lp);
       continue;
     }
-    if (c.form->kernel.empty()) found = base;  // driver-API case: no kernel, no module
+    if (c.form->kernel.empty() || !on_gpu) found = base;  // driver-API case or the model device: no module
     if (found.empty() && interrupted) {
       for (auto& lp : load_paths) mk(cls::skipped, "interrupted", lp);
       continue;
@@ -204,6 +205,8 @@ std::vector<CaseResult> Session::execute() {
     bo.timeout_s = timeout_s;
     bo.deadline = deadline;
     bo.log_dir = out_dir;
+    bo.device = device_kind;
+    bo.repro = repro;
     bo.plan_args = {"--level", std::to_string(plan.level), "--max-smem", std::to_string(plan.max_smem)};
     // The worker plans only the families of its batch (the same cases, less start-up time).
     std::set<std::string> famset;
@@ -260,7 +263,7 @@ std::vector<CaseResult> Session::execute() {
       for (auto& r : run_batch(trapping, alone, [&](const CaseResult& r) { if (!quiet) prog.add(r); })) out.push_back(r);
     }
     // Where the time goes, per load path and target (stderr, so the summary on stdout stays a table).
-    std::fprintf(stderr, "\nrun: %s %s: %zu case(s) in %.1f s with %d worker(s); %zu crash/timeout re-run alone in "
+    if (!quiet) std::fprintf(stderr, "\nrun: %s %s: %zu case(s) in %.1f s with %d worker(s); %zu crash/timeout re-run alone in "
                          "%.1f s; %zu expected trap(s) alone in %.1f s\n",
                  lp.c_str(), target.c_str(), calm.size(), calm_s, jobs, again_n, again_s, trapping.size(),
                  now_s() - t_trap);

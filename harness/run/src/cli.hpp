@@ -33,6 +33,8 @@ struct Session {
   std::string out_dir;                // results/<run-id>
   bool quiet = false;
   std::string no_device;              // reason, when no GPU is usable
+  std::string device_kind = "gpu";    // gpu, or model[:FAULT]: workers judge against the model itself, no modules
+  bool repro = true;                  // workers write repro bundles (exploration turns them off)
   DeviceInfo device;
   Toolchain toolchain;                // resolved at start (resolve_toolchain): ptxas, PTX version, targets
   std::vector<std::string> families;  // the selection's families (module preparation); empty: all

@@ -49,110 +49,6 @@ const char* kUsage =
     "2 usage (a bad option or environment variable, a copied build folder, an unknown toolchain), 3 a malformed\n"
     "input file, 130/143 interrupted by SIGINT/SIGTERM (the results so far are written, marked partial).\n";
 
-int worker(int argc, char** argv) {
-  std::string load_path = "cubin", modules, target = "sm_90", ptx, log_dir = ".", toolchain;
-  uint64_t seed = 1;
-  double timeout = 10;
-  PlanOptions po;
-  // The parent writes these options; a bad one is still refused, never guessed.
-  try {
-    for (int i = 2; i < argc; ++i) {
-      std::string a = argv[i];
-      auto val = [&]() -> std::string {
-        if (i + 1 >= argc) throw UsageError(a + " needs a value");
-        return argv[++i];
-      };
-      if (a == "--load-path") load_path = val();
-      else if (a == "--modules") modules = val();
-      else if (a == "--target") target = val();
-      else if (a == "--ptx") ptx = val();
-      else if (a == "--toolchain") toolchain = val();
-      else if (a == "--seed") seed = parse_u64(a, val());
-      else if (a == "--timeout") timeout = parse_seconds(a, val(), 86400);
-      else if (a == "--log-dir") log_dir = val();
-      else if (a == "--level") po.level = parse_int(a, val(), 0, 2);
-      else if (a == "--max-smem") po.max_smem = parse_int(a, val(), 1, 1 << 30);
-      else if (a == "--plan-families") { for (auto& f : split(val(), ',')) if (!f.empty()) po.families.push_back(f); }
-      else throw UsageError("unknown worker option '" + a + "'");
-    }
-    if (ptx.empty()) throw UsageError("--ptx is required (the PTX ISA version the modules were rendered at)");
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "worker: %s\n", e.what());
-    return 2;
-  }
-  std::vector<Form> forms;
-  std::vector<RunCase> cases;
-  try {
-    forms = load_forms(ptxcts_root());
-    cases = plan_cases(forms, po);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "worker: %s\n", e.what());
-    return 2;
-  }
-  std::map<std::string, RunCase*> by_id;
-  for (auto& c : cases) by_id[c.id] = &c;
-  ModuleSet ms;
-  ms.target = target;
-  ms.ptx = ptx;
-  if (auto e = modules.empty() ? std::string() : scan_modules(modules, ms); !e.empty()) { std::fprintf(stderr, "worker: %s\n", e.c_str()); return 2; }
-  Executor ex;
-  if (auto e = ex.init(load_path, ms, timeout); !e.empty()) { std::fprintf(stderr, "worker: %s\n", e.c_str()); return 2; }
-  std::string repro_dir = log_dir + "/repro";
-  std::string id;
-  while (std::getline(std::cin, id)) {
-    if (id.empty()) continue;
-    CaseResult r;
-    auto it = by_id.find(id);
-    if (it == by_id.end()) {
-      r.id = id; r.cls = cls::fail; r.load_path = load_path;
-      r.message = "harness: the worker's plan has no case " + id;
-      std::printf("R %s\n", r.to_json().dump().c_str());
-      std::fflush(stdout);
-      continue;
-    }
-    RunCase c = *it->second;
-    c.target = target;
-    c.ptx = ptx;
-    uint64_t cs = case_seed(seed, c.id);
-    Setup s;
-    std::string harness_error;
-    double tb = now_s();
-    try {
-      build_setup(c, cs, po, s);
-    } catch (const std::exception& e) {
-      harness_error = e.what();
-    }
-    double build_ms = (now_s() - tb) * 1e3;
-    if (std::string inj = env("PTXCTS_RUN_INJECT"); !inj.empty()) {  // checked by the parent (check_inject_env)
-      auto colon = inj.find(':');
-      if (colon != std::string::npos && c.id.find(inj.substr(colon + 1)) != std::string::npos) s.inject = inj.substr(0, colon);
-    }
-    ex.preload(c.form->kernel);
-    std::printf("S %s\n", c.id.c_str());
-    std::fflush(stdout);
-    if (!harness_error.empty()) {
-      r.id = c.id; r.family = c.form->family; r.form = c.form->form; r.target = target; r.ptx = ptx;
-      r.load_path = load_path; r.cls = cls::fail;
-      r.message = "harness: cannot build the case: " + harness_error;
-    } else {
-      r = ex.run(c, s);
-    }
-    r.details["build_ms"] = build_ms;
-    r.details["seed"] = (unsigned long long)seed;
-    r.details["case_seed"] = hex(cs);
-    if (r.cls == cls::fail || r.cls == cls::spec_divergence) {
-      write_repro(repro_dir, c, s, harness_error.empty() ? &ex.last_actual() : nullptr, r, seed, cs,
-                  ex.module_path(c.form->kernel), toolchain);
-      r.details["repro"] = repro_dir + "/" + sanitize(c.id) + "." + load_path;
-    }
-    r.details["replay"] = replay_command(c.id, load_path, seed, target, toolchain);
-    std::printf("R %s\n", r.to_json().dump().c_str());
-    std::fflush(stdout);
-    if (ex.poisoned()) return 3;  // the context is gone: the parent restarts a worker for the rest
-  }
-  return 0;
-}
-
 }  // namespace
 
 namespace {
@@ -286,7 +182,7 @@ int load_resume(const std::string& dir, Resumed& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::string(argv[1]) == "--worker") return worker(argc, argv);
+  if (argc > 1 && std::string(argv[1]) == "--worker") return worker_main(argc, argv);
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "-h" || std::string(argv[i]) == "--help") { std::printf("%s", kUsage); return 0; }
   if (auto e = check_tree(); !e.empty()) return usage_error(e);

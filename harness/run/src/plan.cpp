@@ -1,25 +1,27 @@
 #include "plan.hpp"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "abi.hpp"
+#include "explored.hpp"
 
 namespace ptxcts::run {
 
-namespace {
-const AbiRegistry& registry() {
+const AbiRegistry& abi_registry() {
   static const AbiRegistry r = [] {
     AbiRegistry x;
     register_cp_async(x);
     register_bulk(x);
     register_tensor(x);
     register_encode(x);
+    register_explore_tensor(x);
+    register_explore_bulk(x);
     return x;
   }();
   return r;
 }
-}  // namespace
 
 // The driver-API cases are not PTX forms: they judge cuTensorMapEncodeTiled / Im2col themselves, which every
 // tensor form depends on. They get forms of their own (family tensormap.encode, no kernel).
@@ -43,7 +45,7 @@ const std::vector<Form>& encode_forms() {
 
 std::vector<RunCase> plan_cases(const std::vector<Form>& forms, const PlanOptions& o) {
   std::vector<RunCase> out;
-  const AbiRegistry& reg = registry();
+  const AbiRegistry& reg = abi_registry();
   std::vector<const Form*> all;
   for (const Form& f : forms) all.push_back(&f);
   for (const Form& f : encode_forms()) all.push_back(&f);
@@ -73,12 +75,31 @@ std::vector<RunCase> plan_cases(const std::vector<Form>& forms, const PlanOption
       out.push_back(c);
     }
   }
+  // Exploration's permanent cases (explored.hpp): explicit cases of the forms selected above.
+  if (o.explored) {
+    std::map<std::string, const Form*> by_name;
+    for (const Form* f : all) by_name[f->form] = f;
+    for (auto& row : read_explored(explored_cases_path())) {
+      auto it = by_name.find(row.form);
+      if (it == by_name.end()) throw std::runtime_error(explored_cases_path() + ": case " + row.id + ": no form '" + row.form + "' in the manifest");
+      const Form& f = *it->second;
+      if (!o.families.empty() && std::find(o.families.begin(), o.families.end(), f.family) == o.families.end()) continue;
+      if (!f.valid() || !abi_registry().count(f.abi)) continue;
+      RunCase c;
+      c.id = row.id;
+      c.form = &f;
+      c.variant = row.variant;
+      c.params = row.params;
+      c.explicit_params = true;
+      out.push_back(c);
+    }
+  }
   return out;
 }
 
 void build_setup(const RunCase& c, uint64_t seed, const PlanOptions& o, Setup& s) {
-  auto it = registry().find(c.form->abi);
-  if (it == registry().end()) throw std::runtime_error("no driver for run ABI '" + c.form->abi + "'");
+  auto it = abi_registry().find(c.form->abi);
+  if (it == abi_registry().end()) throw std::runtime_error("no driver for run ABI '" + c.form->abi + "'");
   Rng rng(seed);
   s.w[W_WAIT_LIMIT] = kWaitLimit;
   it->second.build(c, rng, o, s);

@@ -4,7 +4,6 @@
 #pragma once
 #include <string>
 #include <vector>
-#include <vector>
 
 #include "case.hpp"
 
@@ -14,11 +13,15 @@ struct PlanOptions {
   int level = 1;        // 0: smoke (one variant per form), 1: the suite, 2: extended sizes and coordinates
   int max_smem = 227 * 1024;  // device limit for one CTA's window (cudaDevAttrMaxSharedMemoryPerBlockOptin)
   std::vector<std::string> families;  // plan only these families (empty: all); workers get their batch's
+  bool explored = true;  // plan exploration's permanent cases too (harness/run/cases/explored.jsonl)
 };
 
 // Run cases of every valid form, in manifest order. Forms whose family the run tier does not drive yet are
 // planned as a single case with not_supported set (never dropped).
 std::vector<RunCase> plan_cases(const std::vector<Form>& forms, const PlanOptions& o);
+
+// The driver-API pseudo-forms (family tensormap.encode, one per encode function, no kernel).
+const std::vector<Form>& encode_forms();
 
 // Host images and expectation of one case. `seed` is the case's own seed (case_seed(run seed, id)).
 // Throws std::runtime_error for a harness error (reported as such, naming the case).

@@ -66,29 +66,36 @@ std::vector<Variant> encode_variants(const Form& f, const PlanOptions&) {
   return v;
 }
 
+// The tensor lives in the worker's global source buffer: a 1024-aligned base + map.global_address (1024, or
+// 1024 + 8 for the misaligned-address case: the model sees the same alignment through global_address).
+void encode_setup(const ref::TensorMapParams& map, Setup& s) {
+  uint64_t bytes = 0;
+  try { bytes = ref::tensor_global_bytes(map); } catch (...) { bytes = 4096; }
+  bytes = std::min<uint64_t>(bytes, 1u << 20);
+  s.gsrc_off = size_t(map.global_address);
+  s.gsrc.assign(size_t(s.gsrc_off + bytes + kGuard), 0);
+  s.window = 1024;
+  s.smem_init.assign(1024, 0);
+  s.tmap = spec_of(map);
+  s.tmap.on_dst = false;
+  auto verdict = ref::validate_encode(map, 90);
+  s.tmap.expect_ok = !verdict.must_reject();
+  if (!verdict.must_reject() && !verdict.must_accept())
+    throw std::runtime_error("the validator leaves this parameter set open (no must either way)");
+  for (auto& vi : verdict.violations) s.tmap.validator_reason += (s.tmap.validator_reason.empty() ? "" : "; ") + vi.rule + ": " + vi.detail;
+  s.encode_only = true;
+}
+
 void encode_build(const RunCase& c, Rng&, const PlanOptions&, Setup& s) {
-  std::string want = c.params.get_str("encode");
-  for (auto& e : encode_cases()) {
-    if (e.name != want) continue;
-    // The tensor lives in the worker's global source buffer: a 1024-aligned base + 1024, + 8 for the
-    // misaligned-address case (the model sees the same alignment through global_address).
-    uint64_t bytes = 0;
-    try { bytes = ref::tensor_global_bytes(e.map); } catch (...) { bytes = 4096; }
-    bytes = std::min<uint64_t>(bytes, 1u << 20);
-    s.gsrc_off = size_t(e.map.global_address);
-    s.gsrc.assign(size_t(s.gsrc_off + bytes + kGuard), 0);
-    s.window = 1024;
-    s.smem_init.assign(1024, 0);
-    s.tmap = spec_of(e.map);
-    s.tmap.on_dst = false;
-    auto verdict = ref::validate_encode(e.map, 90);
-    s.tmap.expect_ok = !verdict.must_reject();
-    if (!verdict.must_reject() && !verdict.must_accept())
-      throw std::runtime_error("the validator leaves this parameter set open (no must either way)");
-    for (auto& vi : verdict.violations) s.tmap.validator_reason += (s.tmap.validator_reason.empty() ? "" : "; ") + vi.rule + ": " + vi.detail;
-    s.encode_only = true;
+  if (c.explicit_params) {  // exploration: the parameter set is data
+    const Json* m = c.params.get("map");
+    if (!m) throw std::runtime_error("an explicit encode case needs the field 'map'");
+    encode_setup(map_from_json(*m), s);
     return;
   }
+  std::string want = c.params.get_str("encode");
+  for (auto& e : encode_cases())
+    if (e.name == want) return encode_setup(e.map, s);
   throw std::runtime_error("no encode case '" + want + "'");
 }
 

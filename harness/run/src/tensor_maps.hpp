@@ -29,4 +29,11 @@ Im2colMaps im2col_maps(unsigned rank, bool offsets);
 std::optional<TDT> dtype_for(const std::string& t);  // a reduce element type's map data type
 TensorMapSpec spec_of(const ref::TensorMapParams& m);
 
+// A map and an access as data (explicit cases: exploration's drawn and shrunk cases). Names are the driver's
+// enum names without their prefix (ref::to_string); from_json throws std::runtime_error naming a bad field.
+Json map_json(const ref::TensorMapParams& m);
+ref::TensorMapParams map_from_json(const Json& j);
+Json access_json(const ref::TensorAccess& a, unsigned rank);
+ref::TensorAccess access_from_json(const Json& j);
+
 }  // namespace ptxcts::run::tmaps

@@ -1,0 +1,33 @@
+// The exploration tier (./ptxcts explore): cases drawn at random from every parameter the chapter and the
+// driver API name (each family's draw, abi.hpp), run in the run tier's isolated workers and judged byte for byte
+// by the model and its named alternatives. A disagreement no alternative explains is shrunk (each family's
+// simplify, greedily, while it still reproduces), deduplicated by a signature, and kept as a permanent case of
+// the regular run tier (harness/run/cases/explored.jsonl). Writes DIR/explore.json (counts, rate, findings,
+// coverage), DIR/coverage.svg and DIR/summary.txt.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+
+namespace ptxcts::run {
+
+struct ExploreOptions {
+  double time_s = 60;                 // drawing stops after this; shrinking may run on within shrink_s
+  uint64_t seed = 1;
+  std::vector<std::string> families;  // empty: every family with a draw
+  double shrink_s = 120;              // time for shrinking all findings of the run
+  std::string out_dir;
+  std::string cases_file;             // permanent cases (default harness/run/cases/explored.jsonl); "" = none
+  std::string id;                     // the exploration's id (folder name)
+  bool quiet = false;                 // no progress line
+};
+
+// The families exploration can draw for (a form whose ABI has a draw).
+std::vector<std::string> explorable_families(const std::vector<Form>& forms);
+
+// Runs the exploration on `ses` (loaded forms, device, toolchain). Returns the process exit status: 0 no
+// unexplained finding, 1 findings, 130/143 interrupted (what was measured is written).
+int explore(Session& ses, const ExploreOptions& o);
+
+}  // namespace ptxcts::run
