@@ -70,8 +70,8 @@ inline constexpr Field kFields[] = {
   {"chunk_bytes", FieldType::integer, true, ""},
   {"checked_after_wait", FieldType::integer, true, ""},
   {"expect_bits", FieldType::integer, true, ""},
-  {"flow", FieldType::string, true, ""},
-  {"read_only_wait", FieldType::boolean, false, "the kernel's wait variant; expect_bits and flow state the outcome"},
+  {"flow", FieldType::string, false, "the kernel renders its flow; the run tier needs only the outcome fields (expect_bits, checked_after_wait, read_only_wait)"},
+  {"read_only_wait", FieldType::boolean, true, ""},
   {"mbarrier_count", FieldType::integer, false, "the kernel's own mbarrier.init count"},
   {"expect_window_src_chunk0", FieldType::string, true, ""},
   {"expect_dst_chunk0", FieldType::string, true, ""},
@@ -101,7 +101,7 @@ inline constexpr const char chunks[] = "chunks";
 inline constexpr const char chunk_bytes[] = "chunk_bytes";
 inline constexpr const char checked_after_wait[] = "checked_after_wait";
 inline constexpr const char expect_bits[] = "expect_bits";
-inline constexpr const char flow[] = "flow";
+inline constexpr const char read_only_wait[] = "read_only_wait";
 inline constexpr const char expect_window_src_chunk0[] = "expect_window_src_chunk0";
 inline constexpr const char expect_dst_chunk0[] = "expect_dst_chunk0";
 }  // namespace field

@@ -16,7 +16,8 @@ WORD_GROUPS = (
     ("smem_init", 1, "global address of the initial window images, `window` bytes per CTA rank, in rank order"),
     ("smem_out", 1, "global address where each CTA dumps its window at the end, same layout"),
     ("status", 1, "global address of 16 u32 per CTA rank"),
-    ("size", 1, "bulk size in bytes; cp.async: `src-size` operand; prefetch: size"),
+    ("size", 1, "bulk size in bytes; cp.async: `src-size` operand; prefetch: size; self-check kernels: bytes per "
+              "chunk"),
     ("window", 1, "window bytes per CTA"),
     ("src_off", 1, "byte offset in the window of a shared source"),
     ("dst_off", 1, "byte offset in the window of a shared destination"),
@@ -90,13 +91,16 @@ FIELDS = {
     "src_op": ("str", "run", "cp.async optional operands: none, src_size, ignore_src, src_size+ignore_src"),
     "prefetch_size": ("str", "info: a hint with no visible effect", "cp.async .L2::<n>B prefetch size, or none"),
     "space": ("str", "info: every spelling names the issuing CTA's window", "cp.async destination spelling"),
-    "chunks": ("int", "run", "self-check kernels: 16-byte chunks copied"),
-    "chunk_bytes": ("int", "run", "self-check kernels: bytes per chunk"),
+    "chunks": ("int", "run", "self-check kernels: chunks copied (one group each, where the flow commits)"),
+    "chunk_bytes": ("int", "run", "self-check kernels: bytes per chunk (the run tier may take less where the device's "
+                                  "shared memory is smaller, and passes it in args.size)"),
     "checked_after_wait": ("int", "run", "self-check kernels: chunks whose completion the kernel checks"),
     "expect_bits": ("int", "run", "self-check kernels: status word 2 must equal it"),
-    "flow": ("str", "run", "self-check kernels: the completion flow the kernel exercises"),
-    "read_only_wait": ("bool", "info: the kernel's wait variant; expect_bits and flow state the outcome",
-                       "cp.async.bulk.wait_group.read"),
+    "flow": ("str", "info: the kernel renders its flow; the run tier needs only the outcome fields "
+                    "(expect_bits, checked_after_wait, read_only_wait)",
+             "self-check kernels: the completion flow the kernel exercises"),
+    "read_only_wait": ("bool", "run", "cp.async.bulk.wait_group.read: the kernel overwrites the sources of the "
+                                      "checked chunks right after the wait (bitwise not)"),
     "mbarrier_count": ("int", "info: the kernel's own mbarrier.init count", "cp.async.mbarrier.arrive{.noinc}"),
     "expect_window_src_chunk0": ("str", "run", "fence.proxy.async: what the window's source chunk 0 holds after"),
     "expect_dst_chunk0": ("str", "run", "fence.proxy.async: what the destination's chunk 0 holds after"),

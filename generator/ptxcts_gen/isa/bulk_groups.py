@@ -1,7 +1,14 @@
 """Bulk async-group completion (9.7.9.25.6): cp.async.bulk.commit_group and cp.async.bulk.wait_group{.read} N,
-and fence.proxy.async as the bulk copies use it (9.7.9.25.2), as self-checking kernels. Each form copies 16-byte chunks k = 0, 1, 2 from window + src_off + 16k to
-dst + 16k with cp.async.bulk.global.shared::cta.bulk_group; after the wait under test thread 0 compares each chunk
-the chapter says is complete with its source bytes: bit k of status word 2 (run.expect_bits)."""
+and fence.proxy.async as the bulk copies use it (9.7.9.25.2), as self-checking kernels. Each completion form copies
+chunks k = 0, 1, 2 of `run.chunk_bytes` (64 KB; the run tier passes the size in args.size and may take less where
+the device's shared memory is smaller) from window + src_off + k*size to dst + k*size, one
+cp.async.bulk.global.shared::cta.bulk_group each; after the wait under test thread 0 checks each chunk the chapter
+says is complete: bit k of status word 2 (run.expect_bits). Large chunks keep the copy engine busy for thousands of
+cycles, so a wait that returns early is seen (templates/bulk_groups.ptx.j2 says how). The fence.proxy.async forms
+copy one 16-byte chunk."""
+
+# bytes per chunk of the completion forms (three fit in an sm_90 CTA's 227 KB of shared memory)
+CHUNK_BYTES = 65536
 
 from . import seg
 
@@ -63,7 +70,7 @@ def run(q):
         chunks = 3
     else:
         n, chunks = 1, 1
-    out = {"chunks": chunks, "chunk_bytes": 16, "checked_after_wait": n, "expect_bits": (1 << n) - 1,
+    out = {"chunks": chunks, "chunk_bytes": 16 if q["instr"] == "fence.proxy.async" else CHUNK_BYTES, "checked_after_wait": n, "expect_bits": (1 << n) - 1,
            "flow": q["flow"], "read_only_wait": q["instr"].endswith(".read")}
     if q["flow"] == "generic_write_then_bulk_read":
         # the kernel overwrites source chunk 0 with its bitwise not before the fence and the copy

@@ -1,9 +1,16 @@
 """cp.async completion (9.7.9.25.3.2 commit_group, 9.7.9.25.3.3 wait_group / wait_all, and the mbarrier
 mechanism of 9.7.9.25.1.2 through cp.async.mbarrier.arrive{.noinc}): self-checking kernels.
 
-Each form copies 16-byte chunks k = 0, 1, 2 from src + 16k to window + dst_off + 16k with cp.async and, after
-the wait under test, thread 0 compares each chunk the chapter says is complete with the source: bit k of
-status word 2 is set when chunk k holds the source bytes (the run tier expects `run.expect_bits`)."""
+Each form copies chunks k = 0, 1, 2 of `run.chunk_bytes` (16 KB; the run tier passes the size in args.size and
+may take less where the device's shared memory is smaller) from src + k*size to window + dst_off + k*size, 16 bytes
+per cp.async, and, after the wait under test, thread 0 compares each chunk the chapter says is complete with the
+source: bit k of status word 2 is set when chunk k holds the source bytes (the run tier expects
+`run.expect_bits`). The chunks are large so that a wait returning early is seen: the last cp.async of a chunk is
+issued thousands of cycles after its first, and the kernel probes the last bytes of every checked chunk right
+after the wait."""
+
+# bytes per chunk: large enough that a group is still in flight long after the previous one completed
+CHUNK_BYTES = 16384
 
 FAMILY = "cp.async.groups"
 TEMPLATE = "cp_async_groups.ptx.j2"
@@ -62,7 +69,7 @@ def _chunks_after_wait(q):
 
 def run(q):
     n = _chunks_after_wait(q)
-    return {"chunks": 3 if q["flow"].startswith("groups") else 1, "chunk_bytes": 16,
+    return {"chunks": 3 if q["flow"].startswith("groups") else 1, "chunk_bytes": CHUNK_BYTES,
             "checked_after_wait": n, "expect_bits": (1 << n) - 1, "flow": q["flow"],
             "completion": "mbarrier" if q["flow"] == "arrive" else "cp_async.group",
             "mbarrier_count": 2 if q["instr"].endswith(".noinc") else 1}

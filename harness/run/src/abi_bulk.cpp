@@ -5,6 +5,7 @@
 
 #include "abi.hpp"
 #include "ptxcts/ref/copy.hpp"
+#include "self_check.hpp"
 #include "values.hpp"
 
 namespace ptxcts::run {
@@ -245,23 +246,26 @@ void bulk_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
   if (byte_mask) s.info["byte_mask"] = hex(byte_mask);
 }
 
-// v1.self_check.bulk_group: 16-byte bulk copies window+src_off+16k -> dst+16k, each its own bulk async-group;
-// the kernel checks which are complete after the wait under test. read_then_overwrite: after wait_group.read
-// the kernel overwrites the source chunk with its bitwise not; the destination must still get the original.
+// v1.self_check.bulk_group: bulk copies of run.chunk_bytes (tens of KB) window+src_off+k*size -> dst+k*size,
+// each its own bulk async-group; the kernel checks which are complete after the wait under test. After a .read
+// wait (run.read_only_wait) the kernel overwrites the sources of the checked chunks with their bitwise not; the
+// destination must still get the original bytes. The chunk size travels in args.size: less than
+// run.chunk_bytes where the device's shared memory cannot hold every chunk.
 std::vector<Variant> group_variants(const Form& f, const PlanOptions&) {
   Json p = Json::object();
   p["chunks"] = run_int(f, field::chunks, 1);
   return {{"chunks_" + std::to_string(run_int(f, field::chunks, 1)), p}};
 }
 
-void group_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
+void group_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
   const Form& f = *c.form;
   unsigned chunks = unsigned(run_int(f, field::chunks, 1));
-  unsigned cb = unsigned(run_int(f, field::chunk_bytes, 16));
+  unsigned cb = self_check_chunk_bytes(uint64_t(run_int(f, field::chunk_bytes, 16)), chunks, o.max_smem);
   size_t bytes = size_t(chunks) * cb;
-  s.window = 1024;
   size_t src_off = kGuard;
+  s.window = uint32_t(std::max<size_t>(1024, src_off + bytes + kGuard));
   s.w[W_SRC_OFF] = src_off;
+  s.w[W_SIZE] = cb;
   s.smem_init = random_bytes(rng, s.window);
   s.gdst_off = kGuard;
   s.gdst = random_bytes(rng, s.gdst_off + bytes + kGuard);
@@ -276,10 +280,10 @@ void group_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
   s.expected.gdst = s.gdst;
   ref::bulk_copy(ref::ByteSpan{s.expected.gdst.data() + s.gdst_off, uint32_t(bytes)},
                  ref::ConstByteSpan(s.smem_init.data() + src_off, bytes), uint32_t(bytes));
-  std::string flow = run_str(f, field::flow);
-  if (flow == "read_then_overwrite") {
-    // The kernel's own store after the .read wait: the first source chunk becomes its bitwise not.
-    for (unsigned i = 0; i < cb; ++i) s.expected.smem[src_off + i] = uint8_t(~s.smem_init[src_off + i]);
+  if (run_bool(f, field::read_only_wait)) {
+    // The kernel's own stores after the .read wait: the checked chunks' sources become their bitwise not.
+    const size_t released = size_t(run_int(f, field::checked_after_wait, 0)) * cb;
+    for (size_t i = 0; i < released; ++i) s.expected.smem[src_off + i] = uint8_t(~s.smem_init[src_off + i]);
   }
   // fence.proxy.async flows (run fields say what the chapter's ordering implies for chunk 0):
   // generic_write_then_bulk_read: the generic-proxy store (bitwise not of the source) is seen by the bulk read;
@@ -292,6 +296,7 @@ void group_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
   for (unsigned i = 0; i < unsigned(run_int(f, field::checked_after_wait, 0)); ++i)
     bits.push("bit " + std::to_string(i) + ": chunk " + std::to_string(i) + " complete after the wait");
   s.info["check_bits"] = bits;
+  s.info["chunk_bytes"] = (unsigned long long)cb;
   size_t goff = s.gdst_off;
   s.where = [=](bool smem, uint32_t, size_t off) -> std::string {
     if (!smem && off >= goff && off < goff + bytes) return "chunk " + std::to_string((off - goff) / cb);

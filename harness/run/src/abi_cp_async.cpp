@@ -4,6 +4,7 @@
 
 #include "abi.hpp"
 #include "ptxcts/ref/copy.hpp"
+#include "self_check.hpp"
 
 namespace ptxcts::run {
 
@@ -88,44 +89,50 @@ void cp_async_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
   s.info["src_off"] = (unsigned long long)s.gsrc_off;
 }
 
-// v1.self_check.cp_async: 16-byte chunks from src into window+dst_off; the kernel checks on the device which
-// chunks are complete after the wait under test (status word 2) and waits for all before the dump.
+// v1.self_check.cp_async: chunks of run.chunk_bytes (several KB) from src into window+dst_off, 16 bytes per
+// cp.async; the kernel checks on the device which chunks are complete after the wait under test (status word 2)
+// and waits for all before the dump. The chunk size travels in args.size: less than run.chunk_bytes where the
+// device's shared memory cannot hold every chunk.
 std::vector<Variant> self_check_variants(const Form& f, const PlanOptions&) {
   Json p = Json::object();
   p["chunks"] = run_int(f, field::chunks, 1);
   return {{"chunks_" + std::to_string(run_int(f, field::chunks, 1)), p}};
 }
 
-void self_check_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
+void self_check_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
   const Form& f = *c.form;
   unsigned chunks = unsigned(run_int(f, field::chunks, 1));
-  unsigned cb = unsigned(run_int(f, field::chunk_bytes, 16));
-  s.window = kWindow;
-  s.gsrc = random_bytes(rng, kGlobal);
-  s.gsrc_off = 1024;
-  s.smem_init = random_bytes(rng, kWindow);
+  unsigned cb = self_check_chunk_bytes(uint64_t(run_int(f, field::chunk_bytes, 16)), chunks, o.max_smem);
+  const size_t bytes = size_t(chunks) * cb;
   size_t dst_off = 256;
+  s.window = uint32_t(std::max<size_t>(kWindow, dst_off + bytes + 256));
+  s.gsrc_off = 1024;
+  s.gsrc = random_bytes(rng, std::max<size_t>(kGlobal, s.gsrc_off + bytes + 1024));
+  s.smem_init = random_bytes(rng, s.window);
   // Every destination byte differs from its source byte: a check passes only if the copy landed.
-  make_distinct(s.smem_init.data() + dst_off, s.gsrc.data() + s.gsrc_off, size_t(chunks) * cb);
+  make_distinct(s.smem_init.data() + dst_off, s.gsrc.data() + s.gsrc_off, bytes);
   s.w[W_DST_OFF] = dst_off;
+  s.w[W_SIZE] = cb;
   s.self_check = true;
   s.expect_bits = uint32_t(run_int(f, field::expect_bits, 0));
   if (run_str(f, field::completion) == "mbarrier") s.waiters = 1;  // thread 0 of rank 0 polls its mbarrier
   s.expected.smem = s.smem_init;
   for (unsigned i = 0; i < chunks; ++i) {
     ref::CpAsyncArgs a;
-    a.cp_size = cb;
+    a.cp_size = 16;
     a.cg = true;
-    ref::cp_async(ref::ByteSpan{s.expected.smem.data() + dst_off + i * cb, cb},
-                  ref::ConstByteSpan(s.gsrc.data() + s.gsrc_off + i * cb, cb), a);
+    for (unsigned at = 0; at < cb; at += 16)
+      ref::cp_async(ref::ByteSpan{s.expected.smem.data() + dst_off + i * cb + at, 16},
+                    ref::ConstByteSpan(s.gsrc.data() + s.gsrc_off + i * cb + at, 16), a);
   }
   Json bits = Json::array();
   for (unsigned i = 0; i < unsigned(run_int(f, field::checked_after_wait, 0)); ++i)
     bits.push("bit " + std::to_string(i) + ": chunk " + std::to_string(i) + " complete after the wait");
   s.info["check_bits"] = bits;
+  s.info["chunk_bytes"] = (unsigned long long)cb;
   s.where = [dst_off, chunks, cb](bool smem, uint32_t, size_t off) -> std::string {
     if (!smem) return "";
-    if (off >= dst_off && off < dst_off + chunks * cb)
+    if (off >= dst_off && off < dst_off + size_t(chunks) * cb)
       return "chunk " + std::to_string((off - dst_off) / cb) + " byte " + std::to_string((off - dst_off) % cb);
     return "guard band";
   };
