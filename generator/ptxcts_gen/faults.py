@@ -175,6 +175,30 @@ KINDS = {k.name: k for k in (
 )}
 
 
+# Faults of the host's driver-API calls (issue 10 §1): one field of the tensor map the run tier encodes is perturbed
+# at run time (harness/run/src/host_faults.cpp, when PTXCTS_PLANT_HOST_FAULT names the kind) while the model keeps
+# its expectation of the unperturbed map; nothing is planted into the kernels. They apply to the forms that take
+# a tensor map (kernel `tmap`), reported as family "tensor". The worker says per case what it changed, when no
+# legal change exists (like a plant ptxas refuses), and when the model shows no observable difference for that
+# case (an equivalent fault); a prefetch has no visible result at all.
+@dataclass(frozen=True)
+class HostKind:
+    name: str                    # as harness/run/src/host_faults.cpp names it
+    what: str
+    equivalent: Callable = lambda form: None
+
+
+HOST_FAMILY = "tensor"
+HOST_KINDS = {k.name: k for k in (
+    HostKind("tmap_swizzle", "another swizzle mode in the encoded tensor map (NONE -> 128B/64B/32B, others -> NONE)",
+             _prefetch_equivalent),
+    HostKind("tmap_oobfill", "the tensor map's OOB fill flipped (NONE <-> NAN_REQUEST_ZERO_FMA)", _prefetch_equivalent),
+    HostKind("tmap_estride", "a tensor-map element stride changed (1 -> 2, n -> 1)", _prefetch_equivalent),
+    HostKind("tmap_box", "a tensor-map box dimension one smaller (im2col: pixelsPerColumn)", _prefetch_equivalent),
+    HostKind("tmap_stride", "a tensor-map global stride 16 bytes larger", _prefetch_equivalent),
+)}
+
+
 def plant(kind_name, text, forms, allow=None):
     """(module text with the fault planted, {form ID: {"from": line, "to": [lines]}}). forms: the module's Form
     objects; allow: a set of form IDs to plant into (None: every form the kind applies to)."""

@@ -7,6 +7,13 @@ a fault the suite must catch), run the run tier on the GPU with the planted modu
 caught at form level when at least one case of the form changes class; a fault that survives is equivalent when
 the chapter says the difference cannot be observed (faults.KINDS[k].equivalent), else a hole of the suite.
 
+Host kinds (faults.HOST_KINDS, family "tensor"): nothing is planted into the kernels; the run tier's worker perturbs
+one field of each tensor map it encodes (PTXCTS_PLANT_HOST_FAULT, harness/run/src/host_faults.cpp) and says per
+case what it changed. A form is planted when one of its cases ran with a perturbed map the driver encoded; a case
+without a legal perturbation, or whose perturbed map the driver refused, counts as refused. A surviving form is
+equivalent when the worker found the model's expectation unchanged for every perturbed case (or the form is a
+prefetch), else a hole.
+
     ./ptxcts selftest [--kind K]... [--family F]... [--seed N] [--out DIR] [--clean DIR]
 
 Writes DIR/selftest.json (per kind and family: planted, refused by ptxas, caught, equivalent, holes, and every
@@ -33,11 +40,13 @@ from ptxcts_gen.model import all_forms  # noqa: E402
 
 TARGET, PTX = "sm_90", "9.0"
 FINE = ("pass", "spec_divergence", "not_supported")
+ALL_KINDS = {**faults.KINDS, **faults.HOST_KINDS}
 
 
 def parse(argv):
     p = argparse.ArgumentParser(prog="./ptxcts selftest", description=__doc__.split("\n\n")[0])
-    p.add_argument("--kind", action="append", default=[], help=f"only these fault kinds ({', '.join(faults.KINDS)})")
+    p.add_argument("--kind", action="append", default=[],
+                   help=f"only these fault kinds ({', '.join(ALL_KINDS)})")
     p.add_argument("--family", action="append", default=[], help="only forms of these families")
     p.add_argument("--seed", type=int, default=1, help="the run tier's seed (default 1)")
     p.add_argument("--out", help="output folder (default results/<stamp>-selftest)")
@@ -49,9 +58,9 @@ def parse(argv):
     p.add_argument("--budget", type=float, default=540, metavar="S",
                    help="start no fault kind after S seconds (default 540: the whole self-test within 10 minutes)")
     a = p.parse_args(argv)
-    bad = [k for k in a.kind if k not in faults.KINDS]
+    bad = [k for k in a.kind if k not in ALL_KINDS]
     if bad:
-        p.error(f"--kind {', '.join(bad)}: unknown fault kind (known: {', '.join(faults.KINDS)})")
+        p.error(f"--kind {', '.join(bad)}: unknown fault kind (known: {', '.join(ALL_KINDS)})")
     fams = sorted({f.family for f in all_forms()})
     bad = [f for f in a.family if f not in fams]
     if bad:
@@ -104,7 +113,7 @@ def refused_by_ptxas(out, ptxas):
     return refused
 
 
-def run_tier(out, families, seed, jobs, kind=None, allow=None, cases=()):
+def run_tier(out, families, seed, jobs, kind=None, allow=None, cases=(), host=None):
     exe = os.path.join(os.environ.get("PTXCTS_BUILD", os.path.join(ROOT, "build")), "harness", "run", "ptxcts-run")
     # a planted fault may trap or hang: a short watchdog keeps a hang from costing the whole budget
     argv = [exe, "--load-path", "cubin", "--lower-targets", "none", "--seed", str(seed), "--jobs", str(jobs),
@@ -113,10 +122,12 @@ def run_tier(out, families, seed, jobs, kind=None, allow=None, cases=()):
         argv += ["--family", f]
     for c in cases:
         argv += ["--case", c]
-    env = env_with(PTXCTS_PLANT_FAULT=kind, PTXCTS_PLANT_FAULT_FORMS=allow)
+    env = env_with(PTXCTS_PLANT_FAULT=kind, PTXCTS_PLANT_FAULT_FORMS=allow, PTXCTS_PLANT_HOST_FAULT=host)
     if kind is None:
         env.pop("PTXCTS_PLANT_FAULT", None)
         env.pop("PTXCTS_PLANT_FAULT_FORMS", None)
+    if host is None:
+        env.pop("PTXCTS_PLANT_HOST_FAULT", None)
     r = subprocess.run(argv, env=env, capture_output=True, text=True)
     path = os.path.join(out, "results.json")
     if "no CUDA device" in r.stderr:
@@ -135,7 +146,7 @@ def main(argv):
     out = a.out or os.path.join(ROOT, "results", f"{stamp}-selftest")
     os.makedirs(out, exist_ok=True)
     forms = {f.id: f for f in all_forms() if f.valid and (not a.family or f.family in a.family)}
-    kinds = a.kind or list(faults.KINDS)
+    kinds = a.kind or list(ALL_KINDS)
     t0 = time.monotonic()
     families = sorted({f.family for f in forms.values()})
     if a.clean:
@@ -173,6 +184,11 @@ def main(argv):
                 print(f"selftest: budget of {a.budget:.0f} s spent: kinds not run: {', '.join(kinds[i - 1:])}")
                 break
             k0 = time.monotonic()
+            if kind in faults.HOST_KINDS:
+                report["kinds"][kind] = host_kind(kind, forms, by_form, clean, out, a)
+                save()
+                print_kind(i, len(kinds), kind, report["kinds"][kind], k0, t0)
+                continue
             with tempfile.TemporaryDirectory(prefix=f"ptxcts-selftest-{kind}-") as tmp:
                 allow = os.path.join(tmp, "forms.txt")
                 with open(allow, "w") as f:
@@ -215,12 +231,7 @@ def main(argv):
                                      "seconds": round(time.monotonic() - k0, 1),
                                      "cases_run": len(ids)}
             save()
-            done = time.monotonic() - t0
-            print(f"selftest: [{i}/{len(kinds)}] {kind}: planted {len(planted)}, refused by ptxas {len(refused)}, "
-                  f"caught {sum(r['caught'] for r in rows.values())}, equivalent "
-                  f"{sum(r['equivalent'] for r in rows.values())}, holes {sum(r['holes'] for r in rows.values())} "
-                  f"({time.monotonic() - k0:.0f} s; {done:.0f} s elapsed, ~{done / i * (len(kinds) - i):.0f} s left)",
-                  flush=True)
+            print_kind(i, len(kinds), kind, report["kinds"][kind], k0, t0)
     except KeyboardInterrupt:
         report["interrupted"] = True
         print(f"\nselftest: interrupted after {len(report['kinds'])} of {len(kinds)} kinds; writing what was measured")
@@ -228,6 +239,69 @@ def main(argv):
     holes = summary(report)
     print(f"selftest: {out}/selftest.json ({report['seconds']} s)")
     return 130 if report["interrupted"] else (1 if holes else 0)
+
+
+def print_kind(i, n, kind, k, k0, t0):
+    rows = k["families"].values()
+    done = time.monotonic() - t0
+    print(f"selftest: [{i}/{n}] {kind}: planted {sum(r['planted'] for r in rows)}, refused "
+          f"{sum(r['refused'] for r in rows)}, caught {sum(r['caught'] for r in rows)}, equivalent "
+          f"{sum(r['equivalent'] for r in rows)}, holes {sum(r['holes'] for r in rows)} "
+          f"({time.monotonic() - k0:.0f} s; {done:.0f} s elapsed, ~{done / i * (n - i):.0f} s left)", flush=True)
+
+
+def host_plant(case):
+    """The worker's record of a host fault in one case: (applied and encoded, refused reason, equivalent reason,
+    "field: from -> to")."""
+    hf = (case.get("details") or {}).get("host_fault") or {}
+    if not hf:
+        return False, "no tensor map encoded", "", ""
+    if not hf.get("applied"):
+        return False, hf.get("refused", "not applied"), "", ""
+    what = f"{hf.get('field')}: {hf.get('from')} -> {hf.get('to')}"
+    enc = (case.get("details") or {}).get("encode_result", "CUDA_SUCCESS")
+    if enc != "CUDA_SUCCESS":
+        return False, f"the driver refused the perturbed map ({what}): {enc}", "", what
+    return True, "", hf.get("equivalent", ""), what
+
+
+def host_kind(kind, forms, by_form, clean, out, a):
+    """One host kind: the run tier with PTXCTS_PLANT_HOST_FAULT over the tensor-map forms' clean-passing cases."""
+    hk = faults.HOST_KINDS[kind]
+    k0 = time.monotonic()
+    live = {fid: forms[fid] for fid in forms if forms[fid].kernel_cfg.get("tmap") and by_form.get(fid)}
+    ids = [key[0] for fid in live for key in by_form[fid]]
+    fams = sorted({f.family for f in live.values()})
+    faulty = run_tier(os.path.join(out, kind), fams, a.seed, a.jobs, cases=ids, host=kind) if live else {}
+    rows = collections.defaultdict(lambda: {"planted": 0, "refused": 0, "caught": 0, "equivalent": 0, "holes": 0,
+                                            "no_case": 0})
+    row = rows[faults.HOST_FAMILY]
+    survivors, refusals = [], []
+    for fid, form in sorted(live.items()):
+        planted, why_not = [], []
+        for key in by_form[fid]:
+            case = faulty.get(key, {})
+            ok, refused, equiv, what = host_plant(case)
+            if ok:
+                planted.append((key, equiv, what, case.get("class", "missing")))
+            else:
+                why_not.append(refused)
+        row["planted"] += 1
+        if not planted:
+            row["refused"] += 1
+            refusals.append({"form": fid, "why": sorted(set(why_not))})
+            continue
+        changed = [key for key, _, _, cls in planted if cls != clean[key]["class"]]
+        if changed:
+            row["caught"] += 1
+            continue
+        reasons = [e for _, e, _, _ in planted]
+        reason = hk.equivalent(form) or (reasons[0] if all(reasons) else None)
+        row["equivalent" if reason else "holes"] += 1
+        survivors.append({"form": fid, "family": form.family, "planted": [w for _, _, w, _ in planted],
+                          "was": "the case's own tensor map", "equivalent": reason, "cases": len(planted)})
+    return {"what": hk.what, "host": True, "families": dict(rows), "survivors": survivors, "refusals": refusals,
+            "seconds": round(time.monotonic() - k0, 1), "cases_run": len(ids)}
 
 
 def summary(report):

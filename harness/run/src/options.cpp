@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "host_faults.hpp"
 #include "util.hpp"
 
 namespace ptxcts::run {
@@ -112,6 +113,7 @@ std::string apply_ctest_resources() {
 }
 
 void check_inject_env() {
+  if (std::string e = host_fault_env_error(); !e.empty()) throw UsageError(e);  // the self-test's host faults
   std::string v = env("PTXCTS_RUN_INJECT");
   if (v.empty()) return;
   auto colon = v.find(':');

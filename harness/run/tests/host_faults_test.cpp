@@ -1,0 +1,249 @@
+// The self-test's host faults (host_faults.hpp) on the CPU: each kind changes exactly the field it names, to a
+// value the model's validator calls legal, says when the change cannot be observed, refuses a map it cannot
+// perturb legally, and an unknown PTXCTS_PLANT_HOST_FAULT is refused naming it.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <set>
+
+#include "host_faults.hpp"
+#include "ptxcts/ref/tensormap.hpp"
+
+namespace ptxcts::run {
+namespace {
+
+using ref::OobFill;
+using ref::Swizzle;
+using ref::TensorDataType;
+
+// A 2-D FLOAT32 tensor of 64 x 8 elements (256-byte rows), box 8 x 4 at (0, 0), no swizzle, no OOB fill.
+TensorMapSpec tiled2d() {
+  TensorMapSpec t;
+  t.kind = TensorMapSpec::Tiled;
+  t.dtype = int(TensorDataType::FLOAT32);
+  t.rank = 2;
+  t.dims = {64, 8, 1, 1, 1};
+  t.strides = {256, 0, 0, 0};
+  t.box = {8, 4, 1, 1, 1};
+  return t;
+}
+
+HostFaultContext ctx(const TensorMapSpec& t, std::array<int64_t, 5> coords = {}) {
+  HostFaultContext c;
+  c.global_address = 1 << 20;
+  c.cc = 90;
+  c.tx_bytes = int64_t(t.box[0]) * t.box[1] * 4;
+  c.box_smem_off = 0;
+  c.coords = coords;
+  return c;
+}
+
+bool legal(const TensorMapSpec& t) {
+  ref::TensorMapParams p;
+  p.kind = t.kind == TensorMapSpec::Tiled ? ref::EncodeKind::tiled : ref::EncodeKind::im2col;
+  p.dtype = TensorDataType(t.dtype);
+  p.rank = t.rank;
+  p.global_address = 1 << 20;
+  p.dims = t.dims;
+  p.strides = t.strides;
+  p.box = t.box;
+  p.element_strides = t.estrides;
+  p.swizzle = Swizzle(t.swizzle);
+  p.oob_fill = OobFill(t.oobfill);
+  p.lower_corner = t.lower;
+  p.upper_corner = t.upper;
+  p.channels_per_pixel = t.channels;
+  p.pixels_per_column = t.pixels;
+  return ref::validate_encode(p, 90).must_accept();
+}
+
+// Every field of a and b equal except those the caller lists as changed.
+void expect_only(const TensorMapSpec& a, const TensorMapSpec& b, const std::string& changed) {
+  if (changed != "swizzle") EXPECT_EQ(a.swizzle, b.swizzle);
+  if (changed != "oobfill") EXPECT_EQ(a.oobfill, b.oobfill);
+  if (changed != "estrides") EXPECT_EQ(a.estrides, b.estrides);
+  if (changed != "box") EXPECT_EQ(a.box, b.box);
+  if (changed != "strides") EXPECT_EQ(a.strides, b.strides);
+  if (changed != "pixels") EXPECT_EQ(a.pixels, b.pixels);
+  EXPECT_EQ(a.dims, b.dims);
+  EXPECT_EQ(a.dtype, b.dtype);
+  EXPECT_EQ(a.rank, b.rank);
+  EXPECT_EQ(a.interleave, b.interleave);
+  EXPECT_EQ(a.channels, b.channels);
+}
+
+TEST(HostFaults, KindsAreNamedOnce) {
+  std::set<std::string> names;
+  for (auto& k : host_fault_kinds()) EXPECT_TRUE(names.insert(k.name).second) << k.name;
+  EXPECT_EQ(names, (std::set<std::string>{"tmap_swizzle", "tmap_oobfill", "tmap_estride", "tmap_box", "tmap_stride"}));
+}
+
+TEST(HostFaults, SwizzleNoneBecomes128B) {
+  TensorMapSpec t = tiled2d(), u = t;
+  HostPlant p = plant_host_fault(HostFault::swizzle, u, ctx(t));
+  ASSERT_TRUE(p.applied) << p.refused;
+  EXPECT_EQ(p.field, "swizzle");
+  EXPECT_EQ(p.from, "NONE");
+  EXPECT_EQ(p.to, "128B");
+  EXPECT_EQ(u.swizzle, int(Swizzle::B128));
+  EXPECT_TRUE(legal(u));
+  expect_only(t, u, "swizzle");
+  // 4 rows of 32 bytes (128 bytes at +0): 128B swizzle moves row k's chunks by k... only from byte 128 on, so
+  // the 128-byte footprint is laid out the same: equivalent
+  EXPECT_FALSE(p.equivalent.empty());
+  // a larger box crosses 128-byte rows: observable
+  TensorMapSpec big = tiled2d();
+  big.box = {32, 8, 1, 1, 1};
+  TensorMapSpec v = big;
+  HostPlant q = plant_host_fault(HostFault::swizzle, v, ctx(big));
+  ASSERT_TRUE(q.applied);
+  EXPECT_TRUE(q.equivalent.empty()) << q.equivalent;
+}
+
+TEST(HostFaults, SwizzleOtherModeGoesToNone) {
+  // 128-byte box rows under 128B swizzle: NONE is tried first
+  TensorMapSpec t = tiled2d();
+  t.box = {32, 4, 1, 1, 1};
+  t.swizzle = int(Swizzle::B128);
+  TensorMapSpec u = t;
+  HostPlant p = plant_host_fault(HostFault::swizzle, u, ctx(t));
+  ASSERT_TRUE(p.applied);
+  EXPECT_EQ(p.to, "NONE");
+  EXPECT_TRUE(legal(u));
+}
+
+TEST(HostFaults, OobFillFlipsForFloatAndIsRefusedForIntegers) {
+  TensorMapSpec t = tiled2d(), u = t;
+  HostPlant p = plant_host_fault(HostFault::oobfill, u, ctx(t, {-4, 0, 0, 0, 0}));
+  ASSERT_TRUE(p.applied);
+  EXPECT_EQ(p.from, "NONE");
+  EXPECT_EQ(p.to, "NAN_REQUEST_ZERO_FMA");
+  EXPECT_EQ(u.oobfill, int(OobFill::NAN_REQUEST_ZERO_FMA));
+  EXPECT_TRUE(p.equivalent.empty()) << "the box starts at x = -4: OOB elements are filled";
+  expect_only(t, u, "oobfill");
+  // back again
+  HostPlant back = plant_host_fault(HostFault::oobfill, u, ctx(t));
+  EXPECT_EQ(u.oobfill, int(OobFill::NONE));
+  EXPECT_EQ(back.to, "NONE");
+  // inside the tensor: nothing is filled
+  TensorMapSpec in = tiled2d();
+  EXPECT_FALSE(plant_host_fault(HostFault::oobfill, in, ctx(t, {8, 2, 0, 0, 0})).equivalent.empty());
+  // a store destination: the fill is for loads
+  TensorMapSpec st = tiled2d();
+  st.on_dst = true;
+  EXPECT_NE(plant_host_fault(HostFault::oobfill, st, ctx(t, {-4, 0, 0, 0, 0})).equivalent.find("loads only"),
+            std::string::npos);
+  // integer data: NaN fill is illegal, so no plant and the map is unchanged
+  TensorMapSpec i = tiled2d();
+  i.dtype = int(TensorDataType::UINT32);
+  TensorMapSpec j = i;
+  HostPlant r = plant_host_fault(HostFault::oobfill, j, ctx(i));
+  EXPECT_FALSE(r.applied);
+  EXPECT_NE(r.refused.find("UINT32"), std::string::npos) << r.refused;
+  expect_only(i, j, "");
+}
+
+TEST(HostFaults, ElementStrideOfTheOutermostWideDimension) {
+  TensorMapSpec t = tiled2d(), u = t;
+  HostPlant p = plant_host_fault(HostFault::estride, u, ctx(t));
+  ASSERT_TRUE(p.applied);
+  EXPECT_EQ(p.field, "element_strides[1]");
+  EXPECT_EQ(u.estrides[1], 2u);
+  EXPECT_EQ(u.estrides[0], 1u);
+  EXPECT_TRUE(p.equivalent.empty());
+  EXPECT_TRUE(legal(u));
+  expect_only(t, u, "estrides");
+  // a stride of 2 goes back to 1
+  TensorMapSpec v = u;
+  plant_host_fault(HostFault::estride, v, ctx(u));
+  EXPECT_EQ(v.estrides[1], 1u);
+  // a box of one row: the outer stride cannot matter, the inner dimension is taken first
+  TensorMapSpec row = tiled2d();
+  row.box = {8, 1, 1, 1, 1};
+  HostPlant q = plant_host_fault(HostFault::estride, row, ctx(row));
+  ASSERT_TRUE(q.applied);
+  EXPECT_EQ(q.field, "element_strides[0]");
+}
+
+TEST(HostFaults, BoxShrinksByOne) {
+  TensorMapSpec t = tiled2d(), u = t;
+  HostPlant p = plant_host_fault(HostFault::box, u, ctx(t));
+  ASSERT_TRUE(p.applied);
+  EXPECT_EQ(p.field, "boxDim[1]");
+  EXPECT_EQ(u.box[1], 3u);
+  EXPECT_EQ(u.box[0], 8u);
+  EXPECT_TRUE(legal(u));
+  expect_only(t, u, "box");
+  // one row of 4 floats (16 bytes): box[0] cannot shrink (a multiple of 16 bytes), box[1] is 1: refused
+  TensorMapSpec small = tiled2d();
+  small.box = {4, 1, 1, 1, 1};
+  TensorMapSpec w = small;
+  HostPlant r = plant_host_fault(HostFault::box, w, ctx(small));
+  EXPECT_FALSE(r.applied);
+  expect_only(small, w, "");
+}
+
+TEST(HostFaults, Im2colBoxIsPixelsPerColumn) {
+  TensorMapSpec t;
+  t.kind = TensorMapSpec::Im2col;
+  t.dtype = int(TensorDataType::FLOAT32);
+  t.rank = 3;
+  t.dims = {4, 16, 2, 1, 1};
+  t.strides = {16, 256, 0, 0};
+  t.lower = {-1, 0, 0};
+  t.upper = {-1, 0, 0};
+  t.channels = 4;
+  t.pixels = 8;
+  ASSERT_TRUE(legal(t));
+  TensorMapSpec u = t;
+  HostPlant p = plant_host_fault(HostFault::box, u, ctx(t));
+  ASSERT_TRUE(p.applied) << p.refused;
+  EXPECT_EQ(p.field, "pixelsPerColumn");
+  EXPECT_EQ(u.pixels, 7u);
+  expect_only(t, u, "pixels");
+}
+
+TEST(HostFaults, GlobalStridePaddedBy16) {
+  TensorMapSpec t = tiled2d(), u = t;
+  HostPlant p = plant_host_fault(HostFault::stride, u, ctx(t, {0, 2, 0, 0, 0}));
+  ASSERT_TRUE(p.applied);
+  EXPECT_EQ(p.field, "globalStrides[0]");
+  EXPECT_EQ(u.strides[0], 272u);
+  EXPECT_TRUE(p.equivalent.empty());
+  EXPECT_TRUE(legal(u));
+  expect_only(t, u, "strides");
+  // one row at y = 0: no address uses the stride
+  TensorMapSpec row = tiled2d();
+  row.box = {8, 1, 1, 1, 1};
+  HostFaultContext c = ctx(row);
+  EXPECT_FALSE(plant_host_fault(HostFault::stride, row, c).equivalent.empty());
+  // rank 1: nothing to pad
+  TensorMapSpec r1 = tiled2d();
+  r1.rank = 1;
+  EXPECT_FALSE(plant_host_fault(HostFault::stride, r1, ctx(r1)).applied);
+}
+
+TEST(HostFaults, UnknownEnvironmentValueIsRefusedNamingIt) {
+  unsetenv("PTXCTS_PLANT_HOST_FAULT");
+  EXPECT_EQ(host_fault_env_error(), "");
+  setenv("PTXCTS_PLANT_HOST_FAULT", "tmap_swizzle", 1);
+  EXPECT_EQ(host_fault_env_error(), "");
+  setenv("PTXCTS_PLANT_HOST_FAULT", "tmap_nonsense", 1);
+  std::string e = host_fault_env_error();
+  EXPECT_NE(e.find("tmap_nonsense"), std::string::npos) << e;
+  EXPECT_NE(e.find("tmap_swizzle"), std::string::npos) << e;
+  unsetenv("PTXCTS_PLANT_HOST_FAULT");
+}
+
+TEST(HostFaults, PlantedMapIsTheCaseOwnWhenUnset) {
+  // PTXCTS_PLANT_HOST_FAULT is unset in this process: the executor's map is the case's own
+  ptxcts::run::Setup s;
+  s.tmap = tiled2d();
+  Json details = Json::object();
+  TensorMapSpec t = planted_tensor_map(s, 90, details);
+  expect_only(s.tmap, t, "");
+  EXPECT_EQ(details.get("host_fault"), nullptr);
+}
+
+}  // namespace
+}  // namespace ptxcts::run
