@@ -6,7 +6,7 @@ import os
 import sys
 import time
 
-from . import faults
+from . import faults, linemap
 from .targets import BY_NAME, PTX_VERSIONS, ptx_key, target_order
 
 
@@ -296,27 +296,14 @@ def cmd_modules(args):
                 fh.write(text)
             index["modules"][name] = [f.entry for f in chunk]
             lines = text.split("\n")
-            # a diagnostic on a header line (e.g. 'PTX .version 8.5 does not support .target sm_100' on the .target
-            # line) concerns every entry of the module
-            index["module_headers"][name] = {
-                "target_line": next(i for i, ln in enumerate(lines, 1) if ln.startswith(".target ")),
-                "header_last_line": next(i for i, ln in enumerate(lines, 1) if ln.startswith("// form: ")) - 1}
-            cur = None
-            for no, line in enumerate(lines, 1):
-                if line.startswith(".visible .entry "):
-                    cur = line.split()[2].split("(")[0]
-                    index["entries"][cur]["line_first"] = no
-                elif cur and line == "}":
-                    index["entries"][cur]["line_last"] = no
-                    cur = None
-                elif cur and "// ptxcts:test" in line:
-                    index["entries"][cur].setdefault("test_lines", []).append(no)
-                elif line.startswith("// form: "):
-                    fid = line[len("// form: "):]
-                    f = next(x for x in chunk if x.id == fid)
-                    index["entries"][f.entry] = {"form": f.id, "family": f.family, "module": name,
-                                                 "expect": "reject" if info[f.id] else "accept",
-                                                 "rules": info[f.id]}
+            mapped = linemap.entries(lines)
+            index["module_headers"][name] = linemap.header(lines, mapped)
+            by_entry = {f.entry: f for f in chunk}
+            for e in mapped:
+                f = by_entry[e.kernel]
+                index["entries"][e.kernel] = dict({"form": f.id, "family": f.family, "module": name,
+                                                   "expect": "reject" if info[f.id] else "accept",
+                                                   "rules": info[f.id]}, **linemap.index_entry(e))
     with open(os.path.join(args.out, "index.json"), "w") as fh:
         json.dump(index, fh, indent=1, sort_keys=True)
         fh.write("\n")

@@ -3,6 +3,7 @@ import re
 import unittest
 
 import ptxcts_gen
+from ptxcts_gen import linemap
 from ptxcts_gen.model import all_forms
 from ptxcts_gen.render import kernel_text
 
@@ -75,6 +76,38 @@ class Modules(unittest.TestCase):
         with self.assertRaises(KeyError) as cm:
             ptxcts_gen.module_text("sm_90", "8.0", ["cp.async/nope"])
         self.assertIn("cp.async/nope", str(cm.exception))
+
+
+class LineMap(unittest.TestCase):
+    """ptxcts_gen.linemap: the one map from a module's lines back to its entries (compile tier, index.json)."""
+
+    def test_entries_partition_the_module(self):
+        forms = [f for f in all_forms() if f.family == "cp.async.bulk"][:3]
+        lines = ptxcts_gen.module_text("sm_90a", "8.6", forms).splitlines()
+        mapped = linemap.entries(lines)
+        self.assertEqual([e.kernel for e in mapped], [f.entry for f in forms])
+        self.assertEqual([e.form for e in mapped], [f.id for f in forms])
+        head = linemap.header(lines, mapped)
+        self.assertTrue(lines[head["target_line"] - 1].startswith(".target sm_90a"))
+        self.assertEqual(head["header_last_line"] + 1, mapped[0].first)
+        for prev, nxt in zip(mapped, mapped[1:]):
+            self.assertEqual(prev.last + 1, nxt.first)
+        self.assertEqual(mapped[-1].last, len(lines))
+        for e in mapped:
+            self.assertTrue(lines[e.first - 1].startswith(linemap.PROVENANCE))
+            self.assertIn(f".entry {e.kernel}(", lines[e.entry - 1])
+            self.assertEqual(lines[e.close - 1], "}")
+            self.assertTrue(e.entry < e.close <= e.last)
+            self.assertTrue(e.test_lines and all(e.entry < n < e.close for n in e.test_lines))
+            self.assertTrue(all(linemap.TEST_MARK in lines[n - 1] for n in e.test_lines))
+            self.assertTrue(all(linemap.COMPANION_MARK in lines[n - 1] for n in e.companion_lines))
+
+    def test_an_entry_named_twice_is_refused(self):
+        f = next(f for f in all_forms() if f.family == "cp.async.bulk")
+        lines = ptxcts_gen.module_text("sm_90a", "8.6", [f, f]).splitlines()
+        with self.assertRaises(linemap.LineMapError) as cm:
+            linemap.entries(lines)
+        self.assertIn(f.entry, str(cm.exception))
 
 
 if __name__ == "__main__":

@@ -1,15 +1,17 @@
 """Modules of many cases, and the map from a module's lines back to its cases.
 
 A module is assembled by the generator's own `ptxcts_gen.module_text(target, ptx, forms)` (ARCHITECTURE.md
-section 2). When the generator is not importable, or the manifest is not the generator's (test fixtures), it is
-assembled from the manifest alone: the header of section 2 (`.version`, `.target`, `.address_size 64`) and each
-form's entry cut out of `kernels/<family>.ptx`.
+section 2). When the manifest is not the generator's (test fixtures), it is assembled from the manifest alone: the
+header of section 2 (`.version`, `.target`, `.address_size 64`) and each form's entry cut out of
+`kernels/<family>.ptx`.
 
-Line map: each case owns its entry's lines, from the provenance comment that precedes `.entry` (or `.entry`
-itself) to the line before the next entry's first line. Inside the entry, the instruction under test is the line
-(or lines) the generator marks with `// ptxcts:test`; in an entry without that mark, the line(s) whose text
-starts with the form's instruction opcode (`instr` in forms.jsonl, its first word with every qualifier). Every
-other line of the entry is the kernel frame. Lines before the first entry are the module header.
+Line map: the generator's `ptxcts_gen.linemap`, the one definition every tier uses (`./ptxcts modules` writes it
+into index.json). Each case owns its entry's lines, from the provenance comment that precedes `.entry` (or
+`.entry` itself) to the line before the next entry's first line. Inside the entry, the instruction under test is
+the line (or lines) the generator marks with `// ptxcts:test`; in an entry without that mark (a fixture's
+kernel), the line(s) whose text starts with the form's instruction opcode (`instr` in forms.jsonl, its first word
+with every qualifier). Every other line of the entry is the kernel frame. Lines before the first entry are the
+module header.
 """
 import os
 import re
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from compile.manifest import Case, Manifest
+from ptxcts_gen import linemap
 
 HEADER = "header"
 
@@ -75,14 +78,6 @@ def opcode(instr: str) -> str:
     if not words:
         return ""
     return words[0].rstrip(";")
-
-
-TEST_MARK = "// ptxcts:test"
-# A frame line the generator declares to share the requirements of the instruction under test (e.g. the
-# cp.async.commit_group after a cp.async, createpolicy before an .L2::cache_hint form): in an invalid case whose
-# instruction under test is itself rejected, an error on such a line is expected, not a harness error.
-COMPANION_MARK = "// ptxcts:companion"
-_ENTRY = re.compile(r"\.entry\s+([A-Za-z_$%][\w$]*)")
 
 
 class Assembler:
@@ -144,19 +139,10 @@ def _split_kernel_file(path: str) -> Dict[str, str]:
     """Entry name -> its text, each beginning at the comment block just before `.entry` (its provenance)."""
     with open(path) as f:
         lines = f.read().splitlines()
-    starts = []
-    for i, line in enumerate(lines):
-        m = _ENTRY.search(line)
-        if m and not line.lstrip().startswith("//"):
-            j = i
-            while j > 0 and lines[j - 1].lstrip().startswith("//"):
-                j -= 1
-            starts.append((j, m.group(1)))
-    out = {}
-    for k, (j, name) in enumerate(starts):
-        end = starts[k + 1][0] if k + 1 < len(starts) else len(lines)
-        out[name] = "\n".join(lines[j:end]).rstrip() + "\n"
-    return out
+    try:
+        return {e.kernel: "\n".join(lines[e.first - 1:e.last]).rstrip() + "\n" for e in linemap.entries(lines)}
+    except linemap.LineMapError as e:
+        raise AssemblyError(f"{path}: {e}")
 
 
 def build(assembler: Assembler, target: str, ptx: str, cases: List[Case]) -> Module:
@@ -164,38 +150,22 @@ def build(assembler: Assembler, target: str, ptx: str, cases: List[Case]) -> Mod
     forms = [assembler.manifest.form(c.form) for c in cases]
     text = assembler.text(target, ptx, [c.form for c in cases])
     lines = text.splitlines()
-    where = {}
-    for i, line in enumerate(lines, 1):
-        if line.lstrip().startswith("//"):
-            continue
-        m = _ENTRY.search(line)
-        if m:
-            if m.group(1) in where:
-                raise AssemblyError(f"module {target} PTX {ptx}: entry {m.group(1)} appears twice")
-            where[m.group(1)] = i
-    order = []
+    try:
+        mapped = {e.kernel: e for e in linemap.entries(lines)}
+    except linemap.LineMapError as e:
+        raise AssemblyError(f"module {target} PTX {ptx}: {e}")
+    spans = []
     for c, form in zip(cases, forms):
         k = form["kernel"]
-        if k not in where:
+        e = mapped.get(k)
+        if e is None:
             raise AssemblyError(f"case {c.id}: entry {k} is not in the module for {target} PTX {ptx}")
-        order.append((where[k], c, k, form))
-    order.sort(key=lambda t: t[0])
-    # an entry's own lines start at its provenance comment block
-    firsts = []
-    for line_no, _, _, _ in order:
-        j = line_no
-        while j > 1 and lines[j - 2].lstrip().startswith("//"):
-            j -= 1
-        firsts.append(j)
-    spans = []
-    for idx, (line_no, c, k, form) in enumerate(order):
-        last = firsts[idx + 1] - 1 if idx + 1 < len(order) else len(lines)
-        instr = tuple(n for n in range(line_no, last + 1) if TEST_MARK in lines[n - 1])
+        instr = e.test_lines
         if not instr:
             op = opcode(form["instr"])
-            instr = tuple(n for n in range(line_no, last + 1) if op and _starts_with_opcode(lines[n - 1], op))
-        companions = tuple(n for n in range(line_no, last + 1) if COMPANION_MARK in lines[n - 1])
-        spans.append(Span(c, k, firsts[idx], last, instr, companions))
+            instr = tuple(n for n in range(e.entry, e.last + 1) if op and _starts_with_opcode(lines[n - 1], op))
+        spans.append(Span(c, k, e.first, e.last, instr, e.companion_lines))
+    spans.sort(key=lambda s: s.first)
     return Module(target, ptx, text, spans, lines)
 
 

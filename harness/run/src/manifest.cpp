@@ -140,28 +140,28 @@ std::string module_dir(const Toolchain& tc, const std::string& target, const std
 }
 
 std::string scan_modules(const std::string& dir, ModuleSet& out) {
-  DIR* d = opendir(dir.c_str());
-  if (!d) return "no module folder " + dir;
-  std::vector<std::string> files;
-  while (dirent* e = readdir(d)) {
-    std::string n = e->d_name;
-    if (n.size() > 4 && n.compare(n.size() - 4, 4, ".ptx") == 0) files.push_back(dir + "/" + n);
+  // The kernel -> module map is the one `./ptxcts modules` wrote beside the modules (index.json, "modules":
+  // module file -> its entries; generator/ptxcts_gen/linemap.py), not a second reading of the PTX text.
+  const std::string index_path = dir + "/index.json";
+  if (!file_exists(index_path)) return "no module index " + index_path + " (written by ./ptxcts modules)";
+  Json index;
+  try {
+    index = Json::parse(read_file(index_path));
+  } catch (const std::exception& e) {
+    return index_path + ": " + e.what();
   }
-  closedir(d);
-  std::sort(files.begin(), files.end());
-  for (auto& f : files) {
-    std::string text = read_file(f);
-    // Every `.entry NAME(` of the module: the kernel entries of ARCHITECTURE section 2.
-    size_t pos = 0;
-    while ((pos = text.find(".entry", pos)) != std::string::npos) {
-      pos += 6;
-      while (pos < text.size() && isspace((unsigned char)text[pos])) ++pos;
-      size_t start = pos;
-      while (pos < text.size() && (isalnum((unsigned char)text[pos]) || text[pos] == '_' || text[pos] == '$')) ++pos;
-      if (pos > start) out.module_of[text.substr(start, pos - start)] = f;
+  const Json* modules = index.get("modules");
+  if (!modules || !modules->is_object()) return index_path + ": no \"modules\" object";
+  for (const auto& [name, entries] : modules->obj()) {
+    const std::string f = dir + "/" + name;
+    if (!file_exists(f)) return index_path + ": module " + name + " is not in " + dir;
+    if (!entries.is_array()) return index_path + ": modules." + name + " is not a list of entries";
+    for (const Json& entry : entries.arr()) {
+      if (!entry.is_string()) return index_path + ": modules." + name + " lists a " + entry.kind_name();
+      out.module_of[entry.str()] = f;
     }
-    std::string cubin = f.substr(0, f.size() - 4) + "." + hex(fnv1a(text)).substr(2) + "." + out.target + ".cubin";
-    out.cubin_of[f] = cubin;
+    const std::string text = read_file(f);
+    out.cubin_of[f] = f.substr(0, f.size() - 4) + "." + hex(fnv1a(text)).substr(2) + "." + out.target + ".cubin";
   }
   out.dir = dir;
   return "";
