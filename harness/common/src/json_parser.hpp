@@ -1,5 +1,5 @@
-// The strict RFC 8259 reader behind Json::parse (json.cpp), every error with its line and column. Internal to
-// ptxcts_json: included by json.cpp only.
+// The strict RFC 8259 reader behind Json::parse (json.cpp), every error with its line and column, and the table of
+// short escapes the reader and the writer share. Internal to ptxcts_json: included by json.cpp only.
 #pragma once
 #include <cerrno>
 #include <cstdio>
@@ -9,6 +9,27 @@
 #include "ptxcts/json.hpp"
 
 namespace ptxcts {
+
+// RFC 8259 section 7: the two-character escapes, each as the letter after the backslash and the byte it stands for.
+// The reader takes all of them; the writer (json_escape) writes those marked `written` and every other control
+// byte as \u00XX.
+struct ShortEscape {
+  char letter, byte;
+  bool written;
+};
+constexpr ShortEscape kShortEscapes[] = {{'"', '"', true},    {'\\', '\\', true}, {'/', '/', false},
+                                         {'b', '\b', false},  {'f', '\f', false},  {'n', '\n', true},
+                                         {'r', '\r', true},   {'t', '\t', true}};
+inline const ShortEscape* short_escape_of_letter(char letter) {
+  for (const ShortEscape& e : kShortEscapes)
+    if (e.letter == letter) return &e;
+  return nullptr;
+}
+inline const ShortEscape* short_escape_written_for(char byte) {
+  for (const ShortEscape& e : kShortEscapes)
+    if (e.written && e.byte == byte) return &e;
+  return nullptr;
+}
 
 // RFC 8259 section 2-7, with the position of the first offending byte in every error.
 class JsonParser {
@@ -248,15 +269,11 @@ class JsonParser {
         continue;
       }
       const char e = next();
+      if (const ShortEscape* short_escape = short_escape_of_letter(e)) {
+        out += short_escape->byte;
+        continue;
+      }
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
         case 'u': {
           unsigned cp = hex4();
           if (cp >= 0x80 && !opt_.reject_non_ascii_escapes.empty()) fail(opt_.reject_non_ascii_escapes);
