@@ -3,7 +3,7 @@
 Markdown keeps what a reader needs first (regressions, unexplained findings, coverage, findings grouped, the
 differences between toolchains, families); the per-form tables are on the HTML family pages."""
 from . import diff as diff_mod
-from .render_html import ABBREV
+from .html_page import ABBREV
 
 
 def _cell(cell, classes):

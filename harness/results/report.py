@@ -1,5 +1,6 @@
 """`./ptxcts report RUN... --out DIR`: merge runs into the report: DIR/report.html (a small index page),
-DIR/families/<family>.html (per-family pages), DIR/report.md and DIR/report.json."""
+DIR/families/<family>.html (per-family pages), DIR/report.css (the stylesheet they share), DIR/report.md and
+DIR/report.json."""
 import json
 import os
 import sys
@@ -16,7 +17,7 @@ def add_arguments(p):
                    help="a run folder (holding results.json), a results.json, or a folder of run folders; "
                         "shards of one run (same run_id) are combined; runs of several toolchains get columns each")
     p.add_argument("--out", required=True, metavar="DIR",
-                   help="writes DIR/report.html, DIR/families/*.html, report.md, report.json")
+                   help="writes DIR/report.html, DIR/families/*.html, report.css, report.md, report.json")
     p.add_argument("--manifest", metavar="DIR", default=None,
                    help="the generator's manifest folder (default: generated/manifest of the repository)")
     p.add_argument("--baselines", metavar="DIR", default=None,
@@ -83,5 +84,5 @@ def main(args):
           f"({len({g.toolchain for g in groups})} toolchain(s)), {rep['findings_total']} findings in {len(rep['finding_groups'])} groups "
           f"({sum(g['count'] for g in unexplained)} unexplained), {regress} regressions against the baselines, "
           f"{len(rep['missing_shards'])} missing shards, {len(rep['partial_runs'])} partial; wrote "
-          f"{os.path.join(args.out, 'report.html')} (+ {len(files) - 3} family pages), report.md, report.json")
+          f"{os.path.join(args.out, 'report.html')} (+ {len(files) - 4} family pages), report.css, report.md, report.json")
     return 0

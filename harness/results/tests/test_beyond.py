@@ -68,7 +68,8 @@ class Report(TempDirTest):
             html = f.read()
         self.assertIn('data-metric="beyond_chapter">1<', html)
         self.assertIn('<td data-class="beyond_chapter">1</td>', html)
-        self.assertIn(".c-beyond_chapter{background:", html)
+        with open(os.path.join(out, "report.css"), encoding="utf-8") as f:
+            self.assertIn(".c-beyond_chapter{background:", f.read())   # the stylesheet every page links
         with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
             self.assertIn("* beyond the chapter: 1", f.read())
 

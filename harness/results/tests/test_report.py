@@ -129,10 +129,15 @@ class ReportNumbers(TempDirTest):
         self.assertEqual(shown["missing_shards"], ["2026-11-22T18-30-00Z-h100-run/2"])
 
     def test_html_is_self_contained(self):
+        """Nothing from outside the report's folder: the one resource a page loads is the report's own stylesheet."""
         index, pages = read_pages(self.out)
-        for html in [index] + pages:
-            self.assertNotRegex(html, r"(?i)<script|<link|<img|<iframe|@import|url\(|src=|https?://")
-            self.assertIn("<style>", html)
+        with open(os.path.join(self.out, "report.css"), encoding="utf-8") as f:
+            css = f.read()
+        self.assertIn(".c-pass{", css)
+        self.assertNotRegex(css, r"(?i)@import|url\(|https?://")
+        for html, href in [(index, "report.css")] + [(p, "../report.css") for p in pages]:
+            self.assertEqual(re.findall(r"(?i)<link[^>]*>", html), [f'<link rel="stylesheet" href="{href}">'])
+            self.assertNotRegex(html, r"(?i)<script|<img|<iframe|<style|@import|url\(|src=|https?://")
 
     def test_markdown_shows_the_json_numbers(self):
         with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
