@@ -137,6 +137,13 @@ std::vector<PolicyInfo> make_catalog() {
       {{"walk", "the walk starts there as NOTES describes (wrap at dim + upper corner, OOB pixels filled)"},
        {"trap", "the copy traps (the kernel does not complete)"}},
       0);
+  add(PolicyId::tensor_smem_alignment, "tensor_smem_alignment",
+      "Tensor copies to or from shared memory (tile and im2col): the alignment the shared-memory address needs. "
+      "The chapter's bulk copies ask 16 bytes; NOTES: the alignment the hardware requires per mode is open. "
+      "Default 16B (the model requires 128 bytes only with a swizzle).",
+      {{"16B", "any 16-byte aligned shared-memory address"},
+       {"128B_trap", "a shared-memory address that is not 128-byte aligned traps (the kernel does not complete)"}},
+      0);
   return c;
 }
 

@@ -228,6 +228,10 @@ std::string tensor_access_trap(const TensorMapParams& map, const TensorAccess& a
       return "innermost start coordinate " + std::to_string(a.coords[0]) + " is " + std::to_string(bytes) +
              " bytes, not a multiple of 16 (tensor_coord_alignment=16B_trap)";
   }
+  if (tile_like && a.smem_offset % 128 != 0 &&
+      p.get<SmemAlignment>(PolicyId::tensor_smem_alignment) == SmemAlignment::trap_128B)
+    return "shared-memory address " + std::to_string(a.smem_offset) +
+           " (from a 1024-byte-aligned base) is not 128-byte aligned (tensor_smem_alignment=128B_trap)";
   if (a.mode == TensorMode::im2col &&
       p.get<Im2colStartOutside>(PolicyId::im2col_start_outside_box) == Im2colStartOutside::trap) {
     static const char* names[] = {"W", "H", "D"};

@@ -167,7 +167,7 @@ bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, ref::Te
   if (ref::is_packed(m.dtype)) a.coords[0] = a.coords[0] / 128 * 128;
   const uint32_t gran = m.swizzle != ref::Swizzle::NONE ? pick(r, {128u, 256u, 512u, 1024u})
                                                          : pick(r, {16u, 32u, 64u, 128u, 256u, 512u, 1024u});
-  a.smem_offset = kBase + gran * uint32_t(r.below(8));
+  a.smem_offset = t.prefetch ? kBase : kBase + gran * uint32_t(r.below(8));  // a prefetch has no shared memory
   uint32_t tx = 0;
   try {
     tx = ref::tensor_tx_bytes(m, a);

@@ -133,6 +133,24 @@ TEST(TensorTile, ReduceOobGranulePolicy) {
   for (int e = 304; e < 316; ++e) EXPECT_EQ(at_le(gr, 2 * e, 2), 0x3c00u) << e;
 }
 
+// tensor_smem_alignment=128B_trap: a shared-memory address off a 128-byte boundary traps; 128-aligned ones do not,
+// and the default (16B) predicts no trap for either.
+TEST(TensorTile, SmemAlignmentPolicy) {
+  const auto m = tile_map(TensorDataType::UINT8, {64, 4}, {16, 2});
+  PolicySet al;
+  ASSERT_TRUE(al.set("tensor_smem_alignment", "128B_trap"));
+  TensorAccess a = at({0, 0});
+  for (std::uint32_t off : {1024u + 16u, 1024u + 64u, 1024u + 112u}) {
+    a.smem_offset = off;
+    EXPECT_EQ(tensor_access_trap(m, a), "") << off;
+    EXPECT_NE(tensor_access_trap(m, a, al), "") << off;
+  }
+  for (std::uint32_t off : {1024u, 1024u + 128u, 1024u + 384u}) {
+    a.smem_offset = off;
+    EXPECT_EQ(tensor_access_trap(m, a, al), "") << off;
+  }
+}
+
 // Trap predictions: none under the defaults; tensor_coord_alignment=16B_trap for an innermost start that is not a
 // multiple of 16 bytes; im2col_start_outside_box=trap for a W/H/D start outside [lowerCorner, dim + upperCorner).
 TEST(TensorTile, TrapPolicies) {

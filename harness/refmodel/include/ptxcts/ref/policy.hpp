@@ -35,6 +35,7 @@ enum class PolicyId : std::uint8_t {
   tensor_store_oob,
   tensor_coord_alignment,
   im2col_start_outside_box,
+  tensor_smem_alignment,
   count_
 };
 constexpr std::size_t kPolicyCount = static_cast<std::size_t>(PolicyId::count_);
@@ -57,6 +58,7 @@ enum class WHalo : std::uint8_t { append, ignore };
 enum class StoreOob : std::uint8_t { not_written, granule16_written };
 enum class CoordAlignment : std::uint8_t { none, trap_16B };      // spelled "16B_trap"
 enum class Im2colStartOutside : std::uint8_t { walk, trap };
+enum class SmemAlignment : std::uint8_t { granule_16B, trap_128B };  // spelled "16B", "128B_trap"
 
 struct PolicyInfo {
   PolicyId id;

@@ -99,7 +99,7 @@ void tensor_store(const TensorMapParams& map, const TensorAccess& access, ByteSp
 void tensor_reduce(const TensorMapParams& map, const TensorAccess& access, RedOp op, ByteSpan global,
                    ConstByteSpan window, const PolicySet& policies = PolicySet{});
 
-// Whether the access traps under the selected policies (tensor_coord_alignment, im2col_start_outside_box): the
+// Whether the access traps under the selected policies (tensor_coord_alignment, tensor_smem_alignment, im2col_start_outside_box): the
 // reason, or empty when the copy completes. Under the default policies no access traps.
 std::string tensor_access_trap(const TensorMapParams& map, const TensorAccess& access,
                                const PolicySet& policies = PolicySet{});
