@@ -121,52 +121,58 @@ std::string sanitize(const std::string& s) {
   return out;
 }
 
+[[noreturn]] void exec_or_exit(const std::vector<std::string>& argv, const char* what) {
+  std::vector<char*> a;
+  for (auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+  a.push_back(nullptr);
+  execvp(a[0], a.data());
+  std::fprintf(stderr, "cannot execute %s%s: %s\n", what, a[0], std::strerror(errno));
+  _exit(127);
+}
+
+namespace {
+
+// Forks a child that runs argv with its stdout on out_fd and its stderr on err_fd; the child closes the
+// descriptors of `pipes` (both ends of each) first. The child's pid, or -1.
+pid_t spawn(const std::vector<std::string>& argv, int out_fd, int err_fd, const std::vector<int>& pipes) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  dup2(out_fd, 1);
+  dup2(err_fd, 2);
+  for (int fd : pipes) close(fd);
+  exec_or_exit(argv, "");
+}
+
+// The child's exit status; 128 + the signal that ended it.
+int exit_status(pid_t pid) {
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  if (WIFEXITED(st)) return WEXITSTATUS(st);
+  return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+}  // namespace
+
 int run_process(const std::vector<std::string>& argv, std::string* out) {
   int fds[2];
   if (pipe(fds) != 0) return -1;
-  pid_t pid = fork();
+  pid_t pid = spawn(argv, fds[1], fds[1], {fds[0], fds[1]});
   if (pid < 0) return -1;
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    close(fds[0]);
-    close(fds[1]);
-    std::vector<char*> a;
-    for (auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-    a.push_back(nullptr);
-    execvp(a[0], a.data());
-    std::fprintf(stderr, "cannot execute %s: %s\n", a[0], std::strerror(errno));
-    _exit(127);
-  }
   close(fds[1]);
   char buf[4096];
   ssize_t n;
   while ((n = read(fds[0], buf, sizeof buf)) > 0)
     if (out) out->append(buf, size_t(n));
   close(fds[0]);
-  int st = 0;
-  waitpid(pid, &st, 0);
-  if (WIFEXITED(st)) return WEXITSTATUS(st);
-  return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  return exit_status(pid);
 }
 
 int run_capture(const std::vector<std::string>& argv, std::string* out, std::string* err) {
   int po[2], pe[2];
   if (pipe(po) != 0) return -1;
   if (pipe(pe) != 0) { close(po[0]); close(po[1]); return -1; }
-  pid_t pid = fork();
+  pid_t pid = spawn(argv, po[1], pe[1], {po[0], po[1], pe[0], pe[1]});
   if (pid < 0) return -1;
-  if (pid == 0) {
-    dup2(po[1], 1);
-    dup2(pe[1], 2);
-    close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
-    std::vector<char*> a;
-    for (auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-    a.push_back(nullptr);
-    execvp(a[0], a.data());
-    std::fprintf(stderr, "cannot execute %s: %s\n", a[0], std::strerror(errno));
-    _exit(127);
-  }
   close(po[1]);
   close(pe[1]);
   // Both pipes drained together, so a chatty stderr cannot block the child.
@@ -189,10 +195,7 @@ int run_capture(const std::vector<std::string>& argv, std::string* out, std::str
   }
   close(po[0]);
   close(pe[0]);
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-  if (WIFEXITED(st)) return WEXITSTATUS(st);
-  return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  return exit_status(pid);
 }
 
 std::string FolderLock::acquire(const std::string& dir) {

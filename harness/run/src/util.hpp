@@ -42,6 +42,9 @@ std::string env(const char* name, const std::string& def = "");
 std::vector<std::string> split(const std::string& s, char sep);
 std::string sanitize(const std::string& s);  // a file-name-safe rendering of a case ID
 
+// In a forked child: executes argv (found on PATH), or prints 'cannot execute <what><argv[0]>: <why>' and exits
+// 127.
+[[noreturn]] void exec_or_exit(const std::vector<std::string>& argv, const char* what);
 // Runs argv, returns exit status; output (stdout+stderr) captured into *out when given.
 int run_process(const std::vector<std::string>& argv, std::string* out);
 // Runs argv with stdout and stderr captured apart; 127 when it cannot be executed.
