@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from results import manifest as results_manifest
+
 CASE_COLUMNS = ["case_id", "form", "target", "ptx", "expect", "rules"]
 
 
@@ -51,8 +53,7 @@ class Manifest:
 
 
 def default_root() -> str:
-    root = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return os.path.join(root, "generated", "manifest")
+    return results_manifest.default_dir()
 
 
 def load(root: str, families: Optional[List[str]] = None) -> Manifest:
@@ -61,18 +62,11 @@ def load(root: str, families: Optional[List[str]] = None) -> Manifest:
     targets = _json(os.path.join(root, "targets.json"))
     forms = {}
     path = os.path.join(root, "forms.jsonl")
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ManifestError(f"compile: {path}:{n}: not JSON: {e}")
-            for key in ("form", "family", "kernel", "instr"):
-                if key not in obj:
-                    raise ManifestError(f"compile: {path}:{n}: form record has no '{key}'")
-            forms[obj["form"]] = obj
+    for n, obj in results_manifest.json_lines(path, lambda n, e: ManifestError(f"compile: {path}:{n}: not JSON: {e}")):
+        for key in ("form", "family", "kernel", "instr"):
+            if key not in obj:
+                raise ManifestError(f"compile: {path}:{n}: form record has no '{key}'")
+        forms[obj["form"]] = obj
     cases_dir = os.path.join(root, "cases")
     if not os.path.isdir(cases_dir):
         raise ManifestError(f"compile: {cases_dir} is missing")

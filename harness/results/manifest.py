@@ -17,23 +17,30 @@ def load_forms(manifest_dir):
         raise UsageError(f"{path}: no forms.jsonl (the coverage denominator): run './ptxcts gen' first, "
                          "or pass --manifest DIR")
     forms, seen = [], {}
+    for n, obj in json_lines(path, lambda n, e: InputError(path, n, None, f"not a JSON object: {e.msg}")):
+        for field in ("form", "family"):
+            if not isinstance(obj, dict) or not isinstance(obj.get(field), str) or not obj.get(field):
+                raise InputError(path, n, field, "missing or not a non-empty string")
+        if obj["form"] in seen:
+            raise InputError(path, n, "form", f"{obj['form']!r} is also on line {seen[obj['form']]}")
+        seen[obj["form"]] = n
+        forms.append({"form": obj["form"], "family": obj["family"],
+                      "valid": not obj.get("invalid_by")})
+    return path, forms
+
+
+def json_lines(path, bad_line):
+    """(line number, value) of every non-blank line of the JSON-lines file at path (forms.jsonl); a line that is
+    not JSON raises bad_line(its number, the json.JSONDecodeError)."""
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                value = json.loads(line)
             except json.JSONDecodeError as e:
-                raise InputError(path, n, None, f"not a JSON object: {e.msg}") from None
-            for field in ("form", "family"):
-                if not isinstance(obj, dict) or not isinstance(obj.get(field), str) or not obj.get(field):
-                    raise InputError(path, n, field, "missing or not a non-empty string")
-            if obj["form"] in seen:
-                raise InputError(path, n, "form", f"{obj['form']!r} is also on line {seen[obj['form']]}")
-            seen[obj["form"]] = n
-            forms.append({"form": obj["form"], "family": obj["family"],
-                          "valid": not obj.get("invalid_by")})
-    return path, forms
+                raise bad_line(n, e) from None
+            yield n, value
 
 
 CASE_COLUMNS = ("case_id", "form", "target", "ptx", "expect", "rules")
