@@ -128,6 +128,24 @@ def _line_finder(text):
     return find
 
 
+def check_table_fields(entry, index, required, optional, fail):
+    """A [[table]] entry of a reviewed TOML file (waivers, run-tier findings) has every required field and no
+    unknown one; fail(index, field, what) reports the first that is wrong."""
+    for field in required:
+        if field not in entry:
+            fail(index, None, f"missing field {field!r} (required: {', '.join(required)})")
+    unknown = sorted(set(entry) - set(required) - set(optional))
+    if unknown:
+        fail(index, unknown[0], f"unknown field (known: {', '.join(required + optional)})")
+
+
+def check_nonempty_strings(entry, index, fields, fail):
+    """Each of `fields` the entry has is a string with more than white space."""
+    for field in fields:
+        if field in entry and (not isinstance(entry[field], str) or not entry[field].strip()):
+            fail(index, field, "must be a non-empty string")
+
+
 def load(path):
     path = str(path)
     text = jsonloc.read_text(path)
@@ -153,17 +171,9 @@ def load(path):
         fail(None, "waiver", "write each waiver as a [[waiver]] table")
     waivers = []
     for i, w in enumerate(entries):
-        for field in REQUIRED:
-            if field not in w:
-                fail(i, None, f"missing field {field!r} (required: {', '.join(REQUIRED)})")
-        unknown = sorted(set(w) - set(REQUIRED) - set(OPTIONAL))
-        if unknown:
-            fail(i, unknown[0], f"unknown field (known: {', '.join(REQUIRED + OPTIONAL)})")
+        check_table_fields(w, i, REQUIRED, OPTIONAL, fail)
         fields = {k: w.get(k) for k in REQUIRED + OPTIONAL}
-        for field in ("case", "reason", "link", "target", "load_path"):
-            v = w.get(field)
-            if field in w and (not isinstance(v, str) or not v.strip()):
-                fail(i, field, "must be a non-empty string")
+        check_nonempty_strings(w, i, ("case", "reason", "link", "target", "load_path"), fail)
         if type(w["expires"]) is not datetime.date:
             fail(i, "expires", "must be a TOML date without quotes or time, e.g. expires = 2027-03-31")
         if "classes" in w:

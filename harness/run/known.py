@@ -103,12 +103,7 @@ def load_findings(path, waivers, InputError):
         fail(None, "finding", "write each finding as a [[finding]] table")
     out, ids = [], set()
     for i, f in enumerate(entries):
-        for field in REQUIRED:
-            if field not in f:
-                fail(i, None, f"missing field {field!r} (required: {', '.join(REQUIRED)})")
-        unknown = sorted(set(f) - set(REQUIRED) - set(OPTIONAL))
-        if unknown:
-            fail(i, unknown[0], f"unknown field (known: {', '.join(REQUIRED + OPTIONAL)})")
+        waivers.check_table_fields(f, i, REQUIRED, OPTIONAL, fail)
         if not isinstance(f["id"], str) or not re.fullmatch(r"[A-Za-z0-9._-]+", f["id"]):
             fail(i, "id", "must be a name of letters, digits and . _ -")
         if f["id"] in ids:
@@ -119,9 +114,7 @@ def load_findings(path, waivers, InputError):
             fail(i, "cases", "must be a non-empty list of case IDs or globs")
         if f["class"] not in FINDING_CLASSES:
             fail(i, "class", f"{f['class']!r} is not a class a finding can cover ({', '.join(FINDING_CLASSES)})")
-        for field in ("note", "reviewed", "load_path", "target"):
-            if field in f and (not isinstance(f[field], str) or not f[field].strip()):
-                fail(i, field, "must be a non-empty string")
+        waivers.check_nonempty_strings(f, i, ("note", "reviewed", "load_path", "target"), fail)
         if "seen" in f and not isinstance(f["seen"], dict):
             fail(i, "seen", "must be a table {device, driver, toolchain, run}")
         if "expires" in f and type(f["expires"]) is not datetime.date:
