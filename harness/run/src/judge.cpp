@@ -199,15 +199,24 @@ bool judge_trap(const Setup& s, const std::string& what, CaseResult& r) {
   return false;
 }
 
+namespace {
+
+// The string fields of a result record (ARCHITECTURE section 3), in the order they are written; duration_ms,
+// message and details follow them.
+struct ResultKey {
+  const char* key;
+  std::string CaseResult::*field;
+};
+constexpr ResultKey kResultKeys[] = {
+    {"id", &CaseResult::id}, {"family", &CaseResult::family}, {"form", &CaseResult::form},
+    {"target", &CaseResult::target}, {"ptx", &CaseResult::ptx}, {"load_path", &CaseResult::load_path},
+    {"class", &CaseResult::cls}};
+
+}  // namespace
+
 Json CaseResult::to_json() const {
   Json j = Json::object();
-  j["id"] = id;
-  j["family"] = family;
-  j["form"] = form;
-  j["target"] = target;
-  j["ptx"] = ptx;
-  j["load_path"] = load_path;
-  j["class"] = cls;
+  for (const ResultKey& k : kResultKeys) j[k.key] = this->*k.field;
   j["duration_ms"] = duration_ms;
   j["message"] = message;
   j["details"] = details;
@@ -216,13 +225,7 @@ Json CaseResult::to_json() const {
 
 CaseResult CaseResult::from_json(const Json& j) {
   CaseResult r;
-  r.id = j.get_str("id");
-  r.family = j.get_str("family");
-  r.form = j.get_str("form");
-  r.target = j.get_str("target");
-  r.ptx = j.get_str("ptx");
-  r.load_path = j.get_str("load_path");
-  r.cls = j.get_str("class");
+  for (const ResultKey& k : kResultKeys) r.*k.field = j.get_str(k.key);
   r.message = j.get_str("message");
   if (auto* d = j.get("duration_ms"); d && d->is_number()) r.duration_ms = d->num();
   if (auto* d = j.get("details")) r.details = *d;

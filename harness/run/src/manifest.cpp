@@ -92,6 +92,20 @@ std::string build_root() {
   return e.empty() ? tree().exe_build : e;
 }
 
+namespace {
+
+// The string fields of a forms.jsonl entry (ARCHITECTURE section 2) a Form keeps as they are.
+struct FormKey {
+  const char* key;
+  std::string Form::*field;
+};
+constexpr FormKey kFormKeys[] = {
+    {"form", &Form::form}, {"family", &Form::family}, {"instr", &Form::instr}, {"kernel", &Form::kernel},
+    {"kernel_file", &Form::kernel_file}, {"abi", &Form::abi}, {"min_ptx", &Form::min_ptx},
+    {"targets", &Form::targets}};
+
+}  // namespace
+
 std::vector<Form> load_forms(const std::string& root) {
   std::string path = root + "/generated/manifest/forms.jsonl";
   std::string text = read_file(path);
@@ -109,14 +123,7 @@ std::vector<Form> load_forms(const std::string& root) {
       throw std::runtime_error(path + ":" + std::to_string(lineno) + ": " + e.what());
     }
     Form f;
-    f.form = j.get_str("form");
-    f.family = j.get_str("family");
-    f.instr = j.get_str("instr");
-    f.kernel = j.get_str("kernel");
-    f.kernel_file = j.get_str("kernel_file");
-    f.abi = j.get_str("abi");
-    f.min_ptx = j.get_str("min_ptx");
-    f.targets = j.get_str("targets");
+    for (const FormKey& k : kFormKeys) f.*k.field = j.get_str(k.key);
     if (auto* q = j.get("quals")) f.quals = *q;
     if (auto* r = j.get("run")) f.run = *r;
     if (auto* ib = j.get("invalid_by"); ib && ib->is_array())
