@@ -57,5 +57,32 @@ def im2col_operand(count):
     return "{" + ", ".join(f"%i2c{i}" for i in range(count)) + "}"
 
 
+def instruction(opcode, qualifiers, operands):
+    """The instruction as rendered: the opcode, then `.q` for each qualifier that is set (None, "" and False are
+    left out), then the operands that are set, comma-separated, and ';'."""
+    return opcode + "".join("." + x for x in qualifiers if x) + " " + ", ".join(o for o in operands if o) + ";"
+
+
+def cache_hint(q):
+    """The `.L2::cache_hint` qualifier when the form has it."""
+    return "L2::cache_hint" if q["cache_hint"] else None
+
+
+def policy_operand(q):
+    """The cache-policy operand when the form has one (with .L2::cache_hint, or alone in a negative form)."""
+    return "%policy" if q["policy"] else None
+
+
+def size_operand(q):
+    """The size operand: the form's immediate, or the register the kernel loads from args.size."""
+    return str(q["size_imm"]) if q["size_imm"] is not None else "%size"
+
+
+def mbarrier_operand(q, remote):
+    """The mbarrier operand of an mbarrier-completion form: the peer CTA's (mapa) for a remote destination."""
+    if not q["completion"].startswith("mbarrier"):
+        return None
+    return "[%c_mbar]" if remote else "[%mbar]"
+
 def families():
     return [importlib.import_module(f"{__name__}.{name}") for name in FAMILY_MODULES]

@@ -1,6 +1,6 @@
 """cp.async.bulk (9.7.9.25.4.1): four directions, .multicast::cluster + ctaMask, .L2::cache_hint,
 .cp_mask + byteMask, size operand (register; immediate forms for the multiple-of-16 rule)."""
-from . import derive_direction, seg
+from . import cache_hint, derive_direction, instruction, mbarrier_operand, policy_operand, seg, size_operand
 
 FAMILY = "cp.async.bulk"
 TEMPLATE = "copy.ptx.j2"  # shared with the other copy families
@@ -72,24 +72,12 @@ def operand(space, role, q):
 
 
 def instr(q):
-    text = f"cp.async.bulk.{q['dst']}.{q['src']}.{q['completion']}"
-    if q["multicast"]:
-        text += ".multicast::cluster"
-    if q["cache_hint"]:
-        text += ".L2::cache_hint"
-    if q["cp_mask"]:
-        text += ".cp_mask"
-    ops = [operand(q["dst"], "dst", q), operand(q["src"], "src", q),
-           str(q["size_imm"]) if q["size_imm"] is not None else "%size"]
-    if q["completion"].startswith("mbarrier") and q["mbar_operand"]:
-        ops.append("[%c_mbar]" if _remote(q) else "[%mbar]")
-    if q["multicast"]:
-        ops.append("%cta_mask")
-    if q["policy"]:
-        ops.append("%policy")
-    if q["byte_mask"]:
-        ops.append("%byte_mask")
-    return text + " " + ", ".join(ops) + ";"
+    return instruction("cp.async.bulk",
+                       [q["dst"], q["src"], q["completion"], q["multicast"] and "multicast::cluster", cache_hint(q),
+                        q["cp_mask"] and "cp_mask"],
+                       [operand(q["dst"], "dst", q), operand(q["src"], "src", q), size_operand(q),
+                        q["mbar_operand"] and mbarrier_operand(q, _remote(q)), q["multicast"] and "%cta_mask",
+                        policy_operand(q), q["byte_mask"] and "%byte_mask"])
 
 
 def run(q):

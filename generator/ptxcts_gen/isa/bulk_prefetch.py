@@ -1,5 +1,5 @@
 """cp.async.bulk.prefetch.L2 (9.7.9.25.4.3): global -> L2, .L2::cache_hint, size operand."""
-from . import hint_segments
+from . import cache_hint, hint_segments, instruction, policy_operand, size_operand
 
 FAMILY = "cp.async.bulk.prefetch"
 TEMPLATE = "prefetch.ptx.j2"  # shared by both prefetch families
@@ -29,11 +29,8 @@ def form_id(q):
 
 
 def instr(q):
-    text = "cp.async.bulk.prefetch.L2.global" + (".L2::cache_hint" if q["cache_hint"] else "")
-    ops = ["[%g_src]", str(q["size_imm"]) if q["size_imm"] is not None else "%size"]
-    if q["policy"]:
-        ops.append("%policy")
-    return text + " " + ", ".join(ops) + ";"
+    return instruction("cp.async.bulk.prefetch", ["L2", "global", cache_hint(q)],
+                       ["[%g_src]", size_operand(q), policy_operand(q)])
 
 
 def run(q):

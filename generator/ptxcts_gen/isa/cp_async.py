@@ -1,6 +1,6 @@
 """cp.async (9.7.9.25.3.1): .ca/.cg, cp-size, src-size / ignore-src, .L2::cache_hint, .L2::{64,128,256}B,
 .shared / .shared::cta."""
-from . import seg
+from . import cache_hint, instruction, policy_operand, seg
 
 FAMILY = "cp.async"
 TEMPLATE = "cp_async.ptx.j2"
@@ -54,19 +54,9 @@ def form_id(q):
 
 
 def instr(q):
-    text = f"cp.async.{q['cop']}.{q['space']}.global"
-    if q["cache_hint"]:
-        text += ".L2::cache_hint"
-    if q["prefetch"]:
-        text += "." + q["prefetch"]
-    ops = ["[%w_dst]", "[%g_src]", str(q["cp_size"])]
-    if "src_size" in q["src_op"]:
-        ops.append("%size")
-    if "ignore_src" in q["src_op"]:
-        ops.append("%ignore")
-    if q["policy"]:
-        ops.append("%policy")
-    return text + " " + ", ".join(ops) + ";"
+    return instruction("cp.async", [q["cop"], q["space"], "global", cache_hint(q), q["prefetch"]],
+                       ["[%w_dst]", "[%g_src]", str(q["cp_size"]), "src_size" in q["src_op"] and "%size",
+                        "ignore_src" in q["src_op"] and "%ignore", policy_operand(q)])
 
 
 def run(q):

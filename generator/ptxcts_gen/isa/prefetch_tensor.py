@@ -1,6 +1,6 @@
 """cp.async.bulk.prefetch.tensor (9.7.9.25.5.4): global -> L2, every load mode and dimension, im2colInfo forms,
 .L2::cache_hint."""
-from . import hint_segments, im2col_operand, seg, tensor_operand
+from . import cache_hint, hint_segments, im2col_operand, instruction, policy_operand, seg, tensor_operand
 from ..rules.tensor import expected_coords, expected_im2col_info
 
 FAMILY = "cp.async.bulk.prefetch.tensor"
@@ -54,17 +54,9 @@ def form_id(q):
 
 
 def instr(q):
-    text = f"cp.async.bulk.prefetch.tensor.{q['dim']}d.L2.global"
-    if q["load_mode"]:
-        text += "." + q["load_mode"]
-    if q["cache_hint"]:
-        text += ".L2::cache_hint"
-    ops = [tensor_operand(q["coords"])]
-    if q["im2col_info"]:
-        ops.append(im2col_operand(q["im2col_info"]))
-    if q["policy"]:
-        ops.append("%policy")
-    return text + " " + ", ".join(ops) + ";"
+    return instruction("cp.async.bulk.prefetch.tensor", [f"{q['dim']}d", "L2", "global", q["load_mode"], cache_hint(q)],
+                       [tensor_operand(q["coords"]), q["im2col_info"] and im2col_operand(q["im2col_info"]),
+                        policy_operand(q)])
 
 
 def run(q):

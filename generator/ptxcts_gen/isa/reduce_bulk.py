@@ -1,6 +1,7 @@
 """cp.reduce.async.bulk (9.7.9.25.4.2): both destinations x the full 8 redOp x 10 type product (the chapter's
 table decides valid / invalid per cell), .noftz for f16/bf16 add, .L2::cache_hint (global destination)."""
-from . import derive_direction, hint_segments, seg
+from . import (cache_hint, derive_direction, hint_segments, instruction, mbarrier_operand, policy_operand, seg,
+               size_operand)
 from ..rules.reduce import REDOPS, TYPES, CELLS
 
 FAMILY = "cp.reduce.async.bulk"
@@ -60,18 +61,12 @@ def _remote(q):
 
 
 def instr(q):
-    text = f"cp.reduce.async.bulk.{q['dst']}.{q['src']}.{q['completion']}"
-    if q["cache_hint"]:
-        text += ".L2::cache_hint"
-    text += f".{q['redop']}" + (".noftz" if q["noftz"] else "") + f".{q['type']}"
     dst = {"global": "[%g_dst]", "shared::cluster": "[%c_dst]"}.get(q["dst"], "[%w_dst]")
     src = "[%g_src]" if q["src"] == "global" else "[%w_src]"
-    ops = [dst, src, str(q["size_imm"]) if q["size_imm"] is not None else "%size"]
-    if q["completion"].startswith("mbarrier"):
-        ops.append("[%c_mbar]" if _remote(q) else "[%mbar]")
-    if q["policy"]:
-        ops.append("%policy")
-    return text + " " + ", ".join(ops) + ";"
+    return instruction("cp.reduce.async.bulk",
+                       [q["dst"], q["src"], q["completion"], cache_hint(q), q["redop"], q["noftz"] and "noftz",
+                        q["type"]],
+                       [dst, src, size_operand(q), mbarrier_operand(q, _remote(q)), policy_operand(q)])
 
 
 def run(q):

@@ -1,7 +1,8 @@
 """cp.reduce.async.bulk.tensor (9.7.9.25.5.3): shared::cta -> global, every redOp, .tile / .im2col_no_offs (and
 the default), .1d-.5d, .L2::cache_hint. The element type comes from the tensor map: run.types lists the types
 the chapter's table allows for the redOp (the run tier varies them)."""
-from . import derive_direction, hint_segments, seg, tensor_operand
+from . import (cache_hint, derive_direction, hint_segments, instruction, mbarrier_operand, policy_operand, seg,
+               tensor_operand)
 from ..rules.reduce import REDOPS, TYPES, TENSOR_CELLS
 from ..rules.tensor import expected_coords
 
@@ -51,22 +52,12 @@ def form_id(q):
 
 
 def instr(q):
-    text = f"cp.reduce.async.bulk.tensor.{q['dim']}d.{q['dst']}.{q['src']}.{q['redop']}"
-    if q["load_mode"]:
-        text += "." + q["load_mode"]
-    text += "." + q["completion"]
-    if q["cache_hint"]:
-        text += ".L2::cache_hint"
     tensor = tensor_operand(q["coords"])
-    if q["dst"] == "global":
-        ops = [tensor, "[%w_src]"]
-    else:
-        ops = ["[%w_dst]", tensor]
-    if q["completion"].startswith("mbarrier"):
-        ops.append("[%mbar]")
-    if q["policy"]:
-        ops.append("%policy")
-    return text + " " + ", ".join(ops) + ";"
+    dst_src = [tensor, "[%w_src]"] if q["dst"] == "global" else ["[%w_dst]", tensor]
+    return instruction("cp.reduce.async.bulk.tensor",
+                       [f"{q['dim']}d", q["dst"], q["src"], q["redop"], q["load_mode"], q["completion"],
+                        cache_hint(q)],
+                       dst_src + [mbarrier_operand(q, False), policy_operand(q)])
 
 
 def run(q):

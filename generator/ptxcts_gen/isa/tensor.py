@@ -2,7 +2,8 @@
 .tile, .tile::gather4, .im2col, .im2col::w, .im2col::w::128, .multicast::cluster, .cta_group::1/::2; stores
 .shared::cta -> global with .tile, .tile::scatter4, .im2col_no_offs; .L2::cache_hint; tensorCoords and
 im2colInfo vector lengths."""
-from . import derive_direction, hint_segments, im2col_operand, seg, tensor_operand
+from . import (cache_hint, derive_direction, hint_segments, im2col_operand, instruction, mbarrier_operand,
+               policy_operand, seg, tensor_operand)
 from ..rules.tensor import expected_coords, expected_im2col_info
 
 FAMILY = "cp.async.bulk.tensor"
@@ -104,30 +105,14 @@ def _remote(q):
 
 
 def instr(q):
-    text = f"cp.async.bulk.tensor.{q['dim']}d.{q['dst']}.{q['src']}"
-    if q["load_mode"]:
-        text += "." + q["load_mode"]
-    text += "." + q["completion"]
-    if q["multicast"]:
-        text += ".multicast::cluster"
-    if q["cta_group"]:
-        text += "." + q["cta_group"]
-    if q["cache_hint"]:
-        text += ".L2::cache_hint"
+    remote = _remote(q)
     tensor = tensor_operand(q["coords"])
-    if q["dst"] == "global":
-        ops = [tensor, "[%w_src]"]
-    else:
-        ops = ["[%c_dst]" if _remote(q) else "[%w_dst]", tensor]
-    if q["completion"].startswith("mbarrier"):
-        ops.append("[%c_mbar]" if _remote(q) else "[%mbar]")
-    if q["im2col_info"]:
-        ops.append(im2col_operand(q["im2col_info"]))
-    if q["multicast"]:
-        ops.append("%cta_mask")
-    if q["policy"]:
-        ops.append("%policy")
-    return text + " " + ", ".join(ops) + ";"
+    dst_src = [tensor, "[%w_src]"] if q["dst"] == "global" else ["[%c_dst]" if remote else "[%w_dst]", tensor]
+    return instruction("cp.async.bulk.tensor",
+                       [f"{q['dim']}d", q["dst"], q["src"], q["load_mode"], q["completion"],
+                        q["multicast"] and "multicast::cluster", q["cta_group"], cache_hint(q)],
+                       dst_src + [mbarrier_operand(q, remote), q["im2col_info"] and im2col_operand(q["im2col_info"]),
+                                  q["multicast"] and "%cta_mask", policy_operand(q)])
 
 
 def run(q):
