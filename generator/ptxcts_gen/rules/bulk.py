@@ -20,20 +20,20 @@ def direction(q):
     return f"{q['dst']}.{q['src']}" not in DIRECTIONS
 
 
-@rule("bulk.multicast_global_to_cluster", "syntax", SEC,
-      "// global -> shared::cluster cp.async.bulk.dst.src.completion_mechanism{.multicast}{.level::cache_hint} "
-      "... .multicast = { .multicast::cluster }  (.multicast::cluster exists only in the global -> "
-      "shared::cluster form)")
-def multicast_global_to_cluster(q):
-    return q.get("multicast", False) and (q["dst"], q["src"]) != ("shared::cluster", "global")
+def only_in_direction(name, sentence, qualifier, direction):
+    """A syntax rule: the qualifier exists in one (dst, src) direction of the syntax only."""
+    rule(name, "syntax", SEC, sentence)(
+        lambda q: q.get(qualifier, False) and (q["dst"], q["src"]) != direction)
 
 
-@rule("bulk.cp_mask_shared_to_global", "syntax", SEC,
-      "// shared::cta -> global cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint}{.cp_mask} "
-      "[dstMem], [srcMem], size {, cache-policy} {, byteMask}  (.cp_mask exists only in the shared::cta -> "
-      "global form)")
-def cp_mask_shared_to_global(q):
-    return q.get("cp_mask", False) and (q["dst"], q["src"]) != ("global", "shared::cta")
+only_in_direction("bulk.multicast_global_to_cluster",
+                  "// global -> shared::cluster cp.async.bulk.dst.src.completion_mechanism{.multicast}"
+                  "{.level::cache_hint} ... .multicast = { .multicast::cluster }  (.multicast::cluster exists only in "
+                  "the global -> shared::cluster form)", "multicast", ("shared::cluster", "global"))
+only_in_direction("bulk.cp_mask_shared_to_global",
+                  "// shared::cta -> global cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint}{.cp_mask} "
+                  "[dstMem], [srcMem], size {, cache-policy} {, byteMask}  (.cp_mask exists only in the shared::cta "
+                  "-> global form)", "cp_mask", ("global", "shared::cta"))
 
 
 @rule("bulk.cp_mask_requires_byte_mask", "syntax", SEC,

@@ -22,43 +22,35 @@ ARCH_LIST_A_TEXT = ("sm_100a; sm_101a (Renamed to sm_110a from PTX ISA version 9
 requirement("tensor", SEC, "8.0", "Introduced in PTX ISA version 8.0.", [min_sm(90)], "Requires sm_90 or higher.")
 requirement("tensor.dst_shared_cta", SEC, "8.6",
             "Support for .shared::cta as destination state space is introduced in PTX ISA version 8.6.")
-requirement("tensor.gather4.cluster", SEC, "8.6",
-            "Support for qualifiers .tile::gather4 and .tile::scatter4 introduced in PTX ISA version 8.6.",
-            [exact("sm_100a"), family("sm_100f", from_ptx="8.8")],
-            "Qualifiers .tile::gather4 and .im2col::w require: sm_100a when destination state space is "
-            ".shared::cluster and is supported on sm_100f from PTX ISA version 8.8.")
-requirement("tensor.gather4.cta", SEC, "8.6",
-            "Support for qualifiers .tile::gather4 and .tile::scatter4 introduced in PTX ISA version 8.6.",
-            [min_sm(100)],
-            "Qualifiers .tile::gather4 and .im2col::w require: ... sm_100 or higher when destination state space "
-            "is .shared::cta.")
-requirement("tensor.im2col_w.cluster", SEC, "8.6",
-            "Support for qualifiers .im2col::w and .im2col::w::128 introduced in PTX ISA version 8.6.",
-            [exact("sm_100a"), family("sm_100f", from_ptx="8.8")],
-            "Qualifiers .tile::gather4 and .im2col::w require: sm_100a when destination state space is "
-            ".shared::cluster and is supported on sm_100f from PTX ISA version 8.8.")
-requirement("tensor.im2col_w.cta", SEC, "8.6",
-            "Support for qualifiers .im2col::w and .im2col::w::128 introduced in PTX ISA version 8.6.",
-            [min_sm(100)],
-            "Qualifiers .tile::gather4 and .im2col::w require: ... sm_100 or higher when destination state space "
-            "is .shared::cta.")
-requirement("tensor.scatter4", SEC, "8.6",
-            "Support for qualifiers .tile::gather4 and .tile::scatter4 introduced in PTX ISA version 8.6.",
-            ARCH_LIST_A, "Qualifier .tile::scatter4 is supported on following architectures: " + ARCH_LIST_A_TEXT)
-requirement("tensor.im2col_w_128", SEC, "8.6",
-            "Support for qualifiers .im2col::w and .im2col::w::128 introduced in PTX ISA version 8.6.",
-            ARCH_LIST_A, "Qualifier .im2col::w::128 is supported on following architectures: " + ARCH_LIST_A_TEXT)
-requirement("tensor.cta_group", SEC, "8.6", "Support for qualifier .cta_group introduced in PTX ISA version 8.6.",
-            ARCH_LIST_A, "Qualifier .cta_group is supported on following architectures: " + ARCH_LIST_A_TEXT)
+# The sentences several requirements quote.
+INTRO_GATHER4 = "Support for qualifiers .tile::gather4 and .tile::scatter4 introduced in PTX ISA version 8.6."
+INTRO_IM2COL_W = "Support for qualifiers .im2col::w and .im2col::w::128 introduced in PTX ISA version 8.6."
+CLUSTER_DST = ("Qualifiers .tile::gather4 and .im2col::w require: sm_100a when destination state space is "
+               ".shared::cluster and is supported on sm_100f from PTX ISA version 8.8.")
+CTA_DST = ("Qualifiers .tile::gather4 and .im2col::w require: ... sm_100 or higher when destination state space is "
+           ".shared::cta.")
+
+
+def on_arch_list_a(name, sec, intro, qualifiers):
+    """A requirement of PTX 8.6 and the architectures of ARCH_LIST_A; `qualifiers` begins the chapter's sentence
+    ("Qualifier .x is", "Qualifiers .x and .y are")."""
+    requirement(name, sec, "8.6", intro, ARCH_LIST_A,
+                f"{qualifiers} supported on following architectures: " + ARCH_LIST_A_TEXT)
+
+
+for _qual, _intro in (("gather4", INTRO_GATHER4), ("im2col_w", INTRO_IM2COL_W)):
+    requirement(f"tensor.{_qual}.cluster", SEC, "8.6", _intro, [exact("sm_100a"), family("sm_100f", from_ptx="8.8")],
+                CLUSTER_DST)
+    requirement(f"tensor.{_qual}.cta", SEC, "8.6", _intro, [min_sm(100)], CTA_DST)
+on_arch_list_a("tensor.scatter4", SEC, INTRO_GATHER4, "Qualifier .tile::scatter4 is")
+on_arch_list_a("tensor.im2col_w_128", SEC, INTRO_IM2COL_W, "Qualifier .im2col::w::128 is")
+on_arch_list_a("tensor.cta_group", SEC, "Support for qualifier .cta_group introduced in PTX ISA version 8.6.",
+               "Qualifier .cta_group is")
 requirement("prefetch_tensor", SEC_P, "8.0", "Introduced in PTX ISA version 8.0.", [min_sm(90)],
             "Requires sm_90 or higher.")
-requirement("prefetch_tensor.gather4", SEC_P, "8.6",
-            "Support for qualifier .tile::gather4 introduced in PTX ISA version 8.6.",
-            ARCH_LIST_A, "Qualifier .tile::gather4 is supported on following architectures: " + ARCH_LIST_A_TEXT)
-requirement("prefetch_tensor.im2col_w", SEC_P, "8.6",
-            "Support for qualifiers .im2col::w and .im2col::w::128 introduced in PTX ISA version 8.6.",
-            ARCH_LIST_A, "Qualifiers .im2col::w and .im2col::w::128 are supported on following architectures: "
-            + ARCH_LIST_A_TEXT)
+on_arch_list_a("prefetch_tensor.gather4", SEC_P,
+               "Support for qualifier .tile::gather4 introduced in PTX ISA version 8.6.", "Qualifier .tile::gather4 is")
+on_arch_list_a("prefetch_tensor.im2col_w", SEC_P, INTRO_IM2COL_W, "Qualifiers .im2col::w and .im2col::w::128 are")
 
 
 def expected_coords(q):
