@@ -5,7 +5,8 @@ the device's shared memory is smaller) from window + src_off + k*size to dst + k
 cp.async.bulk.global.shared::cta.bulk_group each; after the wait under test thread 0 checks each chunk the chapter
 says is complete: bit k of status word 2 (run.expect_bits). Large chunks keep the copy engine busy for thousands of
 cycles, so a wait that returns early is seen (templates/bulk_groups.ptx.j2 says how). The fence.proxy.async forms
-copy one 16-byte chunk."""
+copy one 16-byte chunk. Chunks after the last checked one copy 16 bytes (the group an early wait leaves pending is then
+the last large one issued)."""
 
 # bytes per chunk of the completion forms (three fit in an sm_90 CTA's 227 KB of shared memory)
 CHUNK_BYTES = 65536

@@ -7,7 +7,8 @@ per cp.async, and, after the wait under test, thread 0 compares each chunk the c
 source: bit k of status word 2 is set when chunk k holds the source bytes (the run tier expects
 `run.expect_bits`). The chunks are large so that a wait returning early is seen: the last cp.async of a chunk is
 issued thousands of cycles after its first, and the kernel probes the last bytes of every checked chunk right
-after the wait."""
+after the wait. Chunks after the last checked one copy 16 bytes (the group an early wait leaves pending is then the
+last large one issued, its bytes still in flight)."""
 
 # bytes per chunk: large enough that a group is still in flight long after the previous one completed
 CHUNK_BYTES = 16384

@@ -278,11 +278,17 @@ void group_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
     if (d == sv || d == uint8_t(~sv)) d = uint8_t(sv ^ 0x55);
   }
   s.expected.gdst = s.gdst;
-  ref::bulk_copy(ref::ByteSpan{s.expected.gdst.data() + s.gdst_off, uint32_t(bytes)},
-                 ref::ConstByteSpan(s.smem_init.data() + src_off, bytes), uint32_t(bytes));
+  // Chunk i: src_off + i*cb -> gdst_off + i*cb; the chunks after the last checked one copy 16 bytes only (the
+  // template's rule).
+  const unsigned checked = unsigned(run_int(f, field::checked_after_wait, 0));
+  for (unsigned i = 0; i < chunks; ++i) {
+    const uint32_t n = i < checked ? cb : 16u;
+    ref::bulk_copy(ref::ByteSpan{s.expected.gdst.data() + s.gdst_off + size_t(i) * cb, n},
+                   ref::ConstByteSpan(s.smem_init.data() + src_off + size_t(i) * cb, n), n);
+  }
   if (run_bool(f, field::read_only_wait)) {
     // The kernel's own stores after the .read wait: the checked chunks' sources become their bitwise not.
-    const size_t released = size_t(run_int(f, field::checked_after_wait, 0)) * cb;
+    const size_t released = size_t(checked) * cb;
     for (size_t i = 0; i < released; ++i) s.expected.smem[src_off + i] = uint8_t(~s.smem_init[src_off + i]);
   }
   // fence.proxy.async flows (run fields say what the chapter's ordering implies for chunk 0):
@@ -293,7 +299,7 @@ void group_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
   if (run_str(f, field::expect_dst_chunk0) == "not_original_src")
     for (unsigned i = 0; i < cb; ++i) s.expected.gdst[s.gdst_off + i] = uint8_t(~s.smem_init[src_off + i]);
   Json bits = Json::array();
-  for (unsigned i = 0; i < unsigned(run_int(f, field::checked_after_wait, 0)); ++i)
+  for (unsigned i = 0; i < checked; ++i)
     bits.push("bit " + std::to_string(i) + ": chunk " + std::to_string(i) + " complete after the wait");
   s.info["check_bits"] = bits;
   s.info["chunk_bytes"] = (unsigned long long)cb;
