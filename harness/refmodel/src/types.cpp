@@ -128,18 +128,13 @@ bool reduce_op_allowed(ReduceSite site, const ReduceOp& op, std::string* why) {
       }
       break;
     case ReduceSite::bulk_global:
-      switch (op.red) {
-        case RedOp::add: cell = in(t, {E::u32, E::s32, E::u64, E::f32, E::f64, E::f16, E::bf16}); break;
-        case RedOp::min:
-        case RedOp::max: cell = in(t, {E::u32, E::s32, E::u64, E::s64, E::f16, E::bf16}); break;
-        case RedOp::inc:
-        case RedOp::dec: cell = t == E::u32; break;
-        default: cell = in(t, {E::b32, E::b64}); break;
-      }
-      break;
     case ReduceSite::tensor:
+      // The .global table and the tensor table differ in one cell: the tensor table has no .add .f64.
       switch (op.red) {
-        case RedOp::add: cell = in(t, {E::u32, E::s32, E::u64, E::f32, E::f16, E::bf16}); break;
+        case RedOp::add:
+          cell = in(t, {E::u32, E::s32, E::u64, E::f32, E::f16, E::bf16}) ||
+                 (site == ReduceSite::bulk_global && t == E::f64);
+          break;
         case RedOp::min:
         case RedOp::max: cell = in(t, {E::u32, E::s32, E::u64, E::s64, E::f16, E::bf16}); break;
         case RedOp::inc:
