@@ -86,6 +86,12 @@ class Judge:
             out[c.id].calls += 1
         return mod, call
 
+    def _judge_halves(self, arch, target, ptx, pending: List[Case], out, wd):
+        """Judge the two halves of pending apart: the call on all of them could not say which case is at fault."""
+        mid = len(pending) // 2
+        self._judge(arch, target, ptx, pending[:mid], out, wd)
+        self._judge(arch, target, ptx, pending[mid:], out, wd)
+
     def _judge(self, arch, target, ptx, pending: List[Case], out, wd):
         while pending:
             try:
@@ -95,9 +101,7 @@ class Judge:
                     o = out[pending[0].id]
                     o.verdict, o.note = ERROR, f"the compile tier failed on this case: {type(e).__name__}: {e}"
                     return
-                mid = len(pending) // 2
-                self._judge(arch, target, ptx, pending[:mid], out, wd)
-                self._judge(arch, target, ptx, pending[mid:], out, wd)
+                self._judge_halves(arch, target, ptx, pending, out, wd)
                 return
             if mod is None:
                 return
@@ -111,9 +115,7 @@ class Judge:
                               else f"ptxas died of {call.signal}")
                     o.diags = [_diag(d, mod, None) for d in call.diags]
                     return
-                mid = len(pending) // 2
-                self._judge(arch, target, ptx, pending[:mid], out, wd)
-                self._judge(arch, target, ptx, pending[mid:], out, wd)
+                self._judge_halves(arch, target, ptx, pending, out, wd)
                 return
 
             per: Dict[str, List[dict]] = {c.id: [] for c in pending}
@@ -160,9 +162,7 @@ class Judge:
                          "message": f"ptxas exited {call.returncode} without a diagnostic: {call.output.strip()}"}]
                     o.note = "ptxas named no line; isolated to this case alone"
                     return
-                mid = len(pending) // 2
-                self._judge(arch, target, ptx, pending[:mid], out, wd)
-                self._judge(arch, target, ptx, pending[mid:], out, wd)
+                self._judge_halves(arch, target, ptx, pending, out, wd)
                 return
             for c in rejected:
                 o = out[c.id]
