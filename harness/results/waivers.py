@@ -128,6 +128,20 @@ def _line_finder(text):
     return find
 
 
+def table_entries(doc, table, version, fail, version_message, top_level_note):
+    """The [[table]] entries of a reviewed TOML file (waivers, run-tier findings), once its `version` is the one
+    this tool knows (else fail with version_message(the file's version)) and it has no other top-level key."""
+    if doc.get("version") != version:
+        fail(None, "version", version_message(doc.get("version")))
+    extra = sorted(set(doc) - {"version", table})
+    if extra:
+        fail(None, extra[0], f"unknown top-level key ({top_level_note})")
+    entries = doc.get(table, [])
+    if not isinstance(entries, list):
+        fail(None, table, f"write each {table} as a [[{table}]] table")
+    return entries
+
+
 def check_table_fields(entry, index, required, optional, fail):
     """A [[table]] entry of a reviewed TOML file (waivers, run-tier findings) has every required field and no
     unknown one; fail(index, field, what) reports the first that is wrong."""
@@ -160,15 +174,10 @@ def load(path):
         name = field if index is None else (f"waiver[{index}]" + (f".{field}" if field else ""))
         raise InputError(path, find(index, field), name, what)
 
-    if doc.get("version") != VERSION:
-        fail(None, "version", f"waiver file version {doc.get('version')!r} is not known to this tool "
-                              f"(write 'version = {VERSION}' at the top)")
-    extra = sorted(set(doc) - {"version", "waiver"})
-    if extra:
-        fail(None, extra[0], "unknown top-level key (a waiver file has 'version' and [[waiver]] tables)")
-    entries = doc.get("waiver", [])
-    if not isinstance(entries, list):
-        fail(None, "waiver", "write each waiver as a [[waiver]] table")
+    entries = table_entries(doc, "waiver", VERSION, fail,
+                            lambda v: f"waiver file version {v!r} is not known to this tool "
+                                      f"(write 'version = {VERSION}' at the top)",
+                            "a waiver file has 'version' and [[waiver]] tables")
     waivers = []
     for i, w in enumerate(entries):
         check_table_fields(w, i, REQUIRED, OPTIONAL, fail)

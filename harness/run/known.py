@@ -93,14 +93,9 @@ def load_findings(path, waivers, InputError):
         name = field if index is None else f"finding[{index}]" + (f".{field}" if field else "")
         raise InputError(path, line_of(index, field) if index is not None else 1, name, what)
 
-    if doc.get("version") != VERSION:
-        fail(None, "version", f"findings file version {doc.get('version')!r} is not known (write 'version = {VERSION}')")
-    extra = sorted(set(doc) - {"version", "finding"})
-    if extra:
-        fail(None, extra[0], "unknown top-level key (the file has 'version' and [[finding]] tables)")
-    entries = doc.get("finding", [])
-    if not isinstance(entries, list):
-        fail(None, "finding", "write each finding as a [[finding]] table")
+    entries = waivers.table_entries(doc, "finding", VERSION, fail,
+                                    lambda v: f"findings file version {v!r} is not known (write 'version = {VERSION}')",
+                                    "the file has 'version' and [[finding]] tables")
     out, ids = [], set()
     for i, f in enumerate(entries):
         waivers.check_table_fields(f, i, REQUIRED, OPTIONAL, fail)
