@@ -68,19 +68,20 @@ class ExpectationsTest(unittest.TestCase):
         with self.assertRaisesRegex(E.ExpectationsError, r":2: finding one lacks toolchains"):
             E.load(self.path)
 
-    def test_syntax_error_names_file_and_line(self):
-        self.write(GOOD.replace('verdict = "rejects"', 'verdict = "rejects'))   # line 16: unterminated string
+    def assertRefusedAt(self, text, line, what):
+        """Loading a findings file of `text` fails, naming the file, the line and `what`."""
+        self.write(text)
         with self.assertRaises(E.ExpectationsError) as cm:
             E.load(self.path)
-        self.assertIn(f"{self.path}:16:", str(cm.exception))
-        self.assertIn("invalid TOML", str(cm.exception))
+        self.assertIn(f"{self.path}:{line}:", str(cm.exception))
+        self.assertIn(what, str(cm.exception))
+
+    def test_syntax_error_names_file_and_line(self):
+        # line 16: an unterminated string
+        self.assertRefusedAt(GOOD.replace('verdict = "rejects"', 'verdict = "rejects'), 16, "invalid TOML")
 
     def test_missing_key_names_the_finding_line(self):
-        self.write(GOOD.replace('ptxas = "requires .target sm_100"\n', ""))
-        with self.assertRaises(E.ExpectationsError) as cm:
-            E.load(self.path)
-        self.assertIn(f"{self.path}:13:", str(cm.exception))
-        self.assertIn("lacks ptxas", str(cm.exception))
+        self.assertRefusedAt(GOOD.replace('ptxas = "requires .target sm_100"\n', ""), 13, "lacks ptxas")
 
     def test_bad_verdict_and_duplicate_id(self):
         self.write(GOOD.replace('"rejects"', '"maybe"'))

@@ -197,25 +197,14 @@ class Malformed(unittest.TestCase):
         self.assertEqual(code, 3)
         self.assertIn(f"{path}:{line_containing(path, '[[waiver]]', 2)}: waiver[1]: missing field 'reason'", err)
 
-    def test_waiver_bad_date(self):
-        path = os.path.join(WAIVERS, "bad_expires.toml")
-        code, _, err = gate("compile", "compile.json", "bad_expires.toml")
-        self.assertRejected(code, err, path, "expires =", "waiver[0].expires")
-
-    def test_waiver_unknown_field(self):
-        path = os.path.join(WAIVERS, "unknown_field.toml")
-        code, _, err = gate("compile", "compile.json", "unknown_field.toml")
-        self.assertRejected(code, err, path, "expiry =", "waiver[0].expiry: unknown field")
-
-    def test_waiver_bad_range(self):
-        path = os.path.join(WAIVERS, "bad_range.toml")
-        code, _, err = gate("compile", "compile.json", "bad_range.toml")
-        self.assertRejected(code, err, path, "driver =", "waiver[0].driver")
-
-    def test_waiver_bad_toml(self):
-        path = os.path.join(WAIVERS, "bad_syntax.toml")
-        code, _, err = gate("compile", "compile.json", "bad_syntax.toml")
-        self.assertRejected(code, err, path, "no closing quote", "not valid TOML")
+    def test_malformed_waivers_are_named_to_the_line(self):
+        for name, needle, what in (("bad_expires.toml", "expires =", "waiver[0].expires"),
+                                   ("unknown_field.toml", "expiry =", "waiver[0].expiry: unknown field"),
+                                   ("bad_range.toml", "driver =", "waiver[0].driver"),
+                                   ("bad_syntax.toml", "no closing quote", "not valid TOML")):
+            with self.subTest(name):
+                code, _, err = gate("compile", "compile.json", name)
+                self.assertRejected(code, err, os.path.join(WAIVERS, name), needle, what)
 
 
 class EntryPoint(unittest.TestCase):
