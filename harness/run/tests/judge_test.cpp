@@ -37,6 +37,17 @@ const Built& built() {
   return b;
 }
 
+// A bulk copy into the issuing CTA's shared memory, the cases most tests fabricate images for.
+const char* const kBulkLoad = "cp.async.bulk/shared_cta.global.mbarrier_complete_tx_bytes";
+
+// The case whose ID holds form_part and whose variant holds variant_part, with its setup built for seed 1 into s;
+// nullptr when the plan has no such case.
+const RunCase* setup_of(const std::string& form_part, const std::string& variant_part, Setup& s) {
+  const RunCase* c = built().find(form_part, variant_part);
+  if (c) build_setup(*c, case_seed(1, c->id), PlanOptions{}, s);
+  return c;
+}
+
 std::vector<uint32_t> ok_status(const Setup& s) {
   std::vector<uint32_t> st(size_t(s.ranks) * kStatusWords, 0);
   for (uint32_t k = 0; k < s.ranks; ++k) {
@@ -57,18 +68,16 @@ CaseResult judged(const RunCase& c, const Setup& s, const std::vector<uint8_t>& 
 }  // namespace
 
 TEST(Judge, ExpectedImagesPass) {
-  const RunCase* c = built().find("cp.async.bulk/shared_cta.global.mbarrier_complete_tx_bytes", "size_4112");
-  ASSERT_NE(c, nullptr);
   ptxcts::run::Setup s;
-  build_setup(*c, case_seed(1, c->id), PlanOptions{}, s);
+  const RunCase* c = setup_of(kBulkLoad, "size_4112", s);
+  ASSERT_NE(c, nullptr);
   EXPECT_EQ(judged(*c, s, s.gsrc, s.expected, ok_status(s)).cls, "pass");
 }
 
 TEST(Judge, AByteOutsideTheDestinationFails) {
-  const RunCase* c = built().find("cp.async.bulk/shared_cta.global.mbarrier_complete_tx_bytes", "size_4112");
-  ASSERT_NE(c, nullptr);
   ptxcts::run::Setup s;
-  build_setup(*c, case_seed(1, c->id), PlanOptions{}, s);
+  const RunCase* c = setup_of(kBulkLoad, "size_4112", s);
+  ASSERT_NE(c, nullptr);
   Image act = s.expected;
   act.smem[8] ^= 1;  // in the guard band before the destination
   auto r = judged(*c, s, s.gsrc, act, ok_status(s));
@@ -77,10 +86,9 @@ TEST(Judge, AByteOutsideTheDestinationFails) {
 }
 
 TEST(Judge, AModifiedSourceFails) {
-  const RunCase* c = built().find("cp.async.bulk/shared_cta.global.mbarrier_complete_tx_bytes", "size_16.");
-  ASSERT_NE(c, nullptr);
   ptxcts::run::Setup s;
-  build_setup(*c, case_seed(1, c->id), PlanOptions{}, s);
+  const RunCase* c = setup_of(kBulkLoad, "size_16.", s);
+  ASSERT_NE(c, nullptr);
   auto src = s.gsrc;
   src[s.gsrc_off] ^= 0x80;
   auto r = judged(*c, s, src, s.expected, ok_status(s));
@@ -89,10 +97,9 @@ TEST(Judge, AModifiedSourceFails) {
 }
 
 TEST(Judge, AWaitThatGaveUpIsATimeout) {
-  const RunCase* c = built().find("cp.async.bulk/shared_cta.global.mbarrier_complete_tx_bytes", "size_16.");
-  ASSERT_NE(c, nullptr);
   ptxcts::run::Setup s;
-  build_setup(*c, case_seed(1, c->id), PlanOptions{}, s);
+  const RunCase* c = setup_of(kBulkLoad, "size_16.", s);
+  ASSERT_NE(c, nullptr);
   auto st = ok_status(s);
   st[1] = 2;
   st[3] = 16384;
@@ -102,10 +109,9 @@ TEST(Judge, AWaitThatGaveUpIsATimeout) {
 TEST(Judge, DeviceMatchingANamedAlternativeIsASpecDivergence) {
   // add.f32 with subnormal operands: the default reading flushes them; the device image computed with
   // f32_add_subnormals=keep must be reported as that alternative, not as a pass and not as a fail.
-  const RunCase* c = built().find("cp.reduce.async.bulk/global.shared_cta.bulk_group/add.f32#", "size_4096");
-  ASSERT_NE(c, nullptr);
   ptxcts::run::Setup s;
-  build_setup(*c, case_seed(1, c->id), PlanOptions{}, s);
+  const RunCase* c = setup_of("cp.reduce.async.bulk/global.shared_cta.bulk_group/add.f32#", "size_4096", s);
+  ASSERT_NE(c, nullptr);
   ASSERT_TRUE(s.model);
   ptxcts::ref::PolicySet keep;
   ASSERT_TRUE(keep.set("f32_add_subnormals", "keep"));
@@ -121,10 +127,9 @@ TEST(Judge, DeviceMatchingANamedAlternativeIsASpecDivergence) {
 // The device behaviours of the first H100 run, each as the device image its named alternative computes: the judge
 // must name that alternative (spec_divergence), and one more wrong byte must make it a fail.
 void expect_divergence(const std::string& form, const std::string& variant, const std::string& policy) {
-  const RunCase* c = built().find(form, variant);
-  ASSERT_NE(c, nullptr) << form << " " << variant;
   ptxcts::run::Setup s;
-  build_setup(*c, case_seed(1, c->id), PlanOptions{}, s);
+  const RunCase* c = setup_of(form, variant, s);
+  ASSERT_NE(c, nullptr) << form << " " << variant;
   ptxcts::ref::PolicySet alt;
   ASSERT_TRUE(alt.set_assignment(policy));
   Image act = s.model(alt);
@@ -152,25 +157,22 @@ TEST(Judge, H100BehavioursAreNamedAlternatives) {
 // A trap is a spec_divergence only when a named alternative predicts it and the default reading does not.
 TEST(Judge, PredictedTrapsAreDivergencesOtherTrapsCrash) {
   const std::string what = "kernel trapped: cudaErrorIllegalInstruction";
-  const RunCase* mis = built().find("cp.async.bulk.tensor/1d.shared_cta.global#", "misaligned");
-  ASSERT_NE(mis, nullptr);
   ptxcts::run::Setup s;
-  build_setup(*mis, case_seed(1, mis->id), PlanOptions{}, s);
+  const RunCase* mis = setup_of("cp.async.bulk.tensor/1d.shared_cta.global#", "misaligned", s);
+  ASSERT_NE(mis, nullptr);
   CaseResult r;
   ASSERT_TRUE(judge_trap(s, what, r));
   EXPECT_EQ(r.cls, "spec_divergence");
   EXPECT_NE(r.message.find("tensor_coord_alignment=16B_trap"), std::string::npos) << r.message;
-  const RunCase* box = built().find("cp.async.bulk.tensor/3d.shared_cta.global.im2col#", "start_outside_box");
-  ASSERT_NE(box, nullptr);
   ptxcts::run::Setup sb;
-  build_setup(*box, case_seed(1, box->id), PlanOptions{}, sb);
+  const RunCase* box = setup_of("cp.async.bulk.tensor/3d.shared_cta.global.im2col#", "start_outside_box", sb);
+  ASSERT_NE(box, nullptr);
   CaseResult rb;
   ASSERT_TRUE(judge_trap(sb, what, rb));
   EXPECT_NE(rb.message.find("im2col_start_outside_box=trap"), std::string::npos) << rb.message;
-  const RunCase* in = built().find("cp.async.bulk.tensor/1d.shared_cta.global#", "inside");
-  ASSERT_NE(in, nullptr);
   ptxcts::run::Setup si;
-  build_setup(*in, case_seed(1, in->id), PlanOptions{}, si);
+  const RunCase* in = setup_of("cp.async.bulk.tensor/1d.shared_cta.global#", "inside", si);
+  ASSERT_NE(in, nullptr);
   CaseResult ri;
   EXPECT_FALSE(judge_trap(si, what, ri));
 }
@@ -193,10 +195,9 @@ TEST(Plan, DeliberateTrapsAreFewAndMarked) {
 }
 
 TEST(Judge, CompletionBitsAreChecked) {
-  const RunCase* c = built().find("cp.async.wait_group/N_1/groups_3", "");
-  ASSERT_NE(c, nullptr);
   ptxcts::run::Setup s;
-  build_setup(*c, case_seed(1, c->id), PlanOptions{}, s);
+  const RunCase* c = setup_of("cp.async.wait_group/N_1/groups_3", "", s);
+  ASSERT_NE(c, nullptr);
   ASSERT_TRUE(s.self_check);
   auto st = ok_status(s);
   EXPECT_EQ(judged(*c, s, s.gsrc, s.expected, st).cls, "pass");
