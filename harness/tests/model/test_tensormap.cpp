@@ -2,6 +2,7 @@
 // named; boundary values on the accepted side expected to pass.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <functional>
 #include <set>
 
@@ -11,35 +12,25 @@ using namespace ptxcts::ref;
 
 namespace {
 
-// FLOAT32, 64 x 32, row stride 256 B (dense), box 32 x 8 (inner 128 B): valid for every rule.
-TensorMapParams tiled() {
+// A tiled map of `rank` dimensions with dense strides (dims and box padded with 1 past the rank).
+TensorMapParams tiled_of(TensorDataType t, unsigned rank, std::array<std::uint64_t, 5> dims,
+                         std::array<std::uint32_t, 5> box) {
   TensorMapParams p;
   p.kind = EncodeKind::tiled;
-  p.dtype = TensorDataType::FLOAT32;
-  p.rank = 2;
-  p.dims = {64, 32, 1, 1, 1};
-  p.strides = {256, 0, 0, 0};
-  p.box = {32, 8, 1, 1, 1};
+  p.dtype = t;
+  p.rank = rank;
+  p.dims = dims;
+  p.strides = dense_strides(t, rank, dims);
+  p.box = box;
   return p;
 }
+// FLOAT32, 64 x 32, row stride 256 B (dense), box 32 x 8 (inner 128 B): valid for every rule.
+TensorMapParams tiled() { return tiled_of(TensorDataType::FLOAT32, 2, {64, 32, 1, 1, 1}, {32, 8, 1, 1, 1}); }
 // 3D FLOAT16 interleaved-capable base: dims 16 x 8 x 4, strides 32, 256.
-TensorMapParams tiled3() {
-  TensorMapParams p = tiled();
-  p.dtype = TensorDataType::FLOAT16;
-  p.rank = 3;
-  p.dims = {16, 8, 4, 1, 1};
-  p.strides = {32, 256, 0, 0};
-  p.box = {16, 8, 4, 1, 1};
-  return p;
-}
+TensorMapParams tiled3() { return tiled_of(TensorDataType::FLOAT16, 3, {16, 8, 4, 1, 1}, {16, 8, 4, 1, 1}); }
 // 16U4_ALIGN16B: globalDim[0] 128 (64 bytes), stride 64, boxDim[0] 128, address 32-aligned.
 TensorMapParams packed() {
-  TensorMapParams p = tiled();
-  p.dtype = TensorDataType::T16U4_ALIGN16B;
-  p.dims = {128, 4, 1, 1, 1};
-  p.strides = {64, 0, 0, 0};
-  p.box = {128, 4, 1, 1, 1};
-  return p;
+  return tiled_of(TensorDataType::T16U4_ALIGN16B, 2, {128, 4, 1, 1, 1}, {128, 4, 1, 1, 1});
 }
 // im2col NHWC 4D UINT8: C 16, W 8, H 8, N 2; corners {-1,-1}/{0,0}; 16 channels x 32 pixels.
 TensorMapParams im2col4() {
