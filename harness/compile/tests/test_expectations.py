@@ -42,6 +42,20 @@ class ExpectationsTest(unittest.TestCase):
         with open(self.path, "w") as f:
             f.write(text)
 
+    def assertRefusedMatching(self, text, pattern):
+        """Loading a findings file of `text` fails with a message matching `pattern`."""
+        self.write(text)
+        with self.assertRaisesRegex(E.ExpectationsError, pattern):
+            E.load(self.path)
+
+    def assertRefusedAt(self, text, line, what):
+        """Loading a findings file of `text` fails, naming the file, the line and `what`."""
+        self.write(text)
+        with self.assertRaises(E.ExpectationsError) as cm:
+            E.load(self.path)
+        self.assertIn(f"{self.path}:{line}:", str(cm.exception))
+        self.assertIn(what, str(cm.exception))
+
     def test_good_file(self):
         self.write(GOOD)
         fs = E.load(self.path)
@@ -59,22 +73,11 @@ class ExpectationsTest(unittest.TestCase):
         self.assertIn("nope.toml", str(cm.exception))
 
     def test_toolchain_names_are_versions(self):
-        self.write(GOOD.replace('toolchains = ["13.*"]', 'toolchains = ["cuda13"]'))
-        with self.assertRaisesRegex(E.ExpectationsError, r":2: finding one: toolchains cuda13: a toolchain name is"):
-            E.load(self.path)
+        self.assertRefusedMatching(GOOD.replace('toolchains = ["13.*"]', 'toolchains = ["cuda13"]'),
+                                   r":2: finding one: toolchains cuda13: a toolchain name is")
 
     def test_toolchains_required(self):
-        self.write(GOOD.replace('toolchains = ["13.*"]\n', ""))
-        with self.assertRaisesRegex(E.ExpectationsError, r":2: finding one lacks toolchains"):
-            E.load(self.path)
-
-    def assertRefusedAt(self, text, line, what):
-        """Loading a findings file of `text` fails, naming the file, the line and `what`."""
-        self.write(text)
-        with self.assertRaises(E.ExpectationsError) as cm:
-            E.load(self.path)
-        self.assertIn(f"{self.path}:{line}:", str(cm.exception))
-        self.assertIn(what, str(cm.exception))
+        self.assertRefusedMatching(GOOD.replace('toolchains = ["13.*"]\n', ""), r":2: finding one lacks toolchains")
 
     def test_syntax_error_names_file_and_line(self):
         # line 16: an unterminated string
@@ -84,12 +87,9 @@ class ExpectationsTest(unittest.TestCase):
         self.assertRefusedAt(GOOD.replace('ptxas = "requires .target sm_100"\n', ""), 13, "lacks ptxas")
 
     def test_bad_verdict_and_duplicate_id(self):
-        self.write(GOOD.replace('"rejects"', '"maybe"'))
-        with self.assertRaisesRegex(E.ExpectationsError, r":13: .*verdict 'maybe'"):
-            E.load(self.path)
-        self.write(GOOD.replace('id = "two"', 'id = "one"'))
-        with self.assertRaisesRegex(E.ExpectationsError, r":13: finding id 'one' repeats the one at line 2"):
-            E.load(self.path)
+        self.assertRefusedMatching(GOOD.replace('"rejects"', '"maybe"'), r":13: .*verdict 'maybe'")
+        self.assertRefusedMatching(GOOD.replace('id = "two"', 'id = "one"'),
+                                   r":13: finding id 'one' repeats the one at line 2")
 
     def test_lookup_checks_direction_and_message(self):
         self.write(GOOD)
@@ -109,9 +109,8 @@ class ExpectationsTest(unittest.TestCase):
         self.assertIn("cp_async.cg_cp_size_16", why[0])
 
     def test_accepts_needs_rules(self):
-        self.write(GOOD.replace('rules = ["cp_async.shared_cta.ptx"]\n', ""))
-        with self.assertRaisesRegex(E.ExpectationsError, r":2: finding one: .*must name the rules"):
-            E.load(self.path)
+        self.assertRefusedMatching(GOOD.replace('rules = ["cp_async.shared_cta.ptx"]\n', ""),
+                                   r":2: finding one: .*must name the rules")
 
     def test_stale(self):
         self.write(GOOD)
