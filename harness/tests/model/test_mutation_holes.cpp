@@ -526,3 +526,83 @@ TEST(MutationHoles, TensorReduceWindowOverrunNamesTheByte) {
   });
   EXPECT_NE(e.find("tensor reduce reads shared byte 16 beyond the window"), std::string::npos) << e;
 }
+
+// ---- seed 4 (held out, results/selftest/model-mutation-seed4.json) -------------------------------------------------
+
+// The chapter: 'cp-size can only be 4, 8 and 16.' 12 and 32 are refused, naming the size.
+// Kills copy.cpp:16 'n == 8' -> 'n >= 8'.
+TEST(MutationHoles, CpAsyncRefusesCpSizesOtherThan4_8_16) {
+  std::vector<std::uint8_t> src(64, 1), dst(64, 0);
+  for (unsigned n : {12u, 32u}) {
+    CpAsyncArgs a;
+    a.cp_size = n;
+    const std::string e =
+        error_of([&] { cp_async(ByteSpan{dst.data(), dst.size()}, ConstByteSpan{src.data(), src.size()}, a); });
+    EXPECT_NE(e.find("cp-size " + std::to_string(n) + ": 'cp-size can only be 4, 8 and 16'"), std::string::npos) << e;
+  }
+}
+
+// A tensor load whose in-bounds element lies past the end of the global memory given to the model is refused with
+// the sizes (ptxcts-ref prints it). UINT8 tensor of 64, box 16 at 0, only 8 bytes of memory: the box does not fit.
+// Kills tensor.cpp:83 ('tensor memory holds ' emptied).
+TEST(MutationHoles, TensorLoadPastTheGlobalMemoryNamesIt) {
+  const auto m = tile_map(TensorDataType::UINT8, {64}, {16});
+  std::vector<std::uint8_t> g(8, 0), win(64, 0);
+  const std::string e = error_of(
+      [&] { tensor_load(m, at({0}), ConstByteSpan{g.data(), g.size()}, ByteSpan{win.data(), win.size()}); });
+  EXPECT_EQ(e.rfind("tensor memory holds 8 bytes, the element at byte ", 0), 0u) << e;
+  EXPECT_NE(e.find(" lies beyond"), std::string::npos) << e;
+}
+
+// docs/POLICIES.md: each policy's row ends with a cell that starts with its question (what is not pinned down and
+// the default's reason; findings may follow). Kills policy.cpp:39 (f32_add_subnormals' question emptied).
+TEST(MutationHoles, PolicyQuestionsAreTheLastCellOfPoliciesMd) {
+  std::ifstream f(PTXCTS_POLICIES_MD);
+  ASSERT_TRUE(f.good()) << PTXCTS_POLICIES_MD;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const std::string doc = ss.str();
+  for (const auto& p : policy_catalog()) {
+    const std::size_t row = doc.find("| `" + p.name + "` |");
+    ASSERT_NE(row, std::string::npos) << p.name;
+    const std::string line = doc.substr(row, doc.find('\n', row) - row);
+    EXPECT_FALSE(p.question.empty()) << p.name;
+    ASSERT_GE(line.size(), 4u) << p.name;
+    const std::size_t last = line.rfind(" | ", line.size() - 3);
+    ASSERT_NE(last, std::string::npos) << p.name;
+    EXPECT_EQ(line.compare(last + 3, p.question.size(), p.question), 0) << p.name << ": " << line.substr(last + 3);
+  }
+}
+
+// NOTES (open, the model's reading): the im2col walk steps N by elementStrides[N] when W wraps. UINT8 C=16 W=4 N=4,
+// zero corners, elementStrides {1, 1, 2}, 6 pixels from (w=0, n=0): (0,0) (1,0) (2,0) (3,0), then n += 2: (0,2)
+// (1,2). Value = c + 16(w + 4n). Kills tensor_box.cpp:204 ('element_strides[rank - 1]' -> '[rank / 1]', the
+// unused fourth stride, 1).
+TEST(MutationHoles, Im2colWalkStepsNByItsElementStride) {
+  TensorMapParams m;
+  m.kind = EncodeKind::im2col;
+  m.dtype = TensorDataType::UINT8;
+  m.rank = 3;
+  m.dims = {16, 4, 4, 1, 1};
+  m.strides = dense_strides(m.dtype, m.rank, m.dims);
+  m.element_strides = {1, 1, 2, 1, 1};
+  m.channels_per_pixel = 16;
+  m.pixels_per_column = 6;
+  ASSERT_TRUE(validate_encode(m).must_accept());
+  const Loaded l = load(m, at({0, 0, 0}, TensorMode::im2col));
+  const int want_w[6] = {0, 1, 2, 3, 0, 1}, want_n[6] = {0, 0, 0, 0, 2, 2};
+  for (int p = 0; p < 6; ++p)
+    for (int c = 0; c < 16; ++c)
+      EXPECT_EQ(l.window[16 * p + c], c + 16 * (want_w[p] + 4 * want_n[p])) << "pixel " << p << " channel " << c;
+}
+
+// cuda.h: 'globalAddress ... must be 32 byte aligned when interleave is CU_TENSOR_MAP_INTERLEAVE_32B' -- only
+// then: a tiled map at an address 16 bytes past a 32-byte boundary without interleave is legal.
+// Kills tensormap.cpp:209 (the 'interleave == B32' condition deleted).
+TEST(MutationHoles, Align32OnlyWithInterleave32B) {
+  auto m = tile_map(TensorDataType::FLOAT32, {64, 4}, {16, 1});
+  m.global_address = 1024 + 16;
+  const EncodeVerdict v = validate_encode(m);
+  EXPECT_TRUE(v.must_accept()) << (v.violations.empty() ? "" : v.violations[0].rule);
+  EXPECT_EQ(rules_of(v.violations).count("global_address_align32_interleave"), 0u);
+}
