@@ -113,11 +113,13 @@ def refused_by_ptxas(out, ptxas):
     return refused
 
 
-def run_tier(out, families, seed, jobs, kind=None, allow=None, cases=(), host=None):
+def run_tier(out, families, seed, jobs, kind=None, allow=None, cases=(), host=None, timeout=5, deadline=None):
     exe = os.path.join(os.environ.get("PTXCTS_BUILD", os.path.join(ROOT, "build")), "harness", "run", "ptxcts-run")
     # a planted fault may trap or hang: a short watchdog keeps a hang from costing the whole budget
     argv = [exe, "--load-path", "cubin", "--lower-targets", "none", "--seed", str(seed), "--jobs", str(jobs),
-            "--timeout", "5", "--quiet", "--out", out]
+            "--timeout", str(timeout), "--quiet", "--out", out]
+    if deadline is not None:
+        argv += ["--deadline", str(int(deadline))]
     for f in families:
         argv += ["--family", f]
     for c in cases:
@@ -185,7 +187,10 @@ def main(argv):
                 break
             k0 = time.monotonic()
             if kind in faults.HOST_KINDS:
-                report["kinds"][kind] = host_kind(kind, forms, by_form, clean, out, a)
+                # a perturbed map can hang a load (a box that no longer matches the expected transaction bytes):
+                # each host kind gets its share of the remaining budget as the run tier's deadline
+                share = max(30.0, (a.budget - (time.monotonic() - t0)) / (len(kinds) - i + 1))
+                report["kinds"][kind] = host_kind(kind, forms, by_form, clean, out, a, share)
                 save()
                 print_kind(i, len(kinds), kind, report["kinds"][kind], k0, t0)
                 continue
@@ -250,9 +255,14 @@ def print_kind(i, n, kind, k, k0, t0):
           f"({time.monotonic() - k0:.0f} s; {done:.0f} s elapsed, ~{done / i * (n - i):.0f} s left)", flush=True)
 
 
+NOT_RUN = "not run (the kind's deadline)"
+
+
 def host_plant(case):
     """The worker's record of a host fault in one case: (applied and encoded, refused reason, equivalent reason,
     "field: from -> to")."""
+    if case.get("class", "skipped") == "skipped":
+        return False, NOT_RUN, "", ""
     hf = (case.get("details") or {}).get("host_fault") or {}
     if not hf:
         return False, "no tensor map encoded", "", ""
@@ -265,14 +275,16 @@ def host_plant(case):
     return True, "", hf.get("equivalent", ""), what
 
 
-def host_kind(kind, forms, by_form, clean, out, a):
-    """One host kind: the run tier with PTXCTS_PLANT_HOST_FAULT over the tensor-map forms' clean-passing cases."""
+def host_kind(kind, forms, by_form, clean, out, a, deadline):
+    """One host kind: the run tier with PTXCTS_PLANT_HOST_FAULT over the tensor-map forms' clean-passing cases (a 2 s
+    watchdog per case, no case started after `deadline` seconds; a case not run is not counted as planted)."""
     hk = faults.HOST_KINDS[kind]
     k0 = time.monotonic()
     live = {fid: forms[fid] for fid in forms if forms[fid].kernel_cfg.get("tmap") and by_form.get(fid)}
     ids = [key[0] for fid in live for key in by_form[fid]]
     fams = sorted({f.family for f in live.values()})
-    faulty = run_tier(os.path.join(out, kind), fams, a.seed, a.jobs, cases=ids, host=kind) if live else {}
+    faulty = run_tier(os.path.join(out, kind), fams, a.seed, a.jobs, cases=ids, host=kind, timeout=2,
+                      deadline=deadline) if live else {}
     rows = collections.defaultdict(lambda: {"planted": 0, "refused": 0, "caught": 0, "equivalent": 0, "holes": 0,
                                             "no_case": 0})
     row = rows[faults.HOST_FAMILY]
@@ -287,6 +299,9 @@ def host_kind(kind, forms, by_form, clean, out, a):
             else:
                 why_not.append(refused)
         row["planted"] += 1
+        if not planted and all(w == NOT_RUN for w in why_not):
+            row["no_case"] += 1   # the deadline came first: neither refused nor judged
+            continue
         if not planted:
             row["refused"] += 1
             refusals.append({"form": fid, "why": sorted(set(why_not))})
@@ -300,8 +315,10 @@ def host_kind(kind, forms, by_form, clean, out, a):
         row["equivalent" if reason else "holes"] += 1
         survivors.append({"form": fid, "family": form.family, "planted": [w for _, _, w, _ in planted],
                           "was": "the case's own tensor map", "equivalent": reason, "cases": len(planted)})
+    not_run = sum(1 for fid in live for key in by_form[fid] if faulty.get(key, {}).get("class", "skipped") == "skipped")
     return {"what": hk.what, "host": True, "families": dict(rows), "survivors": survivors, "refusals": refusals,
-            "seconds": round(time.monotonic() - k0, 1), "cases_run": len(ids)}
+            "seconds": round(time.monotonic() - k0, 1), "cases_run": len(ids) - not_run, "cases_not_run": not_run,
+            "deadline_s": round(deadline)}
 
 
 def summary(report):
