@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "abi.hpp"
+#include "bulk_shape.hpp"
 #include "ptxcts/ref/copy.hpp"
 #include "self_check.hpp"
 #include "values.hpp"
@@ -13,40 +14,6 @@ namespace ptxcts::run {
 namespace {
 
 constexpr size_t kGuard = 256;  // guard band before and after every region, global and shared
-
-struct Shape {
-  bool src_shared = false, dst_shared = false, src_global = false, dst_global = false;
-  bool multicast = false, remote = false, mbarrier = false, reduce = false, prefetch = false;
-  bool fixed_size = false;
-  uint32_t size = 0;  // immediate size of the form (fixed_size)
-};
-
-Shape shape_of(const Form& f) {
-  Shape s;
-  std::string dir = run_str(f, field::direction);
-  std::string comp = run_str(f, field::completion);
-  s.prefetch = std::string(f.abi_row->flow) == "prefetch";
-  s.reduce = !run_str(f, field::redop).empty();
-  s.multicast = run_bool(f, field::multicast);
-  s.remote = run_bool(f, field::remote);
-  s.mbarrier = comp.find("mbarrier") != std::string::npos;
-  if (s.prefetch) {
-    s.src_global = true;
-  } else {
-    auto arrow = dir.find("->");
-    std::string from = dir.substr(0, arrow), to = arrow == std::string::npos ? "" : dir.substr(arrow + 2);
-    s.src_shared = from.rfind("shared", 0) == 0;
-    s.src_global = from == "global";
-    s.dst_shared = to.rfind("shared", 0) == 0;
-    s.dst_global = to == "global";
-  }
-  std::string sz = run_str(f, field::size, "args");
-  if (sz != "args") {
-    s.fixed_size = true;
-    s.size = uint32_t(std::stoul(sz));
-  }
-  return s;
-}
 
 std::optional<ref::ReduceOp> reduce_op_of(const Form& f) {
   std::string spelled = run_str(f, field::redop) + (run_bool(f, field::noftz) ? ".noftz." : ".") + run_str(f, field::type);
@@ -67,7 +34,7 @@ Json vparams(uint32_t size, unsigned align, uint32_t cluster, uint32_t mask, uin
 }
 
 std::vector<Variant> bulk_variants(const Form& f, const PlanOptions& o) {
-  Shape sh = shape_of(f);
+  BulkShape sh = shape_of(f);
   // The largest size the form allows here: shared operands live in one CTA's window (the device's opt-in
   // shared memory, less a margin for the frame's static mbarrier), guard bands around each region.
   size_t max_window = size_t(o.max_smem) - 1024;
@@ -123,7 +90,7 @@ size_t at_align(size_t base, unsigned al) { return al >= 128 ? base : base + al;
 
 void bulk_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
   const Form& f = *c.form;
-  Shape sh = shape_of(f);
+  BulkShape sh = shape_of(f);
   uint32_t size = uint32_t(c.params.get_int("size"));
   unsigned al = unsigned(c.params.get_int("align"));
   uint32_t cluster = uint32_t(c.params.get_int("cluster", 1));

@@ -228,7 +228,7 @@ std::vector<CaseResult> Session::execute() {
     // A trap in one worker can take down kernels that other workers run on the same GPU at that moment (the
     // driver recovers the whole engine): with several workers, every crash and host-watchdog timeout is run
     // again alone, one worker, nothing beside it, and that verdict stands (the first one is kept in details).
-    if (bo.jobs > 1 && !g_stop_requested) {
+    if (bo.jobs > 1 && rerun_crashes_alone && !g_stop_requested) {
       std::vector<const RunCase*> again;
       std::vector<size_t> where;
       for (size_t i = 0; i < rs.size(); ++i)

@@ -35,6 +35,7 @@ struct Session {
   std::string no_device;              // reason, when no GPU is usable
   std::string device_kind = "gpu";    // gpu, or model[:FAULT]: workers judge against the model itself, no modules
   bool repro = true;                  // workers write repro bundles (exploration turns them off)
+  bool rerun_crashes_alone = true;    // exploration: off (its shrinking runs a finding again, alone or not)
   DeviceInfo device;
   Toolchain toolchain;                // resolved at start (resolve_toolchain): ptxas, PTX version, targets
   std::vector<std::string> families;  // the selection's families (module preparation); empty: all

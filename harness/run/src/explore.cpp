@@ -342,7 +342,9 @@ void Explorer::write(double wall, bool interrupted) {
       row.form = f.minimal.form->form;
       row.variant = "explored." + hex(case_seed(0, f.sig + "|" + f.minimal.params.dump())).substr(0, 12);
       row.id = row.form + "#" + row.variant;
-      row.params = f.minimal.params;
+      row.params = draw::clone(f.minimal.params);
+      // A case that traps runs in the run tier's serial trap phase, alone (cli.cpp).
+      if (f.minimal_result.cls == cls::crash || f.minimal_result.cls == cls::timeout) row.params["traps"] = true;
       Json found = Json::object();
       found["signature"] = f.sig;
       found["class"] = f.minimal_result.cls;

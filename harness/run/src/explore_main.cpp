@@ -98,7 +98,8 @@ int main(int argc, char** argv) {
   if (access(ses.self.c_str(), X_OK) != 0) return usage_error("the worker " + ses.self + " is missing (build ptxcts-run)");
   ses.load_paths = {"cubin"};
   ses.device_kind = device;
-  ses.repro = false;  // a drawn case is replayed from explore.json, not from a bundle
+  ses.repro = false;
+  ses.rerun_crashes_alone = false;  // a drawn case is replayed from explore.json, not from a bundle
   // The families first: a bad --family is refused with or without a GPU.
   try {
     auto known = explorable_families(load_forms(ptxcts_root()));

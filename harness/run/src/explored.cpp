@@ -38,7 +38,7 @@ std::vector<ExploredRow> read_explored(const std::string& path) {
       if (auto* f = j.get("found")) r.found = *f;
       rows.push_back(r);
     } catch (const std::exception& e) {
-      throw std::runtime_error(path + ":" + std::to_string(n) + ": " + e.what());
+      throw MalformedCasesFile(path + ":" + std::to_string(n) + ": " + e.what());
     }
   }
   return rows;

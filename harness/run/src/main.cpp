@@ -9,6 +9,8 @@
 #include <map>
 
 #include "batch.hpp"
+#include "explored.hpp"
+#include "model_device.hpp"
 #include "cli.hpp"
 #include "manifest.hpp"
 #include "options.hpp"
@@ -271,6 +273,9 @@ int main(int argc, char** argv) {
     ses.load(sel);
   } catch (const UsageError& e) {
     return usage_error(e.what());
+  } catch (const MalformedCasesFile& e) {
+    std::fprintf(stderr, "ptxcts-run: %s\n", e.what());
+    return 3;
   } catch (const std::exception& e) {
     return usage_error(e.what());
   }
@@ -278,38 +283,7 @@ int main(int argc, char** argv) {
     for (auto& c : ses.cases) std::printf("%s\n", c.id.c_str());
     return 0;
   }
-  if (cli.dry_build) {
-    int bad = 0, unsupported = 0;
-    double t0 = now_s();
-    for (auto& c : ses.cases) {
-      if (!c.not_supported.empty()) {
-        ++unsupported;
-        std::printf("not_supported: %s: %s\n", c.id.c_str(), c.not_supported.c_str());
-        continue;
-      }
-      Setup s;
-      try {
-        build_setup(c, case_seed(ses.seed, c.id), ses.plan, s);
-        if (cli.dry_judge && !s.encode_only) {
-          // Judge a corrupted copy of the expectation: exercises the failure path (alternatives, messages).
-          Image act = s.expected;
-          if (!act.smem.empty()) act.smem[act.smem.size() / 2] ^= 1;
-          std::vector<uint32_t> st(size_t(s.ranks) * kStatusWords, 0);
-          for (uint32_t k = 0; k < s.ranks; ++k) { st[k * kStatusWords] = 1; st[k * kStatusWords + 1] = (s.waiters >> k) & 1; st[k * kStatusWords + 2] = s.expect_bits; }
-          CaseResult r;
-          double tj = now_s();
-          judge(c, s, s.gsrc, act, st, r);
-          std::printf("%s: %s %.1f ms: %s\n", c.id.c_str(), r.cls.c_str(), (now_s() - tj) * 1e3, r.message.substr(0, 300).c_str());
-        }
-      } catch (const std::exception& e) {
-        ++bad;
-        std::printf("harness error: %s: %s\n", c.id.c_str(), e.what());
-      }
-    }
-    std::printf("dry build: %zu cases (%d not_supported by %s), %d harness error(s), %.2f s\n", ses.cases.size(),
-                unsupported, tc.describe().c_str(), bad, now_s() - t0);
-    return bad ? 1 : 0;
-  }
+  if (cli.dry_build) return dry_build(ses, cli.dry_judge);
   if (!cli.prepare_only.empty()) {
     ModuleSet ms;
     double t0 = now_s();
