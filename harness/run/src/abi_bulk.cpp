@@ -35,13 +35,7 @@ Json vparams(uint32_t size, unsigned align, uint32_t cluster, uint32_t mask, uin
 
 std::vector<Variant> bulk_variants(const Form& f, const PlanOptions& o) {
   BulkShape sh = shape_of(f);
-  // The largest size the form allows here: shared operands live in one CTA's window (the device's opt-in
-  // shared memory, less a margin for the frame's static mbarrier), guard bands around each region.
-  size_t max_window = size_t(o.max_smem) - 1024;
-  bool two_regions = sh.src_shared && sh.dst_shared;  // source and destination may share a window (peer 0)
-  // layout: guard, source, guard rounded up to 256, destination, guard (+ up to 128 B of alignment shift each)
-  uint32_t max_size = uint32_t(((max_window - 4 * kGuard - 512) / (two_regions ? 2 : 1)) / 16 * 16);
-  if (!sh.src_shared && !sh.dst_shared) max_size = 1u << 20;  // prefetch: global only
+  const uint32_t max_size = max_bulk_size(sh, o);
   std::vector<std::pair<uint32_t, unsigned>> sizes;
   if (sh.fixed_size) {
     sizes = {{sh.size, 16}, {sh.size, 128}};

@@ -41,4 +41,14 @@ inline BulkShape shape_of(const Form& f) {
   return s;
 }
 
+// The largest size abi_bulk.cpp lays out for this form: shared operands live in one CTA's window (the device's
+// opt-in shared memory, less a margin for the frame's static mbarrier), a 256-byte guard band around each region
+// (+ up to 128 B of alignment shift each); prefetch (global only): 1 MiB.
+inline uint32_t max_bulk_size(const BulkShape& sh, const PlanOptions& o) {
+  if (!sh.src_shared && !sh.dst_shared) return 1u << 20;
+  const size_t max_window = size_t(o.max_smem) - 1024, guard = 256;
+  const bool two_regions = sh.src_shared && sh.dst_shared;  // source and destination may share a window (peer 0)
+  return uint32_t(((max_window - 4 * guard - 512) / (two_regions ? 2 : 1)) / 16 * 16);
+}
+
 }  // namespace ptxcts::run

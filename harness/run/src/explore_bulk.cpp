@@ -11,15 +11,6 @@ namespace ptxcts::run {
 namespace {
 
 using namespace draw;
-constexpr size_t kGuard = 256;  // as abi_bulk.cpp lays out its regions
-
-// The largest size abi_bulk.cpp can lay out for this form in one CTA's window.
-uint32_t max_bulk_size(const BulkShape& sh, const PlanOptions& o) {
-  if (!sh.src_shared && !sh.dst_shared) return 1u << 20;
-  size_t max_window = size_t(o.max_smem) - 1024;
-  bool two = sh.src_shared && sh.dst_shared;
-  return uint32_t(((max_window - 4 * kGuard - 512) / (two ? 2 : 1)) / 16 * 16);
-}
 
 Json bulk_draw(const Form& f, Rng& r, const PlanOptions& o) {
   BulkShape sh = shape_of(f);
