@@ -29,6 +29,13 @@ struct AbiDriver {
 };
 using AbiRegistry = std::map<std::string, AbiDriver>;
 const AbiRegistry& abi_registry();
+// Sets an ABI's planner (variants, build) and leaves its exploration (draw, simplify) as it is, so the families'
+// registrations do not depend on their order.
+template <typename V, typename B>
+void set_plan(AbiRegistry& r, const std::string& abi, V variants, B build) {
+  r[abi].variants = variants;
+  r[abi].build = build;
+}
 
 void register_cp_async(AbiRegistry& r);
 void register_bulk(AbiRegistry& r);

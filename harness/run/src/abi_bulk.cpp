@@ -23,16 +23,6 @@ std::optional<ref::ReduceOp> reduce_op_of(const Form& f) {
   return op;
 }
 
-Json vparams(uint32_t size, unsigned align, uint32_t cluster, uint32_t mask, uint32_t peer) {
-  Json p = Json::object();
-  p["size"] = size;
-  p["align"] = align;
-  p["cluster"] = cluster;
-  p["cta_mask"] = mask;
-  p["peer"] = peer;
-  return p;
-}
-
 std::vector<Variant> bulk_variants(const Form& f, const PlanOptions& o) {
   BulkShape sh = shape_of(f);
   const uint32_t max_size = max_bulk_size(sh, o);
@@ -60,7 +50,7 @@ std::vector<Variant> bulk_variants(const Form& f, const PlanOptions& o) {
         if (!sh.fixed_size && size != 16 && size != 4112 && size != max_size) continue;
         std::ostringstream n;
         n << "cluster_" << m.cluster << ".ctamask_" << hex(m.mask) << "." << name(size, al);
-        v.emplace_back(n.str(), vparams(size, al, m.cluster, m.mask, 0));
+        v.emplace_back(n.str(), bulk_params(size, al, m.cluster, m.mask, 0));
       }
     return v;
   }
@@ -72,11 +62,11 @@ std::vector<Variant> bulk_variants(const Form& f, const PlanOptions& o) {
     for (uint32_t peer : {1u, 0u})
       for (auto [size, al] : sizes) {
         if (peer == 0 && (size > 4112 || !self_peer)) continue;
-        v.emplace_back("peer_" + std::to_string(peer) + "." + name(size, al), vparams(size, al, 2, 0, peer));
+        v.emplace_back("peer_" + std::to_string(peer) + "." + name(size, al), bulk_params(size, al, 2, 0, peer));
       }
     return v;
   }
-  for (auto [size, al] : sizes) v.emplace_back(name(size, al), vparams(size, al, 1, 0, 0));
+  for (auto [size, al] : sizes) v.emplace_back(name(size, al), bulk_params(size, al, 1, 0, 0));
   return v;
 }
 
@@ -275,12 +265,12 @@ void group_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
 }  // namespace
 
 void register_bulk(AbiRegistry& r) {
-  r["v1.bulk_group"] = {bulk_variants, bulk_build};
-  r["v1.mbarrier"] = {bulk_variants, bulk_build};
-  r["v1.mbarrier.cluster"] = {bulk_variants, bulk_build};
-  r["v1.prefetch"] = {bulk_variants, bulk_build};
-  r["v1.self_check.bulk_group"] = {group_variants, group_build};
-  r["v1.self_check.fence_proxy_async"] = {group_variants, group_build};
+  set_plan(r, "v1.bulk_group", bulk_variants, bulk_build);
+  set_plan(r, "v1.mbarrier", bulk_variants, bulk_build);
+  set_plan(r, "v1.mbarrier.cluster", bulk_variants, bulk_build);
+  set_plan(r, "v1.prefetch", bulk_variants, bulk_build);
+  set_plan(r, "v1.self_check.bulk_group", group_variants, group_build);
+  set_plan(r, "v1.self_check.fence_proxy_async", group_variants, group_build);
 }
 
 }  // namespace ptxcts::run

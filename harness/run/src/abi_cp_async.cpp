@@ -143,8 +143,8 @@ void self_check_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s
 }  // namespace
 
 void register_cp_async(AbiRegistry& r) {
-  r["v1.cp_async.wait_group"] = {cp_async_variants, cp_async_build};
-  r["v1.self_check.cp_async"] = {self_check_variants, self_check_build};
+  set_plan(r, "v1.cp_async.wait_group", cp_async_variants, cp_async_build);
+  set_plan(r, "v1.self_check.cp_async", self_check_variants, self_check_build);
 }
 
 }  // namespace ptxcts::run

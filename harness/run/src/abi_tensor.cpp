@@ -335,10 +335,10 @@ void tensor_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
 }  // namespace
 
 void register_tensor(AbiRegistry& r) {
-  r["v1.mbarrier.tmap"] = {tensor_variants, tensor_build};
-  r["v1.mbarrier.cluster.tmap"] = {tensor_variants, tensor_build};
-  r["v1.bulk_group.tmap"] = {tensor_variants, tensor_build};
-  r["v1.prefetch.tmap"] = {tensor_variants, tensor_build};
+  set_plan(r, "v1.mbarrier.tmap", tensor_variants, tensor_build);
+  set_plan(r, "v1.mbarrier.cluster.tmap", tensor_variants, tensor_build);
+  set_plan(r, "v1.bulk_group.tmap", tensor_variants, tensor_build);
+  set_plan(r, "v1.prefetch.tmap", tensor_variants, tensor_build);
 }
 
 }  // namespace ptxcts::run

@@ -102,6 +102,6 @@ void encode_build(const RunCase& c, Rng&, const PlanOptions&, Setup& s) {
 
 }  // namespace
 
-void register_encode(AbiRegistry& r) { r["v1.encode_only"] = {encode_variants, encode_build}; }
+void register_encode(AbiRegistry& r) { set_plan(r, "v1.encode_only", encode_variants, encode_build); }
 
 }  // namespace ptxcts::run
