@@ -41,6 +41,17 @@ inline BulkShape shape_of(const Form& f) {
   return s;
 }
 
+// A bulk case's parameters as abi_bulk.cpp's build reads them (planned variants and exploration's draws).
+inline Json bulk_params(uint32_t size, unsigned align, uint32_t cluster, uint32_t mask, uint32_t peer) {
+  Json p = Json::object();
+  p["size"] = size;
+  p["align"] = align;
+  p["cluster"] = cluster;
+  p["cta_mask"] = mask;
+  p["peer"] = peer;
+  return p;
+}
+
 // The largest size abi_bulk.cpp lays out for this form: shared operands live in one CTA's window (the device's
 // opt-in shared memory, less a margin for the frame's static mbarrier), a 256-byte guard band around each region
 // (+ up to 128 B of alignment shift each); prefetch (global only): 1 MiB.

@@ -14,14 +14,12 @@ using namespace draw;
 
 Json bulk_draw(const Form& f, Rng& r, const PlanOptions& o) {
   BulkShape sh = shape_of(f);
-  Json p = Json::object();
   uint32_t top = max_bulk_size(sh, o);
   // Most sizes small (fast), the boundaries and the largest window reached too.
   uint32_t size = sh.fixed_size ? sh.size
                                 : uint32_t(edgy(r, 1, chance(r, 90) ? 4096 / 16 : top / 16,
                                                 {1, 2, 3, 255, 256, 257, top / 16}) * 16);
-  p["size"] = size;
-  p["align"] = unsigned(edgy(r, 1, 8, {1, 8}) * 16);  // 16 .. 128: the offset from a 256-aligned base
+  const unsigned align = unsigned(edgy(r, 1, 8, {1, 8}) * 16);  // 16 .. 128: the offset from a 256-aligned base
   uint32_t cluster = 1, mask = 0, peer = 0;
   if (sh.multicast) {
     cluster = uint32_t(edgy(r, 2, 16, {2, 8, 16}));
@@ -31,10 +29,7 @@ Json bulk_draw(const Form& f, Rng& r, const PlanOptions& o) {
     cluster = uint32_t(edgy(r, 2, 8, {2, 8}));
     peer = uint32_t(1 + r.below(cluster - 1));  // another CTA: the chapter leaves a copy into the issuer undefined for some forms
   }
-  p["cluster"] = cluster;
-  p["cta_mask"] = mask;
-  p["peer"] = peer;
-  return p;
+  return bulk_params(size, align, cluster, mask, peer);
 }
 
 std::vector<Json> bulk_simplify(const Form& f, const Json& p) {

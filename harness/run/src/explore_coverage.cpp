@@ -162,7 +162,7 @@ void Coverage::add(const RunCase& c, const CaseResult& r) {
     hit("cp_async.ignore_src", std::to_string(p.get_int("ignore_src")));
     hit("cp_async.align", std::to_string(p.get_int("align")));
   } else if (p.get("size")) {
-    hit("bulk.size", pow2_bin(uint64_t(p.get_int("size")) / 16 * 16 >= 16 ? uint64_t(p.get_int("size")) : 16));
+    hit("bulk.size", pow2_bin(std::max<uint64_t>(16, uint64_t(p.get_int("size")))));
     hit("bulk.align", std::to_string(p.get_int("align")));
   }
   if (c.form->family != "tensormap.encode" && !p.get("cp_size")) {

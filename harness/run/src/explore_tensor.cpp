@@ -205,7 +205,7 @@ Json tensor_draw(const Form& f, Rng& r, const PlanOptions& o) {
   Json extra;
   for (int tries = 0; tries < 64; ++tries) {
     if (!draw_tensor_once(t, r, o, m, a, extra)) continue;
-    Json p = clone(extra);
+    Json p = extra;  // a fresh object per try: nothing else holds it
     p["map"] = map_json(m);
     if (!p.get("encode_only")) p["access"] = access_json(a, m.rank);
     return p;
