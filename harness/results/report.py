@@ -1,6 +1,8 @@
 """`./ptxcts report RUN... --out DIR`: merge runs into the report: DIR/report.html (a small index page),
 DIR/families/<family>.html (per-family pages), DIR/report.css (the stylesheet they share), DIR/report.md and
-DIR/report.json."""
+DIR/report.json. With --gzip the pages and the stylesheet are written gzip-compressed (NAME.gz), as the committed
+report (results/report/) is: `gunzip -rk DIR` puts the browsable pages beside them (the links name the .html)."""
+import gzip
 import json
 import os
 import sys
@@ -26,6 +28,9 @@ def add_arguments(p):
     p.add_argument("--prefer-later", action="store_true",
                    help="the same case key in two runs: keep the later run's result instead of failing")
     p.add_argument("--title", default="ptx-cts coverage report")
+    p.add_argument("--gzip", action="store_true",
+                   help="write the HTML pages and report.css gzip-compressed (report.html.gz, families/*.html.gz, "
+                        "report.css.gz), as the committed report is; report.md and report.json stay plain")
 
 
 def dumps(rep):
@@ -48,6 +53,30 @@ def dumps(rep):
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
+PAGE_SUFFIXES = (".html", ".css")  # what --gzip compresses: the browsable part; report.md and report.json stay text
+
+
+def compressed(files):
+    """{name: text} with every page and the stylesheet gzip-compressed under NAME.gz (no timestamp in the gzip
+    header: the same report gives the same bytes)."""
+    return {(name + ".gz" if name.endswith(PAGE_SUFFIXES) else name):
+            (gzip.compress(text.encode("utf-8"), mtime=0) if name.endswith(PAGE_SUFFIXES) else text)
+            for name, text in files.items()}
+
+
+def _remove_stale(out, files):
+    """Remove the pages this report did not write: family pages of families it no longer has, and the other form
+    (plain or .gz) of every page it wrote, so that DIR holds one form of each page, this report's."""
+    plain = [name[:-len(".gz")] if name.endswith(".gz") else name for name in files]
+    other = [p + ".gz" if p in files else p for p in plain if p.endswith(PAGE_SUFFIXES)]
+    fam_dir = os.path.join(out, "families")
+    other += [f"families/{name}" for name in sorted(os.listdir(fam_dir))
+              if name.endswith((".html", ".html.gz")) and f"families/{name}" not in files]
+    for name in other:
+        if name not in files and os.path.isfile(os.path.join(out, name)):
+            os.unlink(os.path.join(out, name))
+
+
 def _root():
     return os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -67,15 +96,15 @@ def main(args):
     files = render_html.render(rep)
     files["report.md"] = render_md.render(rep)
     files["report.json"] = dumps({k: v for k, v in rep.items() if k not in JSON_DROPPED})
+    if args.gzip:
+        files = compressed(files)
     for name, text in files.items():
         atomic_write(os.path.join(args.out, name), text)
-    fam_dir = os.path.join(args.out, "families")
-    for name in sorted(os.listdir(fam_dir)):  # pages of families this report no longer has
-        if name.endswith(".html") and f"families/{name}" not in files:
-            os.unlink(os.path.join(fam_dir, name))
+    _remove_stale(args.out, files)
     for g in groups:
         for line in g.missing_shard_lines() + g.partial_lines():
             print(f"report: WARNING: {line}", file=sys.stderr)
+    index, css = ("report.html.gz", "report.css.gz") if args.gzip else ("report.html", "report.css")
     header, rows = render_md.summary_rows(rep)
     print(render_md.text_table(header, rows))
     unexplained = [g for g in rep["finding_groups"] if g["unexplained"]]
@@ -84,5 +113,5 @@ def main(args):
           f"({len({g.toolchain for g in groups})} toolchain(s)), {rep['findings_total']} findings in {len(rep['finding_groups'])} groups "
           f"({sum(g['count'] for g in unexplained)} unexplained), {regress} regressions against the baselines, "
           f"{len(rep['missing_shards'])} missing shards, {len(rep['partial_runs'])} partial; wrote "
-          f"{os.path.join(args.out, 'report.html')} (+ {len(files) - 4} family pages), report.css, report.md, report.json")
+          f"{os.path.join(args.out, index)} (+ {len(files) - 4} family pages), {css}, report.md, report.json")
     return 0

@@ -1,9 +1,14 @@
-"""The committed baselines and waiver file are well-formed (a malformed one would break every gate run)."""
+"""The committed baselines and waiver file are well-formed (a malformed one would break every gate run); the
+committed report is in the form `./ptxcts report --gzip` writes."""
 import glob
+import gzip
+import json
 import os
+import re
 import unittest
 
 from results import baseline, waivers
+from results.html_page import STYLESHEET
 
 from .common import REPO
 
@@ -48,3 +53,32 @@ class Committed(unittest.TestCase):
         with gzip.open(os.path.join(root, "compile", "13.0.json.gz"), "rt", encoding="utf-8") as f:
             lines = f.read().split("\n")
         self.assertGreater(len(lines), 2 * total, "one case per line")
+
+
+class CommittedReport(unittest.TestCase):
+    """results/report/ as `./ptxcts report ... --out results/report --gzip` writes it: the pages and the stylesheet
+    gzip-compressed (`gunzip -rk results/report` gives the browsable pages), report.md and report.json plain."""
+    root = os.path.join(REPO, "results", "report")
+
+    def test_pages_are_compressed(self):
+        plain = [p for p in glob.glob(os.path.join(self.root, "**", "*"), recursive=True)
+                 if p.endswith((".html", ".css"))]
+        self.assertEqual(plain, [], "the committed pages are gzip-compressed (NAME.gz); an unpacked copy is ignored")
+        with gzip.open(os.path.join(self.root, "report.css.gz"), "rt", encoding="utf-8") as f:
+            self.assertEqual(f.read(), STYLESHEET, "the stylesheet is html_page.py's, written by the report")
+
+    def test_every_family_page_is_there_and_linked(self):
+        with open(os.path.join(self.root, "report.json"), encoding="utf-8") as f:
+            slugs = sorted(fam["slug"] for fam in json.load(f)["families"])
+        with gzip.open(os.path.join(self.root, "report.html.gz"), "rt", encoding="utf-8") as f:
+            index = f.read()
+        self.assertIn('<link rel="stylesheet" href="report.css">', index)
+        self.assertEqual(sorted(set(re.findall(r'href="families/([^"]+)\.html"', index))), slugs)
+        pages = sorted(os.path.basename(p)[:-len(".html.gz")]
+                       for p in glob.glob(os.path.join(self.root, "families", "*.html.gz")))
+        self.assertEqual(pages, slugs)
+        for slug in slugs:
+            with gzip.open(os.path.join(self.root, "families", f"{slug}.html.gz"), "rt", encoding="utf-8") as f:
+                page = f.read()
+            self.assertIn('<link rel="stylesheet" href="../report.css">', page, slug)
+            self.assertIn('href="../report.html"', page, slug)

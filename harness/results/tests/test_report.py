@@ -1,5 +1,6 @@
 """The report: its numbers equal counts taken straight from the fixtures, and the HTML and Markdown show the
 same numbers as report.json. (test_html_chromium checks the page as a browser renders it.)"""
+import gzip
 import json
 import os
 import re
@@ -223,6 +224,45 @@ class GroupedAndSmall(TempDirTest):
         self.assertIn(f'href="families/{fam}.html"', html)
         with open(os.path.join(out, "families", f"{fam}.html"), encoding="utf-8") as f:
             self.assertEqual(f.read().count("data-key="), 3000, "the family page lists every finding")
+
+
+class Compressed(TempDirTest):
+    """--gzip, the committed report's form: the same pages and stylesheet gzip-compressed (NAME.gz), report.md and
+    report.json plain, and one form of each page in the folder (a report of the other form leaves none behind)."""
+    def files(self, out):
+        return sorted(os.path.relpath(os.path.join(d, n), out) for d, _, names in os.walk(out) for n in names)
+
+    def test_gzip_writes_the_same_pages_compressed(self):
+        runs = (os.path.join(RUNS, "compile"), os.path.join(RUNS, "h100/shard-0"), os.path.join(RUNS, "h100/shard-1"))
+        plain, _, _ = build_report(self.tmp, *runs)
+        packed = os.path.join(self.tmp, "packed")
+        code, stdout, err = cli("report", *runs, "--manifest", MANIFEST, "--baselines", BASELINES_V2, "--out",
+                                packed, "--gzip")
+        self.assertEqual(code, 0, err)
+        self.assertIn("report.html.gz", stdout)
+        names = self.files(plain)
+        self.assertIn("report.css", names)
+        self.assertEqual(self.files(packed),
+                         sorted(n + ".gz" if n.endswith((".html", ".css")) else n for n in names))
+        for name in names:
+            with open(os.path.join(plain, name), "rb") as f:
+                want = f.read()
+            if name.endswith((".html", ".css")):
+                with open(os.path.join(packed, name + ".gz"), "rb") as f:
+                    raw = f.read()
+                self.assertEqual(raw[4:8], b"\0\0\0\0", f"{name}.gz: no timestamp in the gzip header")
+                self.assertEqual(gzip.decompress(raw), want, name)
+            else:
+                with open(os.path.join(packed, name), "rb") as f:
+                    self.assertEqual(f.read(), want, name)
+        # the other form over the same folder: one form of each page remains
+        code, _, err = cli("report", *runs, "--manifest", MANIFEST, "--baselines", BASELINES_V2, "--out", plain,
+                           "--gzip")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(self.files(plain), self.files(packed))
+        code, _, err = cli("report", *runs, "--manifest", MANIFEST, "--baselines", BASELINES_V2, "--out", packed)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(self.files(packed), names)
 
 
 class ManifestMissing(TempDirTest):
