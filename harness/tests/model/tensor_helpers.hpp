@@ -1,6 +1,7 @@
 // Shared helpers of the tensor tests: parameter builders and a load into a poisoned window.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -22,6 +23,34 @@ inline TensorMapParams tile_map(TensorDataType t, std::vector<std::uint64_t> dim
     p.element_strides[i] = es.empty() ? 1 : es[i];
   }
   p.strides = dense_strides(t, p.rank, p.dims);
+  return p;
+}
+
+// A map of the given kind, type, rank, dims and byte strides (globalStrides); every other field at its default.
+inline TensorMapParams map_of(EncodeKind kind, TensorDataType t, unsigned rank, const std::array<std::uint64_t, 5>& dims,
+                              const std::array<std::uint64_t, 4>& strides) {
+  TensorMapParams p;
+  p.kind = kind;
+  p.dtype = t;
+  p.rank = rank;
+  p.dims = dims;
+  p.strides = strides;
+  return p;
+}
+
+// The same with the dense strides of its dims.
+inline TensorMapParams dense_map(EncodeKind kind, TensorDataType t, unsigned rank,
+                                 const std::array<std::uint64_t, 5>& dims) {
+  return map_of(kind, t, rank, dims, dense_strides(t, rank, dims));
+}
+
+// An im2col / im2col::w map from explicit values: channelsPerPixel cpp, pixelsPerColumn ppc, corners 0.
+inline TensorMapParams im2col_map(EncodeKind kind, TensorDataType t, unsigned rank,
+                                  const std::array<std::uint64_t, 5>& dims, const std::array<std::uint64_t, 4>& strides,
+                                  std::uint32_t cpp, std::uint32_t ppc) {
+  TensorMapParams p = map_of(kind, t, rank, dims, strides);
+  p.channels_per_pixel = cpp;
+  p.pixels_per_column = ppc;
   return p;
 }
 
