@@ -8,7 +8,13 @@ source: bit k of status word 2 is set when chunk k holds the source bytes (the r
 `run.expect_bits`). The chunks are large so that a wait returning early is seen: the last cp.async of a chunk is
 issued thousands of cycles after its first, and the kernel probes the last bytes of every checked chunk right
 after the wait. Chunks after the last checked one copy 16 bytes (the group an early wait leaves pending is then the
-last large one issued, its bytes still in flight)."""
+last large one issued, its bytes still in flight).
+
+The cp.async.mbarrier.arrive{.noinc} forms (flow `arrive`) run two phases of their mbarrier with the instruction
+once in each: phase 0 checks the data of chunk 0 when the phase completes (bit 0), phase 1 that the phase is still
+pending once its copy has landed and the asynchronous arrive-on has happened but a thread arrival is missing (bit 1:
+the pending-count increment of the form without .noinc, whatever the timing) and that it completes after that
+arrival (bit 2)."""
 
 # bytes per chunk: large enough that a group is still in flight long after the previous one completed
 CHUNK_BYTES = 16384
@@ -68,12 +74,22 @@ def _chunks_after_wait(q):
     return 3 if q["flow"].startswith("groups_2") else 1
 
 
+# The arrive flow's phase checks after its chunk bit (bit 0), in templates/cp_async_groups.ptx.j2: bit 1, phase 1
+# still pending after its copy landed (cp.async.wait_all, then 64 polls) and before the thread's last own arrival;
+# bit 2, phase 1 complete after that arrival. harness/run/src/abi_cp_async.cpp names them in a failure.
+ARRIVE_PHASE_BITS = 0b110
+# mbarrier.init count of the arrive flow: two arrivals of thread 0 per phase, plus the asynchronous arrive-on
+# with .noinc (without .noinc the instruction increments the pending count first: the pair counts for nothing).
+THREAD_ARRIVALS = 2
+
+
 def run(q):
     n = _chunks_after_wait(q)
+    arrive = q["flow"] == "arrive"
     return {"chunks": 3 if q["flow"].startswith("groups") else 1, "chunk_bytes": CHUNK_BYTES,
-            "checked_after_wait": n, "expect_bits": (1 << n) - 1, "flow": q["flow"],
-            "completion": "mbarrier" if q["flow"] == "arrive" else "cp_async.group",
-            "mbarrier_count": 2 if q["instr"].endswith(".noinc") else 1}
+            "checked_after_wait": n, "expect_bits": ((1 << n) - 1) | (ARRIVE_PHASE_BITS if arrive else 0),
+            "flow": q["flow"], "completion": "mbarrier" if arrive else "cp_async.group",
+            "mbarrier_count": THREAD_ARRIVALS + (1 if q["instr"].endswith(".noinc") else 0)}
 
 
 def kernel(q):

@@ -130,6 +130,14 @@ void self_check_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s
   Json bits = Json::array();
   for (unsigned i = 0; i < checked; ++i)
     bits.push("bit " + std::to_string(i) + ": chunk " + std::to_string(i) + " complete after the wait");
+  if (run_str(f, field::completion) == "mbarrier") {
+    // cp.async.mbarrier.arrive{.noinc}: the kernel's second phase (templates/cp_async_groups.ptx.j2, flow arrive).
+    bits.push("bit " + std::to_string(checked) + ": phase 1 still pending after its cp.async landed and the "
+              "arrive-on happened, before thread 0's last mbarrier.arrive (violated: the asynchronous arrive-on "
+              "completed the phase, i.e. the pending count was not incremented as without .noinc, or the init "
+              "count did not cover it)");
+    bits.push("bit " + std::to_string(checked + 1) + ": phase 1 complete after thread 0's last mbarrier.arrive");
+  }
   s.info["check_bits"] = bits;
   s.info["chunk_bytes"] = (unsigned long long)cb;
   s.where = [dst_off, chunks, cb](bool smem, uint32_t, size_t off) -> std::string {

@@ -1,6 +1,7 @@
 // Judging one executed case: the kernel's status words, the source left unchanged, and every byte of the global
 // destination and of each window dump (guard bands included) against the model's expectation, then against
 // each named alternative (a full match there is a spec_divergence, not a pass and not a fail).
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -100,7 +101,17 @@ void judge(const RunCase& c, const Setup& s, const std::vector<uint8_t>& gsrc_af
       std::ostringstream m;
       m << "completion checks: expected bits " << hex(s.expect_bits) << ", kernel reported " << hex(got)
         << " (missing " << hex(s.expect_bits & ~got) << ", unexpected " << hex(got & ~s.expect_bits) << ")";
-      if (auto* names = s.info.get("check_bits")) m << "; bits: " << names->dump();
+      // Each check that failed by its name (the setup's check_bits, "bit N: ..."), then the whole list.
+      if (auto* names = s.info.get("check_bits")) {
+        for (const Json& n : names->arr()) {
+          if (!n.is_string()) continue;
+          const std::string& t = n.str();
+          unsigned long bit = 0;
+          if (t.rfind("bit ", 0) != 0 || (bit = std::strtoul(t.c_str() + 4, nullptr, 10)) >= 32) continue;
+          if ((s.expect_bits & ~got) >> bit & 1) m << "; failed " << t;
+        }
+        m << "; bits: " << names->dump();
+      }
       r.message = m.str();
       return;
     }

@@ -206,6 +206,32 @@ TEST(Judge, CompletionBitsAreChecked) {
   EXPECT_EQ(judged(*c, s, s.gsrc, s.expected, st).cls, "fail");
 }
 
+TEST(Judge, AnArriveOnThatCompletesThePhaseEarlyFailsByName) {
+  // cp.async.mbarrier.arrive{.noinc}: bit 1 is the phase-1 check that the phase is still pending after the copy
+  // landed and before thread 0's last mbarrier.arrive (the planted .noinc of issue 10 clears it); bit 2 that the
+  // phase completes after that arrival. A cleared bit fails and the message names that check.
+  for (const char* form : {"cp.async.mbarrier.arrive/arrive", "cp.async.mbarrier.arrive.noinc/arrive"}) {
+    SCOPED_TRACE(form);
+    ptxcts::run::Setup s;
+    const RunCase* c = setup_of(form, "", s);
+    ASSERT_NE(c, nullptr);
+    ASSERT_TRUE(s.self_check);
+    EXPECT_EQ(s.expect_bits, 7u) << "chunk 0, phase 1 pending before the last own arrival, phase 1 complete after";
+    auto st = ok_status(s);
+    EXPECT_EQ(judged(*c, s, s.gsrc, s.expected, st).cls, "pass");
+    st[2] &= ~2u;
+    auto r = judged(*c, s, s.gsrc, s.expected, st);
+    EXPECT_EQ(r.cls, "fail");
+    EXPECT_NE(r.message.find("failed bit 1: phase 1 still pending"), std::string::npos) << r.message;
+    EXPECT_EQ(r.message.find("failed bit 2"), std::string::npos) << r.message;
+    st = ok_status(s);
+    st[2] &= ~4u;
+    r = judged(*c, s, s.gsrc, s.expected, st);
+    EXPECT_EQ(r.cls, "fail");
+    EXPECT_NE(r.message.find("failed bit 2: phase 1 complete"), std::string::npos) << r.message;
+  }
+}
+
 TEST(Plan, EveryValidFormHasCasesAndEveryCaseBuilds) {
   const Built& b = built();
   size_t valid = 0;
