@@ -1,6 +1,7 @@
 // Which bytes a tensor access touches: the box of a tile, gather4/scatter4 or im2col access, piece by piece
 // (where each unit lands in shared memory, where it comes from in global memory, whether it is in bounds), and the
 // bytes credited to the mbarrier. What the pieces carry (loads, stores, reductions): tensor.cpp.
+#include <algorithm>
 #include <string>
 
 #include "model_checks.hpp"
@@ -260,6 +261,48 @@ std::uint32_t tensor_tx_bytes(const TensorMapParams& map, const TensorAccess& a,
   for (const BoxPiece& piece : tensor_box(map, a, p)) n += piece.data_bytes + (gaps ? piece.gap_bytes : 0);
   need(n <= 0xffffffffull, "tx bytes exceed 32 bits");
   return static_cast<std::uint32_t>(n);
+}
+
+std::uint32_t tensor_smem_extent(const TensorMapParams& map, const TensorAccess& a, const PolicySet& p) {
+  std::uint64_t end = 0;
+  for (const BoxPiece& piece : tensor_box(map, a, p))
+    end = std::max<std::uint64_t>(end, std::uint64_t(piece.smem_off) + piece.data_bytes + piece.gap_bytes);
+  // A row padded to its pitch ends with padding no piece names: round up to the largest pitch granule (the
+  // swizzle span, or 32 bytes for interleave 32B, else 16), so the last row counts whole.
+  const std::uint64_t granule = map.swizzle != Swizzle::NONE ? std::max<std::uint64_t>(swizzle_span(map.swizzle), 16)
+                                : map.interleave == Interleave::B32 ? 32 : 16;
+  end = round_up(end, granule);
+  if (map.swizzle != Swizzle::NONE) end = round_up(a.smem_offset + end, 128) - a.smem_offset;
+  need(end <= 0xffffffffull, "tensor box exceeds 4 GiB of shared memory");
+  return static_cast<std::uint32_t>(end);
+}
+
+std::uint32_t tensor_smem_extent_any(const TensorMapParams& map, const TensorAccess& a) {
+  std::uint32_t e = tensor_smem_extent(map, a);
+  // The policies row_pitch and the im2col walk read (the only ones tensor_box reads besides packed_tx_bytes,
+  // which counts bytes and moves none).
+  const bool im2col = a.mode != TensorMode::tile && a.mode != TensorMode::gather4 &&
+                      a.mode != TensorMode::scatter4;
+  for (const PolicyId id : {PolicyId::swizzle_narrow_box, PolicyId::interleave_row_pitch,
+                            PolicyId::im2col_wrap_stride, PolicyId::im2col_w_halo}) {
+    // only where the policy can move a byte (row_pitch and the im2col walk read it only there)
+    if (id == PolicyId::swizzle_narrow_box && (map.swizzle == Swizzle::NONE || map.interleave != Interleave::NONE))
+      continue;
+    if (id == PolicyId::interleave_row_pitch && map.interleave == Interleave::NONE) continue;
+    if ((id == PolicyId::im2col_wrap_stride || id == PolicyId::im2col_w_halo) && !im2col) continue;
+    const PolicySet base;
+    for (std::size_t i = 0; i < policy_info(id).alternatives.size(); ++i) {
+      if (i == base.index(id)) continue;
+      PolicySet alt = base;
+      alt.set_index(id, i);
+      try {
+        e = std::max(e, tensor_smem_extent(map, a, alt));
+      } catch (const ModelError&) {
+        // this alternative has no layout for the access: nothing to make room for
+      }
+    }
+  }
+  return e;
 }
 
 }  // namespace ptxcts::ref

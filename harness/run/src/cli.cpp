@@ -207,7 +207,8 @@ std::vector<CaseResult> Session::execute() {
     bo.log_dir = out_dir;
     bo.device = device_kind;
     bo.repro = repro;
-    bo.plan_args = {"--level", std::to_string(plan.level), "--max-smem", std::to_string(plan.max_smem)};
+    bo.plan_args = {"--level", std::to_string(plan.level), "--max-smem", std::to_string(plan.max_smem),
+                    "--smem-guard", std::to_string(plan.smem_guard)};
     // The worker plans only the families of its batch (the same cases, less start-up time).
     std::set<std::string> famset;
     for (auto* c : go) famset.insert(c->form->family);

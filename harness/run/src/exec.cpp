@@ -268,6 +268,17 @@ CaseResult Executor::run(const RunCase& c, Setup& s) {
   if (r != CUDA_SUCCESS) {
     poisoned_ = sticky(int(r));
     if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) return finish(cls::not_supported, "error 209 at launch: no kernel image for " + dev_.sm);
+    // A configuration this device cannot hold (a cluster whose CTAs with their windows cannot be resident at
+    // once, a window over the opt-in limit) is not a verdict on the instruction: not_supported, with the reason.
+    if (r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_INVALID_CLUSTER_SIZE) {
+      if (dev_.max_smem_optin > 0 && int(s.window) > dev_.max_smem_optin)
+        return finish(cls::not_supported, "launch refused (" + drv_.error_name(r) + "): a window of " + std::to_string(s.window) +
+                                              " B exceeds this device's " + std::to_string(dev_.max_smem_optin) + " B per CTA");
+      int clusters = -1;
+      if (s.cluster && drv_.cuOccupancyMaxActiveClusters(&clusters, fn, &cfg) == CUDA_SUCCESS && clusters == 0)
+        return finish(cls::not_supported, "launch refused (" + drv_.error_name(r) + "): a cluster of " + std::to_string(s.ranks) +
+                                              " CTAs with " + std::to_string(s.window) + " B of shared memory each cannot be resident on this device (cuOccupancyMaxActiveClusters = 0)");
+    }
     return finish(cls::crash, "launch refused by the driver: " + drv_.error_name(r) + " (grid " + std::to_string(s.ranks) +
                                   (s.cluster ? ", cluster " + std::to_string(s.ranks) : "") + ", smem " + std::to_string(s.window) + ")");
   }

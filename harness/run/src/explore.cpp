@@ -39,13 +39,16 @@ const Form* encode_form_for(const Json& params) {
   return nullptr;
 }
 
-// A finding's kind, without the numbers of one instance: family, class and the message's shape (digits and hex
-// words become '#', the first mismatch's place is kept, values are dropped).
+// A finding's kind, without the numbers of one instance: family, class and the message's shape (numbers and hex
+// words become '#', names with digits stay, the first mismatch's place is kept, values are dropped).
 std::string shape_of_message(const std::string& m) {
   std::string s;
   for (size_t i = 0; i < m.size() && s.size() < 400; ++i) {
     char c = m[i];
-    if (std::isdigit(static_cast<unsigned char>(c))) {
+    // A digit inside a word (im2col, f32, interleave32_swizzle32, sm_90) is part of a name, kept as written.
+    const bool in_word = i > 0 && (std::isalpha(static_cast<unsigned char>(m[i - 1])) || m[i - 1] == '_' ||
+                                   (std::isdigit(static_cast<unsigned char>(m[i - 1])) && !s.empty() && s.back() != '#'));
+    if (std::isdigit(static_cast<unsigned char>(c)) && !in_word) {
       while (i + 1 < m.size() && (std::isxdigit(static_cast<unsigned char>(m[i + 1])) || m[i + 1] == 'x')) ++i;
       if (s.empty() || s.back() != '#') s += '#';
       continue;
@@ -104,6 +107,7 @@ class Explorer {
   std::vector<CaseResult> execute(std::vector<RunCase> cases);
   void shrink(Finding& f, double until);
   void write(double wall, bool interrupted);
+  void restore(const Json& doc);
   RunCase make_case(const Form& f, const std::string& variant, const Json& params) const;
 
   Session& ses_;
@@ -116,6 +120,10 @@ class Explorer {
   std::vector<Finding> findings_;
   Coverage cov_;
   double drawn_s_ = 0;
+  double before_s_ = 0;             // explored seconds of the earlier segments (--resume)
+  size_t ran_before_ = 0;           // cases run by the earlier segments
+  std::string segment_started_ = now_stamp();
+  Json segments_ = Json::array();   // one row per segment: when, how long, how many cases, where
 };
 
 RunCase Explorer::make_case(const Form& f, const std::string& variant, const Json& params) const {
@@ -210,16 +218,65 @@ void Explorer::shrink(Finding& f, double until) {
   f.shrunk = true;
 }
 
+// --resume: the earlier segments' counts, coverage and findings (their first and, when shrunk, minimal cases);
+// drawing goes on at the next case index of the same seed, so the segments draw what one run would have.
+void Explorer::restore(const Json& doc) {
+  auto forms = std::map<std::string, const Form*>();
+  for (auto& f : ses_.forms) forms[f.form] = &f;
+  for (auto& f : encode_forms()) forms[f.form] = &f;
+  auto case_of = [&](const Json& j, CaseResult& r) {
+    const std::string form = j.get_str("form"), id = j.get_str("id");
+    auto it = forms.find(form);
+    if (it == forms.end()) throw MalformedExplore("finding case '" + id + "': form '" + form + "' is not in this manifest");
+    auto hash = id.find('#');
+    RunCase c = make_case(*it->second, hash == std::string::npos ? id : id.substr(hash + 1), draw::clone(*j.get("params")));
+    r.id = c.id;
+    r.form = form;
+    r.family = c.form->family;
+    r.cls = j.get_str("class");
+    r.message = j.get_str("message");
+    return c;
+  };
+  next_ = uint64_t(doc.get_int("cases_drawn"));
+  ran_ = size_t(doc.get_int("cases_run"));
+  nothing_ = size_t(doc.get_int("nothing_to_draw"));
+  drawn_s_ = doc.get("draw_s") ? doc.get("draw_s")->num() : 0;
+  before_s_ = doc.get("explored_s")->num();
+  for (auto& [k, v] : doc.get("classes")->obj()) by_class_[k] = size_t(v.integer());
+  for (auto& [k, v] : doc.get("divergences")->obj()) divergences_[k] = size_t(v.integer());
+  if (const Json* seg = doc.get("segments")) segments_ = draw::clone(*seg);
+  cov_.restore(*doc.get("coverage"));
+  for (auto& j : doc.get("findings")->arr()) {
+    Finding f;
+    f.sig = j.get_str("signature");
+    f.count = size_t(j.get_int("count"));
+    f.first = case_of(*j.get("first"), f.first_result);
+    if (const Json* m = j.get("minimal")) {
+      f.minimal = case_of(*m, f.minimal_result);
+      f.shrunk = true;
+      f.shrink_rounds = int(j.get_int("shrink_rounds"));
+      f.shrink_cases = int(j.get_int("shrink_candidates"));
+      f.shrink_s = j.get("shrink_s") ? j.get("shrink_s")->num() : 0;
+      f.shrink_stop = j.get_str("shrink_stop");
+    }
+    findings_.push_back(f);
+  }
+}
+
 int Explorer::run() {
   forms_ = drawable(ses_.forms, o_.families);
   if (forms_.empty()) throw std::runtime_error("no form of the selected families can be drawn");
   cov_.set_forms(forms_);
+  if (!o_.resumed.is_null()) restore(o_.resumed);
+  ran_before_ = ran_;
   const double t0 = now_s(), end = t0 + o_.time_s;
   ses_.deadline = end;
   size_t chunk = 256;
   double last_print = 0;
-  std::fprintf(stderr, "explore: %zu form(s), seed %llu, %.0f s on %s (%s)\n", forms_.size(),
-               (unsigned long long)o_.seed, o_.time_s, ses_.device.name.c_str(), ses_.device.sm.c_str());
+  std::fprintf(stderr, "explore: %zu form(s), seed %llu, %.0f s on %s (%s)%s\n", forms_.size(),
+               (unsigned long long)o_.seed, o_.time_s, ses_.device.name.c_str(), ses_.device.sm.c_str(),
+               o_.resumed.is_null() ? "" : (", resuming " + o_.id + " at case " + std::to_string(next_) + " after " +
+                                            std::to_string(int(before_s_)) + " s").c_str());
   // The next chunk is drawn while the current one runs (the parent draws, the workers build, launch and judge).
   auto draw_async = [&](size_t n) {
     return std::async(std::launch::async, [this, n] {
@@ -266,7 +323,8 @@ int Explorer::run() {
     if (!o_.quiet && (el - last_print > 2 || now_s() >= end)) {
       last_print = el;
       std::fprintf(stderr, "\rexplore: %zu cases, %.0f/s, %zu finding signature(s), %zu divergence signature(s), %.0f s left   ",
-                   ran_, double(ran_) / std::max(1e-3, el), findings_.size(), divergences_.size(), std::max(0.0, end - now_s()));
+                   ran_, double(ran_) / std::max(1e-3, before_s_ + el), findings_.size(), divergences_.size(),
+                   std::max(0.0, end - now_s()));
     }
   }
   const double explore_s = now_s() - t0;
@@ -275,9 +333,12 @@ int Explorer::run() {
   // Shrinking: each finding in turn, within the shrink budget (the same isolated workers; no deadline).
   ses_.deadline = 0;
   const double shrink_end = now_s() + o_.shrink_s;
-  for (size_t i = 0; i < findings_.size() && !g_stop_requested; ++i) {
-    auto& f = findings_[i];
-    const double share = (shrink_end - now_s()) / double(findings_.size() - i);
+  std::vector<Finding*> todo;  // --shrink-time 0 shrinks none: a later --resume does
+  for (auto& f : findings_)
+    if (!f.shrunk && o_.shrink_s > 0) todo.push_back(&f);
+  for (size_t i = 0; i < todo.size() && !g_stop_requested; ++i) {
+    auto& f = *todo[i];
+    const double share = (shrink_end - now_s()) / double(todo.size() - i);
     shrink(f, now_s() + std::max(0.0, share));
     std::fprintf(stderr, "explore: shrank %s in %d round(s), %d candidate(s), %.1f s: %s\n", f.sig.c_str(),
                  f.shrink_rounds, f.shrink_cases, f.shrink_s, f.minimal.id.c_str());
@@ -303,7 +364,7 @@ void Explorer::write(double wall, bool interrupted) {
   doc["id"] = o_.id;
   doc["seed"] = (unsigned long long)o_.seed;
   doc["time_s"] = o_.time_s;
-  doc["explored_s"] = wall;
+  doc["explored_s"] = before_s_ + wall;  // every segment's drawing and running
   doc["interrupted"] = interrupted;
   Json dev = Json::object();
   dev["name"] = ses_.device.name;
@@ -316,7 +377,19 @@ void Explorer::write(double wall, bool interrupted) {
   doc["cases_drawn"] = (unsigned long long)next_;
   doc["cases_run"] = (unsigned long long)ran_;
   doc["nothing_to_draw"] = (unsigned long long)nothing_;
-  doc["cases_per_s"] = double(ran_) / std::max(1e-3, wall);
+  doc["cases_per_s"] = double(ran_) / std::max(1e-3, before_s_ + wall);
+  Json fam = Json::array();
+  for (auto& f : o_.families) fam.push(f);
+  doc["families"] = fam;  // as asked (empty: every family with a draw)
+  Json seg = Json::object();
+  seg["started"] = segment_started_;
+  seg["explored_s"] = wall;
+  seg["cases_run"] = (unsigned long long)(ran_ - ran_before_);
+  seg["device"] = ses_.device.name + " (" + ses_.device.sm + ", driver " + ses_.device.driver + ")";
+  seg["interrupted"] = interrupted;
+  Json segs = draw::clone(segments_);
+  segs.push(seg);
+  doc["segments"] = segs;
   doc["draw_s"] = drawn_s_;  // the parent's time spent drawing (the rest: the workers' build, launch, judge)
   Json cl = Json::object();
   for (auto& [k, v] : by_class_) cl[k] = (unsigned long long)v;
@@ -383,6 +456,51 @@ std::vector<std::string> explorable_families(const std::vector<Form>& forms) {
 int explore(Session& ses, const ExploreOptions& o) {
   Explorer e(ses, o);
   return e.run();
+}
+
+void load_resume(const std::string& dir, ExploreOptions& o) {
+  const std::string path = dir + "/explore.json";
+  std::string text;
+  try {
+    text = read_file(path);
+  } catch (const std::exception&) {
+    throw std::runtime_error("no explore.json there (not an exploration's folder)");  // a usage error
+  }
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const std::exception& e) {
+    throw MalformedExplore(path + ": " + e.what());
+  }
+  auto bad = [&](const std::string& what) { return MalformedExplore(path + ": " + what + " (not an exploration to resume)"); };
+  if (!doc.is_object() || doc.get_str("schema") != "ptxcts-explore") throw bad("schema is not 'ptxcts-explore'");
+  for (const char* k : {"seed", "cases_drawn", "cases_run", "nothing_to_draw"})
+    if (!doc.get(k) || !doc.get(k)->is_number()) throw bad(std::string("field '") + k + "' is missing or not a number");
+  if (!doc.get("explored_s") || !doc.get("explored_s")->is_number()) throw bad("field 'explored_s' is missing or not a number");
+  for (const char* k : {"classes", "divergences", "coverage", "device"})
+    if (!doc.get(k) || !doc.get(k)->is_object()) throw bad(std::string("field '") + k + "' is missing or not an object");
+  if (!doc.get("findings") || !doc.get("findings")->is_array()) throw bad("field 'findings' is missing or not an array");
+  if (doc.get_str("id").empty()) throw bad("field 'id' is missing");
+  size_t i = 0;
+  for (auto& f : doc.get("findings")->arr()) {
+    const std::string at = "findings[" + std::to_string(i++) + "]";
+    if (f.get_str("signature").empty()) throw bad(at + ".signature is missing");
+    for (const char* k : {"first", "minimal"}) {
+      const Json* c = f.get(k);
+      if (!c) {
+        if (std::string(k) == "first") throw bad(at + ".first is missing");
+        continue;
+      }
+      if (c->get_str("id").empty() || c->get_str("form").empty() || !c->get("params") || !c->get("params")->is_object())
+        throw bad(at + "." + k + " needs 'id', 'form' and an object 'params'");
+    }
+  }
+  if (const Json* fam = doc.get("families"))
+    for (auto& f : fam->arr()) o.families.push_back(f.str());
+  o.seed = uint64_t(doc.get("seed")->integer());
+  o.id = doc.get_str("id");
+  o.out_dir = dir;
+  o.resumed = std::move(doc);
 }
 
 }  // namespace ptxcts::run

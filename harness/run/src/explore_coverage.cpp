@@ -13,17 +13,19 @@ namespace ptxcts::run {
 
 namespace {
 
-// Power-of-two bins: "1", "2", "3-4", "5-8", ... up to `top`.
-std::vector<std::string> pow2_bins(uint64_t top) {
-  std::vector<std::string> v = {"1", "2"};
-  for (uint64_t lo = 3, hi = 4; hi <= top; lo = hi + 1, hi *= 2) v.push_back(std::to_string(lo) + "-" + std::to_string(hi));
+// Power-of-two bins from `low` (a power of two) up to `top`: low 1 gives "1", "2", "3-4", "5-8", ...; low 16
+// gives "16", "17-32", "33-64", ... (a parameter whose values start at 16 has no bins below it to miss).
+std::vector<std::string> pow2_bins(uint64_t top, uint64_t low = 1) {
+  std::vector<std::string> v = {std::to_string(low)};
+  for (uint64_t lo = low + 1, hi = low * 2; hi <= top; lo = hi + 1, hi *= 2)
+    v.push_back(lo == hi ? std::to_string(hi) : std::to_string(lo) + "-" + std::to_string(hi));
   return v;
 }
-std::string pow2_bin(uint64_t x) {
-  if (x <= 2) return std::to_string(std::max<uint64_t>(1, x));
-  uint64_t hi = 4;
+std::string pow2_bin(uint64_t x, uint64_t low = 1) {
+  if (x <= low) return std::to_string(low);
+  uint64_t hi = low * 2;
   while (hi < x) hi *= 2;
-  return std::to_string(hi / 2 + 1) + "-" + std::to_string(hi);
+  return hi / 2 + 1 == hi ? std::to_string(hi) : std::to_string(hi / 2 + 1) + "-" + std::to_string(hi);
 }
 // The largest power of two dividing x (x = 0: "0").
 std::string granule(uint64_t x, uint64_t cap) {
@@ -77,7 +79,7 @@ const std::map<std::string, std::vector<std::string>>& fixed_bins() {
     b["cluster.size"] = range_bins(1, 16);
     b["cluster.mask_bits"] = pow2_bins(16);
     b["cluster.peer"] = names({"0", "other"});
-    b["bulk.size"] = pow2_bins(1 << 18);
+    b["bulk.size"] = pow2_bins(1 << 18, 16);
     b["bulk.align"] = names({"16", "32", "48", "64", "80", "96", "112", "128"});
     b["cp_async.cp_size"] = names({"4", "8", "16"});
     b["cp_async.src_size"] = names({"zero", "partial", "full"});
@@ -162,7 +164,7 @@ void Coverage::add(const RunCase& c, const CaseResult& r) {
     hit("cp_async.ignore_src", std::to_string(p.get_int("ignore_src")));
     hit("cp_async.align", std::to_string(p.get_int("align")));
   } else if (p.get("size")) {
-    hit("bulk.size", pow2_bin(std::max<uint64_t>(16, uint64_t(p.get_int("size")))));
+    hit("bulk.size", pow2_bin(uint64_t(p.get_int("size")), 16));
     hit("bulk.align", std::to_string(p.get_int("align")));
   }
   if (c.form->family != "tensormap.encode" && !p.get("cp_size")) {
@@ -192,6 +194,15 @@ Json Coverage::to_json() const {
     out[name] = j;
   }
   return out;
+}
+
+void Coverage::restore(const Json& coverage) {
+  for (auto& [name, j] : coverage.obj()) {
+    auto it = params_.find(name);
+    if (it == params_.end()) continue;  // a parameter this build no longer bins
+    if (const Json* hits = j.get("hits"))
+      for (auto& [bin, n] : hits->obj()) it->second.hits[bin] += size_t(n.integer());
+  }
 }
 
 std::string Coverage::svg(const std::string& title) const {

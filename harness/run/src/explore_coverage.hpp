@@ -15,6 +15,7 @@ class Coverage {
   void set_forms(const std::vector<const Form*>& forms);
   void add(const RunCase& c, const CaseResult& r);  // an executed case (not skipped)
   Json to_json() const;
+  void restore(const Json& coverage);  // adds the hits of an earlier segment's explore.json "coverage"
   std::string svg(const std::string& title) const;
 
  private:

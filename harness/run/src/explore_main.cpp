@@ -25,7 +25,10 @@ const char* kUsage =
     "  --time S          seconds of drawing and running, > 0 (default 60)\n"
     "  --seed N          exploration seed, 0..2^64-1 (default 1): the same seed draws the same cases\n"
     "  --family F        only this family (repeatable); default every family with a draw\n"
-    "  --shrink-time S   seconds for shrinking the findings after the exploration (default 120)\n"
+    "  --shrink-time S   seconds for shrinking the findings after the exploration (default 120); 0: none, a\n"
+    "                    later --resume shrinks them\n"
+    "  --resume DIR      go on with the exploration in DIR (its explore.json): the same seed draws on from the\n"
+    "                    next case, counts, coverage and findings add up; same device, driver and toolchain\n"
     "  --jobs N          worker processes at once, 1..256 (default 8)\n"
     "  --timeout S       host watchdog per case, seconds (default 5)\n"
     "  --toolchain T     as for ./ptxcts run\n"
@@ -56,6 +59,8 @@ int main(int argc, char** argv) {
   o.cases_file = explored_cases_path();
   std::string toolchain, device = "gpu";
   bool toolchain_given = false;
+  std::string resume;
+  std::vector<std::string> what_options;  // options a resumed exploration takes from its explore.json
   ses.jobs = 8;
   ses.quiet = true;  // the run tier's own progress lines: exploration prints its own
   try {
@@ -66,13 +71,17 @@ int main(int argc, char** argv) {
         return args[++i];
       };
       if (a == "--time") o.time_s = parse_seconds(a, val(), 7 * 86400);
-      else if (a == "--seed") o.seed = parse_u64(a, val());
-      else if (a == "--family") o.families.push_back(val());
-      else if (a == "--shrink-time") o.shrink_s = parse_seconds(a, val(), 7 * 86400);
+      else if (a == "--seed") { o.seed = parse_u64(a, val()); what_options.push_back(a); }
+      else if (a == "--family") { o.families.push_back(val()); what_options.push_back(a); }
+      else if (a == "--shrink-time") {
+        const std::string v = val();
+        o.shrink_s = v == "0" ? 0 : parse_seconds(a, v, 7 * 86400);
+      }
+      else if (a == "--resume") { resume = val(); if (resume.empty()) throw UsageError("--resume '': expected an exploration's folder"); }
       else if (a == "--jobs") ses.jobs = parse_int(a, val(), 1, 256);
       else if (a == "--timeout") ses.timeout_s = parse_seconds(a, val(), 86400);
       else if (a == "--toolchain") { toolchain = val(); toolchain_given = true; }
-      else if (a == "--out") { o.out_dir = val(); if (o.out_dir.empty()) throw UsageError("--out '': expected a folder"); }
+      else if (a == "--out") { o.out_dir = val(); if (o.out_dir.empty()) throw UsageError("--out '': expected a folder"); what_options.push_back(a); }
       else if (a == "--cases-file") { o.cases_file = val(); if (o.cases_file == "none") o.cases_file.clear(); else if (o.cases_file.empty()) throw UsageError("--cases-file '': expected a file or none"); }
       else if (a == "--device") {
         device = val();
@@ -81,8 +90,20 @@ int main(int argc, char** argv) {
       else if (a == "--quiet") o.quiet = true;
       else throw UsageError("unknown option '" + a + "' (--help lists them)");
     }
+    if (!resume.empty() && !what_options.empty())
+      throw UsageError(what_options.front() + " with --resume: a resumed exploration keeps the seed, families and folder of " + resume);
   } catch (const UsageError& e) {
     return usage_error(e.what());
+  }
+  if (!resume.empty()) {
+    try {
+      load_resume(resume, o);
+    } catch (const MalformedExplore& e) {
+      std::fprintf(stderr, "ptxcts-explore: --resume: %s\n", e.what());
+      return 3;
+    } catch (const std::exception& e) {
+      return usage_error("--resume '" + resume + "': " + e.what());
+    }
   }
   std::string spec;
   try {
@@ -137,7 +158,21 @@ int main(int argc, char** argv) {
     return 3;
   }
   if (!o.families.empty()) ses.families = o.families;
-  o.id = now_stamp() + "-" + ses.device.sm + "-explore-" + std::to_string(getpid());
+  if (!o.resumed.is_null()) {
+    // One exploration, one device and toolchain: its results say where they came from.
+    const Json& d = *o.resumed.get("device");
+    auto differs = [](const std::string& was, const std::string& now) { return was != now; };
+    if (differs(d.get_str("sm"), ses.device.sm) || differs(d.get_str("driver"), ses.device.driver) ||
+        differs(d.get_str("name"), ses.device.name) || differs(d.get_str("kind"), ses.device_kind))
+      return usage_error("--resume '" + resume + "': explored on " + d.get_str("name") + " (" + d.get_str("sm") + ", driver " +
+                         d.get_str("driver") + ", " + d.get_str("kind") + "), this is " + ses.device.name + " (" +
+                         ses.device.sm + ", driver " + ses.device.driver + ", " + ses.device_kind + ")");
+    if (o.resumed.get_str("toolchain") != ses.toolchain.describe())
+      return usage_error("--resume '" + resume + "': explored with toolchain " + o.resumed.get_str("toolchain") + ", this is " +
+                         ses.toolchain.describe());
+  } else {
+    o.id = now_stamp() + "-" + ses.device.sm + "-explore-" + std::to_string(getpid());
+  }
   if (o.out_dir.empty()) o.out_dir = ptxcts_root() + "/results/explore/" + o.id;
   ses.out_dir = o.out_dir + "/work";
   struct sigaction sa {};
@@ -147,6 +182,9 @@ int main(int argc, char** argv) {
   sigaction(SIGINT, &sa, nullptr);
   try {
     return explore(ses, o);
+  } catch (const MalformedExplore& e) {
+    std::fprintf(stderr, "ptxcts-explore: --resume: %s\n", e.what());
+    return 3;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ptxcts-explore: %s\n", e.what());
     return 2;

@@ -168,13 +168,16 @@ bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, ref::Te
   const uint32_t gran = m.swizzle != ref::Swizzle::NONE ? pick(r, {128u, 256u, 512u, 1024u})
                                                          : pick(r, {16u, 32u, 64u, 128u, 256u, 512u, 1024u});
   a.smem_offset = t.prefetch ? kBase : kBase + gran * uint32_t(r.below(8));  // a prefetch has no shared memory
-  uint32_t tx = 0;
+  uint32_t tx = 0, extent = 0;
   try {
     tx = ref::tensor_tx_bytes(m, a);
+    if (size_t(a.smem_offset) + tx + 512 > size_t(o.max_smem)) return false;  // too large before any layout
+    extent = ref::tensor_smem_extent_any(m, a);
   } catch (const std::exception&) {
     return false;  // the model cannot state this access (an open point): not a case
   }
-  if (size_t(a.smem_offset) + tx + 512 > size_t(o.max_smem) || (tx > 64 * 1024 && chance(r, 90))) return false;
+  if (size_t(a.smem_offset) + std::max(tx, extent) + 512 > size_t(o.max_smem) || (tx > 64 * 1024 && chance(r, 90)))
+    return false;
 
   // Clusters: multicast to 2-16 CTAs with any mask; a peer CTA.
   uint32_t cluster = 1, mask = 0, peer = 0;

@@ -40,6 +40,8 @@ const char* kUsage =
     "  --timeout S          host watchdog per case, seconds, > 0 (default 5)\n"
     "  --deadline S         start no case after S seconds; the rest is reported skipped\n"
     "  --level L            0 smoke, 1 suite (default), 2 extended\n"
+    "  --smem-guard B       tensor cases: shared-memory guard bytes compared past the box, 16..196608 in steps of\n"
+    "                       16 (default 256); a larger band shows where a device writes beyond the model's box\n"
     "  --out DIR            results folder (default results/<run-id>); locked while the run writes it\n"
     "  --run-id ID          run id (default <UTC stamp with ms>-<sm>-run-<pid>)\n"
     "  --resume DIR         finish an interrupted run in DIR: only the cases not judged yet, same selection,\n"
@@ -118,6 +120,10 @@ struct Cli {
       else if (a == "--timeout") { ses.timeout_s = parse_seconds(a, val(), 86400); what = false; }
       else if (a == "--deadline") { deadline_s = parse_seconds(a, val(), 30 * 86400); what = false; }
       else if (a == "--level") ses.plan.level = parse_int(a, val(), 0, 2);
+      else if (a == "--smem-guard") {
+        ses.plan.smem_guard = parse_int(a, val(), 16, 196608);
+        if (ses.plan.smem_guard % 16) throw UsageError("--smem-guard '" + std::to_string(ses.plan.smem_guard) + "': expected a multiple of 16");
+      }
       else if (a == "--out") { out = val(); if (out.empty()) throw UsageError("--out '': expected a folder"); what = false; }
       else if (a == "--run-id") { run_id = val(); check_run_id(a, run_id); what = false; }
       else if (a == "--resume") { resume = val(); if (resume.empty()) throw UsageError("--resume '': expected the interrupted run's folder"); what = false; }

@@ -57,6 +57,7 @@ WorkerOptions parse_worker(int argc, char** argv) {
     else if (a == "--log-dir") w.log_dir = val();
     else if (a == "--level") w.po.level = parse_int(a, val(), 0, 2);
     else if (a == "--max-smem") w.po.max_smem = parse_int(a, val(), 1, 1 << 30);
+    else if (a == "--smem-guard") w.po.smem_guard = parse_int(a, val(), 16, 196608);
     else if (a == "--plan-families") { for (auto& f : split(val(), ',')) if (!f.empty()) w.po.families.push_back(f); }
     else if (a == "--no-repro") w.repro = false;
     else if (a == "--device") {

@@ -42,6 +42,28 @@ def planted(tmp, fault, family, seed):
     return doc, cases
 
 
+def resumed(tmp):
+    """An exploration in two segments: the first leaves its findings unshrunk (--shrink-time 0), --resume draws on
+    with the same seed, adds its cases, and shrinks them."""
+    out = os.path.join(tmp, "segments")
+    base = ["--device", "model:bulk_tail_4096", "--jobs", "2", "--quiet"]
+    p = explore(base + ["--family", "cp.async.bulk", "--time", "3", "--shrink-time", "0", "--seed", "3",
+                        "--out", out, "--cases-file", "none"])
+    first = json.load(open(os.path.join(out, "explore.json")))
+    check(p.returncode == 1 and first["findings"], f"resume: the first segment finds the fault (exit {p.returncode})")
+    check(all("minimal" not in f for f in first["findings"]), "resume: --shrink-time 0 leaves the findings unshrunk")
+    p = explore(base + ["--time", "2", "--shrink-time", "60", "--resume", out, "--cases-file", "none"])
+    doc = json.load(open(os.path.join(out, "explore.json")))
+    check(p.returncode == 1 and len(doc["segments"]) == 2, f"resume: two segments (exit {p.returncode}) {p.stderr[-300:]}")
+    check(doc["cases_run"] > first["cases_run"] and doc["id"] == first["id"] and doc["seed"] == 3,
+          f"resume: cases {first['cases_run']} -> {doc['cases_run']}, same exploration and seed")
+    sigs = {f["signature"] for f in first["findings"]}
+    check(sigs <= {f["signature"] for f in doc["findings"]}, "resume: every finding of the first segment kept")
+    for f in doc["findings"]:
+        m = f.get("minimal", {}).get("params", {})
+        check(m.get("size") == 4096 and m.get("align") == 128, f"resume: shrunk in the second segment to {m}")
+
+
 def cpu():
     with tempfile.TemporaryDirectory() as tmp:
         # bulk copies of >= 4096 bytes lose their last 16: minimal is exactly 4096 bytes, 128-byte aligned
@@ -71,6 +93,7 @@ def cpu():
                            (["--jobs", "0"], "--jobs"), (["--bogus"], "--bogus")]:
             p = explore(args + ["--cases-file", "none"])
             check(p.returncode == 2 and word in p.stderr, f"{' '.join(args)}: exit 2 naming {word} ({p.returncode}: {p.stderr.strip()[:120]})")
+        resumed(tmp)
         # SIGINT: what was measured is written, and the exit says so
         out = os.path.join(tmp, "interrupted")
         p = subprocess.Popen([EXPLORE, "--device", "model", "--time", "120", "--jobs", "2", "--out", out,

@@ -3,6 +3,7 @@
 // base + linear index, so every value names its element.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "tensor_helpers.hpp"
@@ -314,4 +315,30 @@ TEST(TensorIm2col, Walk5D) {
   EXPECT_EQ(o.window[32], 112);
   a.im2col_offsets = {32, 0, 0};  // 5D offsets are 5-bit
   EXPECT_THROW(load(m, a), ModelError);
+}
+
+// The window a case needs (tensor_smem_extent / _any). UINT32 box 4 x 33 under swizzle 64B: 16-byte rows, narrower
+// than the 64-byte span. Dense rows (the default layout): 33 x 16 = 528 bytes, to the span 576, to the 128-byte
+// line 640. Rows padded to the span (swizzle_narrow_box=pad_to_span): 33 x 64 = 2112, to the line 2176 — the bytes
+// a device laying the box out that way writes, which the window must own. A load under either layout leaves every
+// byte from its extent on untouched.
+TEST(TensorExtent, NarrowSwizzledRowsPaddedToTheSpan) {
+  auto m = tile_map(TensorDataType::UINT32, {64, 64}, {4, 33});
+  m.swizzle = Swizzle::B64;
+  const TensorAccess a = at({0, 0});
+  PolicySet pad;
+  ASSERT_TRUE(pad.set("swizzle_narrow_box", "pad_to_span"));
+  EXPECT_EQ(tensor_smem_extent(m, a), 640u);
+  EXPECT_EQ(tensor_smem_extent(m, a, pad), 2176u);
+  EXPECT_EQ(tensor_smem_extent_any(m, a), 2176u);
+  for (const PolicySet& p : {PolicySet{}, pad}) {
+    const Loaded l = load(m, a, 0, 8192, p);
+    const std::uint32_t e = tensor_smem_extent(m, a, p);
+    for (std::size_t i = e; i < l.window.size(); ++i) ASSERT_EQ(l.window[i], kPoison) << "byte " << i << " of " << e;
+    EXPECT_TRUE(std::any_of(l.window.begin() + (e - 128), l.window.begin() + e, [](std::uint8_t b) { return b != kPoison; }))
+        << "the extent's last line holds box bytes";
+  }
+  // Without a swizzle no policy moves a byte: the extent is the dense box, 33 x 16.
+  m.swizzle = Swizzle::NONE;
+  EXPECT_EQ(tensor_smem_extent_any(m, a), 528u);
 }

@@ -66,6 +66,18 @@ std::vector<BoxPiece> tensor_box(const TensorMapParams& map, const TensorAccess&
 std::uint32_t tensor_tx_bytes(const TensorMapParams& map, const TensorAccess& access,
                               const PolicySet& policies = PolicySet{});
 
+// The shared-memory bytes the box occupies from dstMem / srcMem under the policies: to the end of its last piece
+// (gaps and row padding included), rounded up to the 128-byte line, since a swizzle moves bytes only within their
+// 128-byte line. A caller sizes its shared-memory window by the largest extent any named alternative gives, so that
+// a device laying the box out as an alternative does stays inside memory the caller owns and compares.
+std::uint32_t tensor_smem_extent(const TensorMapParams& map, const TensorAccess& access,
+                                 const PolicySet& policies = PolicySet{});
+
+// The largest tensor_smem_extent under the default and each single alternative of the policies that shape the box
+// in shared memory (swizzle_narrow_box, interleave_row_pitch, im2col_wrap_stride, im2col_w_halo); an alternative
+// that cannot state the access is left out. What a case's window needs past dstMem / srcMem.
+std::uint32_t tensor_smem_extent_any(const TensorMapParams& map, const TensorAccess& access);
+
 // The shared-memory address a byte at absolute address A (offset from a 1024-byte-aligned base) is written to.
 std::uint64_t swizzle_address(Swizzle s, std::uint64_t a, const PolicySet& policies = PolicySet{});
 
