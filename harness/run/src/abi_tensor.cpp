@@ -84,11 +84,10 @@ std::vector<Recipe> recipes(const Form& f, const PlanOptions& o) {
     const bool plain_form = !run_bool(f, field::cache_hint) && run_str(f, field::cta_group, "none") == "none" &&
                             !tile_spelled && !t.multicast && !t.remote && !t.prefetch &&
                             (!t.reduce || t.redop == "add");
-    // Interleave loads trapped on the H100 for every coordinate (run 1: crash, unexplained by any documented rule;
-    // prefetches of the same maps pass): plain forms only, inside, in the trap phase.
-    if (interleave_load_traps(map, t.prefetch) && !plain_form) { ++map_index; continue; }
+    // Interleave loads overrun their box on the H100 (device_quirks.hpp): plain forms only, inside only.
+    if (interleave_load_overruns(map, t.prefetch) && !plain_form) { ++map_index; continue; }
     auto sets = coord_sets(cmap, t.nonneg, map_index == 0 && plain_form, im2col);
-    if (interleave_load_traps(map, t.prefetch)) sets.resize(1);
+    if (interleave_load_overruns(map, t.prefetch)) sets.resize(1);
     if (o.level == 0) sets.resize(1);
     // Every coordinate set (low edge, outside, all negative) on the first two maps of the form; the other maps
     // (swizzle, strides, fill, padding) inside and across the high edges, unless --level 2.
@@ -159,9 +158,9 @@ std::vector<Variant> tensor_variants(const Form& f, const PlanOptions& o) {
   for (auto& r : rs) {
     Json p = Json::object();
     p["recipe"] = r.name;
-    // A case expected to trap (a named alternative predicts it, or an interleave load: a trap on the H100 the
-    // model cannot explain) runs in the serial trap phase, alone, so that its trap cannot take down another case.
-    bool traps = interleave_load_traps(r.map, t.prefetch);
+    // A case expected to trap (a named alternative predicts it) runs in the serial trap phase, alone, so that its
+    // trap cannot take down another case.
+    bool traps = false;
     for (auto& dev : deviations)
       if (!traps && !ref::tensor_access_trap(r.map, r.acc, dev.second).empty()) traps = true;
     if (traps) p["traps"] = true;
@@ -224,8 +223,10 @@ void tensor_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
   s.ranks = r.cluster;
   s.cluster = f.abi_row->cluster;
   // The window holds the box as the default or any named alternative lays it out (a device padding narrow rows to
-  // the swizzle span writes past the dense box), then the guard band.
-  const size_t extent = std::max<size_t>(tx, ref::tensor_smem_extent_any(map, r.acc));
+  // the swizzle span writes past the dense box) and as a device quirk overruns it (device_quirks.hpp), then the
+  // guard band.
+  const size_t extent = std::max<size_t>({tx, ref::tensor_smem_extent_any(map, r.acc),
+                                          size_t(device_write_extent(map, t.prefetch, tx))});
   s.window = uint32_t((r.smem_off + extent + size_t(o.smem_guard) + 15) / 16 * 16);
   s.smem_init = random_bytes(rng, size_t(s.window) * s.ranks);
   for (unsigned i = 0; i < 5; ++i) s.w[W_COORD0 + i] = uint32_t(r.acc.coords[i]);

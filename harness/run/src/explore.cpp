@@ -59,10 +59,10 @@ std::string shape_of_message(const std::string& m) {
   return s;
 }
 
-// Instance detail that does not change what a finding is: the coordinates of the first mismatching element and
-// the list of alternatives the judge tried.
+// Instance detail that does not change what a finding is: the coordinates of the first mismatching element, the
+// list of alternatives the judge tried, and where the device's and the model's bytes went (judge.cpp's written).
 std::string without_instance(std::string s) {
-  static const std::regex detail(R"( ?\(and from every alternative involved:[^)]*\)|coords \([^)]*\))");
+  static const std::regex detail(R"( ?\(and from every alternative involved:[^)]*\)|coords \([^)]*\)|; the device changed .*$)");
   return std::regex_replace(s, detail, "");
 }
 

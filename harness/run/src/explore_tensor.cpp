@@ -6,7 +6,8 @@
 // outside and negative, the box's shared-memory offset at every granularity from 16 bytes, clusters and masks.
 // A map ref::validate_encode calls illegal becomes a driver-API case of the encode function; one it leaves open
 // is drawn again. A draw whose access traps under a named policy alternative (the H100's 16-byte coordinate
-// rule) or is an interleaved load (device_quirks.hpp) is kept only rarely: every trap costs a worker restart.
+// rule) or is an interleaved load (device_quirks.hpp: it overruns its box) is kept only rarely: every trap costs a
+// worker restart, every overrun a wait to the limit.
 #include "device_quirks.hpp"
 #include "explore_draw.hpp"
 #include "tensor_form.hpp"
@@ -168,7 +169,8 @@ bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, ref::Te
   const uint32_t gran = m.swizzle != ref::Swizzle::NONE ? pick(r, {128u, 256u, 512u, 1024u})
                                                          : pick(r, {16u, 32u, 64u, 128u, 256u, 512u, 1024u});
   a.smem_offset = t.prefetch ? kBase : kBase + gran * uint32_t(r.below(8));  // a prefetch has no shared memory
-  uint32_t tx = 0, extent = 0;
+  uint32_t tx = 0;
+  uint64_t extent = 0;
   try {
     tx = ref::tensor_tx_bytes(m, a);
     if (size_t(a.smem_offset) + tx + 512 > size_t(o.max_smem)) return false;  // too large before any layout
@@ -176,7 +178,8 @@ bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, ref::Te
   } catch (const std::exception&) {
     return false;  // the model cannot state this access (an open point): not a case
   }
-  if (size_t(a.smem_offset) + std::max(tx, extent) + 512 > size_t(o.max_smem) || (tx > 64 * 1024 && chance(r, 90)))
+  extent = std::max<uint64_t>({tx, extent, device_write_extent(m, t.prefetch, tx)});
+  if (size_t(a.smem_offset) + extent + 512 > size_t(o.max_smem) || (tx > 64 * 1024 && chance(r, 90)))
     return false;
 
   // Clusters: multicast to 2-16 CTAs with any mask; a peer CTA.
@@ -191,11 +194,11 @@ bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, ref::Te
   extra["cluster"] = cluster;
   extra["cta_mask"] = mask;
   extra["peer"] = peer;
-  // Traps cost a worker: keep 1 in 30 of the draws that trap under an alternative or are interleaved loads.
-  bool traps = interleave_load_traps(m, t.prefetch);
+  // Traps cost a worker and an interleaved load's overrun a wait to the limit (device_quirks.hpp): keep 1 in 30.
+  bool traps = false;
   for (auto& dev : ref::single_deviations(ref::PolicySet{}))
     if (!traps && !ref::tensor_access_trap(m, a, dev.second).empty()) traps = true;
-  if (traps && !chance(r, 3)) return false;
+  if ((traps || interleave_load_overruns(m, t.prefetch)) && !chance(r, 3)) return false;
   if (traps) extra["traps"] = true;
   return true;
 }

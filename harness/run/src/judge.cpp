@@ -58,6 +58,35 @@ Diff compare(const Setup& s, const Image& exp, const Image& act, size_t max_item
   return d;
 }
 
+// Where bytes changed from the initial image (random, so a written byte keeps its old value 1 time in 256):
+// "+lo..+hi (n changed)" per region, or "" when none changed. Per window rank for shared memory.
+std::string changed_spans(const std::vector<uint8_t>& before, const std::vector<uint8_t>& after, uint32_t window,
+                          bool smem) {
+  std::ostringstream m;
+  const size_t n = std::min(before.size(), after.size());
+  const size_t part = smem && window ? window : std::max<size_t>(n, 1);
+  for (size_t base = 0; base < n; base += part) {
+    size_t lo = size_t(-1), hi = 0, count = 0;
+    for (size_t i = base; i < std::min(n, base + part); ++i)
+      if (before[i] != after[i]) lo = std::min(lo, i - base), hi = i - base + 1, ++count;
+    if (!count) continue;
+    m << (m.tellp() > 0 ? ", " : "") << (smem ? "window rank " + std::to_string(base / part) : std::string("global dst"))
+      << " +" << hex(lo) << "..+" << hex(hi) << " (" << count << " changed)";
+  }
+  return m.str();
+}
+
+// What the device wrote against what the model writes, region by region: where a case's bytes went when they
+// are not where the model puts them (a layout, a stride, a write past the box).
+std::string written(const Setup& s, const Image& act) {
+  const std::string dev = changed_spans(s.smem_init, act.smem, s.window, true) +
+                          (s.gdst.empty() ? "" : " " + changed_spans(s.gdst, act.gdst, 0, false));
+  const std::string mod = changed_spans(s.smem_init, s.expected.smem, s.window, true) +
+                          (s.gdst.empty() ? "" : " " + changed_spans(s.gdst, s.expected.gdst, 0, false));
+  return "; the device changed " + (dev.find('+') == std::string::npos ? std::string("nothing") : dev) +
+         "; the model changes " + (mod.find('+') == std::string::npos ? std::string("nothing") : mod);
+}
+
 }  // namespace
 
 void judge(const RunCase& c, const Setup& s, const std::vector<uint8_t>& gsrc_after, const Image& actual,
@@ -73,7 +102,8 @@ void judge(const RunCase& c, const Setup& s, const std::vector<uint8_t>& gsrc_af
     if (st[1] == 2) {
       r.cls = cls::timeout;
       r.message = "CTA rank " + std::to_string(k) + ": mbarrier.try_wait gave up after " + std::to_string(st[3]) +
-                  " iterations (wait_limit " + std::to_string(s.w[W_WAIT_LIMIT]) + "): the phase never completed";
+                  " iterations (wait_limit " + std::to_string(s.w[W_WAIT_LIMIT]) + "): the phase never completed" +
+                  written(s, actual);
       return;
     }
   }
@@ -190,7 +220,9 @@ void judge(const RunCase& c, const Setup& s, const std::vector<uint8_t>& gsrc_af
   }
   m << "; first: ";
   for (size_t i = 0; i < d.first.size(); ++i) m << (i ? "; " : "") << d.first[i];
-  r.message = m.str();
+  const std::string w = written(s, actual);
+  r.details["written"] = w.substr(2);
+  r.message = m.str() + w;
   Json mm = Json::array();
   for (auto& f : d.first) mm.push(f);
   r.details["mismatches"] = mm;
