@@ -265,12 +265,10 @@ void group_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
 }  // namespace
 
 void register_bulk(AbiRegistry& r) {
-  set_plan(r, "v1.bulk_group", bulk_variants, bulk_build);
-  set_plan(r, "v1.mbarrier", bulk_variants, bulk_build);
-  set_plan(r, "v1.mbarrier.cluster", bulk_variants, bulk_build);
-  set_plan(r, "v1.prefetch", bulk_variants, bulk_build);
-  set_plan(r, "v1.self_check.bulk_group", group_variants, group_build);
-  set_plan(r, "v1.self_check.fence_proxy_async", group_variants, group_build);
+  for (const char* abi : {"v1.bulk_group", "v1.mbarrier", "v1.mbarrier.cluster", "v1.prefetch"})
+    set_plan(r, abi, bulk_variants, bulk_build);
+  for (const char* abi : {"v1.self_check.bulk_group", "v1.self_check.fence_proxy_async"})
+    set_plan(r, abi, group_variants, group_build);
 }
 
 }  // namespace ptxcts::run

@@ -339,10 +339,8 @@ void tensor_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
 }  // namespace
 
 void register_tensor(AbiRegistry& r) {
-  set_plan(r, "v1.mbarrier.tmap", tensor_variants, tensor_build);
-  set_plan(r, "v1.mbarrier.cluster.tmap", tensor_variants, tensor_build);
-  set_plan(r, "v1.bulk_group.tmap", tensor_variants, tensor_build);
-  set_plan(r, "v1.prefetch.tmap", tensor_variants, tensor_build);
+  for (const char* abi : {"v1.mbarrier.tmap", "v1.mbarrier.cluster.tmap", "v1.bulk_group.tmap", "v1.prefetch.tmap"})
+    set_plan(r, abi, tensor_variants, tensor_build);
 }
 
 }  // namespace ptxcts::run

@@ -258,6 +258,34 @@ TensorMapSpec spec_of(const ref::TensorMapParams& m) {
   return s;
 }
 
+// The inverse of spec_of: the model's parameters of a driver-API map, at global address gaddr.
+ref::TensorMapParams params_of(const TensorMapSpec& t, uint64_t gaddr) {
+  ref::TensorMapParams p;
+  p.kind = t.kind == TensorMapSpec::Tiled ? ref::EncodeKind::tiled
+           : t.kind == TensorMapSpec::Im2col ? ref::EncodeKind::im2col : ref::EncodeKind::im2col_wide;
+  p.dtype = ref::TensorDataType(t.dtype);
+  p.rank = t.rank;
+  p.global_address = gaddr;
+  p.dims = t.dims;
+  p.strides = t.strides;
+  p.box = t.box;
+  p.element_strides = t.estrides;
+  p.interleave = ref::Interleave(t.interleave);
+  p.swizzle = ref::Swizzle(t.swizzle);
+  p.l2_promotion = ref::L2Promotion(t.l2promo);
+  p.oob_fill = ref::OobFill(t.oobfill);
+  p.lower_corner = t.lower;
+  p.upper_corner = t.upper;
+  if (t.kind == TensorMapSpec::Im2colWide) {
+    p.lower_corner[0] = t.wide_lower;
+    p.upper_corner[0] = t.wide_upper;
+  }
+  p.channels_per_pixel = t.channels;
+  p.pixels_per_column = t.pixels;
+  p.wide_mode = ref::Im2colWideMode(t.wide_mode);
+  return p;
+}
+
 
 namespace {
 template <typename T, size_t N>

@@ -28,6 +28,7 @@ std::vector<ref::TensorMapParams> tile_maps(unsigned rank, bool reduce_or_store,
 Im2colMaps im2col_maps(unsigned rank, bool offsets);
 std::optional<TDT> dtype_for(const std::string& t);  // a reduce element type's map data type
 TensorMapSpec spec_of(const ref::TensorMapParams& m);
+ref::TensorMapParams params_of(const TensorMapSpec& t, uint64_t gaddr);  // spec_of's inverse
 
 // A map and an access as data (explicit cases: exploration's drawn and shrunk cases). Names are the driver's
 // enum names without their prefix (ref::to_string); from_json throws std::runtime_error naming a bad field.

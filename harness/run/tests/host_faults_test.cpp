@@ -8,6 +8,7 @@
 
 #include "host_faults.hpp"
 #include "ptxcts/ref/tensormap.hpp"
+#include "tensor_maps.hpp"
 
 namespace ptxcts::run {
 namespace {
@@ -17,13 +18,20 @@ using ref::Swizzle;
 using ref::TensorDataType;
 
 // A 2-D FLOAT32 tensor of 64 x 8 elements (256-byte rows), box 8 x 4 at (0, 0), no swizzle, no OOB fill.
-TensorMapSpec tiled2d() {
+// A FLOAT32 map of this kind, rank, dims and byte strides; every other field at its default.
+TensorMapSpec float32_map(decltype(TensorMapSpec::kind) kind, unsigned rank, decltype(TensorMapSpec::dims) dims,
+                          decltype(TensorMapSpec::strides) strides) {
   TensorMapSpec t;
-  t.kind = TensorMapSpec::Tiled;
+  t.kind = kind;
   t.dtype = int(TensorDataType::FLOAT32);
-  t.rank = 2;
-  t.dims = {64, 8, 1, 1, 1};
-  t.strides = {256, 0, 0, 0};
+  t.rank = rank;
+  t.dims = dims;
+  t.strides = strides;
+  return t;
+}
+
+TensorMapSpec tiled2d() {
+  TensorMapSpec t = float32_map(TensorMapSpec::Tiled, 2, {64, 8, 1, 1, 1}, {256, 0, 0, 0});
   t.box = {8, 4, 1, 1, 1};
   return t;
 }
@@ -38,24 +46,7 @@ HostFaultContext ctx(const TensorMapSpec& t, std::array<int64_t, 5> coords = {})
   return c;
 }
 
-bool legal(const TensorMapSpec& t) {
-  ref::TensorMapParams p;
-  p.kind = t.kind == TensorMapSpec::Tiled ? ref::EncodeKind::tiled : ref::EncodeKind::im2col;
-  p.dtype = TensorDataType(t.dtype);
-  p.rank = t.rank;
-  p.global_address = 1 << 20;
-  p.dims = t.dims;
-  p.strides = t.strides;
-  p.box = t.box;
-  p.element_strides = t.estrides;
-  p.swizzle = Swizzle(t.swizzle);
-  p.oob_fill = OobFill(t.oobfill);
-  p.lower_corner = t.lower;
-  p.upper_corner = t.upper;
-  p.channels_per_pixel = t.channels;
-  p.pixels_per_column = t.pixels;
-  return ref::validate_encode(p, 90).must_accept();
-}
+bool legal(const TensorMapSpec& t) { return ref::validate_encode(tmaps::params_of(t, 1 << 20), 90).must_accept(); }
 
 // Every field of a and b equal except those the caller lists as changed.
 void expect_only(const TensorMapSpec& a, const TensorMapSpec& b, const std::string& changed) {
@@ -72,6 +63,19 @@ void expect_only(const TensorMapSpec& a, const TensorMapSpec& b, const std::stri
   EXPECT_EQ(a.channels, b.channels);
 }
 
+// Plants kind k into u, a copy of t, in context c: the plant must apply to `field`, keep the map legal and change
+// nothing but `member` (expect_only's name). The plant, for the test's own checks.
+HostPlant planted(HostFault k, const TensorMapSpec& t, TensorMapSpec& u, const HostFaultContext& c,
+                  const std::string& field, const std::string& member) {
+  u = t;
+  HostPlant p = plant_host_fault(k, u, c);
+  EXPECT_TRUE(p.applied) << p.refused;
+  EXPECT_EQ(p.field, field);
+  EXPECT_TRUE(legal(u)) << field;
+  expect_only(t, u, member);
+  return p;
+}
+
 TEST(HostFaults, KindsAreNamedOnce) {
   std::set<std::string> names;
   for (auto& k : host_fault_kinds()) EXPECT_TRUE(names.insert(k.name).second) << k.name;
@@ -79,15 +83,11 @@ TEST(HostFaults, KindsAreNamedOnce) {
 }
 
 TEST(HostFaults, SwizzleNoneBecomes128B) {
-  TensorMapSpec t = tiled2d(), u = t;
-  HostPlant p = plant_host_fault(HostFault::swizzle, u, ctx(t));
-  ASSERT_TRUE(p.applied) << p.refused;
-  EXPECT_EQ(p.field, "swizzle");
+  TensorMapSpec t = tiled2d(), u;
+  HostPlant p = planted(HostFault::swizzle, t, u, ctx(t), "swizzle", "swizzle");
   EXPECT_EQ(p.from, "NONE");
   EXPECT_EQ(p.to, "128B");
   EXPECT_EQ(u.swizzle, int(Swizzle::B128));
-  EXPECT_TRUE(legal(u));
-  expect_only(t, u, "swizzle");
   // 4 rows of 32 bytes (128 bytes at +0): 128B swizzle moves row k's chunks by k... only from byte 128 on, so
   // the 128-byte footprint is laid out the same: equivalent
   EXPECT_FALSE(p.equivalent.empty());
@@ -144,15 +144,11 @@ TEST(HostFaults, OobFillFlipsForFloatAndIsRefusedForIntegers) {
 }
 
 TEST(HostFaults, ElementStrideOfTheOutermostWideDimension) {
-  TensorMapSpec t = tiled2d(), u = t;
-  HostPlant p = plant_host_fault(HostFault::estride, u, ctx(t));
-  ASSERT_TRUE(p.applied);
-  EXPECT_EQ(p.field, "element_strides[1]");
+  TensorMapSpec t = tiled2d(), u;
+  HostPlant p = planted(HostFault::estride, t, u, ctx(t), "element_strides[1]", "estrides");
   EXPECT_EQ(u.estrides[1], 2u);
   EXPECT_EQ(u.estrides[0], 1u);
   EXPECT_TRUE(p.equivalent.empty());
-  EXPECT_TRUE(legal(u));
-  expect_only(t, u, "estrides");
   // a stride of 2 goes back to 1
   TensorMapSpec v = u;
   plant_host_fault(HostFault::estride, v, ctx(u));
@@ -166,14 +162,10 @@ TEST(HostFaults, ElementStrideOfTheOutermostWideDimension) {
 }
 
 TEST(HostFaults, BoxShrinksByOne) {
-  TensorMapSpec t = tiled2d(), u = t;
-  HostPlant p = plant_host_fault(HostFault::box, u, ctx(t));
-  ASSERT_TRUE(p.applied);
-  EXPECT_EQ(p.field, "boxDim[1]");
+  TensorMapSpec t = tiled2d(), u;
+  planted(HostFault::box, t, u, ctx(t), "boxDim[1]", "box");
   EXPECT_EQ(u.box[1], 3u);
   EXPECT_EQ(u.box[0], 8u);
-  EXPECT_TRUE(legal(u));
-  expect_only(t, u, "box");
   // one row of 4 floats (16 bytes): box[0] cannot shrink (a multiple of 16 bytes), box[1] is 1: refused
   TensorMapSpec small = tiled2d();
   small.box = {4, 1, 1, 1, 1};
@@ -184,12 +176,7 @@ TEST(HostFaults, BoxShrinksByOne) {
 }
 
 TEST(HostFaults, Im2colBoxIsPixelsPerColumn) {
-  TensorMapSpec t;
-  t.kind = TensorMapSpec::Im2col;
-  t.dtype = int(TensorDataType::FLOAT32);
-  t.rank = 3;
-  t.dims = {4, 16, 2, 1, 1};
-  t.strides = {16, 256, 0, 0};
+  TensorMapSpec t = float32_map(TensorMapSpec::Im2col, 3, {4, 16, 2, 1, 1}, {16, 256, 0, 0});
   t.lower = {-1, 0, 0};
   t.upper = {-1, 0, 0};
   t.channels = 4;
@@ -204,14 +191,10 @@ TEST(HostFaults, Im2colBoxIsPixelsPerColumn) {
 }
 
 TEST(HostFaults, GlobalStridePaddedBy16) {
-  TensorMapSpec t = tiled2d(), u = t;
-  HostPlant p = plant_host_fault(HostFault::stride, u, ctx(t, {0, 2, 0, 0, 0}));
-  ASSERT_TRUE(p.applied);
-  EXPECT_EQ(p.field, "globalStrides[0]");
+  TensorMapSpec t = tiled2d(), u;
+  HostPlant p = planted(HostFault::stride, t, u, ctx(t, {0, 2, 0, 0, 0}), "globalStrides[0]", "strides");
   EXPECT_EQ(u.strides[0], 272u);
   EXPECT_TRUE(p.equivalent.empty());
-  EXPECT_TRUE(legal(u));
-  expect_only(t, u, "strides");
   // one row at y = 0: no address uses the stride
   TensorMapSpec row = tiled2d();
   row.box = {8, 1, 1, 1, 1};

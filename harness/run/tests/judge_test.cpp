@@ -8,6 +8,7 @@
 
 #include "exec.hpp"
 #include "manifest.hpp"
+#include "model_device.hpp"
 #include "plan.hpp"
 #include "util.hpp"
 
@@ -48,15 +49,8 @@ const RunCase* setup_of(const std::string& form_part, const std::string& variant
   return c;
 }
 
-std::vector<uint32_t> ok_status(const Setup& s) {
-  std::vector<uint32_t> st(size_t(s.ranks) * kStatusWords, 0);
-  for (uint32_t k = 0; k < s.ranks; ++k) {
-    st[k * kStatusWords] = 1;
-    st[k * kStatusWords + 1] = (s.waiters >> k) & 1;
-    st[k * kStatusWords + 2] = k == s.w[W_ISSUER] ? s.expect_bits : 0;
-  }
-  return st;
-}
+// The status words of a correct run (model_device.cpp's, shared with the model device).
+std::vector<uint32_t> ok_status(const Setup& s) { return correct_status(s); }
 
 CaseResult judged(const RunCase& c, const Setup& s, const std::vector<uint8_t>& gsrc, const Image& act,
                   const std::vector<uint32_t>& st) {
@@ -162,24 +156,22 @@ TEST(Judge, H100BehavioursAreNamedAlternatives) {
 // A trap is a spec_divergence only when a named alternative predicts it and the default reading does not.
 TEST(Judge, PredictedTrapsAreDivergencesOtherTrapsCrash) {
   const std::string what = "kernel trapped: cudaErrorIllegalInstruction";
-  ptxcts::run::Setup s;
-  const RunCase* mis = setup_of("cp.async.bulk.tensor/1d.shared_cta.global#", "misaligned", s);
-  ASSERT_NE(mis, nullptr);
-  CaseResult r;
-  ASSERT_TRUE(judge_trap(s, what, r));
+  // judge_trap on one planned case: whether it judged the trap, and how
+  auto trapped = [&](const char* form, const char* variant, CaseResult& r) {
+    ptxcts::run::Setup s;
+    if (!setup_of(form, variant, s)) {
+      ADD_FAILURE() << "no case " << form << " " << variant;
+      return false;
+    }
+    return judge_trap(s, what, r);
+  };
+  CaseResult r, rb, ri;
+  ASSERT_TRUE(trapped("cp.async.bulk.tensor/1d.shared_cta.global#", "misaligned", r));
   EXPECT_EQ(r.cls, "spec_divergence");
   EXPECT_NE(r.message.find("tensor_coord_alignment=16B_trap"), std::string::npos) << r.message;
-  ptxcts::run::Setup sb;
-  const RunCase* box = setup_of("cp.async.bulk.tensor/3d.shared_cta.global.im2col#", "start_outside_box", sb);
-  ASSERT_NE(box, nullptr);
-  CaseResult rb;
-  ASSERT_TRUE(judge_trap(sb, what, rb));
+  ASSERT_TRUE(trapped("cp.async.bulk.tensor/3d.shared_cta.global.im2col#", "start_outside_box", rb));
   EXPECT_NE(rb.message.find("im2col_start_outside_box=trap"), std::string::npos) << rb.message;
-  ptxcts::run::Setup si;
-  const RunCase* in = setup_of("cp.async.bulk.tensor/1d.shared_cta.global#", "inside", si);
-  ASSERT_NE(in, nullptr);
-  CaseResult ri;
-  EXPECT_FALSE(judge_trap(si, what, ri));
+  EXPECT_FALSE(trapped("cp.async.bulk.tensor/1d.shared_cta.global#", "inside", ri));
 }
 
 // Deliberate traps: few, each marked for the serial trap phase; im2col edge sets start inside the bounding box.

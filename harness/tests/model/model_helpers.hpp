@@ -5,8 +5,10 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "ptxcts/ref/policy.hpp"
 #include "ptxcts/ref/tensormap.hpp"
 #include "ptxcts/ref/types.hpp"
 
@@ -42,6 +44,14 @@ inline std::string policies_md() {
 inline std::string policy_row(const std::string& doc, const std::string& name) {
   const std::size_t row = doc.find("| `" + name + "` |");
   return row == std::string::npos ? "" : doc.substr(row, doc.find('\n', row) - row);
+}
+
+// Each policy of the catalog with its row in POLICIES.md ("" where it has none).
+inline std::vector<std::pair<const PolicyInfo*, std::string>> policy_rows() {
+  const std::string doc = policies_md();
+  std::vector<std::pair<const PolicyInfo*, std::string>> rows;
+  for (const PolicyInfo& p : policy_catalog()) rows.emplace_back(&p, policy_row(doc, p.name));
+  return rows;
 }
 
 }  // namespace ptxcts::ref::testing

@@ -24,11 +24,9 @@ using namespace ptxcts::ref::testing;
 // '<br>' or ' |'; the catalog's text must be that whole text, not a prefix of it. Kills policy.cpp:18 (an
 // alternative's description emptied).
 TEST(MutationHoles, PolicyDescriptionsAreWholeCellsOfPoliciesMd) {
-  const std::string doc = policies_md();
-  ASSERT_FALSE(doc.empty()) << PTXCTS_POLICIES_MD;
-  for (const auto& p : policy_catalog()) {
-    const std::string line = policy_row(doc, p.name);
-    ASSERT_FALSE(line.empty()) << p.name;
+  for (const auto& [info, line] : policy_rows()) {
+    const PolicyInfo& p = *info;
+    ASSERT_FALSE(line.empty()) << p.name << " has no row in " << PTXCTS_POLICIES_MD;
     for (const auto& [value, what] : p.alternatives) {
       EXPECT_FALSE(what.empty()) << p.name << "=" << value;
       const std::string cell = "`" + value + "`: " + what;
@@ -141,11 +139,9 @@ TEST(MutationHoles, CpAsyncRefusesCpSizesOtherThan4_8_16) {
 // docs/POLICIES.md: each policy's row ends with a cell that starts with its question (what is not pinned down and
 // the default's reason; findings may follow). Kills policy.cpp:39 (f32_add_subnormals' question emptied).
 TEST(MutationHoles, PolicyQuestionsAreTheLastCellOfPoliciesMd) {
-  const std::string doc = policies_md();
-  ASSERT_FALSE(doc.empty()) << PTXCTS_POLICIES_MD;
-  for (const auto& p : policy_catalog()) {
-    const std::string line = policy_row(doc, p.name);
-    ASSERT_FALSE(line.empty()) << p.name;
+  for (const auto& [info, line] : policy_rows()) {
+    const PolicyInfo& p = *info;
+    ASSERT_FALSE(line.empty()) << p.name << " has no row in " << PTXCTS_POLICIES_MD;
     EXPECT_FALSE(p.question.empty()) << p.name;
     ASSERT_GE(line.size(), 4u) << p.name;
     const std::size_t last = line.rfind(" | ", line.size() - 3);

@@ -6,6 +6,7 @@
 // The holes of the other model areas: test_mutation_holes_*.cpp.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -77,12 +78,10 @@ TEST(MutationHoles, StoreGranuleElementsLandInTheirOwnRow) {
 // the prediction names the coordinate and that box. W dim 20, corners -1/-1: box [-1, 19); start W = 19.
 // Kills tensor.cpp:489 (the message's box emptied).
 TEST(MutationHoles, Im2colStartTrapNamesTheBox) {
-  auto m = tile_map(TensorDataType::FLOAT32, {8, 20, 3}, {8, 1, 1});
-  m.kind = EncodeKind::im2col;
-  m.lower_corner = {-1, 0, 0};
-  m.upper_corner = {-1, 0, 0};
-  m.channels_per_pixel = 8;
-  m.pixels_per_column = 16;
+  const std::array<std::uint64_t, 5> dims{8, 20, 3, 1, 1};
+  auto m = im2col_map(EncodeKind::im2col, TensorDataType::FLOAT32, 3, dims,
+                      dense_strides(TensorDataType::FLOAT32, 3, dims), 8, 16);
+  m.lower_corner = m.upper_corner = {-1, 0, 0};
   PolicySet ob;
   ASSERT_TRUE(ob.set("im2col_start_outside_box", "trap"));
   const std::string t = tensor_access_trap(m, at({0, 19, 2}, TensorMode::im2col), ob);
