@@ -37,6 +37,8 @@ def _index(rep):
                 ("finding-groups-sec", "Findings, grouped by finding")]
     if rep["toolchain_diffs"]:
         sections.append(("toolchain-diffs", "Differences between toolchains"))
+    if rep.get("explorations"):
+        sections.append(("explorations", "Explorations: the parameter space covered"))
     sections += [("families-sec", "Families (per-family pages)"), ("not-supported-sec", "Not supported, by reason"),
                  ("runs-sec", "Runs"), ("definitions", "Definitions")]
     out.append('<nav id="toc"><strong>Contents</strong><ul>'
@@ -51,6 +53,8 @@ def _index(rep):
                          "finding-groups")
     if rep["toolchain_diffs"]:
         out += _toolchain_diffs(rep)
+    if rep.get("explorations"):
+        out += _explorations(rep)
     out += _families_table(rep)
     out += _not_supported(rep)
     out += _runs(rep)
@@ -271,3 +275,26 @@ def _runs(rep):
                    f'<td class="name">{dev}</td><td class="name">{esc(tc)}</td><td>'
                    f'{"-" if r["seed"] is None else r["seed"]}</td><td>{sh}</td><td>{r["cases"]}</td></tr>')
     return out + ["</table>"]
+
+
+def _explorations(rep):
+    out = ['<h2 id="explorations">Explorations: the parameter space covered</h2>'
+           '<p class="muted">Randomly drawn cases judged by the model (<code>./ptxcts explore</code>); a finding no '
+           "named alternative explains is shrunk and kept as a permanent case of the run tier. Coverage: the share "
+           "of each parameter's value bins the exploration reached.</p>"]
+    for e in rep["explorations"]:
+        out.append(f'<h3>{esc(e["id"])}</h3><p>{esc(e["device"])}, toolchain {esc(e["toolchain"])}, seed {e["seed"]}: '
+                   f'<span data-metric="explore-cases">{e["cases_run"]}</span> cases in {e["explored_s"]:.0f} s '
+                   f'(<span data-metric="explore-rate">{e["cases_per_s"]:.0f}</span> cases/s, {e["segments"]} '
+                   f'segment(s)), <span data-metric="explore-findings">{e["findings"]}</span> findings; '
+                   + ", ".join(f'{esc(k)} {v}' for k, v in e["classes"].items())
+                   + f'. Folder: <code>{esc(e["folder"])}</code>.</p>')
+        if e["svg"]:
+            out.append(f'<figure class="explore-coverage">{e["svg"]}</figure>')
+        out.append('<table class="explore-coverage-table"><tr><th class="name">parameter</th><th>bins reached</th>'
+                   "<th>of</th></tr>")
+        out += [f'<tr><td class="name">{esc(c["parameter"])}</td><td data-explore-param="{esc(c["parameter"])}">'
+                f'{c["reached"]}</td><td>{c["of"]}</td></tr>' for c in e["coverage"]]
+        out.append("</table>")
+    return out
+

@@ -110,6 +110,13 @@ def render(rep):
             out += [f"### {d['tier']}{' ' + d['sm'] if d.get('sm') else ''}: toolchain {d['a']['toolchain']} -> "
                     f"{d['b']['toolchain']}", body]
     labels = [c["label"] for c in columns]
+    for e in rep.get("explorations", []):
+        out += [f"## Exploration {e['id']}", "",
+                f"{e['device']}, toolchain {e['toolchain']}, seed {e['seed']}: {e['cases_run']} cases in "
+                f"{e['explored_s']:.0f} s ({e['cases_per_s']:.0f} cases/s), {e['findings']} findings; "
+                + ", ".join(f"{k} {v}" for k, v in e["classes"].items()) + f". Folder: `{e['folder']}`.", "",
+                _table(["parameter", "bins reached", "of"], [[c["parameter"], c["reached"], c["of"]]
+                                                             for c in e["coverage"]]), ""]
     out += ["## Families", "", _table(["family (forms)"] + labels, [
         [f"{f['family']} ({f['forms']})"] + [_cell(f["cells"].get(c["key"]), classes) for c in columns]
         for f in rep["families"]]), ""]

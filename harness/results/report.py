@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from . import coverage, manifest, merge, render_html, render_md
+from . import coverage, explorations, manifest, merge, render_html, render_md
 from .errors import UsageError
 from .runio import atomic_write
 
@@ -27,6 +27,9 @@ def add_arguments(p):
                         "repository; 'none': no regression section)")
     p.add_argument("--prefer-later", action="store_true",
                    help="the same case key in two runs: keep the later run's result instead of failing")
+    p.add_argument("--explore", action="append", default=[], metavar="DIR",
+                   help="an exploration's folder (./ptxcts explore, results/explore/<id>): its numbers, the share of "
+                        "each parameter's value bins it reached and its coverage picture (repeatable)")
     p.add_argument("--title", default="ptx-cts coverage report")
     p.add_argument("--gzip", action="store_true",
                    help="write the HTML pages and report.css gzip-compressed (report.html.gz, families/*.html.gz, "
@@ -93,9 +96,11 @@ def main(args):
         raise UsageError(f"--baselines {args.baselines}: no such folder")
     rep = coverage.build(groups, forms, cases, manifest_path, args.title,
                          None if baselines == "none" or not os.path.isdir(baselines) else baselines)
+    rep["explorations"] = explorations.load(args.explore)
     files = render_html.render(rep)
     files["report.md"] = render_md.render(rep)
-    files["report.json"] = dumps({k: v for k, v in rep.items() if k not in JSON_DROPPED})
+    files["report.json"] = dumps(dict({k: v for k, v in rep.items() if k not in JSON_DROPPED},
+                                      explorations=explorations.without_pictures(rep["explorations"])))
     if args.gzip:
         files = compressed(files)
     for name, text in files.items():

@@ -7,7 +7,7 @@ import re
 import unittest
 
 from . import dom
-from .common import FIXTURES, MANIFEST, RUNS, TempDirTest, cli, raw_counts, raw_docs
+from .common import FIXTURES, MANIFEST, REPO, RUNS, TempDirTest, cli, raw_counts, raw_docs
 
 BASELINES_V2 = os.path.join(FIXTURES, "baselines-v2")
 
@@ -263,6 +263,45 @@ class Compressed(TempDirTest):
         code, _, err = cli("report", *runs, "--manifest", MANIFEST, "--baselines", BASELINES_V2, "--out", packed)
         self.assertEqual(code, 0, err)
         self.assertEqual(self.files(packed), names)
+
+
+EXPLORATION = os.path.join(REPO, "results", "explore", "2026-11-23T16-02-56.738Z-sm_90-explore-1247")
+
+
+class Explorations(TempDirTest):
+    """--explore DIR: the exploration's numbers and coverage as its explore.json states them, its picture inline;
+    a folder that is not an exploration is refused (2), a malformed explore.json is an input error (3)."""
+    def test_exploration_section(self):
+        with gzip.open(os.path.join(EXPLORATION, "explore.json.gz"), "rt", encoding="utf-8") as f:
+            doc = json.load(f)
+        out, rep, _ = build_report(self.tmp, os.path.join(RUNS, "compile"), extra=("--explore", EXPLORATION))
+        (e,) = rep["explorations"]
+        self.assertEqual((e["id"], e["cases_run"], e["findings"]), (doc["id"], doc["cases_run"], len(doc["findings"])))
+        self.assertNotIn("svg", e, "report.json keeps the numbers, not the picture")
+        index, _ = read_pages(out)
+        self.assertIn('href="#explorations"', index)
+        self.assertIn(f'<span data-metric="explore-cases">{doc["cases_run"]}</span>', index)
+        for param, c in doc["coverage"].items():
+            self.assertIn(f'data-explore-param="{param}">{c["reached"]}</td><td>{c["of"]}</td>', index)
+        with open(os.path.join(EXPLORATION, "coverage.svg"), encoding="utf-8") as f:
+            svg = f.read()
+        self.assertIn(svg[svg.index("<svg"):][:200], index, "the coverage picture inline")
+        with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+            self.assertIn(f"## Exploration {doc['id']}", f.read())
+
+    def test_bad_folders(self):
+        code, _, err = cli("report", os.path.join(RUNS, "compile"), "--manifest", MANIFEST, "--out",
+                           os.path.join(self.tmp, "r"), "--explore", os.path.join(self.tmp, "nowhere"))
+        self.assertEqual(code, 2)
+        self.assertIn("--explore", err)
+        bad = os.path.join(self.tmp, "bad")
+        os.makedirs(bad)
+        with open(os.path.join(bad, "explore.json"), "w", encoding="utf-8") as f:
+            f.write('{"schema": "ptxcts-explore", "id": "x"}')
+        code, _, err = cli("report", os.path.join(RUNS, "compile"), "--manifest", MANIFEST, "--out",
+                           os.path.join(self.tmp, "r"), "--explore", bad)
+        self.assertEqual(code, 3)
+        self.assertIn("explore.json: cases_run:", err)
 
 
 class ManifestMissing(TempDirTest):
