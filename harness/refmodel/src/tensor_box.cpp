@@ -279,6 +279,7 @@ std::uint32_t tensor_smem_extent(const TensorMapParams& map, const TensorAccess&
 
 std::uint32_t tensor_smem_extent_any(const TensorMapParams& map, const TensorAccess& a) {
   std::uint32_t e = tensor_smem_extent(map, a);
+  const PolicySet base;
   // The policies row_pitch and the im2col walk read (the only ones tensor_box reads besides packed_tx_bytes,
   // which counts bytes and moves none).
   const bool im2col = a.mode != TensorMode::tile && a.mode != TensorMode::gather4 &&
@@ -290,7 +291,6 @@ std::uint32_t tensor_smem_extent_any(const TensorMapParams& map, const TensorAcc
       continue;
     if (id == PolicyId::interleave_row_pitch && map.interleave == Interleave::NONE) continue;
     if ((id == PolicyId::im2col_wrap_stride || id == PolicyId::im2col_w_halo) && !im2col) continue;
-    const PolicySet base;
     for (std::size_t i = 0; i < policy_info(id).alternatives.size(); ++i) {
       if (i == base.index(id)) continue;
       PolicySet alt = base;

@@ -222,12 +222,8 @@ void tensor_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
   uint32_t tx = ref::tensor_tx_bytes(map, r.acc);
   s.ranks = r.cluster;
   s.cluster = f.abi_row->cluster;
-  // The window holds the box as the default or any named alternative lays it out (a device padding narrow rows to
-  // the swizzle span writes past the dense box) and as a device quirk overruns it (device_quirks.hpp), then the
-  // guard band.
-  const size_t extent = std::max<size_t>({tx, ref::tensor_smem_extent_any(map, r.acc),
-                                          size_t(device_write_extent(map, t.prefetch, tx))});
-  s.window = uint32_t((r.smem_off + extent + size_t(o.smem_guard) + 15) / 16 * 16);
+  s.window = uint32_t((r.smem_off + tensor_window_extent(map, r.acc, t.prefetch, tx) + size_t(o.smem_guard) + 15) /
+                      16 * 16);
   s.smem_init = random_bytes(rng, size_t(s.window) * s.ranks);
   for (unsigned i = 0; i < 5; ++i) s.w[W_COORD0 + i] = uint32_t(r.acc.coords[i]);
   for (unsigned i = 0; i < 3; ++i) s.w[W_IM2COL0 + i] = r.acc.im2col_offsets[i];

@@ -167,9 +167,8 @@ void load_resume(const std::string& dir, ExploreOptions& o) {
   }
   auto bad = [&](const std::string& what) { return MalformedExplore(path + ": " + what + " (not an exploration to resume)"); };
   if (!doc.is_object() || doc.get_str("schema") != "ptxcts-explore") throw bad("schema is not 'ptxcts-explore'");
-  for (const char* k : {"seed", "cases_drawn", "cases_run", "nothing_to_draw"})
+  for (const char* k : {"seed", "cases_drawn", "cases_run", "nothing_to_draw", "explored_s"})
     if (!doc.get(k) || !doc.get(k)->is_number()) throw bad(std::string("field '") + k + "' is missing or not a number");
-  if (!doc.get("explored_s") || !doc.get("explored_s")->is_number()) throw bad("field 'explored_s' is missing or not a number");
   for (const char* k : {"classes", "divergences", "coverage", "device"})
     if (!doc.get(k) || !doc.get(k)->is_object()) throw bad(std::string("field '") + k + "' is missing or not an object");
   if (!doc.get("findings") || !doc.get("findings")->is_array()) throw bad("field 'findings' is missing or not an array");

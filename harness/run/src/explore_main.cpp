@@ -161,9 +161,8 @@ int main(int argc, char** argv) {
   if (!o.resumed.is_null()) {
     // One exploration, one device and toolchain: its results say where they came from.
     const Json& d = *o.resumed.get("device");
-    auto differs = [](const std::string& was, const std::string& now) { return was != now; };
-    if (differs(d.get_str("sm"), ses.device.sm) || differs(d.get_str("driver"), ses.device.driver) ||
-        differs(d.get_str("name"), ses.device.name) || differs(d.get_str("kind"), ses.device_kind))
+    if (d.get_str("sm") != ses.device.sm || d.get_str("driver") != ses.device.driver ||
+        d.get_str("name") != ses.device.name || d.get_str("kind") != ses.device_kind)
       return usage_error("--resume '" + resume + "': explored on " + d.get_str("name") + " (" + d.get_str("sm") + ", driver " +
                          d.get_str("driver") + ", " + d.get_str("kind") + "), this is " + ses.device.name + " (" +
                          ses.device.sm + ", driver " + ses.device.driver + ", " + ses.device_kind + ")");

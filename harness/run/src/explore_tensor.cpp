@@ -174,11 +174,10 @@ bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, ref::Te
   try {
     tx = ref::tensor_tx_bytes(m, a);
     if (size_t(a.smem_offset) + tx + 512 > size_t(o.max_smem)) return false;  // too large before any layout
-    extent = ref::tensor_smem_extent_any(m, a);
+    extent = tensor_window_extent(m, a, t.prefetch, tx);
   } catch (const std::exception&) {
     return false;  // the model cannot state this access (an open point): not a case
   }
-  extent = std::max<uint64_t>({tx, extent, device_write_extent(m, t.prefetch, tx)});
   if (size_t(a.smem_offset) + extent + 512 > size_t(o.max_smem) || (tx > 64 * 1024 && chance(r, 90)))
     return false;
 

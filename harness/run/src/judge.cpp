@@ -76,15 +76,18 @@ std::string changed_spans(const std::vector<uint8_t>& before, const std::vector<
   return m.str();
 }
 
+// The bytes an image changed against the case's initial windows and global destination, or "nothing".
+std::string changes(const Setup& s, const Image& img) {
+  const std::string smem = changed_spans(s.smem_init, img.smem, s.window, true);
+  const std::string gdst = changed_spans(s.gdst, img.gdst, 0, false);
+  if (smem.empty() || gdst.empty()) return smem.empty() && gdst.empty() ? "nothing" : smem + gdst;
+  return smem + ", " + gdst;
+}
+
 // What the device wrote against what the model writes, region by region: where a case's bytes went when they
 // are not where the model puts them (a layout, a stride, a write past the box).
 std::string written(const Setup& s, const Image& act) {
-  const std::string dev = changed_spans(s.smem_init, act.smem, s.window, true) +
-                          (s.gdst.empty() ? "" : " " + changed_spans(s.gdst, act.gdst, 0, false));
-  const std::string mod = changed_spans(s.smem_init, s.expected.smem, s.window, true) +
-                          (s.gdst.empty() ? "" : " " + changed_spans(s.gdst, s.expected.gdst, 0, false));
-  return "; the device changed " + (dev.find('+') == std::string::npos ? std::string("nothing") : dev) +
-         "; the model changes " + (mod.find('+') == std::string::npos ? std::string("nothing") : mod);
+  return "; the device changed " + changes(s, act) + "; the model changes " + changes(s, s.expected);
 }
 
 }  // namespace

@@ -2,12 +2,15 @@
 // completion, multicast/peer, reduce types. Shared by the planner (abi_tensor.cpp) and exploration's drawer
 // (explore_tensor.cpp).
 #pragma once
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "abi.hpp"
+#include "device_quirks.hpp"
 #include "ptxcts/ref/tensor.hpp"
 
 namespace ptxcts::run {
@@ -56,6 +59,15 @@ inline TensorForm tform(const Form& f) {
   // .shared::cta as stores do and are planned the same way.
   t.nonneg = run_bool(f, field::coords_nonnegative) || t.reduce;
   return t;
+}
+
+// The shared-memory bytes past dstMem / srcMem a tensor case's window holds (before its guard band): the box as
+// the default and every named layout alternative lay it out (ref::tensor_smem_extent_any: a device padding narrow
+// rows to the swizzle span writes past the dense box), and what a device quirk writes beyond it
+// (device_quirks.hpp). tx: the access's tx bytes. Shared by the planner and exploration's drawer.
+inline uint64_t tensor_window_extent(const ref::TensorMapParams& m, const ref::TensorAccess& a, bool prefetch,
+                                     uint32_t tx) {
+  return std::max<uint64_t>({tx, ref::tensor_smem_extent_any(m, a), device_write_extent(m, prefetch, tx)});
 }
 
 }  // namespace ptxcts::run
