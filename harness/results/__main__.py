@@ -33,6 +33,10 @@ def _merge(args):
                started=min(r.started for r in merged.runs), finished=max(r.finished for r in merged.runs),
                cases=[case for case, _ in merged.results.values()])
     doc.pop("partial", None)
+    doc.pop("timing", None)
+    timing = [t for r in merged.runs for i in sorted(r.shards) for t in r.shards[i][1].get("timing", [])]
+    if timing:
+        doc["timing"] = timing
     if merged.partial_runs:  # a partial shard makes the merged document partial: never a short run as whole
         left = sum(p["total"] - p["done"] for _, _, _, p in merged.partial_runs)
         doc["partial"] = {"reason": "; ".join(merged.partial_lines()), "done": len(doc["cases"]),

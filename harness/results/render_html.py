@@ -7,6 +7,7 @@ from outside the report's folder. Every number on a page is an element's text, m
 data-* attributes (data-col, data-class, data-form, data-family, data-group, data-metric) so that a test reading
 the rendered DOM can find it and compare it with report.json.
 """
+from . import selftests
 from .html_page import (ABBREV, STYLESHEET, STYLESHEET_FILE, badge, column_labels, count_cell, esc,
                         header_row, legend, page)
 from .html_pictures import pictures
@@ -39,6 +40,8 @@ def _index(rep):
         sections.append(("toolchain-diffs", "Differences between toolchains"))
     if rep.get("explorations"):
         sections.append(("explorations", "Explorations: the parameter space covered"))
+    if rep.get("selftests"):
+        sections.append(("selftests", "Self-test: faults planted and caught"))
     sections += [("families-sec", "Families (per-family pages)"), ("not-supported-sec", "Not supported, by reason"),
                  ("runs-sec", "Runs"), ("definitions", "Definitions")]
     out.append('<nav id="toc"><strong>Contents</strong><ul>'
@@ -55,6 +58,8 @@ def _index(rep):
         out += _toolchain_diffs(rep)
     if rep.get("explorations"):
         out += _explorations(rep)
+    if rep.get("selftests"):
+        out += _selftests(rep)
     out += _families_table(rep)
     out += _not_supported(rep)
     out += _runs(rep)
@@ -298,3 +303,27 @@ def _explorations(rep):
         out.append("</table>")
     return out
 
+
+def _selftests(rep):
+    out = ['<h2 id="selftests">Self-test: faults planted and caught</h2>'
+           '<p class="muted">Faults planted into the instruction under test and into the host\'s tensor maps '
+           "(<code>./ptxcts selftest</code>); a fault is caught at form level when a case that passes clean changes "
+           "class; equivalent: the chapter or the model shows no observable difference; a hole is a fault no case "
+           "caught.</p>"]
+    for st in rep["selftests"]:
+        t = selftests.totals(st)
+        out.append(f'<p>{esc(st["device"])}, driver {esc(st["driver"])}, toolchain {esc(st["toolchain"])}, seed '
+                   f'{st["seed"]}: <span data-metric="selftest-caught">{t["caught"]}</span> of '
+                   f'{t["caught"] + t["holes"]} non-equivalent faults caught, {t["equivalent"]} equivalent, '
+                   f'<span data-metric="selftest-holes">{t["holes"]}</span> holes, in {st["seconds"]} s'
+                   + (" (interrupted)" if st["interrupted"] else "") + f'. File: <code>{esc(st["file"])}</code>.</p>')
+        out.append('<table class="selftest-table"><tr><th class="name">kind</th><th class="name">family</th>'
+                   "<th>planted</th><th>refused</th><th>caught</th><th>equivalent</th><th>holes</th>"
+                   "<th>not judged</th><th>caught %</th></tr>")
+        out += [f'<tr><td class="name">{esc(r["kind"])}</td><td class="name">{esc(r["family"])}</td>'
+                f'<td>{r["planted"]}</td><td>{r["refused"]}</td>'
+                f'<td data-selftest="{esc(r["kind"])}/{esc(r["family"])}">{r["caught"]}</td>'
+                f'<td>{r["equivalent"]}</td><td>{r["holes"]}</td><td>{r["no_case"]}</td>'
+                f'<td>{"-" if r["caught_pct"] is None else r["caught_pct"]}</td></tr>' for r in st["rows"]]
+        out.append("</table>")
+    return out

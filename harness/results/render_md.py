@@ -2,7 +2,7 @@
 
 Markdown keeps what a reader needs first (regressions, unexplained findings, coverage, findings grouped, the
 differences between toolchains, families); the per-form tables are on the HTML family pages."""
-from . import diff as diff_mod
+from . import diff as diff_mod, selftests
 from .html_page import ABBREV
 
 
@@ -117,6 +117,17 @@ def render(rep):
                 + ", ".join(f"{k} {v}" for k, v in e["classes"].items()) + f". Folder: `{e['folder']}`.", "",
                 _table(["parameter", "bins reached", "of"], [[c["parameter"], c["reached"], c["of"]]
                                                              for c in e["coverage"]]), ""]
+    for st in rep.get("selftests", []):
+        t = selftests.totals(st)
+        out += [f"## Self-test: faults planted and caught ({st['device']})", "",
+                f"{st['device']}, driver {st['driver']}, toolchain {st['toolchain']}, seed {st['seed']}: "
+                f"{t['caught']} of {t['caught'] + t['holes']} non-equivalent planted faults caught at form level, "
+                f"{t['equivalent']} equivalent, {t['holes']} holes, in {st['seconds']} s"
+                + (" (interrupted)" if st["interrupted"] else "") + f". File: `{st['file']}`.", "",
+                _table(["kind", "family", "planted", "refused", "caught", "equivalent", "holes", "not judged",
+                        "caught %"],
+                       [[r["kind"], r["family"], r["planted"], r["refused"], r["caught"], r["equivalent"], r["holes"],
+                         r["no_case"], "-" if r["caught_pct"] is None else r["caught_pct"]] for r in st["rows"]]), ""]
     out += ["## Families", "", _table(["family (forms)"] + labels, [
         [f"{f['family']} ({f['forms']})"] + [_cell(f["cells"].get(c["key"]), classes) for c in columns]
         for f in rep["families"]]), ""]

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from . import coverage, explorations, manifest, merge, render_html, render_md
+from . import coverage, explorations, manifest, merge, render_html, render_md, selftests
 from .errors import UsageError
 from .runio import atomic_write
 
@@ -30,6 +30,10 @@ def add_arguments(p):
     p.add_argument("--explore", action="append", default=[], metavar="DIR",
                    help="an exploration's folder (./ptxcts explore, results/explore/<id>): its numbers, the share of "
                         "each parameter's value bins it reached and its coverage picture (repeatable)")
+    p.add_argument("--selftest", action="append", default=[], metavar="FILE",
+                   help="a self-test's score (./ptxcts selftest's selftest.json, or "
+                        "results/selftest/selftest-<device>.json.gz): per fault kind and family, the faults caught "
+                        "(repeatable)")
     p.add_argument("--title", default="ptx-cts coverage report")
     p.add_argument("--gzip", action="store_true",
                    help="write the HTML pages and report.css gzip-compressed (report.html.gz, families/*.html.gz, "
@@ -97,6 +101,7 @@ def main(args):
     rep = coverage.build(groups, forms, cases, manifest_path, args.title,
                          None if baselines == "none" or not os.path.isdir(baselines) else baselines)
     rep["explorations"] = explorations.load(args.explore)
+    rep["selftests"] = selftests.load(args.selftest)
     files = render_html.render(rep)
     files["report.md"] = render_md.render(rep)
     files["report.json"] = dumps(dict({k: v for k, v in rep.items() if k not in JSON_DROPPED},

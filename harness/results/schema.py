@@ -11,7 +11,10 @@ Version 2 adds, over version 1 (a version-1 document is a valid version-2 docume
   names that device);
 * in `toolchain`, the optional fields `name` ("13.0", the toolchain's name; baselines are keyed by it), `ptxas`
   (version), `ptxas_path`, `ptxas_sha256`, `nvjitlink` (version or null), beside `cuda_runtime` and `driver`;
-* the optional top-level `partial`: {"reason", "done", "total"} for a run that stopped before its end.
+* the optional top-level `partial`: {"reason", "done", "total"} for a run that stopped before its end;
+* the optional top-level `timing`: where the run's time went, one object per batch (load path and target): its
+  cases and workers, the seconds of the batch itself, of the crashes and timeouts run again alone, and of the
+  cases expected to trap (run alone); see TIMING_FIELDS.
 A version-1 document using any of these is rejected, naming the field and the version that has it.
 """
 import datetime
@@ -50,8 +53,10 @@ CASE_REQUIRED = {"id": str, "family": str, "form": str, "target": str, "ptx": st
 CASE_OPTIONAL = {"duration_ms": (int, float), "message": str, "replay": str, "details": dict}
 TOP_FIELDS = ("schema", "version", "run_id", "tier", "started", "finished", "seed", "shard", "host", "toolchain",
               "device", "cases")
-OPTIONAL_TOP = ("partial",)  # version 2
+OPTIONAL_TOP = ("partial", "timing")  # version 2
 PARTIAL_FIELDS = {"reason": str, "done": int, "total": int}
+TIMING_FIELDS = {"load_path": str, "target": str, "cases": int, "workers": int, "batch_s": (int, float),
+                 "rerun_alone": int, "rerun_s": (int, float), "traps": int, "trap_s": (int, float)}
 
 
 def result_key(case, doc):
@@ -124,6 +129,10 @@ def validate(doc, file="results.json", text=None):
         if version < 2:
             c.fail(["partial"], "a field of version 2 documents; this one says version 1")
         _validate_partial(c, doc["partial"])
+    if "timing" in doc:
+        if version < 2:
+            c.fail(["timing"], "a field of version 2 documents; this one says version 1")
+        _validate_timing(c, doc["timing"])
     if not isinstance(doc["run_id"], str) or not re.fullmatch(r"[A-Za-z0-9._:+-]+", doc["run_id"]):
         c.fail(["run_id"], "must be a non-empty string of letters, digits and . _ : + -")
     tier = doc["tier"]
@@ -209,6 +218,22 @@ def _validate_partial(c, partial):
         c.fail(["partial", extra[0]], f"unknown field (partial has: {', '.join(PARTIAL_FIELDS)})")
     if not 0 <= partial["done"] <= partial["total"]:
         c.fail(["partial"], f"done {partial['done']} of total {partial['total']}: need 0 <= done <= total")
+
+
+def _validate_timing(c, timing):
+    if not isinstance(timing, list):
+        c.fail(["timing"], "must be a list of batch timings")
+    for i, t in enumerate(timing):
+        if not isinstance(t, dict):
+            c.fail(["timing", i], "must be an object")
+        for name, kind in TIMING_FIELDS.items():
+            value = t.get(name)
+            if not isinstance(value, kind) or isinstance(value, bool) or (not isinstance(value, str) and value < 0):
+                c.fail(["timing", i, name] if name in t else ["timing", i],
+                       f"missing, of the wrong type or negative: {name!r}")
+        extra = sorted(set(t) - set(TIMING_FIELDS))
+        if extra:
+            c.fail(["timing", i, extra[0]], f"unknown field (a batch timing has: {', '.join(TIMING_FIELDS)})")
 
 
 def toolchain_name(toolchain):

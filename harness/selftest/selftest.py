@@ -37,6 +37,8 @@ sys.path[:0] = [os.path.join(ROOT, "generator"), os.path.join(ROOT, "harness")]
 
 from ptxcts_gen import faults  # noqa: E402
 from ptxcts_gen.model import all_forms  # noqa: E402
+from selftest.host_kinds import host_kind  # noqa: E402
+from selftest.runs import changed, env_with, run_tier, staged, where_time_went  # noqa: E402
 
 TARGET, PTX = "sm_90", "9.0"
 FINE = ("pass", "spec_divergence", "not_supported")
@@ -76,12 +78,6 @@ def parse(argv):
     return a
 
 
-def env_with(**kw):
-    e = dict(os.environ, PTXCTS_ROOT=ROOT)
-    e.update({k: v for k, v in kw.items() if v is not None})
-    return e
-
-
 def modules(kind, allow, out):
     """Render the planted modules into out; {form: plant}."""
     env = env_with(PTXCTS_PLANT_FAULT=kind, PTXCTS_PLANT_FAULT_FORMS=allow)
@@ -113,33 +109,6 @@ def refused_by_ptxas(out, ptxas):
     return refused
 
 
-def run_tier(out, families, seed, jobs, kind=None, allow=None, cases=(), host=None, timeout=5, deadline=None):
-    exe = os.path.join(os.environ.get("PTXCTS_BUILD", os.path.join(ROOT, "build")), "harness", "run", "ptxcts-run")
-    # a planted fault may trap or hang: a short watchdog keeps a hang from costing the whole budget
-    argv = [exe, "--load-path", "cubin", "--lower-targets", "none", "--seed", str(seed), "--jobs", str(jobs),
-            "--timeout", str(timeout), "--quiet", "--out", out]
-    if deadline is not None:
-        argv += ["--deadline", str(int(deadline))]
-    for f in families:
-        argv += ["--family", f]
-    for c in cases:
-        argv += ["--case", c]
-    env = env_with(PTXCTS_PLANT_FAULT=kind, PTXCTS_PLANT_FAULT_FORMS=allow, PTXCTS_PLANT_HOST_FAULT=host)
-    if kind is None:
-        env.pop("PTXCTS_PLANT_FAULT", None)
-        env.pop("PTXCTS_PLANT_FAULT_FORMS", None)
-    if host is None:
-        env.pop("PTXCTS_PLANT_HOST_FAULT", None)
-    r = subprocess.run(argv, env=env, capture_output=True, text=True)
-    path = os.path.join(out, "results.json")
-    if "no CUDA device" in r.stderr:
-        raise SystemExit("selftest: no GPU here: the self-test runs the run tier on a GPU")
-    if not os.path.isfile(path):
-        raise SystemExit(f"selftest: the run tier wrote no results (exit {r.returncode}): {r.stderr[-1500:]}")
-    with open(path) as f:
-        return {(c["id"], c["load_path"]): c for c in json.load(f)["cases"]}
-
-
 def main(argv):
     a = parse(argv)
     import toolchains
@@ -153,10 +122,11 @@ def main(argv):
     families = sorted({f.family for f in forms.values()})
     if a.clean:
         with open(os.path.join(a.clean, "results.json")) as f:
-            clean = {(c["id"], c["load_path"]): c for c in json.load(f)["cases"]}
+            clean_doc = json.load(f)
+        clean = {(c["id"], c["load_path"]): c for c in clean_doc.pop("cases")}
     else:
         print(f"selftest: clean run of {len(families)} families (cubin, seed {a.seed})", flush=True)
-        clean = run_tier(os.path.join(out, "clean"), families, a.seed, a.jobs)
+        clean, clean_doc = run_tier(os.path.join(out, "clean"), families, a.seed, a.jobs)
     # A fault is caught when a case that passes clean changes class; only those cases run (no expected traps, which
     # cost a worker restart each), on the cubin path.
     by_form = collections.defaultdict(list)
@@ -171,8 +141,12 @@ def main(argv):
             return (-(int(m.group(1)) if m else 0), key)
         for fid in by_form:
             by_form[fid] = sorted(by_form[fid], key=weight)[:a.cases_per_form]
+    # the device, driver and toolchain the score comes from: the clean run's
+    tc = clean_doc.get("toolchain") or {}
     report = {"schema": "ptxcts-selftest", "version": 1, "started": stamp, "seed": a.seed, "target": TARGET,
-              "ptx": PTX, "kinds": {}, "interrupted": False}
+              "ptx": PTX, "kinds": {}, "interrupted": False, "device": (clean_doc.get("device") or {}).get("name"),
+              "driver": tc.get("driver"), "toolchain": f"{tc.get('name')} (ptxas {tc.get('ptxas')})",
+              "clean_run": {"cases": len(clean), "run_tier": where_time_went(clean_doc)}}
     def save():
         report["seconds"] = round(time.monotonic() - t0, 1)
         with open(os.path.join(out, "selftest.json"), "w") as f:
@@ -210,8 +184,9 @@ def main(argv):
                         break
                     modules(kind, allow, os.path.join(tmp, "m"))
                 fams = sorted({forms[fid].family for fid in live})
-                ids = [key[0] for fid in live for key in by_form[fid]]
-                faulty = run_tier(os.path.join(out, kind), fams, a.seed, a.jobs, kind, allow, ids) if live else {}
+                faulty, timing = staged(os.path.join(out, kind), {f: by_form[f] for f in live}, clean,
+                                        lambda o, ids, alone: run_tier(o, fams, a.seed, 1 if alone else a.jobs, kind,
+                                                                       allow, ids, alone=alone))
             rows = collections.defaultdict(lambda: {"planted": 0, "refused": 0, "caught": 0, "equivalent": 0,
                                                     "holes": 0, "no_case": 0})
             survivors = []
@@ -219,12 +194,16 @@ def main(argv):
                 rows[forms[fid].family]["planted"] += 1
             for fid in refused:
                 rows[forms[fid].family]["refused"] += 1
+            unconfirmed = []
             for fid, p in sorted(live.items()):
                 fam = forms[fid].family
-                changed = [(key, clean[key]["class"], faulty.get(key, {}).get("class", "missing"))
-                           for key in by_form[fid] if clean[key]["class"] != faulty.get(key, {}).get("class")]
-                if changed:
+                confirmed, beside = changed(by_form[fid], clean, faulty)
+                if confirmed:
                     rows[fam]["caught"] += 1
+                    continue
+                if beside or any(faulty.get(k, {}).get("class", "skipped") == "skipped" for k in by_form[fid]):
+                    rows[fam]["no_case"] += 1   # not judged: a crash not confirmed alone, or a case not run
+                    unconfirmed.append(fid)
                     continue
                 reason = faults.KINDS[kind].equivalent(forms[fid])
                 rows[fam]["equivalent" if reason else "holes"] += 1
@@ -234,7 +213,9 @@ def main(argv):
                 rows[forms[fid].family]["no_case"] += 1
             report["kinds"][kind] = {"what": faults.KINDS[kind].what, "families": dict(rows), "survivors": survivors,
                                      "seconds": round(time.monotonic() - k0, 1),
-                                     "cases_run": len(ids)}
+                                     "cases_run": sum(1 for c in faulty.values() if c["class"] != "skipped"),
+                                     "run_tier": timing,
+                                     "not_judged": unconfirmed}
             save()
             print_kind(i, len(kinds), kind, report["kinds"][kind], k0, t0)
     except KeyboardInterrupt:
@@ -255,72 +236,6 @@ def print_kind(i, n, kind, k, k0, t0):
           f"({time.monotonic() - k0:.0f} s; {done:.0f} s elapsed, ~{done / i * (n - i):.0f} s left)", flush=True)
 
 
-NOT_RUN = "not run (the kind's deadline)"
-
-
-def host_plant(case):
-    """The worker's record of a host fault in one case: (applied and encoded, refused reason, equivalent reason,
-    "field: from -> to")."""
-    if case.get("class", "skipped") == "skipped":
-        return False, NOT_RUN, "", ""
-    hf = (case.get("details") or {}).get("host_fault") or {}
-    if not hf:
-        return False, "no tensor map encoded", "", ""
-    if not hf.get("applied"):
-        return False, hf.get("refused", "not applied"), "", ""
-    what = f"{hf.get('field')}: {hf.get('from')} -> {hf.get('to')}"
-    enc = (case.get("details") or {}).get("encode_result", "CUDA_SUCCESS")
-    if enc != "CUDA_SUCCESS":
-        return False, f"the driver refused the perturbed map ({what}): {enc}", "", what
-    return True, "", hf.get("equivalent", ""), what
-
-
-def host_kind(kind, forms, by_form, clean, out, a, deadline):
-    """One host kind: the run tier with PTXCTS_PLANT_HOST_FAULT over the tensor-map forms' clean-passing cases (a 2 s
-    watchdog per case, no case started after `deadline` seconds; a case not run is not counted as planted)."""
-    hk = faults.HOST_KINDS[kind]
-    k0 = time.monotonic()
-    live = {fid: forms[fid] for fid in forms if forms[fid].kernel_cfg.get("tmap") and by_form.get(fid)}
-    ids = [key[0] for fid in live for key in by_form[fid]]
-    fams = sorted({f.family for f in live.values()})
-    faulty = run_tier(os.path.join(out, kind), fams, a.seed, a.jobs, cases=ids, host=kind, timeout=2,
-                      deadline=deadline) if live else {}
-    rows = collections.defaultdict(lambda: {"planted": 0, "refused": 0, "caught": 0, "equivalent": 0, "holes": 0,
-                                            "no_case": 0})
-    row = rows[faults.HOST_FAMILY]
-    survivors, refusals = [], []
-    for fid, form in sorted(live.items()):
-        planted, why_not = [], []
-        for key in by_form[fid]:
-            case = faulty.get(key, {})
-            ok, refused, equiv, what = host_plant(case)
-            if ok:
-                planted.append((key, equiv, what, case.get("class", "missing")))
-            else:
-                why_not.append(refused)
-        row["planted"] += 1
-        if not planted and all(w == NOT_RUN for w in why_not):
-            row["no_case"] += 1   # the deadline came first: neither refused nor judged
-            continue
-        if not planted:
-            row["refused"] += 1
-            refusals.append({"form": fid, "why": sorted(set(why_not))})
-            continue
-        changed = [key for key, _, _, cls in planted if cls != clean[key]["class"]]
-        if changed:
-            row["caught"] += 1
-            continue
-        reasons = [e for _, e, _, _ in planted]
-        reason = hk.equivalent(form) or (reasons[0] if all(reasons) else None)
-        row["equivalent" if reason else "holes"] += 1
-        survivors.append({"form": fid, "family": form.family, "planted": [w for _, _, w, _ in planted],
-                          "was": "the case's own tensor map", "equivalent": reason, "cases": len(planted)})
-    not_run = sum(1 for fid in live for key in by_form[fid] if faulty.get(key, {}).get("class", "skipped") == "skipped")
-    return {"what": hk.what, "host": True, "families": dict(rows), "survivors": survivors, "refusals": refusals,
-            "seconds": round(time.monotonic() - k0, 1), "cases_run": len(ids) - not_run, "cases_not_run": not_run,
-            "deadline_s": round(deadline)}
-
-
 def summary(report):
     """The table per family and kind; returns the number of holes."""
     print(f"\n{'family':30} {'kind':15} {'planted':>7} {'refused':>7} {'caught':>6} {'equiv':>5} {'holes':>5} "
@@ -337,6 +252,8 @@ def summary(report):
         for s in k["survivors"]:
             tag = "equivalent: " + s["equivalent"] if s["equivalent"] else "HOLE"
             print(f"  {kind}: {s['form']}: {tag}\n      {s['was']}\n   -> {' / '.join(s['planted'])}")
+            if s.get("model_change"):
+                print(f"      the model expects: {s['model_change']}")
     return holes
 
 

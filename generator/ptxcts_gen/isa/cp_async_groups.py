@@ -8,7 +8,9 @@ source: bit k of status word 2 is set when chunk k holds the source bytes (the r
 `run.expect_bits`). The chunks are large so that a wait returning early is seen: the last cp.async of a chunk is
 issued thousands of cycles after its first, and the kernel probes the last bytes of every checked chunk right
 after the wait. Chunks after the last checked one copy 16 bytes (the group an early wait leaves pending is then the
-last large one issued, its bytes still in flight).
+last large one issued, its bytes still in flight). The group forms run `ROUNDS` rounds of issue, wait and checks,
+each chunk's bit the AND of every round's (the first round runs code the SM has not fetched yet: a cold instruction
+fetch between the wait and the probe once gave an early wait's last bytes the time to land on the H100).
 
 The cp.async.mbarrier.arrive{.noinc} forms (flow `arrive`) run two phases of their mbarrier with the instruction
 once in each: phase 0 checks the data of chunk 0 when the phase completes (bit 0), phase 1 that the phase is still
@@ -18,6 +20,8 @@ arrival (bit 2)."""
 
 # bytes per chunk: large enough that a group is still in flight long after the previous one completed
 CHUNK_BYTES = 16384
+# rounds of issue, wait and checks in the group flows (the first runs cold code: see the template)
+ROUNDS = 8
 
 FAMILY = "cp.async.groups"
 TEMPLATE = "cp_async_groups.ptx.j2"
@@ -94,4 +98,4 @@ def run(q):
 
 def kernel(q):
     return {"completion": "self_check.cp_async", "cluster": False, "tmap": False, "sm90": False,
-            "policy": False, "remote": False}
+            "policy": False, "remote": False, "rounds": 1 if q["flow"] == "arrive" else ROUNDS}

@@ -50,6 +50,20 @@ class Partial(RepoRoot):
         with self.assertRaises(UsageError):
             mark_partial(compile_doc(), "", 1, 2)
 
+    def test_timing(self):
+        t = {"load_path": "cubin", "target": "sm_90", "cases": 968, "workers": 12, "batch_s": 40.5, "rerun_alone": 3,
+             "rerun_s": 2.0, "traps": 0, "trap_s": 0}
+        doc = dict(compile_doc(), version=2, timing=[t])
+        schema.validate(doc)
+        for bad, field in (([dict(t, cases=-1)], "timing[0].cases"), ([dict(t, extra=1)], "timing[0].extra"),
+                           ([{k: v for k, v in t.items() if k != "batch_s"}], "timing[0]"), (t, "timing")):
+            with self.assertRaises(InputError) as e:
+                schema.validate(dict(doc, timing=bad))
+            self.assertIn(field, str(e.exception))
+        with self.assertRaises(InputError) as e:
+            schema.validate(dict(doc, version=1))
+        self.assertIn("timing", str(e.exception))
+
     def test_report_and_gate_show_it(self):
         run = self.write(mark_partial(compile_doc(), "interrupted by SIGINT", done=3, total=40))
         out, rep, _ = build_report(self.tmp, run)

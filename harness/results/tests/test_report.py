@@ -304,6 +304,43 @@ class Explorations(TempDirTest):
         self.assertIn("explore.json: cases_run:", err)
 
 
+SELFTEST = os.path.join(REPO, "results", "selftest", "selftest-h100.json.gz")
+
+
+class SelfTests(TempDirTest):
+    """--selftest FILE: the score per fault kind and family as selftest.json states it, with the device it came
+    from; a missing file is refused (2), a document that is not a self-test's is an input error (3)."""
+    def test_selftest_section(self):
+        with gzip.open(SELFTEST, "rt", encoding="utf-8") as f:
+            doc = json.load(f)
+        out, rep, _ = build_report(self.tmp, os.path.join(RUNS, "compile"), extra=("--selftest", SELFTEST))
+        (st,) = rep["selftests"]
+        self.assertEqual(st["device"], doc["device"])
+        self.assertEqual(len(st["rows"]), sum(len(k["families"]) for k in doc["kinds"].values()))
+        index, _ = read_pages(out)
+        self.assertIn('href="#selftests"', index)
+        for kind, k in doc["kinds"].items():
+            for fam, r in k["families"].items():
+                self.assertIn(f'data-selftest="{kind}/{fam}">{r["caught"]}</td>', index)
+        holes = sum(r["holes"] for k in doc["kinds"].values() for r in k["families"].values())
+        self.assertIn(f'<span data-metric="selftest-holes">{holes}</span>', index)
+        with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+            self.assertIn(f"## Self-test: faults planted and caught ({doc['device']})", f.read())
+
+    def test_bad_files(self):
+        code, _, err = cli("report", os.path.join(RUNS, "compile"), "--manifest", MANIFEST, "--out",
+                           os.path.join(self.tmp, "r"), "--selftest", os.path.join(self.tmp, "nowhere.json"))
+        self.assertEqual(code, 2)
+        self.assertIn("--selftest", err)
+        bad = os.path.join(self.tmp, "selftest.json")
+        with open(bad, "w", encoding="utf-8") as f:
+            f.write('{"schema": "ptxcts-selftest", "kinds": {"redop": {"families": {"x": {"planted": 1}}}}}')
+        code, _, err = cli("report", os.path.join(RUNS, "compile"), "--manifest", MANIFEST, "--out",
+                           os.path.join(self.tmp, "r"), "--selftest", bad)
+        self.assertEqual(code, 3)
+        self.assertIn("kinds.redop.families.x", err)
+
+
 class ManifestMissing(TempDirTest):
     def test_report_without_manifest_is_a_usage_error(self):
         code, _, err = cli("report", os.path.join(RUNS, "compile"), "--manifest", self.tmp, "--out",

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "abi.hpp"
+#include "exec.hpp"
 #include "ptxcts/ref/tensor.hpp"
 #include "device_quirks.hpp"
 #include "tensor_form.hpp"
@@ -268,14 +269,17 @@ void tensor_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
   Setup* sp = &s;
   uint32_t win = s.window, cl = r.cluster, mask = r.mask, peer = r.peer;
   ref::TensorAccess acc = r.acc;
-  s.model = [sp, t, map, acc, rop, win, cl, mask, peer](const ref::PolicySet& ps) -> Image {
+  // The model's images for a map: the case's own, or another one a host fault encodes instead (map_change: a
+  // load may then read the trailing guard band, whose bytes are known).
+  auto image_of = [sp, t, acc, rop, win, cl, mask, peer](const ref::TensorMapParams& map, const ref::PolicySet& ps,
+                                                         bool guard_readable) -> Image {
     const Setup& s = *sp;
     Image img;
     img.gdst = s.gdst;
     img.smem = s.smem_init;
     if (t.prefetch) return img;
     if (t.load) {
-      ref::ConstByteSpan g(s.gsrc.data() + s.gsrc_off, s.gsrc.size() - s.gsrc_off - kGuard);
+      ref::ConstByteSpan g(s.gsrc.data() + s.gsrc_off, s.gsrc.size() - s.gsrc_off - (guard_readable ? 0 : kGuard));
       for (uint32_t k = 0; k < cl; ++k) {
         bool dest = t.multicast ? ((mask >> k) & 1) : t.remote ? k == peer : k == 0;
         if (!dest) continue;
@@ -291,8 +295,25 @@ void tensor_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
     else ref::tensor_store(map, acc, g, w, ps);
     return img;
   };
+  s.model = [image_of, map](const ref::PolicySet& ps) { return image_of(map, ps, false); };
   s.expected = s.model(ref::PolicySet{});
   s.trap = [map, acc](const ref::PolicySet& ps) { return ref::tensor_access_trap(map, acc, ps); };
+  const bool counts_tx = t.mbarrier && t.load;
+  s.map_change = [sp, image_of, map, acc, tx, counts_tx](const TensorMapSpec& other) -> std::string {
+    const ref::TensorMapParams m2 = params_of(other, map.global_address);
+    try {
+      if (counts_tx && ref::tensor_tx_bytes(m2, acc) != tx)
+        return "the mbarrier's transaction bytes: " + std::to_string(tx) + " -> " +
+               std::to_string(ref::tensor_tx_bytes(m2, acc));
+      std::string trap = ref::tensor_access_trap(m2, acc);
+      if (trap != ref::tensor_access_trap(map, acc)) return "the access traps: " + trap;
+      const Image now = image_of(m2, ref::PolicySet{}, true);
+      const std::string d = image_difference(*sp, sp->expected, now);
+      return d.empty() ? d : "the model's bytes (this map's, then the perturbed map's): " + d;
+    } catch (const std::exception& e) {
+      return std::string("the model cannot evaluate the perturbed map: ") + e.what();
+    }
+  };
   s.elem_bytes = esize(map.dtype);
   // Naming a byte: the box piece that holds it (its tensor coordinates), or the guard band.
   auto pieces = std::make_shared<std::vector<ref::BoxPiece>>(ref::tensor_box(map, acc));

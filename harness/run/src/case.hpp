@@ -108,6 +108,10 @@ struct Setup {
   // Whether the model predicts a trap under a policy set ("" = the copy completes): a trap that only a named
   // alternative predicts is a spec_divergence naming it, any other trap a crash.
   std::function<std::string(const ref::PolicySet&)> trap;
+  // Tensor forms: what the model expects differently when the device runs the case with another tensor map (the
+  // self-test's host faults, issue 10): "" when no window or global byte, no transaction count and no trap
+  // changes (the fault cannot be observed with this case's inputs), else the first difference in words.
+  std::function<std::string(const TensorMapSpec&)> map_change;
   uint32_t waiters = 0;                  // ranks whose status[1] must say "phase completed"
   bool self_check = false;               // completion case: status[2] must equal expect_bits
   uint32_t expect_bits = 0;

@@ -229,12 +229,18 @@ std::vector<CaseResult> Session::execute() {
     // A trap in one worker can take down kernels that other workers run on the same GPU at that moment (the
     // driver recovers the whole engine): with several workers, every crash and host-watchdog timeout is run
     // again alone, one worker, nothing beside it, and that verdict stands (the first one is kept in details).
+    auto beside_others = [](const CaseResult& r) {
+      return r.cls == cls::crash || (r.cls == cls::timeout && (r.message.rfind("host watchdog", 0) == 0 ||
+                                                               r.message.rfind("parent watchdog", 0) == 0));
+    };
+    if (bo.jobs > 1 && !rerun_crashes_alone)
+      for (auto& r : rs)
+        if (beside_others(r)) r.details["beside_other_workers"] = true;  // --no-rerun-alone: not confirmed alone
     if (bo.jobs > 1 && rerun_crashes_alone && !g_stop_requested) {
       std::vector<const RunCase*> again;
       std::vector<size_t> where;
       for (size_t i = 0; i < rs.size(); ++i)
-        if (rs[i].cls == cls::crash || (rs[i].cls == cls::timeout && rs[i].message.rfind("host watchdog", 0) == 0) ||
-            (rs[i].cls == cls::timeout && rs[i].message.rfind("parent watchdog", 0) == 0)) {
+        if (beside_others(rs[i])) {
           again.push_back(go[i]);
           where.push_back(i);
         }
@@ -245,8 +251,12 @@ std::vector<CaseResult> Session::execute() {
         again_n = again.size();
         auto rs2 = run_batch(again, alone, nullptr);
         for (size_t k = 0; k < rs2.size(); ++k) {
-          // Interrupted during the re-run: the first verdict stands (it was measured).
-          if (rs2[k].cls == cls::skipped) continue;
+          // Interrupted (or past the deadline) during the re-run: the first verdict stands (it was measured),
+          // marked as seen beside other workers only.
+          if (rs2[k].cls == cls::skipped) {
+            rs[where[k]].details["beside_other_workers"] = true;
+            continue;
+          }
           Json first = Json::object();
           first["class"] = rs[where[k]].cls;
           first["message"] = rs[where[k]].message;
@@ -263,11 +273,13 @@ std::vector<CaseResult> Session::execute() {
       alone.jobs = 1;
       for (auto& r : run_batch(trapping, alone, [&](const CaseResult& r) { if (!quiet) prog.add(r); })) out.push_back(r);
     }
-    // Where the time goes, per load path and target (stderr, so the summary on stdout stays a table).
+    // Where the time goes, per load path and target (results.json's timing; stderr, so the summary on stdout
+    // stays a table).
+    timing.push_back({lp, target, calm.size(), again_n, trapping.size(), jobs, calm_s, again_s, now_s() - t_trap});
     if (!quiet) std::fprintf(stderr, "\nrun: %s %s: %zu case(s) in %.1f s with %d worker(s); %zu crash/timeout re-run alone in "
                          "%.1f s; %zu expected trap(s) alone in %.1f s\n",
                  lp.c_str(), target.c_str(), calm.size(), calm_s, jobs, again_n, again_s, trapping.size(),
-                 now_s() - t_trap);
+                 timing.back().trap_s);
   };
   for (auto& lp : load_paths)
     for (size_t i = 0; i < targets.size(); ++i)

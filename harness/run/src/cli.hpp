@@ -19,6 +19,14 @@ struct Selection {
   int shard_index = 0, shard_count = 1;
 };
 
+// Where one batch's time went (results.json's `timing`, harness/results/schema.py TIMING_FIELDS).
+struct BatchTiming {
+  std::string load_path, target;
+  size_t cases = 0, rerun_alone = 0, traps = 0;
+  int workers = 0;
+  double batch_s = 0, rerun_s = 0, trap_s = 0;
+};
+
 struct Session {
   std::string self;                   // this binary (for workers)
   std::vector<Form> forms;
@@ -41,6 +49,7 @@ struct Session {
   std::vector<std::string> families;  // the selection's families (module preparation); empty: all
   // --resume: results already judged, key result_key(); these are not run again.
   std::set<std::string> done_keys;
+  std::vector<BatchTiming> timing;    // filled by execute(), one per batch run
 
   // Loads the manifest and plans; throws UsageError for a selection that names nothing (unknown family),
   // std::runtime_error for a missing or malformed manifest.

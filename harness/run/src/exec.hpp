@@ -53,6 +53,10 @@ class Executor {
   Image last_actual_;
 };
 
+// How two images of one case differ: "" when they are equal, else the number of differing bytes and the first
+// differing element, named as a failure names it (the self-test's host faults: the case's map against another).
+std::string image_difference(const Setup& s, const Image& a, const Image& b);
+
 // Compares what the device left with what the model expects (and its alternatives); fills class and message.
 void judge(const RunCase& c, const Setup& s, const std::vector<uint8_t>& gsrc_after, const Image& actual,
            const std::vector<uint32_t>& status, CaseResult& r);

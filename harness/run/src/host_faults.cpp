@@ -131,15 +131,28 @@ HostPlant plant_oobfill(TensorMapSpec& t, const HostFaultContext& c) {
   return p;
 }
 
-HostPlant plant_estride(TensorMapSpec& t, const HostFaultContext& c) {
-  // dimensions whose box has more than one element first (a stride there changes which elements are read),
-  // outermost first; then the rest
+// The order in which plant_estride tries the dimensions: those where a stride changes which elements are read
+// first. Tiled: dimensions whose box has more than one element, outermost first, dimension 0 last without
+// interleave (its element stride is ignored then: DRV). Im2col: the spatial dimensions the pixels walk, W first,
+// then N, then the channels.
+std::vector<uint32_t> estride_order(const TensorMapSpec& t) {
   std::vector<uint32_t> dims;
-  for (int pass = 0; pass < 2; ++pass)
+  const bool ignored0 = t.interleave == int(ref::Interleave::NONE);
+  if (t.kind != TensorMapSpec::Tiled) {
+    for (uint32_t i = 1; i < t.rank; ++i) dims.push_back(i);
+    dims.push_back(0);
+    return dims;
+  }
+  for (int pass = 0; pass < 3; ++pass)
     for (int i = int(t.rank) - 1; i >= 0; --i) {
-      bool wide = t.kind != TensorMapSpec::Tiled || t.box[i] > 1;
-      if ((pass == 0) == wide) dims.push_back(uint32_t(i));
+      const int p = i == 0 && ignored0 ? 2 : t.box[i] > 1 ? 0 : 1;
+      if (p == pass) dims.push_back(uint32_t(i));
     }
+  return dims;
+}
+
+HostPlant plant_estride(TensorMapSpec& t, const HostFaultContext& c) {
+  const std::vector<uint32_t> dims = estride_order(t);
   for (uint32_t d : dims) {
     TensorMapSpec u = t;
     u.estrides[d] = t.estrides[d] == 1 ? 2 : 1;
@@ -151,6 +164,8 @@ HostPlant plant_estride(TensorMapSpec& t, const HostFaultContext& c) {
     p.to = std::to_string(u.estrides[d]);
     if (t.kind == TensorMapSpec::Tiled && t.box[d] == 1)
       p.equivalent = "boxDim[" + std::to_string(d) + "] is 1: one element along it whatever the stride";
+    else if (d == 0 && t.interleave == int(ref::Interleave::NONE))
+      p.equivalent = "without interleave elementStrides[0] is ignored (DRV)";
     t = u;
     return p;
   }
@@ -193,21 +208,30 @@ HostPlant plant_box(TensorMapSpec& t, const HostFaultContext& c) {
 
 HostPlant plant_stride(TensorMapSpec& t, const HostFaultContext& c) {
   if (t.rank < 2) return refuse("globalStrides", "a rank-1 tensor has no global stride");
+  // innermost first; where the outer strides no longer cover the grown dimension (illegal), every outer stride
+  // grows with it, as a row pitch 16 bytes too large would make them (the tensor's rows padded)
   for (uint32_t d = 0; d + 1 < t.rank; ++d) {
-    TensorMapSpec u = t;
-    u.strides[d] = t.strides[d] + 16;
-    if (!legal(u, c)) continue;
-    HostPlant p;
-    p.applied = true;
-    p.field = "globalStrides[" + std::to_string(d) + "]";
-    p.from = std::to_string(t.strides[d]);
-    p.to = std::to_string(u.strides[d]);
-    // globalStrides[d] is the step of dimension d+1: invisible when the box touches only index 0 there and above
-    if (tile_only_first_rows(t, c, d + 1))
-      p.equivalent = "the box touches only index 0 of dimension " + std::to_string(d + 1) +
-                     " and above: no address uses the stride";
-    t = u;
-    return p;
+    for (int grow_outer = 0; grow_outer < 2; ++grow_outer) {
+      TensorMapSpec u = t;
+      u.strides[d] = t.strides[d] + 16;
+      // strides[j] is the step of dimension j+1, dims[j] steps of strides[j-1] apart at least
+      for (uint32_t j = d + 1; grow_outer && j + 1 < t.rank; ++j)
+        u.strides[j] = t.strides[j] + (u.strides[j - 1] - t.strides[j - 1]) * t.dims[j];
+      if (grow_outer && u.strides == t.strides) continue;
+      if (!legal(u, c)) continue;
+      HostPlant p;
+      p.applied = true;
+      p.field = "globalStrides[" + std::to_string(d) + "]";
+      p.from = std::to_string(t.strides[d]);
+      p.to = std::to_string(u.strides[d]);
+      if (grow_outer) p.to += " (outer strides grown with it)";
+      // globalStrides[d] is the step of dimension d+1: invisible when the box touches only index 0 there and above
+      if (tile_only_first_rows(t, c, d + 1))
+        p.equivalent = "the box touches only index 0 of dimension " + std::to_string(d + 1) +
+                       " and above: no address uses the stride";
+      t = u;
+      return p;
+    }
   }
   return refuse("globalStrides", "no global stride can grow by 16 bytes and stay legal");
 }
@@ -254,6 +278,17 @@ TensorMapSpec planted_tensor_map(const Setup& s, unsigned cc, Json& details) {
   for (unsigned i = 0; i < 5; ++i) c.coords[i] = int64_t(int32_t(uint32_t(s.w[W_COORD0 + i])));
   TensorMapSpec t = s.tmap;
   HostPlant p = plant_host_fault(kind, t, c);
+  // The model decides whether the perturbation is observable with this case's inputs (issue 10: "the model
+  // shows no observable difference"); the plant's own reason is kept beside its verdict.
+  std::string model_change;
+  if (p.applied && s.map_change) {
+    model_change = s.map_change(t);
+    if (model_change.empty())
+      p.equivalent = "the model expects the same bytes, transaction count and outcome with the perturbed map" +
+                     (p.equivalent.empty() ? std::string() : " (" + p.equivalent + ")");
+    else
+      p.equivalent.clear();
+  }
   Json j = Json::object();
   for (auto& k : host_fault_kinds())
     if (k.kind == kind) j["kind"] = k.name;
@@ -263,6 +298,7 @@ TensorMapSpec planted_tensor_map(const Setup& s, unsigned cc, Json& details) {
     j["from"] = p.from;
     j["to"] = p.to;
     if (!p.equivalent.empty()) j["equivalent"] = p.equivalent;
+    if (!model_change.empty()) j["model_change"] = model_change;
   } else {
     j["refused"] = p.refused;
   }

@@ -92,6 +92,12 @@ std::string written(const Setup& s, const Image& act) {
 
 }  // namespace
 
+std::string image_difference(const Setup& s, const Image& a, const Image& b) {
+  if (a.gdst == b.gdst && a.smem == b.smem) return "";
+  Diff d = compare(s, a, b, 1);
+  return std::to_string(d.count) + " byte(s) differ, the first: " + (d.first.empty() ? std::string("?") : d.first[0]);
+}
+
 void judge(const RunCase& c, const Setup& s, const std::vector<uint8_t>& gsrc_after, const Image& actual,
            const std::vector<uint32_t>& status, CaseResult& r) {
   (void)c;

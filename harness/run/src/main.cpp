@@ -39,6 +39,9 @@ const char* kUsage =
     "  --jobs N             worker processes at once, 1..256 (default 4)\n"
     "  --timeout S          host watchdog per case, seconds, > 0 (default 5)\n"
     "  --deadline S         start no case after S seconds; the rest is reported skipped\n"
+    "  --no-rerun-alone     keep each crash and watchdog timeout seen beside other workers as it is, marked\n"
+    "                       details.beside_other_workers, instead of running it again alone (the self-test\n"
+    "                       confirms alone only the ones its verdict needs)\n"
     "  --level L            0 smoke, 1 suite (default), 2 extended\n"
     "  --smem-guard B       tensor cases: shared-memory guard bytes compared past the box, 16..196608 in steps of\n"
     "                       16 (default 256); a larger band shows where a device writes beyond the model's box\n"
@@ -59,7 +62,9 @@ namespace {
 
 // Options that say what a run is (saved with the run, so that --resume runs exactly the same selection) and
 // options that only say how it runs (allowed again with --resume).
-bool how_option(const std::string& a) { return a == "--jobs" || a == "--timeout" || a == "--deadline" || a == "--quiet"; }
+bool how_option(const std::string& a) {
+  return a == "--jobs" || a == "--timeout" || a == "--deadline" || a == "--quiet" || a == "--no-rerun-alone";
+}
 
 volatile sig_atomic_t g_signal = 0;
 void on_signal(int sig) {
@@ -87,7 +92,7 @@ struct Cli {
       };
       if (resuming && !how_option(a) && a != "--resume")
         throw UsageError(a + ": --resume runs the interrupted run's own selection; only --jobs, --timeout, "
-                             "--deadline and --quiet may be given with it");
+                             "--deadline, --quiet and --no-rerun-alone may be given with it");
       size_t first = i;
       bool what = true;
       if (a == "--case") sel.cases.push_back(val());
@@ -136,6 +141,7 @@ struct Cli {
       else if (a == "--dry-build") { dry_build = true; what = false; }
       else if (a == "--dry-judge") { dry_build = dry_judge = true; what = false; }
       else if (a == "--quiet") { ses.quiet = true; what = false; }
+      else if (a == "--no-rerun-alone") { ses.rerun_crashes_alone = false; what = false; }
       else throw UsageError("unknown option '" + a + "' (--help lists them)");
       if (what && saving)
         for (size_t k = first; k <= i; ++k) saved.push_back(args[k]);
@@ -358,6 +364,7 @@ int main(int argc, char** argv) {
   for (auto& r : kept) results.push_back(r);
   double wall = now_s() - t0;
   meta.finished = now_iso();
+  meta.timing = ses.timing;
   print_summary(stdout, results, wall, tc);
   int bad = 0;
   size_t interrupted = 0;

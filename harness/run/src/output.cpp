@@ -1,3 +1,4 @@
+#include <cmath>
 #include "output.hpp"
 
 #include <unistd.h>
@@ -58,6 +59,23 @@ std::string results_text(const RunMeta& m, const std::vector<CaseResult>& result
     p["done"] = (unsigned long long)m.partial_done;
     p["total"] = (unsigned long long)m.partial_total;
     doc["partial"] = p;
+  }
+  if (!m.timing.empty()) {
+    Json arr = Json::array();
+    for (auto& b : m.timing) {
+      Json t = Json::object();
+      t["load_path"] = b.load_path;
+      t["target"] = b.target;
+      t["cases"] = (unsigned long long)b.cases;
+      t["workers"] = b.workers;
+      t["batch_s"] = std::round(b.batch_s * 10) / 10;
+      t["rerun_alone"] = (unsigned long long)b.rerun_alone;
+      t["rerun_s"] = std::round(b.rerun_s * 10) / 10;
+      t["traps"] = (unsigned long long)b.traps;
+      t["trap_s"] = std::round(b.trap_s * 10) / 10;
+      arr.push(t);
+    }
+    doc["timing"] = arr;
   }
   std::vector<std::pair<std::string, std::string>> lines;
   for (auto& r : results) {

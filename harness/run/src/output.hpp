@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "case.hpp"
+#include "cli.hpp"
 #include "exec.hpp"
 #include "toolchain.hpp"
 
@@ -22,6 +23,7 @@ struct RunMeta {
   // A run stopped before its end (SIGINT/SIGTERM): results.json's top-level "partial" {reason, done, total}.
   std::string partial_reason;
   size_t partial_done = 0, partial_total = 0;
+  std::vector<BatchTiming> timing;  // results.json's `timing` (omitted when empty)
 };
 
 // The document's text: header fields one per line, then one case per line, sorted by key (as harness/results'

@@ -153,12 +153,36 @@ TEST(HostFaults, ElementStrideOfTheOutermostWideDimension) {
   TensorMapSpec v = u;
   plant_host_fault(HostFault::estride, v, ctx(u));
   EXPECT_EQ(v.estrides[1], 1u);
-  // a box of one row: the outer stride cannot matter, the inner dimension is taken first
+  // a box of one row: the outer stride cannot matter, and without interleave elementStrides[0] is ignored (DRV):
+  // the one-row dimension is taken, and said to be equivalent
   TensorMapSpec row = tiled2d();
   row.box = {8, 1, 1, 1, 1};
   HostPlant q = plant_host_fault(HostFault::estride, row, ctx(row));
   ASSERT_TRUE(q.applied);
-  EXPECT_EQ(q.field, "element_strides[0]");
+  EXPECT_EQ(q.field, "element_strides[1]");
+  EXPECT_FALSE(q.equivalent.empty());
+  // rank 1: only dimension 0, ignored without interleave
+  TensorMapSpec r1 = tiled2d();
+  r1.rank = 1;
+  r1.box = {8, 1, 1, 1, 1};
+  HostPlant r = plant_host_fault(HostFault::estride, r1, ctx(r1));
+  ASSERT_TRUE(r.applied);
+  EXPECT_EQ(r.field, "element_strides[0]");
+  EXPECT_NE(r.equivalent.find("ignored"), std::string::npos) << r.equivalent;
+}
+
+TEST(HostFaults, Im2colElementStrideOfW) {
+  // the pixels walk W first: its element stride changes which pixels are read whatever the box
+  TensorMapSpec t = float32_map(TensorMapSpec::Im2col, 4, {4, 16, 4, 2, 1}, {16, 256, 1024, 0});
+  t.lower = {-1, -1, 0};
+  t.upper = {-1, -1, 0};
+  t.channels = 4;
+  t.pixels = 8;
+  ASSERT_TRUE(legal(t));
+  TensorMapSpec u;
+  HostPlant p = planted(HostFault::estride, t, u, ctx(t), "element_strides[1]", "estrides");
+  EXPECT_EQ(u.estrides[1], 2u);
+  EXPECT_TRUE(p.equivalent.empty());
 }
 
 TEST(HostFaults, BoxShrinksByOne) {
@@ -200,6 +224,16 @@ TEST(HostFaults, GlobalStridePaddedBy16) {
   row.box = {8, 1, 1, 1, 1};
   HostFaultContext c = ctx(row);
   EXPECT_FALSE(plant_host_fault(HostFault::stride, row, c).equivalent.empty());
+  // dense 3-D rows: a larger row pitch needs the plane stride to grow with it (else the validator refuses the
+  // map), as a padded layout would have it
+  TensorMapSpec d3 = float32_map(TensorMapSpec::Tiled, 3, {64, 8, 4, 1, 1}, {256, 2048, 0, 0});
+  d3.box = {8, 4, 2, 1, 1};
+  TensorMapSpec g = d3;
+  HostPlant q = plant_host_fault(HostFault::stride, g, ctx(d3, {0, 2, 1, 0, 0}));
+  ASSERT_TRUE(q.applied) << q.refused;
+  EXPECT_EQ(q.field, "globalStrides[0]");
+  EXPECT_EQ(g.strides[0], 272u);
+  EXPECT_GE(g.strides[1], 272u * 8) << "the plane stride covers the grown rows";
   // rank 1: nothing to pad
   TensorMapSpec r1 = tiled2d();
   r1.rank = 1;

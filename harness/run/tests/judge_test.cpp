@@ -283,3 +283,26 @@ TEST(Plan, CasesReplayWithTheSameBytes) {
   build_setup(*c, case_seed(8, c->id), PlanOptions{}, d);
   EXPECT_NE(a.smem_init, d.smem_init) << "the seed does not reach the inputs";
 }
+
+// The self-test's host faults ask the model whether a perturbed map can be observed (Setup::map_change): the
+// case's own map changes nothing; a swizzle that moves box bytes, a smaller box (fewer transaction bytes) and a
+// larger row stride do; elementStrides[0] without interleave is ignored (DRV), so changing it does not.
+TEST(Judge, MapChangeIsTheModelsVerdict) {
+  ptxcts::run::Setup s;
+  const RunCase* c = setup_of("cp.async.bulk.tensor/2d.shared_cta.global#", "FLOAT32.box_8x8.coords_24_13.inside", s);
+  ASSERT_NE(c, nullptr);
+  ASSERT_TRUE(bool(s.map_change));
+  EXPECT_EQ(s.map_change(s.tmap), "");
+  TensorMapSpec sw = s.tmap;
+  sw.swizzle = 3;  // CU_TENSOR_MAP_SWIZZLE_128B: rows 4..7 of the 256-byte box move
+  EXPECT_NE(s.map_change(sw).find("byte(s) differ"), std::string::npos) << s.map_change(sw);
+  TensorMapSpec box = s.tmap;
+  box.box[1] = 7;
+  EXPECT_NE(s.map_change(box).find("transaction bytes: 256 -> 224"), std::string::npos) << s.map_change(box);
+  TensorMapSpec stride = s.tmap;
+  stride.strides[0] += 16;
+  EXPECT_NE(s.map_change(stride), "");
+  TensorMapSpec e0 = s.tmap;
+  e0.estrides[0] = 2;
+  EXPECT_EQ(s.map_change(e0), "");
+}
