@@ -93,7 +93,8 @@ def staged(out, keys_of_form, clean, run):
     timing = {"stages": 0, "batch_s": 0.0, "confirm_alone": 0, "confirm_s": 0.0}
     depth = max((len(keys) for keys in keys_of_form.values()), default=0)
     for k in range(depth):
-        todo = {f: keys for f, keys in keys_of_form.items() if len(keys) > k and not changed(keys[:k], clean, faulty)[0]}
+        todo = {f: keys for f, keys in keys_of_form.items()
+                if len(keys) > k and not changed(keys[:k], clean, faulty)[0]}
         if not todo:
             break
         got, doc = run(f"{out}-{k + 1}", [keys[k][0] for keys in todo.values()], False)

@@ -71,6 +71,16 @@ bool tile_only_first_rows(const TensorMapSpec& t, const HostFaultContext& c, uin
 const char* swizzle_name(int s) { return ref::to_string(ref::Swizzle(s)); }
 const char* oob_name(int f) { return ref::to_string(ref::OobFill(f)); }
 
+// A perturbation applied: field, its value before and after.
+HostPlant changed(std::string field, std::string from, std::string to) {
+  HostPlant p;
+  p.applied = true;
+  p.field = std::move(field);
+  p.from = std::move(from);
+  p.to = std::move(to);
+  return p;
+}
+
 HostPlant refuse(const std::string& field, const std::string& why) {
   HostPlant p;
   p.field = field;
@@ -93,11 +103,7 @@ HostPlant plant_swizzle(TensorMapSpec& t, const HostFaultContext& c) {
     TensorMapSpec u = t;
     u.swizzle = int(s);
     if (!legal(u, c)) continue;
-    HostPlant p;
-    p.applied = true;
-    p.field = "swizzle";
-    p.from = swizzle_name(t.swizzle);
-    p.to = swizzle_name(int(s));
+    HostPlant p = changed("swizzle", swizzle_name(t.swizzle), swizzle_name(int(s)));
     // Equivalent when every 16-byte piece of the box's shared-memory footprint lands at the same address under
     // both modes (the model's swizzle_address, on the window's 1024-aligned offsets).
     if (c.tx_bytes >= 0 && c.box_smem_off >= 0) {
@@ -120,11 +126,7 @@ HostPlant plant_oobfill(TensorMapSpec& t, const HostFaultContext& c) {
   if (!legal(u, c))
     return refuse("oob_fill", std::string("OOB fill ") + oob_name(u.oobfill) + " is not legal for this map (data type " +
                                   ref::to_string(ref::TensorDataType(t.dtype)) + ")");
-  HostPlant p;
-  p.applied = true;
-  p.field = "oob_fill";
-  p.from = oob_name(t.oobfill);
-  p.to = oob_name(u.oobfill);
+  HostPlant p = changed("oob_fill", oob_name(t.oobfill), oob_name(u.oobfill));
   if (t.on_dst) p.equivalent = "the OOB fill applies to loads only; this map describes a store or reduce destination";
   else if (tile_inside(t, c)) p.equivalent = "no element of the box lies outside the tensor: nothing is filled";
   t = u;
@@ -157,11 +159,8 @@ HostPlant plant_estride(TensorMapSpec& t, const HostFaultContext& c) {
     TensorMapSpec u = t;
     u.estrides[d] = t.estrides[d] == 1 ? 2 : 1;
     if (!legal(u, c)) continue;
-    HostPlant p;
-    p.applied = true;
-    p.field = "element_strides[" + std::to_string(d) + "]";
-    p.from = std::to_string(t.estrides[d]);
-    p.to = std::to_string(u.estrides[d]);
+    HostPlant p = changed("element_strides[" + std::to_string(d) + "]", std::to_string(t.estrides[d]),
+                          std::to_string(u.estrides[d]));
     if (t.kind == TensorMapSpec::Tiled && t.box[d] == 1)
       p.equivalent = "boxDim[" + std::to_string(d) + "] is 1: one element along it whatever the stride";
     else if (d == 0 && t.interleave == int(ref::Interleave::NONE))
@@ -180,11 +179,7 @@ HostPlant plant_box(TensorMapSpec& t, const HostFaultContext& c) {
       TensorMapSpec u = t;
       u.box[i] = t.box[i] - 1;
       if (!legal(u, c)) continue;
-      HostPlant p;
-      p.applied = true;
-      p.field = "boxDim[" + std::to_string(i) + "]";
-      p.from = std::to_string(t.box[i]);
-      p.to = std::to_string(u.box[i]);
+      HostPlant p = changed("boxDim[" + std::to_string(i) + "]", std::to_string(t.box[i]), std::to_string(u.box[i]));
       t = u;
       return p;
     }
@@ -194,11 +189,7 @@ HostPlant plant_box(TensorMapSpec& t, const HostFaultContext& c) {
     TensorMapSpec u = t;
     u.pixels = t.pixels - 1;
     if (legal(u, c)) {
-      HostPlant p;
-      p.applied = true;
-      p.field = "pixelsPerColumn";
-      p.from = std::to_string(t.pixels);
-      p.to = std::to_string(u.pixels);
+      HostPlant p = changed("pixelsPerColumn", std::to_string(t.pixels), std::to_string(u.pixels));
       t = u;
       return p;
     }
@@ -219,11 +210,8 @@ HostPlant plant_stride(TensorMapSpec& t, const HostFaultContext& c) {
         u.strides[j] = t.strides[j] + (u.strides[j - 1] - t.strides[j - 1]) * t.dims[j];
       if (grow_outer && u.strides == t.strides) continue;
       if (!legal(u, c)) continue;
-      HostPlant p;
-      p.applied = true;
-      p.field = "globalStrides[" + std::to_string(d) + "]";
-      p.from = std::to_string(t.strides[d]);
-      p.to = std::to_string(u.strides[d]);
+      HostPlant p = changed("globalStrides[" + std::to_string(d) + "]", std::to_string(t.strides[d]),
+                            std::to_string(u.strides[d]));
       if (grow_outer) p.to += " (outer strides grown with it)";
       // globalStrides[d] is the step of dimension d+1: invisible when the box touches only index 0 there and above
       if (tile_only_first_rows(t, c, d + 1))
