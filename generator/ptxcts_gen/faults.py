@@ -22,6 +22,14 @@ FAULT_MARK = "// ptxcts:fault"
 INT_SWAP = {"add": "min", "min": "max", "max": "min", "inc": "dec", "dec": "inc", "and": "or", "or": "xor",
             "xor": "and"}
 SIGN_SWAP = {"u32": "s32", "s32": "u32", "u64": "s64", "s64": "u64"}
+# another element type of the same width (a compiler that picks the wrong type); combinations the chapter's
+# redOp x type table does not have are refused by ptxas and dropped
+TYPE_SWAP = {"f16": "bf16", "bf16": "f16", "u32": "f32", "s32": "f32", "f32": "u32", "u64": "f64", "s64": "f64",
+             "f64": "u64", "b32": "u32", "b64": "u64"}
+# the same kind of element at the other width
+WIDTH_SWAP = {"u32": "u64", "u64": "u32", "s32": "s64", "s64": "s32", "b32": "b64", "b64": "b32", "f32": "f64",
+              "f64": "f32", "f16": "f32"}
+BITWISE = ("and", "or", "xor")
 
 
 @dataclass(frozen=True)
@@ -65,6 +73,31 @@ def _signedness(line, form):
     if not m:
         return None
     return [line[:m.start(2)] + SIGN_SWAP[m.group(2)] + line[m.end(2):]]
+
+
+def _type_of(line, form, table):
+    """The non-tensor reduction's element type replaced by table's (the tensor forms take theirs from the map)."""
+    if form.family != "cp.reduce.async.bulk":
+        return None
+    m = re.search(r"\.(add|min|max|inc|dec|and|or|xor)(\.noftz)?\.(u32|s32|u64|s64|b32|b64|f16|bf16|f32|f64)(?=[ .])",
+                  line)
+    if not m or m.group(3) not in table:
+        return None
+    return [line[:m.start(3)] + table[m.group(3)] + line[m.end(3):]]
+
+
+def _type(line, form):
+    return _type_of(line, form, TYPE_SWAP)
+
+
+def _width(line, form):
+    return _type_of(line, form, WIDTH_SWAP)
+
+
+def _bitwise_equivalent(form):
+    if ((form.run or {}).get("redop") or "") in BITWISE:
+        return "a bitwise operation gives the same bytes whatever the integer type and width it is read as"
+    return None
 
 
 def _sign_equivalent(form):
@@ -161,6 +194,10 @@ KINDS = {k.name: k for k in (
     Kind("redop", "another redOp of the same type (add->min, min->max, inc->dec, and->or, ...)", _redop,
          _prefetch_equivalent),
     Kind("signedness", "the other signedness (.u32<->.s32, .u64<->.s64)", _signedness, _sign_equivalent),
+    Kind("type", "another element type of the same width (f16<->bf16, u32/s32<->f32, u64<->f64, b32->u32, ...)",
+         _type, _bitwise_equivalent),
+    Kind("width", "the element type at the other width (u32<->u64, s32<->s64, b32<->b64, f32<->f64, f16->f32)",
+         _width, _bitwise_equivalent),
     Kind("address", "the first address operand 16 bytes off", _address, _prefetch_equivalent),
     Kind("size", "16 bytes more copied, reduced or prefetched", _size, _prefetch_equivalent),
     Kind("coords", "the innermost tensor coordinate 16 elements off", _coords, _prefetch_equivalent),
