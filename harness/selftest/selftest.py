@@ -5,7 +5,10 @@ set per kind: kernels are independent entries), drop the plants ptxas refuses (t
 a fault the suite must catch), run the run tier on the GPU with the planted modules (PTXCTS_PLANT_FAULT reaches
 `./ptxcts modules`, which the run tier calls), and compare every case with a clean run of the same seed. A fault is
 caught at form level when at least one case of the form changes class; a fault that survives is equivalent when
-the chapter says the difference cannot be observed (faults.KINDS[k].equivalent), else a hole of the suite.
+the chapter says the difference cannot be observed (faults.KINDS[k].equivalent), else a hole of the suite. Each
+kind runs in stages (selftest/runs.py staged): a form's next case runs only while no earlier one caught the fault;
+a crash or watchdog timeout seen beside other workers counts only once the case, run again alone, shows it too
+(a form never confirmed is "not judged", counted under no_case).
 
 Host kinds (faults.HOST_KINDS, family "tensor"): nothing is planted into the kernels; the run tier's worker perturbs
 one field of each tensor map it encodes (PTXCTS_PLANT_HOST_FAULT, harness/run/src/host_faults.cpp) and says per
