@@ -50,7 +50,6 @@ def load(paths):
 
 
 def totals(s):
-    """planted (less refused and not judged), caught, equivalent, holes over every row."""
-    live = sum(r["planted"] - r["refused"] - r["no_case"] for r in s["rows"])
-    return {"judged": live, "caught": sum(r["caught"] for r in s["rows"]),
-            "equivalent": sum(r["equivalent"] for r in s["rows"]), "holes": s["holes"]}
+    """caught, equivalent and holes over every row."""
+    return {"caught": sum(r["caught"] for r in s["rows"]), "equivalent": sum(r["equivalent"] for r in s["rows"]),
+            "holes": s["holes"]}

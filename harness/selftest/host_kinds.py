@@ -2,13 +2,12 @@
 run tier's worker perturbs one field of each tensor map it encodes (PTXCTS_PLANT_HOST_FAULT,
 harness/run/src/host_faults.cpp), says per case what it changed, and whether the model expects any observable
 difference with the perturbed map (equivalent when it does not)."""
-import collections
 import os
 import time
 
 from ptxcts_gen import faults
 
-from .runs import changed, run_tier, staged
+from .runs import changed, run_tier, staged, tally
 
 SMEM_GUARD = 4096
 
@@ -47,8 +46,7 @@ def host_kind(kind, forms, by_form, clean, out, a, deadline):
                                                            host=kind, timeout=2, alone=alone,
                                                            deadline=max(1.0, deadline - (time.monotonic() - k0)),
                                                            extra=("--smem-guard", str(SMEM_GUARD))))
-    rows = collections.defaultdict(lambda: {"planted": 0, "refused": 0, "caught": 0, "equivalent": 0, "holes": 0,
-                                            "no_case": 0})
+    rows = tally()
     row = rows[faults.HOST_FAMILY]
     survivors, refusals, unconfirmed = [], [], []
     for fid, form in sorted(live.items()):

@@ -1,5 +1,6 @@
 """The self-test's runs of the run tier (harness/selftest/selftest.py): the tier on the cubin path with a planted
 fault in its environment, the confirmation alone of a crash seen beside other workers, and where the time went."""
+import collections
 import json
 import os
 import subprocess
@@ -44,6 +45,13 @@ def run_tier(out, families, seed, jobs, kind=None, allow=None, cases=(), host=No
     with open(path) as f:
         doc = json.load(f)
     return {(c["id"], c["load_path"]): c for c in doc.pop("cases")}, doc
+
+
+def tally():
+    """A kind's count of forms per family: planted, refused (ptxas, or no legal host perturbation), caught,
+    equivalent, holes and no_case (not judged)."""
+    return collections.defaultdict(lambda: dict.fromkeys(("planted", "refused", "caught", "equivalent", "holes",
+                                                           "no_case"), 0))
 
 
 def beside_others(case):

@@ -41,7 +41,7 @@ sys.path[:0] = [os.path.join(ROOT, "generator"), os.path.join(ROOT, "harness")]
 from ptxcts_gen import faults  # noqa: E402
 from ptxcts_gen.model import all_forms  # noqa: E402
 from selftest.host_kinds import host_kind  # noqa: E402
-from selftest.runs import changed, env_with, run_tier, staged, where_time_went  # noqa: E402
+from selftest.runs import changed, env_with, run_tier, staged, tally, where_time_went  # noqa: E402
 
 TARGET, PTX = "sm_90", "9.0"
 FINE = ("pass", "spec_divergence", "not_supported")
@@ -190,8 +190,7 @@ def main(argv):
                 faulty, timing = staged(os.path.join(out, kind), {f: by_form[f] for f in live}, clean,
                                         lambda o, ids, alone: run_tier(o, fams, a.seed, 1 if alone else a.jobs, kind,
                                                                        allow, ids, alone=alone))
-            rows = collections.defaultdict(lambda: {"planted": 0, "refused": 0, "caught": 0, "equivalent": 0,
-                                                    "holes": 0, "no_case": 0})
+            rows = tally()
             survivors = []
             for fid in planted:
                 rows[forms[fid].family]["planted"] += 1

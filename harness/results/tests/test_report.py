@@ -268,6 +268,12 @@ class Compressed(TempDirTest):
 EXPLORATION = os.path.join(REPO, "results", "explore", "2026-11-23T16-02-56.738Z-sm_90-explore-1247")
 
 
+def report_of_compile_fixture(tmp, *extra):
+    """./ptxcts report of the compile fixture into tmp/r with these extra options: (exit code, stdout, stderr)."""
+    return cli("report", os.path.join(RUNS, "compile"), "--manifest", MANIFEST, "--out", os.path.join(tmp, "r"),
+               *extra)
+
+
 class Explorations(TempDirTest):
     """--explore DIR: the exploration's numbers and coverage as its explore.json states them, its picture inline;
     a folder that is not an exploration is refused (2), a malformed explore.json is an input error (3)."""
@@ -290,16 +296,14 @@ class Explorations(TempDirTest):
             self.assertIn(f"## Exploration {doc['id']}", f.read())
 
     def test_bad_folders(self):
-        code, _, err = cli("report", os.path.join(RUNS, "compile"), "--manifest", MANIFEST, "--out",
-                           os.path.join(self.tmp, "r"), "--explore", os.path.join(self.tmp, "nowhere"))
+        code, _, err = report_of_compile_fixture(self.tmp, "--explore", os.path.join(self.tmp, "nowhere"))
         self.assertEqual(code, 2)
         self.assertIn("--explore", err)
         bad = os.path.join(self.tmp, "bad")
         os.makedirs(bad)
         with open(os.path.join(bad, "explore.json"), "w", encoding="utf-8") as f:
             f.write('{"schema": "ptxcts-explore", "id": "x"}')
-        code, _, err = cli("report", os.path.join(RUNS, "compile"), "--manifest", MANIFEST, "--out",
-                           os.path.join(self.tmp, "r"), "--explore", bad)
+        code, _, err = report_of_compile_fixture(self.tmp, "--explore", bad)
         self.assertEqual(code, 3)
         self.assertIn("explore.json: cases_run:", err)
 
@@ -328,15 +332,13 @@ class SelfTests(TempDirTest):
             self.assertIn(f"## Self-test: faults planted and caught ({doc['device']})", f.read())
 
     def test_bad_files(self):
-        code, _, err = cli("report", os.path.join(RUNS, "compile"), "--manifest", MANIFEST, "--out",
-                           os.path.join(self.tmp, "r"), "--selftest", os.path.join(self.tmp, "nowhere.json"))
+        code, _, err = report_of_compile_fixture(self.tmp, "--selftest", os.path.join(self.tmp, "nowhere.json"))
         self.assertEqual(code, 2)
         self.assertIn("--selftest", err)
         bad = os.path.join(self.tmp, "selftest.json")
         with open(bad, "w", encoding="utf-8") as f:
             f.write('{"schema": "ptxcts-selftest", "kinds": {"redop": {"families": {"x": {"planted": 1}}}}}')
-        code, _, err = cli("report", os.path.join(RUNS, "compile"), "--manifest", MANIFEST, "--out",
-                           os.path.join(self.tmp, "r"), "--selftest", bad)
+        code, _, err = report_of_compile_fixture(self.tmp, "--selftest", bad)
         self.assertEqual(code, 3)
         self.assertIn("kinds.redop.families.x", err)
 

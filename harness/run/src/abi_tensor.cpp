@@ -302,11 +302,12 @@ void tensor_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
   s.map_change = [sp, image_of, map, acc, tx, counts_tx](const TensorMapSpec& other) -> std::string {
     const ref::TensorMapParams m2 = params_of(other, map.global_address);
     try {
-      if (counts_tx && ref::tensor_tx_bytes(m2, acc) != tx)
-        return "the mbarrier's transaction bytes: " + std::to_string(tx) + " -> " +
-               std::to_string(ref::tensor_tx_bytes(m2, acc));
-      std::string trap = ref::tensor_access_trap(m2, acc);
-      if (trap != ref::tensor_access_trap(map, acc)) return "the access traps: " + trap;
+      if (counts_tx) {
+        const uint32_t tx2 = ref::tensor_tx_bytes(m2, acc);
+        if (tx2 != tx) return "the mbarrier's transaction bytes: " + std::to_string(tx) + " -> " + std::to_string(tx2);
+      }
+      const std::string trap = ref::tensor_access_trap(m2, acc);
+      if (trap != sp->trap(ref::PolicySet{})) return "the access traps: " + trap;
       const Image now = image_of(m2, ref::PolicySet{}, true);
       const std::string d = image_difference(*sp, sp->expected, now);
       return d.empty() ? d : "the model's bytes (this map's, then the perturbed map's): " + d;

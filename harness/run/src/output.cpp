@@ -1,9 +1,9 @@
-#include <cmath>
 #include "output.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
