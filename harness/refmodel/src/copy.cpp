@@ -3,13 +3,11 @@
 #include <cstring>
 #include <string>
 
+#include "model_checks.hpp"
+
 namespace ptxcts::ref {
 
-namespace {
-void need(bool ok, const std::string& msg) {
-  if (!ok) throw ModelError(msg);
-}
-}  // namespace
+using detail::need;
 
 unsigned cp_async(ByteSpan dst, ConstByteSpan src, const CpAsyncArgs& args) {
   const unsigned n = args.cp_size;
@@ -80,7 +78,8 @@ void bulk_reduce(const ReduceOp& op, ReduceSite site, ByteSpan dst, ConstByteSpa
   check_bulk_size(size, "cp.reduce.async.bulk");
   std::string why;
   need(site != ReduceSite::tensor, "bulk_reduce: the tensor site is cp.reduce.async.bulk.tensor (tensor.hpp)");
-  need(reduce_op_allowed(site, op, &why), "cp.reduce.async.bulk ." + to_string(op) + ": " + why);
+  const bool allowed = reduce_op_allowed(site, op, &why);  // before the message reads `why` (argument order)
+  need(allowed, "cp.reduce.async.bulk ." + to_string(op) + ": " + why);
   need(dst.size >= size && src.size >= size, "cp.reduce.async.bulk: a range overflows its memory space");
   reduce_array(op, ByteSpan{dst.data, size}, ConstByteSpan{src.data, size}, policies, ReduceContext{site, false});
 }

@@ -1,4 +1,4 @@
-// Internal to harness/refmodel (src/): the checks the tensor sources share.
+// Internal to harness/refmodel (src/): the checks the copy and tensor sources share.
 #pragma once
 #include <cstdint>
 #include <string>

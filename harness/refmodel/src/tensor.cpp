@@ -202,7 +202,8 @@ void tensor_reduce(const TensorMapParams& map, const TensorAccess& a, RedOp op, 
                              to_string(map.dtype) + " map: the type has no reduce element type");
   const ReduceOp rop{op, *type, false};
   std::string why;
-  need(reduce_op_allowed(ReduceSite::tensor, rop, &why), "cp.reduce.async.bulk.tensor: " + why);
+  const bool allowed = reduce_op_allowed(ReduceSite::tensor, rop, &why);  // before the message reads `why`
+  need(allowed, "cp.reduce.async.bulk.tensor: " + why);
   need(a.mode != TensorMode::scatter4, "cp.reduce.async.bulk.tensor has no .tile::scatter4 mode");
   const ReduceContext ctx{ReduceSite::tensor, map.dtype == TensorDataType::FLOAT32_FTZ};
   const unsigned n = elem_bytes(*type);
