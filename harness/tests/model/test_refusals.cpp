@@ -15,6 +15,7 @@
 // by running the model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -890,6 +891,56 @@ TEST(Refusals, TrapReasons) {
   EXPECT_EQ(tensor_access_trap(im2col(3), at({0, 7, 0}, TensorMode::im2col),
                                with_policy("im2col_start_outside_box", "trap")),
             "");
+}
+
+// The rules that list swizzle modes: exactly the modes their sentences list pass them, for each type and encode
+// function they apply to (im2col::w with a packed type: both lists). A plain tiled map takes every mode but 96B.
+TEST(Refusals, SwizzleModeListsAreTheSentences) {
+  auto listed = [](const std::string& rule) {
+    const std::string s = sentence_of(rule);
+    std::string list = s.substr(s.rfind(": ") + 2);
+    list = list.substr(0, std::min(list.find(" ("), list.find('.')));
+    std::set<Swizzle> out;
+    for (std::size_t at = 0; at <= list.size();) {
+      const std::size_t e = std::min(list.find(", ", at), list.size());
+      const auto sw = parse_swizzle(list.substr(at, e - at));
+      EXPECT_TRUE(sw.has_value()) << rule << ": '" << list.substr(at, e - at) << "' is not a swizzle mode";
+      if (sw) out.insert(*sw);
+      at = e + 2;
+    }
+    return out;
+  };
+  auto both = [](const std::set<Swizzle>& a, const std::set<Swizzle>& b) {
+    std::set<Swizzle> out;
+    for (Swizzle s : a)
+      if (b.count(s)) out.insert(s);
+    return out;
+  };
+  const std::set<std::string> mode_rules = {"swizzle_enum", "swizzle_u6_modes", "swizzle_u4_16b_modes",
+                                            "im2col_wide_swizzle_modes"};
+  auto passing = [&](TensorMapParams m) {
+    std::set<Swizzle> out;
+    for (unsigned s = 0; s <= static_cast<unsigned>(Swizzle::B96); ++s) {
+      m.swizzle = static_cast<Swizzle>(s);
+      bool ok = true;
+      for (const RuleViolation& v : validate_encode(m).violations) ok = ok && !mode_rules.count(v.rule);
+      if (ok) out.insert(m.swizzle);
+    }
+    return out;
+  };
+  std::set<Swizzle> all_but_96;
+  for (unsigned s = 0; s < static_cast<unsigned>(Swizzle::B96); ++s) all_but_96.insert(static_cast<Swizzle>(s));
+  const auto u6 = listed("swizzle_u6_modes"), u4 = listed("swizzle_u4_16b_modes");
+  const auto w = listed("im2col_wide_swizzle_modes");
+  EXPECT_EQ(u6.size(), 4u);
+  EXPECT_EQ(u4.size(), 3u);
+  EXPECT_EQ(w.size(), 3u);
+  EXPECT_EQ(passing(tiled3()), all_but_96);
+  EXPECT_EQ(passing(packed16(T::T16U6_ALIGN16B)), u6);
+  EXPECT_EQ(passing(packed16(T::T16U4_ALIGN16B)), u4);
+  EXPECT_EQ(passing(wide()), w);
+  EXPECT_EQ(passing(wide(T::T16U6_ALIGN16B, 128)), both(u6, w));
+  EXPECT_EQ(passing(wide(T::T16U4_ALIGN16B, 128)), both(u4, w));
 }
 
 TEST(Refusals, EverySiteHasARow) {
