@@ -233,6 +233,8 @@ HOST_KINDS = {k.name: k for k in (
     HostKind("tmap_estride", "a tensor-map element stride changed (1 -> 2, n -> 1)", _prefetch_equivalent),
     HostKind("tmap_box", "a tensor-map box dimension one smaller (im2col: pixelsPerColumn)", _prefetch_equivalent),
     HostKind("tmap_stride", "a tensor-map global stride 16 bytes larger", _prefetch_equivalent),
+    HostKind("tmap_dtype", "another tensor-map data type of the same width (integer <-> float, then signedness)",
+             _prefetch_equivalent),
 )}
 
 

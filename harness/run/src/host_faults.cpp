@@ -16,6 +16,8 @@ const std::vector<HostFaultKind>& host_fault_kinds() {
       {HostFault::estride, "tmap_estride", "an element stride changed (1 -> 2, n -> 1), outermost dimension first"},
       {HostFault::box, "tmap_box", "a box dimension one smaller (im2col: pixelsPerColumn one smaller)"},
       {HostFault::stride, "tmap_stride", "a global stride 16 bytes larger (dimension 1 first)"},
+      {HostFault::dtype, "tmap_dtype", "another data type of the same width (UINT32 -> FLOAT32 or INT32, FLOAT16 -> "
+                                       "BFLOAT16, FLOAT64 -> INT64, ...)"},
   };
   return k;
 }
@@ -224,6 +226,49 @@ HostPlant plant_stride(TensorMapSpec& t, const HostFaultContext& c) {
   return refuse("globalStrides", "no global stride can grow by 16 bytes and stay legal");
 }
 
+// The data types plant_dtype tries for a map's type, in order: same width, the ones that change a reduction's
+// arithmetic first (integer <-> float), then signedness; a sub-byte or 8-bit type has none.
+std::vector<ref::TensorDataType> dtype_candidates(ref::TensorDataType t) {
+  using T = ref::TensorDataType;
+  switch (t) {
+    case T::UINT16: return {T::FLOAT16, T::BFLOAT16};
+    case T::FLOAT16: return {T::BFLOAT16, T::UINT16};
+    case T::BFLOAT16: return {T::FLOAT16, T::UINT16};
+    case T::UINT32: return {T::FLOAT32, T::INT32};
+    case T::INT32: return {T::FLOAT32, T::UINT32};
+    case T::FLOAT32: return {T::INT32, T::UINT32, T::FLOAT32_FTZ};
+    case T::FLOAT32_FTZ: return {T::INT32, T::FLOAT32};
+    case T::TFLOAT32: return {T::FLOAT32, T::INT32};
+    case T::TFLOAT32_FTZ: return {T::TFLOAT32, T::FLOAT32};
+    case T::UINT64: return {T::FLOAT64, T::INT64};
+    case T::INT64: return {T::FLOAT64, T::UINT64};
+    case T::FLOAT64: return {T::INT64, T::UINT64};
+    default: return {};
+  }
+}
+
+// Another data type of the same width: the bytes a load or store moves are the same, but a reduction computes in
+// the map's type and an OOB NaN fill takes its pattern. For a reduction only a type the chapter's tensor table
+// allows with the instruction's redOp is taken (anything else would be an illegal program, not a silent fault).
+HostPlant plant_dtype(TensorMapSpec& t, const HostFaultContext& c) {
+  const auto cur = ref::TensorDataType(t.dtype);
+  for (ref::TensorDataType d : dtype_candidates(cur)) {
+    TensorMapSpec u = t;
+    u.dtype = int(d);
+    if (!legal(u, c)) continue;
+    if (c.redop) {
+      const auto type = ref::tensor_reduce_type(d, *c.redop);
+      if (!type || !ref::reduce_op_allowed(ref::ReduceSite::tensor, ref::ReduceOp{*c.redop, *type, false})) continue;
+    }
+    HostPlant p = changed("dtype", ref::to_string(cur), ref::to_string(d));
+    t = u;
+    return p;
+  }
+  return refuse("dtype", std::string("no other data type of the same width is legal for this map") +
+                             (c.redop ? " and this reduction (." + std::string(ref::to_string(*c.redop)) + ")" : "") +
+                             " (data type " + ref::to_string(cur) + ")");
+}
+
 }  // namespace
 
 std::string host_fault_env_error() {
@@ -250,6 +295,7 @@ HostPlant plant_host_fault(HostFault kind, TensorMapSpec& t, const HostFaultCont
     case HostFault::estride: return plant_estride(t, ctx);
     case HostFault::box: return plant_box(t, ctx);
     case HostFault::stride: return plant_stride(t, ctx);
+    case HostFault::dtype: return plant_dtype(t, ctx);
     case HostFault::none: break;
   }
   return {};
@@ -264,6 +310,8 @@ TensorMapSpec planted_tensor_map(const Setup& s, unsigned cc, Json& details) {
   c.tx_bytes = s.info.get_int("tx_bytes", -1);
   c.box_smem_off = s.info.get_int("box_smem_off", -1);
   for (unsigned i = 0; i < 5; ++i) c.coords[i] = int64_t(int32_t(uint32_t(s.w[W_COORD0 + i])));
+  if (const std::string op = s.info.get_str("op"); !op.empty())
+    if (const auto rop = ref::parse_reduce_op(op, nullptr)) c.redop = rop->red;
   TensorMapSpec t = s.tmap;
   HostPlant p = plant_host_fault(kind, t, c);
   // The model decides whether the perturbation is observable with this case's inputs (issue 10: "the model

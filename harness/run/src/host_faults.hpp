@@ -1,6 +1,6 @@
 // Planted faults of the host's driver-API calls, for the suite's self-test (`./ptxcts selftest`, issue 10): one
 // field of the tensor map the worker encodes is perturbed -- the swizzle mode, the OOB fill, an element stride, a
-// box dimension, a global stride -- the way a wrong driver or a wrong host program would encode it, while the
+// box dimension, a global stride, the data type -- the way a wrong driver or a wrong host program would encode it, while the
 // model keeps its expectation of the unperturbed map. PTXCTS_PLANT_HOST_FAULT names the kind (read once); the
 // parent refuses an unknown kind (exit 2) before any work. Each perturbed value is one the model's validator calls
 // legal (a map the driver must refuse is not a silent fault: it is dropped, like a plant ptxas refuses).
@@ -8,14 +8,16 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "case.hpp"
+#include "ptxcts/ref/types.hpp"
 
 namespace ptxcts::run {
 
-enum class HostFault { none, swizzle, oobfill, estride, box, stride };
+enum class HostFault { none, swizzle, oobfill, estride, box, stride, dtype };
 
 struct HostFaultKind {
   HostFault kind;
@@ -37,6 +39,7 @@ struct HostFaultContext {
   int64_t tx_bytes = -1;        // the box's shared-memory bytes (-1: unknown)
   int64_t box_smem_off = -1;    // where the box starts in the 1024-aligned window (-1: unknown)
   std::array<int64_t, 5> coords{};  // args.coord0..4
+  std::optional<ref::RedOp> redop;  // a tensor reduction's redOp (its element type comes from the map's data type)
 };
 
 struct HostPlant {

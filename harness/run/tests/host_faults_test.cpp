@@ -56,8 +56,8 @@ void expect_only(const TensorMapSpec& a, const TensorMapSpec& b, const std::stri
   if (changed != "box") EXPECT_EQ(a.box, b.box);
   if (changed != "strides") EXPECT_EQ(a.strides, b.strides);
   if (changed != "pixels") EXPECT_EQ(a.pixels, b.pixels);
+  if (changed != "dtype") EXPECT_EQ(a.dtype, b.dtype);
   EXPECT_EQ(a.dims, b.dims);
-  EXPECT_EQ(a.dtype, b.dtype);
   EXPECT_EQ(a.rank, b.rank);
   EXPECT_EQ(a.interleave, b.interleave);
   EXPECT_EQ(a.channels, b.channels);
@@ -79,7 +79,8 @@ HostPlant planted(HostFault k, const TensorMapSpec& t, TensorMapSpec& u, const H
 TEST(HostFaults, KindsAreNamedOnce) {
   std::set<std::string> names;
   for (auto& k : host_fault_kinds()) EXPECT_TRUE(names.insert(k.name).second) << k.name;
-  EXPECT_EQ(names, (std::set<std::string>{"tmap_swizzle", "tmap_oobfill", "tmap_estride", "tmap_box", "tmap_stride"}));
+  EXPECT_EQ(names, (std::set<std::string>{"tmap_swizzle", "tmap_oobfill", "tmap_estride", "tmap_box", "tmap_stride",
+                                          "tmap_dtype"}));
 }
 
 TEST(HostFaults, SwizzleNoneBecomes128B) {
@@ -238,6 +239,49 @@ TEST(HostFaults, GlobalStridePaddedBy16) {
   TensorMapSpec r1 = tiled2d();
   r1.rank = 1;
   EXPECT_FALSE(plant_host_fault(HostFault::stride, r1, ctx(r1)).applied);
+}
+
+// The data type: another of the same width, integer <-> float first; for a reduction only a type whose element
+// type the tensor table allows with the redOp (an illegal program is not a silent fault); none for 8-bit types.
+TEST(HostFaults, DataTypeOfTheSameWidth) {
+  TensorMapSpec t = tiled2d(), u;
+  HostPlant p = planted(HostFault::dtype, t, u, ctx(t), "dtype", "dtype");
+  EXPECT_EQ(p.from, "FLOAT32");
+  EXPECT_EQ(p.to, "INT32");
+  // a float map with a NaN OOB fill keeps a float type (the fill is legal only for floats)
+  TensorMapSpec nan = tiled2d();
+  nan.oobfill = int(OobFill::NAN_REQUEST_ZERO_FMA);
+  EXPECT_EQ(planted(HostFault::dtype, nan, u, ctx(nan), "dtype", "dtype").to, "FLOAT32_FTZ");
+  // reductions: .add on UINT32 computes in f32 after the plant; .and has no f32 cell, so INT32 (b32 either way);
+  // .inc is defined for .u32 only: nothing to change to
+  TensorMapSpec r = tiled2d();
+  r.dtype = int(TensorDataType::UINT32);
+  HostFaultContext c = ctx(r);
+  c.redop = ref::RedOp::add;
+  EXPECT_EQ(planted(HostFault::dtype, r, u, c, "dtype", "dtype").to, "FLOAT32");
+  c.redop = ref::RedOp::and_op;
+  EXPECT_EQ(planted(HostFault::dtype, r, u, c, "dtype", "dtype").to, "INT32");
+  c.redop = ref::RedOp::inc;
+  u = r;
+  HostPlant inc = plant_host_fault(HostFault::dtype, u, c);
+  EXPECT_FALSE(inc.applied);
+  EXPECT_EQ(inc.refused, "no other data type of the same width is legal for this map and this reduction (.inc) "
+                         "(data type UINT32)");
+  expect_only(r, u, "");
+  // FLOAT64 .add is not in the tensor table, but .min on INT64 is: FLOAT64 is skipped for it, UINT64 taken
+  TensorMapSpec s64 = tiled2d();
+  s64.dtype = int(TensorDataType::INT64);
+  s64.dims = {32, 8, 1, 1, 1};
+  s64.box = {4, 4, 1, 1, 1};
+  HostFaultContext m = ctx(s64);
+  m.redop = ref::RedOp::min;
+  EXPECT_EQ(planted(HostFault::dtype, s64, u, m, "dtype", "dtype").to, "UINT64");
+  // 8-bit: no other type of that width
+  TensorMapSpec b = tiled2d();
+  b.dtype = int(TensorDataType::UINT8);
+  b.box = {32, 4, 1, 1, 1};
+  u = b;
+  EXPECT_FALSE(plant_host_fault(HostFault::dtype, u, ctx(b)).applied);
 }
 
 TEST(HostFaults, UnknownEnvironmentValueIsRefusedNamingIt) {
