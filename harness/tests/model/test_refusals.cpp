@@ -413,7 +413,8 @@ std::vector<Refusal> refusal_rows() {
       {"!(args.src_size && args.ignore_src)", [] { return cp_async_error(16, 16, cp(16, 4u, true)); },
        "cp.async: src-size and ignore-src are alternative operands",
        [] { accepted(cp_async_error(16, 0, cp(16, {}, true))); }},
-      {"dst.size >= n", [] { return cp_async_error(8, 16, cp(16)); }, "cp.async: destination holds 8 bytes, cp-size is 16",
+      {"dst.size >= n", [] { return cp_async_error(8, 16, cp(16)); },
+       "cp.async: destination holds 8 bytes, cp-size is 16",
        [] { accepted(cp_async_error(16, 16, cp(16))); }},
       {"*args.src_size <= n", [] { return cp_async_error(16, 32, cp(16, 17u)); },
        "cp.async: src-size 17 > cp-size 16: 'Specifying src-size larger than cp-size results in undefined behavior'",
@@ -542,7 +543,8 @@ std::vector<Refusal> refusal_rows() {
        [] {
          if (!parse_reduce_op("add.noftz.f16", nullptr)) throw std::runtime_error("add.noftz.f16 not parsed");
        }},
-      {"\"redop_type_table: .\"", [] { return allowed_why(ReduceSite::bulk_shared_cluster, {RedOp::add, ElemType::f32}); },
+      {"\"redop_type_table: .\"",
+       [] { return allowed_why(ReduceSite::bulk_shared_cluster, {RedOp::add, ElemType::f32}); },
        "redop_type_table: .add .f32 is not a cell of the valid combinations of .redOp and element type for "
        "bulk_shared_cluster"},
       {"\"noftz_tensor:", [] { return allowed_why(ReduceSite::tensor, {RedOp::add, ElemType::f16, true}); },
