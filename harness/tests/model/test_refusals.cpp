@@ -498,6 +498,8 @@ std::vector<Refusal> refusal_rows() {
       {"destination range overflows the window", [] { return to_peer_error(0, 0, 1, 48, 32); },
        "cp.reduce.async.bulk: destination range overflows the window",
        [] { accepted(to_peer_error(0, 0, 1, 32, 32)); }},
+      {"overlap in one window", [] { return to_peer_error(0, 16, 0, 0, 32); },
+       "cp.reduce.async.bulk: source and destination ranges overlap in one window"},
       {"overlap in one window", [] { return to_peer_error(0, 0, 0, 16, 32); },
        "cp.reduce.async.bulk: source and destination ranges overlap in one window",
        [] {
