@@ -82,11 +82,16 @@ def cpu():
             check(vol(m) <= vol(first) and vol(m) <= 4, f"oob_low_dim1: dims shrunk {first['map']['dims']} -> {m['map']['dims']}")
             low = m["access"]["coords"][1] < 0 or min(m["map"].get("lower_corner", [0])) < 0
             check(low, f"oob_low_dim1: the minimal box still crosses dimension 1's low edge: {m['access']}")
-        # the permanent cases are planned by the regular run tier
-        env = dict(os.environ, PTXCTS_EXPLORED_CASES=cases)
+        # the permanent cases are planned by the regular run tier (the plan without a device: this test is the
+        # model's, and on a GPU runner it runs beside the GPU tests)
+        env = dict(os.environ, PTXCTS_EXPLORED_CASES=cases, CUDA_VISIBLE_DEVICES="")
         rows = [json.loads(l) for l in open(cases)]
-        listed = subprocess.run([RUN, "--list", "--family", "cp.async.bulk"], capture_output=True, text=True, env=env).stdout.split()
-        check(rows and all(r["id"] in listed for r in rows), f"{len(rows)} permanent case(s) planned by ptxcts-run --list")
+        p = subprocess.run([RUN, "--list", "--family", "cp.async.bulk"], capture_output=True, text=True, env=env)
+        listed = p.stdout.split()
+        missing = [r["id"] for r in rows if r["id"] not in listed]
+        check(p.returncode == 0 and rows and not missing,
+              f"{len(rows)} permanent case(s) planned by ptxcts-run --list (exit {p.returncode}, {len(listed)} listed, "
+              f"missing {missing}) {p.stderr[-300:]}")
         # bad input: refused with exit 2, naming the option
         for args, word in [(["--time", "0"], "--time"), (["--time", "abc"], "--time"), (["--seed", "-1"], "--seed"),
                            (["--family", "nope"], "nope"), (["--device", "model:nope"], "model:nope"),
