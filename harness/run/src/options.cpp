@@ -89,9 +89,11 @@ void shard_from_env(int& index, int& count) {
 
 std::string apply_ctest_resources() {
   // CTest resource allocation (FACTS.md): the test asked for RESOURCE_GROUPS "gpus:1", so CTest sets
-  // CTEST_RESOURCE_GROUP_COUNT=1, CTEST_RESOURCE_GROUP_0=gpus and CTEST_RESOURCE_GROUP_0_GPUS=id:N,slots:M.
+  // CTEST_RESOURCE_GROUP_COUNT=1, CTEST_RESOURCE_GROUP_0=gpus and CTEST_RESOURCE_GROUP_0_GPUS=id:N,slots:M. A test
+  // that asks for none, run with a resource spec file (a GPU runner), gets CTEST_RESOURCE_GROUP_COUNT=0: no GPU of
+  // its own, the same as no allocation at all (explore.planted_fault lists the run tier's plan that way).
   std::string count = env("CTEST_RESOURCE_GROUP_COUNT"), gpus = env("CTEST_RESOURCE_GROUP_0_GPUS");
-  if (count.empty() && gpus.empty()) return "";
+  if ((count.empty() || count == "0") && gpus.empty()) return "";
   if (!count.empty() && (!all_digits(count) || count != "1"))
     throw UsageError("CTEST_RESOURCE_GROUP_COUNT=" + q(count) + ": the run tests ask for one resource group (\"gpus:1\"), so it must be 1");
   if (gpus.empty())

@@ -114,6 +114,16 @@ class Options(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertTrue(r.stdout.strip())
 
+    def test_no_resource_group_asked(self):
+        # CTest with a resource spec file gives a test that asks for no resource group CTEST_RESOURCE_GROUP_COUNT=0
+        r = run(["--family", "cp.async.bulk", "--list"], CTEST_RESOURCE_GROUP_COUNT="0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.strip())
+        r = run(["--family", "cp.async.bulk", "--list"], CTEST_RESOURCE_GROUP_COUNT="0",
+                CTEST_RESOURCE_GROUP_0_GPUS="id:0,slots:1")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("must be 1", r.stderr)
+
     def test_ptxcts_ptxas_is_a_deprecated_alias(self):
         r = run(SMALL + ["--list"], PTXCTS_PTXAS="/bin/true")
         self.assertEqual(r.returncode, 2)
