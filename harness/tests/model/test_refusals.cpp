@@ -364,6 +364,15 @@ std::string tensor_error(Dir dir, const TensorMapParams& m, const TensorAccess& 
     }
   });
 }
+// A multicast load of the map's index tensor into windows of these sizes.
+std::string tensor_multicast_error(const TensorMapParams& m, std::vector<std::size_t> sizes, std::uint16_t mask) {
+  return error_of([&] {
+    std::vector<Window> win;
+    for (std::size_t n : sizes) win.emplace_back(n);
+    const Bytes g = make_index_tensor(m, 0);
+    tensor_load_multicast(m, at(std::vector<std::int32_t>(m.rank, 0)), cspan(g), win, mask);
+  });
+}
 std::string box_error(const TensorMapParams& m, const TensorAccess& a) {
   return error_of([&] { tensor_box(m, a); });
 }
@@ -582,38 +591,13 @@ std::vector<Refusal> refusal_rows() {
        [=] { return tensor_error(Dir::load, t3, at({0, 0, 0}), 63); },
        "tensor load writes shared byte 63, the window has 63",
        [=] { accepted(tensor_error(Dir::load, t3, at({0, 0, 0}), 64)); }},
-      {"\"ctaMask bit \"",
-       [=] {
-         return error_of([&] {
-           std::vector<Window> win(2, Window(64));
-           Bytes g = make_index_tensor(t3, 0);
-           tensor_load_multicast(t3, at({0, 0, 0}), cspan(g), win, 0b101);
-         });
-       },
+      {"\"ctaMask bit \"", [=] { return tensor_multicast_error(t3, {64, 64}, 0b101); },
        "ctaMask bit 2 names a CTA outside the cluster of 2"},
-      {"\"ctaMask bit \"",
-       [=] {
-         return error_of([&] {
-           std::vector<Window> win(2, Window(64));
-           Bytes g = make_index_tensor(t3, 0);
-           tensor_load_multicast(t3, at({0, 0, 0}), cspan(g), win, 0b1001);
-         });
-       },
+      {"\"ctaMask bit \"", [=] { return tensor_multicast_error(t3, {64, 64}, 0b1001); },
        "ctaMask bit 3 names a CTA outside the cluster of 2"},
-      {"\" beyond CTA \"",
-       [=] {
-         return error_of([&] {
-           std::vector<Window> win{Window(64), Window(63)};
-           Bytes g = make_index_tensor(t3, 0);
-           tensor_load_multicast(t3, at({0, 0, 0}), cspan(g), win, 0b11);
-         });
-       },
+      {"\" beyond CTA \"", [=] { return tensor_multicast_error(t3, {64, 63}, 0b11); },
        "tensor load writes shared byte 63 beyond CTA 1's window",
-       [=] {
-         std::vector<Window> win(2, Window(64));
-         Bytes g = make_index_tensor(t3, 0);
-         tensor_load_multicast(t3, at({0, 0, 0}), cspan(g), win, 0b11);
-       }},
+       [=] { accepted(tensor_multicast_error(t3, {64, 64}, 0b11)); }},
       {"is not a .global.shared::cta mode", [=] {
          return tensor_error(Dir::store, g2, at({0, 0, 1, 2, 3}, TensorMode::gather4));
        },
