@@ -274,6 +274,20 @@ def report_of_compile_fixture(tmp, *extra):
                *extra)
 
 
+def check_bad_inputs(test, option, missing, bad_arg, bad_file, text, fragment):
+    """option naming a path that does not exist: exit 2 naming the option; naming bad_arg, where bad_file holds
+    text (a malformed document): exit 3 naming fragment (the field at fault)."""
+    code, _, err = report_of_compile_fixture(test.tmp, option, missing)
+    test.assertEqual(code, 2)
+    test.assertIn(option, err)
+    os.makedirs(os.path.dirname(bad_file), exist_ok=True)
+    with open(bad_file, "w", encoding="utf-8") as f:
+        f.write(text)
+    code, _, err = report_of_compile_fixture(test.tmp, option, bad_arg)
+    test.assertEqual(code, 3)
+    test.assertIn(fragment, err)
+
+
 class Explorations(TempDirTest):
     """--explore DIR: the exploration's numbers and coverage as its explore.json states them, its picture inline;
     a folder that is not an exploration is refused (2), a malformed explore.json is an input error (3)."""
@@ -296,16 +310,9 @@ class Explorations(TempDirTest):
             self.assertIn(f"## Exploration {doc['id']}", f.read())
 
     def test_bad_folders(self):
-        code, _, err = report_of_compile_fixture(self.tmp, "--explore", os.path.join(self.tmp, "nowhere"))
-        self.assertEqual(code, 2)
-        self.assertIn("--explore", err)
         bad = os.path.join(self.tmp, "bad")
-        os.makedirs(bad)
-        with open(os.path.join(bad, "explore.json"), "w", encoding="utf-8") as f:
-            f.write('{"schema": "ptxcts-explore", "id": "x"}')
-        code, _, err = report_of_compile_fixture(self.tmp, "--explore", bad)
-        self.assertEqual(code, 3)
-        self.assertIn("explore.json: cases_run:", err)
+        check_bad_inputs(self, "--explore", os.path.join(self.tmp, "nowhere"), bad, os.path.join(bad, "explore.json"),
+                         '{"schema": "ptxcts-explore", "id": "x"}', "explore.json: cases_run:")
 
 
 SELFTEST = os.path.join(REPO, "results", "selftest", "selftest-h100.json.gz")
@@ -332,15 +339,10 @@ class SelfTests(TempDirTest):
             self.assertIn(f"## Self-test: faults planted and caught ({doc['device']})", f.read())
 
     def test_bad_files(self):
-        code, _, err = report_of_compile_fixture(self.tmp, "--selftest", os.path.join(self.tmp, "nowhere.json"))
-        self.assertEqual(code, 2)
-        self.assertIn("--selftest", err)
         bad = os.path.join(self.tmp, "selftest.json")
-        with open(bad, "w", encoding="utf-8") as f:
-            f.write('{"schema": "ptxcts-selftest", "kinds": {"redop": {"families": {"x": {"planted": 1}}}}}')
-        code, _, err = report_of_compile_fixture(self.tmp, "--selftest", bad)
-        self.assertEqual(code, 3)
-        self.assertIn("kinds.redop.families.x", err)
+        check_bad_inputs(self, "--selftest", os.path.join(self.tmp, "nowhere.json"), bad, bad,
+                         '{"schema": "ptxcts-selftest", "kinds": {"redop": {"families": {"x": {"planted": 1}}}}}',
+                         "kinds.redop.families.x")
 
 
 class ManifestMissing(TempDirTest):
