@@ -162,8 +162,10 @@ static int child(size_t from, bool repro) {
   int optin = 0;
   cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
   const unsigned win = ((unsigned)optin - 2048u) & ~1023u;
-  if (cudaFuncSetAttribute(k_im2col, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(win + 1024)) != cudaSuccess) {
-    printf("#error cudaFuncSetAttribute(%u) failed\n", win + 1024); return 2;
+  if (cudaError_t e = cudaFuncSetAttribute(k_im2col, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(win + 1024))) {
+    printf("#error cudaFuncSetAttribute(%u bytes): %s (a binary built for another architecture?)\n", win + 1024,
+           cudaGetErrorName(e));
+    return 2;
   }
   uint8_t* gbuf; Status* st;
   cudaMalloc(&gbuf, kBuf); cudaMalloc(&st, sizeof(Status));

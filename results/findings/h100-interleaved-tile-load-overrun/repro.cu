@@ -152,8 +152,10 @@ static int child(size_t from, bool repro) {
   int optin = 0;
   cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
   const unsigned win = ((unsigned)optin - 2048u) & ~1023u;
-  if (cudaFuncSetAttribute(k_load, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(win + 1024)) != cudaSuccess) {
-    printf("#error cudaFuncSetAttribute(%u) failed\n", win + 1024); return 2;
+  if (cudaError_t e = cudaFuncSetAttribute(k_load, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(win + 1024))) {
+    printf("#error cudaFuncSetAttribute(%u bytes): %s (a binary built for another architecture?)\n", win + 1024,
+           cudaGetErrorName(e));
+    return 2;
   }
   uint8_t *gbuf, *s0, *s1; Status* st;
   cudaMalloc(&gbuf, kBuf); cudaMalloc(&s0, win); cudaMalloc(&s1, win); cudaMalloc(&st, sizeof(Status));
@@ -259,7 +261,26 @@ static int child(size_t from, bool repro) {
              missing, late, zeros, count ? smin : 0, count ? smax : 0, distinct,
              txw < 0 ? "null" : txw ? "true" : "false", nruns, runs.c_str());
     printf("%s%s\n", line.c_str(), b); fflush(stdout);
-    if (repro) rc = exact ? 0 : 1;
+    if (repro) {
+      rc = exact ? 0 : 1;
+      // expected vs actual shared bytes of the first launch (global byte i holds i & 0xff, the window 0x00)
+      printf("# shared memory around dstMem, launch with poison 0x00 (offsets from dstMem; global byte i = i & 0xff,"
+             " tensor base at global offset %u)\n", kBase);
+      const long hi = std::min<long>(long(win) - long(kDst) - 32, std::max<long>(long(bb), last + 1) + 64);
+      for (long l = -64; l < hi; l += 32) {
+        std::string want, got;
+        char h[4];
+        for (long k = l; k < l + 32; ++k) {
+          const uint32_t i = uint32_t(long(kDst) + k);
+          snprintf(h, sizeof h, "%02x", doc_src[i] >= 0 ? hlo[doc_src[i]] : 0); want += h;
+          snprintf(h, sizeof h, "%02x", A1[i]); got += h;
+        }
+        printf("# %+6ld expected %s\n#        actual   %s%s\n", l, want.c_str(), got.c_str(), want != got ? "  <- differs" : "");
+      }
+      printf("# status: expected phase complete after %u bytes (expect_tx), %u bytes written; actual phase %s, %ld bytes"
+             " written at dstMem%+ld..%+ld\n", bb, bb, completed ? "complete" : "not complete within 20 ms", count,
+             first, last);
+    }
   }
   return rc;
 }
@@ -337,7 +358,7 @@ int main(int argc, char** argv) {
     const size_t before = next;
     rc = run_child(self, {"--from", std::to_string(next), repro ? "repro" : "sweep"}, lines, 30);
     for (auto& l : lines) {
-      if (l.rfind("{\"idx\":", 0) != 0) { fprintf(stderr, "%s\n", l.c_str()); continue; }
+      if (l.rfind("{\"idx\":", 0) != 0) { fprintf(l[0] == '#' && l.rfind("#error", 0) ? stdout : stderr, "%s\n", l.c_str()); continue; }
       printf("%s\n", l.c_str()); fflush(stdout);
       next = strtoull(l.c_str() + 7, nullptr, 10) + 1;
       if (l.find("\"outcome\":\"ok\"") != std::string::npos) ++n_ok;
@@ -350,7 +371,7 @@ int main(int argc, char** argv) {
     if (rc == 0 || rc == 1) finding |= rc;
     if (rc == 3) finding = 1;
     if (next < cs.size() && (next == before || rc < 0)) {  // the child died or hung without reporting `next`
-      printf("{\"idx\":%zu,\"outcome\":\"%s\",\"child_rc\":%d}\n", next,
+      printf("%s,\"outcome\":\"%s\",\"child_rc\":%d}\n", cfg_json(next, cs[next]).c_str(),
              rc == -2 ? "process_timeout" : rc == -1 ? "child_killed_by_signal" : "child_exited", rc);
       ++n_lost; ++next; finding = 1;
     }
