@@ -29,44 +29,58 @@ static const char* kSwz[] = {"NONE", "32B", "64B", "128B"};
 struct Cfg {
   const char* tag; int mode; const char* dname; CUtensorMapDataType dt; unsigned es, rank; int inter, swz;
   uint64_t dims[5], strides[4]; int lower[3], upper[3]; unsigned cpp, ppc; int coords[5]; unsigned short offs[3];
-  unsigned gofs, smem_off;
+  unsigned gofs, smem_off; int l2;
 };
 
-static Cfg twin_none(Cfg c) { c.inter = 0; c.tag = "explored_twin_interleave_none"; return c; }
+static Cfg twin(Cfg c, int swz, const char* tag) { c.inter = 0; c.swz = swz; c.tag = tag; return c; }
 
 static std::vector<Cfg> configs(bool repro_only) {
   std::vector<Cfg> v;
   // The three explored traps on record (results/expectations/run.toml, h100-explored-im2col-interleave-traps;
   // harness/run/cases/explored.jsonl), exactly, each followed by the same case with interleave NONE.
   Cfg a{"explored.0x3d605fa4f3", PREFETCH, "FLOAT16", CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, 5, 1, 0,
-        {1, 5, 1, 9, 1}, {16, 80, 80, 720}, {0, 0, 0}, {0, 0, 0}, 16, 2, {-8, 4, 0, 2, 1}, {6, 0, 1}, 1024, 1024};
+        {1, 5, 1, 9, 1}, {16, 80, 80, 720}, {0, 0, 0}, {0, 0, 0}, 16, 2, {-8, 4, 0, 2, 1}, {6, 0, 1}, 1024, 1024, 1};
   Cfg b{"explored.0xb18ce7ca29", STORE, "INT64", CU_TENSOR_MAP_DATA_TYPE_INT64, 8, 5, 1, 2,
-        {1, 3, 1, 2, 2}, {16, 48, 48, 96}, {0, 0, 0}, {0, 0, 0}, 64, 1, {18, 2, 0, 1, 1}, {0, 0, 0}, 1056, 2816};
+        {1, 3, 1, 2, 2}, {16, 48, 48, 96}, {0, 0, 0}, {0, 0, 0}, 64, 1, {18, 2, 0, 1, 1}, {0, 0, 0}, 1056, 2816, 3};
   Cfg c{"explored.0x90982b7f2a", REDUCE_ADD, "FLOAT32", CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 3, 1, 2,
-        {1, 3, 1, 0, 0}, {16, 48, 0, 0}, {0, 0, 0}, {0, 0, 0}, 64, 25, {16, 1, 0, 0, 0}, {0, 0, 0}, 1088, 1408};
-  for (const Cfg& e : {a, b, c}) { v.push_back(e); v.push_back(twin_none(e)); }
+        {1, 3, 1, 0, 0}, {16, 48, 0, 0}, {0, 0, 0}, {0, 0, 0}, 64, 25, {16, 1, 0, 0, 0}, {0, 0, 0}, 1088, 1408, 0};
+  // Twins: interleave NONE with the same swizzle (the driver may refuse it: with interleave NONE the inner
+  // box must fit the swizzle span), and interleave NONE with swizzle NONE.
+  for (const Cfg& e : {a, b, c}) {
+    v.push_back(e);
+    if (e.swz != 0) v.push_back(twin(e, e.swz, "explored_twin_interleave_none"));
+    v.push_back(twin(e, 0, "explored_twin_interleave_none_swizzle_none"));
+  }
   if (repro_only) return v;
   struct T { const char* n; CUtensorMapDataType t; unsigned es; };
   const T types[] = {{"UINT8", CU_TENSOR_MAP_DATA_TYPE_UINT8, 1}, {"FLOAT16", CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2},
                      {"FLOAT32", CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4}};
   const int combos[][2] = {{0, 0}, {1, 0}, {1, 1}, {2, 1}, {2, 0}};  // (interleave, swizzle)
   const uint64_t spatial[4] = {4, 3, 2, 2};                          // W, H, D, then N
+  auto add = [&](const char* tag, int inter, int swz, unsigned rank, const T& t, unsigned cbytes) {
+    for (int mode = 0; mode < 4; ++mode) {
+      Cfg x{tag, mode, t.n, t.t, t.es, rank, inter, swz, {1, 1, 1, 1, 1}, {0, 0, 0, 0},
+            {0, 0, 0}, {0, 0, 0}, cbytes / t.es, 4, {0, 0, 0, 0, 0}, {0, 0, 0}, 1024, 1024, 0};
+      x.dims[0] = cbytes / t.es;
+      for (unsigned d = 1; d < rank - 1; ++d) x.dims[d] = spatial[d - 1];
+      x.dims[rank - 1] = spatial[3];
+      uint64_t s = cbytes;
+      for (unsigned d = 1; d < rank; ++d) { x.strides[d - 1] = s; s *= x.dims[d]; }
+      v.push_back(x);
+    }
+  };
   for (const auto& ic : combos)
     for (unsigned rank = 3; rank <= 5; ++rank)
       for (unsigned cbytes : {32u, 16u}) {
         if (cbytes == 16 && (rank != 4 || ic[0] == 2)) continue;  // 16-byte pixels: rank 4, NONE and 16B only
-        for (const T& t : types)
-          for (int mode = 0; mode < 4; ++mode) {
-            Cfg x{"sweep", mode, t.n, t.t, t.es, rank, ic[0], ic[1], {1, 1, 1, 1, 1}, {0, 0, 0, 0},
-                  {0, 0, 0}, {0, 0, 0}, cbytes / t.es, 4, {0, 0, 0, 0, 0}, {0, 0, 0}, 1024, 1024};
-            x.dims[0] = cbytes / t.es;
-            for (unsigned d = 1; d < rank - 1; ++d) x.dims[d] = spatial[d - 1];
-            x.dims[rank - 1] = spatial[3];
-            uint64_t s = cbytes;
-            for (unsigned d = 1; d < rank; ++d) { x.strides[d - 1] = s; s *= x.dims[d]; }
-            v.push_back(x);
-          }
+        for (const T& t : types) add("sweep", ic[0], ic[1], rank, t, cbytes);
       }
+  // Pixels wider than the swizzle span (as in the explored traps: 256 and 512 bytes with swizzle 64B), which the
+  // driver accepts only with interleave: FLOAT32, rank 3; interleave NONE + swizzle NONE as the control.
+  for (unsigned cbytes : {32u, 64u, 128u, 256u}) add("sweep_wide_pixels", 1, 2, 3, types[2], cbytes);
+  for (unsigned cbytes : {64u, 128u, 256u}) add("sweep_wide_pixels", 1, 0, 3, types[2], cbytes);
+  for (unsigned cbytes : {64u, 256u}) add("sweep_wide_pixels", 0, 2, 3, types[2], cbytes);
+  for (unsigned cbytes : {256u}) add("sweep_wide_pixels", 0, 0, 3, types[2], cbytes);
   return v;
 }
 
@@ -148,11 +162,11 @@ static std::string cfg_json(size_t idx, const Cfg& c) {
   char b[1024];
   snprintf(b, sizeof b, "{\"idx\":%zu,\"set\":\"%s\",\"mode\":\"%s\",\"dtype\":\"%s\",\"rank\":%u,\"interleave\":\"%s\","
            "\"swizzle\":\"%s\",\"dims\":%s,\"strides\":%s,\"channels_per_pixel\":%u,\"pixels_per_column\":%u,"
-           "\"lower\":%s,\"upper\":%s,\"coords\":%s,\"offsets\":%s,\"global_offset\":%u,\"smem_offset\":%u",
+           "\"lower\":%s,\"upper\":%s,\"coords\":%s,\"offsets\":%s,\"global_offset\":%u,\"smem_offset\":%u,\"l2_promotion\":%d",
            idx, c.tag, kMode[c.mode], c.dname, c.rank, kInter[c.inter], kSwz[c.swz], arr(c.dims, c.rank).c_str(),
            arr(c.strides, c.rank - 1).c_str(), c.cpp, c.ppc, arr(c.lower, c.rank - 2).c_str(),
            arr(c.upper, c.rank - 2).c_str(), arr(c.coords, c.rank).c_str(), arr(c.offs, c.rank - 2).c_str(), c.gofs,
-           c.smem_off);
+           c.smem_off, c.l2);
   return b;
 }
 
@@ -180,7 +194,7 @@ static int child(size_t from, bool repro) {
     for (unsigned i = 0; i < c.rank; ++i) { dims[i] = c.dims[i]; if (i) strides[i - 1] = c.strides[i - 1]; }
     CUresult er = cuTensorMapEncodeIm2col(&tm, c.dt, c.rank, gbuf + c.gofs, dims, strides, c.lower, c.upper, c.cpp,
                                           c.ppc, es, (CUtensorMapInterleave)c.inter, (CUtensorMapSwizzle)c.swz,
-                                          CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                                          (CUtensorMapL2promotion)c.l2, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     const char* en = "?"; cuGetErrorName(er, &en);
     line += std::string(",\"encode\":\"") + en + "\"";
     if (er != CUDA_SUCCESS) { printf("%s,\"outcome\":\"encode_refused\"}\n", line.c_str()); fflush(stdout); continue; }
