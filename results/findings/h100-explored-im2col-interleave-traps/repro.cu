@@ -348,7 +348,7 @@ int main(int argc, char** argv) {
   // repro: expected (documented) = the access runs (the encode accepted the map); actual = the child's outcome
   bool shown = false;
   for (size_t i = 0; i < cs.size(); ++i) {
-    printf("# %-30s %-26s interleave %-4s expected ok (encode accepted) actual %s\n", cs[i].tag, kMode[cs[i].mode],
+    printf("# %-44s %-26s interleave %-4s expected ok (encode accepted) actual %s\n", cs[i].tag, kMode[cs[i].mode],
            kInter[cs[i].inter], outcome[i].c_str());
     if (cs[i].inter != 0 && outcome[i].rfind("trap", 0) == 0) shown = true;
   }

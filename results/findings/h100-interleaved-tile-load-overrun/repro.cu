@@ -163,9 +163,10 @@ static int child(size_t from, bool repro) {
   for (unsigned i = 0; i < kBuf; ++i) { hlo[i] = uint8_t(i); hhi[i] = uint8_t(i >> 8); }  // offsets < 0xFF00: hi != 0xFF
   const std::vector<Cfg> cs = configs(repro);
   int rc = 0;
+  bool prev_timeout = false;  // an earlier launch of this process timed out (its transfer may be pending still)
   for (size_t idx = from; idx < cs.size(); ++idx) {
     const Cfg& c = cs[idx];
-    std::string line = cfg_json(idx, c);
+    std::string line = cfg_json(idx, c) + (prev_timeout ? ",\"after_timeout\":true" : ",\"after_timeout\":false");
     CUtensorMap tm; memset(&tm, 0, sizeof tm);
     cuuint64_t dims[5], strides[4]; cuuint32_t box[5], es[5] = {1, 1, 1, 1, 1};
     uint64_t stride = c.es;
@@ -239,6 +240,7 @@ static int child(size_t from, bool repro) {
     }
     flush_run();
     const bool completed = sa.completed && sb.completed;
+    prev_timeout |= !completed;
     const bool exact = completed && count == long(bb) && extra == 0 && bad0 == 0 && bad1 == 0;
     int txw = -1;  // does the phase complete when expect_tx is the number of bytes written?
     if (!exact && count > 0 && count < (1 << 20)) {
@@ -248,6 +250,7 @@ static int child(size_t from, bool repro) {
         printf("%s,\"outcome\":\"trap\",\"error\":\"tx_written relaunch\"}\n", line.c_str()); fflush(stdout); return 3;
       }
       txw = (int)sc.completed;
+      prev_timeout |= !sc.completed;
     }
     char b[1024];
     snprintf(b, sizeof b, ",\"outcome\":\"%s\",\"completed\":[%u,%u],\"wait_us\":%.1f,\"written\":%ld,\"first\":%ld,"
