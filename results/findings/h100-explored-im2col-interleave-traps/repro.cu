@@ -114,18 +114,42 @@ __global__ void __launch_bounds__(512) k_im2col(const __grid_constant__ CUtensor
     const unsigned key = p.mode * 8 + p.rank;
     if (p.mode == LOAD) asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mb), "r"(p.tx) : "memory");
     switch (key) {
-      case LOAD * 8 + 3: asm volatile("cp.async.bulk.tensor.3d.shared::cta.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5], {%6};" ::"r"(sa), "l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(mb), "h"(o0) : "memory"); break;
-      case LOAD * 8 + 4: asm volatile("cp.async.bulk.tensor.4d.shared::cta.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};" ::"r"(sa), "l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(mb), "h"(o0), "h"(o1) : "memory"); break;
-      case LOAD * 8 + 5: asm volatile("cp.async.bulk.tensor.5d.shared::cta.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5, %6}], [%7], {%8, %9, %10};" ::"r"(sa), "l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4), "r"(mb), "h"(o0), "h"(o1), "h"(o2) : "memory"); break;
-      case PREFETCH * 8 + 3: asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.im2col [%0, {%1, %2, %3}], {%4};" ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "h"(o0) : "memory"); break;
-      case PREFETCH * 8 + 4: asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.im2col [%0, {%1, %2, %3, %4}], {%5, %6};" ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "h"(o0), "h"(o1) : "memory"); break;
-      case PREFETCH * 8 + 5: asm volatile("cp.async.bulk.prefetch.tensor.5d.L2.global.im2col [%0, {%1, %2, %3, %4, %5}], {%6, %7, %8};" ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4), "h"(o0), "h"(o1), "h"(o2) : "memory"); break;
-      case STORE * 8 + 3: asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [%0, {%1, %2, %3}], [%4];" ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(sa) : "memory"); break;
-      case STORE * 8 + 4: asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.im2col_no_offs.bulk_group [%0, {%1, %2, %3, %4}], [%5];" ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(sa) : "memory"); break;
-      case STORE * 8 + 5: asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.im2col_no_offs.bulk_group [%0, {%1, %2, %3, %4, %5}], [%6];" ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4), "r"(sa) : "memory"); break;
-      case REDUCE_ADD * 8 + 3: asm volatile("cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col_no_offs.bulk_group [%0, {%1, %2, %3}], [%4];" ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(sa) : "memory"); break;
-      case REDUCE_ADD * 8 + 4: asm volatile("cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.im2col_no_offs.bulk_group [%0, {%1, %2, %3, %4}], [%5];" ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(sa) : "memory"); break;
-      case REDUCE_ADD * 8 + 5: asm volatile("cp.reduce.async.bulk.tensor.5d.global.shared::cta.add.im2col_no_offs.bulk_group [%0, {%1, %2, %3, %4, %5}], [%6];" ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4), "r"(sa) : "memory"); break;
+      case LOAD * 8 + 3: 
+        asm volatile("cp.async.bulk.tensor.3d.shared::cta.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5], {%6};"
+            ::"r"(sa), "l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(mb), "h"(o0) : "memory"); break;
+      case LOAD * 8 + 4: 
+        asm volatile("cp.async.bulk.tensor.4d.shared::cta.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};"
+            ::"r"(sa), "l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(mb), "h"(o0), "h"(o1) : "memory"); break;
+      case LOAD * 8 + 5: 
+        asm volatile("cp.async.bulk.tensor.5d.shared::cta.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5, %6}], [%7], {%8, %9, %10};"
+            ::"r"(sa), "l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4), "r"(mb), "h"(o0), "h"(o1), "h"(o2) : "memory"); break;
+      case PREFETCH * 8 + 3: 
+        asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.im2col [%0, {%1, %2, %3}], {%4};"
+            ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "h"(o0) : "memory"); break;
+      case PREFETCH * 8 + 4: 
+        asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.im2col [%0, {%1, %2, %3, %4}], {%5, %6};"
+            ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "h"(o0), "h"(o1) : "memory"); break;
+      case PREFETCH * 8 + 5: 
+        asm volatile("cp.async.bulk.prefetch.tensor.5d.L2.global.im2col [%0, {%1, %2, %3, %4, %5}], {%6, %7, %8};"
+            ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4), "h"(o0), "h"(o1), "h"(o2) : "memory"); break;
+      case STORE * 8 + 3: 
+        asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [%0, {%1, %2, %3}], [%4];"
+            ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(sa) : "memory"); break;
+      case STORE * 8 + 4: 
+        asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.im2col_no_offs.bulk_group [%0, {%1, %2, %3, %4}], [%5];"
+            ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(sa) : "memory"); break;
+      case STORE * 8 + 5: 
+        asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.im2col_no_offs.bulk_group [%0, {%1, %2, %3, %4, %5}], [%6];"
+            ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4), "r"(sa) : "memory"); break;
+      case REDUCE_ADD * 8 + 3: 
+        asm volatile("cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col_no_offs.bulk_group [%0, {%1, %2, %3}], [%4];"
+            ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(sa) : "memory"); break;
+      case REDUCE_ADD * 8 + 4: 
+        asm volatile("cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.im2col_no_offs.bulk_group [%0, {%1, %2, %3, %4}], [%5];"
+            ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(sa) : "memory"); break;
+      case REDUCE_ADD * 8 + 5: 
+        asm volatile("cp.reduce.async.bulk.tensor.5d.global.shared::cta.add.im2col_no_offs.bulk_group [%0, {%1, %2, %3, %4, %5}], [%6];"
+            ::"l"(tm), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4), "r"(sa) : "memory"); break;
       default: break;
     }
     if (p.mode == STORE || p.mode == REDUCE_ADD) {
