@@ -18,9 +18,12 @@ Format (schema `ptxcts-baseline`, version 2), written sorted with one case per l
  "source": {"runs": ["<run_id>", ...], "device": "<device name>" | null, "toolchain": {...}},
  "cases": {
   "<id>|<target>|<ptx>|<load_path>|<device sm or ->": "<class>",
+  "<key of a case whose class flips from run to run>": ["fail", "timeout"],
   ...
  }
 }
+A list is a class set: a reviewed finding whose class flips between runs of the same tree (the H100's
+interleaved loads: fail or timeout). The gate treats the set as one outcome: any class of it is unchanged.
 Version 1 (one file per architecture, `arch` = "compile" or the device sm, toolchain only in source) is still
 read; the gate writes version 2.
 """
@@ -107,7 +110,14 @@ def load(path):
             key = parse_key_text(text_key)
         except ValueError as e:
             fail(["cases", text_key], f"bad case key {text_key!r}: {e}")
-        if cls not in CLASSES:
+        if isinstance(cls, list):
+            if len(cls) < 2 or len(set(map(str, cls))) != len(cls) or cls != sorted(cls, key=str):
+                fail(["cases", text_key], f"a class set is a sorted list of two or more distinct classes, not {cls!r}")
+            for c in cls:
+                if c not in CLASSES:
+                    fail(["cases", text_key], f"{c!r} is not a result class ({', '.join(CLASSES)})")
+            cls = tuple(cls)
+        elif cls not in CLASSES:
             fail(["cases", text_key], f"{cls!r} is not a result class ({', '.join(CLASSES)})")
         if key[4] != sm:
             fail(["cases", text_key], f"device {key[4] or '-'} in the key, but this baseline is for "
@@ -118,13 +128,19 @@ def load(path):
 
 
 def dumps(tier, toolchain, sm, source, cases):
-    """Canonical baseline text (version 2); `cases` maps key tuple -> class."""
+    """Canonical baseline text (version 2); `cases` maps key tuple -> class, or a tuple of classes (a set)."""
     from .schema import key_text
     head = json.dumps({"schema": SCHEMA, "version": VERSION, "tier": tier, "toolchain": toolchain, "sm": sm,
                        "source": source}, indent=1, sort_keys=False, ensure_ascii=False)[:-2]
-    body = ",".join(f"\n  {json.dumps(key_text(k), ensure_ascii=False)}: {json.dumps(c)}"
+    body = ",".join(f"\n  {json.dumps(key_text(k), ensure_ascii=False)}: "
+                    f"{json.dumps(sorted(c) if isinstance(c, tuple) else c)}"
                     for k, c in sorted(cases.items(), key=lambda kc: key_text(kc[0])))
     return head + ',\n "cases": {' + body + ("\n }\n}\n" if cases else "}\n}\n")
+
+
+def outcome(cls):
+    """The classes a baseline value stands for: a class, or a class set (tuple)."""
+    return set(cls) if isinstance(cls, tuple) else {cls}
 
 
 def write(path, tier, toolchain, sm, source, cases):

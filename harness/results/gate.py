@@ -14,6 +14,8 @@ Per case key, baseline class B and run class R:
   spec_divergence: pass -> beyond_chapter is a regression, beyond_chapter -> pass is changed (within one
   toolchain name either flip is a change of the toolchain's behaviour), beyond_chapter -> beyond_chapter is
   unchanged.
+A baseline value may be a class set (baseline.py: a finding whose class flips from run to run): R in the set is
+unchanged, and --update keeps the set when R is in it; otherwise B is read as the set's classes above.
 A regression matched by a waiver that has not expired is waived. Exit codes: see errors.py / results/README.md.
 
 The baseline is chosen by the run's tier, toolchain name and device (baseline.relative_path); a run marked
@@ -72,7 +74,7 @@ def classify(base, results, partial):
             kind = "not_run" if partial else "missing"
         elif b is None:
             kind = "new_finding" if r in FINDINGS else "new"
-        elif r == b:
+        elif r in baseline_mod.outcome(b):
             kind = "unchanged"
         elif b == "beyond_chapter" and r == "pass":
             kind = "changed"
@@ -80,11 +82,11 @@ def classify(base, results, partial):
             kind = "fixed"
         elif r in ("not_supported", "skipped"):
             kind = "lost"
-        elif b == "pass":
+        elif "pass" in baseline_mod.outcome(b):
             kind = "regression"
         else:
             kind = "changed"
-        out.append({"key": key, "baseline": b, "run": r, "kind": kind})
+        out.append({"key": key, "baseline": "|".join(sorted(b)) if isinstance(b, tuple) else b, "run": r, "kind": kind})
     return out
 
 
@@ -225,6 +227,8 @@ def run_gate(args, out=None):
                "missing_shards": [{"run_id": a, "index": i, "count": n} for a, i, n in merged.missing_shards]}
     if args.update:
         cases = {k: e[0]["class"] for k, e in merged.results.items()}
+        # a class set stays while the run's class is one of it (the finding flips; this run took one side)
+        cases = {k: (base[k] if isinstance(base.get(k), tuple) and c in base[k] else c) for k, c in cases.items()}
         if args.partial:
             cases = {**{k: c for k, c in base.items() if k not in cases}, **cases}
         dev = {r.device["name"] for r in merged.runs if r.device}

@@ -1,5 +1,6 @@
 #include "ptxcts/ref/policy.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ptxcts::ref {
@@ -11,8 +12,19 @@ std::vector<PolicyInfo> make_catalog() {
   auto add = [&c](PolicyId id, std::string name, std::string question,
                   std::vector<std::pair<std::string, std::string>> alts, std::size_t def) {
     if (static_cast<std::size_t>(id) != c.size()) throw std::logic_error("policy catalog out of PolicyId order");
-    c.push_back(PolicyInfo{id, std::move(name), std::move(question), std::move(alts), def});
+    c.push_back(PolicyInfo{id, std::move(name), std::move(question), std::move(alts), def, {}});
   };
+  // measured(id, alternative, device, evidence): the alternative a device showed over a whole sweep.
+  auto measured = [&c](PolicyId id, const std::string& alt, std::string device, std::string evidence) {
+    PolicyInfo& p = c.at(static_cast<std::size_t>(id));
+    for (std::size_t i = 0; i < p.alternatives.size(); ++i)
+      if (p.alternatives[i].first == alt) {
+        p.measured.push_back({i, std::move(device), std::move(evidence)});
+        return;
+      }
+    throw std::logic_error("measured: policy " + p.name + " has no alternative " + alt);
+  };
+  const std::string h100 = "NVIDIA H100 80GB HBM3 (sm_90), driver 580.159.04";
   const std::vector<std::pair<std::string, std::string>> subnormal_alts = {
       {"flush", "subnormal inputs and subnormal results become zero of the same sign"},
       {"keep", "IEEE 754: subnormal inputs and results kept"},
@@ -144,6 +156,67 @@ std::vector<PolicyInfo> make_catalog() {
       {{"16B", "any 16-byte aligned shared-memory address"},
        {"128B_trap", "a shared-memory address that is not 128-byte aligned traps (the kernel does not complete)"}},
       0);
+  add(PolicyId::tensor_tf32_load, "tensor_tf32_load",
+      "Tile and im2col loads of a TFLOAT32 or TFLOAT32_FTZ map into shared memory: cuda.h names the data types, the "
+      "chapter states no conversion. Default copy (the bytes as in global memory).",
+      {{"copy", "the element's bytes are copied"},
+       {"round_nearest_even", "each in-bounds element is rounded to tf32 (10 mantissa bits) to nearest, ties to even, "
+                              "its low 13 bits zero (a carry may reach the exponent and infinity); subnormals are "
+                              "rounded, not flushed, for both map types; every NaN becomes 0x7fffe000; stores copy"}},
+      0);
+  add(PolicyId::im2col_channel_bytes, "im2col_channel_bytes",
+      "cuTensorMapEncodeIm2col: cuda.h bounds channelsPerPixel by 256 (128 for two packed types) and states no rule "
+      "on its bytes. Default any (the documentation).",
+      {{"any", "any channelsPerPixel the documented rules allow"},
+       {"multiple_16B", "channelsPerPixel x element size must be a multiple of 16 bytes, else the encode refuses "
+                        "the map (CUDA_ERROR_INVALID_VALUE)"}},
+      0);
+  add(PolicyId::interleave32_swizzle, "interleave32_swizzle",
+      "cuda.h: 'When interleave is CU_TENSOR_MAP_INTERLEAVE_32B, swizzle must be CU_TENSOR_MAP_SWIZZLE_32B.' "
+      "Default swizzle_32B_only (the documentation's rule interleave32_swizzle32).",
+      {{"swizzle_32B_only", "the encode refuses interleave 32B with any swizzle but 32B"},
+       {"any_swizzle", "the encode accepts interleave 32B with every swizzle (the rule is not enforced)"}},
+      0);
+  add(PolicyId::interleave_tile_box, "interleave_tile_box",
+      "Tile copies of a map with interleave 16B or 32B: cuda.h describes the interleaved global layout (NC/8HWC8) "
+      "and the box as for any map; which bytes a box then covers is not stated. Default box (boxDim elements along "
+      "every dimension, as for a map without interleave).",
+      {{"box", "the box of boxDim elements along every dimension"},
+       {"chunk_rows", "boxDim[0] counts interleave chunks: each row is boxDim[0] x the interleave size (16 or 32) "
+                      "contiguous global bytes from the row's start, rows along box dimensions 1 .. rank-1 except "
+                      "dimension rank-2 (dimension 1 fastest), dense in shared memory, swizzled; the mbarrier is "
+                      "credited the bytes written"}},
+      0);
+  add(PolicyId::im2col_interleave_box_area, "im2col_interleave_box_area",
+      "cuTensorMapEncodeIm2col: 'The bounding box specified by pixelBoxLowerCorner and pixelBoxUpperCorner must have "
+      "non-zero area.' Default checked (the documentation's rule im2col_box_nonzero_area, whatever the interleave).",
+      {{"checked", "a bounding box of zero or negative extent is refused"},
+       {"unchecked", "with interleave 16B or 32B the encode accepts a bounding box of zero or negative extent "
+                     "(without interleave it refuses it)"}},
+      0);
+
+  measured(PolicyId::f16_add_nan, "canonical", h100, "results/findings/h100-add-nan (178 NaN results of 225 pairs)");
+  measured(PolicyId::bf16_add_nan, "canonical", h100, "results/findings/h100-add-nan (178 NaN results of 225 pairs)");
+  measured(PolicyId::f32_add_nan, "canonical", h100, "results/findings/h100-add-nan (178 NaN results of 225 pairs)");
+  measured(PolicyId::f64_add_nan, "passthrough", h100, "results/findings/h100-add-nan (178 NaN results of 225 pairs)");
+  measured(PolicyId::tensor_tf32_load, "round_nearest_even", h100,
+           "results/findings/h100-tf32-load-rounding (65,536 bit patterns, shared::cta and shared::cluster)");
+  measured(PolicyId::im2col_channel_bytes, "multiple_16B", h100,
+           "results/findings/h100-im2col-encode-channels (119,808 maps: every refusal and no acceptance against it)");
+  measured(PolicyId::interleave32_swizzle, "any_swizzle", h100,
+           "results/findings/h100-im2col-encode-channels (every type, swizzle and inner box, tiled and im2col)");
+  measured(PolicyId::interleave_tile_box, "chunk_rows", h100,
+           "results/findings/h100-interleaved-tile-load-overrun (798 interleaved tile loads: bytes written, their "
+           "sources and the bytes credited)");
+  measured(PolicyId::im2col_interleave_box_area, "unchecked", h100,
+           "results/findings/h100-im2col-encode-channels (ranks 3-5, every corner pair in [-16, 15]: 600 empty boxes "
+           "accepted with interleave, 0 without)");
+  measured(PolicyId::oob_nan_pattern, "repeat_7ff7", h100,
+           "results/findings/h100-tf32-load-rounding (FLOAT32, FLOAT32_FTZ, TFLOAT32, TFLOAT32_FTZ loads)");
+  measured(PolicyId::swizzle_narrow_box, "pad_to_span", h100,
+           "results/findings/h100-tensor-reduce-swizzle32-narrow (reductions with box rows narrower than the span)");
+  measured(PolicyId::tensor_store_oob, "granule16_written", h100,
+           "results/findings/h100-tensor-reduce-swizzle32-narrow (bf16 max, b64 and, u64 min; dims[0] 1..9)");
   return c;
 }
 
@@ -231,7 +304,11 @@ std::string PolicySet::describe() const {
 std::vector<std::pair<std::string, PolicySet>> single_deviations(const PolicySet& base) {
   std::vector<std::pair<std::string, PolicySet>> out;
   for (const PolicyInfo& p : policy_catalog()) {
-    for (std::size_t i = 0; i < p.alternatives.size(); ++i) {
+    std::vector<std::size_t> order;
+    for (const Measured& m : p.measured) order.push_back(m.alternative);
+    for (std::size_t i = 0; i < p.alternatives.size(); ++i)
+      if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
+    for (const std::size_t i : order) {
       if (i == base.index(p.id)) continue;
       PolicySet s = base;
       s.set_index(p.id, i);

@@ -52,6 +52,15 @@ std::uint64_t oob_fill_pattern(TensorDataType t, OobFill f, const PolicySet& p) 
   return fmt.canonical_nan();
 }
 
+std::uint32_t tf32_round_nearest_even(std::uint32_t f32) {
+  // Measured on the H100 (results/findings/h100-tf32-load-rounding): 13 low bits rounded away, ties to even, the
+  // carry free to reach the exponent; subnormals rounded like normals; every NaN the tf32 NaN 0x7fffe000.
+  if ((f32 & 0x7f800000u) == 0x7f800000u && (f32 & 0x007fffffu) != 0) return 0x7fffe000u;
+  const std::uint32_t low = f32 & 0x1fffu, base = f32 & ~0x1fffu;
+  const bool up = low > 0x1000u || (low == 0x1000u && (base & 0x2000u) != 0);
+  return up ? base + 0x2000u : base;
+}
+
 std::optional<ElemType> tensor_reduce_type(TensorDataType t, RedOp op) {
   const bool bitwise = op == RedOp::and_op || op == RedOp::or_op || op == RedOp::xor_op;
   switch (t) {
@@ -76,15 +85,23 @@ std::vector<ByteWrite> tensor_load_writes(const TensorMapParams& map, const Tens
   const std::uint64_t fill = oob_fill_pattern(map.dtype, map.oob_fill, p);
   const unsigned esize = is_packed(map.dtype) ? 1 : element_bits(map.dtype) / 8;
   const bool gap_zero = p.get<PackedGapFill>(PolicyId::packed_gap_fill) == PackedGapFill::zero;
+  const bool tf32_round = (map.dtype == TensorDataType::TFLOAT32 || map.dtype == TensorDataType::TFLOAT32_FTZ) &&
+                          p.get<Tf32Load>(PolicyId::tensor_tf32_load) == Tf32Load::round_nearest_even;
   std::vector<ByteWrite> out;
   for (const BoxPiece& piece : box) {
     if (piece.in_bounds)
       need(piece.global_off + piece.data_bytes <= global.size,
            "tensor memory holds " + std::to_string(global.size) + " bytes, the element at byte " +
                std::to_string(piece.global_off) + " lies beyond");
+    std::uint32_t rounded = 0;  // tensor_tf32_load=round_nearest_even: the element as the device stores it
+    if (tf32_round && piece.in_bounds) {
+      for (unsigned j = 0; j < 4; ++j) rounded |= std::uint32_t{global.data[piece.global_off + j]} << (8 * j);
+      rounded = tf32_round_nearest_even(rounded);
+    }
     for (std::uint32_t j = 0; j < piece.data_bytes; ++j) {
-      const std::uint8_t v = piece.in_bounds ? global.data[piece.global_off + j]
-                                             : static_cast<std::uint8_t>(fill >> (8 * (j % esize)));
+      const std::uint8_t v = !piece.in_bounds ? static_cast<std::uint8_t>(fill >> (8 * (j % esize)))
+                             : tf32_round      ? static_cast<std::uint8_t>(rounded >> (8 * j))
+                                               : global.data[piece.global_off + j];
       const std::uint64_t addr = swizzle_address(map.swizzle, a.smem_offset + piece.smem_off + j, p);
       out.push_back({static_cast<std::uint32_t>(addr), v});
     }

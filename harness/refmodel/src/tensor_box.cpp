@@ -97,7 +97,44 @@ void check_map_and_access(const TensorMapParams& map, const TensorAccess& a) {
              ": 16U4_ALIGN8B with an odd first coordinate splits a byte; the model requires an even one (open)");
 }
 
+// interleave_tile_box=chunk_rows: boxDim[0] interleave chunks per row, rows along dimensions 1 .. rank-1 but
+// rank-2 (the layout measured on the H100, results/findings/h100-interleaved-tile-load-overrun).
+std::vector<BoxPiece> interleave_chunk_rows(const TensorMapParams& map, const TensorAccess& a) {
+  const std::uint64_t chunk = map.interleave == Interleave::B32 ? 32 : 16;
+  const std::uint64_t row_bytes = map.box[0] * chunk;
+  for (unsigned i = 0; i < map.rank; ++i)
+    need(map.element_strides[i] == 1, "interleave_tile_box=chunk_rows was measured with elementStrides of 1");
+  std::vector<unsigned> dims;
+  for (unsigned i = 1; i < map.rank; ++i)
+    if (i != map.rank - 2) dims.push_back(i);
+  std::uint64_t rows = 1;
+  for (unsigned i : dims) rows *= map.box[i];
+  need(rows * row_bytes <= kMaxBoxBytes, "the box needs more than 16 MiB of shared memory");
+  std::vector<BoxPiece> out;
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    std::array<std::int64_t, 5> g{};
+    for (unsigned i = 0; i < map.rank; ++i) g[i] = a.coords[i];
+    std::uint64_t rest = r;
+    for (unsigned i : dims) {
+      g[i] += static_cast<std::int64_t>(rest % map.box[i]);
+      rest /= map.box[i];
+    }
+    need(inside(map, g), "interleave_tile_box=chunk_rows was measured inside the tensor only");
+    BoxPiece piece;
+    piece.smem_off = static_cast<std::uint32_t>(r * row_bytes);
+    piece.data_bytes = static_cast<std::uint32_t>(row_bytes);
+    piece.in_bounds = true;
+    piece.global_off = global_offset(map, g);
+    piece.coords = g;
+    out.push_back(piece);
+  }
+  return out;
+}
+
 std::vector<BoxPiece> tile_box(const TensorMapParams& map, const TensorAccess& a, const PolicySet& p) {
+  if (map.interleave != Interleave::NONE && a.mode == TensorMode::tile &&
+      p.get<InterleaveTileBox>(PolicyId::interleave_tile_box) == InterleaveTileBox::chunk_rows)
+    return interleave_chunk_rows(map, a);
   const UnitShape u = unit_shape(map.dtype);
   std::array<std::uint64_t, 5> es{1, 1, 1, 1, 1}, e{1, 1, 1, 1, 1};
   for (unsigned i = 0; i < map.rank; ++i) es[i] = map.element_strides[i];
@@ -285,11 +322,13 @@ std::uint32_t tensor_smem_extent_any(const TensorMapParams& map, const TensorAcc
   const bool im2col = a.mode != TensorMode::tile && a.mode != TensorMode::gather4 &&
                       a.mode != TensorMode::scatter4;
   for (const PolicyId id : {PolicyId::swizzle_narrow_box, PolicyId::interleave_row_pitch,
-                            PolicyId::im2col_wrap_stride, PolicyId::im2col_w_halo}) {
+                            PolicyId::im2col_wrap_stride, PolicyId::im2col_w_halo, PolicyId::interleave_tile_box}) {
     // only where the policy can move a byte (row_pitch and the im2col walk read it only there)
     if (id == PolicyId::swizzle_narrow_box && (map.swizzle == Swizzle::NONE || map.interleave != Interleave::NONE))
       continue;
-    if (id == PolicyId::interleave_row_pitch && map.interleave == Interleave::NONE) continue;
+    if ((id == PolicyId::interleave_row_pitch || id == PolicyId::interleave_tile_box) &&
+        map.interleave == Interleave::NONE)
+      continue;
     if ((id == PolicyId::im2col_wrap_stride || id == PolicyId::im2col_w_halo) && !im2col) continue;
     for (std::size_t i = 0; i < policy_info(id).alternatives.size(); ++i) {
       if (i == base.index(id)) continue;

@@ -64,6 +64,9 @@ const std::vector<std::pair<std::string, std::string>>& rules_table() {
                            "CU_TENSOR_MAP_INTERLEAVE_NONE."},
       {"interleave32_swizzle32", "When interleave is CU_TENSOR_MAP_INTERLEAVE_32B, swizzle must be "
                                  "CU_TENSOR_MAP_SWIZZLE_32B."},
+      {"im2col_channel_bytes_multiple16", "Measured, not documented (policy im2col_channel_bytes=multiple_16B): "
+                                          "channelsPerPixel multiplied by the element size must be a multiple of 16 "
+                                          "bytes."},
       {"swizzle_u6_modes", "When the tensorDataType is CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B, only the following "
                            "swizzle modes are supported: NONE, 128B, 128B_ATOM_32B, 128B_ATOM_64B (store only)."},
       {"swizzle_u4_16b_modes", "When the tensorDataType is CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, only the following "
@@ -182,7 +185,7 @@ std::array<std::uint64_t, 4> dense_strides(TensorDataType t, unsigned rank, cons
 
 const std::vector<std::pair<std::string, std::string>>& encode_rules() { return rules_table(); }
 
-EncodeVerdict validate_encode(const TensorMapParams& p, unsigned cc) {
+EncodeVerdict validate_encode(const TensorMapParams& p, unsigned cc, const PolicySet& policies) {
   EncodeVerdict v;
   Checker c(v);
   const bool packed16 = p.dtype == TensorDataType::T16U4_ALIGN16B || p.dtype == TensorDataType::T16U6_ALIGN16B;
@@ -252,11 +255,19 @@ EncodeVerdict validate_encode(const TensorMapParams& p, unsigned cc) {
              idx("pixelBoxUpperCorner", i) + " = " + std::to_string(p.upper_corner[i]));
       // The box along a spatial dimension X spans [lower, globalDim[X] + upper).
       const std::int64_t extent = static_cast<std::int64_t>(p.dims[1 + i]) + p.upper_corner[i] - p.lower_corner[i];
-      c.rule(extent > 0, "im2col_box_nonzero_area",
+      const bool area_checked =
+          p.interleave == Interleave::NONE ||
+          policies.get<Im2colInterleaveBoxArea>(PolicyId::im2col_interleave_box_area) == Im2colInterleaveBoxArea::checked;
+      if (area_checked) c.rule(extent > 0, "im2col_box_nonzero_area",
              "spatial dimension " + std::to_string(1 + i) + ": globalDim + upper - lower = " + std::to_string(extent));
     }
     c.rule(p.channels_per_pixel <= 256, "channels_per_pixel_range",
            "channelsPerPixel = " + std::to_string(p.channels_per_pixel));
+    if (p.kind == EncodeKind::im2col &&
+        policies.get<ChannelBytes>(PolicyId::im2col_channel_bytes) == ChannelBytes::multiple_16B)
+      c.rule(static_cast<std::uint64_t>(p.channels_per_pixel) * bits % (16 * 8) == 0,
+             "im2col_channel_bytes_multiple16",
+             "channelsPerPixel * elementSize = " + std::to_string(p.channels_per_pixel * bits / 8) + " bytes");
     c.open(p.channels_per_pixel != 0, "channels_per_pixel_zero", "channelsPerPixel = 0");
     if (packed16)
       c.rule(p.channels_per_pixel == 128, "channels_per_pixel_packed16b",
@@ -291,7 +302,8 @@ EncodeVerdict validate_encode(const TensorMapParams& p, unsigned cc) {
   }
   if (p.dtype == TensorDataType::T16U6_ALIGN16B)
     c.rule(p.interleave == Interleave::NONE, "u6_no_interleave", std::string("interleave ") + to_string(p.interleave));
-  if (p.interleave == Interleave::B32)
+  if (p.interleave == Interleave::B32 &&
+      policies.get<Interleave32Swizzle>(PolicyId::interleave32_swizzle) == Interleave32Swizzle::swizzle_32B_only)
     c.rule(p.swizzle == Swizzle::B32, "interleave32_swizzle32", std::string("swizzle ") + to_string(p.swizzle));
   if (p.dtype == TensorDataType::T16U6_ALIGN16B && p.kind != EncodeKind::im2col_wide)
     c.rule(p.swizzle == Swizzle::NONE || p.swizzle == Swizzle::B128 || p.swizzle == Swizzle::B128_ATOM_32B ||

@@ -225,3 +225,47 @@ class EntryPoint(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ClassSets(TempDirTest):
+    """A baseline value that is a class set (a finding whose class flips from run to run) is one outcome."""
+
+    def flip(self, base_class, run_class, *extra):
+        """Gate the h100 fixture whose RUN_REGRESSION case has run_class against a baseline holding base_class
+        for it; -> (exit code, stdout, the baseline file)."""
+        self.n = getattr(self, "n", 0) + 1
+        run = self.copy_run("h100", f"h100-{self.n}")
+        for shard in sorted(os.listdir(run)):
+            self.edit_json(os.path.join(run, shard, "results.json"), lambda d: [
+                c.update({"class": run_class, "message": "x"}) for c in d["cases"]
+                if f"{c['id']}|{c['target']}|{c['ptx']}|{c['load_path']}|sm_90" == RUN_REGRESSION])
+        base = os.path.join(self.tmp, f"sm_90-{self.n}.json")
+        shutil.copy(os.path.join(BASELINES, "sm_90.json"), base)
+        self.edit_json(base, lambda d: d["cases"].update({RUN_REGRESSION: base_class}))
+        code, out, err = gate(run, base, "none.toml", *extra)
+        return code, out + err, base
+
+    def test_either_class_of_the_set_is_unchanged(self):
+        for run_class in ("fail", "timeout"):
+            with self.subTest(run_class=run_class):
+                code, out, _ = self.flip(["fail", "timeout"], run_class)
+                self.assertEqual(code, 0, out)
+                self.assertNotIn(RUN_REGRESSION, out)
+
+    def test_a_class_outside_the_set_is_a_change(self):
+        code, out, _ = self.flip(["fail", "timeout"], "crash")
+        self.assertEqual(code, 1, out)
+        self.assertIn(f"fail|timeout -> crash  {RUN_REGRESSION}", out)
+
+    def test_update_keeps_the_set(self):
+        code, out, base = self.flip(["fail", "timeout"], "timeout", "--update")
+        self.assertEqual(code, 0, out)
+        with open(base, encoding="utf-8") as f:
+            self.assertEqual(json.load(f)["cases"][RUN_REGRESSION], ["fail", "timeout"])
+
+    def test_malformed_sets_are_refused(self):
+        for bad in (["fail"], ["timeout", "fail"], ["fail", "fail"], ["fail", "flaky"]):
+            with self.subTest(value=bad):
+                code, out, _ = self.flip(bad, "fail")
+                self.assertEqual(code, 3, out)
+                self.assertIn(f"sm_90-{self.n}.json", out)

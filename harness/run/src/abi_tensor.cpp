@@ -298,6 +298,8 @@ void tensor_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
   s.model = [image_of, map](const ref::PolicySet& ps) { return image_of(map, ps, false); };
   s.expected = s.model(ref::PolicySet{});
   s.trap = [map, acc](const ref::PolicySet& ps) { return ref::tensor_access_trap(map, acc, ps); };
+  if (t.mbarrier && t.load)
+    s.tx = [map, acc](const ref::PolicySet& ps) -> uint64_t { return ref::tensor_tx_bytes(map, acc, ps); };
   const bool counts_tx = t.mbarrier && t.load;
   s.map_change = [sp, image_of, map, acc, tx, counts_tx](const TensorMapSpec& other) -> std::string {
     const ref::TensorMapParams m2 = params_of(other, map.global_address);

@@ -108,6 +108,9 @@ struct Setup {
   // Whether the model predicts a trap under a policy set ("" = the copy completes): a trap that only a named
   // alternative predicts is a spec_divergence naming it, any other trap a crash.
   std::function<std::string(const ref::PolicySet&)> trap;
+  // Tensor loads: the bytes the model credits to the mbarrier under a policy set (a phase that completes early
+  // or never is a spec_divergence when an alternative credits other bytes and the device's bytes are its).
+  std::function<uint64_t(const ref::PolicySet&)> tx;
   // Tensor forms: what the model expects differently when the device runs the case with another tensor map (the
   // self-test's host faults, issue 10): "" when no window or global byte, no transaction count and no trap
   // changes (the fault cannot be observed with this case's inputs), else the first difference in words.

@@ -83,7 +83,14 @@ struct RuleRow {
   std::vector<std::string> open;        // the same for its open points
   std::vector<TensorMapParams> kept;    // the nearest maps that keep the rule: accepted outright
   unsigned cc = 0;                      // the compute capability both are validated for (0: unknown)
+  PolicySet policies{};                 // the encode rules' alternatives both are validated under
 };
+
+PolicySet policy(const char* name, const char* value) {
+  PolicySet p;
+  EXPECT_TRUE(p.set(name, value)) << name << "=" << value;
+  return p;
+}
 
 std::vector<RuleRow> rule_rows() {
   using S = Swizzle;
@@ -250,6 +257,23 @@ std::vector<RuleRow> rule_rows() {
        {"u6_no_interleave: interleave 16B"}, {}, {u6_3d}},
       {"\"interleave32_swizzle32\"", "swizzle must be CU_TENSOR_MAP_SWIZZLE_32B",
        with(il32, [](auto& m) { m.swizzle = S::NONE; }), {"interleave32_swizzle32: swizzle NONE"}, {}, {il32}},
+      // interleave32_swizzle=any_swizzle: the rule is not applied (every swizzle kept)
+      {"\"interleave32_swizzle32\"", "swizzle must be CU_TENSOR_MAP_SWIZZLE_32B", il32, {}, {},
+       {il32, with(il32, [](auto& m) { m.swizzle = S::NONE; }), with(il32, [](auto& m) { m.swizzle = S::B128; })}, 0,
+       policy("interleave32_swizzle", "any_swizzle")},
+      // im2col_channel_bytes=multiple_16B: 15 one-byte channels are refused, 16 and 32 kept
+      {"\"im2col_channel_bytes_multiple16\"", "multiple of 16 bytes",
+       with(i4, [](auto& m) { m.channels_per_pixel = 15; }),
+       {"im2col_channel_bytes_multiple16: channelsPerPixel * elementSize = 15 bytes"}, {},
+       {i4, with(i4, [](auto& m) { m.channels_per_pixel = 32; })}, 0, policy("im2col_channel_bytes", "multiple_16B")},
+      // im2col_interleave_box_area=unchecked: an empty box of an interleaved map is kept, without interleave refused
+      {"\"im2col_box_nonzero_area\"", "non-zero area", with(i4, [](auto& m) { m.upper_corner[0] = -8; }),
+       {"im2col_box_nonzero_area: spatial dimension 1: globalDim + upper - lower = 0"}, {},
+       {with(i4, [](auto& m) {
+         m.upper_corner[0] = -8;
+         m.interleave = Interleave::B16;
+       })},
+       0, policy("im2col_interleave_box_area", "unchecked")},
       {"\"swizzle_u6_modes\"", "NONE, 128B, 128B_ATOM_32B, 128B_ATOM_64B",
        with(packed16(T::T16U6_ALIGN16B), [](auto& m) { m.swizzle = S::B64; }),
        {"swizzle_inner_box: inner box 96 bytes, swizzle 64B", "swizzle_u6_modes: swizzle 64B"}, {},
@@ -376,6 +400,12 @@ std::string tensor_multicast_error(const TensorMapParams& m, std::vector<std::si
 std::string box_error(const TensorMapParams& m, const TensorAccess& a) {
   return error_of([&] { tensor_box(m, a); });
 }
+// tensor_box under interleave_tile_box=chunk_rows (the layout measured for interleaved maps).
+std::string chunk_rows_error(const TensorMapParams& m, const TensorAccess& a) {
+  PolicySet p;
+  p.set("interleave_tile_box", "chunk_rows");
+  return error_of([&] { tensor_box(m, a, p); });
+}
 TensorAccess at_smem(std::vector<std::int32_t> c, std::uint32_t smem, TensorMode mode = TensorMode::tile) {
   TensorAccess a = at(std::move(c), mode);
   a.smem_offset = smem;
@@ -408,6 +438,11 @@ std::vector<Refusal> refusal_rows() {
   const TensorMapParams t3 = tiled3();
   const TensorMapParams g2 = placed(tile_map(T::UINT8, {64, 8}, {16, 1}));  // gather4 / scatter4
   const TensorMapParams u32_3 = placed(tile_map(T::UINT32, {16, 4, 4}, {4, 2, 2}));
+  // an interleaved 3D map: 16 one-byte channels (one 16-byte chunk), rows along dimension 2 (rank-2 is 1)
+  const TensorMapParams il16 = with(placed(tile_map(T::UINT8, {16, 4, 3}, {16, 2, 2})),
+                                    [](auto& m) { m.interleave = Interleave::B16; });
+  const TensorMapParams il16_4 = with(placed(tile_map(T::UINT8, {16, 4, 3, 2}, {16, 2, 2, 2})),
+                                      [](auto& m) { m.interleave = Interleave::B16; });
   const TensorMapParams nooffs = im2col(3);
   const TensorMapParams w = wide();
   return {
@@ -654,6 +689,20 @@ std::vector<Refusal> refusal_rows() {
       {"strides place an element outside", {},
        "unreachable: make_index_tensor sizes its buffer by tensor_global_bytes, which ends at the last element"},
       // tensor_box.cpp
+      {"was measured with elementStrides of 1",
+       [=] { return chunk_rows_error(with(il16, [](auto& m) { m.element_strides[1] = 2; }), at({0, 0, 0})); },
+       "interleave_tile_box=chunk_rows was measured with elementStrides of 1",
+       [=] { accepted(chunk_rows_error(il16, at({0, 0, 0}))); }},
+      // rank 4: rows along dimensions 1 and 3; 4,096-byte rows (256 chunks), 4,096 of them are 16 MiB
+      {"the box needs more than 16 MiB of shared memory",
+       [=] {
+         return chunk_rows_error(with(il16_4, [](auto& m) { m.box = {256, 256, 1, 17, 1}; }), at({0, 0, 0, 0}));
+       },
+       "the box needs more than 16 MiB of shared memory",
+       [=] { accepted(chunk_rows_error(with(il16_4, [](auto& m) { m.box = {256, 4, 1, 2, 1}; }), at({0, 0, 0, 0}))); }},
+      {"was measured inside the tensor only", [=] { return chunk_rows_error(il16, at({0, 0, 2})); },
+       "interleave_tile_box=chunk_rows was measured inside the tensor only",
+       [=] { accepted(chunk_rows_error(il16, at({0, 0, 1}))); }},
       {"tensor box exceeds 4 GiB of shared memory", {},
        "unreachable: tile_box refuses boxes above 16 MiB and an im2col box stays below 16 MiB (1024 pixels of "
        "256 channels of 8 bytes)"},
@@ -831,7 +880,7 @@ TEST(Refusals, EveryValidatorRule) {
   std::set<std::string> covered;
   for (const RuleRow& r : rule_rows()) {
     SCOPED_TRACE(r.site + " / " + r.subject);
-    const EncodeVerdict v = validate_encode(r.broken, r.cc);
+    const EncodeVerdict v = validate_encode(r.broken, r.cc, r.policies);
     EXPECT_EQ(lines(v.violations), r.violations);
     EXPECT_EQ(lines(v.open), r.open);
     for (const auto& list : {v.violations, v.open})
@@ -848,7 +897,7 @@ TEST(Refusals, EveryValidatorRule) {
       EXPECT_TRUE(named) << "no sentence names " << r.subject;
     }
     for (const TensorMapParams& k : r.kept) {
-      const EncodeVerdict kv = validate_encode(k, r.cc);
+      const EncodeVerdict kv = validate_encode(k, r.cc, r.policies);
       EXPECT_TRUE(kv.must_accept()) << ::testing::PrintToString(lines(kv.violations))
                                     << ::testing::PrintToString(lines(kv.open));
     }

@@ -13,8 +13,8 @@ const char* kUsage =
     "       ptxcts-ref tensor [--policy NAME=VALUE]...\n"
     "         stdin: one JSON object (tensor map, mode, coords, fill); stdout: the shared-memory bytes of the load,\n"
     "         32 per line, then 'tx_bytes N'; exit 2 when the driver must reject the tensor map\n"
-    "       ptxcts-ref policies\n"
-    "         the named policies and their alternatives\n";
+    "       ptxcts-ref policies [--markdown]\n"
+    "         the named policies and their alternatives (--markdown: the table of docs/POLICIES.md)\n";
 }
 
 int main(int argc, char** argv) {

@@ -34,14 +34,31 @@ bool parse_hex(const std::string& tok, unsigned bytes, std::uint64_t& out, std::
 }  // namespace
 
 int run_policies(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (!args.empty()) {
-    err << "ptxcts-ref policies: unexpected argument '" << args[0] << "' (policies takes none)\n";
+  const bool markdown = args.size() == 1 && args[0] == "--markdown";
+  if (!args.empty() && !markdown) {
+    err << "ptxcts-ref policies: unexpected argument '" << args[0] << "' (policies takes only --markdown)\n";
     return kExitUsage;
+  }
+  if (markdown) {  // the table of docs/POLICIES.md, one row per policy
+    out << "| policy | default | alternatives | measured on a device | question |\n| --- | --- | --- | --- | --- |\n";
+    for (const PolicyInfo& p : policy_catalog()) {
+      out << "| `" << p.name << "` | `" << p.alternatives[p.default_index].first << "` | ";
+      for (std::size_t i = 0; i < p.alternatives.size(); ++i)
+        out << (i ? "<br>" : "") << "`" << p.alternatives[i].first << "`: " << p.alternatives[i].second;
+      out << " | ";
+      for (std::size_t i = 0; i < p.measured.size(); ++i)
+        out << (i ? "<br>" : "") << "`" << p.alternatives[p.measured[i].alternative].first << "` on "
+            << p.measured[i].device << ": " << p.measured[i].evidence;
+      out << " | " << p.question << " |\n";
+    }
+    return 0;
   }
   const PolicySet defaults;
   for (const PolicyInfo& p : policy_catalog()) {
     out << p.name << " (default " << p.alternatives[p.default_index].first << ")\n  " << p.question << "\n";
     for (const auto& a : p.alternatives) out << "  - " << a.first << ": " << a.second << "\n";
+    for (const Measured& m : p.measured)
+      out << "  measured: " << p.alternatives[m.alternative].first << " on " << m.device << " (" << m.evidence << ")\n";
   }
   return 0;
 }

@@ -36,6 +36,11 @@ enum class PolicyId : std::uint8_t {
   tensor_coord_alignment,
   im2col_start_outside_box,
   tensor_smem_alignment,
+  tensor_tf32_load,            // tile/im2col loads of TFLOAT32 / TFLOAT32_FTZ maps into shared memory
+  im2col_channel_bytes,        // cuTensorMapEncodeIm2col: channelsPerPixel x element size
+  interleave32_swizzle,        // cuTensorMapEncodeTiled/Im2col: interleave 32B with a swizzle other than 32B
+  interleave_tile_box,         // tile copies of an interleaved map: which bytes the box covers
+  im2col_interleave_box_area,  // cuTensorMapEncodeIm2col: the bounding box's area with interleave
   count_
 };
 constexpr std::size_t kPolicyCount = static_cast<std::size_t>(PolicyId::count_);
@@ -59,6 +64,19 @@ enum class StoreOob : std::uint8_t { not_written, granule16_written };
 enum class CoordAlignment : std::uint8_t { none, trap_16B };      // spelled "16B_trap"
 enum class Im2colStartOutside : std::uint8_t { walk, trap };
 enum class SmemAlignment : std::uint8_t { granule_16B, trap_128B };  // spelled "16B", "128B_trap"
+enum class Tf32Load : std::uint8_t { copy, round_nearest_even };
+enum class ChannelBytes : std::uint8_t { any, multiple_16B };
+enum class Interleave32Swizzle : std::uint8_t { swizzle_32B_only, any_swizzle };
+enum class InterleaveTileBox : std::uint8_t { box, chunk_rows };
+enum class Im2colInterleaveBoxArea : std::uint8_t { checked, unchecked };
+
+// An alternative seen on a device and measured to its boundary: the run tier names it first when several
+// alternatives of one policy explain a case (one rule per behaviour), and the report cites the evidence.
+struct Measured {
+  std::size_t alternative;  // index into PolicyInfo::alternatives
+  std::string device;       // where it was measured (device, driver)
+  std::string evidence;     // the sweep that measured it (results/findings/<id>/)
+};
 
 struct PolicyInfo {
   PolicyId id;
@@ -66,6 +84,7 @@ struct PolicyInfo {
   std::string question;      // what is not pinned down, and where (chapter / NOTES / driver doc)
   std::vector<std::pair<std::string, std::string>> alternatives;  // {value name, what it means}
   std::size_t default_index; // the model's choice when nothing is selected, with the reason in `question`
+  std::vector<Measured> measured;  // alternatives measured on a device (the default may be one of them)
 };
 
 // The whole catalog, in PolicyId order.
@@ -99,7 +118,8 @@ class PolicySet {
 };
 
 // Every PolicySet that differs from `base` in exactly one policy, each with "name=value" describing it:
-// what the run tier iterates over when a result does not match the default.
+// what the run tier iterates over when a result does not match the default. Within a policy, the alternatives
+// measured on a device come first, so that a case two alternatives explain is named by the measured one.
 std::vector<std::pair<std::string, PolicySet>> single_deviations(const PolicySet& base);
 
 }  // namespace ptxcts::ref

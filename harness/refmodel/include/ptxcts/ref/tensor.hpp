@@ -89,6 +89,9 @@ std::uint64_t oob_fill_pattern(TensorDataType t, OobFill f, const PolicySet& pol
 // FLOAT64: .f64); nullopt for types with no reduce element type.
 std::optional<ElemType> tensor_reduce_type(TensorDataType t, RedOp op);
 
+// An fp32 bit pattern rounded to tf32 as policy tensor_tf32_load=round_nearest_even states.
+std::uint32_t tf32_round_nearest_even(std::uint32_t f32);
+
 struct ByteWrite {
   std::uint32_t addr;  // absolute shared address (from the 1024-byte-aligned base)
   std::uint8_t value;

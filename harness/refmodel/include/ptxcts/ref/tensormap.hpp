@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ptxcts/ref/policy.hpp"
+
 namespace ptxcts::ref {
 
 // CUtensorMapDataType, in enum order (values 0..15). Packed names cannot start with a digit in C++:
@@ -85,7 +87,10 @@ struct EncodeVerdict {
 };
 
 // compute_capability: e.g. 90, 100; 0 = unknown (rules that depend on the device are then not applied).
-EncodeVerdict validate_encode(const TensorMapParams& p, unsigned compute_capability = 0);
+// policies: the encode rules a driver may apply other than as documented (im2col_channel_bytes,
+// interleave32_swizzle); the default is the documentation.
+EncodeVerdict validate_encode(const TensorMapParams& p, unsigned compute_capability = 0,
+                              const PolicySet& policies = PolicySet{});
 
 // Every rule the validator knows: {name, sentence}. For the report and the docs.
 const std::vector<std::pair<std::string, std::string>>& encode_rules();
