@@ -301,6 +301,13 @@ std::string PolicySet::describe() const {
   return out.empty() ? "default" : out;
 }
 
+PolicySet measured_profile() {
+  PolicySet s;
+  for (const PolicyInfo& p : policy_catalog())
+    if (!p.measured.empty()) s.set_index(p.id, p.measured.front().alternative);
+  return s;
+}
+
 std::vector<std::pair<std::string, PolicySet>> single_deviations(const PolicySet& base) {
   std::vector<std::pair<std::string, PolicySet>> out;
   for (const PolicyInfo& p : policy_catalog()) {

@@ -117,6 +117,11 @@ class PolicySet {
   std::vector<std::size_t> choice_;
 };
 
+// The device's measured profile: every policy at its first measured alternative (the default where none is
+// measured or the default is the measured one). What a device showed, all at once: a case whose behaviour takes
+// three measured alternatives together (a tf32 load of a narrow swizzled box with a NaN fill) matches it.
+PolicySet measured_profile();
+
 // Every PolicySet that differs from `base` in exactly one policy, each with "name=value" describing it:
 // what the run tier iterates over when a result does not match the default. Within a policy, the alternatives
 // measured on a device come first, so that a case two alternatives explain is named by the measured one.
