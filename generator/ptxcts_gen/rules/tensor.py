@@ -4,9 +4,24 @@ from . import requirement, rule, min_sm, exact, family
 
 SEC = "9.7.9.25.5.2"
 SEC_P = "9.7.9.25.5.4"
-LOAD_MODES = ("tile", "tile::gather4", "im2col", "im2col::w", "im2col::w::128")
-STORE_MODES = ("tile", "tile::scatter4", "im2col_no_offs")
-IM2COL_LOAD = ("im2col", "im2col::w", "im2col::w::128")
+# The tensor families' .load_mode qualifiers, in the chapter's order, each with the forms whose .load_mode set names
+# it: loads (and prefetch) "{ .tile, .tile::gather4, .im2col, .im2col::w, .im2col::w::128 }", stores "{ .tile,
+# .tile::scatter4, .im2col_no_offs }", reductions (9.7.9.25.5.3) "{ .tile, .im2col_no_offs }". The one list of
+# their spellings: every other list of modes (isa/*tensor.py, contract.LOAD_MODES) is derived from it.
+MODE_USES = {
+    "tile": ("load", "store", "reduce"),
+    "tile::gather4": ("load",),
+    "tile::scatter4": ("store",),
+    "im2col": ("load",),
+    "im2col::w": ("load",),
+    "im2col::w::128": ("load",),
+    "im2col_no_offs": ("store", "reduce"),
+}
+MODES = tuple(MODE_USES)
+LOAD_MODES = tuple(m for m in MODES if "load" in MODE_USES[m])
+STORE_MODES = tuple(m for m in MODES if "store" in MODE_USES[m])
+REDUCE_MODES = tuple(m for m in MODES if "reduce" in MODE_USES[m])
+IM2COL_LOAD = tuple(m for m in LOAD_MODES if m.startswith("im2col"))
 
 # "sm_100a; sm_101a (Renamed to sm_110a from PTX ISA version 9.0); And is supported on following family-specific
 # architectures from PTX ISA version 8.8: sm_100f or higher in the same family; sm_101f or higher in the same
