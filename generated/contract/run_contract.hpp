@@ -214,4 +214,7 @@ inline constexpr Field kQualsRead[] = {
   {"load_mode", FieldType::string, true, ""},
 };
 
+// The PTX ISA version of the chapter the model follows (generator/ptxcts_gen/targets.py, CHAPTER_PTX).
+inline constexpr const char kChapterPtx[] = "9.0";
+
 }  // namespace ptxcts::contract

@@ -6,7 +6,7 @@ both sides need (load modes, the redOp x type cells). The generator checks each 
 and checks every form of forms.jsonl against when it loads them (an error naming the form and the field).
 The frame template takes its word offsets from here (`WORDS`).
 """
-from .isa.tensor import MODES
+from .rules.tensor import MODES
 from .rules.reduce import CELLS, REDOPS, TENSOR_CELLS, TYPES
 
 # ---- the run-ABI argument words: (name, count, meaning); word k is at byte offset 8*k of args ----
@@ -133,10 +133,17 @@ ABIS = {
 }
 
 # ---- tables ----
-# Tensor load modes: PTX spelling -> harness/refmodel's ref::TensorMode enumerator.
-LOAD_MODES = {"tile": "tile", "tile::gather4": "gather4", "tile::scatter4": "scatter4", "im2col": "im2col",
-              "im2col::w": "im2col_w", "im2col::w::128": "im2col_w128", "im2col_no_offs": "im2col_no_offs"}
-assert tuple(LOAD_MODES) == MODES, "contract.LOAD_MODES and isa/tensor.MODES name the same modes"
+
+
+def ref_tensor_mode(mode):
+    """harness/refmodel's ref::TensorMode enumerator of a .load_mode spelling: 'tile::' dropped, the first '::'
+    joined with '_', the rest run together (tile::gather4 -> gather4, im2col::w -> im2col_w, im2col::w::128 ->
+    im2col_w128)."""
+    return mode.replace("tile::", "", 1).replace("::", "_", 1).replace("::", "")
+
+
+# Tensor load modes (rules/tensor.MODES): PTX spelling -> ref::TensorMode enumerator.
+LOAD_MODES = {m: ref_tensor_mode(m) for m in MODES}
 # The redOp x type tables (rules/reduce.py), per site of harness/refmodel's ref::ReduceSite.
 REDUCE_SITES = {"bulk_shared_cluster": CELLS["shared::cluster"], "bulk_global": CELLS["global"],
                 "tensor": TENSOR_CELLS}

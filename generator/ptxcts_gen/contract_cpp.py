@@ -1,5 +1,6 @@
 """generated/contract/run_contract.hpp: the contract (contract.py) as the C++ run tier compiles it."""
 from . import contract as c
+from .targets import CHAPTER_PTX
 
 _TYPES = {"bool": "boolean", "int": "integer", "str": "string", "size": "size", "str_list": "str_list",
           "type_cells": "type_cells"}
@@ -54,5 +55,7 @@ def header():
             "inline constexpr Field kQualsRead[] = {"]
     for name, (t, why) in c.QUALS_READ.items():
         out.append(f"  {{{_q(name)}, FieldType::{_TYPES[t]}, true, {_q('')}}},")
-    out += ["};", "", "}  // namespace ptxcts::contract", ""]
+    out += ["};", "", "// The PTX ISA version of the chapter the model follows (generator/ptxcts_gen/targets.py, CHAPTER_PTX).",
+            f"inline constexpr const char kChapterPtx[] = {_q(CHAPTER_PTX)};",
+            "", "}  // namespace ptxcts::contract", ""]
     return "\n".join(out)

@@ -1,4 +1,4 @@
-"""Planted faults of the instruction under test, for the suite's self-test (`./ptxcts selftest`, issue 10).
+"""Planted faults of the instruction under test, for the suite's self-test (`./ptxcts selftest`).
 
 A fault kind rewrites the line marked `// ptxcts:test` of a rendered kernel into what a wrong compiler or driver
 could produce — another redOp, the other signedness, a destination 16 bytes off, a wait that waits for one group
@@ -212,7 +212,7 @@ KINDS = {k.name: k for k in (
 )}
 
 
-# Faults of the host's driver-API calls (issue 10 §1): one field of the tensor map the run tier encodes is perturbed
+# Faults of the host's driver-API calls: one field of the tensor map the run tier encodes is perturbed
 # at run time (harness/run/src/host_faults.cpp, when PTXCTS_PLANT_HOST_FAULT names the kind) while the model keeps
 # its expectation of the unperturbed map; nothing is planted into the kernels. They apply to the forms that take
 # a tensor map (kernel `tmap`), reported as family "tensor". The worker says per case what it changed, when no

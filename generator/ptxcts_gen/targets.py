@@ -49,7 +49,7 @@ class Target:
     family: str        # family key: targets sharing it run each other's 'f' code (same major, minor >= )
     max_ptx: str = ""  # last PTX ISA version the name exists at ('' = still current)
     rename: str = ""   # the name it was renamed to (from the PTX version after max_ptx)
-    added: str = "9.0"  # the generation of the table the target came in (see PTX_GENERATIONS)
+    added: str = GENERATIONS[0]  # the generation of the table the target came in (see PTX_GENERATIONS)
 
     def exists_at(self, ptx):
         if ptx_key(ptx) < ptx_key(self.min_ptx):
@@ -110,8 +110,8 @@ STRATEGY = (
     "Version selection (per form and target, made once per generation of the table and united over "
     "generations): let m = max(the form's minimum PTX ISA version at that target, the target's minimum PTX "
     "version). Cases are generated at the known PTX version just below m, at m, and at the newest version of "
-    "each generation the target exists at (anchors: 9.0, 9.5); a version at which the target itself does not "
-    "exist is not generated (target rule, not a form rule) except for the explicit target/version boundary set. "
+    f"each generation the target exists at (anchors: {', '.join(ANCHOR_PTX)}); a version at which the target "
+    "itself does not exist is not generated (target rule, not a form rule) except for the explicit target/version boundary set. "
     "Targets per form: every target the form applies to, plus the near misses: the targets of the next lower SM "
     "number below the lowest applicable one, the other variants of each applicable SM number, and, for "
     "family/arch-specific forms, the targets of the next SM number above each applicable run; near misses get m "

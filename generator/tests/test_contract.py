@@ -85,6 +85,17 @@ class Tables(unittest.TestCase):
         modes = {f.run["load_mode"] for f in all_forms() if "load_mode" in f.run}
         self.assertEqual(modes - set(contract.LOAD_MODES), set())
 
+    def test_load_modes_name_the_models_tensor_modes(self):
+        # contract.LOAD_MODES derives each ref::TensorMode enumerator from the spelling (ref_tensor_mode); the
+        # model's own names are the strings of to_string(TensorMode) in harness/refmodel/src.
+        names = set()
+        for path in glob.glob(os.path.join(ROOT, "harness", "refmodel", "src", "*.cpp")):
+            with open(path) as f:
+                names |= set(re.findall(r"case TensorMode::(\w+): return \"(\w+)\";", f.read()))
+        self.assertTrue(names, "no to_string(TensorMode) found in harness/refmodel/src")
+        self.assertTrue(all(enum == text for enum, text in names))
+        self.assertEqual(set(contract.LOAD_MODES.values()), {text for _, text in names})
+
     def test_type_cells_agree_with_types(self):
         for f in all_forms():
             cells = f.run.get("type_cells")

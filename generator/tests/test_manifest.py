@@ -57,8 +57,12 @@ class Build(unittest.TestCase):
         for t in ("sm_80", "sm_90a", "sm_100f", "sm_103a", "sm_110a", "sm_120a", "sm_121f", "sm_101a"):
             self.assertIn(t, names)
         self.assertEqual(doc["ptx_versions"][0], "7.0")
-        self.assertEqual(doc["ptx_versions"][-1], "9.5")
+        # the newest version is the last of the last generation (not a literal: adding a version touches only
+        # PTX_GENERATIONS, docs/EXTENDING.md; test_extending checks it)
+        self.assertEqual(doc["ptx_versions"][-1], list(doc["generations"].values())[-1][-1])
+        self.assertEqual(doc["newest_ptx"], doc["ptx_versions"][-1])
         self.assertEqual(doc["chapter_ptx"], "9.0")
+        self.assertIn(f"(anchors: {', '.join(doc['generations'])})", doc["strategy"])
         for t in ("sm_101", "sm_107", "sm_107a", "sm_107f"):
             self.assertIn(t, names)
         self.assertEqual(next(t for t in doc["targets"] if t["name"] == "sm_88")["min_ptx"], "9.0")

@@ -1,6 +1,7 @@
 """From what the compiler (ptxas, nvJitLink or the driver's JIT) did to the result class of docs/ARCHITECTURE.md
 section 3."""
 from compile import expectations, judge
+from ptxcts_gen.targets import CHAPTER_PTX
 
 PASS, FAIL, DIVERGENCE, NOT_SUPPORTED, COMPILE_ERROR, CRASH, TIMEOUT, SKIPPED, BEYOND = (
     "pass", "fail", "spec_divergence", "not_supported", "compile_error", "crash", "timeout", "skipped",
@@ -23,7 +24,7 @@ def _first(messages, diags):
     return "; ".join(d["message"] for d in diags) or "no diagnostic"
 
 
-def classify(case, outcome: judge.Outcome, findings, chapter_ptx="9.0", compiler="ptxas"):
+def classify(case, outcome: judge.Outcome, findings, chapter_ptx=CHAPTER_PTX, compiler="ptxas"):
     """(class, message, harness_error) for one case. compiler names the load path in messages; chapter_ptx is
     the PTX ISA version of the modelled chapter (an invalid case accepted above it is beyond_chapter)."""
     msgs = outcome.messages

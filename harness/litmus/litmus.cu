@@ -1,4 +1,4 @@
-// Completion-semantics stress ("litmus") cases of the chapter's completion mechanisms (issue 10 §2).
+// Completion-semantics stress ("litmus") cases of the chapter's completion mechanisms.
 //
 // Each case is a forbidden outcome: a correct implementation never shows it, an implementation whose wait
 // returns before the groups (or the transaction count) it waits for are complete shows it with high probability,

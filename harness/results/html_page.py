@@ -1,7 +1,12 @@
 """What every page of the HTML report shares: the stylesheet, stated once and written as report.css beside
-report.html (each page links it), the page frame, and the markup of count cells, column headers, class badges and
-the legend."""
+report.html (each page links it), the template environment (templates/: the page frame, and the macros of count
+cells, column headers, class badges and the legend), and those macros as functions."""
+import os
+import re
 from html import escape
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 
 STYLESHEET_FILE = "report.css"
 
@@ -33,37 +38,63 @@ nav ul{columns:2;margin:.3em 0}.big{font-size:1.6em;font-weight:600}.kpi{display
 """
 
 
+# The templates of the HTML pages (templates/*.html.j2), autoescaped: every {{ value }} is written through esc()
+# (html.escape with quote=True, as the report always spelled it: &quot; and &#x27;), except markup a macro made or
+# that a caller marks safe (Markup: the exploration's coverage picture).
+TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
+
+
+# C0 and C1 control characters other than tab, newline, form feed and carriage return: not allowed in an HTML
+# page, as text or as a character reference; esc() writes them as a visible \xNN.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+
+
 def esc(x):
-    return escape(str(x), quote=True)
+    """Text for an HTML page: &, <, >, " and ' as character references (html.escape), control characters as
+    \\xNN."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", escape(str(x), quote=True))
+
+
+def _escaped(value):
+    return value if isinstance(value, Markup) else Markup(esc(value))
+
+
+ENV = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, finalize=_escaped, trim_blocks=True,
+                  lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined)
+ENV.globals["abbrev"] = ABBREV
+
+
+def render_template(name, **context):
+    return ENV.get_template(name).render(**context)
+
+
+def _macro(name):
+    return getattr(ENV.get_template("macros.html.j2").module, name)
 
 
 def count_cell(cell, classes):
     """A count cell: one <b class="c-CLASS">N</b> per class present (the class's letter comes from the CSS); its
     column is the header's th[data-col] at the same position (kept out of each cell: the pages stay small)."""
-    if not cell:
-        return "<td></td>"
-    return "<td>" + "".join(f'<b class="c-{c}">{cell[c]}</b>' for c in classes if cell.get(c)) + "</td>"
+    return str(_macro("count_cell")(cell, classes))
 
 
 def header_row(columns, first):
-    ths = "".join(f'<th data-col="{esc(c["key"])}" title="{esc(", ".join(c["devices"] or c["runs"]))}">'
-                  f'{esc(c["label"])}</th>' for c in columns)
-    return f'<tr><th class="name">{first}</th>{ths}</tr>'
+    return str(_macro("header_row")(columns, first))
 
 
 def page(title, body, stylesheet_href):
-    """A page of the report: the shared stylesheet linked from stylesheet_href (relative to the page)."""
-    return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
-            f'content="width=device-width"><title>{esc(title)}</title><link rel="stylesheet" '
-            f'href="{esc(stylesheet_href)}"></head><body>\n' + "\n".join(body) + "\n</body></html>\n")
+    """A page of the report from lines of markup: the shared stylesheet linked from stylesheet_href (relative to the
+    page). The report's own pages extend templates/page.html.j2 instead."""
+    return render_template("page.html.j2", title=title, stylesheet_href=stylesheet_href,
+                           lines=[Markup(line) for line in body])
 
 
 def badge(cls):
-    return f'<span class="n c-{cls}">{esc(cls)}</span>'
+    return str(_macro("badge")(cls))
 
 
 def legend(classes):
-    return " ".join(f'<span class="n c-{c}">{ABBREV[c]}</span> {c}' for c in classes)
+    return str(_macro("legend")(classes))
 
 
 def column_labels(rep):

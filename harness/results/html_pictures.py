@@ -1,7 +1,10 @@
-"""The report's pictures, as inline SVG: the heat map of families x columns (each cell coloured by its worst verdict)
-and the bar chart of findings per kind."""
-from .html_page import COLOURS, esc
+"""The report's pictures, as inline SVG (templates/pictures.html.j2): the heat map of families x columns (each cell
+coloured by its worst verdict) and the bar chart of findings per kind. This module lays them out."""
+from .html_page import COLOURS, ENV
 from .schema import FINDINGS
+
+HEAT_KEY = (("#5cb85c", "pass"), ("#f0ad4e", "reviewed divergence"), ("#5bc0de", "beyond chapter"),
+            ("#d9534f", "unexplained"), ("#d5d5d5", "no verdict"))
 
 
 def heat_colour(cell):
@@ -18,49 +21,45 @@ def heat_colour(cell):
     return "#d5d5d5", "no verdict (not supported / skipped)"
 
 
-def pictures(rep):
+def heat_map(rep):
     cols, fams = rep["columns"], rep["families"]
     cw, rh, lw, top = 22, 20, 230, 110
-    width, height = max(lw + cw * len(cols) + 120, lw + 5 * 130), top + rh * len(fams) + 40
-    svg = [f'<svg id="heatmap" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">']
-    for j, c in enumerate(cols):
-        x = lw + cw * j + cw / 2
-        svg.append(f'<text transform="translate({x + 4},{top - 6}) rotate(-60)">{esc(c["label"])}</text>')
+    rows = []
     for i, f in enumerate(fams):
         y = top + rh * i
-        svg.append(f'<a href="families/{esc(f["slug"])}.html"><text x="{lw - 6}" y="{y + 14}" '
-                   f'text-anchor="end">{esc(f["family"])}</text></a>')
+        cells = []
         for j, c in enumerate(cols):
             cell = f["cells"].get(c["key"])
             colour, meaning = heat_colour(cell)
-            counts = ", ".join(f"{k} {v}" for k, v in sorted((cell or {}).items()))
-            svg.append(f'<rect x="{lw + cw * j}" y="{y}" width="{cw - 2}" height="{rh - 2}" fill="{colour}" '
-                       f'stroke="#bbb"><title>{esc(f["family"])} x {esc(c["label"])}: {meaning}'
-                       f'{"; " + esc(counts) if counts else ""}</title></rect>')
-    ly = top + rh * len(fams) + 14
-    for n, (colour, text) in enumerate((("#5cb85c", "pass"), ("#f0ad4e", "reviewed divergence"),
-                                        ("#5bc0de", "beyond chapter"), ("#d9534f", "unexplained"),
-                                        ("#d5d5d5", "no verdict"))):
-        x = lw + n * 130
-        svg.append(f'<rect x="{x}" y="{ly}" width="12" height="12" fill="{colour}"/><text x="{x + 16}" y="{ly + 10}">'
-                   f"{text}</text>")
-    svg.append("</svg>")
+            cells.append({"x": lw + cw * j, "colour": colour, "meaning": meaning, "label": c["label"],
+                          "counts": ", ".join(f"{k} {v}" for k, v in sorted((cell or {}).items()))})
+        rows.append({"y": y, "text_y": y + 14, "family": f["family"], "slug": f["slug"], "cells": cells})
+    return {"width": max(lw + cw * len(cols) + 120, lw + 5 * 130), "height": top + rh * len(fams) + 40,
+            "columns": [{"x": lw + cw * j + cw / 2 + 4, "label": c["label"]} for j, c in enumerate(cols)],
+            "label_y": top - 6, "name_x": lw - 6, "cell_w": cw - 2, "cell_h": rh - 2, "rows": rows,
+            "key_y": top + rh * len(fams) + 14,
+            "key": [{"x": lw + n * 130, "colour": colour, "text": text} for n, (colour, text) in enumerate(HEAT_KEY)]}
 
+
+def findings_chart(rep):
     totals = {}
     for s in rep["summary"].values():
         for c in FINDINGS + ("beyond_chapter",):
             totals[c] = totals.get(c, 0) + s.get(c, 0)
     top_n = max(totals.values()) or 1
     bw, bh = 420, 22
-    bars = [f'<svg id="findings-chart" width="{150 + bw + 60}" '
-            f'height="{bh * len(totals) + 10}" font-family="sans-serif" font-size="12">']
+    bars = []
     for i, (c, n) in enumerate(totals.items()):
         w = round(bw * n / top_n, 1)
-        bars.append(f'<text x="145" y="{i * bh + 15}" text-anchor="end">{c}</text><rect x="150" y="{i * bh + 3}" '
-                    f'width="{w}" height="{bh - 6}" fill="{COLOURS[c]}" stroke="#999"><title>{c}: {n}</title></rect>'
-                    f'<text x="{150 + w + 5}" y="{i * bh + 15}" data-class="{c}">{n}</text>')
-    bars.append("</svg>")
-    return ['<h2 id="pictures">Pictures</h2><p class="muted">Families x columns, coloured by the worst verdict in the '
-            "cell (hover for the counts; a family's name opens its page):</p>", "".join(svg),
-            '<p class="muted">Findings per kind, all columns:</p>', "".join(bars)]
+        bars.append({"cls": c, "n": n, "w": w, "y": i * bh + 3, "text_y": i * bh + 15, "value_x": 150 + w + 5,
+                     "colour": COLOURS[c]})
+    return {"width": 150 + bw + 60, "height": bh * len(totals) + 10, "bar_h": bh - 6, "bars": bars}
+
+
+def picture_data(rep):
+    return {"heat": heat_map(rep), "bars": findings_chart(rep)}
+
+
+def pictures(rep):
+    """The index page's lines of the pictures section."""
+    return str(ENV.get_template("pictures.html.j2").module.section(picture_data(rep))).split("\n")

@@ -1,4 +1,4 @@
-"""What a tier needs so that no result is lost or silently wrong (issue 11 section 3): a unique run ID, an
+"""What a tier needs so that no result is lost or silently wrong: a unique run ID, an
 exclusive lock on the output folder, atomic file writes, and a way to mark a run that stopped early as partial.
 
     from results import new_run_id, OutputLock, write_run, mark_partial

@@ -1,5 +1,5 @@
 """./ptxcts selftest-model: how many faults planted in the reference model (harness/refmodel/src/*.cpp) the model
-tests catch (README: "The reference model and ptxcts-ref", issue 10 part 3).
+tests catch (README: "The reference model and ptxcts-ref").
 
 Mutants come from universalmutator (PyPI `universalmutator`, its `mutate` command, C++ rules). They are sampled
 deterministically by seed, stratified per file and per mutation operator, and each is judged in a private build
@@ -72,7 +72,7 @@ def write_if_changed(path, data):
 
 # What the private build compiles, snapshot from the checkout when a run starts (a consistent measurement while
 # others edit the tree): the model (whose sources get mutated), its headers, its tests, ptxcts-ref and its cases.
-SNAPSHOT = ["harness/refmodel", "harness/tests/model", "harness/tools", "harness/common/include",
+SNAPSHOT = ["harness/refmodel", "harness/tools", "harness/common/include",
             "harness/common/src", "docs/POLICIES.md", "harness/selftest/CMakeLists.txt"]
 
 
@@ -162,7 +162,7 @@ class Bench:
 
     def test(self):
         """('killed', by) / ('timeout', by) / ('survived', None)."""
-        gtest = os.path.join(self.bld, "model", "ptxcts-model-tests")
+        gtest = os.path.join(self.bld, "refmodel", "tests", "ptxcts-model-tests")
         rc, out = self.run([gtest, "--gtest_brief=1", "--gtest_fail_fast"], self.timeout)
         if rc == "timeout":
             return "timeout", "ptxcts-model-tests"

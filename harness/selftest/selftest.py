@@ -1,4 +1,4 @@
-"""./ptxcts selftest: the run tier against planted faults of the instruction under test (issue 10 §1).
+"""./ptxcts selftest: the run tier against planted faults of the instruction under test.
 
 For each fault kind of generator/ptxcts_gen/faults.py: plant it into every valid form it applies to (one module
 set per kind: kernels are independent entries), drop the plants ptxas refuses (they would be a compile error, not
@@ -40,10 +40,11 @@ sys.path[:0] = [os.path.join(ROOT, "generator"), os.path.join(ROOT, "harness")]
 
 from ptxcts_gen import faults  # noqa: E402
 from ptxcts_gen.model import all_forms  # noqa: E402
+from ptxcts_gen.targets import CHAPTER_PTX  # noqa: E402
 from selftest.host_kinds import host_kind  # noqa: E402
 from selftest.runs import changed, env_with, run_tier, staged, tally, where_time_went  # noqa: E402
 
-TARGET, PTX = "sm_90", "9.0"
+TARGET, PTX = "sm_90", CHAPTER_PTX
 FINE = ("pass", "spec_divergence", "not_supported")
 ALL_KINDS = {**faults.KINDS, **faults.HOST_KINDS}
 

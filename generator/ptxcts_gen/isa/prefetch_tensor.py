@@ -1,7 +1,7 @@
 """cp.async.bulk.prefetch.tensor (9.7.9.25.5.4): global -> L2, every load mode and dimension, im2colInfo forms,
 .L2::cache_hint."""
 from . import cache_hint, hint_segments, im2col_operand, instruction, policy_operand, seg, tensor_operand
-from ..rules.tensor import expected_coords, expected_im2col_info
+from ..rules.tensor import LOAD_MODES, MODES, WIDE_MODES, expected_coords, expected_im2col_info
 
 FAMILY = "cp.async.bulk.prefetch.tensor"
 TEMPLATE = "prefetch.ptx.j2"  # shared by both prefetch families
@@ -10,8 +10,7 @@ DEFAULTS = {"dst": "L2", "src": "global", "dim": 2, "load_mode": "tile", "cache_
             "coords": None, "im2col_info": None}
 AXES = (
     ("dim", (1, 2, 3, 4, 5)),
-    ("load_mode", ("tile", "tile::gather4", "im2col", "im2col::w", "im2col::w::128", "tile::scatter4",
-                   "im2col_no_offs")),
+    ("load_mode", LOAD_MODES + tuple(m for m in MODES if m not in LOAD_MODES)),   # the load modes, then the others
     ("cache_hint", (False, True)),
 )
 EXTRA = tuple(
@@ -26,7 +25,7 @@ EXTRA = tuple(
 REQUIRES = (
     (lambda q: True, "prefetch_tensor"),
     (lambda q: q["load_mode"] == "tile::gather4", "prefetch_tensor.gather4"),
-    (lambda q: q["load_mode"] in ("im2col::w", "im2col::w::128"), "prefetch_tensor.im2col_w"),
+    (lambda q: q["load_mode"] in WIDE_MODES, "prefetch_tensor.im2col_w"),
 )
 RULES = ("prefetch_tensor.load_mode", "tensor.coords_count", "tensor.im2col_min_3d", "tensor.gather4_scatter4_2d",
          "tensor.im2col_info_only_im2col", "tensor.im2col_info_length", "common.cache_policy_requires_hint")

@@ -4,7 +4,7 @@ the chapter's table allows for the redOp (the run tier varies them)."""
 from . import (cache_hint, derive_direction, hint_segments, instruction, mbarrier_operand, policy_operand, seg,
                tensor_operand)
 from ..rules.reduce import REDOPS, TYPES, TENSOR_CELLS
-from ..rules.tensor import expected_coords
+from ..rules.tensor import IM2COL_LOAD, REDUCE_MODES, STORE_MODES, expected_coords
 
 FAMILY = "cp.reduce.async.bulk.tensor"
 TEMPLATE = "copy.ptx.j2"  # shared with the other copy families
@@ -14,7 +14,8 @@ DEFAULTS = {"dir": "global.shared::cta", "dst": None, "src": None, "dim": 2, "re
 AXES = (
     ("dim", (1, 2, 3, 4, 5)),
     ("redop", REDOPS),
-    ("load_mode", ("tile", "im2col_no_offs", "im2col", "tile::scatter4")),
+    # the reduce's modes, then two it refuses: the first im2col load mode and the other store mode
+    ("load_mode", REDUCE_MODES + tuple(m for m in (IM2COL_LOAD[0],) + STORE_MODES if m not in REDUCE_MODES)),
     ("cache_hint", (False, True)),
 )
 EXTRA = tuple(

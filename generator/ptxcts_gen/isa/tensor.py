@@ -4,12 +4,11 @@
 im2colInfo vector lengths."""
 from . import (cache_hint, derive_direction, hint_segments, im2col_operand, instruction, mbarrier_operand,
                policy_operand, seg, tensor_operand)
-from ..rules.tensor import expected_coords, expected_im2col_info
+from ..rules.tensor import MODES, expected_coords, expected_im2col_info
 
 FAMILY = "cp.async.bulk.tensor"
 TEMPLATE = "copy.ptx.j2"  # shared with the other copy families
 
-MODES = ("tile", "tile::gather4", "tile::scatter4", "im2col", "im2col::w", "im2col::w::128", "im2col_no_offs")
 DEFAULTS = {"dir": "shared::cluster.global", "dst": None, "src": None, "dim": 2, "load_mode": "tile",
             "completion": None, "multicast": False, "cta_group": "", "cache_hint": False, "policy": None,
             "coords": None, "im2col_info": None}

@@ -1,5 +1,6 @@
 """cp.reduce.async.bulk (9.7.9.25.4.2) and cp.reduce.async.bulk.tensor (9.7.9.25.5.3): redOp x type tables."""
 from . import requirement, rule, min_sm
+from .tensor import REDUCE_MODES
 
 SEC = "9.7.9.25.4.2"
 SEC_T = "9.7.9.25.5.3"
@@ -61,7 +62,7 @@ def reduce_direction(q):
 
 @rule("reduce_tensor.load_mode", "syntax", SEC_T, ".load_mode = { .tile, .im2col_no_offs }")
 def reduce_tensor_load_mode(q):
-    return q["load_mode"] not in ("", "tile", "im2col_no_offs")
+    return q["load_mode"] not in ("",) + REDUCE_MODES
 
 
 @rule("reduce_tensor.direction", "syntax", SEC_T, "// shared::cta -> global: ... .dst = { .global } "

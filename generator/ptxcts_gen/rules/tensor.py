@@ -4,9 +4,26 @@ from . import requirement, rule, min_sm, exact, family
 
 SEC = "9.7.9.25.5.2"
 SEC_P = "9.7.9.25.5.4"
-LOAD_MODES = ("tile", "tile::gather4", "im2col", "im2col::w", "im2col::w::128")
-STORE_MODES = ("tile", "tile::scatter4", "im2col_no_offs")
-IM2COL_LOAD = ("im2col", "im2col::w", "im2col::w::128")
+# The tensor families' .load_mode qualifiers, in the chapter's order, each with the forms whose .load_mode set names
+# it: loads (and prefetch) "{ .tile, .tile::gather4, .im2col, .im2col::w, .im2col::w::128 }", stores "{ .tile,
+# .tile::scatter4, .im2col_no_offs }", reductions (9.7.9.25.5.3) "{ .tile, .im2col_no_offs }". The one list of
+# their spellings: every other list of modes (isa/*tensor.py, contract.LOAD_MODES) is derived from it.
+MODE_USES = {
+    "tile": ("load", "store", "reduce"),
+    "tile::gather4": ("load",),
+    "tile::scatter4": ("store",),
+    "im2col": ("load",),
+    "im2col::w": ("load",),
+    "im2col::w::128": ("load",),
+    "im2col_no_offs": ("store", "reduce"),
+}
+MODES = tuple(MODE_USES)
+LOAD_MODES = tuple(m for m in MODES if "load" in MODE_USES[m])
+STORE_MODES = tuple(m for m in MODES if "store" in MODE_USES[m])
+REDUCE_MODES = tuple(m for m in MODES if "reduce" in MODE_USES[m])
+IM2COL_LOAD = tuple(m for m in LOAD_MODES if m.startswith("im2col"))
+ROW_MODES = tuple(m for m in MODES if m.startswith("tile::"))            # gather4 / scatter4: rows of a 2D tensor
+WIDE_MODES = tuple(m for m in IM2COL_LOAD if m.startswith("im2col::w"))  # im2col::w, im2col::w::128
 
 # "sm_100a; sm_101a (Renamed to sm_110a from PTX ISA version 9.0); And is supported on following family-specific
 # architectures from PTX ISA version 8.8: sm_100f or higher in the same family; sm_101f or higher in the same
@@ -55,14 +72,14 @@ on_arch_list_a("prefetch_tensor.im2col_w", SEC_P, INTRO_IM2COL_W, "Qualifiers .i
 
 def expected_coords(q):
     mode = q.get("load_mode", "")
-    return 5 if mode in ("tile::gather4", "tile::scatter4") else q["dim"]
+    return 5 if mode in ROW_MODES else q["dim"]
 
 
 def expected_im2col_info(q):
     mode = q.get("load_mode", "")
     if mode == "im2col":
         return max(1, q["dim"] - 2)   # below 3d (itself invalid) one offset, so the operand stays well-formed
-    if mode in ("im2col::w", "im2col::w::128"):
+    if mode in WIDE_MODES:
         return 2
     return 0
 
@@ -107,7 +124,7 @@ def im2col_min_3d(q):
       "2-dimensional destination tensor. In .tile::scatter4 mode, single 2-dimensional source tensor is divided "
       "into four rows in 2-dimensional destination tensor.")
 def gather4_scatter4_2d(q):
-    return q.get("load_mode") in ("tile::gather4", "tile::scatter4") and q["dim"] != 2
+    return q.get("load_mode") in ROW_MODES and q["dim"] != 2
 
 
 @rule("tensor.im2col_info_only_im2col", "syntax", f"{SEC} / {SEC_P}",

@@ -10,6 +10,7 @@
 #include "ptxcts/ref/tensor.hpp"
 #include "device_quirks.hpp"
 #include "tensor_form.hpp"
+#include "tensor_mode_gate.hpp"
 #include "tensor_maps.hpp"
 #include "values.hpp"
 
@@ -35,8 +36,8 @@ struct Recipe {
 std::vector<Recipe> recipes(const Form& f, const PlanOptions& o) {
   TensorForm t = tform(f);
   std::vector<Recipe> out;
-  bool im2col = t.mode == ref::TensorMode::im2col || t.mode == ref::TensorMode::im2col_no_offs;
-  if (!t.modeled || (t.mode != ref::TensorMode::tile && !im2col)) return out;  // gather4/scatter4/im2col::w: sm_100
+  const bool im2col = im2col_mode(t.mode);
+  if (!mode_planned(t)) return out;
   std::vector<std::pair<ref::TensorMapParams, std::array<uint16_t, 3>>> maps;
   if (im2col) {
     maps = im2col_maps(t.rank, t.mode == ref::TensorMode::im2col);

@@ -30,7 +30,7 @@ struct RunCase {
   std::string variant;
   Json params;
   std::string target = "sm_90";  // the .target of the module the kernel is assembled/JIT-compiled for
-  std::string ptx = "9.0";
+  std::string ptx = contract::kChapterPtx;  // the version its module is rendered at
   std::string not_supported;      // set by the planner when the device cannot run it (with the reason)
   // A case whose parameters are data, not a recipe the planner derives from the form (exploration's drawn
   // and shrunk cases, harness/run/cases/explored.jsonl): the parent sends it to the worker whole (case_line).
@@ -112,7 +112,7 @@ struct Setup {
   // or never is a spec_divergence when an alternative credits other bytes and the device's bytes are its).
   std::function<uint64_t(const ref::PolicySet&)> tx;
   // Tensor forms: what the model expects differently when the device runs the case with another tensor map (the
-  // self-test's host faults, issue 10): "" when no window or global byte, no transaction count and no trap
+  // self-test's host faults, host_faults.hpp): "" when no window or global byte, no transaction count and no trap
   // changes (the fault cannot be observed with this case's inputs), else the first difference in words.
   std::function<std::string(const TensorMapSpec&)> map_change;
   uint32_t waiters = 0;                  // ranks whose status[1] must say "phase completed"

@@ -173,7 +173,7 @@ CaseResult Executor::run(const RunCase& c, Setup& s) {
   alignas(64) CUtensorMap tmap;
   std::memset(&tmap, 0, sizeof tmap);
   if (s.tmap.kind != TensorMapSpec::None) {
-    // Self-test (issue 10): PTXCTS_PLANT_HOST_FAULT perturbs the map encoded here; the model keeps s.tmap's.
+    // Self-test (host_faults.hpp): PTXCTS_PLANT_HOST_FAULT perturbs the map encoded here; the model keeps s.tmap's.
     const TensorMapSpec t = planted_tensor_map(s, unsigned(dev_.major * 10 + dev_.minor), res.details);
     void* gaddr = reinterpret_cast<void*>(t.on_dst ? s.w[W_DST] : s.w[W_SRC]);
     CUresult r = CUDA_ERROR_NOT_SUPPORTED;

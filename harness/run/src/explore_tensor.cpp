@@ -11,6 +11,7 @@
 #include "device_quirks.hpp"
 #include "explore_draw.hpp"
 #include "tensor_form.hpp"
+#include "tensor_mode_gate.hpp"
 #include "tensor_maps.hpp"
 
 namespace ptxcts::run {
@@ -27,8 +28,6 @@ const TDT kAllTypes[] = {TDT::UINT8,    TDT::UINT16,      TDT::UINT32,   TDT::IN
                          TDT::INT64,    TDT::FLOAT16,     TDT::FLOAT32,  TDT::FLOAT64,      TDT::BFLOAT16,
                          TDT::FLOAT32_FTZ, TDT::TFLOAT32, TDT::TFLOAT32_FTZ, TDT::T16U4_ALIGN8B,
                          TDT::T16U4_ALIGN16B, TDT::T16U6_ALIGN16B};
-
-bool im2col_mode(ref::TensorMode m) { return m == ref::TensorMode::im2col || m == ref::TensorMode::im2col_no_offs; }
 
 // Elements per 16 bytes (the innermost coordinate's alignment unit); 1 for 16-byte and larger elements.
 int32_t unit16(TDT t) { return int32_t(std::max(1u, 128u / std::max(1u, ref::element_bits(t)))); }
@@ -204,7 +203,7 @@ bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, ref::Te
 
 Json tensor_draw(const Form& f, Rng& r, const PlanOptions& o) {
   const TensorForm t = tform(f);
-  if (!t.modeled || (t.mode != ref::TensorMode::tile && !im2col_mode(t.mode))) return Json();
+  if (!mode_planned(t)) return Json();
   ref::TensorMapParams m;
   ref::TensorAccess a;
   Json extra;

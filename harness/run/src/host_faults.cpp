@@ -314,8 +314,8 @@ TensorMapSpec planted_tensor_map(const Setup& s, unsigned cc, Json& details) {
     if (const auto rop = ref::parse_reduce_op(op, nullptr)) c.redop = rop->red;
   TensorMapSpec t = s.tmap;
   HostPlant p = plant_host_fault(kind, t, c);
-  // The model decides whether the perturbation is observable with this case's inputs (issue 10: "the model
-  // shows no observable difference"); the plant's own reason is kept beside its verdict.
+  // The model decides whether the perturbation is observable with this case's inputs; the plant's own reason is
+  // kept beside its verdict.
   std::string model_change;
   if (p.applied && s.map_change) {
     model_change = s.map_change(t);

@@ -1,4 +1,4 @@
-// Planted faults of the host's driver-API calls, for the suite's self-test (`./ptxcts selftest`, issue 10): one
+// Planted faults of the host's driver-API calls, for the suite's self-test (`./ptxcts selftest`): one
 // field of the tensor map the worker encodes is perturbed -- the swizzle mode, the OOB fill, an element stride, a
 // box dimension, a global stride, the data type -- the way a wrong driver or a wrong host program would encode it,
 // while the model keeps its expectation of the unperturbed map. PTXCTS_PLANT_HOST_FAULT names the kind (read

@@ -1,4 +1,4 @@
-// The toolchain the run tier assembles with (issue 8): one name or ptxas path, resolved once at start by
+// The toolchain the run tier assembles with: one name or ptxas path, resolved once at start by
 // `<root>/ptxcts toolchains resolve --json [NAME|PATH]` (the one resolver of every tier). It decides the ptxas
 // that makes the cubins, the PTX ISA version the modules are rendered at, which forms and targets it can carry
 // (not_supported otherwise, with a reason naming the toolchain), and the module cache's key.

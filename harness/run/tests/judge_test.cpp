@@ -221,7 +221,7 @@ TEST(Judge, CompletionBitsAreChecked) {
 
 TEST(Judge, AnArriveOnThatCompletesThePhaseEarlyFailsByName) {
   // cp.async.mbarrier.arrive{.noinc}: bit 1 is the phase-1 check that the phase is still pending after the copy
-  // landed and before thread 0's last mbarrier.arrive (the planted .noinc of issue 10 clears it); bit 2 that the
+  // landed and before thread 0's last mbarrier.arrive (the self-test's planted .noinc clears it); bit 2 that the
   // phase completes after that arrival. A cleared bit fails and the message names that check.
   for (const char* form : {"cp.async.mbarrier.arrive/arrive", "cp.async.mbarrier.arrive.noinc/arrive"}) {
     SCOPED_TRACE(form);

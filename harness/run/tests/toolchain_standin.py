@@ -17,7 +17,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-CHAPTER = "9.0"
+sys.path.insert(0, os.path.join(ROOT, "generator"))
+from ptxcts_gen.targets import CHAPTER_PTX as CHAPTER  # noqa: E402  (the one definition)
 
 
 def installed_ptxas():

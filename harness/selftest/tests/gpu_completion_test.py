@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CTest selftest.gpu_completion: the completion fault kinds of the self-test (issue 10) on the GPU.
+"""CTest selftest.gpu_completion: the completion fault kinds of the self-test on the GPU.
 
 Plants every completion fault (a wait that waits for one group less, a bulk wait that waits for the reads only,
 the other cp.async.mbarrier.arrive form) into the completion forms and runs the run tier against each: every one

@@ -7,11 +7,24 @@
 
 #include <random>
 #include <set>
+#include <string>
 
+#include "model_helpers.hpp"
 #include "tensor_helpers.hpp"
 
 using namespace ptxcts::ref;
 using namespace ptxcts::ref::testing;
+
+namespace {
+
+// A shared window of n bytes, byte i = 7i + 3 (no two neighbours equal).
+std::vector<std::uint8_t> pattern(std::size_t n) {
+  std::vector<std::uint8_t> w(n);
+  for (std::size_t i = 0; i < n; ++i) w[i] = static_cast<std::uint8_t>(i * 7 + 3);
+  return w;
+}
+
+}  // namespace
 
 // UINT16 16 x 4, box 8 x 2 at (-2, 3), base 0x100. Row y=3: x=-2,-1 OOB -> 0; x=0..5 -> 0x100 + 48 + x.
 // Row y=4 is beyond dims[1] = 4 -> all zero. 16 elements * 2 bytes = 32 tx bytes.
@@ -398,4 +411,165 @@ TEST(TensorTile, StoreAfterLoadIsIdentity) {
     ++checked;
   }
   EXPECT_EQ(checked, 300);
+}
+
+// NOTES.md: 'bytes credited to the mbarrier (complete_tx) = the box's shared-memory bytes'. A FLOAT64 box of 256 x
+// 40 (tensor 256 x 40, dense: globalStrides[0] = 256 * 8 = 2048, a multiple of 16; boxDim[0] * 8 = 2048 B, a
+// multiple of 16; every boxDim <= 256) is a legal tiled map, and its box is 256 * 40 * 8 = 81920 bytes (80 KiB):
+// less than the shared memory of one H100 block (cudaDevAttrMaxSharedMemoryPerBlockOptin = 227 KiB on sm_90), far
+// below the 16 MiB the model refuses as no device's. The box's footprint is the row pitch (2048 B) times the rows
+// (40); counting dimension 0 again (x 256 = 20 MiB) refuses it.
+// Catches tile_box's footprint loop 'for (unsigned i = 1; i < map.rank; ++i) footprint *= e[i]' started at 'i = 0'.
+TEST(TensorBox, LargeLegalBoxIsNotRefused) {
+  const auto m = tile_map(TensorDataType::FLOAT64, {256, 40}, {256, 40});
+  ASSERT_TRUE(validate_encode(m).must_accept());
+  std::uint32_t tx = 0;
+  const std::string e = error_of([&] { tx = tensor_tx_bytes(m, at({0, 0})); });
+  EXPECT_EQ(e, "(no ModelError)");
+  EXPECT_EQ(tx, 81920u);
+}
+
+// tensor_box.cpp: the refusal of a box above 16 MiB says how many bytes it needs ("the box needs " dropped by the
+// mutant). FLOAT32 box 256 x 256 x 65: 1,024-byte rows, 256 x 65 of them = 17,039,360 bytes.
+TEST(TensorBox, Above16MiBSaysItsBytes) {
+  TensorMapParams t = tile_map(TensorDataType::FLOAT32, {256, 256, 65}, {256, 256, 65});
+  t.global_address = 1u << 20;
+  std::string m;
+  try {
+    tensor_box(t, at({0, 0, 0}));
+  } catch (const ModelError& e) {
+    m = e.what();
+  }
+  EXPECT_NE(m.find("the box needs 17039360 bytes of shared memory"), std::string::npos) << m;
+}
+
+// tensor.cpp, granule16_written: only a row inside the tensor along every outer dimension gets the elements past
+// globalDim[0] that share its last 16-byte granule (mutant: the statement that clears rest_in for a row outside
+// dimension 1 deleted, so the box's rows 2 and 3 were written past the tensor). UINT8 {20, 2}, row stride 32, box
+// {16, 4} at (16, 0): the granule of a row ends at byte 32, so rows 0 and 1 get box bytes 0..15 at 16..31 and 48..63
+// (row 1 starts at 32); rows 2 and 3 lie outside dimension 1 and nothing of them is written.
+TEST(TensorTile, GranuleStoreSkipsRowsOutsideTheTensor) {
+  TensorMapParams m = tile_map(TensorDataType::UINT8, {20, 2}, {16, 4});
+  m.strides[0] = 32;
+  m.global_address = 1u << 20;
+  PolicySet p;
+  ASSERT_TRUE(p.set("tensor_store_oob", "granule16_written"));
+  const std::vector<std::uint8_t> win = pattern(64);
+  std::vector<std::uint8_t> g(128, kPoison);
+  tensor_store(m, at({16, 0}), ByteSpan{g.data(), g.size()}, ConstByteSpan{win.data(), win.size()}, p);
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    const bool row0 = i >= 16 && i < 32, row1 = i >= 48 && i < 64;
+    const std::uint8_t want = row0 ? win[i - 16] : row1 ? win[16 + (i - 48)] : kPoison;
+    EXPECT_EQ(g[i], want) << "global byte " << i;
+  }
+}
+
+// tensor.cpp: only an im2col_no_offs store reads the pixel box corners; a tiled map has none (cuTensorMapEncodeTiled
+// takes no corners), so whatever its corner fields hold, a tile store is not refused for them (mutant: `a.mode ==
+// im2col_no_offs` -> `a.mode <= im2col_no_offs` checked them for tile and scatter4 stores too; the corners of
+// dimensions 1 .. rank-2 are checked, so a 3-D and a 5-D map show it).
+TEST(TensorTile, StoresIgnoreCornerFields) {
+  for (const TensorMapParams& base : {tile_map(TensorDataType::UINT8, {64, 8, 2}, {16, 2, 2}),
+                                      tile_map(TensorDataType::UINT8, {32, 2, 2, 2, 2}, {16, 2, 1, 2, 1})}) {
+    TensorMapParams m = base;
+    m.global_address = 1u << 20;
+    TensorMapParams c = m;
+    c.lower_corner = {-1, -1, -1};
+    c.upper_corner = {1, 1, 1};
+    const std::vector<std::uint8_t> win = pattern(64);
+    const TensorAccess a = at(std::vector<std::int32_t>(m.rank, 0));
+    std::vector<std::uint8_t> plain(tensor_global_bytes(m), 0), cornered(plain);
+    tensor_store(m, a, ByteSpan{plain.data(), plain.size()}, ConstByteSpan{win.data(), win.size()});
+    EXPECT_NO_THROW(tensor_store(c, a, ByteSpan{cornered.data(), cornered.size()},
+                                 ConstByteSpan{win.data(), win.size()}));
+    EXPECT_EQ(plain, cornered);
+  }
+}
+
+// tensor_box.cpp: the model states boxes up to 16 MiB of shared memory (mutant: the limit halved to 8 MiB).
+// 16U4_ALIGN16B box {128, 256, 129, 2}: 8 units of 16 bytes (8 data, 8 gap) per row, 256 x 129 x 2 rows = 128 x
+// 66,048 = 8,454,144 bytes, above 8 MiB (8,388,608) and below 16 MiB.
+TEST(TensorBox, UpTo16MiBAreStated) {
+  TensorMapParams m = tile_map(TensorDataType::T16U4_ALIGN16B, {128, 256, 129, 2}, {128, 256, 129, 2});
+  m.global_address = 1u << 20;
+  std::uint32_t extent = 0;
+  EXPECT_NO_THROW(extent = tensor_smem_extent(m, at({0, 0, 0, 0})));
+  EXPECT_EQ(extent, 8454144u);
+}
+
+// POLICIES.md, tensor_coord_alignment: 'Tile and im2col tensor copies: whether the innermost start coordinate times
+// the element size must be a multiple of 16 bytes'. gather4/scatter4 and im2col::w / ::w::128 are neither: under
+// 16B_trap a FLOAT32 start of 1 (4 bytes) traps a tile and an im2col copy, and nothing else.
+// Catches tensor_access_trap's 'a.mode == TensorMode::tile' and 'a.mode == TensorMode::im2col' turned into '>='.
+TEST(TensorTrap, CoordAlignmentOnlyForTileAndIm2col) {
+  const auto m = tile_map(TensorDataType::FLOAT32, {64, 4}, {16, 1});
+  PolicySet al;
+  ASSERT_TRUE(al.set("tensor_coord_alignment", "16B_trap"));
+  EXPECT_NE(tensor_access_trap(m, at({1, 0}, TensorMode::tile), al), "");
+  EXPECT_NE(tensor_access_trap(m, at({1, 0, 0}, TensorMode::im2col), al), "");
+  for (TensorMode mode : {TensorMode::gather4, TensorMode::scatter4, TensorMode::im2col_w, TensorMode::im2col_w128})
+    EXPECT_EQ(tensor_access_trap(m, at({1, 0, 0, 0, 0}, mode), al), "") << to_string(mode);
+}
+
+// The chapter: 'For .b4x16_p64, .b6x16_p32 and .b6p2x16, the first coordinate in the tensorCoords argument vector
+// must be a multiple of 128.' The model's refusal quotes that rule (the run tier and ptxcts-ref print it).
+// Catches check_map_and_access with the quoted sentence emptied.
+TEST(TensorPacked, FirstCoordinateRefusalQuotesTheRule) {
+  const auto m = tile_map(TensorDataType::T16U4_ALIGN16B, {256, 2}, {128, 1});
+  const std::string e = error_of([&] { load(m, at({64, 0})); });
+  EXPECT_NE(e.find("tensorCoords[0] = 64"), std::string::npos) << e;
+  EXPECT_NE(e.find("must be a multiple of 128"), std::string::npos) << e;
+}
+
+// POLICIES.md, tensor_store_oob=granule16_written: 'box elements past globalDim[0] whose bytes lie in the 16-byte
+// granule holding the row's last in-bounds byte (other coordinates in bounds) are written'. UINT16 tensor 6 x 3, row
+// stride 16 B (row y holds elements at 16y + 2x, x < 6; bytes 16y+12..16y+15 are padding). A store of box 8 x 2 at
+// {0, 1}: the shared box rows are 16 B (box row r, element x at 16r + 2x). Rows 1 and 2 get box elements 6, 7
+// (shared bytes 12..15 and 28..31) at 28..31 and 44..47 under the policy; row 0 (bytes 0..15) is never touched.
+// Catches for_each_stored_piece's row loop 'i < map.rank' turned into 'i > map.rank' (the row offset of a granule
+// element).
+TEST(TensorTile, StoreGranuleElementsLandInTheirOwnRow) {
+  auto m = tile_map(TensorDataType::UINT16, {6, 3}, {8, 2});
+  m.strides = {16, 0, 0, 0};
+  std::vector<std::uint8_t> win(64);
+  for (std::size_t i = 0; i < win.size(); ++i) win[i] = static_cast<std::uint8_t>(0x40 + i);
+  auto run = [&](const PolicySet& p) {
+    std::vector<std::uint8_t> g(64, kPoison);
+    tensor_store(m, at({0, 1}), ByteSpan{g.data(), g.size()}, ConstByteSpan{win.data(), win.size()}, p);
+    return g;
+  };
+  PolicySet gr;
+  ASSERT_TRUE(gr.set("tensor_store_oob", "granule16_written"));
+  for (const bool granule : {false, true}) {
+    const auto g = run(granule ? gr : PolicySet{});
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(g[i], kPoison) << "row 0 byte " << i;
+    for (int y = 1; y <= 2; ++y) {
+      for (int b = 0; b < 12; ++b) EXPECT_EQ(g[16 * y + b], win[16 * (y - 1) + b]) << y << " " << b;
+      for (int b = 12; b < 16; ++b)
+        EXPECT_EQ(g[16 * y + b], granule ? win[16 * (y - 1) + b] : kPoison) << granule << " row " << y << " " << b;
+    }
+    for (int i = 48; i < 64; ++i) EXPECT_EQ(g[i], kPoison) << i;
+  }
+}
+
+// The 16B_trap prediction names the start coordinate and its byte offset: FLOAT32 start 1 is 4 bytes.
+// Catches tensor_access_trap's message without 'innermost start coordinate N is'.
+TEST(TensorTrap, CoordAlignmentNamesTheStart) {
+  const auto m = tile_map(TensorDataType::FLOAT32, {64, 4}, {16, 1});
+  PolicySet al;
+  ASSERT_TRUE(al.set("tensor_coord_alignment", "16B_trap"));
+  const std::string t = tensor_access_trap(m, at({1, 0}), al);
+  EXPECT_NE(t.find("innermost start coordinate 1 is 4 bytes"), std::string::npos) << t;
+}
+
+// A tensor load whose in-bounds element lies past the end of the global memory given to the model is refused with
+// the sizes (ptxcts-ref prints it). UINT8 tensor of 64, box 16 at 0, only 8 bytes of memory: the box does not fit.
+// Catches tensor_load_writes' message with 'tensor memory holds ' emptied.
+TEST(TensorTile, LoadPastTheGlobalMemoryNamesIt) {
+  const auto m = tile_map(TensorDataType::UINT8, {64}, {16});
+  std::vector<std::uint8_t> g(8, 0), win(64, 0);
+  const std::string e = error_of(
+      [&] { tensor_load(m, at({0}), ConstByteSpan{g.data(), g.size()}, ByteSpan{win.data(), win.size()}); });
+  EXPECT_EQ(e.rfind("tensor memory holds 8 bytes, the element at byte ", 0), 0u) << e;
+  EXPECT_NE(e.find(" lies beyond"), std::string::npos) << e;
 }

@@ -2,11 +2,15 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "ptxcts/ref/copy.hpp"
+#include "model_helpers.hpp"
 
 using namespace ptxcts::ref;
+using namespace ptxcts::ref::testing;
 
 namespace {
 std::vector<std::uint8_t> iota_bytes(std::size_t n, std::uint8_t first) {
@@ -138,4 +142,81 @@ TEST(BulkReduce, GlobalMinS64) {
   EXPECT_THROW(bulk_reduce(ReduceOp{RedOp::min, ElemType::s64, false}, ReduceSite::bulk_shared_cluster, span(dst),
                            cspan(src), 16),
                ModelError);
+}
+
+// copy.hpp: bulk_reduce_to_peer refuses a rank outside the cluster (the windows), any rank past the last, not only
+// the first one past it.
+// Catches bulk_reduce_to_peer's rank bound 'src_rank < windows.size()' turned into '!='.
+TEST(BulkReduce, PeerRankPastTheClusterIsRefused) {
+  std::vector<Window> w(2, Window(32, 0));
+  const ReduceOp add{RedOp::add, ElemType::u32, false};
+  EXPECT_THROW(bulk_reduce_to_peer(add, w, 2, 0, 1, 0, 16), ModelError);
+  EXPECT_THROW(bulk_reduce_to_peer(add, w, 5, 0, 1, 0, 16), ModelError);
+  EXPECT_THROW(bulk_reduce_to_peer(add, w, 0, 0, 7, 0, 16), ModelError);
+}
+
+// The chapter for cp.async: '.cg ... cp-size 16'; the refusal names the operand and the rule.
+// Catches cp_async's refusal with the rule's text emptied.
+TEST(CpAsync, CgRefusalNamesTheRule) {
+  std::vector<std::uint8_t> src(16, 1), dst(16, 0);
+  const std::string e = error_of([&] {
+    cp_async(ByteSpan{dst.data(), dst.size()}, ConstByteSpan{src.data(), src.size()},
+             CpAsyncArgs{8, std::nullopt, false, true});
+  });
+  EXPECT_NE(e.find("cp-size 8"), std::string::npos) << e;
+  EXPECT_NE(e.find("16 only"), std::string::npos) << e;
+}
+
+// Multicast: 'The source data is multicast to the same CTA-relative offset as dstMem in the shared memory of each
+// destination CTA'; the range [dst_off, dst_off + size) must lie in each window: an exact fit is copied, one byte
+// past the end is refused.
+// Catches bulk_copy_multicast's bound 'dst_off + size <= w.size()' turned into '!='.
+TEST(BulkCopy, MulticastRangeExactFitAndOverflow) {
+  std::vector<std::uint8_t> src(16);
+  for (int i = 0; i < 16; ++i) src[i] = static_cast<std::uint8_t>(i + 1);
+  std::vector<Window> w(2, Window(32, 0));
+  const auto tx = bulk_copy_multicast(w, 16, ConstByteSpan{src.data(), src.size()}, 16, 0x3);
+  EXPECT_EQ(tx, (std::vector<std::uint32_t>{16, 16}));
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(w[1][16 + i], i + 1);
+  std::vector<Window> small(2, Window(31, 0));
+  EXPECT_THROW(bulk_copy_multicast(small, 16, ConstByteSpan{src.data(), src.size()}, 16, 0x3), ModelError);
+}
+
+// The chapter: 'cp-size can only be 4, 8 and 16.' 12 and 32 are refused, naming the size.
+// Catches cp_async's size check 'n == 8' turned into 'n >= 8'.
+TEST(CpAsync, RefusesCpSizesOtherThan4_8_16) {
+  std::vector<std::uint8_t> src(64, 1), dst(64, 0);
+  for (unsigned n : {12u, 32u}) {
+    CpAsyncArgs a;
+    a.cp_size = n;
+    const std::string e =
+        error_of([&] { cp_async(ByteSpan{dst.data(), dst.size()}, ConstByteSpan{src.data(), src.size()}, a); });
+    EXPECT_NE(e.find("cp-size " + std::to_string(n) + ": 'cp-size can only be 4, 8 and 16'"), std::string::npos) << e;
+  }
+}
+
+// copy.cpp bulk_reduce_to_peer: `dst_off + size <= window` -> `>=`. A destination range that ends before the
+// window's end is legal (four u32 into bytes 16..31 of a 64-byte window: 1 + 10 = 11 ...); one that runs past it is
+// refused, naming the destination.
+TEST(BulkReduce, PeerDestinationRangeInsideAndPast) {
+  std::vector<Window> w(2, Window(64, 0));
+  for (int i = 0; i < 4; ++i) {
+    store_le(w[0].data() + 4 * i, 4, 1 + i);
+    store_le(w[1].data() + 16 + 4 * i, 4, 10 * (i + 1));
+  }
+  EXPECT_EQ(bulk_reduce_to_peer(ReduceOp{RedOp::add, ElemType::u32, false}, w, 0, 0, 1, 16, 16), 16u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(load_le(w[1].data() + 16 + 4 * i, 4), 11u * (i + 1));
+  const std::string m = error_of(
+      [&] { bulk_reduce_to_peer(ReduceOp{RedOp::add, ElemType::u32, false}, w, 0, 0, 1, 56, 16); });
+  EXPECT_NE(m.find("destination range overflows the window"), std::string::npos) << m;
+}
+
+// copy.cpp bulk_reduce: `dst.size >= size && src.size >= size` -> `||`. A source shorter than the size is refused
+// even when the destination is long enough.
+TEST(BulkReduce, SourceShorterThanSizeIsRefused) {
+  std::vector<std::uint8_t> dst(32, 0), src(16, 1);
+  const std::string m = error_of([&] {
+    bulk_reduce(ReduceOp{RedOp::add, ElemType::u32, false}, ReduceSite::bulk_global, span(dst), cspan(src), 32);
+  });
+  EXPECT_NE(m.find("a range overflows its memory space"), std::string::npos) << m;
 }

@@ -186,3 +186,17 @@ TEST(ReduceFloat, HalfMinMaxSignedZeroPolicies) {
   EXPECT_EQ(red("max.f16", 0x7c00, 0x3c00), 0x7c00u);
   EXPECT_EQ(red("min.bf16", 0xff80, 0x3f80), 0xff80u);  // -inf
 }
+
+// reduce.cpp: the bulk forms' f16 add with .noftz keeps subnormals whatever the tensor form's policy says (mutant:
+// `if (ctx.site != ReduceSite::tensor) return keep;` -> `if (0==1)`). 2^-24 + 2^-24 = 2^-23 (0x0002), with
+// tensor_half_add_subnormals set to flush.
+TEST(ReduceFloat, BulkHalfAddIgnoresTheTensorPolicy) {
+  PolicySet p;
+  std::string why;
+  ASSERT_TRUE(p.set_assignment("tensor_half_add_subnormals=flush", &why)) << why;
+  const auto op = parse_reduce_op("add.noftz.f16");
+  ASSERT_TRUE(op.has_value());
+  EXPECT_EQ(reduce_element(*op, 0x0001, 0x0001, p, ReduceContext{ReduceSite::bulk_global, false}), 0x0002u);
+  // the tensor site does read it: flushed inputs and result give +0
+  EXPECT_EQ(reduce_element(*op, 0x0001, 0x0001, p, ReduceContext{ReduceSite::tensor, false}), 0x0000u);
+}

@@ -1,14 +1,19 @@
 // Spellings, the redOp x type tables of the chapter, and the policy catalog.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include "ptxcts/ref/policy.hpp"
 #include "ptxcts/ref/types.hpp"
+#include "model_helpers.hpp"
 
 using namespace ptxcts::ref;
+using namespace ptxcts::ref::testing;
 
 namespace {
 const RedOp kOps[] = {RedOp::and_op, RedOp::or_op, RedOp::xor_op, RedOp::add,
@@ -142,5 +147,98 @@ TEST(Policy, DocumentedInPoliciesMd) {
     EXPECT_NE(doc.find(row), std::string::npos) << p.name << " (with its default) missing from POLICIES.md";
     for (const auto& a : p.alternatives)
       EXPECT_NE(doc.find("`" + a.first + "`: " + a.second), std::string::npos) << p.name << "=" << a.first;
+  }
+}
+
+// docs/POLICIES.md lists each alternative as '`value`: what it means' in the policy's row, the cell ending at '<br>'
+// or ' |'; the catalog's text must be that whole text, not a prefix of it.
+// Catches make_catalog with an alternative's description emptied.
+TEST(Policy, DescriptionsAreWholeCellsOfPoliciesMd) {
+  for (const auto& [info, line] : policy_rows()) {
+    const PolicyInfo& p = *info;
+    ASSERT_FALSE(line.empty()) << p.name << " has no row in " << PTXCTS_POLICIES_MD;
+    for (const auto& [value, what] : p.alternatives) {
+      EXPECT_FALSE(what.empty()) << p.name << "=" << value;
+      const std::string cell = "`" + value + "`: " + what;
+      EXPECT_TRUE(line.find(cell + "<br>") != std::string::npos || line.find(cell + " |") != std::string::npos)
+          << p.name << "=" << value;
+    }
+  }
+}
+
+// policy.hpp: describe() is '"name=value" for every policy not at its default, comma separated'.
+// Catches PolicySet::describe stopping after the first non-default policy.
+TEST(Policy, DescribeListsEveryDeviation) {
+  PolicySet s;
+  EXPECT_EQ(s.describe(), "default");
+  ASSERT_TRUE(s.set("f32_add_subnormals", "keep"));
+  ASSERT_TRUE(s.set("tensor_store_oob", "granule16_written"));
+  const std::string d = s.describe();
+  EXPECT_NE(d.find("f32_add_subnormals=keep"), std::string::npos) << d;
+  EXPECT_NE(d.find("tensor_store_oob=granule16_written"), std::string::npos) << d;
+  EXPECT_EQ(std::count(d.begin(), d.end(), ','), 1) << d;
+}
+
+// The reduce sites as ptxcts-ref's --site spells them (README: bulk_global|bulk_shared_cluster|tensor).
+// Catches to_string(ReduceSite) without its tensor case ("?").
+TEST(Types, ReduceSiteNames) {
+  EXPECT_STREQ(to_string(ReduceSite::bulk_global), "bulk_global");
+  EXPECT_STREQ(to_string(ReduceSite::bulk_shared_cluster), "bulk_shared_cluster");
+  EXPECT_STREQ(to_string(ReduceSite::tensor), "tensor");
+}
+
+// --policy takes NAME=VALUE; 'f32_add_subnormals=' has no value and is refused as not NAME=VALUE.
+// Catches PolicySet::set_assignment's 'eq + 1 == assignment.size()' turned into 'eq + (1-1) == ...' (refused later
+// for another reason).
+TEST(Policy, AssignmentNeedsAValue) {
+  PolicySet s;
+  std::string why;
+  EXPECT_FALSE(s.set_assignment("f32_add_subnormals=", &why));
+  EXPECT_NE(why.find("is not NAME=VALUE"), std::string::npos) << why;
+  why.clear();
+  EXPECT_FALSE(s.set_assignment("=keep", &why));
+  EXPECT_NE(why.find("is not NAME=VALUE"), std::string::npos) << why;
+  EXPECT_TRUE(s.set_assignment("f32_add_subnormals=keep", &why)) << why;
+}
+
+// policy.hpp: default_index is 'the model's choice when nothing is selected, with the reason in `question`': every
+// question says 'Default' and names the default alternative.
+// Catches make_catalog with the f16_minmax_nan question's 'Default other_operand ...' line commented out.
+TEST(Policy, QuestionGivesTheDefault) {
+  for (const auto& p : policy_catalog()) {
+    const std::string& def = p.alternatives[p.default_index].first;
+    const std::size_t at_default = p.question.find("Default");
+    ASSERT_NE(at_default, std::string::npos) << p.name << ": " << p.question;
+    // f32_add_subnormals: 'Default: that sentence' (the chapter's current-implementation sentence it quotes).
+    const bool named = p.question.find(def, at_default) != std::string::npos ||
+                       p.question.compare(at_default, 22, "Default: that sentence") == 0;
+    EXPECT_TRUE(named) << p.name << " default " << def << ": " << p.question;
+  }
+}
+
+// docs/POLICIES.md: each policy's row ends with a cell that starts with its question (what is not pinned down and
+// the default's reason; findings may follow).
+// Catches make_catalog with f32_add_subnormals' question emptied.
+TEST(Policy, QuestionsAreTheLastCellOfPoliciesMd) {
+  for (const auto& [info, line] : policy_rows()) {
+    const PolicyInfo& p = *info;
+    ASSERT_FALSE(line.empty()) << p.name << " has no row in " << PTXCTS_POLICIES_MD;
+    EXPECT_FALSE(p.question.empty()) << p.name;
+    ASSERT_GE(line.size(), 4u) << p.name;
+    const std::size_t last = line.rfind(" | ", line.size() - 3);
+    ASSERT_NE(last, std::string::npos) << p.name;
+    EXPECT_EQ(line.compare(last + 3, p.question.size(), p.question), 0) << p.name << ": " << line.substr(last + 3);
+  }
+}
+
+// policy.cpp: set_index refuses an index past the last alternative (mutant: `>=` -> `>` let the one-past index in).
+TEST(Policy, SetIndexRefusesOnePastTheLast) {
+  for (const PolicyInfo& info : policy_catalog()) {
+    PolicySet p;
+    const std::size_t n = info.alternatives.size();
+    EXPECT_NO_THROW(p.set_index(info.id, n - 1)) << info.name;
+    EXPECT_EQ(p.index(info.id), n - 1) << info.name;
+    EXPECT_THROW(p.set_index(info.id, n), std::out_of_range) << info.name;
+    EXPECT_EQ(p.index(info.id), n - 1) << info.name << ": a refused index leaves the choice as it was";
   }
 }

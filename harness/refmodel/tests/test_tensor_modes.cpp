@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <random>
+#include <string>
 
+#include "model_helpers.hpp"
 #include "tensor_helpers.hpp"
 
 using namespace ptxcts::ref;
@@ -341,4 +344,93 @@ TEST(TensorExtent, NarrowSwizzledRowsPaddedToTheSpan) {
   // Without a swizzle no policy moves a byte: the extent is the dense box, 33 x 16.
   m.swizzle = Swizzle::NONE;
   EXPECT_EQ(tensor_smem_extent_any(m, a), 528u);
+}
+
+// tensor.cpp: an im2col_no_offs store checks the corners of the spatial dimensions only (rank - 2 of them); a 3-D
+// map's unused second corner pair is not read (mutant: `s + 2 < rank` -> `s + 1 < rank` refused this store). C 16, W
+// 4, N 2, six pixels of 16 channels from (c 0, w 1, n 0): the same bytes with or without the unused corner.
+TEST(TensorStore, Im2colReadsOnlySpatialCorners) {
+  TensorMapParams m = im2col_map(EncodeKind::im2col, TensorDataType::UINT8, 3, {16, 4, 2, 1, 1}, {16, 64, 0, 0},
+                                 16, 6);
+  m.global_address = 1u << 20;
+  std::vector<std::uint8_t> win(1024);
+  for (std::size_t i = 0; i < win.size(); ++i) win[i] = static_cast<std::uint8_t>(i * 7 + 1);
+  std::vector<std::uint8_t> plain(tensor_global_bytes(m), 0), with_unused(plain);
+  tensor_store(m, at({0, 1, 0}, TensorMode::im2col_no_offs), ByteSpan{plain.data(), plain.size()},
+               ConstByteSpan{win.data(), win.size()});
+  TensorMapParams u = m;
+  u.upper_corner[1] = 5;
+  u.lower_corner[1] = -3;
+  EXPECT_NO_THROW(tensor_store(u, at({0, 1, 0}, TensorMode::im2col_no_offs),
+                               ByteSpan{with_unused.data(), with_unused.size()}, ConstByteSpan{win.data(), win.size()}));
+  EXPECT_EQ(plain, with_unused);
+}
+
+// POLICIES.md, im2col_start_outside_box=trap: a W/H/D start outside [lowerCorner, globalDim + upperCorner) traps;
+// the prediction names the coordinate and that box. W dim 20, corners -1/-1: box [-1, 19); start W = 19.
+// Catches tensor_access_trap's im2col_start_outside_box message with its box emptied.
+TEST(TensorIm2col, StartTrapNamesTheBox) {
+  const std::array<std::uint64_t, 5> dims{8, 20, 3, 1, 1};
+  auto m = im2col_map(EncodeKind::im2col, TensorDataType::FLOAT32, 3, dims,
+                      dense_strides(TensorDataType::FLOAT32, 3, dims), 8, 16);
+  m.lower_corner = m.upper_corner = {-1, 0, 0};
+  PolicySet ob;
+  ASSERT_TRUE(ob.set("im2col_start_outside_box", "trap"));
+  const std::string t = tensor_access_trap(m, at({0, 19, 2}, TensorMode::im2col), ob);
+  EXPECT_NE(t.find("W = 19"), std::string::npos) << t;
+  EXPECT_NE(t.find("[-1, 19)"), std::string::npos) << t;
+}
+
+// The chapter, restrictions on the .global.shared::cta direction: 'The bounding box along the D, W and H dimensions
+// must stay within the tensor boundaries. This implies: Bounding-Box Lower-Corner must be non-negative. Bounding-Box
+// Upper-Corner must be non-positive.' -- for every spatial dimension, not only W. Rank-4 UINT8 map (C 16, W 4, H 3,
+// N 1): corners {W 0, H -1} or {W 0, H +1} are valid maps but refused for an im2col_no_offs store.
+// Catches check_store_access stopping (a break) after the first spatial dimension.
+TEST(TensorStore, CornersCheckedInEverySpatialDimension) {
+  auto m = im2col_map(EncodeKind::im2col, TensorDataType::UINT8, 4, {16, 4, 3, 1, 1}, {16, 64, 192, 0}, 16, 4);
+  std::vector<std::uint8_t> g(192, 0), win(1024, 1);
+  const auto store = [&](const TensorMapParams& map) {
+    return error_of([&] {
+      tensor_store(map, at({0, 0, 0, 0}, TensorMode::im2col_no_offs), ByteSpan{g.data(), g.size()},
+                   ConstByteSpan{win.data(), win.size()});
+    });
+  };
+  EXPECT_EQ(store(m), "(no ModelError)");
+  auto lo = m;
+  lo.lower_corner = {0, -1, 0};
+  ASSERT_TRUE(validate_encode(lo).must_accept());
+  EXPECT_NE(store(lo).find("'Bounding-Box Lower-Corner must be non-negative.'"), std::string::npos) << store(lo);
+  auto hi = m;
+  hi.upper_corner = {0, 1, 0};
+  ASSERT_TRUE(validate_encode(hi).must_accept());
+  EXPECT_NE(store(hi).find("'Bounding-Box Upper-Corner must be non-positive.'"), std::string::npos) << store(hi);
+}
+
+// A tensor reduce whose box reads past the shared window is refused with the byte and the reason (the run tier and
+// ptxcts-ref print it). UINT32 box 8 x 1 (32 bytes) from a 16-byte window: element 4 reads shared byte 16.
+// Catches tensor_reduce's message without ' beyond the window'.
+TEST(TensorReduce, WindowOverrunNamesTheByte) {
+  const auto m = tile_map(TensorDataType::UINT32, {8, 1}, {8, 1});
+  std::vector<std::uint8_t> g(32, 0), win(16, 0);
+  const std::string e = error_of([&] {
+    tensor_reduce(m, at({0, 0}), RedOp::add, ByteSpan{g.data(), g.size()}, ConstByteSpan{win.data(), win.size()});
+  });
+  EXPECT_NE(e.find("tensor reduce reads shared byte 16 beyond the window"), std::string::npos) << e;
+}
+
+// NOTES (open, the model's reading): the im2col walk steps N by elementStrides[N] when W wraps. UINT8 C=16 W=4 N=4,
+// zero corners, elementStrides {1, 1, 2}, 6 pixels from (w=0, n=0): (0,0) (1,0) (2,0) (3,0), then n += 2: (0,2)
+// (1,2). Value = c + 16(w + 4n).
+// Catches im2col_box's 'element_strides[rank - 1]' turned into '[rank / 1]' (the unused fourth stride, 1).
+TEST(TensorIm2col, WalkStepsNByItsElementStride) {
+  auto m = dense_map(EncodeKind::im2col, TensorDataType::UINT8, 3, {16, 4, 4, 1, 1});
+  m.element_strides = {1, 1, 2, 1, 1};
+  m.channels_per_pixel = 16;
+  m.pixels_per_column = 6;
+  ASSERT_TRUE(validate_encode(m).must_accept());
+  const Loaded l = load(m, at({0, 0, 0}, TensorMode::im2col));
+  const int want_w[6] = {0, 1, 2, 3, 0, 1}, want_n[6] = {0, 0, 0, 0, 2, 2};
+  for (int p = 0; p < 6; ++p)
+    for (int c = 0; c < 16; ++c)
+      EXPECT_EQ(l.window[16 * p + c], c + 16 * (want_w[p] + 4 * want_n[p])) << "pixel " << p << " channel " << c;
 }

@@ -1,5 +1,5 @@
-// Every refusal of the reference model, site by site (issue 10, part 3: in the held-out mutation samples the
-// commonest surviving faults were violation details and messages that no test read, each found one sample at a time).
+// Every refusal of the reference model, site by site (among the mutants ./ptxcts selftest-model plants, the
+// commonest survivors were violation details and messages that no test read, each found one sample at a time).
 //
 // - Rules: every c.rule / c.open call of validate_encode (tensormap.cpp) is broken by a map that breaks nothing else.
 //   validate_encode must give exactly the listed "rule: detail" lines, in its order. The nearest maps that keep the
