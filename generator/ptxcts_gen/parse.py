@@ -140,16 +140,22 @@ class FormIndex:
     """Every form of the model by its key."""
 
     def __init__(self, forms):
-        self.by_key = {}
+        self.by_key, self.by_literal = {}, {}
         self.form_key = {}
         for f in forms:
             k, _ = key(f.instr)
             self.by_key.setdefault(k, []).append(f.id)
+            self.by_literal.setdefault(key(f.instr, ())[0], []).append(f.id)
             self.form_key[f.id] = k
 
     def parse(self, text):
         k, used = key(text)
         return Parsed(tuple(sorted(self.by_key.get(k, ()))), k, used)
+
+    def parse_literal(self, text):
+        """The forms the instruction is as written: no normalisation but the qualifier order."""
+        k, _ = key(text, ())
+        return Parsed(tuple(sorted(self.by_literal.get(k, ()))), k, ())
 
     def same_form(self, form_id, text):
         """(True when text is form_id's instruction, Parsed)."""
