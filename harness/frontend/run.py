@@ -13,7 +13,7 @@ from compile import expectations, manifest
 from ptxcts_gen import model, parse, targets
 from ptxcts_gen.frontends import Spelling
 
-from . import FrontendError, engines, judge, resolve, tier
+from . import FrontendError, engines, isolate, judge, resolve, tier
 from .cli import coverage_of
 
 FINDING_CLASSES = ("fail", "crash", "timeout", "compile_error")
@@ -58,6 +58,16 @@ def run(a, root):
     tc = toolchains.resolve(a.toolchain or fe.ptxas_toolchain)
     exp_path = a.expectations or os.path.join(root, "results", "expectations", "ptxas.toml")
     findings = [f for f in expectations.load(exp_path) if f.covers(tc.name, "ptxas")]
+    eng = engines.engine(fe)
+    # the children that compile are forked by a zygote started now, while this process is small
+    pool = isolate.Zygote(eng.compile, jobs=a.jobs)
+    try:
+        return _run(a, root, fe, tc, findings, eng, pool)
+    finally:
+        pool.close()
+
+
+def _run(a, root, fe, tc, findings, eng, pool):
     m = manifest.load(manifest.default_root())
     chosen = _select(a, m)
     if not chosen:
@@ -67,7 +77,6 @@ def run(a, root):
     if missing:
         raise manifest.ManifestError(f"the manifest names form {missing[0]}, which the ISA model does not have: "
                                      "run ./ptxcts gen")
-    eng = engines.engine(fe)
     index = parse.FormIndex(forms.values())
     t0 = time.monotonic()
     started = datetime.datetime.now(datetime.timezone.utc)
@@ -104,7 +113,7 @@ def run(a, root):
         batches.append((key, target, ptx, [(f.entry, [c]) for f, c in items], valid))
     stats = tier.Stats()
     prog = tier.Progress(todo, a.quiet)
-    answers = tier.run_cases(batches, eng.build, eng.compile, eng.extract, tc, a.jobs, prog, stats)
+    answers = tier.run_cases(batches, eng.build, pool, eng.extract, tc, a.jobs, prog, stats)
     def valid_at(form_id, target, ptx):
         f, t = forms.get(form_id), targets.BY_NAME.get(target)
         return bool(f and t and f.valid and t.exists_at(ptx) and not model._requirement_violations(f, t, ptx))

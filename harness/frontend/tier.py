@@ -19,6 +19,7 @@ from compile import ptxas as ptxas_call
 from ptxcts_gen.frontends import MappingError, Spelling
 
 from . import isolate, judge
+from .judge import Assembly
 
 
 @dataclass
@@ -77,7 +78,7 @@ def emissions_from(outcome, entries, extract, alone):
 
 
 def split_module(ptx_text):
-    """{entry: a module with the header and that entry alone} of a PTX module of kernels."""
+    """{entry: (the module's header, that entry's text)} of a PTX module of kernels."""
     starts = [(m.group(1), m.start()) for m in re.finditer(r"^\.visible \.entry (\w+)\(", ptx_text, re.M)]
     if not starts:
         return {}
@@ -85,40 +86,7 @@ def split_module(ptx_text):
     out = {}
     for n, (entry, at) in enumerate(starts):
         end = starts[n + 1][1] if n + 1 < len(starts) else len(ptx_text)
-        out[entry] = head + ptx_text[at:end]
-    return out
-
-
-def assemble_all(modules, tc, jobs, stats, workdir):
-    """{(module key, entry): Assembly} for every (key, target, ptx text, entries) of modules: the module at once;
-    where ptxas rejects it and it holds several entries, each entry alone."""
-    out = {}
-
-    def one(job):
-        key, target, text, entries = job
-        arch = tc.arch(target)
-        tag = re.sub(r"[^A-Za-z0-9_]", "_", f"{key}")[:80]
-        call = ptxas_call.assemble(tc.ptxas, arch, text, workdir, tag)
-        res = {"calls": 1}
-        if call.accepted:
-            res.update({e: judge.Assembly(True) for e in entries})
-            return res
-        if len(entries) == 1:
-            res[entries[0]] = judge.Assembly(False, _ptxas_message(call))
-            return res
-        for e, sub in split_module(text).items():
-            if e not in entries:
-                continue
-            c2 = ptxas_call.assemble(tc.ptxas, arch, sub, workdir, f"{tag}_{e}")
-            res["calls"] += 1
-            res[e] = judge.Assembly(c2.accepted, "" if c2.accepted else _ptxas_message(c2))
-        return res
-
-    with cf.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
-        for (key, *_rest), res in zip(modules, ex.map(one, modules)):
-            stats.ptxas_calls += res.pop("calls")
-            for e, a in res.items():
-                out[(key, e)] = a
+        out[entry] = (head, ptx_text[at:end])
     return out
 
 
@@ -131,10 +99,10 @@ def _ptxas_message(call):
     return "; ".join(errs[:2])[:400] or f"ptxas exited {call.returncode}"
 
 
-def run_cases(groups, build_module, compile_fn, extract, tc, jobs, progress, stats, timeout=120.0):
+def run_cases(groups, build_module, pool, extract, tc, jobs, progress, stats):
     """Compile and assemble every group. groups: [(key, target, ptx, [(entry, case list)], batch: bool)].
-    build_module(target, ptx, [entries]) -> the argument compile_fn takes in the child; compile_fn(arg) -> PTX text.
-    Returns {(key, entry): (Emission, Assembly or None)}."""
+    build_module(target, ptx, [entries]) -> the argument of the pool's function (which returns PTX text);
+    pool: an isolate.Zygote. Returns {(key, entry): (Emission, Assembly or None)}."""
     emitted = {}      # (key, entry) -> Emission
     ptx_of = {}       # (key, entry) -> (module key, target, ptx text) the entry's emission came from
     weight = {}       # (key, entry) -> cases it stands for
@@ -158,10 +126,9 @@ def run_cases(groups, build_module, compile_fn, extract, tc, jobs, progress, sta
             for e, em in emissions_from(outcome, entries, extract, alone).items():
                 emitted[(key, e)] = em
                 if outcome.ok:
-                    ptx_of[(key, e)] = (key if not alone else f"{key}/{e}", target, outcome.value)
+                    ptx_of[(key, e)] = (target, outcome.value)
             progress.advance(sum(weight[(key, e)] for e in entries))
-        isolate.run_many(compile_fn, [build_module(t, p, es) for _, t, p, es, _ in jobs_list], jobs=jobs,
-                         timeout=timeout, done=done)
+        pool.run_many([build_module(t, p, es) for _, t, p, es, _ in jobs_list], done=done)
 
     t0 = time.monotonic()
     stats.batches += sum(1 for j in first if not j[4])
@@ -173,17 +140,78 @@ def run_cases(groups, build_module, compile_fn, extract, tc, jobs, progress, sta
         stats.alone += len(again)
         runner(again)
     stats.seconds["frontend"] += time.monotonic() - t0
-    # assemble every module that came back
+    # assemble what came back: per group, every kernel in one module (the header of the group's modules), ptxas's
+    # diagnostics charged to the kernel whose lines they name
     t1 = time.monotonic()
-    modules = {}
-    for (key, e), (mkey, target, text) in ptx_of.items():
-        modules.setdefault(mkey, [mkey, target, text, []])[3].append(e)
+    merged = {}
+    for (key, e), (target, text) in ptx_of.items():
+        m = merged.setdefault(key, {"target": target, "head": None, "chunks": {}})
+        parts = split_module(text)
+        if e in parts:
+            head, chunk = parts[e]
+            m["head"] = m["head"] or head
+            m["chunks"][e] = chunk
     with tempfile.TemporaryDirectory(prefix="ptxcts-fe-ptxas-") as wd:
-        assembled = assemble_all([tuple(m) for m in modules.values()], tc, jobs, stats, wd)
+        assembled = assemble_groups(merged, tc, jobs, stats, wd)
     stats.seconds["ptxas"] += time.monotonic() - t1
     out = {}
     for k, em in emitted.items():
-        out[k] = (em, assembled.get((ptx_of[k][0], k[1])) if k in ptx_of else None)
+        out[k] = (em, assembled.get(k) if k in ptx_of else None)
+    return out
+
+
+def assemble_groups(merged, tc, jobs, stats, workdir):
+    """{(group key, entry): Assembly}: each group's kernels in one module; a kernel is rejected when ptxas names a
+    line of it; what a fatal error kept ptxas from reading (and any module whose errors name no line) is assembled
+    again without the kernels already judged."""
+    def one(item):
+        key, m = item
+        arch = tc.arch(m["target"])
+        todo = dict(m["chunks"])
+        res, calls, n = {}, 0, 0
+        while todo:
+            entries = list(todo)
+            text, spans, line = m["head"], [], m["head"].count("\n") + 1
+            for e in entries:
+                spans.append((line, line + todo[e].count("\n"), e))
+                text += todo[e]
+                line += todo[e].count("\n")
+            n += 1
+            call = ptxas_call.assemble(tc.ptxas, arch, text, workdir, re.sub(r"[^A-Za-z0-9_]", "_", key) + f"_{n}")
+            calls += 1
+            if call.accepted:
+                res.update({(key, e): Assembly(True) for e in entries})
+                break
+            errs = [d for d in call.diags if d.rejects and d.line is not None]
+            fatal = min((d.line for d in errs if d.severity == "fatal"), default=None)
+            hit = {}
+            for d in errs:
+                for lo, hi, e in spans:
+                    if lo <= d.line < hi:
+                        hit.setdefault(e, []).append(d.message)
+            if not hit:   # nothing charged to a kernel: judge each alone
+                if len(entries) == 1:
+                    res[(key, entries[0])] = Assembly(False, _ptxas_message(call))
+                    break
+                for e in entries:
+                    c2 = ptxas_call.assemble(tc.ptxas, arch, m["head"] + todo[e], workdir, f"{key}_{e}".replace(".", "_"))
+                    calls += 1
+                    res[(key, e)] = Assembly(c2.accepted, "" if c2.accepted else _ptxas_message(c2))
+                break
+            for lo, hi, e in spans:
+                if e in hit:
+                    res[(key, e)] = Assembly(False, "; ".join(dict.fromkeys(hit[e]))[:400])
+                    del todo[e]
+                elif fatal is None or hi <= fatal:
+                    res[(key, e)] = Assembly(True)
+                    del todo[e]
+        return res, calls
+
+    out = {}
+    with cf.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
+        for res, calls in ex.map(one, [(k, m) for k, m in merged.items() if m["head"] is not None]):
+            stats.ptxas_calls += calls
+            out.update(res)
     return out
 
 
