@@ -143,10 +143,12 @@ def run_cases(groups, build_module, pool, extract, tc, jobs, progress, stats):
     # assemble what came back: per group, every kernel in one module (the header of the group's modules), ptxas's
     # diagnostics charged to the kernel whose lines they name
     t1 = time.monotonic()
-    merged = {}
+    merged, split_cache = {}, {}
     for (key, e), (target, text) in ptx_of.items():
         m = merged.setdefault(key, {"target": target, "head": None, "chunks": {}})
-        parts = split_module(text)
+        if id(text) not in split_cache:   # a batch's entries share one text: split it once
+            split_cache[id(text)] = split_module(text)
+        parts = split_cache[id(text)]
         if e in parts:
             head, chunk = parts[e]
             m["head"] = m["head"] or head
