@@ -58,17 +58,20 @@ def install(name, wheels_dir=None, force=False, log=print):
             dl = os.path.join(work, ".download")
             os.makedirs(dl)
             tree = os.path.join(work, "site")
+            whls = []
             for wheel in entry["wheels"]:
                 whl = _fetch(wheel, dl, wheels_dir, log)
                 got = tc_probe.sha256_file(whl)
                 if got != wheel["sha256"]:
                     raise FrontendError(f"{os.path.basename(whl)}: sha256 {got} is not the catalog's "
                                         f"{wheel['sha256']}: refused, nothing installed", MALFORMED)
-                r = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q",
-                                    "--target", tree, whl], capture_output=True, text=True)
-                if r.returncode != 0:
-                    raise FrontendError(f"pip install --target {tree} {os.path.basename(whl)} exited "
-                                        f"{r.returncode}: {r.stderr.strip()[-300:]}", MALFORMED)
+                whls.append(whl)
+            # one pip call for all the wheels: `pip install --target` into a folder that exists skips what is there
+            r = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q",
+                                "--target", tree] + whls, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise FrontendError(f"pip install --target {tree} {' '.join(map(os.path.basename, whls))} exited "
+                                    f"{r.returncode}: {r.stderr.strip()[-300:]}", MALFORMED)
             shutil.rmtree(dl)
             lib = os.path.join(tree, entry["library"])
             if not os.path.isfile(lib):
