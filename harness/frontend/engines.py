@@ -7,6 +7,9 @@ from . import llvm_backend
 
 class LlvmEngine:
     load_path = "llvm"
+    # LLVM refuses by exiting the process: a batch of cases expected to be refused would die at its first, so
+    # each of those is compiled alone from the start
+    batch_invalid = False
 
     def __init__(self, fe):
         from ptxcts_gen.frontends import llvm as mapping

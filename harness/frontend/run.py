@@ -110,7 +110,7 @@ def _run(a, root, fe, tc, findings, eng, pool):
     batches = []
     for (target, ptx, valid), items in sorted(groups.items()):
         key = f"{target}.ptx{ptx.replace('.', '')}.{'valid' if valid else 'invalid'}"
-        batches.append((key, target, ptx, [(f.entry, [c]) for f, c in items], valid))
+        batches.append((key, target, ptx, [(f.entry, [c]) for f, c in items], valid or eng.batch_invalid))
     stats = tier.Stats()
     prog = tier.Progress(todo, a.quiet)
     answers = tier.run_cases(batches, eng.build, pool, eng.extract, tc, a.jobs, prog, stats)

@@ -22,8 +22,7 @@ OPS = {"add": "cuda::ptx::op_add", "min": "cuda::ptx::op_min", "max": "cuda::ptx
 ELEMENT = {"b32": "uint32_t", "u32": "uint32_t", "s32": "int32_t", "b64": "uint64_t", "u64": "uint64_t",
            "s64": "int64_t", "f32": "float", "f64": "double"}
 # the cuda::ptx headers the kernels include (not <cuda/ptx>: it pulls in cuda_fp16.h, which the wheels lack)
-HEADERS = ("cp_async_bulk", "cp_async_bulk_multicast", "cp_async_bulk_tensor", "cp_async_bulk_tensor_multicast",
-           "cp_async_bulk_tensor_gather_scatter", "cp_reduce_async_bulk", "cp_reduce_async_bulk_tensor",
+HEADERS = ("cp_async_bulk", "cp_async_bulk_tensor", "cp_reduce_async_bulk", "cp_reduce_async_bulk_tensor",
            "cp_async_bulk_prefetch", "cp_async_bulk_prefetch_tensor", "cp_async_bulk_commit_group",
            "cp_async_bulk_wait_group", "fence")
 
@@ -105,6 +104,9 @@ def _tensor(q):
     head = [_tag(SPACE[q["dst"]]), _tag(SPACE[q["src"]])]
     if q["dst"] == "global":
         return Spelling("cuda::ptx::" + fn, tuple(head + [_r("tmap"), _coords(q["coords"]), _r("src")]))
+    if mode == "tile::gather4" and q["dst"] == "shared::cluster" and not q["multicast"]:
+        return Unexpressible("cuda::ptx::cp_async_bulk_tensor_tile_gather4 writes a .shared::cluster destination "
+                             "only with .multicast::cluster")
     if q["cta_group"]:
         if q["dst"] == "shared::cluster" and not q["multicast"]:
             return Unexpressible("cuda::ptx::cp_async_bulk_tensor has .cta_group only with a .shared::cta "
