@@ -141,9 +141,9 @@ class FormIndex:
 
     def __init__(self, forms):
         self.by_key, self.by_literal = {}, {}
-        self.form_key = {}
+        self.form_key, self.form_rules = {}, {}
         for f in forms:
-            k, _ = key(f.instr)
+            k, self.form_rules[f.id] = key(f.instr)
             self.by_key.setdefault(k, []).append(f.id)
             self.by_literal.setdefault(key(f.instr, ())[0], []).append(f.id)
             self.form_key[f.id] = k
@@ -156,6 +156,13 @@ class FormIndex:
         """The forms the instruction is as written: no normalisation but the qualifier order."""
         k, _ = key(text, ())
         return Parsed(tuple(sorted(self.by_literal.get(k, ()))), k, ())
+
+    def rules_between(self, form_id, text):
+        """The normalisations that make text form_id's instruction: none when it is the form as written (the
+        qualifier order aside), else those that rewrote either side."""
+        if form_id in self.parse_literal(text).forms:
+            return ()
+        return tuple(dict.fromkeys(self.form_rules[form_id] + key(text)[1]))
 
     def same_form(self, form_id, text):
         """(True when text is form_id's instruction, Parsed)."""

@@ -61,9 +61,11 @@ def judge(case, form_id, emission: Emission, assembly: Optional[Assembly], index
         return "fail", f"{frontend} wrote {what} for the case's one instruction", details
     text = emission.instructions[0]
     same, parsed = index.same_form(form_id, text)
+    literal = index.parse_literal(text)
+    rules = index.rules_between(form_id, text)
     details["parsed_forms"] = list(parsed.forms)
-    if parsed.rules:
-        details["normalisations"] = list(parsed.rules)
+    if rules:
+        details["normalisations"] = list(rules)
     if assembly is not None:
         details["ptxas"] = "accepted" if assembly.accepted else "rejected"
         if not assembly.accepted:
@@ -75,14 +77,13 @@ def judge(case, form_id, emission: Emission, assembly: Optional[Assembly], index
             return "fail", f"miscompile: {frontend} wrote `{text}`, which is {where}, not {form_id}", details
         if assembly is not None and not assembly.accepted:
             return "fail", f"{ptxas_name} rejects the PTX {frontend} wrote (`{text}`): {assembly.message}", details
-        return "pass", "same form" + (f" (by {', '.join(parsed.rules)})" if parsed.rules else "") + \
+        return "pass", "same form" + (f" (by {', '.join(rules)})" if rules else "") + \
             f"; {ptxas_name} assembles it", details
     # invalid case: the front-end should have refused it, or written a spelling that is valid where this one is not
-    literal = index.parse_literal(text)
     legal = [f for f in literal.forms if valid_at and valid_at(f, case.target, case.ptx)]
     if legal and (assembly is None or assembly.accepted):
         return "pass", (f"wrote `{text}`, which is form {legal[0]}, valid at {case.target} / PTX {case.ptx}: the "
-                        f"same instruction in a spelling valid there (by {', '.join(parsed.rules) or 'identity'})"), \
+                        f"same instruction in a spelling valid there (by {', '.join(parsed.rules) or 'qualifier_order'})"), \
             details
     if assembly is not None and not assembly.accepted:
         return "fail", (f"the front-end emitted invalid PTX: {frontend} wrote `{text}` for a case invalid at "

@@ -41,7 +41,13 @@ class ParseTest(unittest.TestCase):
                                   "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
                                   "[%rd1], [%rd2, {%r1, %r2}], [%rd3];")
         self.assertTrue(same)
-        self.assertEqual(p.rules, ())   # the model's form is normalised the same way: the rule shows on its side
+        self.assertEqual(INDEX.rules_between("cp.async.bulk.tensor/2d.shared_cluster.global",
+                                             "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+                                             "complete_tx::bytes [%rd1], [%rd2, {%r1, %r2}], [%rd3];"),
+                         ("load_mode_default_tile",))
+        self.assertEqual(INDEX.rules_between("cp.async.bulk.tensor/2d.shared_cluster.global.tile",
+                                             "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+                                             "complete_tx::bytes [%rd1], [%rd2, {%r1, %r2}], [%rd3];"), ())
         self.assertIn("load_mode_default_tile", parse.key("cp.async.bulk.tensor.2d.shared::cluster.global."
                                                           "mbarrier::complete_tx::bytes [a], [b, {c, d}], [e];")[1])
 
