@@ -155,6 +155,7 @@ class Zygote:
         if self.pid == 0:
             os.close(self.req_w)
             os.close(self.res_r)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)   # an interrupt is the tier's to handle (close ends us)
             try:
                 while True:
                     args = _recv(req_r)
@@ -181,10 +182,17 @@ class Zygote:
                 done(i, o)
 
     def close(self):
+        """End the zygote: asked to when idle; killed when it is still busy after 5 s (an interrupted run)."""
         try:
             _send(self.req_w, None)
         except OSError:
             pass
         os.close(self.req_w)
         os.close(self.res_r)
-        os.waitpid(self.pid, 0)
+        deadline = time.monotonic() + 5.0
+        while os.waitpid(self.pid, os.WNOHANG) == (0, 0):
+            if time.monotonic() > deadline:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+                return
+            time.sleep(0.05)

@@ -122,6 +122,9 @@ def _run(a, root, fe, tc, findings, eng, pool):
     ptxas_label = f"ptxas {tc.name}"
     for key, target, ptx, kernels, _valid in batches:
         for entry, cases in kernels:
+            if (key, entry) not in answers:   # not compiled: the run was interrupted
+                records += [record(c, fe, "skipped", "interrupted before the front-end compiled it") for c in cases]
+                continue
             em, asm = answers[(key, entry)]
             for c in cases:
                 klass, msg, details = judge.judge(c, c.form, em, asm, index, findings, frontend_label, ptxas_label,
@@ -134,6 +137,9 @@ def _run(a, root, fe, tc, findings, eng, pool):
            "started": started.isoformat(), "finished": finished.isoformat(), "seed": None,
            "shard": {"index": 0, "count": 1}, "host": {"hostname": socket.gethostname(), "cpus": os.cpu_count()},
            "toolchain": dict(fe.record(tc), cuda_runtime=None, driver=None), "device": None, "cases": records}
+    if stats.interrupted:
+        results.mark_partial(doc, "interrupted by SIGINT", done=sum(r["class"] != "skipped" for r in records),
+                             total=len(records))
     os.makedirs(out_dir, exist_ok=True)
     results.write_run(out_dir, doc)
     cov = coverage_of(fe.name, list(forms.values()), m.cases)
@@ -152,11 +158,14 @@ def _run(a, root, fe, tc, findings, eng, pool):
     if len(bad) > 10:
         sys.stderr.write(f"  ... and {len(bad) - 10} more in {out_dir}/results.json\n")
     sys.stderr.write(f"frontend: results in {out_dir}/results.json, junit.xml and coverage.json\n")
+    if stats.interrupted:
+        sys.stderr.write("frontend: PARTIAL: the run was interrupted; the cases not compiled are recorded skipped\n")
+        return 130
     return 1 if bad else 0
 
 
 def _summary(records, wall, stats, fe, tc):
-    classes = ("pass", "fail", "spec_divergence", "beyond_chapter", "not_supported", "crash", "timeout")
+    classes = ("pass", "fail", "spec_divergence", "beyond_chapter", "not_supported", "crash", "timeout", "skipped")
     by = defaultdict(Counter)
     for r in records:
         by[r["family"]][r["class"]] += 1

@@ -26,6 +26,7 @@ from .judge import Assembly
 class Stats:
     batches: int = 0
     batch_failures: int = 0
+    interrupted: bool = False
     alone: int = 0
     ptxas_calls: int = 0
     seconds: dict = field(default_factory=lambda: defaultdict(float))
@@ -133,12 +134,16 @@ def run_cases(groups, build_module, pool, extract, tc, jobs, progress, stats):
     t0 = time.monotonic()
     stats.batches += sum(1 for j in first if not j[4])
     stats.alone += sum(1 for j in first if j[4])
-    runner(first)
-    if retry:
-        again = list(retry)
-        retry.clear()
-        stats.alone += len(again)
-        runner(again)
+    try:
+        runner(first)
+        if retry:
+            again = list(retry)
+            retry.clear()
+            stats.alone += len(again)
+            runner(again)
+    except KeyboardInterrupt:   # keep what was compiled: it is assembled and judged, the rest recorded skipped
+        stats.interrupted = True
+        sys.stderr.write("\nfrontend: interrupted: judging what was compiled, the rest is recorded skipped\n")
     stats.seconds["frontend"] += time.monotonic() - t0
     # assemble what came back: per group, every kernel in one module (the header of the group's modules), ptxas's
     # diagnostics charged to the kernel whose lines they name
