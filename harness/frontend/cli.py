@@ -1,11 +1,8 @@
 """./ptxcts frontend {list,install,probe,coverage,run}: the compilers that write this chapter's instructions."""
 import argparse
-import datetime
 import json
 import os
-import socket
 import sys
-import time
 from collections import Counter, defaultdict
 
 from . import ENV, FrontendError, catalog, description_path, installed_dir, known_names, resolve

@@ -9,7 +9,7 @@ import ctypes
 import os
 import re
 
-from ptxcts_gen.frontends import MappingError, Spelling
+from ptxcts_gen.frontends import Spelling
 
 from . import llvm_backend
 from .errors import MALFORMED, FrontendError

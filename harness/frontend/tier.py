@@ -7,7 +7,6 @@ refused (LLVM exits on them), so each is compiled alone from the start. The PTX 
 the paired ptxas; a module it rejects is assembled again kernel by kernel to find which case it rejects.
 """
 import concurrent.futures as cf
-import os
 import re
 import sys
 import tempfile
@@ -16,9 +15,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from compile import ptxas as ptxas_call
-from ptxcts_gen.frontends import MappingError, Spelling
+from ptxcts_gen.frontends import MappingError
 
-from . import isolate, judge
+from . import judge
 from .judge import Assembly
 
 
@@ -69,7 +68,7 @@ def emissions_from(outcome, entries, extract, alone):
         found = extract(outcome.value)
         return {e: judge.Emission(judge.EMITTED, found.get(e, []), alone=alone) for e in entries}
     if outcome.status == "timeout":
-        return {e: judge.Emission(judge.TIMED_OUT, message=f"no answer in the time limit", alone=alone)
+        return {e: judge.Emission(judge.TIMED_OUT, message="no answer in the time limit", alone=alone)
                 for e in entries}
     refusal = _refusal(outcome)
     if refusal:   # the front-end's own diagnostic: LLVM refuses with `LLVM ERROR: ...` and then aborts

@@ -93,7 +93,7 @@ def _bulk_prefetch(q):
 
 
 def _tensor(q):
-    mode, dim = q["load_mode"] or "tile", q["dim"]
+    mode = q["load_mode"] or "tile"
     why = _no_hint(q, "cp_async_bulk_tensor")
     if why:
         return why
