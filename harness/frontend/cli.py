@@ -45,6 +45,7 @@ def _parser():
     s.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="parallel children (default: cpus)")
     s.add_argument("--out", help="output folder (default results/<run-id>/)")
     s.add_argument("--expectations", help="reviewed ptxas findings (default results/expectations/ptxas.toml)")
+    s.add_argument("--findings", help="reviewed front-end findings (default results/expectations/frontends.toml)")
     s.add_argument("--quiet", action="store_true", help="no progress lines")
     return p
 

@@ -39,9 +39,11 @@ class Assembly:
 
 
 def judge(case, form_id, emission: Emission, assembly: Optional[Assembly], index, findings, frontend, ptxas_name,
-          valid_at=None):
+          valid_at=None, fe_findings=()):
     """(class, message, details) of one case. valid_at(form ID, target, ptx): whether a form is valid there (for an
-    invalid case written in an equivalent spelling that is valid at its target and PTX version)."""
+    invalid case written in an equivalent spelling that is valid at its target and PTX version). findings: the
+    reviewed ptxas findings; fe_findings: the reviewed front-end findings (harness/frontend/findings.py), which
+    turn a covered fail of an invalid case into spec_divergence."""
     details = {"expect": case.expect, "rules": list(case.rules), "frontend_status": emission.status}
     if emission.alone:
         details["alone"] = True
@@ -86,6 +88,9 @@ def judge(case, form_id, emission: Emission, assembly: Optional[Assembly], index
                         f"same instruction in a spelling valid there (by {', '.join(parsed.rules) or 'qualifier_order'})"), \
             details
     if assembly is not None and not assembly.accepted:
+        reviewed = _reviewed(fe_findings, frontend, case.id, "emits_invalid_ptx")
+        if reviewed:
+            return "spec_divergence", f"{frontend} wrote `{text}`, which {ptxas_name} rejects: {reviewed}", details
         return "fail", (f"the front-end emitted invalid PTX: {frontend} wrote `{text}` for a case invalid at "
                         f"{case.target} / PTX {case.ptx} (rules {','.join(case.rules)}), and {ptxas_name} rejects "
                         f"it: {assembly.message}"), details
@@ -95,5 +100,17 @@ def judge(case, form_id, emission: Emission, assembly: Optional[Assembly], index
     if ptx_key(case.ptx) > ptx_key(CHAPTER_PTX):
         return "beyond_chapter", (f"{frontend} and {ptxas_name} accept it at PTX ISA {case.ptx}, newer than the "
                                   f"modelled chapter ({CHAPTER_PTX})"), details
+    reviewed = _reviewed(fe_findings, frontend, case.id, "both_accept")
+    if reviewed:
+        return "spec_divergence", f"{frontend} and {ptxas_name} both accept it: {reviewed}", details
     return "fail", (f"{frontend} wrote `{text}` for a case invalid at {case.target} / PTX {case.ptx} (rules "
                     f"{','.join(case.rules)}) and {ptxas_name} accepts it"), details
+
+
+def _reviewed(fe_findings, frontend, case_id, behaviour):
+    """The text of the reviewed front-end finding covering the case (recorded as applied), or None."""
+    for f in fe_findings:
+        if f.covers(frontend, case_id, behaviour):
+            f.applied.append(case_id)
+            return f.text()
+    return None

@@ -1,5 +1,6 @@
 """./ptxcts frontend run: judge one front-end on every compile case of the manifest it can express."""
 import datetime
+import fnmatch
 import json
 import os
 import socket
@@ -14,6 +15,7 @@ from ptxcts_gen import model, parse, targets
 from ptxcts_gen.frontends import Spelling
 
 from . import FrontendError, engines, isolate, judge, resolve, tier
+from . import findings as fe_findings_mod
 from .cli import coverage_of
 
 FINDING_CLASSES = ("fail", "crash", "timeout", "compile_error")
@@ -58,16 +60,18 @@ def run(a, root):
     tc = toolchains.resolve(a.toolchain or fe.ptxas_toolchain)
     exp_path = a.expectations or os.path.join(root, "results", "expectations", "ptxas.toml")
     findings = [f for f in expectations.load(exp_path) if f.covers(tc.name, "ptxas")]
+    fe_findings = [f for f in fe_findings_mod.load(a.findings or fe_findings_mod.default_path(root))
+                   if any(fnmatch.fnmatchcase(fe.name, p) for p in f.frontends)]
     eng = engines.engine(fe)
     # the children that compile are forked by a zygote started now, while this process is small
     pool = isolate.Zygote(eng.compile, jobs=a.jobs)
     try:
-        return _run(a, root, fe, tc, findings, eng, pool)
+        return _run(a, root, fe, tc, findings, eng, pool, fe_findings)
     finally:
         pool.close()
 
 
-def _run(a, root, fe, tc, findings, eng, pool):
+def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
     m = manifest.load(manifest.default_root())
     chosen = _select(a, m)
     if not chosen:
@@ -128,7 +132,7 @@ def _run(a, root, fe, tc, findings, eng, pool):
             em, asm = answers[(key, entry)]
             for c in cases:
                 klass, msg, details = judge.judge(c, c.form, em, asm, index, findings, frontend_label, ptxas_label,
-                                                  valid_at)
+                                                  valid_at, fe_findings)
                 details["call"] = eng.describe_call(spellings[c.form])
                 records.append(record(c, fe, klass, msg, details))
     wall = time.monotonic() - t0
@@ -148,6 +152,12 @@ def _run(a, root, fe, tc, findings, eng, pool):
                   "ptxas_s": round(stats.seconds["ptxas"], 2), "batches": stats.batches,
                   "batches_that_died": stats.batch_failures, "compiled_alone": stats.alone,
                   "ptxas_calls": stats.ptxas_calls, "jobs": a.jobs}
+    full = not (a.family or a.target or a.ptx or a.case or a.limit) and not stats.interrupted
+    cov["findings"] = {f.id: len(f.applied) for f in fe_findings}
+    stale = [f.id for f in fe_findings if full and not f.applied]
+    for fid in stale:
+        sys.stderr.write(f"frontend: finding {fid} covered no case of this full run: stale (review it, or remove "
+                         f"it from results/expectations/frontends.toml)\n")
     with open(os.path.join(out_dir, "coverage.json"), "w") as f:
         json.dump(cov, f, indent=1, sort_keys=True)
         f.write("\n")

@@ -127,6 +127,13 @@ class JudgeTest(unittest.TestCase):
         self.assertEqual(self.klass(invalid, refused), "pass")
         self.assertEqual(self.klass(invalid, good, judge.Assembly(False, "needs sm_90")), "fail")
         self.assertEqual(self.klass(invalid, good), "fail")                                 # both accept
+        from frontend.findings import Finding
+        reviewed = Finding("x", ["fe"], [invalid.id], "emits_invalid_ptx", "s", "e", "n", "r")
+        self.assertEqual(judge.judge(invalid, fid, good, judge.Assembly(False, "needs sm_90"), INDEX, [], "fe",
+                                     "ptxas", None, [reviewed])[0], "spec_divergence")
+        self.assertEqual(reviewed.applied, [invalid.id])
+        self.assertEqual(judge.judge(invalid, fid, good, judge.Assembly(True), INDEX, [], "fe", "ptxas", None,
+                                     [reviewed])[0], "fail")   # another behaviour: not covered
 
 
 def _abort_on_odd(n):
@@ -201,6 +208,20 @@ class BadInputTest(unittest.TestCase):
         self.assertEqual(rc, 3, err)
         self.assertIn("cannot load", err)
         self.assertIn("invalid ELF header", err)
+
+    def test_malformed_findings_file(self):
+        from frontend import findings
+        bad = os.path.join(self.tmp, "frontends.toml")
+        with open(bad, "w") as f:
+            f.write('[[finding]]\nid = "x"\nfrontends = ["llvm-22"]\ncases = ["*"]\nbehaviour = "lenient"\n'
+                    'sentence = "s"\nevidence = "e"\nnote = "n"\nreviewed = "r"\n')
+        with self.assertRaises(frontend.FrontendError) as e:
+            findings.load(bad)
+        self.assertEqual(e.exception.code, 3)
+        self.assertIn("behaviour 'lenient'", str(e.exception))
+        rc, err = _cli(["run", "--frontend", "llvm-22", "--findings", os.path.join(self.tmp, "none.toml")])
+        self.assertEqual(rc, 2)
+        self.assertIn("no such file", err)
 
     def test_malformed_catalog(self):
         bad = os.path.join(self.tmp, "frontends.toml")

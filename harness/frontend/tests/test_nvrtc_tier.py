@@ -20,7 +20,7 @@ KNOWN = {
     "cp.async.bulk.tensor/3d.shared_cluster.global.tile@sm_90.ptx95": "pass",
     # a finding: CCCL guards its functions by PTX ISA version only, so NVRTC writes cp.async.bulk for sm_89, and
     # ptxas rejects it
-    "cp.async.bulk/global.shared_cta.bulk_group@sm_89.ptx95": "fail",
+    "cp.async.bulk/global.shared_cta.bulk_group@sm_89.ptx95": "spec_divergence",
     # NVRTC 13.5 writes PTX ISA 9.5 only
     "cp.async.bulk.tensor/3d.shared_cluster.global.tile@sm_90.ptx80": "not_supported",
 }
@@ -33,7 +33,7 @@ class NvrtcTierTest(unittest.TestCase):
         for c in KNOWN:
             argv += ["--case", c]
         r, _ = _run(argv)
-        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.returncode, 0, r.stderr)
         with open(os.path.join(out, "results.json")) as f:
             got = {c["id"]: c for c in json.load(f)["cases"]}
         for cid, klass in KNOWN.items():
