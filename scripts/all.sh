@@ -45,6 +45,13 @@ else
     [ -f "results/$stamp-compile-driver/results.json" ] && runs+=("results/$stamp-compile-driver")
   fi
 fi
+if PYTHONPATH="$root/generator:$root/harness" python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-22") else 1)'; then
+  step "front-end tier (llvm-22, paired with its ptxas)"
+  ./ptxcts frontend run --frontend llvm-22 --quiet --out "results/$stamp-frontend-llvm-22"
+  [ -f "results/$stamp-frontend-llvm-22/results.json" ] && runs+=("results/$stamp-frontend-llvm-22")
+else
+  step "front-end llvm-22 not installed: the front-end tier is skipped (./ptxcts frontend install llvm-22)"
+fi
 if [ $gpu = 1 ]; then
   step "run tier"
   ./ptxcts run "${toolchain[@]}" --quiet --out "results/$stamp-run"

@@ -4,17 +4,21 @@
 #   ./ptxcts setup                      the suite's needs: cmake, g++, GoogleTest, jinja2, a CUDA toolkit (ptxas)
 #   ./ptxcts setup --browser            also chromium, for the report's browser test (optional: it skips without)
 #   ./ptxcts setup --toolchains 12.9,13.5 [--wheels DIR]   also these toolchains (official wheels; ./ptxcts toolchains)
+#   ./ptxcts setup --frontends llvm-22,... [--wheels DIR]   the front-ends the front-end tier judges (default llvm-22,
+#                                       installed when missing; without network and wheels it says how, and goes on)
 set -euo pipefail
 root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
-browser=0 toolchains="" wheels=()
+browser=0 toolchains="" wheels=() frontends="" frontends_given=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --browser) browser=1 ;;
     --toolchains) [ $# -ge 2 ] || { echo "setup: --toolchains needs a list, e.g. 12.9,13.5" >&2; exit 2; }
                   toolchains=$2; shift ;;
+    --frontends) [ $# -ge 2 ] || { echo "setup: --frontends needs a list, e.g. llvm-22" >&2; exit 2; }
+                 frontends=$2; frontends_given=1; shift ;;
     --wheels) [ $# -ge 2 ] && [ -d "$2" ] || { echo "setup: --wheels needs an existing folder" >&2; exit 2; }
               wheels=(--wheels "$2"); shift ;;
-    *) echo "setup: unknown option '$1' (known: --browser, --toolchains LIST, --wheels DIR)" >&2; exit 2 ;;
+    *) echo "setup: unknown option '$1' (known: --browser, --toolchains LIST, --frontends LIST, --wheels DIR)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -48,4 +52,15 @@ echo "setup: $(ptxas --version | grep -o 'V[0-9.]*' | head -1) ptxas; cmake $(cm
 if [ -n "$toolchains" ]; then
   export PTXCTS_ROOT=$root
   PYTHONPATH="$root/generator:$root/harness" python3 -m toolchains install ${toolchains//,/ } "${wheels[@]}"
+fi
+# The front-ends (harness/frontend): llvm-22 by default, the CPU part of ./ptxcts all. Named with --frontends, a
+# failure to install is an error; by default it is reported with the command that installs it, and setup goes on.
+[ $frontends_given = 1 ] || frontends=llvm-22
+if [ -n "$frontends" ]; then
+  export PTXCTS_ROOT=$root
+  if ! PYTHONPATH="$root/generator:$root/harness" python3 -m frontend install ${frontends//,/ } "${wheels[@]}"; then
+    [ $frontends_given = 1 ] && exit 1
+    echo "setup: front-end llvm-22 not installed (no network? ./ptxcts frontend install --wheels DIR llvm-22);" \
+         "the front-end tier skips without it" >&2
+  fi
 fi

@@ -12,7 +12,7 @@ Format (schema `ptxcts-baseline`, version 2), written sorted with one case per l
 {
  "schema": "ptxcts-baseline",
  "version": 2,
- "tier": "run",                     // "compile" | "run" | "model"
+ "tier": "run",                     // "compile" | "run" | "model" | "frontend"
  "toolchain": "13.0",               // the toolchain name
  "sm": "sm_90",                     // the device architecture, or null for a run without a device
  "source": {"runs": ["<run_id>", ...], "device": "<device name>" | null, "toolchain": {...}},
@@ -41,7 +41,7 @@ VERSION = 2
 READS = (1, 2)
 FIELDS = {1: ("schema", "version", "arch", "tier", "source", "cases"),
           2: ("schema", "version", "tier", "toolchain", "sm", "source", "cases")}
-TIERS = ("compile", "run", "model")
+TIERS = ("compile", "run", "model", "frontend")
 
 
 def relative_path(tier, toolchain, sm):

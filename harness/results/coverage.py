@@ -33,7 +33,7 @@ REPORT_SCHEMA = "ptxcts-report"
 REPORT_VERSION = 2
 EXERCISED = ("pass", "fail", "spec_divergence", "beyond_chapter", "compile_error", "crash", "timeout")
 UNEXPLAINED = ("fail", "compile_error", "crash", "timeout")
-TIER_ORDER = {"compile": 0, "run": 1, "model": 2}
+TIER_ORDER = {"compile": 0, "run": 1, "model": 2, "frontend": 3}
 EXAMPLES = 3
 REGRESSIONS_LISTED = 50
 
@@ -45,6 +45,8 @@ def _column(tier, run, case, multi, multi_device=frozenset()):
         arch = case["target"]
     elif tier == "run":
         arch = run.device["sm"] if run.device else "none"
+    elif tier == "frontend":   # one column per front-end (its name is the run's toolchain name)
+        return f"frontend:{run.toolchain_name}"
     else:
         arch = ""
     key = f"{tier}:{arch}" if arch else tier
@@ -142,7 +144,7 @@ def build(groups, forms, cases, manifest_path, title, baselines_dir=None):
     columns = []
     for k in order:
         c = cols[k]
-        label = {"compile": f"compile {c['arch']}", "model": "model",
+        label = {"compile": f"compile {c['arch']}", "model": "model", "frontend": f"front-end {c['arch']}",
                  "run": f"run {c['arch']}" if c["arch"] != "none" else "run (no device)"}.get(c["tier"], k)
         if "#" in k:   # several devices of this architecture: name the device
             label += " " + k.partition("#")[2].partition("@")[0].replace("NVIDIA ", "")

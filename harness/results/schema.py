@@ -15,6 +15,9 @@ Version 2 adds, over version 1 (a version-1 document is a valid version-2 docume
 * the optional top-level `timing`: where the run's time went, one object per batch (load path and target): its
   cases and workers, the seconds of the batch itself, of the crashes and timeouts run again alone, and of the
   cases expected to trap (run alone); see TIMING_FIELDS.
+* the tier `frontend` (harness/frontend: a compiler front-end's PTX for each compile case, judged by the ISA model
+  and assembled by its paired ptxas), with load paths `llvm` and `nvrtc` (the front-end's kind; `toolchain.name`
+  is the front-end's name, e.g. "llvm-22"); its case IDs are compile case IDs;
 A version-1 document using any of these is rejected, naming the field and the version that has it.
 """
 import datetime
@@ -34,12 +37,12 @@ CLASSES = ("pass", "fail", "spec_divergence", "beyond_chapter", "not_supported",
            "skipped")
 # Classes that are findings: listed with their replay command, and a case in one of them never counts as passed.
 FINDINGS = ("fail", "spec_divergence", "compile_error", "crash", "timeout")
-TIERS = ("compile", "run", "model")
+TIERS = ("compile", "run", "model", "frontend")
 LOAD_PATHS = {"compile": ("ptxas", "nvjitlink", "driver"), "run": ("cubin", "jit"),
-              "model": ("ptxas", "nvjitlink", "driver", "cubin", "jit", "host")}
+              "model": ("ptxas", "nvjitlink", "driver", "cubin", "jit", "host"), "frontend": ("llvm", "nvrtc")}
 # What version 2 added (rejected in a version-1 document).
 V2_CLASSES = ("beyond_chapter",)
-V2_LOAD_PATHS = ("nvjitlink", "driver")
+V2_LOAD_PATHS = ("nvjitlink", "driver", "llvm", "nvrtc")
 TOOLCHAIN_FIELDS = {"name": str, "ptxas": str, "ptxas_path": str, "ptxas_sha256": str, "nvjitlink": str,
                     "cuda_runtime": str, "driver": str}
 
@@ -274,7 +277,7 @@ def _validate_case(c, i, case, tier, paths):
         c.fail(at + ["load_path"], f"{case['load_path']!r} is not a load path of the {tier} tier ({', '.join(paths)})")
     if "@" in case["form"]:
         c.fail(at + ["form"], "a form ID never contains '@'")
-    if tier == "compile":
+    if tier in ("compile", "frontend"):
         want = compile_case_id(case["form"], case["target"], case["ptx"])
         if case["id"] != want:
             c.fail(at + ["id"], f"a compile case ID is <form>@<target>.ptx<MM>: expected {want!r}")

@@ -1,0 +1,201 @@
+"""./ptxcts frontend {list,install,probe,coverage,run}: the compilers that write this chapter's instructions."""
+import argparse
+import json
+import os
+import sys
+from collections import Counter, defaultdict
+
+from . import ENV, FrontendError, catalog, description_path, installed_dir, known_names, resolve
+from .errors import MALFORMED, USAGE
+
+
+def _root():
+    return os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _parser():
+    p = argparse.ArgumentParser(prog="./ptxcts frontend", description=(
+        "The front-end tier: LLVM's NVPTX back-end and CUDA C++ through NVRTC with CCCL's cuda::ptx, judged on the "
+        "PTX they write for every compile case they can express (same form as the case, assembled by the paired "
+        f"ptxas). Front-ends are named in toolchains/frontends.toml; --frontend NAME or ${ENV} selects one."))
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="{list,install,probe,coverage,run}")
+    sub.add_parser("list", help="the front-ends: installed or not, version, PTX versions, targets, paired ptxas")
+    s = sub.add_parser("install", help="install front-ends from their official wheels into the cache")
+    s.add_argument("names", nargs="*", metavar="NAME")
+    s.add_argument("--all", action="store_true", help="every front-end of the catalog")
+    s.add_argument("--wheels", metavar="DIR", help="take the wheels from this folder (no network needed)")
+    s.add_argument("--force", action="store_true", help="install again even when installed")
+    s = sub.add_parser("probe", help="probe a front-end's library and write toolchains/<name>.json")
+    s.add_argument("name", nargs="?", metavar="NAME")
+    s.add_argument("--out", metavar="FILE", help="write here instead of toolchains/<name>.json")
+    s.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    s = sub.add_parser("coverage", help="forms each front-end can express, per family; every other form with its reason")
+    s.add_argument("--frontend", action="append", default=[], metavar="NAME", help="only this front-end (repeatable)")
+    s.add_argument("--json", metavar="FILE", help="also write the coverage as JSON here")
+    s.add_argument("--reasons", action="store_true", help="list every form that cannot be expressed, with its reason")
+    s = sub.add_parser("run", help="judge a front-end on every compile case it can express; writes results.json")
+    s.add_argument("--frontend", metavar="NAME", help=f"the front-end (default ${ENV})")
+    s.add_argument("--toolchain", metavar="NAME|PATH",
+                   help="the ptxas that assembles its output (default: the front-end's pairing in frontends.toml)")
+    s.add_argument("--family", action="append", default=[], help="only this family (repeat, or comma-separate)")
+    s.add_argument("--target", action="append", default=[], help="only this target (repeatable)")
+    s.add_argument("--ptx", action="append", default=[], help="only this PTX ISA version (repeatable)")
+    s.add_argument("--case", action="append", default=[], metavar="GLOB", help="only case IDs matching GLOB")
+    s.add_argument("--limit", type=int, help="at most N cases, spread evenly over the selection")
+    s.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="parallel children (default: cpus)")
+    s.add_argument("--out", help="output folder (default results/<run-id>/)")
+    s.add_argument("--expectations", help="reviewed ptxas findings (default results/expectations/ptxas.toml)")
+    s.add_argument("--findings", help="reviewed front-end findings (default results/expectations/frontends.toml)")
+    s.add_argument("--quiet", action="store_true", help="no progress lines")
+    return p
+
+
+def cmd_list(_):
+    cat = catalog.load()
+    print(f"{'name':22} {'state':14} {'kind':6} {'paired ptxas':12} {'PTX ISA':10} {'targets':>7}  version")
+    for name in sorted(cat):
+        e = cat[name]
+        state = "installed" if installed_dir(name) else "not installed"
+        d = None
+        try:
+            from . import load_description
+            d = load_description(name)
+        except FrontendError:
+            d = None
+        ptx = f"{d['ptx_versions'][0]}..{d['ptx_versions'][-1]}" if d and d["ptx_versions"] else "?"
+        print(f"{name:22} {state:14} {e['kind']:6} {e['ptxas']:12} {ptx:10} {len(d['targets']) if d else '?':>7}  "
+              f"{d.get('version_string', '?') if d else 'not probed'}")
+    return 0
+
+
+def cmd_install(a):
+    from .install import install
+    if a.wheels and not os.path.isdir(a.wheels):
+        raise FrontendError(f"--wheels {a.wheels}: no such folder (the folder of downloaded wheels)")
+    names = known_names() if a.all else a.names
+    if not names:
+        raise FrontendError("frontend install: name at least one front-end, or --all")
+    for n in names:
+        install(n, wheels_dir=a.wheels, force=a.force)
+    return 0
+
+
+def cmd_probe(a):
+    from . import probe
+    fe = resolve(a.name, need_description=False)
+    doc = probe.describe(fe, jobs=a.jobs)
+    out = a.out or description_path(fe.name)
+    if not os.path.isdir(os.path.dirname(os.path.abspath(out))):
+        raise FrontendError(f"--out {out}: its folder does not exist")
+    with open(out + ".tmp", "w") as f:
+        json.dump(doc, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(out + ".tmp", out)
+    print(f"frontend: {fe.name}: {doc['version_string']}, PTX {', '.join(doc['ptx_versions'])}, "
+          f"{len(doc['targets'])} targets -> {out}")
+    return 0
+
+
+def coverage_of(name, forms, manifest_cases=None):
+    """{"frontend", "families": {family: {"valid", "expressible", "invalid", "invalid_expressible"}},
+    "unexpressible": [{form, family, valid, reason}], "cases": {...}} of one front-end."""
+    from . import load_description
+    d = load_description(name)
+    kind = catalog.load()[name]["kind"]
+    if kind == "llvm":
+        from ptxcts_gen.frontends import llvm as mapping
+        if d is None:
+            raise FrontendError(f"front-end {name}: no toolchains/{name}.json (./ptxcts frontend probe {name})")
+        spell = lambda f: mapping.spell(f, set(d.get("intrinsics") or ()))   # noqa: E731
+    else:
+        from ptxcts_gen.frontends import cccl as mapping
+        spell = mapping.spell
+    from ptxcts_gen.frontends import Spelling
+    fam = defaultdict(Counter)
+    missing, expressible = [], set()
+    for f in forms:
+        s = spell(f)
+        ok = isinstance(s, Spelling)
+        fam[f.family]["valid" if f.valid else "invalid"] += 1
+        if ok:
+            fam[f.family]["expressible" if f.valid else "invalid_expressible"] += 1
+            expressible.add(f.id)
+        else:
+            missing.append({"form": f.id, "family": f.family, "valid": f.valid, "reason": s.reason})
+    out = {"frontend": name, "kind": kind, "families": {k: dict(v) for k, v in sorted(fam.items())},
+           "forms": len(forms), "valid_forms": sum(f.valid for f in forms),
+           "expressible_valid_forms": sum(1 for f in forms if f.valid and f.id in expressible),
+           "unexpressible": missing}
+    if manifest_cases is not None:
+        cs = [c for c in manifest_cases if c.form in expressible]
+        out["cases"] = {"expressible": len(cs), "valid": sum(c.valid for c in cs),
+                        "invalid": sum(not c.valid for c in cs)}
+    return out
+
+
+def cmd_coverage(a):
+    from compile import manifest
+    from ptxcts_gen import model
+    forms = model.all_forms()
+    m = manifest.load(manifest.default_root())
+    names = a.frontend or known_names()
+    for n in names:
+        if n not in catalog.load():
+            raise FrontendError(f"--frontend {n}: unknown front-end (known: {', '.join(known_names())})")
+    docs = [coverage_of(n, forms, m.cases) for n in names]
+    for d in docs:
+        print(f"front-end {d['frontend']}: {d['expressible_valid_forms']} of {d['valid_forms']} valid forms "
+              f"expressible; {d['cases']['expressible']} cases ({d['cases']['valid']} valid, "
+              f"{d['cases']['invalid']} invalid for their target or PTX version)")
+        print(f"  {'family':32} {'valid forms':>11} {'expressible':>11}")
+        for fam, c in d["families"].items():
+            print(f"  {fam:32} {c.get('valid', 0):>11} {c.get('expressible', 0):>11}")
+        reasons = Counter((x["family"], x["reason"]) for x in d["unexpressible"] if x["valid"])
+        print("  valid forms it cannot express, by reason:")
+        for (fam, r), n in sorted(reasons.items()):
+            print(f"    {n:4} {fam}: {r}")
+        if a.reasons:
+            for x in d["unexpressible"]:
+                print(f"    {x['form']}: {x['reason']}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(docs, f, indent=1, sort_keys=True)
+            f.write("\n")
+    return 0
+
+
+def cmd_run(a):
+    from .run import run
+    return run(a, _root())
+
+
+def main(argv=None):
+    a = _parser().parse_args(argv)
+    from ptxcts_gen.frontends import MappingError
+    import toolchains
+    from compile import expectations, manifest
+    import results.errors
+    try:
+        return {"list": cmd_list, "install": cmd_install, "probe": cmd_probe, "coverage": cmd_coverage,
+                "run": cmd_run}[a.cmd](a)
+    except FrontendError as e:
+        print(f"ptxcts frontend: {e}", file=sys.stderr)
+        return e.code
+    except MappingError as e:
+        print(f"ptxcts frontend: malformed mapping entry: {e}", file=sys.stderr)
+        return MALFORMED
+    except toolchains.ToolchainError as e:
+        print(f"ptxcts frontend: --toolchain: {e}", file=sys.stderr)
+        return e.code
+    except expectations.ExpectationsError as e:
+        print(f"ptxcts frontend: {e}", file=sys.stderr)
+        return e.code
+    except manifest.ManifestError as e:
+        print(f"ptxcts frontend: {e}", file=sys.stderr)
+        return MALFORMED
+    except results.errors.UsageError as e:
+        print(f"ptxcts frontend: {e}", file=sys.stderr)
+        return USAGE
+    except KeyboardInterrupt:
+        print("ptxcts frontend: interrupted", file=sys.stderr)
+        return 130

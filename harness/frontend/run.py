@@ -1,0 +1,191 @@
+"""./ptxcts frontend run: judge one front-end on every compile case of the manifest it can express."""
+import datetime
+import fnmatch
+import json
+import os
+import socket
+import sys
+import time
+from collections import Counter, defaultdict
+
+import results
+import toolchains
+from compile import expectations, manifest
+from ptxcts_gen import model, parse, targets
+from ptxcts_gen.frontends import Spelling
+
+from . import FrontendError, engines, isolate, judge, resolve, tier
+from . import findings as fe_findings_mod
+from .cli import coverage_of
+
+FINDING_CLASSES = ("fail", "crash", "timeout", "compile_error")
+
+
+class Usage(FrontendError):
+    pass
+
+
+def _select(a, m):
+    fams = [f for x in a.family for f in x.split(",") if f]
+    unknown = [f for f in fams if f not in m.families]
+    if unknown:
+        raise Usage(f"--family {', '.join(unknown)}: unknown (the manifest has: {', '.join(m.families)})")
+    targets = [t for x in a.target for t in x.split(",") if t]
+    ptx = [v for x in a.ptx for v in x.split(",") if v]
+    for t in targets:
+        if t not in {c.target for c in m.cases}:
+            raise Usage(f"--target {t}: no case of the manifest is at this target")
+    for v in ptx:
+        if v not in {c.ptx for c in m.cases}:
+            raise Usage(f"--ptx {v}: no case of the manifest is at this PTX ISA version")
+    if a.limit is not None and a.limit < 1:
+        raise Usage(f"--limit {a.limit}: must be >= 1")
+    if a.jobs < 1:
+        raise Usage(f"--jobs {a.jobs}: must be >= 1")
+    chosen = [c for c in m.cases if not fams or c.family in fams]
+    return manifest.select(chosen, targets, ptx, a.case, a.limit)
+
+
+def record(c, fe, klass, message, details=None, seconds=0.0):
+    return {"id": c.id, "family": c.family, "form": c.form, "target": c.target, "ptx": c.ptx,
+            "load_path": fe.kind, "class": klass, "duration_ms": round(seconds * 1000, 3), "message": message,
+            "replay": f"./ptxcts frontend run --frontend {fe.name} --case '{c.id}'",
+            "details": dict({"expect": c.expect, "rules": list(c.rules)}, **(details or {}))}
+
+
+def run(a, root):
+    fe = resolve(a.frontend)
+    for n in fe.notes:
+        sys.stderr.write(f"frontend: note: {n}\n")
+    tc = toolchains.resolve(a.toolchain or fe.ptxas_toolchain)
+    exp_path = a.expectations or os.path.join(root, "results", "expectations", "ptxas.toml")
+    findings = [f for f in expectations.load(exp_path) if f.covers(tc.name, "ptxas")]
+    fe_findings = [f for f in fe_findings_mod.load(a.findings or fe_findings_mod.default_path(root))
+                   if any(fnmatch.fnmatchcase(fe.name, p) for p in f.frontends)]
+    eng = engines.engine(fe)
+    # the children that compile are forked by a zygote started now, while this process is small
+    pool = isolate.Zygote(eng.compile, jobs=a.jobs)
+    try:
+        return _run(a, root, fe, tc, findings, eng, pool, fe_findings)
+    finally:
+        pool.close()
+
+
+def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
+    m = manifest.load(manifest.default_root())
+    chosen = _select(a, m)
+    if not chosen:
+        raise Usage("the filters select no case" + (f" (--case {' '.join(a.case)})" if a.case else ""))
+    forms = {f.id: f for f in model.all_forms()}
+    missing = sorted({c.form for c in chosen} - set(forms))
+    if missing:
+        raise manifest.ManifestError(f"the manifest names form {missing[0]}, which the ISA model does not have: "
+                                     "run ./ptxcts gen")
+    index = parse.FormIndex(forms.values())
+    t0 = time.monotonic()
+    started = datetime.datetime.now(datetime.timezone.utc)
+    rid = results.new_run_id(f"frontend-{fe.name}")
+    out_dir = a.out or os.path.join(root, "results", rid)
+
+    records, groups = [], defaultdict(list)
+    unexpressible = Counter()
+    spellings = {}
+    for c in chosen:
+        f = forms[c.form]
+        s = eng.spell(f)
+        if not isinstance(s, Spelling):
+            unexpressible[c.family] += 1
+            continue
+        spellings[f.id] = s
+        why = fe.why_not(c.target, c.ptx)
+        if why is None and tc.why_not(c.target, c.ptx):
+            why = f"the paired ptxas cannot check its output: {tc.why_not(c.target, c.ptx)}"
+        if why:
+            records.append(record(c, fe, "not_supported", why))
+            continue
+        groups[(c.target, c.ptx, c.valid)].append((f, c))
+    tier.check_spellings(spellings, eng.verify)
+    todo = sum(len(v) for v in groups.values())
+    sys.stderr.write(
+        f"frontend: {fe.name} ({fe.description.get('version_string')}) paired with ptxas {tc.name} "
+        f"({tc.ptxas_version}, {tc.ptxas}): {len(chosen)} cases selected, {sum(unexpressible.values())} of forms it "
+        f"cannot express, {len(records)} at a target or PTX version it or the paired ptxas does not take, {todo} to "
+        f"judge in {len(groups)} groups; {a.jobs} jobs\n")
+    batches = []
+    for (target, ptx, valid), items in sorted(groups.items()):
+        key = f"{target}.ptx{ptx.replace('.', '')}.{'valid' if valid else 'invalid'}"
+        batches.append((key, target, ptx, [(f.entry, [c]) for f, c in items], valid or eng.batch_invalid))
+    stats = tier.Stats()
+    prog = tier.Progress(todo, a.quiet)
+    answers = tier.run_cases(batches, eng.build, pool, eng.extract, tc, a.jobs, prog, stats)
+    def valid_at(form_id, target, ptx):
+        f, t = forms.get(form_id), targets.BY_NAME.get(target)
+        return bool(f and t and f.valid and t.exists_at(ptx) and not model._requirement_violations(f, t, ptx))
+
+    frontend_label = f"{fe.name}"
+    ptxas_label = f"ptxas {tc.name}"
+    for key, target, ptx, kernels, _valid in batches:
+        for entry, cases in kernels:
+            if (key, entry) not in answers:   # not compiled: the run was interrupted
+                records += [record(c, fe, "skipped", "interrupted before the front-end compiled it") for c in cases]
+                continue
+            em, asm = answers[(key, entry)]
+            for c in cases:
+                klass, msg, details = judge.judge(c, c.form, em, asm, index, findings, frontend_label, ptxas_label,
+                                                  valid_at, fe_findings)
+                details["call"] = eng.describe_call(spellings[c.form])
+                records.append(record(c, fe, klass, msg, details))
+    wall = time.monotonic() - t0
+    finished = datetime.datetime.now(datetime.timezone.utc)
+    doc = {"schema": "ptxcts-results", "version": results.VERSION, "run_id": rid, "tier": "frontend",
+           "started": started.isoformat(), "finished": finished.isoformat(), "seed": None,
+           "shard": {"index": 0, "count": 1}, "host": {"hostname": socket.gethostname(), "cpus": os.cpu_count()},
+           "toolchain": dict(fe.record(tc), cuda_runtime=None, driver=None), "device": None, "cases": records}
+    if stats.interrupted:
+        results.mark_partial(doc, "interrupted by SIGINT", done=sum(r["class"] != "skipped" for r in records),
+                             total=len(records))
+    os.makedirs(out_dir, exist_ok=True)
+    results.write_run(out_dir, doc)
+    cov = coverage_of(fe.name, list(forms.values()), m.cases)
+    cov["run"] = {"selected": len(chosen), "unexpressible_cases": dict(unexpressible), "judged": todo,
+                  "wall_s": round(wall, 2), "frontend_s": round(stats.seconds["frontend"], 2),
+                  "ptxas_s": round(stats.seconds["ptxas"], 2), "batches": stats.batches,
+                  "batches_that_died": stats.batch_failures, "compiled_alone": stats.alone,
+                  "ptxas_calls": stats.ptxas_calls, "jobs": a.jobs}
+    full = not (a.family or a.target or a.ptx or a.case or a.limit) and not stats.interrupted
+    cov["findings"] = {f.id: len(f.applied) for f in fe_findings}
+    stale = [f.id for f in fe_findings if full and not f.applied]
+    for fid in stale:
+        sys.stderr.write(f"frontend: finding {fid} covered no case of this full run: stale (review it, or remove "
+                         f"it from results/expectations/frontends.toml)\n")
+    with open(os.path.join(out_dir, "coverage.json"), "w") as f:
+        json.dump(cov, f, indent=1, sort_keys=True)
+        f.write("\n")
+    _summary(records, wall, stats, fe, tc)
+    bad = [r for r in records if r["class"] in FINDING_CLASSES]
+    for r in bad[:10]:
+        sys.stderr.write(f"  {r['class']}: {r['id']}: {r['message'][:300]}\n    replay: {r['replay']}\n")
+    if len(bad) > 10:
+        sys.stderr.write(f"  ... and {len(bad) - 10} more in {out_dir}/results.json\n")
+    sys.stderr.write(f"frontend: results in {out_dir}/results.json, junit.xml and coverage.json\n")
+    if stats.interrupted:
+        sys.stderr.write("frontend: PARTIAL: the run was interrupted; the cases not compiled are recorded skipped\n")
+        return 130
+    return 1 if bad else 0
+
+
+def _summary(records, wall, stats, fe, tc):
+    classes = ("pass", "fail", "spec_divergence", "beyond_chapter", "not_supported", "crash", "timeout", "skipped")
+    by = defaultdict(Counter)
+    for r in records:
+        by[r["family"]][r["class"]] += 1
+    w = sys.stderr.write
+    w(f"\nfrontend {fe.name} + ptxas {tc.name}: {len(records)} results in {wall:.1f} s (front-end {stats.seconds['frontend']:.1f} s"
+      f" in {stats.batches} batches, {stats.batch_failures} of them died, {stats.alone} kernels compiled alone; "
+      f"ptxas {stats.seconds['ptxas']:.1f} s, {stats.ptxas_calls} calls)\n")
+    w(f"  {'family':32}" + "".join(f" {c[:14]:>14}" for c in classes) + "\n")
+    total = Counter()
+    for fam in sorted(by):
+        total.update(by[fam])
+        w(f"  {fam:32}" + "".join(f" {by[fam][c]:>14}" for c in classes) + "\n")
+    w(f"  {'total':32}" + "".join(f" {total[c]:>14}" for c in classes) + "\n")
