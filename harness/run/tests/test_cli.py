@@ -24,7 +24,7 @@ RUN = os.path.join(BUILD, "harness", "run", "ptxcts-run")
 TESTS = os.path.join(BUILD, "harness", "run", "ptxcts-run-tests")
 FAKE = os.path.join(BUILD, "harness", "run", "ptxcts-run-fake-worker")
 STANDIN = f"{sys.executable} {os.path.join(HERE, 'toolchain_standin.py')}"
-H100_GZ = os.path.join(ROOT, "results", "2026-11-23-sm_90-h100-run", "results.json.gz")
+H100_GZ = os.path.join(ROOT, "results", "2026-11-25-sm_90-h100-run", "results.json.gz")
 
 
 def _h100_results():
