@@ -12,6 +12,7 @@
 #include "batch.hpp"
 #include "explore_coverage.hpp"
 #include "explore_draw.hpp"
+#include "explore_registry.hpp"
 #include "explore_state.hpp"
 #include "explored.hpp"
 #include "util.hpp"
@@ -20,6 +21,16 @@ namespace ptxcts::run {
 
 using explore_impl::Explorer;
 
+const ExploreRegistry& explore_registry() {
+  static const ExploreRegistry r = [] {
+    ExploreRegistry x;
+    register_explore_tensor(x);
+    register_explore_bulk(x);
+    return x;
+  }();
+  return r;
+}
+
 namespace {
 
 // The forms a family draws from: valid, with a draw in their ABI's driver.
@@ -27,8 +38,8 @@ std::vector<const Form*> drawable(const std::vector<Form>& forms, const std::vec
   std::vector<const Form*> v;
   for (auto& f : forms) {
     if (!f.valid()) continue;
-    auto it = abi_registry().find(f.abi);
-    if (it == abi_registry().end() || !it->second.draw) continue;
+    auto it = explore_registry().find(f.abi);
+    if (it == explore_registry().end() || !it->second.draw) continue;
     if (!families.empty() && std::find(families.begin(), families.end(), f.family) == families.end()) continue;
     v.push_back(&f);
   }
@@ -109,7 +120,7 @@ std::vector<RunCase> Explorer::draw_chunk(size_t n) {
     const uint64_t cs = case_seed(o_.seed, "explore#" + std::to_string(idx));
     Rng r(cs);
     const Form& f = *forms_[r.below(forms_.size())];
-    Json p = abi_registry().at(f.abi).draw(f, r, ses_.plan);
+    Json p = explore_registry().at(f.abi).draw(f, r, ses_.plan);
     if (p.is_null()) { ++nothing_; continue; }
     const Form* g = p.get("encode_only") ? encode_form_for(p) : &f;
     if (p.get("encode_only")) p["drawn_for"] = f.form;
@@ -134,10 +145,11 @@ void Explorer::shrink(Finding& f, double until) {
   f.shrink_stop = "no simpler case reproduces";
   while (!g_stop_requested) {
     if (now_s() > until) { f.shrink_stop = "shrink time spent"; break; }
-    const AbiDriver& d = abi_registry().at(cur.form->abi);
-    if (!d.simplify) { f.shrink_stop = "the family has no simplifications"; break; }
+    auto it = explore_registry().find(cur.form->abi);
+    const ExploreDriver* d = it == explore_registry().end() ? nullptr : &it->second;
+    if (!d || !d->simplify) { f.shrink_stop = "the family has no simplifications"; break; }
     std::vector<RunCase> cands;
-    for (auto& q : d.simplify(*cur.form, cur.params)) {
+    for (auto& q : d->simplify(*cur.form, cur.params)) {
       const Form* g = cur.form;
       Json p = q;
       if (auto* rd = p.get("rank_down")) {

@@ -10,20 +10,9 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "explore_options.hpp"
 
 namespace ptxcts::run {
-
-struct ExploreOptions {
-  double time_s = 60;                 // drawing stops after this; shrinking may run on within shrink_s
-  uint64_t seed = 1;
-  std::vector<std::string> families;  // empty: every family with a draw
-  double shrink_s = 120;              // time for shrinking all findings of the run; 0: none (a --resume shrinks)
-  std::string out_dir;
-  std::string cases_file;             // permanent cases (default harness/run/cases/explored.jsonl); "" = none
-  std::string id;                     // the exploration's id (folder name)
-  bool quiet = false;                 // no progress line
-  Json resumed;                       // --resume: the earlier segments' explore.json (null: a new exploration)
-};
 
 // --resume DIR: the earlier segments' explore.json, checked (throws MalformedExplore naming the file and field);
 // sets the options a resumed exploration takes from it (seed, families, id, out_dir).

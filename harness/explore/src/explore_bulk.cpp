@@ -5,6 +5,7 @@
 #include "abi.hpp"
 #include "bulk_shape.hpp"
 #include "explore_draw.hpp"
+#include "explore_registry.hpp"
 
 namespace ptxcts::run {
 
@@ -84,7 +85,7 @@ std::vector<Json> cp_async_simplify(const Form&, const Json& p) {
 
 }  // namespace
 
-void register_explore_bulk(AbiRegistry& r) {
+void register_explore_bulk(ExploreRegistry& r) {
   for (const char* abi : {"v1.bulk_group", "v1.mbarrier", "v1.mbarrier.cluster", "v1.prefetch"}) {
     r[abi].draw = bulk_draw;
     r[abi].simplify = bulk_simplify;

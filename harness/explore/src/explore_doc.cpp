@@ -2,6 +2,7 @@
 // case, coverage, segments; the permanent cases; coverage.svg and summary.txt) and read back by --resume.
 #include <cstdio>
 
+#include "explore.hpp"
 #include "explore_draw.hpp"
 #include "explore_state.hpp"
 #include "explored.hpp"

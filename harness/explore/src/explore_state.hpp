@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "explore.hpp"
+#include "cli.hpp"
 #include "explore_coverage.hpp"
+#include "explore_options.hpp"
 #include "util.hpp"
 
 namespace ptxcts::run::explore_impl {

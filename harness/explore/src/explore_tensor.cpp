@@ -10,6 +10,7 @@
 // worker restart, every overrun a wait to the limit.
 #include "device_quirks.hpp"
 #include "explore_draw.hpp"
+#include "explore_registry.hpp"
 #include "tensor_form.hpp"
 #include "tensor_maps.hpp"
 
@@ -323,7 +324,7 @@ std::vector<Json> encode_simplify(const Form& f, const Json& p) {
 
 }  // namespace
 
-void register_explore_tensor(AbiRegistry& r) {
+void register_explore_tensor(ExploreRegistry& r) {
   for (const char* abi : {"v1.mbarrier.tmap", "v1.mbarrier.cluster.tmap", "v1.bulk_group.tmap", "v1.prefetch.tmap"}) {
     r[abi].draw = tensor_draw;
     r[abi].simplify = tensor_simplify;

@@ -1,5 +1,5 @@
-// The run tier's vocabulary: a form of the manifest, a run case (form + variant), the host images a case starts
-// from and the images the reference model expects, and a case's result.
+// The run tier's vocabulary: a run case (a form of the manifest, form.hpp, and a variant), the host images a case
+// starts from and the images the reference model expects, and a case's result.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -8,19 +8,11 @@
 #include <vector>
 
 #include "contract.hpp"
+#include "form.hpp"
 #include "json.hpp"
 #include "ptxcts/ref/policy.hpp"
 
 namespace ptxcts::run {
-
-// One line of generated/manifest/forms.jsonl (docs/ARCHITECTURE.md section 2).
-struct Form {
-  std::string form, family, instr, kernel, kernel_file, abi, min_ptx, targets;
-  Json quals, run;  // checked against the contract when loaded (contract.hpp)
-  const contract::Abi* abi_row = nullptr;  // the contract's row of `abi` (flow, cluster, tmap)
-  std::vector<std::string> invalid_by;
-  bool valid() const { return invalid_by.empty(); }
-};
 
 // A run case: `<form ID>#<variant>` (ARCHITECTURE section 1). `params` holds the variant's choices (sizes,
 // offsets, coordinates, box, ...) so the worker rebuilds exactly the same case from the ID list.

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "case.hpp"
+#include "form.hpp"
 
 namespace ptxcts::run {
 

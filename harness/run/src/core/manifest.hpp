@@ -7,16 +7,9 @@
 
 #include "case.hpp"
 #include "toolchain.hpp"
+#include "tree.hpp"
 
 namespace ptxcts::run {
-
-// The tree, found at run time: PTXCTS_ROOT / PTXCTS_BUILD when set (./ptxcts sets them), else the build folder
-// this executable lives in (<build>/harness/run/) and the source tree its stamp (<build>/ptxcts-build.txt) names.
-std::string ptxcts_root();
-std::string build_root();
-// "" when the build folder is where it was configured and the environment agrees with it; else why not (a
-// copied or moved build folder would read and write the tree it was configured from: refused).
-std::string check_tree();
 
 // Loads generated/manifest/forms.jsonl; throws with the file and line of a malformed entry.
 std::vector<Form> load_forms(const std::string& root);

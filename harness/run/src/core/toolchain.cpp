@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "manifest.hpp"
+#include "tree.hpp"
 #include "util.hpp"
 
 namespace ptxcts::run {

@@ -20,6 +20,8 @@
 
 namespace ptxcts::run {
 
+volatile sig_atomic_t g_stop_requested = 0;
+
 uint64_t fnv1a(const std::string& s, uint64_t h) {
   for (unsigned char c : s) { h ^= c; h *= 0x100000001b3ull; }
   return h;

@@ -1,5 +1,6 @@
 // Small helpers shared by the run tier: seeded PRNG, hashing, file and process utilities.
 #pragma once
+#include <csignal>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,6 +42,10 @@ double now_s();           // monotonic seconds
 std::string env(const char* name, const std::string& def = "");
 std::vector<std::string> split(const std::string& s, char sep);
 std::string sanitize(const std::string& s);  // a file-name-safe rendering of a case ID
+
+// Set from a signal handler (SIGTERM/SIGINT) to the signal's number: whatever runs long (module preparation, the
+// batch executor, exploration) stops at once and reports what is left as interrupted.
+extern volatile sig_atomic_t g_stop_requested;
 
 // In a forked child: executes argv (found on PATH), or prints 'cannot execute <what><argv[0]>: <why>' and exits
 // 127.

@@ -16,8 +16,6 @@
 
 namespace ptxcts::run {
 
-volatile sig_atomic_t g_stop_requested = 0;
-
 namespace {
 
 struct Slot {

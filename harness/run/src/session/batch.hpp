@@ -28,13 +28,18 @@ struct BatchOptions {
   bool repro = true;              // workers write repro bundles for fails and divergences
 };
 
+// Where one batch's time went (results.json's `timing`, harness/results/schema.py TIMING_FIELDS).
+struct BatchTiming {
+  std::string load_path, target;
+  size_t cases = 0, rerun_alone = 0, traps = 0;
+  int workers = 0;
+  double batch_s = 0, rerun_s = 0, trap_s = 0;
+};
+
 using ProgressFn = std::function<void(const CaseResult&)>;
 
-// Set from a signal handler (SIGTERM/SIGINT) to the signal's number: run_batch stops its workers at once (kills
-// them; none outlives the batch), keeps every result measured, and reports every other case `skipped` with the
-// message "interrupted".
-extern volatile sig_atomic_t g_stop_requested;
-
+// After g_stop_requested (util.hpp) run_batch stops its workers at once (kills them; none outlives the batch),
+// keeps every result measured, and reports every other case `skipped` with the message "interrupted".
 std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, const BatchOptions& o, ProgressFn progress);
 
 // Worker mode (worker.cpp): reads case lines (case_line) from stdin, writes "S <id>" before and "R <json>" after

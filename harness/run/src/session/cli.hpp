@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "batch.hpp"
 #include "case.hpp"
 #include "exec.hpp"
 #include "plan.hpp"
@@ -17,14 +18,6 @@ struct Selection {
   std::vector<std::string> families;  // family names
   std::vector<std::string> filters;   // substrings of the case ID
   int shard_index = 0, shard_count = 1;
-};
-
-// Where one batch's time went (results.json's `timing`, harness/results/schema.py TIMING_FIELDS).
-struct BatchTiming {
-  std::string load_path, target;
-  size_t cases = 0, rerun_alone = 0, traps = 0;
-  int workers = 0;
-  double batch_s = 0, rerun_s = 0, trap_s = 0;
 };
 
 struct Session {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "batch.hpp"
 #include "case.hpp"
-#include "cli.hpp"
 #include "exec.hpp"
 #include "toolchain.hpp"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "case.hpp"
-#include "plan.hpp"
+#include "plan_options.hpp"
 #include "util.hpp"
 
 namespace ptxcts::run {
@@ -17,20 +17,14 @@ namespace field = contract::field;  // run field names: field::load_mode, ...
 
 using Variant = std::pair<std::string, Json>;  // (variant name after '#', parameters)
 
+// Exploration draws its own cases with these drivers' `build` (harness/explore/src/explore_registry.hpp).
 struct AbiDriver {
   std::function<std::vector<Variant>(const Form&, const PlanOptions&)> variants;
   std::function<void(const RunCase&, Rng&, const PlanOptions&, Setup&)> build;
-  // Exploration (explore.hpp): the parameters of one case drawn at random, weighted toward boundaries, as the
-  // explicit params `build` takes (null: nothing to draw for this form; {"encode_only": true, "map": ...}: an
-  // illegal tensor map, judged by the driver's encode call); and simpler parameter sets than `params`, for
-  // shrinking a finding (each one step simpler; `build` refuses the ones that are not legal).
-  std::function<Json(const Form&, Rng&, const PlanOptions&)> draw;
-  std::function<std::vector<Json>(const Form&, const Json&)> simplify;
 };
 using AbiRegistry = std::map<std::string, AbiDriver>;
 const AbiRegistry& abi_registry();
-// Sets an ABI's planner (variants, build) and leaves its exploration (draw, simplify) as it is, so the families'
-// registrations do not depend on their order.
+// Sets an ABI's planner (variants, build).
 template <typename V, typename B>
 void set_plan(AbiRegistry& r, const std::string& abi, V variants, B build) {
   r[abi].variants = variants;
@@ -41,8 +35,6 @@ void register_cp_async(AbiRegistry& r);
 void register_bulk(AbiRegistry& r);
 void register_tensor(AbiRegistry& r);
 void register_encode(AbiRegistry& r);  // driver-API cases of cuTensorMapEncode* (tensor_encode.cpp)
-void register_explore_tensor(AbiRegistry& r);  // draw/simplify of the tensor families (explore_tensor.cpp)
-void register_explore_bulk(AbiRegistry& r);    // draw/simplify of bulk copies, reductions, cp.async (explore_bulk.cpp)
 
 // A form's run fields, by the contract's names (field::<name>; contract.hpp). The form passed the contract's
 // check when it was loaded, so a present field has the contract's type; `def` stands for an optional field the

@@ -16,8 +16,6 @@ const AbiRegistry& abi_registry() {
     register_bulk(x);
     register_tensor(x);
     register_encode(x);
-    register_explore_tensor(x);
-    register_explore_bulk(x);
     return x;
   }();
   return r;
