@@ -1,6 +1,5 @@
-// The strict RFC 8259 reader behind Json::parse (json.cpp), every error with its line and column, and the table of
-// short escapes the reader and the writer share. Internal to ptxcts_json: included by json.cpp only.
-#pragma once
+// Json::parse: the strict RFC 8259 reader, every error with its line and column. The writer is json.cpp; the short
+// escapes both use are json_escapes.hpp.
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -8,28 +7,9 @@
 
 #include "ptxcts/json.hpp"
 
-namespace ptxcts {
+#include "json_escapes.hpp"
 
-// RFC 8259 section 7: the two-character escapes, each as the letter after the backslash and the byte it stands for.
-// The reader takes all of them; the writer (json_escape) writes those marked `written` and every other control
-// byte as \u00XX.
-struct ShortEscape {
-  char letter, byte;
-  bool written;
-};
-constexpr ShortEscape kShortEscapes[] = {{'"', '"', true},    {'\\', '\\', true}, {'/', '/', false},
-                                         {'b', '\b', false},  {'f', '\f', false},  {'n', '\n', true},
-                                         {'r', '\r', true},   {'t', '\t', true}};
-inline const ShortEscape* short_escape_of_letter(char letter) {
-  for (const ShortEscape& e : kShortEscapes)
-    if (e.letter == letter) return &e;
-  return nullptr;
-}
-inline const ShortEscape* short_escape_written_for(char byte) {
-  for (const ShortEscape& e : kShortEscapes)
-    if (e.written && e.byte == byte) return &e;
-  return nullptr;
-}
+namespace ptxcts {
 
 // RFC 8259 section 2-7, with the position of the first offending byte in every error.
 class JsonParser {
@@ -287,5 +267,10 @@ class JsonParser {
     }
   }
 };
+
+Json Json::parse(const std::string& text) { return parse(text, ParseOptions{}); }
+Json Json::parse(const std::string& text, const ParseOptions& options) {
+  return JsonParser(text, options).parse_document();
+}
 
 }  // namespace ptxcts
