@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "session.hpp"
 #include "explore_options.hpp"
 
 namespace ptxcts::run {

@@ -121,7 +121,7 @@ void Explorer::write(double wall, bool interrupted) {
       row.variant = "explored." + hex(case_seed(0, f.sig + "|" + f.minimal.params.dump())).substr(0, 12);
       row.id = row.form + "#" + row.variant;
       row.params = draw::clone(f.minimal.params);
-      // A case that traps runs in the run tier's serial trap phase, alone (cli.cpp).
+      // A case that traps runs in the run tier's serial trap phase, alone (session.cpp).
       if (f.minimal_result.cls == cls::crash || f.minimal_result.cls == cls::timeout) row.params["traps"] = true;
       Json found = Json::object();
       found["signature"] = f.sig;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "session.hpp"
 #include "explore_coverage.hpp"
 #include "explore_options.hpp"
 #include "util.hpp"

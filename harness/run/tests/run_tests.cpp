@@ -16,7 +16,7 @@
 #include <map>
 #include <memory>
 
-#include "cli.hpp"
+#include "session.hpp"
 #include "manifest.hpp"
 #include "options.hpp"
 #include "output.hpp"

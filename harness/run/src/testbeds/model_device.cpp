@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "cli.hpp"
+#include "session.hpp"
 #include "exec.hpp"
 #include "plan.hpp"
 #include "util.hpp"

@@ -11,7 +11,7 @@
 #include "batch.hpp"
 #include "explored.hpp"
 #include "model_device.hpp"
-#include "cli.hpp"
+#include "session.hpp"
 #include "manifest.hpp"
 #include "options.hpp"
 #include "output.hpp"

@@ -1,4 +1,4 @@
-#include "cli.hpp"
+#include "session.hpp"
 
 #include <unistd.h>
 
