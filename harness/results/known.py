@@ -1,13 +1,12 @@
-#!/usr/bin/env python3
 """Known findings of the run tier: which non-passing results are covered by a reviewed finding
 (results/expectations/run.toml) or an unexpired waiver (results/waivers.toml).
 
-The waiver rules are harness/results' own (results.waivers: the same loader, the same matching and ranges the
-gate uses); the findings file follows the same syntax for its ranges. One implementation, called by the run
-tier's GoogleTest front (harness/run/tests/run_tests.cpp) as a process:
+A finding's scope is a waiver's (waivers.Scope: the same globs and ranges the gate uses). One implementation,
+used by the coverage report (coverage.py) and, as a process, by the run tier's GoogleTest front
+(harness/run/tests/run_tests.cpp), with harness/ on PYTHONPATH:
 
-    python3 harness/run/known.py [--root ROOT] [--expectations FILE] [--waivers FILE] [--today YYYY-MM-DD] --check
-    python3 harness/run/known.py ... --match < request.json > answer.json
+    python3 -m results known [--root ROOT] [--expectations FILE] [--waivers FILE] [--today YYYY-MM-DD] --check
+    python3 -m results known ... --match < request.json > answer.json
 
 request: {"device": {"name", "sm", "cc"} | null, "toolchain": {...results.json's toolchain...},
           "cases": [{"id", "target", "ptx", "load_path", "class"}, ...]}
@@ -18,17 +17,17 @@ waiver; class_differs = a finding covers the case for another class; new = nothi
 Files: --expectations / --waivers, else PTXCTS_RUN_EXPECTATIONS / PTXCTS_WAIVERS, else ROOT/results/...
 Exit: 0, 2 usage, 3 a malformed findings or waiver file (FILE:LINE: FIELD: what is wrong).
 """
-import argparse
 import datetime
-import fnmatch
 import json
 import os
 import re
 import sys
 import tomllib
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(HERE))
+from . import waivers
+from .errors import InputError, ResultsError, UsageError
+
+ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 VERSION = 1
 REQUIRED = ("id", "cases", "class", "note", "reviewed")
@@ -36,40 +35,17 @@ OPTIONAL = ("load_path", "target", "device", "driver", "toolkit", "seen", "expir
 FINDING_CLASSES = ("fail", "compile_error", "crash", "timeout")
 
 
-def _imports(root):
-    sys.path.insert(0, os.path.join(root, "harness"))
-    from results import waivers  # noqa: E402  (harness/results: the gate's own waiver rules)
-    from results.errors import InputError  # noqa: E402
-    return waivers, InputError
-
-
-class Finding:
+class Finding(waivers.Scope):
     def __init__(self, fields, line):
         self.__dict__.update(fields)
         self.cls = fields["class"]
         self.line = line
 
-    def covers_case(self, key, run, waivers):
-        case_id, target, _, load_path, _ = key
-        if not any(fnmatch.fnmatchcase(case_id, g) for g in self.cases):
-            return False
-        if self.load_path is not None and not fnmatch.fnmatchcase(load_path, self.load_path):
-            return False
-        if self.target is not None and not fnmatch.fnmatchcase(target, self.target):
-            return False
-        device, toolchain = run.device, run.toolchain
-        v = waivers._version
-        if self.device is not None and not waivers.in_range(v(device["cc"]) if device else None, self.device):
-            return False
-        if self.driver is not None and not waivers.in_range(v(toolchain.get("driver")), self.driver):
-            return False
-        if self.toolkit is not None and not waivers.in_range(
-                v(toolchain.get("ptxas") or toolchain.get("cuda_runtime")), self.toolkit):
-            return False
-        return True
+    def covers_case(self, key, run):
+        return self.in_scope(self.cases, key, run)
 
 
-def load_findings(path, waivers, InputError):
+def load_findings(path):
     text = open(path, encoding="utf-8").read()
     try:
         doc = tomllib.loads(text)
@@ -132,14 +108,14 @@ class Run:
         self.device, self.toolchain = device, toolchain or {}
 
 
-def judge(cases, run, findings, waiver_list, today, waivers, files):
+def judge(cases, run, findings, waiver_list, today, files):
     answers = []
     for c in cases:
         key = (c["id"], c["target"], c["ptx"], c["load_path"], run.device["sm"] if run.device else None)
         cls = c["class"]
         answer = {"verdict": "new", "by": None, "name": None, "text": ""}
         for f in findings:
-            if not f.covers_case(key, run, waivers):
+            if not f.covers_case(key, run):
                 continue
             if f.cls != cls:
                 answer = {"verdict": "class_differs", "by": "finding", "name": f.id,
@@ -170,8 +146,7 @@ def judge(cases, run, findings, waiver_list, today, waivers, files):
     return answers
 
 
-def main(argv):
-    ap = argparse.ArgumentParser(prog="known.py", description=__doc__.split("\n")[0])
+def add_arguments(ap):
     ap.add_argument("--root", default=ROOT)
     ap.add_argument("--expectations", help="default ROOT/results/expectations/run.toml")
     ap.add_argument("--waivers", help="default ROOT/results/waivers.toml")
@@ -179,29 +154,22 @@ def main(argv):
     mode = ap.add_mutually_exclusive_group(required=True)
     mode.add_argument("--check", action="store_true", help="only check that both files are well-formed")
     mode.add_argument("--match", action="store_true", help="answer a request on stdin")
-    try:
-        a = ap.parse_args(argv)
-    except SystemExit as e:
-        return 2 if e.code else 0
-    waivers, InputError = _imports(a.root)
+
+
+def main(a):
+    """python3 -m results known: exit 0, 2 usage, 3 a malformed findings or waiver file or request."""
     # PTXCTS_RUN_EXPECTATIONS / PTXCTS_WAIVERS: other files (tests; a reviewer trying a change before committing).
     exp = a.expectations or os.environ.get("PTXCTS_RUN_EXPECTATIONS") or os.path.join(a.root, "results", "expectations", "run.toml")
     wai = a.waivers or os.environ.get("PTXCTS_WAIVERS") or os.path.join(a.root, "results", "waivers.toml")
     try:
         today = datetime.date.fromisoformat(a.today) if a.today else datetime.datetime.now(datetime.timezone.utc).date()
     except ValueError:
-        sys.stderr.write(f"known.py: --today {a.today!r}: expected YYYY-MM-DD\n")
-        return 2
+        raise UsageError(f"--today {a.today!r}: expected YYYY-MM-DD") from None
     for p in (exp, wai):
         if not os.path.isfile(p):
-            sys.stderr.write(f"known.py: {p}: no such file\n")
-            return 2
-    try:
-        findings = load_findings(exp, waivers, InputError)
-        waiver_list = waivers.load(wai)
-    except InputError as e:
-        sys.stderr.write(f"{e}\n")
-        return 3
+            raise UsageError(f"{p}: no such file")
+    findings = load_findings(exp)
+    waiver_list = waivers.load(wai)
     if a.check:
         print(json.dumps({"findings": len(findings), "waivers": len(waiver_list)}))
         return 0
@@ -214,12 +182,7 @@ def main(argv):
                 if not isinstance(c.get(k), str):
                     raise ValueError(f"a case lacks {k!r}")
     except (ValueError, KeyError, TypeError) as e:
-        sys.stderr.write(f"known.py: the request on stdin is malformed: {e}\n")
-        return 3
+        raise ResultsError(f"the request on stdin is malformed: {e}") from None
     rel = lambda p: os.path.relpath(p, a.root) if p.startswith(a.root) else p  # noqa: E731
-    print(json.dumps({"cases": judge(cases, run, findings, waiver_list, today, waivers, (rel(exp), rel(wai)))}))
+    print(json.dumps({"cases": judge(cases, run, findings, waiver_list, today, (rel(exp), rel(wai)))}))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
