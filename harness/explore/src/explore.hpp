@@ -2,7 +2,7 @@
 // driver API name (each family's draw, abi.hpp), run in the run tier's isolated workers and judged byte for byte
 // by the model and its named alternatives. A disagreement no alternative explains is shrunk (each family's
 // simplify, greedily, while it still reproduces), deduplicated by a signature, and kept as a permanent case of
-// the regular run tier (harness/run/cases/explored.jsonl). Writes DIR/explore.json (counts, rate, findings,
+// the regular run tier (results/explore/explored.jsonl). Writes DIR/explore.json (counts, rate, findings,
 // coverage), DIR/coverage.svg and DIR/summary.txt.
 #pragma once
 #include <stdexcept>

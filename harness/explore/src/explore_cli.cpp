@@ -33,7 +33,7 @@ const char* kUsage =
     "  --timeout S       host watchdog per case, seconds (default 5)\n"
     "  --toolchain T     as for ./ptxcts run\n"
     "  --out DIR         results folder (default results/explore/<id>)\n"
-    "  --cases-file P    where permanent cases go (default harness/run/cases/explored.jsonl); 'none': nowhere\n"
+    "  --cases-file P    where permanent cases go (default results/explore/explored.jsonl); 'none': nowhere\n"
     "  --device D        gpu (default), or model[:FAULT]: no GPU, the reference model is the device, with FAULT\n"
     "                    planted (the CPU self-test of exploration and shrinking)\n"
     "  --quiet           no progress line\n"

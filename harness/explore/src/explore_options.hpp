@@ -15,7 +15,7 @@ struct ExploreOptions {
   std::vector<std::string> families;  // empty: every family with a draw
   double shrink_s = 120;              // time for shrinking all findings of the run; 0: none (a --resume shrinks)
   std::string out_dir;
-  std::string cases_file;             // permanent cases (default harness/run/cases/explored.jsonl); "" = none
+  std::string cases_file;             // permanent cases (default results/explore/explored.jsonl); "" = none
   std::string id;                     // the exploration's id (folder name)
   bool quiet = false;                 // no progress line
   Json resumed;                       // --resume: the earlier segments' explore.json (null: a new exploration)

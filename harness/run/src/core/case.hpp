@@ -25,7 +25,7 @@ struct RunCase {
   std::string ptx = "9.0";
   std::string not_supported;      // set by the planner when the device cannot run it (with the reason)
   // A case whose parameters are data, not a recipe the planner derives from the form (exploration's drawn
-  // and shrunk cases, harness/run/cases/explored.jsonl): the parent sends it to the worker whole (case_line).
+  // and shrunk cases, results/explore/explored.jsonl): the parent sends it to the worker whole (case_line).
   bool explicit_params = false;
 };
 

@@ -12,7 +12,7 @@ namespace ptxcts::run {
 
 std::string explored_cases_path() {
   std::string e = env("PTXCTS_EXPLORED_CASES");  // tests point the run tier at a file of their own
-  return e.empty() ? ptxcts_root() + "/harness/run/cases/explored.jsonl" : e;
+  return e.empty() ? ptxcts_root() + "/results/explore/explored.jsonl" : e;
 }
 
 std::vector<ExploredRow> read_explored(const std::string& path) {

@@ -1,4 +1,4 @@
-// The permanent cases exploration found (harness/run/cases/explored.jsonl): one JSON object per line,
+// The permanent cases exploration found (results/explore/explored.jsonl): one JSON object per line,
 // {"id", "form", "variant", "params", "found": {...}}, sorted by id. The regular run tier plans every row whose
 // form is selected (plan.cpp) as an explicit case, so what exploration found once is checked on every run.
 #pragma once
@@ -10,7 +10,7 @@
 
 namespace ptxcts::run {
 
-std::string explored_cases_path();  // <tree>/harness/run/cases/explored.jsonl, or $PTXCTS_EXPLORED_CASES
+std::string explored_cases_path();  // <tree>/results/explore/explored.jsonl, or $PTXCTS_EXPLORED_CASES
 
 // A permanent-cases file that cannot be read as one (exit 3 where a command meets it).
 struct MalformedCasesFile : std::runtime_error {

@@ -10,7 +10,7 @@ struct PlanOptions {
   int max_smem = 227 * 1024;  // device limit for one CTA's window (cudaDevAttrMaxSharedMemoryPerBlockOptin)
   int smem_guard = 256;  // tensor cases: shared-memory guard bytes past the box's largest extent (--smem-guard)
   std::vector<std::string> families;  // plan only these families (empty: all); workers get their batch's
-  bool explored = true;  // plan exploration's permanent cases too (harness/run/cases/explored.jsonl)
+  bool explored = true;  // plan exploration's permanent cases too (results/explore/explored.jsonl)
 };
 
 }  // namespace ptxcts::run
