@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "ptxcts/ref/tensormap.hpp"
+#include "ptxcts/xml.hpp"
 #include "tensor_form.hpp"
 #include "tensor_maps.hpp"
 #include "util.hpp"
@@ -210,7 +211,7 @@ std::string Coverage::svg(const std::string& title) const {
   std::ostringstream s;
   const int h = 40 + row * int(order_.size());
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + width + 90 << "\" height=\"" << h
-    << "\" font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"4\" y=\"16\" font-weight=\"bold\">" << json_escape(title)
+    << "\" font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"4\" y=\"16\" font-weight=\"bold\">" << xml_escape(title)
     << ": share of each parameter's value bins reached</text>\n";
   int y = 30;
   for (auto& name : order_) {
@@ -219,7 +220,7 @@ std::string Coverage::svg(const std::string& title) const {
     for (auto& b : p.bins) reached += p.hits.count(b);
     const double share = p.bins.empty() ? 0 : double(reached) / double(p.bins.size());
     const char* colour = share >= 0.999 ? "#3a7d44" : share >= 0.5 ? "#d9a21b" : "#c0392b";
-    s << "<text x=\"4\" y=\"" << y + 12 << "\">" << json_escape(name) << "</text>"
+    s << "<text x=\"4\" y=\"" << y + 12 << "\">" << xml_escape(name) << "</text>"
       << "<rect x=\"" << left << "\" y=\"" << y + 2 << "\" width=\"" << width << "\" height=\"" << row - 4
       << "\" fill=\"#eee\"/><rect x=\"" << left << "\" y=\"" << y + 2 << "\" width=\"" << int(width * share)
       << "\" height=\"" << row - 4 << "\" fill=\"" << colour << "\"/>"
