@@ -1,7 +1,7 @@
 // The model device: with --device model[:FAULT] a worker launches nothing and the "device" is harness/refmodel
 // itself -- a copy of the model's answer, into which FAULT plants one wrong behaviour under stated conditions.
 // The exploration tier's CPU test uses it: exploring against a planted fault must find it and shrink it to the
-// minimal case the fault's condition allows (harness/run/tests/explore_test.py).
+// minimal case the fault's condition allows (harness/explore/tests/explore_test.py).
 #pragma once
 #include <cstdint>
 #include <string>
