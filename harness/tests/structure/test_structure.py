@@ -2,6 +2,7 @@
 """The project's structure rules (CTest label `structure`, CPU only, no build needed):
 
 - no two modules of the harness's C++ include each other, directly or around a longer loop (structure.py);
+- the run tier's folders are floors: core, testbeds, worker, session, each including only itself and those below;
 - no code folder holds more than 20 files or 25 % of the code's lines;
 - the Python floor: one version, the one the top-level CMakeLists.txt asks for, which every Python file's syntax
   keeps to and which the standard modules the code imports need.
@@ -47,6 +48,26 @@ class IncludeGraph(unittest.TestCase):
         graph = {("harness/x", "a"): {("harness/x", "b")}, ("harness/x", "b"): {("harness/x", "a")},
                  ("harness/x", "c"): {("harness/x", "a")}}
         self.assertEqual(structure.cycles(graph), [[("harness/x", "a"), ("harness/x", "b")]])
+
+
+# The run tier's floors, lowest first (harness/run/README.md).
+RUN_FLOORS = ["core", "testbeds", "worker", "session"]
+
+
+class RunTierFloors(unittest.TestCase):
+    def test_no_include_runs_up_a_floor(self):
+        _, why = structure.include_graph(structure.tracked_files())
+        prefix = "harness/run/src/"
+        floor = lambda f: RUN_FLOORS.index(f[len(prefix):].split("/")[0])  # noqa: E731
+        seen, up = 0, []
+        for pairs in why.values():
+            for f, t in pairs:
+                if f.startswith(prefix) and t.startswith(prefix):
+                    seen += 1
+                    if floor(t) > floor(f):
+                        up.append(f"{f} includes {t}")
+        self.assertGreater(seen, 50, "no includes between run-tier files found")
+        self.assertEqual(up, [], "includes that run up a floor (move the shared part down):\n" + "\n".join(up))
 
 
 class Folders(unittest.TestCase):

@@ -42,8 +42,4 @@ using ProgressFn = std::function<void(const CaseResult&)>;
 // keeps every result measured, and reports every other case `skipped` with the message "interrupted".
 std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, const BatchOptions& o, ProgressFn progress);
 
-// Worker mode (worker.cpp): reads case lines (case_line) from stdin, writes "S <id>" before and "R <json>" after
-// each case on stdout.
-int worker_main(int argc, char** argv);
-
 }  // namespace ptxcts::run

@@ -18,6 +18,7 @@
 #include "plan.hpp"
 #include "repro.hpp"
 #include "util.hpp"
+#include "worker.hpp"
 
 using namespace ptxcts::run;
 

@@ -3,11 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
 #include "batch.hpp"
+#include "judge.hpp"
 #include "manifest.hpp"
+#include "model_device.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "util.hpp"
@@ -291,6 +294,36 @@ std::vector<CaseResult> Session::execute() {
   }
   if (!quiet) prog.finish();
   return out;
+}
+
+int dry_build(Session& ses, bool judge_too) {
+  int bad = 0, unsupported = 0;
+  double t0 = now_s();
+  for (auto& c : ses.cases) {
+    if (!c.not_supported.empty()) {
+      ++unsupported;
+      std::printf("not_supported: %s: %s\n", c.id.c_str(), c.not_supported.c_str());
+      continue;
+    }
+    Setup s;
+    try {
+      build_setup(c, case_seed(ses.seed, c.id), ses.plan, s);
+      if (judge_too && !s.encode_only) {
+        Image act = s.expected;
+        if (!act.smem.empty()) act.smem[act.smem.size() / 2] ^= 1;  // a corrupted copy of the expectation
+        CaseResult r;
+        double tj = now_s();
+        judge(c, s, s.gsrc, act, correct_status(s), r);
+        std::printf("%s: %s %.1f ms: %s\n", c.id.c_str(), r.cls.c_str(), (now_s() - tj) * 1e3, r.message.substr(0, 300).c_str());
+      }
+    } catch (const std::exception& e) {
+      ++bad;
+      std::printf("harness error: %s: %s\n", c.id.c_str(), e.what());
+    }
+  }
+  std::printf("dry build: %zu cases (%d not_supported by %s), %d harness error(s), %.2f s\n", ses.cases.size(),
+              unsupported, ses.toolchain.describe().c_str(), bad, now_s() - t0);
+  return bad ? 1 : 0;
 }
 
 }  // namespace ptxcts::run

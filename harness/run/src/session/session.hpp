@@ -58,5 +58,8 @@ std::string result_key(const std::string& load_path, const std::string& target, 
 // The families a selection may name: the manifest's, plus the driver-API family tensormap.encode.
 std::vector<std::string> known_families(const std::vector<Form>& forms);
 std::string self_exe(const char* argv0);
+// ptxcts-run --dry-build [--dry-judge]: builds every selected case's images and expectation on the CPU, and with
+// judge=true judges a corrupted copy of each (the failure path: alternatives, messages). Returns the exit status.
+int dry_build(Session& ses, bool judge);
 
 }  // namespace ptxcts::run

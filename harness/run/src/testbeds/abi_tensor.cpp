@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "abi.hpp"
-#include "exec.hpp"
+#include "judge.hpp"
 #include "ptxcts/ref/tensor.hpp"
 #include "device_quirks.hpp"
 #include "tensor_form.hpp"

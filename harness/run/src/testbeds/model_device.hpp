@@ -21,10 +21,4 @@ std::vector<uint32_t> correct_status(const Setup& s);
 // planted fault applied first.
 CaseResult run_on_model(const RunCase& c, const Setup& s, const std::string& device);
 
-
-struct Session;
-// ptxcts-run --dry-build [--dry-judge]: builds every selected case's images and expectation on the CPU, and with
-// judge=true judges a corrupted copy of each (the failure path: alternatives, messages). Returns the exit status.
-int dry_build(Session& ses, bool judge);
-
 }  // namespace ptxcts::run

@@ -7,7 +7,7 @@
 #include <iostream>
 #include <map>
 
-#include "batch.hpp"
+#include "worker.hpp"
 #include "exec.hpp"
 #include "manifest.hpp"
 #include "model_device.hpp"

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "exec.hpp"
+#include "judge.hpp"
 #include "util.hpp"
 
 namespace ptxcts::run {
