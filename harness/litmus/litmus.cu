@@ -37,6 +37,8 @@
 #include <string>
 #include <vector>
 
+#include "litmus_report.hpp"
+
 namespace cg = cooperative_groups;
 
 namespace {
@@ -431,9 +433,11 @@ int main(int argc, char** argv) {
               fault ? "fault caught?" : "verdict");
   FILE* js = json.empty() ? nullptr : std::fopen(json.c_str(), "w");
   if (!json.empty() && !js) { std::fprintf(stderr, "litmus: --json %s: cannot write\n", json.c_str()); return 2; }
-  if (js) std::fprintf(js, "{\"schema\": \"ptxcts-litmus\", \"version\": 1, \"device\": \"%s\", \"seed\": %" PRIu64
-                       ", \"iters\": %" PRIu64 ", \"fault\": %s, \"cases\": [", prop.name, seed, iters,
-                       fault ? "true" : "false");
+  ptxcts::litmus::Report report;
+  report.device = prop.name;
+  report.seed = seed;
+  report.iters = iters;
+  report.fault = fault;
   int bad = 0;
   for (size_t k = 0; k < names.size(); ++k) {
     Outcome o = run_case(names[k], fault, seed, int(iters), cold, n, dst, prop.multiProcessorCount);
@@ -443,11 +447,9 @@ int main(int argc, char** argv) {
                 o.violations, o.ms, fault ? (ok ? "caught" : "NOT CAUGHT") : (ok ? "pass" : "FAIL"));
     std::printf("    replay: ptxcts-litmus --case %s --seed %" PRIu64 " --iters %" PRIu64 "%s\n", names[k].c_str(),
                 seed, iters, fault ? " --fault" : "");
-    if (js) std::fprintf(js, "%s\n {\"case\": \"%s\", \"blocks\": %d, \"checks\": %lld, \"violations\": %llu, "
-                         "\"ms\": %.3f, \"ok\": %s}", k ? "," : "", names[k].c_str(), o.blocks, o.checks,
-                         o.violations, o.ms, ok ? "true" : "false");
+    report.cases.push_back({names[k], o.blocks, o.checks, o.violations, o.ms, ok});
   }
-  if (js) { std::fprintf(js, "\n]}\n"); std::fclose(js); }
+  if (js) { std::fputs(ptxcts::litmus::report_json(report).c_str(), js); std::fclose(js); }
   std::printf("litmus: %zu case(s), %d %s\n", names.size(), bad,
               fault ? "planted fault(s) NOT caught" : "with violations (a wait returned early)");
   return bad ? 1 : 0;

@@ -1,8 +1,9 @@
-"""python3 -m results {report,gate,diff,bundle,validate,merge} ... (./ptxcts report / gate / diff / ... call them)."""
+"""python3 -m results {report,gate,diff,bundle,validate,merge,known} ... (./ptxcts report / gate / diff / ... call them;
+known: the run tier's GoogleTest front calls it)."""
 import argparse
 import sys
 
-from . import bundle, diff, gate, merge, report, schema
+from . import bundle, diff, gate, known, merge, report, schema
 from .errors import EXIT_USAGE, ResultsError
 
 
@@ -62,13 +63,15 @@ def main(argv=None):
     m.add_argument("--out", required=True, metavar="DIR")
     m.add_argument("--run-id", required=True)
     m.add_argument("--prefer-later", action="store_true")
+    known.add_arguments(sub.add_parser("known", help="which run-tier findings a reviewed finding or a waiver covers "
+                                       "(--check: both files parse; --match: answer a request on stdin)"))
     try:
         args = p.parse_args(argv)
     except SystemExit as e:
         return EXIT_USAGE if e.code else 0
     verbs = {"report": report.main, "gate": gate.run_gate, "diff": diff.main, "bundle": bundle.main,
              "validate": _validate,
-             "merge": _merge}
+             "merge": _merge, "known": known.main}
     try:
         return verbs[args.verb](args)
     except ResultsError as e:

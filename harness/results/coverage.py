@@ -227,29 +227,23 @@ def build(groups, forms, cases, manifest_path, title, baselines_dir=None):
 
 def _known_run_findings(instances):
     """{(column, key): finding id} for the run-tier fails, crashes and timeouts that a reviewed, unexpired finding of
-    results/expectations/run.toml covers: the same judgement the run tier's CTest front makes (harness/run/known.py,
-    one implementation), so the report does not call a reviewed finding unexplained."""
+    results/expectations/run.toml covers: the same judgement the run tier's CTest front makes (known.py, one
+    implementation), so the report does not call a reviewed finding unexplained."""
     runs = {}
     for col, key, case, run in instances:
         if run.tier == "run" and case["class"] in UNEXPLAINED:
             runs.setdefault(id(run), (run, []))[1].append((col, key, case))
-    path = os.path.join(REPO_ROOT, "harness", "run", "known.py")
     expectations = os.path.join(REPO_ROOT, "results", "expectations", "run.toml")
-    if not runs or not os.path.isfile(path) or not os.path.isfile(expectations):
+    if not runs or not os.path.isfile(expectations):
         return {}
     import datetime
-    import importlib.util
-    from . import waivers as waivers_mod
-    from .errors import InputError
-    spec = importlib.util.spec_from_file_location("ptxcts_run_known", path)
-    known = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(known)
-    findings = known.load_findings(expectations, waivers_mod, InputError)
+    from . import known
+    findings = known.load_findings(expectations)
     today = datetime.datetime.now(datetime.timezone.utc).date()
     out = {}
     for run, items in runs.values():
         answers = known.judge([c for _, _, c in items], known.Run(run.device, run.toolchain), findings, [], today,
-                              waivers_mod, (expectations, ""))
+                              (expectations, ""))
         for (col, key, _), a in zip(items, answers):
             if a["verdict"] == "known":
                 out[(col, key)] = a["name"]

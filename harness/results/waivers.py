@@ -33,7 +33,8 @@ OPTIONAL = ("target", "load_path", "classes", "device", "driver", "toolkit")
 _CLAUSE = re.compile(r"(>=|<=|==|!=|>|<)?\s*(sm_[0-9]+|[0-9]+(?:\.[0-9]+)*)")
 
 
-def _version(text):
+def version_of(text):
+    """The leading dotted number of a version string as a tuple ("580.65.06" -> (580, 65, 6)); None without one."""
     m = re.match(r"[0-9]+(?:\.[0-9]+)*", str(text or "").strip())
     return tuple(int(x) for x in m.group(0).split(".")) if m else None
 
@@ -70,7 +71,32 @@ def in_range(value, clauses):
     return True
 
 
-class Waiver:
+class Scope:
+    """Where an entry of a waiver or findings file applies: its case globs, and the optional target and load-path
+    globs and device, driver and toolkit ranges (set as attributes; None = any). The one matching rule of both
+    files (results/waivers.toml here, results/expectations/run.toml in known.py)."""
+
+    def in_scope(self, case_globs, key, run):
+        case_id, target, _, load_path, _ = key
+        if not any(fnmatch.fnmatchcase(case_id, g) for g in case_globs):
+            return False
+        if self.target is not None and not fnmatch.fnmatchcase(target, self.target):
+            return False
+        if self.load_path is not None and not fnmatch.fnmatchcase(load_path, self.load_path):
+            return False
+        device = run.device if run is not None else None
+        toolchain = (run.toolchain if run is not None else None) or {}
+        if self.device is not None and not in_range(version_of(device["cc"]) if device else None, self.device):
+            return False
+        if self.driver is not None and not in_range(version_of(toolchain.get("driver")), self.driver):
+            return False
+        if self.toolkit is not None and not in_range(
+                version_of(toolchain.get("ptxas") or toolchain.get("cuda_runtime")), self.toolkit):
+            return False
+        return True
+
+
+class Waiver(Scope):
     def __init__(self, index, line, fields):
         self.index, self.line = index, line
         self.__dict__.update(fields)
@@ -82,25 +108,9 @@ class Waiver:
         return self.expires < today
 
     def matches(self, key, new_class, run):
-        case_id, target, _, load_path, _ = key
-        if not fnmatch.fnmatchcase(case_id, self.case):
-            return False
-        if self.target is not None and not fnmatch.fnmatchcase(target, self.target):
-            return False
-        if self.load_path is not None and not fnmatch.fnmatchcase(load_path, self.load_path):
-            return False
         if self.classes is not None and new_class not in self.classes:
             return False
-        device = run.device if run is not None else None
-        toolchain = run.toolchain if run is not None else {}
-        if self.device is not None and not in_range(_version(device["cc"]) if device else None, self.device):
-            return False
-        if self.driver is not None and not in_range(_version(toolchain.get("driver")), self.driver):
-            return False
-        if self.toolkit is not None and not in_range(
-                _version(toolchain.get("ptxas") or toolchain.get("cuda_runtime")), self.toolkit):
-            return False
-        return True
+        return self.in_scope([self.case], key, run)
 
 
 def _line_finder(text):

@@ -2,10 +2,7 @@
 import os
 import re
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python < 3.11
-    import tomli as tomllib
+import tomllib
 
 from .errors import MALFORMED, ToolchainError
 

@@ -387,7 +387,7 @@ class KnownFindings(unittest.TestCase):
         self.assertIn("bad.toml:6: finding[0].class: 'crashed' is not a class", r.stderr)
 
     def test_committed_files_parse(self):
-        r = subprocess.run([sys.executable, os.path.join(ROOT, "harness", "run", "known.py"), "--check"],
+        r = subprocess.run([sys.executable, "-m", "results", "known", "--check"], cwd=os.path.join(ROOT, "harness"),
                            capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
 
