@@ -1,0 +1,143 @@
+"""The tier's power: faults planted into the SASS each form lowered to, judged again; a fault is killed when the
+verdict becomes fail. The faults are derived from the rules that concern the form, so that every fact a rule
+checks is attacked, and from the shape of the lowering itself:
+
+* drop RULE: a modifier run the rule demands is removed (.MULTICAST, .ZFILL, .3D, .S.G ...);
+* swap RULE: that run replaced by each other member of the rule's alphabet (.MIN -> .MAX, .3D -> .2D, .S.G ->
+  .G.S, .64 -> .128, .LTC64B -> .LTC256B ...);
+* add RULE: a run the rule forbids is appended (.MULTICAST on a form without multicast::cluster, .BYPASS on .ca);
+* drop operand: the cache-policy operand desc[...] removed (cache_hint), or added (no cache_hint); the
+  ignore-src predicate removed;
+* drop instruction: each core instruction of the lowering removed in turn (CCTL.IVALL of a bulk wait_group,
+  FENCE.VIEW.ASYNC of fence.proxy.async: the early return silicon does not see);
+* duplicate: the principal instruction issued twice;
+* wait count: the DEPBAR.LE count of a wait_group changed;
+* elide: every instruction at the line removed (ptxas dropped the instruction).
+"""
+import re
+import sys
+from collections import Counter, defaultdict
+
+from lower import judge as judgemod
+from lower import key as keymod
+from lower.records import instrs_of
+from lower.sass import Instr
+from ptxcts_gen.lowering import rules_for, rules as rulesmod
+
+ALPHABETS = {
+    "tensor.rank": rulesmod.RANKS, "tensor.load_mode": rulesmod.LOAD_MODE_TOKENS, "bulk.direction":
+    rulesmod.DIRECTION_TOKENS, "reduce.operation": rulesmod.REDOPS, "reduce.type": rulesmod.RED_TYPE_TOKENS,
+    "cp.async.cp_size": ("64", "128"), "cp.async.prefetch_size": rulesmod.PREFETCH_TOKENS,
+}
+
+
+def _with_mnemonic(i, mnemonic):
+    body = f"{mnemonic} {i.operands}".strip()
+    return Instr(i.addr, f"{i.guard} {body}" if i.guard else body, i.ptx_line)
+
+
+def _with_operands(i, ops):
+    body = f"{i.mnemonic} {', '.join(ops)}".strip()
+    return Instr(i.addr, f"{i.guard} {body}" if i.guard else body, i.ptx_line)
+
+
+def _replace_run(mnemonic, old, new):
+    toks = mnemonic.split(".")
+    want = old.split(".")
+    for s in range(1, len(toks) - len(want) + 1):
+        if toks[s:s + len(want)] == want:
+            return ".".join(toks[:s] + (new.split(".") if new else []) + toks[s + len(want):])
+    return None
+
+
+def mutants(form, instrs):
+    """[(kind, mutated instrs)] for one form's lowering."""
+    out = []
+    applied = rules_for(form)
+    core_idx = [n for n, i in enumerate(instrs) if keymod.kind(i) == "core"]
+
+    def at(n, new):
+        return instrs[:n] + [new] + instrs[n + 1:]
+    for rule, d in applied:
+        if d.sequence is not None:
+            continue
+        pidx = [n for n in core_idx if instrs[n].opcode == d.opcode]
+        if not pidx:
+            continue
+        n = pidx[0]
+        p = instrs[n]
+        alphabet = ALPHABETS.get(rule.name, d.has + d.lacks)
+        for run in d.has:
+            m = _replace_run(p.mnemonic, run, "")
+            if m:
+                out.append((f"drop {rule.name}", at(n, _with_mnemonic(p, m))))
+            for other in alphabet:
+                if other != run:
+                    m = _replace_run(p.mnemonic, run, other)
+                    if m:
+                        out.append((f"swap {rule.name}", at(n, _with_mnemonic(p, m))))
+        for run in d.lacks:
+            if not d.has:
+                out.append((f"add {rule.name}", at(n, _with_mnemonic(p, f"{p.mnemonic}.{run}"))))
+        ops = keymod.split_operands(p)
+        if d.tail == "desc" and ops:
+            out.append(("drop operand", at(n, _with_operands(p, ops[:-1]))))
+        elif d.tail == "nodesc":
+            out.append(("add operand", at(n, _with_operands(p, ops + ["desc[UR99]"]))))
+        elif d.tail == "pred" and ops:
+            out.append(("drop operand", at(n, _with_operands(p, ops[:-1]))))
+        elif d.tail == "plain":
+            out.append(("add operand", at(n, _with_operands(p, ops + ["!P6"]))))
+    for n in core_idx:
+        out.append((f"drop instruction", instrs[:n] + instrs[n + 1:]))
+        i = instrs[n]
+        m = re.search(r"(DEPBAR\.LE SB0, )0x([0-9a-f]+)", i.text)
+        if m:
+            k = int(m.group(2), 16)
+            out.append(("wait count", at(n, Instr(i.addr, i.text.replace(m.group(0), f"{m.group(1)}{k + 1:#x}"),
+                                                  i.ptx_line))))
+    if core_idx:
+        n = core_idx[0]
+        out.append(("duplicate", instrs[:n + 1] + [instrs[n]] + instrs[n + 1:]))
+    out.append(("elide", []))
+    return out
+
+
+def run(raw_by):
+    """raw_by: {(form ID, target): (form record, pool result)} of forms whose original lowering passed or not;
+    only those that pass are attacked (a fault in an already failing lowering proves nothing)."""
+    per = defaultdict(Counter)
+    survivors = []
+    for (fid, target), (form, raw) in sorted(raw_by.items()):
+        if "error" in raw:
+            continue
+        instrs = instrs_of(raw["instrs"])
+        if judgemod.judge(form, instrs).cls != judgemod.PASS:
+            continue
+        for kind, mut in mutants(form, instrs):
+            v = judgemod.judge(form, mut)
+            per[kind]["planted"] += 1
+            if v.cls == judgemod.FAIL:
+                per[kind]["killed"] += 1
+            else:
+                per[kind][v.cls] += 1
+                if len(survivors) < 200:
+                    survivors.append({"form": fid, "target": target, "kind": kind, "verdict": v.cls,
+                                      "sass": [i.text for i in mut]})
+    planted = sum(c["planted"] for c in per.values())
+    killed = sum(c["killed"] for c in per.values())
+    return {"planted": planted, "killed": killed, "kill_rate": 100.0 * killed / planted if planted else 0.0,
+            "kinds": {k: dict(v, kill_rate=100.0 * v["killed"] / v["planted"]) for k, v in sorted(per.items())},
+            "survivors": survivors}
+
+
+def print_table(st, stream=sys.stderr):
+    w = max([len(k) for k in st["kinds"]] + [10]) + 2
+    head = f"{'fault kind':<{w}}{'planted':>9}{'killed':>9}{'kill %':>9}{'unruled':>9}{'pass':>7}"
+    stream.write("\n" + head + "\n" + "-" * len(head) + "\n")
+    for k, v in st["kinds"].items():
+        stream.write(f"{k:<{w}}{v['planted']:>9}{v.get('killed', 0):>9}{v['kill_rate']:>9.2f}"
+                     f"{v.get('unruled', 0):>9}{v.get('pass', 0):>7}\n")
+    stream.write("-" * len(head) + "\n" + f"{'total':<{w}}{st['planted']:>9}{st['killed']:>9}{st['kill_rate']:>9.2f}\n")
+    for s in st["survivors"][:10]:
+        stream.write(f"  survived: {s['kind']} {s['form']} @ {s['target']} ({s['verdict']}): {' ; '.join(s['sass'])}\n")
