@@ -5,7 +5,7 @@ import json
 import os
 from collections import Counter, defaultdict
 
-from ptxcts_gen.lowering import RULES
+from ptxcts_gen.lowering import MEANINGFUL_ELSEWHERE, RULES
 
 SILICON_RUN = os.path.join("results", "2026-11-23-sm_90-h100-run", "results.json.gz")
 BAD = ("fail", "crash", "timeout")
@@ -29,7 +29,8 @@ def silicon_forms(root, path=None):
 def rules_coverage(records, silicon=None):
     """[{rule, families, judged, pass, fail, unruled, failed_by_it, targets, sm90_run, sm90_run_pass,
     confirmed_by_silicon, rests_on, observed}] in RULES order."""
-    per = {r.name: Counter() for r in RULES}
+    every = RULES + (MEANINGFUL_ELSEWHERE,)
+    per = {r.name: Counter() for r in every}
     targets = defaultdict(set)
     failed_by = Counter()
     sm90 = defaultdict(lambda: [0, 0])
@@ -45,7 +46,7 @@ def rules_coverage(records, silicon=None):
         for why in d.get("failed", []):
             failed_by[why.split(":", 1)[0]] += 1
     out = []
-    for r in RULES:
+    for r in every:
         ran, ok = sm90[r.name]
         out.append({"rule": r.name, "families": list(r.families), "fields": list(r.fields),
                     "judged": per[r.name]["judged"], "pass": per[r.name]["pass"], "fail": per[r.name]["fail"],

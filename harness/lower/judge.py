@@ -6,7 +6,7 @@ from typing import List, Sequence
 
 from lower import key as keymod
 from lower.sass import Instr
-from ptxcts_gen.lowering import rules_for
+from ptxcts_gen.lowering import KNOWN_MODIFIERS, MEANINGFUL_ELSEWHERE, rules_for
 
 PASS, FAIL, UNRULED = "pass", "fail", "unruled"
 
@@ -115,6 +115,14 @@ def judge(form: dict, instrs: Sequence[Instr], line_text: str = "") -> Verdict:
         elif not seq_rule:
             toks = _runs(i.mnemonic)
             v.unexplained += [f"{i.mnemonic}: .{tok}" for t, tok in enumerate(toks) if (n, t) not in explained]
+    # a modifier with a meaning elsewhere, decided by no rule of this form: a contradiction, not a gap
+    known = [u for u in v.unexplained if ": ." in u and u.rsplit(": .", 1)[1] in KNOWN_MODIFIERS]
+    if known:
+        v.failed += [f"{MEANINGFUL_ELSEWHERE.name}: {u.replace(': .', ' has .')}, which no rule of this form demands"
+                     for u in known]
+        v.rules.append(MEANINGFUL_ELSEWHERE.name)
+        v.cls = FAIL
+        return v
     if not applied:
         v.unexplained.insert(0, f"family {form['family']} (no lowering rule concerns it)")
     if v.unexplained:

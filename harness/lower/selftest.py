@@ -13,6 +13,12 @@ checks is attacked, and from the shape of the lowering itself:
 * duplicate: the principal instruction issued twice;
 * wait count: the DEPBAR.LE count of a wait_group changed;
 * elide: every instruction at the line removed (ptxas dropped the instruction).
+Two kinds are blind to the rules, to measure what the rules do not know:
+* opcode swap: the principal opcode replaced by the family's sibling (UTMALDG <-> UTMASTG, UBLKCP <-> UBLKRED,
+  UTMAPF <-> UBLKPF, UTMAREDG -> UTMASTG, LDGSTS -> LDG);
+* foreign modifier: a modifier that occurs in the lowering of some other form, appended to this form's principal
+  instruction where no rule of this form decides it; the expected verdict is `unruled` (a part of the lowering no
+  rule decides, reported so that a rule gets written), which is detected but not killed.
 """
 import re
 import sys
@@ -50,8 +56,12 @@ def _replace_run(mnemonic, old, new):
     return None
 
 
-def mutants(form, instrs):
-    """[(kind, mutated instrs)] for one form's lowering."""
+SIBLING = {"UTMALDG": "UTMASTG", "UTMASTG": "UTMALDG", "UBLKCP": "UBLKRED", "UBLKRED": "UBLKCP", "UTMAPF": "UBLKPF",
+           "UBLKPF": "UTMAPF", "UTMAREDG": "UTMASTG", "LDGSTS": "LDG"}
+
+
+def mutants(form, instrs, foreign=()):
+    """[(kind, mutated instrs)] for one form's lowering; foreign: modifiers seen in other forms' lowerings."""
     out = []
     applied = rules_for(form)
     core_idx = [n for n, i in enumerate(instrs) if keymod.kind(i) == "core"]
@@ -99,6 +109,13 @@ def mutants(form, instrs):
     if core_idx:
         n = core_idx[0]
         out.append(("duplicate", instrs[:n + 1] + [instrs[n]] + instrs[n + 1:]))
+        p = instrs[n]
+        if p.opcode in SIBLING:
+            out.append(("opcode swap", at(n, _with_mnemonic(p, SIBLING[p.opcode] + p.mnemonic[len(p.opcode):]))))
+        decided = {t for _, d in applied for run in d.has + d.lacks for t in run.split(".")}
+        mine = set(p.mnemonic.split(".")[1:])
+        for tok in [t for t in foreign if t not in mine and t not in decided][:2]:
+            out.append(("foreign modifier", at(n, _with_mnemonic(p, f"{p.mnemonic}.{tok}"))))
     out.append(("elide", []))
     return out
 
@@ -108,13 +125,17 @@ def run(raw_by):
     only those that pass are attacked (a fault in an already failing lowering proves nothing)."""
     per = defaultdict(Counter)
     survivors = []
+    foreign = sorted({t for _, raw in raw_by.values() if "error" not in raw for i in instrs_of(raw["instrs"])
+                      if keymod.kind(i) == "core" for t in i.mnemonic.split(".")[1:]})
     for (fid, target), (form, raw) in sorted(raw_by.items()):
         if "error" in raw:
             continue
         instrs = instrs_of(raw["instrs"])
         if judgemod.judge(form, instrs).cls != judgemod.PASS:
             continue
-        for kind, mut in mutants(form, instrs):
+        # a per-form rotation of the foreign modifiers, so that every one of them is tried somewhere
+        rot = sum(map(ord, fid + target)) % max(len(foreign), 1)
+        for kind, mut in mutants(form, instrs, foreign[rot:] + foreign[:rot]):
             v = judgemod.judge(form, mut)
             per[kind]["planted"] += 1
             if v.cls == judgemod.FAIL:
@@ -126,7 +147,10 @@ def run(raw_by):
                                       "sass": [i.text for i in mut]})
     planted = sum(c["planted"] for c in per.values())
     killed = sum(c["killed"] for c in per.values())
+    flagged = sum(c["unruled"] for c in per.values())
     return {"planted": planted, "killed": killed, "kill_rate": 100.0 * killed / planted if planted else 0.0,
+            "unruled": flagged,
+            "detected_rate": 100.0 * (killed + flagged) / planted if planted else 0.0,
             "kinds": {k: dict(v, kill_rate=100.0 * v["killed"] / v["planted"]) for k, v in sorted(per.items())},
             "survivors": survivors}
 
@@ -138,6 +162,9 @@ def print_table(st, stream=sys.stderr):
     for k, v in st["kinds"].items():
         stream.write(f"{k:<{w}}{v['planted']:>9}{v.get('killed', 0):>9}{v['kill_rate']:>9.2f}"
                      f"{v.get('unruled', 0):>9}{v.get('pass', 0):>7}\n")
-    stream.write("-" * len(head) + "\n" + f"{'total':<{w}}{st['planted']:>9}{st['killed']:>9}{st['kill_rate']:>9.2f}\n")
+    stream.write("-" * len(head) + "\n" + f"{'total':<{w}}{st['planted']:>9}{st['killed']:>9}{st['kill_rate']:>9.2f}"
+                 f"{st['unruled']:>9}\n")
+    stream.write(f"killed (verdict fail): {st['kill_rate']:.2f}%; detected (fail or unruled, never pass): "
+                 f"{st['detected_rate']:.2f}%\n")
     for s in st["survivors"][:10]:
         stream.write(f"  survived: {s['kind']} {s['form']} @ {s['target']} ({s['verdict']}): {' ; '.join(s['sass'])}\n")

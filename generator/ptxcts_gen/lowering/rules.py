@@ -92,20 +92,29 @@ PREFETCH_TOKENS = ("LTC64B", "LTC128B", "LTC256B")
 CTA_GROUP = {"": None, "cta_group::1": None, "cta_group::2": "2CTA"}
 
 
+# The instructions of the group and fence lowerings (sequence demands).
+DEPBAR, CCTL_IVALL, LDGDEPBAR = "DEPBAR.LE", "CCTL.IVALL", "LDGDEPBAR"
+ARRIVE_TRANS, ARRIVES_TRANSCNT, ARRIVES_ARVCNT = ("SYNCS.ARRIVE.TRANS64.RED.A0T1", "ARRIVES.LDGSTSBAR.64.TRANSCNT",
+                                                  "ARRIVES.LDGSTSBAR.64.ARVCNT")
+CMDFLUSH = "UTMACMDFLUSH"
+MEMBAR_GPU, MEMBAR_CTA, FENCE_S, FENCE_G = "MEMBAR.ALL.GPU", "MEMBAR.ALL.CTA", "FENCE.VIEW.ASYNC.S", "FENCE.VIEW.ASYNC.G"
+SEQUENCE_MNEMONICS = (DEPBAR, CCTL_IVALL, LDGDEPBAR, ARRIVE_TRANS, ARRIVES_TRANSCNT, ARRIVES_ARVCNT, CMDFLUSH,
+                      MEMBAR_GPU, MEMBAR_CTA, FENCE_S, FENCE_G)
+
+
 def _hex(n):
     return f"0x{int(n):x}"
 
 
 def _bulk_wait(q):
-    seq = (f"DEPBAR.LE SB0, {_hex(q['n'])}",) + (() if q["instr"].endswith(".read") else ("CCTL.IVALL",))
+    seq = (f"{DEPBAR} SB0, {_hex(q['n'])}",) + (() if q["instr"].endswith(".read") else (CCTL_IVALL,))
     return Demand(sequence=seq) if q.get("n_operand") == "immediate" else None
 
 
 def _fence(q):
-    return Demand(sequence={"": ("MEMBAR.ALL.GPU", "FENCE.VIEW.ASYNC.S"),
-                            "shared::cluster": ("MEMBAR.ALL.GPU", "FENCE.VIEW.ASYNC.S"),
-                            "shared::cta": ("MEMBAR.ALL.CTA", "FENCE.VIEW.ASYNC.S"),
-                            "global": ("FENCE.VIEW.ASYNC.G",)}.get(q.get("space")))
+    seq = {"": (MEMBAR_GPU, FENCE_S), "shared::cluster": (MEMBAR_GPU, FENCE_S), "shared::cta": (MEMBAR_CTA, FENCE_S),
+           "global": (FENCE_G,)}.get(q.get("space"))
+    return Demand(sequence=seq) if seq else None
 
 
 RULES = (
@@ -131,11 +140,13 @@ RULES = (
 
     # ---- cp.async ------------------------------------------------------------------------------------------------
     Rule("cp.async.global_source", ("cp.async",), ("family",),
-         "The source operand `src` is located in the `.global` state space",
+         "Operand `src` specifies a location in the global state space and `dst` specifies a location in the shared "
+         "state space.",
          OBSERVED + ": LDGSTS.E (extended, 64-bit global address)",
          lambda q: Demand(opcode="LDGSTS", has=("E",))),
     Rule("cp.async.cp_size", ("cp.async",), ("cp_size",),
-         "The copy size is a constant `cp-size`. Supported values of `cp-size` are 4, 8, and 16.",
+         "Operand `cp-size` is an integer constant which specifies the size of data in bytes to be copied to the "
+         "destination `dst`.",
          OBSERVED + ": 4 bytes: no width; 8: .64; 16: .128",
          lambda q: _choose(CP_SIZES[q["cp_size"]], ("64", "128"), "LDGSTS") if q.get("cp_size") in CP_SIZES else None),
     Rule("cp.async.cache_operator", ("cp.async",), ("cop",),
@@ -218,23 +229,23 @@ RULES = (
     Rule("cp.async.wait_group", ("cp.async.groups",), ("instr", "n"),
          "`cp.async.wait_group` instruction will cause executing thread to wait till only `N` or fewer of",
          OBSERVED + ": DEPBAR.LE SB0, N",
-         lambda q: Demand(sequence=(f"DEPBAR.LE SB0, {_hex(q['n'])}",))
+         lambda q: Demand(sequence=(f"{DEPBAR} SB0, {_hex(q['n'])}",))
          if q.get("n_operand") == "immediate" else None, instrs=("cp.async.wait_group",)),
     Rule("cp.async.wait_all", ("cp.async.groups",), ("instr",),
          "`cp.async.wait_all` is equivalent to :",
          OBSERVED + ": LDGDEPBAR (the commit) then DEPBAR.LE SB0, 0x0",
-         lambda q: Demand(sequence=("LDGDEPBAR", "DEPBAR.LE SB0, 0x0")), instrs=("cp.async.wait_all",)),
+         lambda q: Demand(sequence=(LDGDEPBAR, f"{DEPBAR} SB0, 0x0")), instrs=("cp.async.wait_all",)),
     Rule("cp.async.mbarrier.arrive", ("cp.async.groups",), ("instr",), "",
          OBSERVED + ": SYNCS.ARRIVE.TRANS64.RED.A0T1 (the pending count raised) then "
          "ARRIVES.LDGSTSBAR.64.TRANSCNT; .noinc: ARRIVES.LDGSTSBAR.64.ARVCNT alone",
-         lambda q: Demand(sequence=("SYNCS.ARRIVE.TRANS64.RED.A0T1", "ARRIVES.LDGSTSBAR.64.TRANSCNT")),
+         lambda q: Demand(sequence=(ARRIVE_TRANS, ARRIVES_TRANSCNT)),
          instrs=("cp.async.mbarrier.arrive",)),
     Rule("cp.async.mbarrier.arrive.noinc", ("cp.async.groups",), ("instr",), "",
          OBSERVED + ": ARRIVES.LDGSTSBAR.64.ARVCNT",
-         lambda q: Demand(sequence=("ARRIVES.LDGSTSBAR.64.ARVCNT",)), instrs=("cp.async.mbarrier.arrive.noinc",)),
+         lambda q: Demand(sequence=(ARRIVES_ARVCNT,)), instrs=("cp.async.mbarrier.arrive.noinc",)),
     Rule("bulk.commit_group", ("cp.async.bulk.groups",), ("instr",), "",
          OBSERVED + ": UTMACMDFLUSH",
-         lambda q: Demand(sequence=("UTMACMDFLUSH",)), instrs=("cp.async.bulk.commit_group",)),
+         lambda q: Demand(sequence=(CMDFLUSH,)), instrs=("cp.async.bulk.commit_group",)),
     Rule("bulk.wait_group", ("cp.async.bulk.groups",), ("instr", "n"),
          "The optional `.read` modifier indicates that the waiting has to be done until all the bulk",
          OBSERVED + ": DEPBAR.LE SB0, N then CCTL.IVALL (the L1 invalidated: the writes become visible); "
@@ -246,6 +257,20 @@ RULES = (
          "(.shared::cta); .global: FENCE.VIEW.ASYNC.G alone",
          _fence, instrs=("fence.proxy.async",)),
 )
+
+
+# Every modifier some rule gives a meaning to (the modifier alphabets, and the modifiers of the sequences). On a form none of whose rules decides it, such a modifier is a
+# contradiction (rule modifiers.meaningful_elsewhere: the lowering claims a property the form does not have, e.g.
+# .2CTA on a prefetch); a modifier no rule knows at all leaves the lowering unruled.
+KNOWN_MODIFIERS = frozenset(
+    t for group in (RANKS, LOAD_MODE_TOKENS, DIRECTION_TOKENS, REDOPS, RED_TYPE_TOKENS, PREFETCH_TOKENS,
+                    ("64", "128", "BYPASS", "ZFILL", "E", "MULTICAST", "DST_G_BYTE_MASK", "2CTA", "L2", "RN"),
+                    tuple(m.split(".", 1)[1] for m in SEQUENCE_MNEMONICS if "." in m))
+    for run in group for t in run.split("."))
+MEANINGFUL_ELSEWHERE = Rule(
+    "modifiers.meaningful_elsewhere", tuple(sorted(set(BULK_OPS) | {"cp.async"})), (), "",
+    "a modifier another rule gives a meaning to (KNOWN_MODIFIERS) appears only where a rule of the form demands it",
+    lambda q: None)
 
 
 def _cache_hint(family):
