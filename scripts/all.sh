@@ -52,6 +52,15 @@ if [ $gpu = 1 ]; then
 else
   step "no GPU here: the run tier is skipped (ctest -L run reports its cases as skipped)"
 fi
+step "lowering tier (SASS of every valid form, judged by the lowering rules; no GPU needed)"
+lrc=0
+./ptxcts lower "${toolchain[@]}" --quiet --out "results/$stamp-lower" || lrc=$?
+if [ -f "results/$stamp-lower/results.json" ]; then
+  runs+=("results/$stamp-lower")
+  ./ptxcts lower --gate "results/$stamp-lower" || { echo "all: the lowering gate found unreviewed changes of key"; lower_gate=1; }
+else
+  echo "all: the lowering tier did not finish (exit $lrc)"
+fi
 step "report"
 ./ptxcts report "${runs[@]}" --out "results/$stamp-report" || echo "all: the report exited $?"
 # The regression gate against the committed baselines (results/baselines/), per run and toolchain.
@@ -65,5 +74,6 @@ for run in "${runs[@]}"; do
     *) echo "all: the gate could not judge $run (exit $r: no baseline for it, or a malformed file)" ;;
   esac
 done
+[ "${lower_gate:-0}" = 0 ] || rc=1
 step "done: results in ${runs[*]}; report in results/$stamp-report/report.html"
 exit $rc
