@@ -72,11 +72,19 @@ def install(name, wheels_dir=None, force=False, log=print):
     root = cache_dir()
     os.makedirs(root, exist_ok=True)
     final = os.path.join(root, name)
+    if not _install_toolchain(name, entry, root, final, wheels_dir, force, log):
+        log(f"toolchains: {name} is installed in {final}")
+    if entry.get("nvdisasm"):
+        install_nvdisasm(name, wheels_dir, force, log)
+    return final
+
+
+def _install_toolchain(name, entry, root, final, wheels_dir, force, log):
+    """ptxas and nvJitLink of the catalog entry into final; False when already there (and not force)."""
     with open(os.path.join(root, ".lock"), "w") as lockf:
         fcntl.flock(lockf, fcntl.LOCK_EX)
         if installed_dir(name) and not force:
-            log(f"toolchains: {name} is installed in {final}")
-            return final
+            return False
         work = tempfile.mkdtemp(prefix=f".{name}-", dir=root)
         try:
             dl = os.path.join(work, "download")
@@ -104,9 +112,7 @@ def install(name, wheels_dir=None, force=False, log=print):
             shutil.rmtree(work, ignore_errors=True)
             raise
     log(f"toolchains: {name} installed in {final} (ptxas {version})")
-    if entry.get("nvdisasm"):
-        install_nvdisasm(name, wheels_dir, force, log)
-    return final
+    return True
 
 
 def nvdisasm_dir(name):
