@@ -1,6 +1,7 @@
 """./ptxcts lower [options]: the lowering tier's command line (run, --selftest, --gate, --explain)."""
 import argparse
 import datetime
+import gzip
 import json
 import os
 import socket
@@ -44,6 +45,9 @@ def parse_args(argv):
     p.add_argument("--out", help="output folder (default results/<run-id>/)")
     p.add_argument("--manifest", default=None, help="manifest folder (default generated/manifest)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--from-lowered", metavar="DIR",
+                   help="judge the SASS a previous run saved (DIR/lowered.json.gz) instead of running ptxas and "
+                        "nvdisasm again (same toolchain; after a change of the rules)")
     p.add_argument("--selftest", action="store_true",
                    help="also plant faults into the SASS each form lowered to and report the kill rate per kind")
     p.add_argument("--min-kill", type=float, default=99.0, metavar="PCT",
@@ -86,7 +90,7 @@ def main(argv):
     except (Usage, results.errors.UsageError) as e:
         sys.stderr.write(f"lower: {e}\n")
         return 2
-    except (Malformed, sass.SassError, cmanifest.ManifestError, keys.BaselineError) as e:
+    except (Malformed, sass.SassError, cmanifest.ManifestError, keys.BaselineError, results.errors.InputError) as e:
         sys.stderr.write(f"lower: {e}\n")
         return 3
     except disasm.DisasmError as e:
@@ -138,7 +142,15 @@ def _run(a):
     out_dir = a.out or os.path.join(root, "results", rid)
     prog = Progress(n_ok, a.quiet)
     t0 = time.monotonic()
-    lowered = pool.run(jobs, m, use_gen, tc.ptxas, dis.path, a.jobs, prog.advance)
+    if a.from_lowered:
+        lowered = _load_lowered(a.from_lowered, tc, dis)
+        missing = [f"{it.case.form}@{it.case.target}" for it in items
+                   if it.arch and (it.case.form, it.case.target) not in lowered]
+        if missing:
+            raise Usage(f"--from-lowered {a.from_lowered}: it has no SASS of {len(missing)} selected forms "
+                        f"(e.g. {missing[0]}): select what that run lowered")
+    else:
+        lowered = pool.run(jobs, m, use_gen, tc.ptxas, dis.path, a.jobs, prog.advance)
     wall = time.monotonic() - t0
     recs, verdicts, raw_by = [], {}, {}
     for it in items:
@@ -147,7 +159,7 @@ def _run(a):
             recs.append(records.record(form, it.case, "not_supported", it.reason))
             continue
         raw = lowered[(it.case.form, it.case.target)]
-        rec, v = records.judged(form, it.case, raw)
+        rec, v = records.judged(form, it.case, raw, tc.name)
         recs.append(rec)
         if v is not None:
             verdicts[(it.case.form, it.case.target)] = v
@@ -162,6 +174,10 @@ def _run(a):
     cov = coverage.rules_coverage(recs, sil)
     st = selftestmod.run(raw_by) if a.selftest else None
     with results.OutputLock(out_dir):
+        # the SASS of every instruction under test, for review and for --from-lowered (not a results document)
+        results.atomic_write(os.path.join(out_dir, "lowered.json.gz"), gzip.compress(json.dumps(
+            {"toolchain": tc.name, "ptxas": tc.ptxas_version, "nvdisasm": dis.version,
+             "lowered": {f"{f}@{t}": r for (f, t), r in sorted(lowered.items())}}).encode(), mtime=0))
         results.write_run(out_dir, doc)
         results.atomic_write(os.path.join(out_dir, "rules.json"), json.dumps(
             {"toolchain": tc.name, "nvdisasm": dis.version, "release_match": dis.matches, "rules": cov},
@@ -210,6 +226,22 @@ class Progress:
                 f"{rate:.0f} forms/s, {el:.0f}s elapsed, ETA {eta:.0f}s")
         self.stream.write(("\r" + line + ("\n" if self.done == self.total else "")) if self.tty else line + "\n")
         self.stream.flush()
+
+
+def _load_lowered(folder, tc, dis):
+    path = os.path.join(folder, "lowered.json.gz")
+    try:
+        with gzip.open(path, "rt") as f:
+            doc = json.load(f)
+        got = {tuple(k.rsplit("@", 1)): v for k, v in doc["lowered"].items()}
+    except OSError as e:
+        raise Usage(f"--from-lowered {folder}: cannot read {path}: {e.strerror or e}")
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise Malformed(f"{path}: not a lowering tier's lowered.json.gz ({type(e).__name__}: {e})")
+    if (doc.get("ptxas"), doc.get("nvdisasm")) != (tc.ptxas_version, dis.version):
+        raise Usage(f"--from-lowered {folder}: lowered by ptxas {doc.get('ptxas')} / nvdisasm {doc.get('nvdisasm')}, "
+                    f"not by this run's ptxas {tc.ptxas_version} / nvdisasm {dis.version}")
+    return got
 
 
 def _explain(a):

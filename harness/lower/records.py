@@ -11,11 +11,22 @@ LOAD_PATH = "sass"
 COLUMNS = ("forms", "located", "pass", "fail", "unruled", "not_supported", "compile_error")
 
 
-def record(form, case, cls, message="", details=None):
+FINDINGS = ("fail", "compile_error")
+
+
+def replay(case, toolchain):
+    """The command that lowers this one form at this target again."""
+    return (f"./ptxcts lower --toolchain '{toolchain}' --form '{case.form}' --target {case.target} "
+            f"--family {case.family}")
+
+
+def record(form, case, cls, message="", details=None, toolchain=None):
     r = {"id": compile_case_id(case.form, case.target, case.ptx), "family": case.family, "form": case.form,
          "target": case.target, "ptx": case.ptx, "load_path": LOAD_PATH, "class": cls}
     if message:
         r["message"] = message
+    if cls in FINDINGS and toolchain:
+        r["replay"] = replay(case, toolchain)
     if details:
         r["details"] = details
     return r
@@ -25,11 +36,11 @@ def instrs_of(raw):
     return [Instr(a, t, n) for a, t, n in raw]
 
 
-def judged(form, case, raw):
+def judged(form, case, raw, toolchain):
     """The record of a form whose SASS was read: raw is pool.lower_cases' entry."""
     if "error" in raw:
         return record(form, case, "compile_error", raw["error"].splitlines()[0][:300],
-                      {"error": raw["error"]}), None
+                      {"error": raw["error"]}, toolchain), None
     instrs = instrs_of(raw["instrs"])
     v = judgemod.judge(form, instrs, raw.get("line", ""))
     details = {"key": v.key, "frame": v.frame, "rules": v.rules, "located": bool(instrs),
@@ -41,7 +52,7 @@ def judged(form, case, raw):
     msg = v.message
     if v.cls == judgemod.FAIL and instrs:
         msg += " | SASS: " + " ; ".join(i.text for i in instrs if i.opcode in _core_opcodes())
-    return record(form, case, v.cls, msg, details), v
+    return record(form, case, v.cls, msg, details, toolchain), v
 
 
 def _core_opcodes():
