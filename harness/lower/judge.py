@@ -57,6 +57,19 @@ def _matches(expected: str, i: Instr) -> bool:
     return expected == i.mnemonic if " " not in expected else expected == keymod.core_text(i)
 
 
+def _sequence_holds(d, core) -> bool:
+    """The core instructions are the demanded sequence: exactly, or with instructions of d.extra added."""
+    if not d.extra:
+        return len(core) == len(d.sequence) and all(_matches(e, i) for e, i in zip(d.sequence, core))
+    want = list(d.sequence)
+    for i in core:
+        if want and _matches(want[0], i):
+            want.pop(0)
+        elif i.mnemonic not in d.extra:
+            return False
+    return not want
+
+
 def judge(form: dict, instrs: Sequence[Instr], line_text: str = "") -> Verdict:
     applied = rules_for(form)
     key, frame = keymod.reduce(instrs)
@@ -72,7 +85,7 @@ def judge(form: dict, instrs: Sequence[Instr], line_text: str = "") -> Verdict:
     for rule, d in applied:
         if d.sequence is not None:
             got = tuple(keymod.core_text(i) for i in core)
-            if len(got) != len(d.sequence) or not all(_matches(e, i) for e, i in zip(d.sequence, core)):
+            if not _sequence_holds(d, core):
                 v.failed.append(f"{rule.name}: expected {' ; '.join(d.sequence)}, found {' ; '.join(got) or 'nothing'}")
             whole.update(range(len(core)))
             continue

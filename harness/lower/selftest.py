@@ -13,6 +13,8 @@ checks is attacked, and from the shape of the lowering itself:
 * duplicate: the principal instruction issued twice;
 * wait count: the DEPBAR.LE count of a wait_group changed;
 * elide: every instruction at the line removed (ptxas dropped the instruction).
+A drop or duplicate that touches only an instruction a sequence rule declares harmless (`Demand.extra`: a further
+MEMBAR before the proxy fence) and still passes is an equivalent mutant: counted apart, not in the kill rate.
 Two kinds are blind to the rules, to measure what the rules do not know:
 * opcode swap: the principal opcode replaced by the family's sibling (UTMALDG <-> UTMASTG, UBLKCP <-> UBLKRED,
   UTMAPF <-> UBLKPF, UTMAREDG -> UTMASTG, LDGSTS -> LDG);
@@ -120,6 +122,13 @@ def mutants(form, instrs, foreign=()):
     return out
 
 
+def _only_extra(before, after, extra):
+    """after differs from before only by instructions whose mnemonic is in extra (one removed or repeated)."""
+    from collections import Counter as C
+    diff = (C(i.text for i in before) - C(i.text for i in after)) + (C(i.text for i in after) - C(i.text for i in before))
+    return bool(diff) and all(Instr(0, t, 0).mnemonic in extra for t in diff)
+
+
 def run(raw_by):
     """raw_by: {(form ID, target): (form record, pool result)} of forms whose original lowering passed or not;
     only those that pass are attacked (a fault in an already failing lowering proves nothing)."""
@@ -135,8 +144,14 @@ def run(raw_by):
             continue
         # a per-form rotation of the foreign modifiers, so that every one of them is tried somewhere
         rot = sum(map(ord, fid + target)) % max(len(foreign), 1)
+        extra = {m for _, d in rules_for(form) for m in d.extra}
         for kind, mut in mutants(form, instrs, foreign[rot:] + foreign[:rot]):
             v = judgemod.judge(form, mut)
+            if v.cls == judgemod.PASS and kind in ("drop instruction", "duplicate") and _only_extra(instrs, mut, extra):
+                # removing or repeating an instruction the rule declares harmless (a further MEMBAR before a proxy
+                # fence): an equivalent mutant, not a hole
+                per[kind]["equivalent"] += 1
+                continue
             per[kind]["planted"] += 1
             if v.cls == judgemod.FAIL:
                 per[kind]["killed"] += 1
@@ -148,10 +163,12 @@ def run(raw_by):
     planted = sum(c["planted"] for c in per.values())
     killed = sum(c["killed"] for c in per.values())
     flagged = sum(c["unruled"] for c in per.values())
+    equivalent = sum(c["equivalent"] for c in per.values())
     return {"planted": planted, "killed": killed, "kill_rate": 100.0 * killed / planted if planted else 0.0,
-            "unruled": flagged,
+            "unruled": flagged, "equivalent": equivalent,
             "detected_rate": 100.0 * (killed + flagged) / planted if planted else 0.0,
-            "kinds": {k: dict(v, kill_rate=100.0 * v["killed"] / v["planted"]) for k, v in sorted(per.items())},
+            "kinds": {k: dict(v, kill_rate=100.0 * v["killed"] / v["planted"] if v["planted"] else 100.0)
+                      for k, v in sorted(per.items())},
             "survivors": survivors}
 
 
@@ -165,6 +182,7 @@ def print_table(st, stream=sys.stderr):
     stream.write("-" * len(head) + "\n" + f"{'total':<{w}}{st['planted']:>9}{st['killed']:>9}{st['kill_rate']:>9.2f}"
                  f"{st['unruled']:>9}\n")
     stream.write(f"killed (verdict fail): {st['kill_rate']:.2f}%; detected (fail or unruled, never pass): "
-                 f"{st['detected_rate']:.2f}%\n")
+                 f"{st['detected_rate']:.2f}%; {st['equivalent']} equivalent mutants (a MEMBAR a rule declares "
+                 f"harmless, removed or repeated) not counted\n")
     for s in st["survivors"][:10]:
         stream.write(f"  survived: {s['kind']} {s['form']} @ {s['target']} ({s['verdict']}): {' ; '.join(s['sass'])}\n")

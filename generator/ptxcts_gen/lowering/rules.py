@@ -25,6 +25,9 @@ class Demand:
     # the exact instructions of the lowering, in order: each a mnemonic, with its operands (registers
     # abstracted) where they matter (`DEPBAR.LE SB0, 0x1`)
     sequence: Optional[Tuple[str, ...]] = None
+    # instructions that may stand between or around the sequence's (each an addition that only orders more,
+    # e.g. a further MEMBAR before a proxy fence); empty: the sequence is exact
+    extra: Tuple[str, ...] = ()
     count: Optional[int] = None            # exactly this many instructions of `opcode`
 
 
@@ -114,7 +117,8 @@ def _bulk_wait(q):
 def _fence(q):
     seq = {"": (MEMBAR_GPU, FENCE_S), "shared::cluster": (MEMBAR_GPU, FENCE_S), "shared::cta": (MEMBAR_CTA, FENCE_S),
            "global": (FENCE_G,)}.get(q.get("space"))
-    return Demand(sequence=seq) if seq else None
+    # a further MEMBAR orders more, never less: ptxas 12.4 puts MEMBAR.ALL.CTA before MEMBAR.ALL.GPU
+    return Demand(sequence=seq, extra=(MEMBAR_CTA, MEMBAR_GPU)) if seq else None
 
 
 RULES = (
@@ -254,7 +258,8 @@ RULES = (
     Rule("fence.proxy.async", ("cp.async.bulk.groups",), ("space",),
          "`fence.proxy.async` should be used to synchronize memory between *generic",
          OBSERVED + ": FENCE.VIEW.ASYNC.S after MEMBAR.ALL.GPU (no space, .shared::cluster) or MEMBAR.ALL.CTA "
-         "(.shared::cta); .global: FENCE.VIEW.ASYNC.G alone",
+         "(.shared::cta); .global: FENCE.VIEW.ASYNC.G alone; a further MEMBAR may precede (ptxas 12.4: "
+         "MEMBAR.ALL.CTA before MEMBAR.ALL.GPU)",
          _fence, instrs=("fence.proxy.async",)),
 )
 

@@ -68,6 +68,17 @@ class FixtureLowerings(unittest.TestCase):
         self.assertFails("fence.proxy.async/shared_cta/generic_write_then_bulk_read", "FENCE.VIEW.ASYNC.S", None,
                          "fence.proxy.async")
 
+    def test_a_further_membar_before_the_fence_is_allowed(self):
+        # ptxas 12.4 lowers fence.proxy.async with MEMBAR.ALL.CTA before MEMBAR.ALL.GPU: more ordering, not less
+        fid = "fence.proxy.async/shared_cta/generic_write_then_bulk_read"
+        self.assertEqual(self.verdict(fid, "MEMBAR.ALL.CTA", "MEMBAR.ALL.GPU ;").cls, judge.FAIL)   # not a mnemonic
+        form, instrs = self.low[fid]
+        first = instrs[[i.opcode for i in instrs].index("MEMBAR")]
+        more = instrs[:instrs.index(first)] + [Instr(first.addr, "MEMBAR.ALL.GPU", first.ptx_line)] + \
+            instrs[instrs.index(first):]
+        self.assertEqual(judge.judge(form, more).cls, judge.PASS)
+        self.assertEqual(judge.judge(form, [i for i in more if i.opcode != "FENCE"]).cls, judge.FAIL)
+
     def test_wait_all_without_its_commit(self):
         self.assertFails("cp.async.wait_all/groups_2.uncommitted_1", "LDGDEPBAR", None, "cp.async.wait_all")
 
