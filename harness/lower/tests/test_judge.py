@@ -71,7 +71,6 @@ class FixtureLowerings(unittest.TestCase):
     def test_a_further_membar_before_the_fence_is_allowed(self):
         # ptxas 12.4 lowers fence.proxy.async with MEMBAR.ALL.CTA before MEMBAR.ALL.GPU: more ordering, not less
         fid = "fence.proxy.async/shared_cta/generic_write_then_bulk_read"
-        self.assertEqual(self.verdict(fid, "MEMBAR.ALL.CTA", "MEMBAR.ALL.GPU ;").cls, judge.FAIL)   # not a mnemonic
         form, instrs = self.low[fid]
         first = instrs[[i.opcode for i in instrs].index("MEMBAR")]
         more = instrs[:instrs.index(first)] + [Instr(first.addr, "MEMBAR.ALL.GPU", first.ptx_line)] + \
