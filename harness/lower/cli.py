@@ -278,7 +278,7 @@ def _explain(a):
         got = listing.at_lines(e.kernel, e.test_lines)
         form = forms.get(e.form)
         if form:
-            v = judgemod.judge(form, got)
+            v = judgemod.judge(form, got, target=listing.target or None)
             print(f"{e.form or e.kernel}\t{v.cls}\t{v.key}\t{v.frame}\t{v.message}")
         else:
             from lower import key as keymod

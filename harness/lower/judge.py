@@ -70,8 +70,10 @@ def _sequence_holds(d, core) -> bool:
     return not want
 
 
-def judge(form: dict, instrs: Sequence[Instr], line_text: str = "") -> Verdict:
-    applied = rules_for(form)
+def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None) -> Verdict:
+    """The verdict on the instructions at a form's test line; target: the target it was assembled for (rules
+    that depend on the target's hardware read it; None: every hardware feature the form names)."""
+    applied = rules_for(form, target)
     key, frame = keymod.reduce(instrs)
     v = Verdict(PASS, key, frame, [r.name for r, _ in applied])
     core = [i for i in instrs if keymod.kind(i) == "core"]
@@ -107,6 +109,15 @@ def judge(form: dict, instrs: Sequence[Instr], line_text: str = "") -> Verdict:
         for run in d.lacks:
             if _has_run(toks, run):
                 v.failed.append(f"{rule.name}: {p.mnemonic} has .{run}")
+        if d.call:
+            if _has_run(toks, "MULTICAST"):
+                explained.update((n, t) for t in _run_positions(toks, "MULTICAST"))
+            else:
+                calls = [k for k, i in enumerate(core) if i.opcode == "CALL"]
+                if not calls:
+                    v.failed.append(f"{rule.name}: {p.mnemonic} without .MULTICAST and no CALL (software path): the "
+                                    f"multicast is dropped")
+                whole.update(calls)
         ops = keymod.split_operands(p)
         last = ops[-1] if ops else ""
         if d.tail == "desc" and not last.startswith("desc["):

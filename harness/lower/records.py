@@ -42,7 +42,7 @@ def judged(form, case, raw, toolchain):
         return record(form, case, "compile_error", raw["error"].splitlines()[0][:300],
                       {"error": raw["error"]}, toolchain), None
     instrs = instrs_of(raw["instrs"])
-    v = judgemod.judge(form, instrs, raw.get("line", ""))
+    v = judgemod.judge(form, instrs, raw.get("line", ""), case.target)
     details = {"key": v.key, "frame": v.frame, "rules": v.rules, "located": bool(instrs),
                "ptx_line": raw.get("line", "")}
     if v.cls != judgemod.PASS:

@@ -62,10 +62,10 @@ SIBLING = {"UTMALDG": "UTMASTG", "UTMASTG": "UTMALDG", "UBLKCP": "UBLKRED", "UBL
            "UBLKPF": "UTMAPF", "UTMAREDG": "UTMASTG", "LDGSTS": "LDG"}
 
 
-def mutants(form, instrs, foreign=()):
+def mutants(form, instrs, foreign=(), target=None):
     """[(kind, mutated instrs)] for one form's lowering; foreign: modifiers seen in other forms' lowerings."""
     out = []
-    applied = rules_for(form)
+    applied = rules_for(form, target)
     core_idx = [n for n, i in enumerate(instrs) if keymod.kind(i) == "core"]
 
     def at(n, new):
@@ -140,13 +140,13 @@ def run(raw_by):
         if "error" in raw:
             continue
         instrs = instrs_of(raw["instrs"])
-        if judgemod.judge(form, instrs).cls != judgemod.PASS:
+        if judgemod.judge(form, instrs, target=target).cls != judgemod.PASS:
             continue
         # a per-form rotation of the foreign modifiers, so that every one of them is tried somewhere
         rot = sum(map(ord, fid + target)) % max(len(foreign), 1)
-        extra = {m for _, d in rules_for(form) for m in d.extra}
-        for kind, mut in mutants(form, instrs, foreign[rot:] + foreign[:rot]):
-            v = judgemod.judge(form, mut)
+        extra = {m for _, d in rules_for(form, target) for m in d.extra}
+        for kind, mut in mutants(form, instrs, foreign[rot:] + foreign[:rot], target):
+            v = judgemod.judge(form, mut, target=target)
             if v.cls == judgemod.PASS and kind in ("drop instruction", "duplicate") and _only_extra(instrs, mut, extra):
                 # removing or repeating an instruction the rule declares harmless (a further MEMBAR before a proxy
                 # fence): an equivalent mutant, not a hole

@@ -29,6 +29,8 @@ class Demand:
     # e.g. a further MEMBAR before a proxy fence); empty: the sequence is exact
     extra: Tuple[str, ...] = ()
     count: Optional[int] = None            # exactly this many instructions of `opcode`
+    # the lowering calls out (CALL): ptxas's software path where the target has no hardware for the qualifier
+    call: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,28 @@ CMDFLUSH = "UTMACMDFLUSH"
 MEMBAR_GPU, MEMBAR_CTA, FENCE_S, FENCE_G = "MEMBAR.ALL.GPU", "MEMBAR.ALL.CTA", "FENCE.VIEW.ASYNC.S", "FENCE.VIEW.ASYNC.G"
 SEQUENCE_MNEMONICS = (DEPBAR, CCTL_IVALL, LDGDEPBAR, ARRIVE_TRANS, ARRIVES_TRANSCNT, ARRIVES_ARVCNT, CMDFLUSH,
                       MEMBAR_GPU, MEMBAR_CTA, FENCE_S, FENCE_G)
+
+
+# The targets .multicast::cluster is optimized for (the chapter's list; sm_101a/f are sm_110a/f's former names).
+# Elsewhere it is valid but ptxas may take a software path: the instruction without .MULTICAST and a CALL.
+MULTICAST_TARGETS = ("sm_90a", "sm_100f", "sm_100a", "sm_103f", "sm_103a", "sm_110f", "sm_110a", "sm_101a", "sm_101f")
+MULTICAST_TARGETS_QUOTE = ("`.multicast::cluster` qualifier is optimized for target architecture `sm_90a`/`sm_100f`/"
+                           "`sm_100a`/ `sm_103f`/`sm_103a`/`sm_110f`/`sm_110a` and may have substantially reduced "
+                           "performance on other targets")
+
+
+def _multicast(q, opcode, hardware):
+    """.multicast::cluster at a target of MULTICAST_TARGETS (hardware=True) or elsewhere (False); None when this
+    rule is not the one for the form's target. Without multicast: no .MULTICAST, at every target."""
+    on_list = q.get("target") in MULTICAST_TARGETS or q.get("target") is None
+    if not q.get("multicast"):
+        return _choose(None, ("MULTICAST",), opcode) if hardware else None
+    if hardware != on_list:
+        return None
+    if hardware:
+        return _choose("MULTICAST", ("MULTICAST",), opcode)
+    # elsewhere: the hardware form is fine as well; without it, the software path must be there (a CALL)
+    return Demand(opcode=opcode, call=True)
 
 
 def _hex(n):
@@ -180,10 +204,14 @@ RULES = (
          lambda q: Demand(opcode="UBLKRED" if "redop" in q else "UBLKCP", has=(DIRECTIONS[q["dir"]],),
                           lacks=tuple(t for t in DIRECTION_TOKENS if t != DIRECTIONS[q["dir"]]))
          if q.get("dir") in DIRECTIONS else None),
-    Rule("bulk.multicast", ("cp.async.bulk",), ("multicast",),
+    Rule("bulk.multicast", ("cp.async.bulk",), ("multicast", "target"),
          "Operand `ctaMask` specifies the destination CTAs in the cluster",
          OBSERVED + ": .multicast::cluster: .MULTICAST",
-         lambda q: _choose("MULTICAST" if q.get("multicast") else None, ("MULTICAST",), "UBLKCP")),
+         lambda q: _multicast(q, "UBLKCP", hardware=True)),
+    Rule("bulk.multicast.elsewhere", ("cp.async.bulk",), ("multicast", "target"), MULTICAST_TARGETS_QUOTE,
+         "observed: ptxas 12.9 at sm_120a: the copy without .MULTICAST, a ctaMask test and a CALL (the path for "
+         "destinations other than the issuing CTA)",
+         lambda q: _multicast(q, "UBLKCP", hardware=False)),
     Rule("bulk.cp_mask", ("cp.async.bulk",), ("cp_mask",), "",
          OBSERVED + " (sm_100a and newer): .cp_mask: .DST_G_BYTE_MASK",
          lambda q: _choose("DST_G_BYTE_MASK" if q.get("cp_mask") else None, ("DST_G_BYTE_MASK",), "UBLKCP")),
@@ -220,10 +248,14 @@ RULES = (
          ".im2col::w::128: .W128; .tile::gather4: .GATHER4; .tile::scatter4: .SCATTER4",
          lambda q: _choose(LOAD_MODES[q["load_mode"]], LOAD_MODE_TOKENS, "")
          if q.get("load_mode") in LOAD_MODES else None),
-    Rule("tensor.multicast", ("cp.async.bulk.tensor",), ("multicast",),
+    Rule("tensor.multicast", ("cp.async.bulk.tensor",), ("multicast", "target"),
          "Operand `ctaMask` specifies the destination CTAs in the cluster",
          OBSERVED + ": .multicast::cluster: .MULTICAST",
-         lambda q: _choose("MULTICAST" if q.get("multicast") else None, ("MULTICAST",), "")),
+         lambda q: _multicast(q, "", hardware=True)),
+    Rule("tensor.multicast.elsewhere", ("cp.async.bulk.tensor",), ("multicast", "target"), MULTICAST_TARGETS_QUOTE,
+         "observed: ptxas 12.9 at sm_120a: the load without .MULTICAST, a ctaMask test and a CALL (the path for "
+         "destinations other than the issuing CTA)",
+         lambda q: _multicast(q, "", hardware=False)),
     Rule("tensor.cta_group", ("cp.async.bulk.tensor",), ("cta_group",),
          "`.cta_group::2` : The mbarrier signal is multicasted either to all the odd numbered CTAs or the",
          OBSERVED + ": .cta_group::2: .2CTA; .cta_group::1 (or none): none",
@@ -290,9 +322,10 @@ def _cache_hint(family):
 _CACHE = {f: _cache_hint(f) for f in BULK_OPS}
 
 
-def rules_for(form):
-    """[(rule, demand)] of every rule that concerns the form record (a forms.jsonl line as a dict)."""
-    fam, q = form["family"], form.get("quals", {})
+def rules_for(form, target=None):
+    """[(rule, demand)] of every rule that concerns the form record (a forms.jsonl line as a dict) at target
+    (None: a target with every hardware feature the form names)."""
+    fam, q = form["family"], dict(form.get("quals", {}), target=target)
     out = []
     for r in RULES:
         if fam not in r.families:
@@ -303,7 +336,7 @@ def rules_for(form):
         if d is None:
             continue
         if not d.opcode and d.sequence is None:
-            d = Demand(opcode=_principal(q, fam), has=d.has, lacks=d.lacks, tail=d.tail, count=d.count)
+            d = Demand(opcode=_principal(q, fam), has=d.has, lacks=d.lacks, tail=d.tail, count=d.count, call=d.call)
         out.append((r, d))
     return out
 

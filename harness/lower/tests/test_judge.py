@@ -78,6 +78,22 @@ class FixtureLowerings(unittest.TestCase):
         self.assertEqual(judge.judge(form, more).cls, judge.PASS)
         self.assertEqual(judge.judge(form, [i for i in more if i.opcode != "FENCE"]).cls, judge.FAIL)
 
+    def test_multicast_elsewhere_takes_the_software_path(self):
+        # ptxas 12.9 at sm_120a (nvdisasm 13.5.37), cp.async.bulk.tensor 1d multicast with a cache hint: no
+        # .MULTICAST, a ctaMask test and a CALL out; at a target the chapter lists, .MULTICAST is required
+        sass_120a = ["ISETP.NE.AND P0, PT, R9, 0x1, PT", "@P0 BRA P1, `(.L_x_1271)", "MOV.64 R10, UR38",
+                     "LDC.64 R2, c[0x4][R2]", "LEPC R20, `(.L_x_1272)", "CALL.ABS.NOINC R2", "BRA `(.L_x_1270)",
+                     "@P0 ELECT P1, URZ, PT", "UTMALDG.1D [UR40], [UR4], desc[UR38]", "@P0 BRA.U.ANY `(.L_x_1273)"]
+        instrs = [Instr(16 * n, t, 7) for n, t in enumerate(sass_120a)]
+        form = helpers.forms()["cp.async.bulk.tensor/1d.shared_cluster.global.tile/multicast_cluster/L2_cache_hint"]
+        self.assertEqual(judge.judge(form, instrs, target="sm_120a").cls, judge.PASS)
+        v = judge.judge(form, instrs, target="sm_100a")
+        self.assertEqual(v.cls, judge.FAIL)
+        self.assertTrue(any(f.startswith("tensor.multicast:") for f in v.failed), v.failed)
+        v = judge.judge(form, [i for i in instrs if i.opcode != "CALL"], target="sm_120a")
+        self.assertEqual(v.cls, judge.FAIL)
+        self.assertIn("the multicast is dropped", v.message)
+
     def test_wait_all_without_its_commit(self):
         self.assertFails("cp.async.wait_all/groups_2.uncommitted_1", "LDGDEPBAR", None, "cp.async.wait_all")
 
