@@ -83,7 +83,8 @@ def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None)
                         + (f" ({line_text})" if line_text else ""))
         return v
     explained = set()                 # (index of core instruction, token index) decided by some rule
-    whole = set()                     # indexes of core instructions a rule accounts for as a whole
+    whole = set()                     # indexes of core instructions a rule accounts for
+    entire = set()                    # ... with every modifier (a CALL of a software path)
     for rule, d in applied:
         if d.sequence is not None:
             got = tuple(keymod.core_text(i) for i in core)
@@ -118,6 +119,7 @@ def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None)
                     v.failed.append(f"{rule.name}: {p.mnemonic} without .MULTICAST and no CALL (software path): the "
                                     f"multicast is dropped")
                 whole.update(calls)
+                entire.update(calls)
         ops = keymod.split_operands(p)
         last = ops[-1] if ops else ""
         if d.tail == "desc" and not last.startswith("desc["):
@@ -136,7 +138,7 @@ def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None)
     for n, i in enumerate(core):
         if n not in whole:
             v.unexplained.append(f"instruction {i.mnemonic}")
-        elif not seq_rule:
+        elif not seq_rule and n not in entire:
             toks = _runs(i.mnemonic)
             v.unexplained += [f"{i.mnemonic}: .{tok}" for t, tok in enumerate(toks) if (n, t) not in explained]
     # a modifier with a meaning elsewhere, decided by no rule of this form: a contradiction, not a gap
