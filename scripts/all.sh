@@ -56,8 +56,7 @@ step "lowering tier (SASS of every valid form, judged by the lowering rules; no 
 lrc=0
 ./ptxcts lower "${toolchain[@]}" --quiet --out "results/$stamp-lower" || lrc=$?
 if [ -f "results/$stamp-lower/results.json" ]; then
-  runs+=("results/$stamp-lower")
-  ./ptxcts lower --gate "results/$stamp-lower" || { echo "all: the lowering gate found unreviewed changes of key"; lower_gate=1; }
+  runs+=("results/$stamp-lower")   # gated below with the others (./ptxcts gate hands it to ./ptxcts lower --gate)
 else
   echo "all: the lowering tier did not finish (exit $lrc)"
 fi
@@ -74,6 +73,5 @@ for run in "${runs[@]}"; do
     *) echo "all: the gate could not judge $run (exit $r: no baseline for it, or a malformed file)" ;;
   esac
 done
-[ "${lower_gate:-0}" = 0 ] || rc=1
 step "done: results in ${runs[*]}; report in results/$stamp-report/report.html"
 exit $rc
