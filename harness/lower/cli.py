@@ -151,6 +151,12 @@ def _run(a):
                         f"(e.g. {missing[0]}): select what that run lowered")
     else:
         lowered = pool.run(jobs, m, use_gen, tc.ptxas, dis.path, a.jobs, prog.advance)
+        # the SASS of every instruction under test, saved first (for review, and for --from-lowered should
+        # anything after this point fail); not a results document
+        with results.OutputLock(out_dir):
+            results.atomic_write(os.path.join(out_dir, "lowered.json.gz"), gzip.compress(json.dumps(
+                {"toolchain": tc.name, "ptxas": tc.ptxas_version, "nvdisasm": dis.version,
+                 "lowered": {f"{f}@{t}": r for (f, t), r in sorted(lowered.items())}}).encode(), mtime=0))
     wall = time.monotonic() - t0
     recs, verdicts, raw_by = [], {}, {}
     for it in items:
@@ -174,10 +180,6 @@ def _run(a):
     cov = coverage.rules_coverage(recs, sil)
     st = selftestmod.run(raw_by) if a.selftest else None
     with results.OutputLock(out_dir):
-        # the SASS of every instruction under test, for review and for --from-lowered (not a results document)
-        results.atomic_write(os.path.join(out_dir, "lowered.json.gz"), gzip.compress(json.dumps(
-            {"toolchain": tc.name, "ptxas": tc.ptxas_version, "nvdisasm": dis.version,
-             "lowered": {f"{f}@{t}": r for (f, t), r in sorted(lowered.items())}}).encode(), mtime=0))
         results.write_run(out_dir, doc)
         results.atomic_write(os.path.join(out_dir, "rules.json"), json.dumps(
             {"toolchain": tc.name, "nvdisasm": dis.version, "release_match": dis.matches, "rules": cov},
