@@ -101,9 +101,10 @@ CTA_GROUP = {"": None, "cta_group::1": None, "cta_group::2": "2CTA"}
 DEPBAR, CCTL_IVALL, LDGDEPBAR = "DEPBAR.LE", "CCTL.IVALL", "LDGDEPBAR"
 ARRIVE_TRANS, ARRIVES_TRANSCNT, ARRIVES_ARVCNT = ("SYNCS.ARRIVE.TRANS64.RED.A0T1", "ARRIVES.LDGSTSBAR.64.TRANSCNT",
                                                   "ARRIVES.LDGSTSBAR.64.ARVCNT")
+ATOMS_ADD, ARRIVES_SM8X = "ATOMS.ADD.S32", "ARRIVES.LDGSTSBAR.64"      # sm_80..sm_89: no SYNCS unit
 CMDFLUSH = "UTMACMDFLUSH"
 MEMBAR_GPU, MEMBAR_CTA, FENCE_S, FENCE_G = "MEMBAR.ALL.GPU", "MEMBAR.ALL.CTA", "FENCE.VIEW.ASYNC.S", "FENCE.VIEW.ASYNC.G"
-SEQUENCE_MNEMONICS = (DEPBAR, CCTL_IVALL, LDGDEPBAR, ARRIVE_TRANS, ARRIVES_TRANSCNT, ARRIVES_ARVCNT, CMDFLUSH,
+SEQUENCE_MNEMONICS = (DEPBAR, CCTL_IVALL, LDGDEPBAR, ARRIVE_TRANS, ARRIVES_TRANSCNT, ARRIVES_ARVCNT, ATOMS_ADD, CMDFLUSH,
                       MEMBAR_GPU, MEMBAR_CTA, FENCE_S, FENCE_G)
 
 
@@ -127,6 +128,12 @@ def _multicast(q, opcode, hardware):
         return _choose("MULTICAST", ("MULTICAST",), opcode)
     # elsewhere: the hardware form is fine as well; without it, the software path must be there (a CALL)
     return Demand(opcode=opcode, call=True)
+
+
+def _sm8x(q):
+    """The target is sm_80..sm_89 (Ampere, Ada: cp.async without the SYNCS unit of sm_90 and newer)."""
+    t = q.get("target") or ""
+    return t.startswith("sm_8")
 
 
 def _hex(n):
@@ -271,14 +278,16 @@ RULES = (
          "`cp.async.wait_all` is equivalent to :",
          OBSERVED + ": LDGDEPBAR (the commit) then DEPBAR.LE SB0, 0x0",
          lambda q: Demand(sequence=(LDGDEPBAR, f"{DEPBAR} SB0, 0x0")), instrs=("cp.async.wait_all",)),
-    Rule("cp.async.mbarrier.arrive", ("cp.async.groups",), ("instr",), "",
+    Rule("cp.async.mbarrier.arrive", ("cp.async.groups",), ("instr", "target"), "",
          OBSERVED + ": SYNCS.ARRIVE.TRANS64.RED.A0T1 (the pending count raised) then "
-         "ARRIVES.LDGSTSBAR.64.TRANSCNT; .noinc: ARRIVES.LDGSTSBAR.64.ARVCNT alone",
-         lambda q: Demand(sequence=(ARRIVE_TRANS, ARRIVES_TRANSCNT)),
+         "ARRIVES.LDGSTSBAR.64.TRANSCNT; at sm_80..sm_89 (no SYNCS unit; ptxas 13.0): ATOMS.ADD.S32 on the "
+         "mbarrier (the count raised, warp-aggregated) then ARRIVES.LDGSTSBAR.64",
+         lambda q: Demand(sequence=(ATOMS_ADD, ARRIVES_SM8X) if _sm8x(q) else (ARRIVE_TRANS, ARRIVES_TRANSCNT)),
          instrs=("cp.async.mbarrier.arrive",)),
-    Rule("cp.async.mbarrier.arrive.noinc", ("cp.async.groups",), ("instr",), "",
-         OBSERVED + ": ARRIVES.LDGSTSBAR.64.ARVCNT",
-         lambda q: Demand(sequence=(ARRIVES_ARVCNT,)), instrs=("cp.async.mbarrier.arrive.noinc",)),
+    Rule("cp.async.mbarrier.arrive.noinc", ("cp.async.groups",), ("instr", "target"), "",
+         OBSERVED + ": ARRIVES.LDGSTSBAR.64.ARVCNT; at sm_80..sm_89 (ptxas 13.0): ARRIVES.LDGSTSBAR.64",
+         lambda q: Demand(sequence=(ARRIVES_SM8X,) if _sm8x(q) else (ARRIVES_ARVCNT,)),
+         instrs=("cp.async.mbarrier.arrive.noinc",)),
     Rule("bulk.commit_group", ("cp.async.bulk.groups",), ("instr",), "",
          OBSERVED + ": UTMACMDFLUSH",
          lambda q: Demand(sequence=(CMDFLUSH,)), instrs=("cp.async.bulk.commit_group",)),
