@@ -6,7 +6,7 @@ from typing import List, Sequence
 
 from lower import key as keymod
 from lower.sass import Instr
-from ptxcts_gen.lowering import KNOWN_MODIFIERS, MEANINGFUL_ELSEWHERE, rules_for
+from ptxcts_gen.lowering import KNOWN_MODIFIERS, MEANINGFUL_ELSEWHERE, SOFTWARE_CALL, rules_for
 
 PASS, FAIL, UNRULED = "pass", "fail", "unruled"
 
@@ -118,6 +118,9 @@ def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None)
                 if not calls:
                     v.failed.append(f"{rule.name}: {p.mnemonic} without .MULTICAST and no CALL (software path): the "
                                     f"multicast is dropped")
+                elif [core[k].mnemonic for k in calls] != [SOFTWARE_CALL]:
+                    v.failed.append(f"{rule.name}: the software path is one {SOFTWARE_CALL}, found "
+                                    f"{' ; '.join(core[k].mnemonic for k in calls)}")
                 whole.update(calls)
                 entire.update(calls)
         ops = keymod.split_operands(p)

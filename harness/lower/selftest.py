@@ -109,7 +109,9 @@ def mutants(form, instrs, foreign=(), target=None):
             out.append(("wait count", at(n, Instr(i.addr, i.text.replace(m.group(0), f"{m.group(1)}{k + 1:#x}"),
                                                   i.ptx_line))))
     if core_idx:
-        n = core_idx[0]
+        # the principal instruction where the form has one (not a CALL before it), else the first core one
+        principal = [n for n in core_idx for _, d in applied if d.sequence is None and instrs[n].opcode == d.opcode]
+        n = principal[0] if principal else core_idx[0]
         out.append(("duplicate", instrs[:n + 1] + [instrs[n]] + instrs[n + 1:]))
         p = instrs[n]
         if p.opcode in SIBLING:

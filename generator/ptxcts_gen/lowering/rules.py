@@ -29,7 +29,8 @@ class Demand:
     # e.g. a further MEMBAR before a proxy fence); empty: the sequence is exact
     extra: Tuple[str, ...] = ()
     count: Optional[int] = None            # exactly this many instructions of `opcode`
-    # the lowering calls out (CALL): ptxas's software path where the target has no hardware for the qualifier
+    # the lowering calls out, once (SOFTWARE_CALL): ptxas's software path where the target has no hardware for the
+    # qualifier
     call: bool = False
 
 
@@ -114,6 +115,9 @@ MULTICAST_TARGETS = ("sm_90a", "sm_100f", "sm_100a", "sm_103f", "sm_103a", "sm_1
 MULTICAST_TARGETS_QUOTE = ("`.multicast::cluster` qualifier is optimized for target architecture `sm_90a`/`sm_100f`/"
                            "`sm_100a`/ `sm_103f`/`sm_103a`/`sm_110f`/`sm_110a` and may have substantially reduced "
                            "performance on other targets")
+
+
+SOFTWARE_CALL = "CALL.ABS.NOINC"   # the software path's call, once (observed: ptxas 12.9 and 13.0 at sm_120a)
 
 
 def _multicast(q, opcode, hardware):
