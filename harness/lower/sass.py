@@ -8,7 +8,7 @@ directives, labels, comments, blank); a line of none of them is an error that sh
 """
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 PTX_LINE = re.compile(r'^\s*//## File "\.nv_debug_ptx_txt", line (\d+)(?:, inlined at .*)?\s*$')
 OTHER_FILE_LINE = re.compile(r'^\s*//## File ".*", line \d+.*$')

@@ -101,7 +101,7 @@ def mutants(form, instrs, foreign=(), target=None):
         elif d.tail == "plain":
             out.append(("add operand", at(n, _with_operands(p, ops + ["!P6"]))))
     for n in core_idx:
-        out.append((f"drop instruction", instrs[:n] + instrs[n + 1:]))
+        out.append(("drop instruction", instrs[:n] + instrs[n + 1:]))
         i = instrs[n]
         m = re.search(r"(DEPBAR\.LE SB0, )0x([0-9a-f]+)", i.text)
         if m:

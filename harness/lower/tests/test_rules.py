@@ -1,7 +1,6 @@
 """The lowering rules as data: what they rest on is in the chapter, every valid form is covered, and the
 expectations derived from a form's fields are the ones the chapter's qualifiers name."""
 import os
-import re
 import unittest
 
 from lower.tests import helpers
