@@ -59,6 +59,14 @@ if [ $gpu = 1 ]; then
 else
   step "no GPU here: the run tier is skipped (ctest -L run reports its cases as skipped)"
 fi
+step "lowering tier (SASS of every valid form, judged by the lowering rules; no GPU needed)"
+lrc=0
+./ptxcts lower "${toolchain[@]}" --quiet --out "results/$stamp-lower" || lrc=$?
+if [ -f "results/$stamp-lower/results.json" ]; then
+  runs+=("results/$stamp-lower")   # gated below with the others (./ptxcts gate hands it to ./ptxcts lower --gate)
+else
+  echo "all: the lowering tier did not finish (exit $lrc)"
+fi
 step "report"
 ./ptxcts report "${runs[@]}" --out "results/$stamp-report" || echo "all: the report exited $?"
 # The regression gate against the committed baselines (results/baselines/), per run and toolchain.

@@ -49,8 +49,8 @@ browser_state="none (results.html_chromium skips; ./ptxcts setup --browser insta
 for b in chromium chromium-browser; do command -v $b >/dev/null && browser_state=$b && break; done
 echo "setup: $(ptxas --version | grep -o 'V[0-9.]*' | head -1) ptxas; cmake $(cmake --version | head -1 | awk '{print $3}');" \
      "python $(python3 -c 'import sys; print(sys.version.split()[0])'); browser: $browser_state"
+export PTXCTS_ROOT=$root
 if [ -n "$toolchains" ]; then
-  export PTXCTS_ROOT=$root
   PYTHONPATH="$root/generator:$root/harness" python3 -m toolchains install ${toolchains//,/ } "${wheels[@]}"
 fi
 # The front-ends (harness/frontend): llvm-22 by default, the CPU part of ./ptxcts all. Named with --frontends, a
@@ -63,4 +63,13 @@ if [ -n "$frontends" ]; then
     echo "setup: front-end llvm-22 not installed (no network? ./ptxcts frontend install --wheels DIR llvm-22);" \
          "the front-end tier skips without it" >&2
   fi
+fi
+# The lowering tier's disassembler: the nvidia-cuda-nvdisasm wheel of the newest release that has one (a toolchain
+# of an older release is read with it; the tier records both releases). Without network and without --wheels it
+# cannot be had: the lower tier's tests that need it then skip, saying so.
+nvdisasm_release=13.5
+if ! PYTHONPATH="$root/generator:$root/harness" python3 -m toolchains install --nvdisasm-only "$nvdisasm_release" \
+     "${wheels[@]}"; then
+  echo "setup: warning: no nvdisasm $nvdisasm_release installed (./ptxcts toolchains install --nvdisasm-only" \
+       "$nvdisasm_release [--wheels DIR]); ./ptxcts lower needs it" >&2
 fi

@@ -123,6 +123,11 @@ def run_gate(args, out=None):
         raise IncompleteRun("; ".join(merged.partial_lines()) + " (pass --partial to gate what is there)")
     tier, sm, toolchain = select(merged)
     root = _root()
+    if tier == "lower":   # its baseline holds lowering keys, not classes: the lowering tier's own gate judges it
+        from lower import keys
+        if len(args.runs) != 1:
+            raise UsageError("gate one lowering run at a time")
+        return keys.gate(args.runs[0], args.baseline, args.update, root, out)
     base_path = args.baseline or baseline_mod.locate(os.path.join(root, "results", "baselines"), tier, toolchain, sm)
     waiver_path = args.waivers or os.path.join(root, "results", "waivers.toml")
     if args.waivers and not os.path.isfile(waiver_path):

@@ -19,6 +19,10 @@ Version 2 adds, over version 1 (a version-1 document is a valid version-2 docume
   and assembled by its paired ptxas), with load paths `llvm` and `nvrtc` (the front-end's kind; `toolchain.name`
   is the front-end's name, e.g. "llvm-22"); its case IDs are compile case IDs;
 A version-1 document using any of these is rejected, naming the field and the version that has it.
+
+The lowering tier (`lower`, harness/lower) writes version-2 documents with load path `sass`, the toolchain's
+disassembler in `toolchain.nvdisasm` / `nvdisasm_path`, and one class of its own, `unruled` (the SASS contradicts
+no lowering rule, but a part of it is decided by none): valid in a `lower` document only, never a pass.
 """
 import datetime
 import json
@@ -33,18 +37,20 @@ VERSION = 2
 READS = (1, 2)  # versions this reader accepts; write_run writes VERSION
 
 # The closed set of result classes, in the order reports show them.
-CLASSES = ("pass", "fail", "spec_divergence", "beyond_chapter", "not_supported", "compile_error", "crash", "timeout",
-           "skipped")
+CLASSES = ("pass", "fail", "spec_divergence", "beyond_chapter", "unruled", "not_supported", "compile_error", "crash",
+           "timeout", "skipped")
+# Classes only one tier writes: {class: tier}.
+TIER_CLASSES = {"unruled": "lower"}
 # Classes that are findings: listed with their replay command, and a case in one of them never counts as passed.
 FINDINGS = ("fail", "spec_divergence", "compile_error", "crash", "timeout")
-TIERS = ("compile", "run", "model", "frontend")
-LOAD_PATHS = {"compile": ("ptxas", "nvjitlink", "driver"), "run": ("cubin", "jit"),
+TIERS = ("compile", "run", "model", "frontend", "lower")
+LOAD_PATHS = {"compile": ("ptxas", "nvjitlink", "driver"), "run": ("cubin", "jit"), "lower": ("sass",),
               "model": ("ptxas", "nvjitlink", "driver", "cubin", "jit", "host"), "frontend": ("llvm", "nvrtc")}
 # What version 2 added (rejected in a version-1 document).
 V2_CLASSES = ("beyond_chapter",)
 V2_LOAD_PATHS = ("nvjitlink", "driver", "llvm", "nvrtc")
 TOOLCHAIN_FIELDS = {"name": str, "ptxas": str, "ptxas_path": str, "ptxas_sha256": str, "nvjitlink": str,
-                    "cuda_runtime": str, "driver": str}
+                    "cuda_runtime": str, "driver": str, "nvdisasm": str, "nvdisasm_path": str}
 
 _TARGET = re.compile(r"sm_[0-9]{2,3}[af]?")
 _DEVICE_SM = re.compile(r"sm_[0-9]{2,3}")
@@ -269,6 +275,8 @@ def _validate_case(c, i, case, tier, paths):
     cls = case["class"]
     if cls not in CLASSES:
         c.fail(at + ["class"], f"{cls!r} is not a result class ({', '.join(CLASSES)})")
+    if cls in TIER_CLASSES and tier != TIER_CLASSES[cls]:
+        c.fail(at + ["class"], f"{cls!r} is a class of the {TIER_CLASSES[cls]} tier only; this is a {tier} document")
     if not _TARGET.fullmatch(case["target"]):
         c.fail(at + ["target"], f"{case['target']!r} is not a target like 'sm_90a'")
     if not _PTX.fullmatch(case["ptx"]):

@@ -1,4 +1,5 @@
-"""toolchains/catalog.toml: the named toolchains and the official wheels that carry their ptxas and nvJitLink."""
+"""toolchains/catalog.toml: the named toolchains and the official wheels that carry their ptxas, nvJitLink and
+nvdisasm (the disassembler of the lowering tier, from the release of the same name)."""
 import os
 import re
 
@@ -9,6 +10,7 @@ from .errors import MALFORMED, ToolchainError
 _NAME = re.compile(r"^\d+\.\d+$")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 _WHEEL_KEYS = {"package", "version", "member", "sha256"}
+PARTS = ("ptxas", "nvjitlink", "nvdisasm")   # nvjitlink and nvdisasm are optional
 
 
 def path():
@@ -17,7 +19,8 @@ def path():
 
 
 def load(file=None):
-    """{name: {"system": bool, "ptxas": wheel, "nvjitlink": wheel or None}}; ToolchainError (exit 3) naming the
+    """{name: {"system": bool, "ptxas": wheel, "nvjitlink": wheel or None, "nvdisasm": wheel or None}};
+    ToolchainError (exit 3) naming the
     file and the entry when it is malformed."""
     file = file or path()
     try:
@@ -34,11 +37,11 @@ def load(file=None):
         where = f"{file}: toolchain.\"{name}\""
         if not _NAME.match(name):
             raise ToolchainError(f"{where}: a toolchain name is MAJOR.MINOR, e.g. 13.5", MALFORMED)
-        unknown = set(entry) - {"system", "ptxas", "nvjitlink"}
+        unknown = set(entry) - {"system", "ptxas", "nvjitlink", "nvdisasm"}
         if unknown:
             raise ToolchainError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}", MALFORMED)
         wheels = {}
-        for part in ("ptxas", "nvjitlink"):
+        for part in PARTS:
             w = entry.get(part)
             if w is None:
                 if part == "ptxas":

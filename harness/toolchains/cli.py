@@ -9,7 +9,7 @@ from ptxcts_gen import targets as isa
 from . import (ENV, ToolchainError, cache_dir, catalog, committed_description, descriptions_dir, installed_dir,
                known_names, probe, resolve, system_ptxas, major_minor)
 from .errors import USAGE
-from .install import install
+from .install import install, install_nvdisasm
 
 
 def _parser():
@@ -23,6 +23,8 @@ def _parser():
     s.add_argument("--all", action="store_true", help="every toolchain of the catalog")
     s.add_argument("--wheels", metavar="DIR", help="take the wheels from this folder (no network needed)")
     s.add_argument("--force", action="store_true", help="install again even when installed")
+    s.add_argument("--nvdisasm-only", action="store_true",
+                   help="install only the release's nvdisasm (the lowering tier's disassembler), not its ptxas")
     s = sub.add_parser("describe", help="what a toolchain knows: PTX versions, targets and where each starts")
     s.add_argument("toolchain", nargs="?", metavar="NAME|PATH")
     s.add_argument("--json", action="store_true", help="the whole description as JSON")
@@ -69,7 +71,10 @@ def cmd_install(a):
     if not names:
         raise ToolchainError("toolchains install: name at least one toolchain, or --all")
     for n in names:
-        install(n, wheels_dir=a.wheels, force=a.force)
+        if a.nvdisasm_only:
+            install_nvdisasm(n, wheels_dir=a.wheels, force=a.force)
+        else:
+            install(n, wheels_dir=a.wheels, force=a.force)
     return 0
 
 
