@@ -71,8 +71,13 @@ def _read_cases(root, known_rules=None):
         raise ManifestError(f"{cdir}: no case (no <family>.tsv file); run ./ptxcts gen")
     for name in names:
         fam, path = name[:-4], os.path.join(cdir, name)
-        with open(path, newline="") as fh:
-            lines = fh.read().split("\n")
+        with open(path, "rb") as fh:
+            raw = fh.read()
+        try:
+            lines = raw.decode("utf-8").split("\n")
+        except UnicodeDecodeError as e:
+            line = raw.count(b"\n", 0, e.start) + 1
+            raise ManifestError(f"{path}:{line}: not UTF-8 text (byte {e.start}: {e.reason})") from None
         if lines and lines[-1] == "":
             lines.pop()
         if not lines:
@@ -81,9 +86,14 @@ def _read_cases(root, known_rules=None):
             raise ManifestError(f"{path}:1: header {lines[0]!r}: expected the columns {' '.join(CASE_COLUMNS)}")
         if len(lines) == 1:
             raise ManifestError(f"{path}: no case rows below the header")
+        seen = {}
         for no, line in enumerate(lines[1:], 2):
             cols = line.split("\t")
             where = f"{path}:{no}"
+            if cols[0] in seen:
+                raise ManifestError(f"{where}: case {cols[0]!r} repeats the row at line {seen[cols[0]]} (each case "
+                                    "once)")
+            seen[cols[0]] = no
             if len(cols) != len(CASE_COLUMNS):
                 raise ManifestError(f"{where}: expected {len(CASE_COLUMNS)} tab-separated fields "
                                     f"({' '.join(CASE_COLUMNS)}), found {len(cols)}: {line[:80]!r}")
@@ -161,6 +171,8 @@ def cmd_cases(args):
         sel.append(r)
     if args.count:
         _count_table(sel, _read_forms(args.root or GENERATED, sel))
+        if not sel:
+            sys.stderr.write("0 cases\n")
         return 0
     for r in sel:
         print("\t".join([r["case_id"], r["expect"], ",".join(r["rules"])]) if not args.ids else r["case_id"])
@@ -248,7 +260,7 @@ def cmd_modules(args):
         return _err(f"--target {args.target}: unknown target (known: {', '.join(sorted(BY_NAME))})")
     if args.ptx not in PTX_VERSIONS:
         return _err(f"--ptx {args.ptx}: unknown PTX ISA version (known: {', '.join(PTX_VERSIONS)})")
-    if args.max_entries < 0:
+    if not 0 <= args.max_entries <= 1_000_000:
         return _err(f"--max-entries {args.max_entries}: must be 0 (one module per family) or more")
     t = BY_NAME[args.target]
     forms = all_forms()
@@ -344,6 +356,10 @@ def main(argv=None):
     m.add_argument("--max-entries", type=int, default=0, help="split a family's module every N entries")
     m.add_argument("--out", required=True)
     args = p.parse_args(argv)
+    for name, value in vars(args).items():   # an empty value (an unset shell variable) never means "all"
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and not v.strip() and name != "verb":
+                p.error(f"--{name.replace('_', '-')} '': an empty value (give one, or leave the option out)")
     try:
         return {"gen": cmd_gen, "cases": cmd_cases, "modules": cmd_modules}[args.verb](args)
     except ManifestError as e:

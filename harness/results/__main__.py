@@ -1,5 +1,6 @@
 """python3 -m results {report,gate,diff,bundle,validate,merge} ... (./ptxcts report / gate / diff / ... call them)."""
 import argparse
+import os
 import sys
 
 from . import bundle, diff, gate, merge, report, schema
@@ -46,6 +47,48 @@ def _merge(args):
     return 0
 
 
+# Per verb: the options naming what it reads, and those naming what it writes.
+INPUTS = ("runs", "a", "b", "baseline", "waivers", "manifest", "baselines", "explore", "selftest", "folders")
+OUTPUTS = ("out", "json", "markdown")
+COUNTS = {"examples": 0, "list": 0, "max_bytes": 1}   # option: its least value
+
+
+def _empty_value(args):
+    """A usage problem with one value: an empty string (an unset shell variable) never means the default, and a
+    count below its least value is refused."""
+    for name, value in vars(args).items():
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and not v.strip():
+                return f"--{name.replace('_', '-')} '': an empty value (leave the option out for the default)" \
+                    if name not in ("runs", "a", "b", "folders") else f"{name.upper()} '': an empty path"
+    for name, least in COUNTS.items():
+        v = getattr(args, name, None)
+        if v is not None and v < least:
+            return f"--{name.replace('_', '-')} {v}: must be >= {least}"
+    return None
+
+
+def _output_over_input(args):
+    """An output path that is one of the inputs would replace what the verb reads; an output folder holding a run
+    would mix two runs in one folder."""
+    from .runio import RUN_FILES, same_file
+    inputs = [v for n in INPUTS for v in (lambda x: x if isinstance(x, list) else [x])(getattr(args, n, None))
+              if isinstance(v, str) and v != "none" and os.path.exists(v)]
+    for n in OUTPUTS:
+        out = getattr(args, n, None)
+        if not isinstance(out, str):
+            continue
+        for i in inputs:
+            if same_file(out, i):
+                return (f"--{n} {out}: is the input {i}; writing there would replace what this verb reads: choose "
+                        "another path")
+        if n == "out" and args.verb in ("report", "merge") and os.path.isdir(out):
+            held = [f for f in RUN_FILES if os.path.exists(os.path.join(out, f))]
+            if held:
+                return f"--out {out}: holds a run ({held[0]}); choose a new folder for the {args.verb}'s output"
+    return None
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python3 -m results", description="ptx-cts results: report, gate, bundles. "
                                 "Exit codes: 0 ok, 1 regression (gate) or differences (diff), 2 usage, "
@@ -66,6 +109,10 @@ def main(argv=None):
         args = p.parse_args(argv)
     except SystemExit as e:
         return EXIT_USAGE if e.code else 0
+    problem = _empty_value(args) or _output_over_input(args)
+    if problem:
+        print(f"{args.verb}: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     verbs = {"report": report.main, "gate": gate.run_gate, "diff": diff.main, "bundle": bundle.main,
              "validate": _validate,
              "merge": _merge}
@@ -75,7 +122,8 @@ def main(argv=None):
         print(f"{args.verb}: error: {e}", file=sys.stderr)
         return e.exit_code
     except OSError as e:
-        print(f"{args.verb}: error: {e}", file=sys.stderr)
+        import boundary
+        print(f"{args.verb}: error: {boundary.describe_os_error(e)}", file=sys.stderr)
         return EXIT_USAGE
 
 
