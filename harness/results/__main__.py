@@ -128,4 +128,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import boundary
+    sys.exit(boundary.run("results", main))

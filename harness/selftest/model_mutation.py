@@ -277,6 +277,24 @@ def main(argv=None):
                     help="judge again only the survivors of an earlier run's log (<build>/model-mutation.log.jsonl, "
                          "e.g. after adding tests); the summary merges them with that log's other verdicts")
     a = ap.parse_args(argv)
+    # every option's value first: a bad one is named before a missing tool or a long build
+    for name, value in vars(a).items():
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and not v.strip():
+                ap.error(f"--{name.replace('_', '-')} '': an empty value (give one, or leave the option out)")
+    import math
+    for name, lo, hi in (("budget", 0, math.inf), ("timeout", 0, math.inf), ("min_score", -1e-9, 1)):
+        v = getattr(a, name)
+        if v is not None and not (lo < v <= hi and math.isfinite(v)):
+            ap.error(f"--{name.replace('_', '-')} {v}: must be a finite number in ({max(lo, 0):g}, {hi:g}]")
+    if not 1 <= a.jobs <= 256:
+        ap.error(f"--jobs {a.jobs}: must be 1..256")
+    if a.seed < 0:
+        ap.error(f"--seed {a.seed}: must be >= 0")
+    if a.max_mutants is not None and a.max_mutants < 1:
+        ap.error(f"--max-mutants {a.max_mutants}: must be >= 1")
+    if a.rejudge is not None and not os.path.isfile(a.rejudge):
+        ap.error(f"--rejudge {a.rejudge}: no such file (an earlier run's model-mutation.log.jsonl)")
 
     version = tool_version()
     if version is None or not shutil.which("mutate"):
@@ -463,4 +481,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import boundary
+    sys.exit(boundary.run("selftest-model", main))

@@ -157,5 +157,6 @@ def main(argv=None):
         print(f"ptxcts toolchains: {e}", file=sys.stderr)
         return USAGE
     except KeyboardInterrupt:
-        print("ptxcts toolchains: interrupted", file=sys.stderr)
-        return 130
+        import boundary
+        print(f"ptxcts toolchains: interrupted by {boundary.signal_name()}", file=sys.stderr)
+        return boundary.interrupt_exit_code()
