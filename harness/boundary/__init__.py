@@ -12,6 +12,7 @@ Inside the boundary:
 * A document that cannot be decoded (not UTF-8, nested too deeply) becomes exit 3 (EXIT_INPUT).
 * Anything else is a bug: "internal error", the exception, and where to report it; exit 70 (EXIT_INTERNAL).
 """
+import errno
 import os
 import signal
 import sys
@@ -56,8 +57,9 @@ def install_signal_handlers():
     signal.signal(signal.SIGTERM, _on_term)
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, _on_int)
-    if hasattr(signal, "SIGPIPE"):
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # `./ptxcts cases | head` ends quietly
+    # SIGPIPE stays ignored (Python's default): a process pool writes to pipes of its own while it stops, and a
+    # reader gone there must be an error it handles, not the end of the run; a closed standard output is handled
+    # in handle() (BrokenPipeError)
 
 
 class signals_deferred:
@@ -76,6 +78,10 @@ class signals_deferred:
 def describe_os_error(e):
     """'PATH: what happened' for an OSError (both paths of a rename or copy)."""
     what = e.strerror or str(e)
+    if e.errno == errno.EEXIST and e.filename and not os.path.isdir(e.filename):   # mkdir over a file
+        what = "exists and is not a folder"
+    elif e.errno == errno.ENOTDIR:
+        what = "a part of this path is a file, not a folder"
     paths = [p for p in (e.filename, e.filename2) if p not in (None, "")]
     if not paths:
         return what
@@ -90,6 +96,9 @@ def handle(prog, e):
         return EXIT_INPUT, f"{prog}: an input file is not UTF-8 text ({e.reason} at byte {e.start})"
     if isinstance(e, RecursionError):
         return EXIT_INPUT, f"{prog}: an input document is nested too deeply to read ({e})"
+    if isinstance(e, BrokenPipeError) and e.filename is None:   # `./ptxcts cases | head`: the reader is done
+        _silence_stdout()
+        return 128 + signal.SIGPIPE, None
     if isinstance(e, OSError):
         return EXIT_USAGE, f"{prog}: {describe_os_error(e)}"
     where = ""
@@ -115,8 +124,17 @@ def run(prog, main, *args):
             import traceback
             traceback.print_exc()
         code, line = handle(prog, e)
-        _write_err(line)
+        if line:
+            _write_err(line)
     return _flush(code)
+
+
+def _silence_stdout():
+    """Standard output's reader is gone: what is still buffered goes nowhere (not a second error at exit)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _write_err(line):
@@ -132,7 +150,7 @@ def _flush(code):
     try:
         sys.stdout.flush()
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _silence_stdout()
     except OSError as e:
         _write_err(f"standard output: {describe_os_error(e)}")
         return code or EXIT_USAGE

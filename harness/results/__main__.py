@@ -68,6 +68,22 @@ def _empty_value(args):
     return None
 
 
+def _unusable_output(path, folder):
+    """Why `path` cannot be written (checked before the work, not after it): a file output (folder=False) that is
+    a folder, a folder output (folder=True) that is a file, or a file where a folder above it must be. None when it may be usable (what
+    the disk then says -- read-only, full -- still reaches the user through the OSError handler)."""
+    if os.path.isdir(path) and folder is False:
+        return "is a folder; name a file"
+    if os.path.exists(path) and not os.path.isdir(path) and folder:
+        return "exists and is not a folder"
+    up = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(up):
+        up = os.path.dirname(up)
+    if not os.path.isdir(up):
+        return f"{up} is a file, not a folder"
+    return None
+
+
 def _output_over_input(args):
     """An output path that is one of the inputs would replace what the verb reads; an output folder holding a run
     would mix two runs in one folder."""
@@ -82,6 +98,9 @@ def _output_over_input(args):
             if same_file(out, i):
                 return (f"--{n} {out}: is the input {i}; writing there would replace what this verb reads: choose "
                         "another path")
+        unusable = _unusable_output(out, folder=None if args.verb == "bundle" else n == "out")
+        if unusable:
+            return f"--{n} {out}: {unusable}"
         if n == "out" and args.verb in ("report", "merge") and os.path.isdir(out):
             held = [f for f in RUN_FILES if os.path.exists(os.path.join(out, f))]
             if held:
@@ -123,8 +142,21 @@ def main(argv=None):
         return e.exit_code
     except OSError as e:
         import boundary
-        print(f"{args.verb}: error: {boundary.describe_os_error(e)}", file=sys.stderr)
+        print(f"{args.verb}: error: {_name_the_output(args, e)}{boundary.describe_os_error(e)}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _name_the_output(args, e):
+    """'--json PATH: ' when the path an OSError names is that output or a folder above it (the option the user
+    gave, then what happened where)."""
+    failed = os.path.abspath(os.fsdecode(e.filename)) if e.filename else None
+    for n in OUTPUTS:
+        out = getattr(args, n, None)
+        if failed and isinstance(out, str):
+            path = os.path.abspath(out)
+            if path == failed or path.startswith(failed.rstrip(os.sep) + os.sep):
+                return f"--{n} {out}: "
+    return ""
 
 
 if __name__ == "__main__":

@@ -120,7 +120,7 @@ def _names_an_argument(text, argv):
     tokens = [t for t in argv if t.strip()]
     blank = any(not t.strip() for t in argv)
     return any(t in text or repr(t)[1:-1] in text for t in tokens) or "usage:" in text or \
-        (blank and ("''" in text or "empty" in text))
+        (blank and ("''" in text or "empty" in text or any(f"'{t}'" in text for t in argv if not t.strip())))
 
 
 class Python(unittest.TestCase):
