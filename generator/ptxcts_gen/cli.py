@@ -1,6 +1,7 @@
 """./ptxcts gen | cases | modules (python3 -m ptxcts_gen <verb>)."""
 import argparse
 import csv
+import errno
 import json
 import os
 import sys
@@ -289,7 +290,9 @@ def cmd_modules(args):
     try:
         os.makedirs(args.out, exist_ok=True)
     except OSError as e:
-        return _err(f"--out {args.out}: cannot create the folder: {e.strerror}")
+        why = {errno.EEXIST: "exists and is not a folder",
+               errno.ENOTDIR: "a part of this path is a file, not a folder"}.get(e.errno, e.strerror)
+        return _err(f"--out {args.out}: cannot create the folder: {why}")
     index = {"target": t.name, "ptx": args.ptx, "modules": {}, "module_headers": {},
              "entries": {}}
     by_fam = {}

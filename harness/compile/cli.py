@@ -63,6 +63,10 @@ def parse_args(argv):
         v = getattr(a, opt)
         if v is not None and not v.strip():
             p.error(f"--{opt.replace('_', '-')} '': an empty value (leave the option out for the default)")
+    for opt in ("out", "keep_modules"):   # folders this run writes into: checked before any work starts
+        v = getattr(a, opt)
+        if v is not None and (why := _not_a_folder(v)):
+            p.error(f"--{opt.replace('_', '-')} {v}: {why}")
     a.family = [f for x in a.family for f in x.split(",") if f]
     a.target = [t for x in a.target for t in x.split(",") if t]
     a.ptx = [t for x in a.ptx for t in x.split(",") if t]
@@ -85,6 +89,16 @@ def parse_args(argv):
     if a.resume and a.out and os.path.realpath(a.resume) != os.path.realpath(a.out):
         p.error("--resume DIR writes into DIR: give no other --out")
     return a
+
+
+def _not_a_folder(path):
+    """Why `path` cannot be a folder this run writes into (it, or a path above it, is a file), else None."""
+    up = os.path.abspath(path)
+    while not os.path.exists(up):
+        up = os.path.dirname(up)
+    if os.path.isdir(up):
+        return None
+    return "exists and is not a folder" if up == os.path.abspath(path) else f"{up} is a file, not a folder"
 
 
 class Usage(Exception):

@@ -71,11 +71,13 @@ def atomic_write(path, data):
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(e, OSError) and e.filename is None:   # a full disk says nothing of where: name the file
+            raise OSError(e.errno, e.strerror, path) from e
         raise
     dir_fd = os.open(folder, os.O_RDONLY)
     try:
