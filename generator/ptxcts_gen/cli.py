@@ -307,8 +307,7 @@ def cmd_modules(args):
             if fault:   # the self-test's planted fault (generator/ptxcts_gen/faults.py)
                 text, planted = faults.plant(fault, text, chunk, fault_forms)
                 all_planted.update(planted)
-            with open(os.path.join(args.out, name), "w") as fh:
-                fh.write(text)
+            _write(os.path.join(args.out, name), text)
             index["modules"][name] = [f.entry for f in chunk]
             lines = text.split("\n")
             mapped = linemap.entries(lines)
@@ -319,20 +318,38 @@ def cmd_modules(args):
                 index["entries"][e.kernel] = dict({"form": f.id, "family": f.family, "module": name,
                                                    "expect": "reject" if info[f.id] else "accept",
                                                    "rules": info[f.id]}, **linemap.index_entry(e))
-    with open(os.path.join(args.out, "index.json"), "w") as fh:
-        json.dump(index, fh, indent=1, sort_keys=True)
-        fh.write("\n")
+    _write(os.path.join(args.out, "index.json"), json.dumps(index, indent=1, sort_keys=True) + "\n")
     if fault:
-        with open(os.path.join(args.out, "faults.json"), "w") as fh:
-            json.dump({"kind": fault, "planted": all_planted}, fh, indent=1, sort_keys=True)
-            fh.write("\n")
+        _write(os.path.join(args.out, "faults.json"),
+               json.dumps({"kind": fault, "planted": all_planted}, indent=1, sort_keys=True) + "\n")
     print(f"{len(index['modules'])} modules, {len(index['entries'])} entries for {t.name} PTX {args.ptx} "
           f"in {args.out}")
     return 0
 
 
+def _write(path, text):
+    """Write a file of the modules folder whole or not at all (a temporary file, then renamed); an error names
+    the file (a full disk's says nothing of where)."""
+    try:
+        with open(path + ".tmp", "w") as fh:
+            fh.write(text)
+        os.replace(path + ".tmp", path)
+    except OSError as e:
+        try:
+            os.unlink(path + ".tmp")
+        except OSError:
+            pass
+        raise OSError(e.errno, e.strerror, e.filename or path) from e
+
+
+try:   # the harness's parser (an option given twice with different values is refused) when it is on the path
+    from boundary import ArgumentParser as _Parser
+except ImportError:
+    _Parser = argparse.ArgumentParser
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="ptxcts_gen", description=__doc__)
+    p = _Parser(prog="ptxcts_gen", description=__doc__)
     sub = p.add_subparsers(dest="verb", required=True)
     g = sub.add_parser("gen", help="generate generated/ (byte-deterministic)")
     g.add_argument("--check", action="store_true", help="exit 1 naming stale files instead of writing")

@@ -1,10 +1,10 @@
 """./ptxcts compile [options]: the compile tier's command line."""
-import argparse
 import datetime
 import os
 import re
 import socket
 import sys
+import tempfile
 import time
 import types
 
@@ -27,7 +27,7 @@ MAX_MODULE_SIZE = 100000  # cases per module (the manifest has fewer cases per t
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="./ptxcts compile", description=(
+    p = boundary.ArgumentParser(prog="./ptxcts compile", description=(
         "The compile tier: the toolchain's compilers must accept every valid case of the manifest and reject every "
         "invalid one. Writes results.json and junit.xml; exits 1 when a case is fail, compile_error, crash or "
         "timeout, 2 on a usage error, 3 on a malformed input file, 130 when interrupted."))
@@ -118,8 +118,8 @@ def main(argv):
     except toolchains.ToolchainError as e:
         sys.stderr.write(f"compile: {'--toolchain: ' if a.toolchain else ''}{e}\n")
         return e.code
-    except manifest.ManifestError as e:
-        sys.stderr.write(f"compile: {e}\n")
+    except manifest.ManifestError as e:   # its messages name the verb already
+        sys.stderr.write(f"{'' if str(e).startswith('compile: ') else 'compile: '}{e}\n")
         return 3
     except results.errors.ResultsError as e:
         sys.stderr.write(f"compile: {e}\n")
@@ -169,6 +169,12 @@ def _main(a):
         rid = results.new_run_id(f"compile-{tc.name}")
         out_dir = a.out or os.path.join(root, "results", rid)
         results.refuse_existing_run(out_dir, "--out")
+    if a.keep_modules:   # the workers write there: a folder they cannot write would end every case as a crash
+        try:
+            os.makedirs(a.keep_modules, exist_ok=True)
+            tempfile.TemporaryFile(dir=a.keep_modules).close()
+        except OSError as e:
+            raise Usage(f"--keep-modules {a.keep_modules}: {boundary.describe_os_error(e)}")
     lock = results.OutputLock(out_dir)
     lock.acquire()   # before the resume document is read: a second resume of the same folder is refused here
     try:

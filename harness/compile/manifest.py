@@ -67,6 +67,8 @@ def load(root: str, families: Optional[List[str]] = None) -> Manifest:
         for key in ("form", "family", "kernel", "instr"):
             if key not in obj:
                 raise ManifestError(f"compile: {path}:{n}: form record has no '{key}'")
+        if obj["form"] in forms:   # a form listed twice: which record holds is not for the reader to guess
+            raise ManifestError(f"compile: {path}:{n}: form {obj['form']} is listed a second time")
         forms[obj["form"]] = obj
     cases_dir = os.path.join(root, "cases")
     if not os.path.isdir(cases_dir):

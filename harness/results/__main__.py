@@ -1,10 +1,10 @@
 """python3 -m results {report,gate,diff,bundle,validate,merge} ... (./ptxcts report / gate / diff / ... call them)."""
-import argparse
 import os
 import sys
 
 from . import bundle, diff, gate, merge, report, schema
 from .errors import EXIT_USAGE, ResultsError
+import boundary
 
 
 def _validate(args):
@@ -84,6 +84,12 @@ def _unusable_output(path, folder):
     return None
 
 
+def _inside(path, folder):
+    """Whether `path` lies in `folder` or below it (through links)."""
+    p, f = os.path.realpath(path), os.path.realpath(folder)
+    return p.startswith(f.rstrip(os.sep) + os.sep)
+
+
 def _output_over_input(args):
     """An output path that is one of the inputs would replace what the verb reads; an output folder holding a run
     would mix two runs in one folder."""
@@ -95,9 +101,14 @@ def _output_over_input(args):
         if not isinstance(out, str):
             continue
         for i in inputs:
-            if same_file(out, i):
-                return (f"--{n} {out}: is the input {i}; writing there would replace what this verb reads: choose "
-                        "another path")
+            if same_file(out, i) or (os.path.isdir(i) and os.path.basename(out) in RUN_FILES and
+                                     _inside(out, i)):   # a run document of an input folder
+                return (f"--{n} {out}: is the input {i}" + ("" if same_file(out, i) else " (a run document in it)") +
+                        "; writing there would replace what this verb reads: choose another path")
+        for m in OUTPUTS:
+            other = getattr(args, m, None)
+            if m != n and isinstance(other, str) and same_file(out, other):
+                return f"--{n} {out}: is also --{m}; each output needs a path of its own"
         unusable = _unusable_output(out, folder=None if args.verb == "bundle" else n == "out")
         if unusable:
             return f"--{n} {out}: {unusable}"
@@ -109,7 +120,7 @@ def _output_over_input(args):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python3 -m results", description="ptx-cts results: report, gate, bundles. "
+    p = boundary.ArgumentParser(prog="python3 -m results", description="ptx-cts results: report, gate, bundles. "
                                 "Exit codes: 0 ok, 1 regression (gate) or differences (diff), 2 usage, "
                                 "3 malformed or inconsistent input.")
     sub = p.add_subparsers(dest="verb", required=True)
@@ -141,7 +152,6 @@ def main(argv=None):
         print(f"{args.verb}: error: {e}", file=sys.stderr)
         return e.exit_code
     except OSError as e:
-        import boundary
         print(f"{args.verb}: error: {_name_the_output(args, e)}{boundary.describe_os_error(e)}", file=sys.stderr)
         return EXIT_USAGE
 
@@ -160,5 +170,4 @@ def _name_the_output(args, e):
 
 
 if __name__ == "__main__":
-    import boundary
     sys.exit(boundary.run("results", main))

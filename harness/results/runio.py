@@ -120,8 +120,12 @@ class OutputLock:
             if same:
                 break
             os.close(fd)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        except OSError as e:   # a full disk: no run can be written here; say where, before any work
+            os.close(fd)
+            raise OSError(e.errno, e.strerror, self.path) from e
         self._fd = fd
         return self
 

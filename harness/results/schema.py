@@ -50,6 +50,7 @@ _CC = re.compile(r"[0-9]+\.[0-9]+")
 _TOOLCHAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 
 CASE_REQUIRED = {"id": str, "family": str, "form": str, "target": str, "ptx": str, "load_path": str, "class": str}
+MAX_DURATION_MS = 31 * 86400 * 1000.0   # a case's duration: no run of any tier lasts a month
 CASE_OPTIONAL = {"duration_ms": (int, float), "message": str, "replay": str, "details": dict}
 TOP_FIELDS = ("schema", "version", "run_id", "tier", "started", "finished", "seed", "shard", "host", "toolchain",
               "device", "cases")
@@ -162,6 +163,9 @@ def validate(doc, file="results.json", text=None):
     for name in ("host", "toolchain"):
         if not isinstance(doc[name], dict):
             c.fail([name], "must be an object")
+    cpus = doc["host"].get("cpus")
+    if cpus is not None and (not isinstance(cpus, int) or isinstance(cpus, bool) or cpus < 1):
+        c.fail(["host", "cpus"], f"{cpus!r}: must be a whole number of CPUs >= 1, or null")
     for name, kind in TOOLCHAIN_FIELDS.items():
         value = doc["toolchain"].get(name)
         if value is not None and (not isinstance(value, kind) or not value):
@@ -289,8 +293,9 @@ def _validate_case(c, i, case, tier, paths):
             c.fail(at + ["id"], f"a compile case ID is <form>@<target>.ptx<MM>: expected {want!r}")
     elif tier == "run" and not case["id"].startswith(case["form"] + "#"):
         c.fail(at + ["id"], f"a run case ID is <form>#<variant>; it does not start with {case['form'] + '#'!r}")
-    if "duration_ms" in case and not 0 <= case["duration_ms"] < float("inf"):
-        c.fail(at + ["duration_ms"], f"{case['duration_ms']!r}: must be a finite number, not negative")
+    if "duration_ms" in case and not 0 <= case["duration_ms"] <= MAX_DURATION_MS:
+        c.fail(at + ["duration_ms"], f"{case['duration_ms']!r}: must be a number of milliseconds from 0 to "
+                                     f"{MAX_DURATION_MS:.0f} (31 days: no run lasts longer)")
     if cls in FINDINGS and not case.get("replay"):
         c.fail(at, f"a {cls} result needs a 'replay' command that replays this case alone")
     if cls == "not_supported" and not case.get("message"):

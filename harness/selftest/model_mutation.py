@@ -19,7 +19,6 @@ score = (killed + timeout) / (killed + timeout + survived), survivors triaged eq
 Every judged mutant is appended to <build>/model-mutation.log.jsonl as it is judged; Ctrl-C writes the summary of
 what was measured (marked partial) and exits 130.
 """
-import argparse
 import datetime
 import fnmatch
 import json
@@ -33,6 +32,7 @@ import sys
 import time
 
 from .mutants import MODEL_SRC, generate, sample_order, sha
+import boundary
 
 ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_OUT = os.path.join(ROOT, "results", "selftest", "model-mutation.json")
@@ -254,7 +254,7 @@ def table(title, rows):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="ptxcts selftest-model", description=__doc__.split("\n\n")[0])
+    ap = boundary.ArgumentParser(prog="ptxcts selftest-model", description=__doc__.split("\n\n")[0])
     ap.add_argument("--budget", type=float, default=1800, help="seconds of judging (default 1800); the run stops "
                     "after the mutant in progress")
     ap.add_argument("--files", default="*.cpp", help="glob over harness/refmodel/src/*.cpp names (default *.cpp)")
@@ -481,5 +481,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    import boundary
     sys.exit(boundary.run("selftest-model", main))

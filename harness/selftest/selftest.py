@@ -23,7 +23,6 @@ Writes DIR/selftest.json (per kind and family: planted, refused by ptxas, caught
 survivor with its planted line) and prints the table; exit 0 when every non-equivalent fault was caught, 1 when a
 hole is left, 2 on a usage error, 130 when interrupted (what was measured is written).
 """
-import argparse
 import collections
 import datetime
 import json
@@ -42,6 +41,7 @@ from ptxcts_gen import faults  # noqa: E402
 from ptxcts_gen.model import all_forms  # noqa: E402
 from selftest.host_kinds import host_kind  # noqa: E402
 from selftest.runs import changed, env_with, run_tier, staged, tally, where_time_went  # noqa: E402
+import boundary  # noqa: E402
 
 TARGET, PTX = "sm_90", "9.0"
 FINE = ("pass", "spec_divergence", "not_supported")
@@ -49,7 +49,7 @@ ALL_KINDS = {**faults.KINDS, **faults.HOST_KINDS}
 
 
 def parse(argv):
-    p = argparse.ArgumentParser(prog="./ptxcts selftest", description=__doc__.split("\n\n")[0])
+    p = boundary.ArgumentParser(prog="./ptxcts selftest", description=__doc__.split("\n\n")[0])
     p.add_argument("--kind", action="append", default=[],
                    help=f"only these fault kinds ({', '.join(ALL_KINDS)})")
     p.add_argument("--family", action="append", default=[], help="only forms of these families")
@@ -166,7 +166,6 @@ def main(argv):
               "driver": tc.get("driver"), "toolchain": f"{tc.get('name')} (ptxas {tc.get('ptxas')})",
               "clean_run": {"cases": len(clean), "run_tier": where_time_went(clean_doc)}}
     def save():
-        import boundary
         from results import atomic_write
         report["seconds"] = round(time.monotonic() - t0, 1)
         with boundary.signals_deferred():
@@ -237,14 +236,12 @@ def main(argv):
             save()
             print_kind(i, len(kinds), kind, report["kinds"][kind], k0, t0)
     except KeyboardInterrupt:
-        import boundary
         report["interrupted"] = True
         print(f"\nselftest: interrupted after {len(report['kinds'])} of {len(kinds)} kinds; writing what was measured")
     save()
     holes = summary(report)
     print(f"selftest: {out}/selftest.json ({report['seconds']} s)")
     if report["interrupted"]:
-        import boundary
         return boundary.interrupt_exit_code()
     return 1 if holes else 0
 
@@ -280,5 +277,4 @@ def summary(report):
 
 
 if __name__ == "__main__":
-    import boundary
     sys.exit(boundary.run("selftest", main, sys.argv[1:]))

@@ -181,7 +181,8 @@ void load_resume(const std::string& dir, ExploreOptions& o) {
   for (const char* k : {"classes", "divergences", "coverage", "device"})
     if (!doc.get(k) || !doc.get(k)->is_object()) throw bad(std::string("field '") + k + "' is missing or not an object");
   if (!doc.get("findings") || !doc.get("findings")->is_array()) throw bad("field 'findings' is missing or not an array");
-  if (doc.get_str("id").empty()) throw bad("field 'id' is missing");
+  if (!doc.get("id") || !doc.get("id")->is_string() || doc.get("id")->str().empty())
+    throw bad("field 'id' is missing or not a string");
   // Counts and times add up over the segments of an exploration: each must be a finite number >= 0, a count
   // an integer (a negative or fractional one would carry on into every later segment).
   auto count = [&](const Json& v, const std::string& at) {

@@ -184,6 +184,16 @@ int explore_main(int argc, char** argv) {
         return usage_error("--out " + o.out_dir + ": already holds a run (" + held + "); use --resume " + o.out_dir +
                            " to go on with an exploration, or choose another folder");
   }
+  // The permanent cases file this exploration adds its findings to is read first: a malformed one is refused now,
+  // not after the exploration has run (the run tier reads it too).
+  if (!o.cases_file.empty()) {
+    try {
+      read_explored(o.cases_file);
+    } catch (const MalformedCasesFile& e) {
+      std::fprintf(stderr, "ptxcts-explore: --cases-file %s\n", e.what());
+      return 3;
+    }
+  }
   // One writer per folder, as for ./ptxcts run and compile: a second exploration into it is refused.
   FolderLock lock;
   if (auto e = lock.acquire(o.out_dir); !e.empty()) return usage_error(e);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -201,10 +202,17 @@ int load_resume(const std::string& dir, Resumed& r) {
           n->num() != std::floor(n->num()))
         throw std::runtime_error("field 'shard' must be {\"index\": i, \"count\": n} with 0 <= i < n");
     }
-    for (auto& c : cs->arr())
-      if (!c.is_object() || c.get_str("id").empty() || c.get_str("class").empty() || c.get_str("load_path").empty() ||
-          c.get_str("target").empty())
-        throw std::runtime_error("field 'cases': each case must be an object with string id, class, load_path, target");
+    size_t n = 0;
+    for (auto& c : cs->arr()) {   // each kept case must be one the run tier wrote: strings, a class of the closed set
+      const std::string at = "cases[" + std::to_string(n++) + "]";
+      if (!c.is_object()) throw std::runtime_error(at + " must be an object");
+      for (const char* k : {"id", "class", "load_path", "target"}) {
+        const Json* v = c.get(k);
+        if (!v || !v->is_string() || v->str().empty()) throw std::runtime_error(at + "." + k + " must be a non-empty string");
+      }
+      if (std::find(kClasses.begin(), kClasses.end(), c.get("class")->str()) == kClasses.end())
+        throw std::runtime_error(at + ".class '" + c.get("class")->str() + "' is not a result class");
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ptxcts-run: %s: %s\n", res_path.c_str(), e.what());
     return 3;
@@ -310,6 +318,8 @@ int run_main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return usage_error(e.what());
   }
+  if (int(cli.list) + int(cli.dry_build) + int(!cli.prepare_only.empty()) > 1)   // each ends the run its own way
+    return usage_error("--list, --dry-build/--dry-judge and --prepare-only: give one of them");
   if (cli.list) {
     for (auto& c : ses.cases) std::printf("%s\n", c.id.c_str());
     return 0;
