@@ -44,6 +44,12 @@ def run(*args):
                            *args], capture_output=True, text=True, env=env)
 
 
+def _compiling(sid):
+    """Whether a compiler call on the tier's modules runs in session `sid`."""
+    ps = subprocess.run(["ps", "-eo", "sid=,args="], capture_output=True, text=True).stdout
+    return any(line.split(None, 1)[0] == str(sid) and "ptxcts-compile-" in line for line in ps.splitlines())
+
+
 class CliTest(unittest.TestCase):
     def test_fixture_run(self):
         with tempfile.TemporaryDirectory() as out:
@@ -92,12 +98,14 @@ class CliTest(unittest.TestCase):
 
     def test_stale_finding_is_reported(self):
         with tempfile.TemporaryDirectory() as out:
-            r = run("--expectations", FINDINGS, "--out", out, "--case", "cp.async/ca.shared_cta.global/*@*.ptx78")
+            r = run("--expectations", FINDINGS, "--out", os.path.join(out, "a"), "--case",
+                    "cp.async/ca.shared_cta.global/*@*.ptx78")
             self.assertNotIn("STALE", r.stderr)
             path = os.path.join(out, "f.toml")
             with open(FINDINGS) as f, open(path, "w") as g:
                 g.write(f.read().replace("@sm_80.ptx70", "@sm_80.ptx78"))
-            r = run("--expectations", path, "--out", out, "--case", "cp.async/ca.shared_cta.global/*@*.ptx78")
+            r = run("--expectations", path, "--out", os.path.join(out, "b"), "--case",
+                    "cp.async/ca.shared_cta.global/*@*.ptx78")
             self.assertIn("STALE finding cp-async-shared-cta-before-ptx78", r.stderr)
 
     def test_interrupt_keeps_what_was_judged_and_resume_finishes(self):
@@ -120,7 +128,12 @@ class CliTest(unittest.TestCase):
                     "--expectations", FINDINGS, "--toolchain", slow, "--module-size", "1", "-j", "1"]
             p = subprocess.Popen(argv + ["--out", out], env=env, stderr=subprocess.PIPE, text=True,
                                  start_new_session=True)
-            time.sleep(6)   # the probe of the new toolchain, then a few one-second modules
+            # the probe of the new toolchain (its length depends on the machine's load), then a few one-second
+            # modules: the signal comes once the slow compiler has run on the tier's modules for a while
+            t0 = time.monotonic()
+            while not _compiling(p.pid) and p.poll() is None and time.monotonic() - t0 < 300:
+                time.sleep(0.1)
+            time.sleep(3)
             os.killpg(p.pid, signal.SIGINT)   # as a terminal's Ctrl-C: the whole process group
             err = p.communicate(timeout=60)[1]
             self.assertEqual(p.returncode, 130, err)
