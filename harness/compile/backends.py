@@ -167,7 +167,8 @@ def driver_support():
     """(a per-target check of the device present, a note) for the driver's verdicts, without touching CUDA in
     this process (the workers make their own contexts): the compute capability from nvidia-smi."""
     try:
-        r = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap,name,driver_version", "--format=csv,noheader"],
+        smi = os.environ.get("PTXCTS_NVIDIA_SMI") or "nvidia-smi"   # tests point it elsewhere, as scripts/gpus.sh
+        r = subprocess.run([smi, "--query-gpu=compute_cap,name,driver_version", "--format=csv,noheader"],
                            capture_output=True, text=True, timeout=30)
         row = [x.strip() for x in r.stdout.splitlines()[0].split(",")] if r.returncode == 0 and r.stdout.strip() \
             else None

@@ -160,6 +160,9 @@ def _main(a):
     device_check, driver_note, device = None, "", None
     if "driver" in a.verdicts:
         device_check, driver_note, device = backends.driver_support()
+        if device is None:   # the driver's verdicts name their device: without one no document could hold them
+            raise Usage(f"--verdicts {','.join(a.verdicts)}: the driver JIT needs a usable GPU ({driver_note}); "
+                        "leave 'driver' out of --verdicts on this machine")
 
     started_utc = datetime.datetime.now(datetime.timezone.utc)
     prior = {}
