@@ -152,21 +152,23 @@ def main(argv=None):
         print(f"{args.verb}: error: {e}", file=sys.stderr)
         return e.exit_code
     except OSError as e:
-        print(f"{args.verb}: error: {_name_the_output(args, e)}{boundary.describe_os_error(e)}", file=sys.stderr)
+        print(f"{args.verb}: error: {_name_the_output(args, e)}", file=sys.stderr)
         return EXIT_USAGE
 
 
 def _name_the_output(args, e):
-    """'--json PATH: ' when the path an OSError names is that output or a folder above it (the option the user
-    gave, then what happened where)."""
+    """An OSError as one line: '--json PATH: what happened' when it is that output, '--out DIR: PATH: what
+    happened' when it is a file in or a folder above it (the option the user gave, then where and what)."""
     failed = os.path.abspath(os.fsdecode(e.filename)) if e.filename else None
     for n in OUTPUTS:
         out = getattr(args, n, None)
         if failed and isinstance(out, str):
             path = os.path.abspath(out)
-            if path == failed or path.startswith(failed.rstrip(os.sep) + os.sep):
-                return f"--{n} {out}: "
-    return ""
+            if path == failed:
+                return f"--{n} {out}: {e.strerror or e}"
+            if path.startswith(failed.rstrip(os.sep) + os.sep) or failed.startswith(path.rstrip(os.sep) + os.sep):
+                return f"--{n} {out}: {boundary.describe_os_error(e)}"
+    return boundary.describe_os_error(e)
 
 
 if __name__ == "__main__":
