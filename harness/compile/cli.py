@@ -215,7 +215,7 @@ def _check_same_selection(a, doc, chosen, tc):
         raise Usage(f"--resume {folder}: that run judged toolchain {doc['toolchain'].get('name')}, this one is "
                     f"{tc.name}")
     paths = sorted({c["load_path"] for c in doc["cases"]})
-    if not set(paths) <= set(a.verdicts):
+    if set(paths) != set(a.verdicts):   # an interrupted run records every compiler's cases (the rest skipped)
         raise Usage(f"--resume {folder}: that run recorded --verdicts {','.join(paths)}, this one asks for "
                     f"{','.join(a.verdicts)}: give the interrupted run's options")
     ids = {c.id for c in chosen}
@@ -225,6 +225,10 @@ def _check_same_selection(a, doc, chosen, tc):
         raise Usage(f"--resume {folder}: that run holds {len(other)} case(s) this selection does not (e.g. "
                     f"{other[0]}; families {', '.join(fams)}): give the interrupted run's options (--family, --target, "
                     "--ptx, --case, --valid-only, --limit)")
+    more = sorted(ids - {c["id"] for c in doc["cases"]})
+    if more:   # judging them would add a second selection to the interrupted one
+        raise Usage(f"--resume {folder}: this selection has {len(more)} case(s) that run did not (e.g. {more[0]}): "
+                    "give the interrupted run's options (--family, --target, --ptx, --case, --valid-only, --limit)")
 
 
 def _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, chosen, prior, rid, out_dir, started,
