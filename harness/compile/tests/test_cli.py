@@ -96,6 +96,31 @@ class CliTest(unittest.TestCase):
             with open(os.path.join(keep, sorted(logs)[0])) as f:
                 self.assertIn("-arch=sm_", f.read())
 
+    def test_resume_refuses_another_selection(self):
+        """--resume finishes the interrupted selection exactly: more cases, fewer cases or other compilers would
+        put two selections in one document."""
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "run")
+            r = run("--expectations", FINDINGS, "--out", out, "--family", "cp.async.bulk")
+            self.assertIn(r.returncode, (0, 1), r.stderr)
+            path = os.path.join(out, "results.json")
+            doc = load(path)
+            doc["partial"] = {"reason": "interrupted by SIGTERM", "done": 1, "total": len(doc["cases"])}
+            for c in doc["cases"][1:]:
+                c.update({"class": "skipped", "message": "interrupted"})
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            with open(path) as f:
+                before = f.read()
+            for args, said in ((["--family", "cp.async.bulk", "--family", "cp.async"], "that run did not"),
+                               (["--family", "cp.async.bulk", "--case", "*@sm_90.*"], "this selection does not"),
+                               (["--family", "cp.async.bulk", "--verdicts", "ptxas,nvjitlink"], "--verdicts")):
+                r = run("--expectations", FINDINGS, "--resume", out, *args)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(said, r.stderr)
+                with open(path) as f:
+                    self.assertEqual(f.read(), before, "a refused resume changed the document")
+
     def test_stale_finding_is_reported(self):
         with tempfile.TemporaryDirectory() as out:
             r = run("--expectations", FINDINGS, "--out", os.path.join(out, "a"), "--case",
