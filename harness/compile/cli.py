@@ -254,29 +254,31 @@ def _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, cho
     prog = progress.Progress(total, every_s=1e9 if a.quiet else 2.0)
     t0 = time.monotonic()
     run = _judge_every_verdict(a, m, mroot, tc, todo, prior, active, use_gen, prog, device_check)
-    wall = time.monotonic() - t0
-    records = run.records
+    # From the last verdict to the last file written a signal waits: it can no longer cost what was judged; it
+    # ends the verb (exit 130/143) once the documents are whole.
+    with boundary.signals_deferred():
+        wall = time.monotonic() - t0
+        records = run.records
 
-    finished = datetime.datetime.now(datetime.timezone.utc)
-    doc = {"schema": "ptxcts-results", "version": results.VERSION, "run_id": rid, "tier": "compile",
-           "started": started, "finished": finished.isoformat(), "seed": None, "shard": {"index": 0, "count": 1},
-           "host": {"hostname": socket.gethostname(), "cpus": os.cpu_count()},
-           "toolchain": dict(tc.record(), cuda_runtime=None, driver=(device or {}).get("driver")),
-           # the driver JIT's verdicts belong to the device (and driver) they were given on
-           "device": ({k: device[k] for k in ("name", "sm", "cc")} if device and "driver" in a.verdicts else None),
-           "cases": records}
-    if run.interrupted:
-        results.mark_partial(doc, run.interrupted, done=run.judged, total=len(records))
-    with boundary.signals_deferred():   # a signal now would cost what was judged: it waits for the document
+        finished = datetime.datetime.now(datetime.timezone.utc)
+        # the driver JIT's verdicts belong to the device (and driver) they were given on
+        on = {k: device[k] for k in ("name", "sm", "cc")} if device and "driver" in a.verdicts else None
+        doc = {"schema": "ptxcts-results", "version": results.VERSION, "run_id": rid, "tier": "compile",
+               "started": started, "finished": finished.isoformat(), "seed": None,
+               "shard": {"index": 0, "count": 1}, "host": {"hostname": socket.gethostname(), "cpus": os.cpu_count()},
+               "toolchain": dict(tc.record(), cuda_runtime=None, driver=(device or {}).get("driver")),
+               "device": on, "cases": records}
+        if run.interrupted:
+            results.mark_partial(doc, run.interrupted, done=run.judged, total=len(records))
         results.write_run(out_dir, doc)
-    output.write_rule_messages(os.path.join(out_dir, "rule_messages.tsv"), records)
-    used = [f for f in all_findings if any(f.covers(tc.name, lp) for lp in a.verdicts)]
-    # a finding is stale only over cases a covered compiler actually judged (not not_supported, not skipped)
-    judged_ids = {r["id"] for r in records if r["class"] not in (cls.NOT_SUPPORTED, cls.SKIPPED)}
-    stale = [] if run.interrupted else expectations.stale(
-        used, [(c.id, c.valid) for c in chosen if c.id in judged_ids], all_ids)
-    output.write_expectations(os.path.join(out_dir, "expectations.json"), exp_path, tc.name, all_findings, used,
-                              stale)
+        output.write_rule_messages(os.path.join(out_dir, "rule_messages.tsv"), records)
+        used = [f for f in all_findings if any(f.covers(tc.name, lp) for lp in a.verdicts)]
+        # a finding is stale only over cases a covered compiler actually judged (not not_supported, not skipped)
+        judged_ids = {r["id"] for r in records if r["class"] not in (cls.NOT_SUPPORTED, cls.SKIPPED)}
+        stale = [] if run.interrupted else expectations.stale(
+            used, [(c.id, c.valid) for c in chosen if c.id in judged_ids], all_ids)
+        output.write_expectations(os.path.join(out_dir, "expectations.json"), exp_path, tc.name, all_findings, used,
+                                  stale)
     output.print_summary(records, wall, total, run.calls, run.modules, tc, used, stale, exp_path)
     bad = output.print_bad(records, out_dir)
     if run.interrupted:

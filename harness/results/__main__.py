@@ -70,8 +70,9 @@ def _empty_value(args):
 
 def _unusable_output(path, folder):
     """Why `path` cannot be written (checked before the work, not after it): a file output (folder=False) that is
-    a folder, a folder output (folder=True) that is a file, or a file where a folder above it must be. None when it may be usable (what
-    the disk then says -- read-only, full -- still reaches the user through the OSError handler)."""
+    a folder, a folder output (folder=True) that is a file, or a file where a folder above it must be (folder=None:
+    either kind). None when it may be usable (what the disk then says -- read-only, full -- still reaches the user
+    through the OSError handler)."""
     if os.path.isdir(path) and folder is False:
         return "is a folder; name a file"
     if os.path.exists(path) and not os.path.isdir(path) and folder:
