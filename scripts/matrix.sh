@@ -26,8 +26,12 @@ while [ $# -gt 0 ]; do
 done
 IFS=, read -r -a names <<< "$toolchains"
 [ ${#names[@]} -ge 1 ] || { echo "matrix: --toolchains names no toolchain" >&2; exit 2; }
+declare -A seen=()
 for n in "${names[@]}"; do
   [ -n "$n" ] || { echo "matrix: --toolchains '$toolchains' names no toolchain (an empty name)" >&2; exit 2; }
+  # a name twice would compile the whole tier again into the folder of its first run (refused there, hours later)
+  [ -z "${seen[$n]:-}" ] || { echo "matrix: --toolchains '$toolchains' names $n twice" >&2; exit 2; }
+  seen[$n]=1
 done
 if [ ${#jobs[@]} -gt 0 ] && ! [[ ${jobs[1]} =~ ^[1-9][0-9]*$ ]]; then
   echo "matrix: -j '${jobs[1]}': expected a number of parallel compiler calls, 1 or more" >&2; exit 2
