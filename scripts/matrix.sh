@@ -7,6 +7,10 @@
 # (one compile run per toolchain), DIR/diff/<A>_to_<B>.md, DIR/report/ and DIR/matrix.md (classes per toolchain
 # and load path). Exit 0 when every run finished, 1 when a run failed to finish, 2 on a usage error.
 set -uo pipefail
+# SIGINT/SIGTERM reach the whole group (./ptxcts forwards them): the tier running now writes what it judged,
+# marked partial. With a trap, bash waits for that foreground tier before it ends (docs/CLI.md, "Signals").
+trap 'echo "matrix: interrupted by SIGINT" >&2; exit 130' INT
+trap 'echo "matrix: interrupted by SIGTERM" >&2; exit 143' TERM
 root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root"
 toolchains=12.4,12.8,12.9,13.0,13.2,13.5 verdicts=ptxas,nvjitlink out="" wheels=() jobs=()
