@@ -131,6 +131,19 @@ class Interrupted(unittest.TestCase):
     def test_compile_sigint_to_the_wrapper(self):
         self._compile(signal.SIGINT, "wrapper")
 
+    def test_matrix_sigterm_to_the_wrapper(self):
+        """A shell verb that runs a tier (matrix): the tier still writes its partial document before the group
+        ends, rather than being killed 2 s after the shell."""
+        p = self._start(["matrix", "--toolchains", "13.0", "--verdicts", "ptxas", "-j", "2"])
+        self._wait_busy(p, "ptxcts-compile-")   # a compiler call on the tier's modules: cases are being judged
+        time.sleep(2.0)
+        self._signal(p, signal.SIGTERM, "wrapper")
+        self._ended(p, signal.SIGTERM)
+        with open(os.path.join(self.out, "13.0", "results.json")) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["partial"]["reason"], "interrupted by SIGTERM")
+        self.assertGreater(doc["partial"]["done"], 0)
+
     def test_explore_sigterm_to_the_wrapper(self):
         explore = os.path.join(BUILD, "harness", "run", "ptxcts-explore")
         if not os.path.exists(explore):
