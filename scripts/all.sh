@@ -5,6 +5,10 @@
 #   ./ptxcts all [--toolchain NAME|PATH]          one toolchain (default $PTXCTS_TOOLCHAIN, else the CUDA toolkit)
 #   ./ptxcts all --toolchains 12.4,...,13.5        the compile tier over the toolchain matrix instead (./ptxcts matrix)
 set -uo pipefail
+# SIGINT/SIGTERM reach the whole group (./ptxcts forwards them): the tier running now writes what it judged,
+# marked partial. With a trap, bash waits for that foreground tier before it ends (docs/CLI.md, "Signals").
+trap 'echo "all: interrupted by SIGINT" >&2; exit 130' INT
+trap 'echo "all: interrupted by SIGTERM" >&2; exit 143' TERM
 root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root"
 export PATH="$PATH:/usr/local/cuda/bin"

@@ -28,6 +28,7 @@ import json
 import os
 import sys
 
+from .runio import atomic_write
 from . import baseline as baseline_mod
 from . import merge, waivers as waivers_mod
 from .errors import EXIT_OK, EXIT_REGRESSION, IncompleteRun, UsageError
@@ -248,9 +249,7 @@ def run_gate(args, out=None):
             f" (exit {code})")
     verdict["exit"] = code
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(verdict, f, indent=1, sort_keys=True)
-            f.write("\n")
+        atomic_write(args.json, json.dumps(verdict, indent=1, sort_keys=True) + "\n")
     return code
 
 

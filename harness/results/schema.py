@@ -59,6 +59,7 @@ _CC = re.compile(r"[0-9]+\.[0-9]+")
 _TOOLCHAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 
 CASE_REQUIRED = {"id": str, "family": str, "form": str, "target": str, "ptx": str, "load_path": str, "class": str}
+MAX_DURATION_MS = 31 * 86400 * 1000.0   # a case's duration: no run of any tier lasts a month
 CASE_OPTIONAL = {"duration_ms": (int, float), "message": str, "replay": str, "details": dict}
 TOP_FIELDS = ("schema", "version", "run_id", "tier", "started", "finished", "seed", "shard", "host", "toolchain",
               "device", "cases")
@@ -96,6 +97,12 @@ def target_sort_key(target):
     if not m:
         return (1 << 30, 9, target or "")
     return (int(m.group(1)), "_af".index(m.group(2) or "_"), target)
+
+
+def _when(value):
+    """An ISO-8601 time as a comparable UTC datetime (a time without a zone is taken as UTC)."""
+    t = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return t if t.tzinfo else t.replace(tzinfo=datetime.timezone.utc)
 
 
 def _iso(value):
@@ -150,6 +157,8 @@ def validate(doc, file="results.json", text=None):
     for name in ("started", "finished"):
         if not _iso(doc[name]):
             c.fail([name], f"{doc[name]!r} is not an ISO-8601 date and time")
+    if _when(doc["finished"]) < _when(doc["started"]):
+        c.fail(["finished"], f"{doc['finished']} is before started ({doc['started']}): a run finishes after it starts")
     if doc["seed"] is not None and (not isinstance(doc["seed"], int) or isinstance(doc["seed"], bool)):
         c.fail(["seed"], "must be an integer or null")
     shard = doc["shard"]
@@ -163,6 +172,9 @@ def validate(doc, file="results.json", text=None):
     for name in ("host", "toolchain"):
         if not isinstance(doc[name], dict):
             c.fail([name], "must be an object")
+    cpus = doc["host"].get("cpus")
+    if cpus is not None and (not isinstance(cpus, int) or isinstance(cpus, bool) or cpus < 1):
+        c.fail(["host", "cpus"], f"{cpus!r}: must be a whole number of CPUs >= 1, or null")
     for name, kind in TOOLCHAIN_FIELDS.items():
         value = doc["toolchain"].get(name)
         if value is not None and (not isinstance(value, kind) or not value):
@@ -237,7 +249,8 @@ def _validate_timing(c, timing):
             c.fail(["timing", i], "must be an object")
         for name, kind in TIMING_FIELDS.items():
             value = t.get(name)
-            if not isinstance(value, kind) or isinstance(value, bool) or (not isinstance(value, str) and value < 0):
+            if not isinstance(value, kind) or isinstance(value, bool) or (
+                    not isinstance(value, str) and not 0 <= value < float("inf")):
                 c.fail(["timing", i, name] if name in t else ["timing", i],
                        f"missing, of the wrong type or negative: {name!r}")
         extra = sorted(set(t) - set(TIMING_FIELDS))
@@ -291,8 +304,9 @@ def _validate_case(c, i, case, tier, paths):
             c.fail(at + ["id"], f"a compile case ID is <form>@<target>.ptx<MM>: expected {want!r}")
     elif tier == "run" and not case["id"].startswith(case["form"] + "#"):
         c.fail(at + ["id"], f"a run case ID is <form>#<variant>; it does not start with {case['form'] + '#'!r}")
-    if "duration_ms" in case and case["duration_ms"] < 0:
-        c.fail(at + ["duration_ms"], "must not be negative")
+    if "duration_ms" in case and not 0 <= case["duration_ms"] <= MAX_DURATION_MS:
+        c.fail(at + ["duration_ms"], f"{case['duration_ms']!r}: must be a number of milliseconds from 0 to "
+                                     f"{MAX_DURATION_MS:.0f} (31 days: no run lasts longer)")
     if cls in FINDINGS and not case.get("replay"):
         c.fail(at, f"a {cls} result needs a 'replay' command that replays this case alone")
     if cls == "not_supported" and not case.get("message"):
@@ -309,6 +323,12 @@ def load(path):
     text = jsonloc.read_text(path)
     doc = jsonloc.load(text, path)
     validate(doc, path, text)
+    twin = path[:-3] if path.endswith(".gz") else path + ".gz"
+    if os.path.isfile(twin):   # results.json beside results.json.gz: two copies of one run must say the same
+        twin_doc = jsonloc.load(jsonloc.read_text(twin), twin)
+        if twin_doc != doc:
+            raise InputError(twin, None, None, f"differs from {path} (the same run twice, with different contents: "
+                                               "remove the stale one)")
     return doc
 
 

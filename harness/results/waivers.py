@@ -141,15 +141,37 @@ def _line_finder(text):
 def table_entries(doc, table, version, fail, version_message, top_level_note):
     """The [[table]] entries of a reviewed TOML file (waivers, run-tier findings), once its `version` is the one
     this tool knows (else fail with version_message(the file's version)) and it has no other top-level key."""
-    if doc.get("version") != version:
-        fail(None, "version", version_message(doc.get("version")))
+    v = doc.get("version")
+    if type(v) is not int or v != version:   # `version = true` and `version = 1.0` are not the integer 1
+        fail(None, "version", version_message(v))
     extra = sorted(set(doc) - {"version", table})
     if extra:
         fail(None, extra[0], f"unknown top-level key ({top_level_note})")
     entries = doc.get(table, [])
-    if not isinstance(entries, list):
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         fail(None, table, f"write each {table} as a [[{table}]] table")
     return entries
+
+
+def glob_problem(pattern):
+    """Why `pattern` is not a well-formed fnmatch glob (an unbalanced '[' would match only itself, silently), or
+    None."""
+    i = 0
+    while i < len(pattern):
+        if pattern[i] == "[":
+            j = i + 1
+            if j < len(pattern) and pattern[j] in "!^":
+                j += 1
+            if j < len(pattern) and pattern[j] == "]":
+                j += 1
+            close = pattern.find("]", j)
+            if close < 0:
+                return f"{pattern!r}: '[' at position {i} has no closing ']' (write [[] for a literal '[')"
+            i = close
+        elif pattern[i] == "]":
+            return f"{pattern!r}: ']' at position {i} closes no '['"
+        i += 1
+    return None
 
 
 def check_table_fields(entry, index, required, optional, fail):
@@ -193,6 +215,9 @@ def load(path):
         check_table_fields(w, i, REQUIRED, OPTIONAL, fail)
         fields = {k: w.get(k) for k in REQUIRED + OPTIONAL}
         check_nonempty_strings(w, i, ("case", "reason", "link", "target", "load_path"), fail)
+        for field in ("case", "target", "load_path"):
+            if field in w and glob_problem(w[field]):
+                fail(i, field, f"not a glob: {glob_problem(w[field])}")
         if type(w["expires"]) is not datetime.date:
             fail(i, "expires", "must be a TOML date without quotes or time, e.g. expires = 2027-03-31")
         if "classes" in w:

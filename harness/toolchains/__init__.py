@@ -17,6 +17,9 @@ import shutil
 from dataclasses import dataclass, field
 from typing import Optional
 
+from results import atomic_write, jsonloc
+from results.errors import ResultsError
+
 from . import catalog, probe
 from .errors import ToolchainError, USAGE, MALFORMED  # noqa: F401  (re-exported)
 
@@ -158,10 +161,9 @@ def committed_description(name):
     if not os.path.exists(p):
         return None
     try:
-        with open(p) as f:
-            doc = json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        raise ToolchainError(f"{p}: malformed toolchain description: {e}", MALFORMED) from None
+        doc = jsonloc.read(p)
+    except ResultsError as e:
+        raise ToolchainError(f"malformed toolchain description: {e}", MALFORMED) from None
     if not isinstance(doc, dict) or doc.get("schema") != probe.SCHEMA or doc.get("version") != probe.SCHEMA_VERSION:
         doc = doc if isinstance(doc, dict) else {}
         raise ToolchainError(f"{p}: schema {doc.get('schema')!r} version {doc.get('version')!r} is not "
@@ -207,15 +209,14 @@ def _described(name, ptxas, nvjitlink, source):
         return doc, notes
     cached = os.path.join(cache_dir(), "probes", f"{sha}.json")
     if os.path.exists(cached):
-        with open(cached) as f:
-            doc2 = json.load(f)
+        try:
+            doc2 = jsonloc.read(cached)
+        except ResultsError as e:
+            raise ToolchainError(f"a cached probe is malformed ({e}): remove it to probe again", MALFORMED) from None
     else:
         doc2 = probe.describe(ptxas, name, nvjitlink=nvjitlink, source=source)
         os.makedirs(os.path.dirname(cached), exist_ok=True)
-        tmp = cached + f".tmp{os.getpid()}"
-        with open(tmp, "w") as f:
-            json.dump(doc2, f, indent=1, sort_keys=True)
-        os.replace(tmp, cached)
+        atomic_write(cached, json.dumps(doc2, indent=1, sort_keys=True))
     if doc:
         notes.append(f"ptxas {ptxas} differs from the binary toolchains/{name}.json was probed from "
                      f"(sha256 {sha[:12]} vs {doc['ptxas_sha256'][:12]}): using a description probed from it")
@@ -232,6 +233,12 @@ def resolve(spec=None, env=None):
     Raises ToolchainError (exit code USAGE) for an unknown name, a name not installed, or a path that is not a
     working ptxas."""
     env = os.environ if env is None else env
+    if spec is not None and not spec.strip():
+        raise ToolchainError("--toolchain '': an empty value (name a toolchain or a ptxas path, or leave the option "
+                             "out)", USAGE)
+    if spec is None and ENV in env and not env[ENV].strip():
+        raise ToolchainError(f"{ENV} is set but empty; unset it for the installed toolkit, or name a toolchain",
+                             USAGE)
     if not spec and env.get(ENV):
         try:
             return resolve(env[ENV], env)
@@ -266,9 +273,8 @@ def resolve(spec=None, env=None):
                              f"{cache_dir()}; needs network)")
     inst_path = os.path.join(d, "INSTALLED.json")
     try:
-        with open(inst_path) as f:
-            inst = json.load(f)
-    except (OSError, ValueError) as e:
+        inst = jsonloc.read(inst_path)
+    except (OSError, ResultsError) as e:
         raise ToolchainError(f"{inst_path}: unreadable or not JSON ({e}): install it again with `./ptxcts "
                              f"toolchains install --force {spec}`", MALFORMED) from None
     bad = [k for k in ("ptxas", "source") if not isinstance(inst, dict) or k not in inst]

@@ -28,13 +28,17 @@ def load(file=None):
             doc = tomllib.load(f)
     except OSError as e:
         raise ToolchainError(f"{file}: cannot read the toolchain catalog: {e}", MALFORMED) from None
-    except tomllib.TOMLDecodeError as e:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ToolchainError(f"{file}: malformed TOML: {e}", MALFORMED) from None
-    if doc.get("version") != 1:
+    if type(doc.get("version")) is not int or doc.get("version") != 1:
         raise ToolchainError(f"{file}: version: expected 1, got {doc.get('version')!r}", MALFORMED)
+    if not isinstance(doc.get("toolchain") or {}, dict):
+        raise ToolchainError(f"{file}: toolchain: a table of [toolchain.\"NAME\"] tables", MALFORMED)
     out = {}
     for name, entry in (doc.get("toolchain") or {}).items():
         where = f"{file}: toolchain.\"{name}\""
+        if not isinstance(entry, dict):
+            raise ToolchainError(f"{where}: must be a table", MALFORMED)
         if not _NAME.match(name):
             raise ToolchainError(f"{where}: a toolchain name is MAJOR.MINOR, e.g. 13.5", MALFORMED)
         unknown = set(entry) - {"system", "ptxas", "nvjitlink", "nvdisasm"}

@@ -1,5 +1,4 @@
 """./ptxcts toolchains {list,install,describe,probe,resolve}: the toolchains under test."""
-import argparse
 import json
 import os
 import sys
@@ -10,10 +9,11 @@ from . import (ENV, ToolchainError, cache_dir, catalog, committed_description, d
                known_names, probe, resolve, system_ptxas, major_minor)
 from .errors import USAGE
 from .install import install, install_nvdisasm
+import boundary
 
 
 def _parser():
-    p = argparse.ArgumentParser(prog="./ptxcts toolchains", description=(
+    p = boundary.ArgumentParser(prog="./ptxcts toolchains", description=(
         "List, install, describe and probe the toolchains (ptxas + nvJitLink) the tiers can judge. Every tier "
         f"takes --toolchain NAME|PATH or ${ENV}."))
     sub = p.add_subparsers(dest="cmd", required=True, metavar="{list,install,describe,probe,resolve}")
@@ -151,7 +151,14 @@ def cmd_resolve(a):
 
 
 def main(argv=None):
-    a = _parser().parse_args(argv)
+    p = _parser()
+    a = p.parse_args(argv)
+    # an empty value (an unset shell variable) never means the default: `--wheels ''` would fetch from the network
+    for name, value in vars(a).items():
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and not v.strip():
+                p.error(f"{'--' + name if name in ('wheels', 'out') else name.upper()} {v!r}: an empty value "
+                        "(leave it out for the default)")
     try:
         return {"list": cmd_list, "install": cmd_install, "describe": cmd_describe, "probe": cmd_probe,
                 "resolve": cmd_resolve}[a.cmd](a)
@@ -162,5 +169,5 @@ def main(argv=None):
         print(f"ptxcts toolchains: {e}", file=sys.stderr)
         return USAGE
     except KeyboardInterrupt:
-        print("ptxcts toolchains: interrupted", file=sys.stderr)
-        return 130
+        print(f"ptxcts toolchains: interrupted by {boundary.signal_name()}", file=sys.stderr)
+        return boundary.interrupt_exit_code()

@@ -1,10 +1,12 @@
 // ptxcts-explore: the exploration tier's command line (./ptxcts explore ...). See explore.hpp.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 
+#include "ptxcts/boundary.hpp"
 #include "batch.hpp"
 #include "explore.hpp"
 #include "explored.hpp"
@@ -49,7 +51,7 @@ int usage_error(const std::string& m) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int explore_main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   for (auto& a : args)
     if (a == "-h" || a == "--help") { std::printf("%s", kUsage); return 0; }
@@ -173,6 +175,28 @@ int main(int argc, char** argv) {
     o.id = now_stamp() + "-" + ses.device.sm + "-explore-" + std::to_string(getpid());
   }
   if (o.out_dir.empty()) o.out_dir = ptxcts_root() + "/results/explore/" + o.id;
+  if (resume.empty()) {   // a new exploration never writes over another run or exploration
+    struct stat st {};
+    if (stat(o.out_dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+      return usage_error("--out " + o.out_dir + ": exists and is not a folder");
+    for (const char* held : {"explore.json", "explore.json.gz", "results.json", "results.json.gz", "selftest.json"})
+      if (file_exists(o.out_dir + "/" + held))
+        return usage_error("--out " + o.out_dir + ": already holds a run (" + held + "); use --resume " + o.out_dir +
+                           " to go on with an exploration, or choose another folder");
+  }
+  // The permanent cases file this exploration adds its findings to is read first: a malformed one is refused now,
+  // not after the exploration has run (the run tier reads it too).
+  if (!o.cases_file.empty()) {
+    try {
+      read_explored(o.cases_file);
+    } catch (const MalformedCasesFile& e) {
+      std::fprintf(stderr, "ptxcts-explore: --cases-file %s\n", e.what());
+      return 3;
+    }
+  }
+  // One writer per folder, as for ./ptxcts run and compile: a second exploration into it is refused.
+  FolderLock lock;
+  if (auto e = lock.acquire(o.out_dir); !e.empty()) return usage_error(e);
   ses.out_dir = o.out_dir + "/work";
   struct sigaction sa {};
   sa.sa_handler = on_signal;
@@ -187,5 +211,17 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ptxcts-explore: %s\n", e.what());
     return 2;
+  }
+}
+
+// The error boundary: an exception no handler above expected is a bug of ptx-cts, reported as one line (never a
+// std::terminate); docs/CLI.md, "Internal errors".
+int main(int argc, char** argv) {
+  try {
+    return explore_main(argc, argv);
+  } catch (const std::exception& e) {
+    return ptxcts::internal_error("ptxcts-explore", e.what());
+  } catch (...) {
+    return ptxcts::internal_error("ptxcts-explore", "an exception of unknown type");
   }
 }

@@ -1,5 +1,9 @@
 // explore.json: written after every segment (classes, rate, divergences, findings with their first and minimal
 // case, coverage, segments; the permanent cases; coverage.svg and summary.txt) and read back by --resume.
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
 #include <cstdio>
 
 #include "explore.hpp"
@@ -136,11 +140,16 @@ void Explorer::write(double wall, bool interrupted) {
   }
   doc["findings"] = fs;
   doc["coverage"] = cov_.to_json();
-  make_dirs(o_.out_dir);
-  write_file(o_.out_dir + "/explore.json", doc.dump(1) + "\n");
-  write_file(o_.out_dir + "/coverage.svg", cov_.svg("exploration " + o_.id + " on " + ses_.device.name));
+  // A write that fails (read-only folder, full disk) ends the exploration with the path and the reason: an
+  // exploration that exits 0 having written nothing would lose every case it ran.
+  auto must_write = [](const std::string& path, const std::string& text) {
+    if (!write_file(path, text)) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
+  };
+  if (!make_dirs(o_.out_dir)) throw std::runtime_error(o_.out_dir + ": cannot create the folder: " + std::strerror(errno));
+  must_write(o_.out_dir + "/explore.json", doc.dump(1) + "\n");
+  must_write(o_.out_dir + "/coverage.svg", cov_.svg("exploration " + o_.id + " on " + ses_.device.name));
   std::string sum = summary_text(doc);
-  write_file(o_.out_dir + "/summary.txt", sum);
+  must_write(o_.out_dir + "/summary.txt", sum);
   std::printf("%s", sum.c_str());
   if (!o_.cases_file.empty() && !rows.empty()) {
     if (auto e = add_explored(o_.cases_file, rows); !e.empty()) std::fprintf(stderr, "explore: %s\n", e.c_str());
@@ -173,11 +182,34 @@ void load_resume(const std::string& dir, ExploreOptions& o) {
   for (const char* k : {"classes", "divergences", "coverage", "device"})
     if (!doc.get(k) || !doc.get(k)->is_object()) throw bad(std::string("field '") + k + "' is missing or not an object");
   if (!doc.get("findings") || !doc.get("findings")->is_array()) throw bad("field 'findings' is missing or not an array");
-  if (doc.get_str("id").empty()) throw bad("field 'id' is missing");
+  if (!doc.get("id") || !doc.get("id")->is_string() || doc.get("id")->str().empty())
+    throw bad("field 'id' is missing or not a string");
+  // Counts and times add up over the segments of an exploration: each must be a finite number >= 0, a count
+  // an integer (a negative or fractional one would carry on into every later segment).
+  auto count = [&](const Json& v, const std::string& at) {
+    if (!v.is_number() || !(v.num() >= 0) || v.num() > 1e18 || v.num() != std::floor(v.num()))
+      throw bad("field '" + at + "' must be an integer >= 0");
+  };
+  for (const char* k : {"cases_drawn", "cases_run", "nothing_to_draw"}) count(*doc.get(k), k);
+  if (double x = doc.get("seed")->num(); !(x >= 0) || x != std::floor(x) || x >= 18446744073709551616.0)
+    throw bad("field 'seed' must be an integer from 0 to 2^64-1");
+  for (const char* k : {"explored_s", "draw_s"})
+    if (const Json* v = doc.get(k); v && (!v->is_number() || !(v->num() >= 0) || !std::isfinite(v->num())))
+      throw bad(std::string("field '") + k + "' must be a number of seconds >= 0");
+  for (const char* k : {"classes", "divergences"})
+    for (auto& [name, v] : doc.get(k)->obj()) count(v, std::string(k) + "." + name);
+  for (auto& [name, v] : doc.get("coverage")->obj()) {
+    if (!v.is_object()) throw bad("field 'coverage." + name + "' must be an object");
+    if (const Json* hits = v.get("hits")) {
+      if (!hits->is_object()) throw bad("field 'coverage." + name + ".hits' must be an object");
+      for (auto& [bin, n] : hits->obj()) count(n, "coverage." + name + ".hits." + bin);
+    }
+  }
   size_t i = 0;
   for (auto& f : doc.get("findings")->arr()) {
     const std::string at = "findings[" + std::to_string(i++) + "]";
-    if (f.get_str("signature").empty()) throw bad(at + ".signature is missing");
+    if (!f.is_object() || f.get_str("signature").empty()) throw bad(at + ".signature is missing");
+    if (const Json* n = f.get("count")) count(*n, at + ".count");
     for (const char* k : {"first", "minimal"}) {
       const Json* c = f.get(k);
       if (!c) {

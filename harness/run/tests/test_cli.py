@@ -222,7 +222,7 @@ class Runs(unittest.TestCase):
         before = open(os.path.join(out, "results.json")).read()
         r = run(SMALL + ["--out", out], **fake_env())
         self.assertEqual(r.returncode, 2)
-        self.assertIn("already holds a results.json", r.stderr)
+        self.assertIn("already holds a run (results.json)", r.stderr)
         self.assertEqual(open(os.path.join(out, "results.json")).read(), before)
 
     def interrupt(self, sig, code, reason):

@@ -216,7 +216,13 @@ std::string FolderLock::acquire(const std::string& dir) {
            ") is writing into this folder (" + path_ + " is locked); wait for it or choose another --out";
   }
   std::string me = std::to_string(getpid()) + "\n";
-  if (ftruncate(fd_, 0) != 0 || pwrite(fd_, me.data(), me.size(), 0) != ssize_t(me.size())) {}
+  // A folder that cannot take these few bytes (a full disk) cannot take the results either: say so now, before
+  // the run, not when its results are written.
+  if (ftruncate(fd_, 0) != 0 || pwrite(fd_, me.data(), me.size(), 0) != ssize_t(me.size())) {
+    std::string why = std::strerror(errno);
+    release();
+    return "--out " + dir + ": cannot write " + path_ + ": " + why;
+  }
   return "";
 }
 

@@ -1,14 +1,18 @@
 // ptxcts-run: the run tier's command line (`./ptxcts run ...`) and, with --worker, the isolated worker process
 // the batch executor starts.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <map>
 
 #include "batch.hpp"
+#include "ptxcts/boundary.hpp"
 #include "explored.hpp"
 #include "model_device.hpp"
 #include "session.hpp"
@@ -185,8 +189,31 @@ int load_resume(const std::string& dir, Resumed& r) {
       throw std::runtime_error("not a run-tier ptxcts-results document");
     const Json* cs = r.doc.get("cases");
     if (!cs || !cs->is_array()) throw std::runtime_error("field 'cases' must be an array");
-    if (!r.doc.get("seed") || !r.doc.get("seed")->is_number()) throw std::runtime_error("field 'seed' must be an integer");
+    if (!r.doc.get("seed") || !r.doc.get("seed")->is_number() || !(r.doc.get("seed")->num() >= 0) ||
+        r.doc.get("seed")->num() != std::floor(r.doc.get("seed")->num()))
+      throw std::runtime_error("field 'seed' must be an integer >= 0");
     if (r.doc.get_str("run_id").empty()) throw std::runtime_error("field 'run_id' is missing");
+    // The shard decides which cases this run holds (case k belongs to shard k % count): a count below 1 or an
+    // index outside 0..count-1 would divide by zero or select nothing.
+    if (const Json* sh = r.doc.get("shard")) {
+      const Json* i = sh->is_object() ? sh->get("index") : nullptr;
+      const Json* n = sh->is_object() ? sh->get("count") : nullptr;
+      if (!i || !n || !i->is_number() || !n->is_number() || !(n->num() >= 1) || n->num() > 1e6 ||
+          !(i->num() >= 0) || i->num() >= n->num() || i->num() != std::floor(i->num()) ||
+          n->num() != std::floor(n->num()))
+        throw std::runtime_error("field 'shard' must be {\"index\": i, \"count\": n} with 0 <= i < n");
+    }
+    size_t n = 0;
+    for (auto& c : cs->arr()) {   // each kept case must be one the run tier wrote: strings, a class of the closed set
+      const std::string at = "cases[" + std::to_string(n++) + "]";
+      if (!c.is_object()) throw std::runtime_error(at + " must be an object");
+      for (const char* k : {"id", "class", "load_path", "target"}) {
+        const Json* v = c.get(k);
+        if (!v || !v->is_string() || v->str().empty()) throw std::runtime_error(at + "." + k + " must be a non-empty string");
+      }
+      if (std::find(kClasses.begin(), kClasses.end(), c.get("class")->str()) == kClasses.end())
+        throw std::runtime_error(at + ".class '" + c.get("class")->str() + "' is not a result class");
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ptxcts-run: %s: %s\n", res_path.c_str(), e.what());
     return 3;
@@ -196,7 +223,7 @@ int load_resume(const std::string& dir, Resumed& r) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run_main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--worker") return worker_main(argc, argv);
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "-h" || std::string(argv[i]) == "--help") { std::printf("%s", kUsage); return 0; }
@@ -292,6 +319,8 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return usage_error(e.what());
   }
+  if (int(cli.list) + int(cli.dry_build) + int(!cli.prepare_only.empty()) > 1)   // each ends the run its own way
+    return usage_error("--list, --dry-build/--dry-judge and --prepare-only: give one of them");
   if (cli.list) {
     for (auto& c : ses.cases) std::printf("%s\n", c.id.c_str());
     return 0;
@@ -318,6 +347,15 @@ int main(int argc, char** argv) {
     cli.run_id = now_stamp() + "-" + (meta.have_device ? ses.device.sm : std::string("nogpu")) + "-run-" + std::to_string(getpid());
   meta.run_id = cli.run_id;
   ses.out_dir = cli.out.empty() ? ptxcts_root() + "/results/" + cli.run_id : cli.out;
+  if (cli.resume.empty()) {   // never over another run, with or without a device
+    struct stat st {};
+    if (stat(ses.out_dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+      return usage_error("--out " + ses.out_dir + ": exists and is not a folder");
+    for (const char* held : {"results.json", "results.json.gz", "explore.json", "explore.json.gz", "selftest.json"})
+      if (file_exists(ses.out_dir + "/" + held))
+        return usage_error("--out " + ses.out_dir + ": already holds a run (" + held + "); use --resume " +
+                           ses.out_dir + " to finish an interrupted run, or choose another folder");
+  }
   FolderLock lock;
   std::vector<CaseResult> kept;  // --resume: the results judged before the interruption
   if (meta.have_device) {
@@ -395,4 +433,16 @@ int main(int argc, char** argv) {
   (void)fresh;
   if (sig) return 128 + sig;
   return bad ? 1 : 0;
+}
+
+// The error boundary: an exception no handler above expected is a bug of ptx-cts, reported as one line (never a
+// std::terminate); docs/CLI.md, "Internal errors".
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {
+    return ptxcts::internal_error("ptxcts-run", e.what());
+  } catch (...) {
+    return ptxcts::internal_error("ptxcts-run", "an exception of unknown type");
+  }
 }

@@ -67,6 +67,8 @@ void Session::load(const Selection& sel) {
   }
   for (auto& w : want)
     if (!seen.count(w)) throw UsageError("--case '" + w + "': no such run case in the plan (list them with --list)");
+  if (seen.empty())   // never a run that passes by judging nothing
+    throw UsageError("the selection matches no case (0 cases): check --family, --case and --filter (--list lists them)");
 }
 
 std::vector<CaseResult> Session::execute() {

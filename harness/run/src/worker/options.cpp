@@ -126,12 +126,15 @@ void check_inject_env() {
 }
 
 std::string toolchain_spec(const std::string& option_value, bool option_given) {
+  // empty or only blanks (an unset shell variable, a stray space) never means "the default toolchain"
+  auto blank = [](const std::string& v) { return v.find_first_not_of(" \t\r\n\f\v") == std::string::npos; };
   if (option_given) {
-    if (option_value.empty()) throw UsageError("--toolchain '': expected a toolchain name (e.g. 13.0) or a ptxas path");
+    if (blank(option_value))
+      throw UsageError("--toolchain '" + option_value + "': expected a toolchain name (e.g. 13.0) or a ptxas path");
     return option_value;
   }
   std::string t = env("PTXCTS_TOOLCHAIN");
-  if (const char* raw = std::getenv("PTXCTS_TOOLCHAIN"); raw && !*raw)
+  if (const char* raw = std::getenv("PTXCTS_TOOLCHAIN"); raw && blank(raw))
     throw UsageError("PTXCTS_TOOLCHAIN is set but empty: set it to a toolchain name (e.g. 13.0) or a ptxas path, or unset it");
   if (!t.empty()) return t;
   std::string old = env("PTXCTS_PTXAS");
