@@ -54,14 +54,15 @@ def record(c, fe, klass, message, details=None, seconds=0.0):
 
 
 def run(a, root):
+    # The files named on the command line are read first: a bad option is named before a missing front-end.
+    all_fe_findings = fe_findings_mod.load(a.findings or fe_findings_mod.default_path(root))
     fe = resolve(a.frontend)
     for n in fe.notes:
         sys.stderr.write(f"frontend: note: {n}\n")
     tc = toolchains.resolve(a.toolchain or fe.ptxas_toolchain)
     exp_path = a.expectations or os.path.join(root, "results", "expectations", "ptxas.toml")
     findings = [f for f in expectations.load(exp_path) if f.covers(tc.name, "ptxas")]
-    fe_findings = [f for f in fe_findings_mod.load(a.findings or fe_findings_mod.default_path(root))
-                   if any(fnmatch.fnmatchcase(fe.name, p) for p in f.frontends)]
+    fe_findings = [f for f in all_fe_findings if any(fnmatch.fnmatchcase(fe.name, p) for p in f.frontends)]
     eng = engines.engine(fe)
     # the children that compile are forked by a zygote started now, while this process is small
     pool = isolate.Zygote(eng.compile, jobs=a.jobs)

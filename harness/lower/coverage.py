@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 
 from ptxcts_gen.lowering import MEANINGFUL_ELSEWHERE, RULES
 
-SILICON_RUN = os.path.join("results", "2026-11-23-sm_90-h100-run", "results.json.gz")
+SILICON_RUN = os.path.join("results", "2026-11-25-sm_90-h100-run", "results.json.gz")
 BAD = ("fail", "crash", "timeout")
 
 

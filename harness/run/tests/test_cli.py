@@ -331,10 +331,10 @@ class KnownFindings(unittest.TestCase):
         r = self.front(H100)
         self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr)
         n = self.findings()
-        self.assertGreaterEqual(n, 6)
+        self.assertGreaterEqual(n, 4)  # the committed run: an interleaved store and loads outside chunk_rows, a trap
         for text in (f"run: known findings: {n} (",
-                     "known finding h100-interleaved-tile-load-overrun: fail",
-                     "known finding h100-interleaved-tile-load-overrun-timeout: timeout",
+                     "known finding h100-interleaved-tile-copy-outside-measured-domain: fail",
+                     "known finding h100-interleaved-tile-copy-outside-measured-domain-timeout: timeout",
                      "replay: ./ptxcts run --case 'cp.async.bulk.tensor/"):
             self.assertTrue(text in r.stdout, text + "\n" + r.stdout[-2000:])
         self.assertTrue("--toolchain '13.0'" in r.stdout, r.stdout[-2000:])

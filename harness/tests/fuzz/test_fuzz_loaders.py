@@ -42,7 +42,7 @@ def _first(folder, name):
                   if os.path.exists(os.path.join(folder, d, name)))[0]
 
 
-RUN_DOC = _gz_json(os.path.join(ROOT, "results", "2026-11-23-sm_90-h100-run", "results.json.gz"))
+RUN_DOC = _gz_json(os.path.join(ROOT, "results", "2026-11-25-sm_90-h100-run", "results.json.gz"))
 RUN_DOC["cases"] = RUN_DOC["cases"][:12]
 EXPLORE_DOC = _gz_json(_first(os.path.join(ROOT, "results", "explore"), "explore.json.gz"))
 SELFTEST_DOC = _gz_json(os.path.join(ROOT, "results", "selftest", "selftest-h100.json.gz"))
