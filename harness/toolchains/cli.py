@@ -12,17 +12,23 @@ from .errors import USAGE
 from .install import install
 
 
+def add_install_parser(sub, what, every):
+    """The `install` verb's arguments (read by install_named): names, --all, --wheels DIR, --force."""
+    s = sub.add_parser("install", help=what)
+    s.add_argument("names", nargs="*", metavar="NAME")
+    s.add_argument("--all", action="store_true", help=every)
+    s.add_argument("--wheels", metavar="DIR", help="take the wheels from this folder (no network needed)")
+    s.add_argument("--force", action="store_true", help="install again even when installed")
+
+
 def _parser():
     p = argparse.ArgumentParser(prog="./ptxcts toolchains", description=(
         "List, install, describe and probe the toolchains (ptxas + nvJitLink) the tiers can judge. Every tier "
         f"takes --toolchain NAME|PATH or ${ENV}."))
     sub = p.add_subparsers(dest="cmd", required=True, metavar="{list,install,describe,probe,resolve}")
     sub.add_parser("list", help="the named toolchains: installed or not, version, PTX range, targets")
-    s = sub.add_parser("install", help="install named toolchains from the official wheels into the cache")
-    s.add_argument("names", nargs="*", metavar="NAME")
-    s.add_argument("--all", action="store_true", help="every toolchain of the catalog")
-    s.add_argument("--wheels", metavar="DIR", help="take the wheels from this folder (no network needed)")
-    s.add_argument("--force", action="store_true", help="install again even when installed")
+    add_install_parser(sub, "install named toolchains from the official wheels into the cache",
+                       "every toolchain of the catalog")
     s = sub.add_parser("describe", help="what a toolchain knows: PTX versions, targets and where each starts")
     s.add_argument("toolchain", nargs="?", metavar="NAME|PATH")
     s.add_argument("--json", action="store_true", help="the whole description as JSON")
@@ -62,15 +68,22 @@ def cmd_list(_):
     return 0
 
 
-def cmd_install(a):
+def install_named(a, install, known_names, error=ToolchainError, verb="toolchains", noun="toolchain"):
+    """An install verb (`./ptxcts toolchains install`, `./ptxcts frontend install`): install(name, wheels_dir,
+    force) for each of a.names (every known_names() with a.all); error (exit 2) for a --wheels that is not a
+    folder or no name at all."""
     if a.wheels and not os.path.isdir(a.wheels):
-        raise ToolchainError(f"--wheels {a.wheels}: no such folder (the folder of downloaded wheels)")
+        raise error(f"--wheels {a.wheels}: no such folder (the folder of downloaded wheels)")
     names = known_names() if a.all else a.names
     if not names:
-        raise ToolchainError("toolchains install: name at least one toolchain, or --all")
+        raise error(f"{verb} install: name at least one {noun}, or --all")
     for n in names:
         install(n, wheels_dir=a.wheels, force=a.force)
     return 0
+
+
+def cmd_install(a):
+    return install_named(a, install, known_names)
 
 
 def _isa_min(target):
