@@ -1,5 +1,4 @@
 """./ptxcts frontend {list,install,probe,coverage,run}: the compilers that write this chapter's instructions."""
-import argparse
 import json
 import os
 import sys
@@ -13,16 +12,17 @@ def _root():
     return os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+_ABOUT = ("The front-end tier: LLVM's NVPTX back-end and CUDA C++ through NVRTC with CCCL's cuda::ptx, judged on "
+          "the PTX they write for every compile case they can express (same form as the case, assembled by the "
+          f"paired ptxas). Front-ends are named in toolchains/frontends.toml; --frontend NAME or ${ENV} selects one.")
+
+
 def _parser():
-    from toolchains.cli import add_install_parser
-    p = argparse.ArgumentParser(prog="./ptxcts frontend", description=(
-        "The front-end tier: LLVM's NVPTX back-end and CUDA C++ through NVRTC with CCCL's cuda::ptx, judged on the "
-        "PTX they write for every compile case they can express (same form as the case, assembled by the paired "
-        f"ptxas). Front-ends are named in toolchains/frontends.toml; --frontend NAME or ${ENV} selects one."))
-    sub = p.add_subparsers(dest="cmd", required=True, metavar="{list,install,probe,coverage,run}")
-    sub.add_parser("list", help="the front-ends: installed or not, version, PTX versions, targets, paired ptxas")
-    add_install_parser(sub, "install front-ends from their official wheels into the cache",
-                       "every front-end of the catalog")
+    from toolchains.cli import installer_parser
+    p, sub = installer_parser("./ptxcts frontend", _ABOUT, ("list", "install", "probe", "coverage", "run"),
+                              list_help="the front-ends: installed or not, version, PTX versions, targets, paired "
+                              "ptxas", install_help="install front-ends from their official wheels into the cache",
+                              every="every front-end of the catalog")
     s = sub.add_parser("probe", help="probe a front-end's library and write toolchains/<name>.json")
     s.add_argument("name", nargs="?", metavar="NAME")
     s.add_argument("--out", metavar="FILE", help="write here instead of toolchains/<name>.json")

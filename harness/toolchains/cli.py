@@ -12,23 +12,26 @@ from .errors import USAGE
 from .install import install
 
 
-def add_install_parser(sub, what, every):
-    """The `install` verb's arguments (read by install_named): names, --all, --wheels DIR, --force."""
-    s = sub.add_parser("install", help=what)
+def installer_parser(prog, description, verbs, list_help, install_help, every):
+    """The parser of a command of installable things (toolchains, front-ends) and its sub-parsers, with the verbs
+    `list` and `install` (names, --all, --wheels DIR, --force: read by install_named) added."""
+    p = argparse.ArgumentParser(prog=prog, description=description)
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="{" + ",".join(verbs) + "}")
+    sub.add_parser("list", help=list_help)
+    s = sub.add_parser("install", help=install_help)
     s.add_argument("names", nargs="*", metavar="NAME")
     s.add_argument("--all", action="store_true", help=every)
     s.add_argument("--wheels", metavar="DIR", help="take the wheels from this folder (no network needed)")
     s.add_argument("--force", action="store_true", help="install again even when installed")
+    return p, sub
 
 
 def _parser():
-    p = argparse.ArgumentParser(prog="./ptxcts toolchains", description=(
-        "List, install, describe and probe the toolchains (ptxas + nvJitLink) the tiers can judge. Every tier "
-        f"takes --toolchain NAME|PATH or ${ENV}."))
-    sub = p.add_subparsers(dest="cmd", required=True, metavar="{list,install,describe,probe,resolve}")
-    sub.add_parser("list", help="the named toolchains: installed or not, version, PTX range, targets")
-    add_install_parser(sub, "install named toolchains from the official wheels into the cache",
-                       "every toolchain of the catalog")
+    p, sub = installer_parser(
+        "./ptxcts toolchains", "List, install, describe and probe the toolchains (ptxas + nvJitLink) the tiers can "
+        f"judge. Every tier takes --toolchain NAME|PATH or ${ENV}.", ("list", "install", "describe", "probe", "resolve"),
+        "the named toolchains: installed or not, version, PTX range, targets",
+        "install named toolchains from the official wheels into the cache", "every toolchain of the catalog")
     s = sub.add_parser("describe", help="what a toolchain knows: PTX versions, targets and where each starts")
     s.add_argument("toolchain", nargs="?", metavar="NAME|PATH")
     s.add_argument("--json", action="store_true", help="the whole description as JSON")
