@@ -29,7 +29,8 @@ def installer_parser(prog, description, verbs, list_help, install_help, every):
 def _parser():
     p, sub = installer_parser(
         "./ptxcts toolchains", "List, install, describe and probe the toolchains (ptxas + nvJitLink) the tiers can "
-        f"judge. Every tier takes --toolchain NAME|PATH or ${ENV}.", ("list", "install", "describe", "probe", "resolve"),
+        f"judge. Every tier takes --toolchain NAME|PATH or ${ENV}.",
+        ("list", "install", "describe", "probe", "resolve"),
         "the named toolchains: installed or not, version, PTX range, targets",
         "install named toolchains from the official wheels into the cache", "every toolchain of the catalog")
     s = sub.add_parser("describe", help="what a toolchain knows: PTX versions, targets and where each starts")
