@@ -36,6 +36,12 @@ void set_plan(AbiRegistry& r, const std::string& abi, V variants, B build) {
   r[abi].variants = variants;
   r[abi].build = build;
 }
+// Sets an ABI's exploration (draw, simplify) and leaves its planner as it is.
+template <typename D, typename S>
+void set_explore(AbiRegistry& r, const std::string& abi, D draw, S simplify) {
+  r[abi].draw = draw;
+  r[abi].simplify = simplify;
+}
 
 void register_cp_async(AbiRegistry& r);
 void register_bulk(AbiRegistry& r);
