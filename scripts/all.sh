@@ -5,6 +5,10 @@
 #   ./ptxcts all [--toolchain NAME|PATH]          one toolchain (default $PTXCTS_TOOLCHAIN, else the CUDA toolkit)
 #   ./ptxcts all --toolchains 12.4,...,13.5        the compile tier over the toolchain matrix instead (./ptxcts matrix)
 set -uo pipefail
+# SIGINT/SIGTERM reach the whole group (./ptxcts forwards them): the tier running now writes what it judged,
+# marked partial. With a trap, bash waits for that foreground tier before it ends (docs/CLI.md, "Signals").
+trap 'echo "all: interrupted by SIGINT" >&2; exit 130' INT
+trap 'echo "all: interrupted by SIGTERM" >&2; exit 143' TERM
 root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root"
 export PATH="$PATH:/usr/local/cuda/bin"
@@ -58,6 +62,14 @@ if [ $gpu = 1 ]; then
   [ -f "results/$stamp-run/results.json" ] && runs+=("results/$stamp-run")
 else
   step "no GPU here: the run tier is skipped (ctest -L run reports its cases as skipped)"
+fi
+step "lowering tier (SASS of every valid form, judged by the lowering rules; no GPU needed)"
+lrc=0
+./ptxcts lower "${toolchain[@]}" --quiet --out "results/$stamp-lower" || lrc=$?
+if [ -f "results/$stamp-lower/results.json" ]; then
+  runs+=("results/$stamp-lower")   # gated below with the others (./ptxcts gate hands it to ./ptxcts lower --gate)
+else
+  echo "all: the lowering tier did not finish (exit $lrc)"
 fi
 step "report"
 ./ptxcts report "${runs[@]}" --out "results/$stamp-report" || echo "all: the report exited $?"

@@ -7,6 +7,10 @@
 # (one compile run per toolchain), DIR/diff/<A>_to_<B>.md, DIR/report/ and DIR/matrix.md (classes per toolchain
 # and load path). Exit 0 when every run finished, 1 when a run failed to finish, 2 on a usage error.
 set -uo pipefail
+# SIGINT/SIGTERM reach the whole group (./ptxcts forwards them): the tier running now writes what it judged,
+# marked partial. With a trap, bash waits for that foreground tier before it ends (docs/CLI.md, "Signals").
+trap 'echo "matrix: interrupted by SIGINT" >&2; exit 130' INT
+trap 'echo "matrix: interrupted by SIGTERM" >&2; exit 143' TERM
 root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root"
 toolchains=12.4,12.8,12.9,13.0,13.2,13.5 verdicts=ptxas,nvjitlink out="" wheels=() jobs=()
@@ -26,8 +30,12 @@ while [ $# -gt 0 ]; do
 done
 IFS=, read -r -a names <<< "$toolchains"
 [ ${#names[@]} -ge 1 ] || { echo "matrix: --toolchains names no toolchain" >&2; exit 2; }
+declare -A seen=()
 for n in "${names[@]}"; do
   [ -n "$n" ] || { echo "matrix: --toolchains '$toolchains' names no toolchain (an empty name)" >&2; exit 2; }
+  # a name twice would compile the whole tier again into the folder of its first run (refused there, hours later)
+  [ -z "${seen[$n]:-}" ] || { echo "matrix: --toolchains '$toolchains' names $n twice" >&2; exit 2; }
+  seen[$n]=1
 done
 if [ ${#jobs[@]} -gt 0 ] && ! [[ ${jobs[1]} =~ ^[1-9][0-9]*$ ]]; then
   echo "matrix: -j '${jobs[1]}': expected a number of parallel compiler calls, 1 or more" >&2; exit 2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what ptx-cts needs, and only what is missing: on a machine that has it all (the CUDA image of a GPU
 # runner: GoogleTest, cmake, ninja, Python with jinja2) it installs nothing and needs no network.
-#   ./ptxcts setup                      the suite's needs: cmake, g++, GoogleTest, jinja2, a CUDA toolkit (ptxas)
+#   ./ptxcts setup                      the suite's needs: cmake, g++, GoogleTest, jinja2, Hypothesis, a CUDA toolkit
 #   ./ptxcts setup --browser            also chromium, for the report's browser test (optional: it skips without)
 #   ./ptxcts setup --toolchains 12.9,13.5 [--wheels DIR]   also these toolchains (official wheels; ./ptxcts toolchains)
 #   ./ptxcts setup --frontends llvm-22,... [--wheels DIR]   the front-ends the front-end tier judges (default llvm-22,
@@ -49,8 +49,21 @@ browser_state="none (results.html_chromium skips; ./ptxcts setup --browser insta
 for b in chromium chromium-browser; do command -v $b >/dev/null && browser_state=$b && break; done
 echo "setup: $(ptxas --version | grep -o 'V[0-9.]*' | head -1) ptxas; cmake $(cmake --version | head -1 | awk '{print $3}');" \
      "python $(python3 -c 'import sys; print(sys.version.split()[0])'); browser: $browser_state"
+# Hypothesis (PyPI), for the fuzz tests of the loaders and argument parsers (harness/tests/fuzz, CTest cli.fuzz.*):
+# into a cache outside the checkout (the tests add it to their path); offline from --wheels DIR or pip's cache.
+pydeps=${PTXCTS_PYDEPS:-${XDG_CACHE_HOME:-$HOME/.cache}/ptxcts/python}
+hypothesis_pin="hypothesis==6.170.17"
+if ! PYTHONPATH="$pydeps" python3 -c 'import hypothesis' 2>/dev/null; then
+  from=()
+  [ ${#wheels[@]} -gt 0 ] && from=(--no-index --find-links "${wheels[1]}")
+  echo "setup: installing $hypothesis_pin into $pydeps (pip)"
+  python3 -m pip install --quiet --disable-pip-version-check --target "$pydeps" "${from[@]}" "$hypothesis_pin" || {
+    echo "setup: could not install $hypothesis_pin (no network and no wheel in --wheels DIR?): the fuzz tests" \
+         "cli.fuzz.* will skip; install it with: python3 -m pip install --target $pydeps $hypothesis_pin" >&2
+  }
+fi
+export PTXCTS_ROOT=$root
 if [ -n "$toolchains" ]; then
-  export PTXCTS_ROOT=$root
   PYTHONPATH="$root/generator:$root/harness" python3 -m toolchains install ${toolchains//,/ } "${wheels[@]}"
 fi
 # The front-ends (harness/frontend): llvm-22 by default, the CPU part of ./ptxcts all. Named with --frontends, a
@@ -63,4 +76,13 @@ if [ -n "$frontends" ]; then
     echo "setup: front-end llvm-22 not installed (no network? ./ptxcts frontend install --wheels DIR llvm-22);" \
          "the front-end tier skips without it" >&2
   fi
+fi
+# The lowering tier's disassembler: the nvidia-cuda-nvdisasm wheel of the newest release that has one (a toolchain
+# of an older release is read with it; the tier records both releases). Without network and without --wheels it
+# cannot be had: the lower tier's tests that need it then skip, saying so.
+nvdisasm_release=13.5
+if ! PYTHONPATH="$root/generator:$root/harness" python3 -m toolchains install --nvdisasm-only "$nvdisasm_release" \
+     "${wheels[@]}"; then
+  echo "setup: warning: no nvdisasm $nvdisasm_release installed (./ptxcts toolchains install --nvdisasm-only" \
+       "$nvdisasm_release [--wheels DIR]); ./ptxcts lower needs it" >&2
 fi

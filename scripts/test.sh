@@ -8,6 +8,21 @@ root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${PTXCTS_BUILD:-$root/build}
 # The arguments go to ctest, which ignores an option it does not know (`--lable cli` would run every test): they
 # are checked here, before the build, against the ctest options the suite documents.
+# A value ctest reads as a number must be one (ctest takes `-j abc` as "as many as it likes" and `--timeout xyz`
+# as none), and no value may be empty (`-L ''` selects every test).
+value() {   # value OPTION VALUE
+  local o=$1 v=$2
+  [ -n "$v" ] || { echo "test: ctest option '$o' '': an empty value" >&2; exit 2; }
+  case "$o" in
+    -j|--parallel|--repeat-until-fail)
+      [[ "$v" =~ ^[1-9][0-9]{0,3}$ ]] || { echo "test: $o '$v': expected a whole number from 1 to 9999" >&2; exit 2; } ;;
+    --timeout|--test-load)
+      [[ "$v" =~ ^[0-9]{1,7}(\.[0-9]+)?$ ]] || { echo "test: $o '$v': expected a number of seconds (or a load)" >&2; exit 2; } ;;
+    --repeat)
+      [[ "$v" =~ ^(until-fail|until-pass|after-timeout):[1-9][0-9]{0,3}$ ]] || {
+        echo "test: --repeat '$v': expected until-fail:N, until-pass:N or after-timeout:N" >&2; exit 2; } ;;
+  esac
+}
 check=("$@")
 while [ ${#check[@]} -gt 0 ]; do
   a=${check[0]}
@@ -15,9 +30,13 @@ while [ ${#check[@]} -gt 0 ]; do
     -L|-LE|-R|-E|-I|-j|--parallel|--timeout|--repeat|-FA|-FS|-FC|-C|--label-regex|--label-exclude|--tests-regex|\
     --exclude-regex|--output-junit|--resource-spec-file|--stop-time|--test-load|--repeat-until-fail)
       [ ${#check[@]} -ge 2 ] || { echo "test: ctest option '$a' needs a value" >&2; exit 2; }
+      value "$a" "${check[1]}"
       check=("${check[@]:2}"); continue ;;
-    -j[0-9]*|-N|-V|-VV|-Q|--quiet|--output-on-failure|--stop-on-failure|--schedule-random|--rerun-failed|\
-    --progress|--no-tests=*|--timeout=*|--repeat=*|--parallel=*|--label-regex=*|--tests-regex=*|--exclude-regex=*|\
+    -j[0-9]*) value -j "${a#-j}" ;;
+    --timeout=*|--repeat=*|--parallel=*|--label-regex=*|--tests-regex=*|--exclude-regex=*)
+      value "${a%%=*}" "${a#*=}" ;;
+    -N|-V|-VV|-Q|--quiet|--output-on-failure|--stop-on-failure|--schedule-random|--rerun-failed|\
+    --progress|--no-tests=*|\
     --show-only|--show-only=*|--print-labels|--extra-verbose|--verbose|--debug|--no-label-summary|--no-subproject-summary) ;;
     *) echo "test: unknown option '$a' for ctest (test passes ctest's options: -L LABEL, -LE LABEL, -R REGEX," \
             "-E REGEX, -j N, -N, -V, --output-on-failure, --stop-on-failure, --timeout S, --repeat MODE:N, ...)" >&2

@@ -1,6 +1,7 @@
 """./ptxcts gen | cases | modules (python3 -m ptxcts_gen <verb>)."""
 import argparse
 import csv
+import errno
 import json
 import os
 import sys
@@ -71,8 +72,13 @@ def _read_cases(root, known_rules=None):
         raise ManifestError(f"{cdir}: no case (no <family>.tsv file); run ./ptxcts gen")
     for name in names:
         fam, path = name[:-4], os.path.join(cdir, name)
-        with open(path, newline="") as fh:
-            lines = fh.read().split("\n")
+        with open(path, "rb") as fh:
+            raw = fh.read()
+        try:
+            lines = raw.decode("utf-8").split("\n")
+        except UnicodeDecodeError as e:
+            line = raw.count(b"\n", 0, e.start) + 1
+            raise ManifestError(f"{path}:{line}: not UTF-8 text (byte {e.start}: {e.reason})") from None
         if lines and lines[-1] == "":
             lines.pop()
         if not lines:
@@ -81,9 +87,14 @@ def _read_cases(root, known_rules=None):
             raise ManifestError(f"{path}:1: header {lines[0]!r}: expected the columns {' '.join(CASE_COLUMNS)}")
         if len(lines) == 1:
             raise ManifestError(f"{path}: no case rows below the header")
+        seen = {}
         for no, line in enumerate(lines[1:], 2):
             cols = line.split("\t")
             where = f"{path}:{no}"
+            if cols[0] in seen:
+                raise ManifestError(f"{where}: case {cols[0]!r} repeats the row at line {seen[cols[0]]} (each case "
+                                    "once)")
+            seen[cols[0]] = no
             if len(cols) != len(CASE_COLUMNS):
                 raise ManifestError(f"{where}: expected {len(CASE_COLUMNS)} tab-separated fields "
                                     f"({' '.join(CASE_COLUMNS)}), found {len(cols)}: {line[:80]!r}")
@@ -161,6 +172,8 @@ def cmd_cases(args):
         sel.append(r)
     if args.count:
         _count_table(sel, _read_forms(args.root or GENERATED, sel))
+        if not sel:
+            sys.stderr.write("0 cases\n")
         return 0
     for r in sel:
         print("\t".join([r["case_id"], r["expect"], ",".join(r["rules"])]) if not args.ids else r["case_id"])
@@ -248,7 +261,7 @@ def cmd_modules(args):
         return _err(f"--target {args.target}: unknown target (known: {', '.join(sorted(BY_NAME))})")
     if args.ptx not in PTX_VERSIONS:
         return _err(f"--ptx {args.ptx}: unknown PTX ISA version (known: {', '.join(PTX_VERSIONS)})")
-    if args.max_entries < 0:
+    if not 0 <= args.max_entries <= 1_000_000:
         return _err(f"--max-entries {args.max_entries}: must be 0 (one module per family) or more")
     t = BY_NAME[args.target]
     forms = all_forms()
@@ -277,7 +290,9 @@ def cmd_modules(args):
     try:
         os.makedirs(args.out, exist_ok=True)
     except OSError as e:
-        return _err(f"--out {args.out}: cannot create the folder: {e.strerror}")
+        why = {errno.EEXIST: "exists and is not a folder",
+               errno.ENOTDIR: "a part of this path is a file, not a folder"}.get(e.errno, e.strerror)
+        return _err(f"--out {args.out}: cannot create the folder: {why}")
     index = {"target": t.name, "ptx": args.ptx, "modules": {}, "module_headers": {},
              "entries": {}}
     by_fam = {}
@@ -292,8 +307,7 @@ def cmd_modules(args):
             if fault:   # the self-test's planted fault (generator/ptxcts_gen/faults.py)
                 text, planted = faults.plant(fault, text, chunk, fault_forms)
                 all_planted.update(planted)
-            with open(os.path.join(args.out, name), "w") as fh:
-                fh.write(text)
+            _write(os.path.join(args.out, name), text)
             index["modules"][name] = [f.entry for f in chunk]
             lines = text.split("\n")
             mapped = linemap.entries(lines)
@@ -304,20 +318,38 @@ def cmd_modules(args):
                 index["entries"][e.kernel] = dict({"form": f.id, "family": f.family, "module": name,
                                                    "expect": "reject" if info[f.id] else "accept",
                                                    "rules": info[f.id]}, **linemap.index_entry(e))
-    with open(os.path.join(args.out, "index.json"), "w") as fh:
-        json.dump(index, fh, indent=1, sort_keys=True)
-        fh.write("\n")
+    _write(os.path.join(args.out, "index.json"), json.dumps(index, indent=1, sort_keys=True) + "\n")
     if fault:
-        with open(os.path.join(args.out, "faults.json"), "w") as fh:
-            json.dump({"kind": fault, "planted": all_planted}, fh, indent=1, sort_keys=True)
-            fh.write("\n")
+        _write(os.path.join(args.out, "faults.json"),
+               json.dumps({"kind": fault, "planted": all_planted}, indent=1, sort_keys=True) + "\n")
     print(f"{len(index['modules'])} modules, {len(index['entries'])} entries for {t.name} PTX {args.ptx} "
           f"in {args.out}")
     return 0
 
 
+def _write(path, text):
+    """Write a file of the modules folder whole or not at all (a temporary file, then renamed); an error names
+    the file (a full disk's says nothing of where)."""
+    try:
+        with open(path + ".tmp", "w") as fh:
+            fh.write(text)
+        os.replace(path + ".tmp", path)
+    except OSError as e:
+        try:
+            os.unlink(path + ".tmp")
+        except OSError:
+            pass
+        raise OSError(e.errno, e.strerror, e.filename or path) from e
+
+
+try:   # the harness's parser (an option given twice with different values is refused) when it is on the path
+    from boundary import ArgumentParser as _Parser
+except ImportError:
+    _Parser = argparse.ArgumentParser
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="ptxcts_gen", description=__doc__)
+    p = _Parser(prog="ptxcts_gen", description=__doc__)
     sub = p.add_subparsers(dest="verb", required=True)
     g = sub.add_parser("gen", help="generate generated/ (byte-deterministic)")
     g.add_argument("--check", action="store_true", help="exit 1 naming stale files instead of writing")
@@ -330,10 +362,11 @@ def main(argv=None):
     v.add_argument("--valid", action="store_true", help="only cases expected to assemble (expect=accept)")
     v.add_argument("--invalid", action="store_true", help="only cases expected to be rejected")
     c.add_argument("--rule", action="append", help="print the rule and its sentence; list the cases breaking it")
-    c.add_argument("--rules", action="store_true", help="list every rule")
     c.add_argument("--form", help="form ID substring")
-    c.add_argument("--count", action="store_true", help="counts per family (valid/invalid) and per target")
-    c.add_argument("--ids", action="store_true", help="print case IDs only")
+    out = c.add_mutually_exclusive_group()   # what is printed: one of these, or the case table
+    out.add_argument("--rules", action="store_true", help="list every rule")
+    out.add_argument("--count", action="store_true", help="counts per family (valid/invalid) and per target")
+    out.add_argument("--ids", action="store_true", help="print case IDs only")
     c.add_argument("--root", help="generated/ folder to read (default: the repository's)")
     m = sub.add_parser("modules", help="write PTX modules (one per family) and index.json for a target/version")
     m.add_argument("--target", required=True)
@@ -344,6 +377,10 @@ def main(argv=None):
     m.add_argument("--max-entries", type=int, default=0, help="split a family's module every N entries")
     m.add_argument("--out", required=True)
     args = p.parse_args(argv)
+    for name, value in vars(args).items():   # an empty value (an unset shell variable) never means "all"
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and not v.strip() and name != "verb":
+                p.error(f"--{name.replace('_', '-')} '': an empty value (give one, or leave the option out)")
     try:
         return {"gen": cmd_gen, "cases": cmd_cases, "modules": cmd_modules}[args.verb](args)
     except ManifestError as e:

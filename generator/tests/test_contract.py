@@ -11,12 +11,13 @@ from ptxcts_gen import contract
 from ptxcts_gen.model import all_forms
 
 ROOT = os.environ.get("PTXCTS_ROOT") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-RUN_SRC = os.path.join(ROOT, "harness", "run", "src")
+# The C++ that reads forms: the run tier and the exploration tier (its draws build the same run fields).
+RUN_SRC = [os.path.join(ROOT, "harness", "run", "src"), os.path.join(ROOT, "harness", "explore", "src")]
 
 
 def run_sources():
     out = {}
-    for p in sorted(glob.glob(os.path.join(RUN_SRC, "*.[ch]pp"))):
+    for p in sorted(p for d in RUN_SRC for p in glob.glob(os.path.join(d, "**", "*.[ch]pp"), recursive=True)):
         with open(p) as fh:
             out[os.path.basename(p)] = fh.read()
     return out
@@ -29,8 +30,9 @@ class Fields(unittest.TestCase):
             self.assertTrue(meaning, name)
             if reader == "run":
                 self.assertTrue(re.search(r"field::" + name + r"\b", text),
-                                 f"run.{name} is declared read by the run tier, but harness/run/src never names "
-                                 f"field::{name}; read it, or mark it 'info: <why no tier needs it>'")
+                                 f"run.{name} is declared read by the run tier, but neither harness/run/src nor "
+                                 f"harness/explore/src names field::{name}; read it, or mark it 'info: <why no tier "
+                                 f"needs it>'")
             else:
                 self.assertTrue(reader.startswith("info: ") and len(reader) > 12,
                                 f"run.{name}: reader must be 'run' or 'info: <why no tier needs it>'")

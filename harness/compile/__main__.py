@@ -1,5 +1,6 @@
 import sys
 
+import boundary
 from compile.cli import main
 
-sys.exit(main(sys.argv[1:]))
+sys.exit(boundary.run("compile", main, sys.argv[1:]))

@@ -10,6 +10,7 @@ lines ("ptxas application ptx input, line N; error : ..."), so one judge maps th
 """
 import ctypes
 import os
+import re
 import subprocess
 import time
 import types
@@ -166,7 +167,8 @@ def driver_support():
     """(a per-target check of the device present, a note) for the driver's verdicts, without touching CUDA in
     this process (the workers make their own contexts): the compute capability from nvidia-smi."""
     try:
-        r = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap,name,driver_version", "--format=csv,noheader"],
+        smi = os.environ.get("PTXCTS_NVIDIA_SMI") or "nvidia-smi"   # tests point it elsewhere, as scripts/gpus.sh
+        r = subprocess.run([smi, "--query-gpu=compute_cap,name,driver_version", "--format=csv,noheader"],
                            capture_output=True, text=True, timeout=30)
         row = [x.strip() for x in r.stdout.splitlines()[0].split(",")] if r.returncode == 0 and r.stdout.strip() \
             else None
@@ -174,7 +176,11 @@ def driver_support():
         row = None
     if not row or len(row) < 3:
         return (lambda t: "no GPU here (nvidia-smi finds none)"), "no GPU", None
-    major, minor = (int(x) for x in row[0].split("."))
+    m = re.fullmatch(r"([0-9]+)\.([0-9]+)", row[0])
+    if not m:   # `[N/A]` (a driver that does not report it, a GPU in a bad state): the driver cannot be judged
+        why = f"nvidia-smi gives no compute capability for {row[1] or 'the GPU'} ({row[0]!r})"
+        return (lambda t: why), "no usable GPU: " + why, None
+    major, minor = int(m.group(1)), int(m.group(2))
     dev = types.SimpleNamespace(cc=(major, minor))
     device = {"name": row[1], "sm": f"sm_{major}{minor}", "cc": f"{major}.{minor}", "driver": row[2]}
     return (lambda t: Driver.can_load(dev, t)), f"device sm_{major}{minor}", device

@@ -1,14 +1,14 @@
 """./ptxcts compile [options]: the compile tier's command line."""
-import argparse
 import datetime
-import json
 import os
 import re
 import socket
 import sys
+import tempfile
 import time
 import types
 
+import boundary
 import results
 import results.errors
 import toolchains
@@ -22,8 +22,12 @@ def _root():
     return os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+MAX_JOBS = 1024           # compiler processes at once; more is a typo, not a machine
+MAX_MODULE_SIZE = 100000  # cases per module (the manifest has fewer cases per target and version)
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="./ptxcts compile", description=(
+    p = boundary.ArgumentParser(prog="./ptxcts compile", description=(
         "The compile tier: the toolchain's compilers must accept every valid case of the manifest and reject every "
         "invalid one. Writes results.json and junit.xml; exits 1 when a case is fail, compile_error, crash or "
         "timeout, 2 on a usage error, 3 on a malformed input file, 130 when interrupted."))
@@ -50,6 +54,19 @@ def parse_args(argv):
                    help="keep every module the compilers assembled, with the command, output and line map, in DIR")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     a = p.parse_args(argv)
+    # an empty value never means "everything": `--family ''` (an unset shell variable) is a usage error
+    for opt, values in (("--family", a.family), ("--target", a.target), ("--ptx", a.ptx), ("--case", a.case)):
+        for v in values:
+            if not v.strip() or any(not x.strip() for x in v.split(",")) and opt != "--case":
+                p.error(f"{opt} {v!r}: an empty value (each must name something; leave the option out for all)")
+    for opt in ("toolchain", "out", "resume", "manifest", "expectations", "keep_modules"):
+        v = getattr(a, opt)
+        if v is not None and not v.strip():
+            p.error(f"--{opt.replace('_', '-')} '': an empty value (leave the option out for the default)")
+    for opt in ("out", "keep_modules"):   # folders this run writes into: checked before any work starts
+        v = getattr(a, opt)
+        if v is not None and (why := _not_a_folder(v)):
+            p.error(f"--{opt.replace('_', '-')} {v}: {why}")
     a.family = [f for x in a.family for f in x.split(",") if f]
     a.target = [t for x in a.target for t in x.split(",") if t]
     a.ptx = [t for x in a.ptx for t in x.split(",") if t]
@@ -57,10 +74,10 @@ def parse_args(argv):
     bad = [v for v in a.verdicts if v not in backends.LOAD_PATHS]
     if bad or not a.verdicts:
         p.error(f"--verdicts {','.join(bad) or '(empty)'}: each must be one of {', '.join(backends.LOAD_PATHS)}")
-    if a.jobs < 1:
-        p.error(f"--jobs {a.jobs}: must be >= 1")
-    if a.module_size < 1:
-        p.error(f"--module-size {a.module_size}: must be >= 1")
+    if not 1 <= a.jobs <= MAX_JOBS:
+        p.error(f"--jobs {a.jobs}: must be 1..{MAX_JOBS}")
+    if not 1 <= a.module_size <= MAX_MODULE_SIZE:
+        p.error(f"--module-size {a.module_size}: must be 1..{MAX_MODULE_SIZE}")
     if a.limit is not None and a.limit < 1:
         p.error(f"--limit {a.limit}: must be >= 1")
     for v in a.ptx:
@@ -72,6 +89,16 @@ def parse_args(argv):
     if a.resume and a.out and os.path.realpath(a.resume) != os.path.realpath(a.out):
         p.error("--resume DIR writes into DIR: give no other --out")
     return a
+
+
+def _not_a_folder(path):
+    """Why `path` cannot be a folder this run writes into (it, or a path above it, is a file), else None."""
+    up = os.path.abspath(path)
+    while not os.path.exists(up):
+        up = os.path.dirname(up)
+    if os.path.isdir(up):
+        return None
+    return "exists and is not a folder" if up == os.path.abspath(path) else f"{up} is a file, not a folder"
 
 
 class Usage(Exception):
@@ -91,12 +118,12 @@ def main(argv):
     except toolchains.ToolchainError as e:
         sys.stderr.write(f"compile: {'--toolchain: ' if a.toolchain else ''}{e}\n")
         return e.code
-    except manifest.ManifestError as e:
-        sys.stderr.write(f"compile: {e}\n")
+    except manifest.ManifestError as e:   # its messages name the verb already
+        sys.stderr.write(f"{'' if str(e).startswith('compile: ') else 'compile: '}{e}\n")
         return 3
-    except results.errors.UsageError as e:
+    except results.errors.ResultsError as e:
         sys.stderr.write(f"compile: {e}\n")
-        return 2
+        return e.exit_code
 
 
 def _main(a):
@@ -128,30 +155,40 @@ def _main(a):
     chosen = [c for c in m.cases if (not a.family or c.family in a.family) and (not a.valid_only or c.valid)]
     chosen = manifest.select(chosen, a.target, a.ptx, a.case, a.limit)
     if not chosen:
-        raise Usage("the filters select no case" + (f" (--case {' '.join(a.case)})" if a.case else ""))
+        raise Usage("the filters select no case (0 cases)" + (f" (--case {' '.join(a.case)})" if a.case else ""))
 
     device_check, driver_note, device = None, "", None
     if "driver" in a.verdicts:
         device_check, driver_note, device = backends.driver_support()
+        if device is None:   # the driver's verdicts name their device: without one no document could hold them
+            raise Usage(f"--verdicts {','.join(a.verdicts)}: the driver JIT needs a usable GPU ({driver_note}); "
+                        "leave 'driver' out of --verdicts on this machine")
 
     started_utc = datetime.datetime.now(datetime.timezone.utc)
     prior = {}
     if a.resume:
-        prior_doc = _load_prior(a.resume)
-        rid, out_dir = prior_doc["run_id"], a.resume
-        prior = {(c["id"], c["load_path"]): c for c in prior_doc["cases"] if c["class"] != cls.SKIPPED}
-        if prior_doc["toolchain"].get("name") not in (None, tc.name):
-            raise Usage(f"--resume {a.resume}: that run judged toolchain {prior_doc['toolchain'].get('name')}, "
-                        f"this one is {tc.name}")
-        started = prior_doc["started"]
+        out_dir = a.resume
     else:
         rid = results.new_run_id(f"compile-{tc.name}")
         out_dir = a.out or os.path.join(root, "results", rid)
-        started = started_utc.isoformat()
-    os.makedirs(out_dir, exist_ok=True)
+        results.refuse_existing_run(out_dir, "--out")
+    if a.keep_modules:   # the workers write there: a folder they cannot write would end every case as a crash
+        try:
+            os.makedirs(a.keep_modules, exist_ok=True)
+            tempfile.TemporaryFile(dir=a.keep_modules).close()
+        except OSError as e:
+            raise Usage(f"--keep-modules {a.keep_modules}: {boundary.describe_os_error(e)}")
     lock = results.OutputLock(out_dir)
-    lock.acquire()
+    lock.acquire()   # before the resume document is read: a second resume of the same folder is refused here
     try:
+        if a.resume:
+            prior_doc = _load_prior(a.resume)
+            rid = prior_doc["run_id"]
+            _check_same_selection(a, prior_doc, chosen, tc)
+            prior = {(c["id"], c["load_path"]): c for c in prior_doc["cases"] if c["class"] != cls.SKIPPED}
+            started = prior_doc["started"]
+        else:
+            started = started_utc.isoformat()
         return _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, chosen, prior, rid,
                                 out_dir, started, device_check, driver_note, device)
     finally:
@@ -159,17 +196,39 @@ def _main(a):
 
 
 def _load_prior(folder):
+    """The interrupted run's document, validated by the result schema (InputError, exit 3, names file, line and
+    field)."""
     path = os.path.join(folder, "results.json")
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise Usage(f"--resume {folder}: no results.json to resume ({e.strerror})")
-    except json.JSONDecodeError as e:
-        raise manifest.ManifestError(f"{path}:{e.lineno}:{e.colno}: malformed results document: {e.msg}")
-    if doc.get("tier") != "compile":
-        raise Usage(f"--resume {folder}: not a compile-tier run (tier {doc.get('tier')!r})")
+    if not os.path.isfile(path):
+        raise Usage(f"--resume {folder}: no results.json to resume (not a run folder, or the run wrote nothing)")
+    doc = results.load(path)
+    if doc["tier"] != "compile":
+        raise Usage(f"--resume {folder}: not a compile-tier run (tier {doc['tier']!r})")
     return doc
+
+
+def _check_same_selection(a, doc, chosen, tc):
+    """--resume finishes the interrupted selection: a different toolchain, compiler list or set of cases would mix
+    two selections in one document."""
+    folder = a.resume
+    if doc["toolchain"].get("name") not in (None, tc.name):
+        raise Usage(f"--resume {folder}: that run judged toolchain {doc['toolchain'].get('name')}, this one is "
+                    f"{tc.name}")
+    paths = sorted({c["load_path"] for c in doc["cases"]})
+    if set(paths) != set(a.verdicts):   # an interrupted run records every compiler's cases (the rest skipped)
+        raise Usage(f"--resume {folder}: that run recorded --verdicts {','.join(paths)}, this one asks for "
+                    f"{','.join(a.verdicts)}: give the interrupted run's options")
+    ids = {c.id for c in chosen}
+    other = sorted({c["id"] for c in doc["cases"]} - ids)
+    if other:
+        fams = sorted({c["family"] for c in doc["cases"] if c["id"] in set(other)})
+        raise Usage(f"--resume {folder}: that run holds {len(other)} case(s) this selection does not (e.g. "
+                    f"{other[0]}; families {', '.join(fams)}): give the interrupted run's options (--family, --target, "
+                    "--ptx, --case, --valid-only, --limit)")
+    more = sorted(ids - {c["id"] for c in doc["cases"]})
+    if more:   # judging them would add a second selection to the interrupted one
+        raise Usage(f"--resume {folder}: this selection has {len(more)} case(s) that run did not (e.g. {more[0]}): "
+                    "give the interrupted run's options (--family, --target, --ptx, --case, --valid-only, --limit)")
 
 
 def _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, chosen, prior, rid, out_dir, started,
@@ -195,34 +254,37 @@ def _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, cho
     prog = progress.Progress(total, every_s=1e9 if a.quiet else 2.0)
     t0 = time.monotonic()
     run = _judge_every_verdict(a, m, mroot, tc, todo, prior, active, use_gen, prog, device_check)
-    wall = time.monotonic() - t0
-    records = run.records
+    # From the last verdict to the last file written a signal waits: it can no longer cost what was judged; it
+    # ends the verb (exit 130/143) once the documents are whole.
+    with boundary.signals_deferred():
+        wall = time.monotonic() - t0
+        records = run.records
 
-    finished = datetime.datetime.now(datetime.timezone.utc)
-    doc = {"schema": "ptxcts-results", "version": results.VERSION, "run_id": rid, "tier": "compile",
-           "started": started, "finished": finished.isoformat(), "seed": None, "shard": {"index": 0, "count": 1},
-           "host": {"hostname": socket.gethostname(), "cpus": os.cpu_count()},
-           "toolchain": dict(tc.record(), cuda_runtime=None, driver=(device or {}).get("driver")),
-           # the driver JIT's verdicts belong to the device (and driver) they were given on
-           "device": ({k: device[k] for k in ("name", "sm", "cc")} if device and "driver" in a.verdicts else None),
-           "cases": records}
-    if run.interrupted:
-        results.mark_partial(doc, run.interrupted, done=run.judged, total=len(records))
-    results.write_run(out_dir, doc)
-    output.write_rule_messages(os.path.join(out_dir, "rule_messages.tsv"), records)
-    used = [f for f in all_findings if any(f.covers(tc.name, lp) for lp in a.verdicts)]
-    # a finding is stale only over cases a covered compiler actually judged (not not_supported, not skipped)
-    judged_ids = {r["id"] for r in records if r["class"] not in (cls.NOT_SUPPORTED, cls.SKIPPED)}
-    stale = [] if run.interrupted else expectations.stale(
-        used, [(c.id, c.valid) for c in chosen if c.id in judged_ids], all_ids)
-    output.write_expectations(os.path.join(out_dir, "expectations.json"), exp_path, tc.name, all_findings, used,
-                              stale)
+        finished = datetime.datetime.now(datetime.timezone.utc)
+        # the driver JIT's verdicts belong to the device (and driver) they were given on
+        on = {k: device[k] for k in ("name", "sm", "cc")} if device and "driver" in a.verdicts else None
+        doc = {"schema": "ptxcts-results", "version": results.VERSION, "run_id": rid, "tier": "compile",
+               "started": started, "finished": finished.isoformat(), "seed": None,
+               "shard": {"index": 0, "count": 1}, "host": {"hostname": socket.gethostname(), "cpus": os.cpu_count()},
+               "toolchain": dict(tc.record(), cuda_runtime=None, driver=(device or {}).get("driver")),
+               "device": on, "cases": records}
+        if run.interrupted:
+            results.mark_partial(doc, run.interrupted, done=run.judged, total=len(records))
+        results.write_run(out_dir, doc)
+        output.write_rule_messages(os.path.join(out_dir, "rule_messages.tsv"), records)
+        used = [f for f in all_findings if any(f.covers(tc.name, lp) for lp in a.verdicts)]
+        # a finding is stale only over cases a covered compiler actually judged (not not_supported, not skipped)
+        judged_ids = {r["id"] for r in records if r["class"] not in (cls.NOT_SUPPORTED, cls.SKIPPED)}
+        stale = [] if run.interrupted else expectations.stale(
+            used, [(c.id, c.valid) for c in chosen if c.id in judged_ids], all_ids)
+        output.write_expectations(os.path.join(out_dir, "expectations.json"), exp_path, tc.name, all_findings, used,
+                                  stale)
     output.print_summary(records, wall, total, run.calls, run.modules, tc, used, stale, exp_path)
     bad = output.print_bad(records, out_dir)
     if run.interrupted:
         sys.stderr.write(f"compile: PARTIAL: {run.judged} of {len(records)} results judged; finish with "
                          f"./ptxcts compile --resume {out_dir} (same options)\n")
-        return 130
+        return boundary.interrupt_exit_code()
     sys.stderr.write(f"compile: results in {out_dir}/results.json and junit.xml\n")
     return 1 if bad else 0
 
@@ -251,7 +313,7 @@ def _judge_every_verdict(a, m, mroot, tc, todo, prior, active, use_gen, prog, de
             nmodules += n_mods
             pending.pop(lp)
     except KeyboardInterrupt:
-        interrupted = "interrupted by SIGINT"
+        interrupted = f"interrupted by {boundary.signal_name()}"
         sys.stderr.write("\ncompile: interrupted: the workers are stopped; writing what was judged\n")
     judged = len(records)
     for lp, cs in pending.items():

@@ -92,8 +92,9 @@ def load(path: str) -> List[Finding]:
         raise ExpectationsError(f"{path}:{_key_line(text_lines, unknown_top[0])}: unknown top-level key "
                                 f"'{unknown_top[0]}' (only [[finding]] tables)")
     entries = doc.get("finding", [])
-    if not isinstance(entries, list):
-        raise ExpectationsError(f"{path}: 'finding' must be an array of tables ([[finding]])")
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ExpectationsError(f"{path}:{_key_line(text_lines, 'finding')}: 'finding' must be an array of tables "
+                                "([[finding]]), each a table of keys")
     out, seen = [], {}
     for n, e in enumerate(entries):
         line = table_lines[n] if n < len(table_lines) else 0
@@ -115,6 +116,10 @@ def load(path: str) -> List[Finding]:
             cases = [cases]
         if not isinstance(cases, list) or not cases or not all(isinstance(c, str) and c for c in cases):
             raise ExpectationsError(f"{where}: finding {e['id']}: 'cases' must be a non-empty list of case IDs or globs")
+        from results.waivers import glob_problem
+        bad_glob = next((glob_problem(c) for c in cases if glob_problem(c)), None)
+        if bad_glob:
+            raise ExpectationsError(f"{where}: finding {e['id']}: 'cases': not a glob: {bad_glob}")
         if e["verdict"] not in VERDICTS:
             raise ExpectationsError(f"{where}: finding {e['id']}: verdict '{e['verdict']}' is not one of {VERDICTS}")
         rules = e.get("rules", [])

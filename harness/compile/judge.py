@@ -105,7 +105,7 @@ class Judge:
                 return
             if mod is None:
                 return
-            if call.signal == "SIGINT":
+            if call.signal in ("SIGINT", "SIGTERM", "SIGHUP"):   # stopped by the user or a CI runner, not a crash
                 raise Interrupted()
             if call.timed_out or call.signal:
                 if len(pending) == 1:

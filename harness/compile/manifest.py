@@ -1,12 +1,13 @@
 """The generator's manifest (docs/ARCHITECTURE.md section 2), read-only: targets.json, forms.jsonl, cases/*.tsv."""
 import csv
 import fnmatch
-import json
+import io
 import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from results import manifest as results_manifest
+from results import jsonloc, manifest as results_manifest
+from results.errors import InputError
 
 CASE_COLUMNS = ["case_id", "form", "target", "ptx", "expect", "rules"]
 
@@ -66,6 +67,8 @@ def load(root: str, families: Optional[List[str]] = None) -> Manifest:
         for key in ("form", "family", "kernel", "instr"):
             if key not in obj:
                 raise ManifestError(f"compile: {path}:{n}: form record has no '{key}'")
+        if obj["form"] in forms:   # a form listed twice: which record holds is not for the reader to guess
+            raise ManifestError(f"compile: {path}:{n}: form {obj['form']} is listed a second time")
         forms[obj["form"]] = obj
     cases_dir = os.path.join(root, "cases")
     if not os.path.isdir(cases_dir):
@@ -90,18 +93,21 @@ def load(root: str, families: Optional[List[str]] = None) -> Manifest:
 
 
 def _json(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except FileNotFoundError:
+    if not os.path.isfile(path):
         raise ManifestError(f"compile: {path} is missing")
-    except json.JSONDecodeError as e:
-        raise ManifestError(f"compile: {path}: not JSON: {e}")
+    try:
+        return jsonloc.read(path)
+    except InputError as e:
+        raise ManifestError(f"compile: {e}") from None
 
 
 def _cases(path, family, forms):
     out = []
-    with open(path, newline="") as f:
+    try:
+        text = jsonloc.read_text(path)
+    except InputError as e:
+        raise ManifestError(f"compile: {e}") from None
+    with io.StringIO(text, newline="") as f:
         reader = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
         header = next(reader, None)
         if header is None or header[:len(CASE_COLUMNS)] != CASE_COLUMNS:

@@ -26,11 +26,11 @@ def write_rule_messages(path, cases):
         key, msg = ",".join(d.get("rules", [])), " | ".join(msgs)
         table[key][msg] += 1
         example.setdefault((key, msg), c["id"])
-    with open(path, "w") as f:
-        f.write("rules\tcases\tptxas messages\texample\n")
-        for key in sorted(table):
-            for msg, n in table[key].most_common():
-                f.write(f"{key}\t{n}\t{msg}\t{example[(key, msg)]}\n")
+    lines = ["rules\tcases\tptxas messages\texample\n"]
+    for key in sorted(table):
+        for msg, n in table[key].most_common():
+            lines.append(f"{key}\t{n}\t{msg}\t{example[(key, msg)]}\n")
+    results.atomic_write(path, "".join(lines))
 
 
 def write_expectations(path, exp_path, toolchain_name, all_findings, used, stale):

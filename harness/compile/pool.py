@@ -3,6 +3,7 @@ all, the modules they are cut into, and the pool of worker processes that judges
 import concurrent.futures as cf
 import multiprocessing
 import signal
+import time
 import types
 from collections import defaultdict
 
@@ -22,8 +23,10 @@ _JUDGE = None
 
 def _init(manifest_root, backend_spec, use_gen, keep):
     global _JUDGE
-    # Ctrl-C goes to the whole process group: the parent stops the workers; a worker does not print a traceback
+    # Ctrl-C goes to the whole process group: the parent stops the workers; a worker does not print a traceback.
+    # SIGTERM (the parent's terminate(), or a signal to the group) ends a worker quietly, without a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     m = manifest.load(manifest_root)
     asm = modules.Assembler(m, use_generator=use_gen)
     load_path, ptxas_path, nvjitlink_path = backend_spec
@@ -39,6 +42,16 @@ def _work(arch, target, ptx, cases):
         res = {c.id: judge.Outcome(c.id, judge.ERROR, note=f"the compile tier failed on this module: "
                                    f"{type(e).__name__}: {e}", module_cases=len(cases)) for c in cases}
     return res, _JUDGE.calls - before
+
+
+def _stopped_by_signal(pool):
+    """Whether a worker of the pool ended by a signal that stops runs (the user's or a CI runner's), not by a crash."""
+    stops = {-signal.SIGTERM, -signal.SIGINT, -signal.SIGKILL, -signal.SIGHUP}
+    if any(p.exitcode in stops for p in list((getattr(pool, "_processes", None) or {}).values())):
+        return True
+    # the signal that killed the worker may be on its way to this process too: its handler raises here
+    time.sleep(0.2)
+    return False
 
 
 # ---- support: what this toolchain / compiler cannot judge at all ---------------------------------------------
@@ -98,6 +111,8 @@ def judge_all(chosen, m, mroot, tc, load_path, use_gen, jobs_n, module_size, adv
                 try:
                     res, n = fut.result()
                 except cf.process.BrokenProcessPool as e:
+                    if _stopped_by_signal(pool):   # a worker killed by SIGTERM/SIGINT/SIGKILL: an interrupt, no crash
+                        raise KeyboardInterrupt from None
                     # a compiler that kills its worker (nvJitLink in process): the module's cases crash
                     res = {c.id: judge.Outcome(c.id, judge.CRASH, note=f"the {load_path} worker died: {e}",
                                                module_cases=len(futs[fut][3])) for c in futs[fut][3]}

@@ -1,9 +1,12 @@
-"""python3 -m results {report,gate,diff,bundle,validate,merge} ... (./ptxcts report / gate / diff / ... call them)."""
+"""python3 -m results {report,gate,diff,bundle,validate,merge,known} ... (./ptxcts report / gate / diff / ... call them;
+known: the run tier's GoogleTest front calls it)."""
 import argparse
+import os
 import sys
 
-from . import bundle, diff, gate, merge, report, schema
+from . import bundle, diff, gate, known, merge, report, schema
 from .errors import EXIT_USAGE, ResultsError
+import boundary
 
 
 def _validate(args):
@@ -46,8 +49,81 @@ def _merge(args):
     return 0
 
 
+# Per verb: the options naming what it reads, and those naming what it writes.
+INPUTS = ("runs", "a", "b", "baseline", "waivers", "manifest", "baselines", "explore", "selftest", "folders")
+OUTPUTS = ("out", "json", "markdown")
+COUNTS = {"examples": 0, "list": 0, "max_bytes": 1}   # option: its least value
+
+
+def _empty_value(args):
+    """A usage problem with one value: an empty string (an unset shell variable) never means the default, and a
+    count below its least value is refused."""
+    for name, value in vars(args).items():
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and not v.strip():
+                return f"--{name.replace('_', '-')} '': an empty value (leave the option out for the default)" \
+                    if name not in ("runs", "a", "b", "folders") else f"{name.upper()} '': an empty path"
+    for name, least in COUNTS.items():
+        v = getattr(args, name, None)
+        if v is not None and v < least:
+            return f"--{name.replace('_', '-')} {v}: must be >= {least}"
+    return None
+
+
+def _unusable_output(path, folder):
+    """Why `path` cannot be written (checked before the work, not after it): a file output (folder=False) that is
+    a folder, a folder output (folder=True) that is a file, or a file where a folder above it must be (folder=None:
+    either kind). None when it may be usable (what the disk then says -- read-only, full -- still reaches the user
+    through the OSError handler)."""
+    if os.path.isdir(path) and folder is False:
+        return "is a folder; name a file"
+    if os.path.exists(path) and not os.path.isdir(path) and folder:
+        return "exists and is not a folder"
+    up = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(up):
+        up = os.path.dirname(up)
+    if not os.path.isdir(up):
+        return f"{up} is a file, not a folder"
+    return None
+
+
+def _inside(path, folder):
+    """Whether `path` lies in `folder` or below it (through links)."""
+    p, f = os.path.realpath(path), os.path.realpath(folder)
+    return p.startswith(f.rstrip(os.sep) + os.sep)
+
+
+def _output_over_input(args):
+    """An output path that is one of the inputs would replace what the verb reads; an output folder holding a run
+    would mix two runs in one folder."""
+    from .runio import RUN_FILES, same_file
+    inputs = [v for n in INPUTS for v in (lambda x: x if isinstance(x, list) else [x])(getattr(args, n, None))
+              if isinstance(v, str) and v != "none" and os.path.exists(v)]
+    for n in OUTPUTS:
+        out = getattr(args, n, None)
+        if not isinstance(out, str):
+            continue
+        for i in inputs:
+            if same_file(out, i) or (os.path.isdir(i) and os.path.basename(out) in RUN_FILES and
+                                     _inside(out, i)):   # a run document of an input folder
+                return (f"--{n} {out}: is the input {i}" + ("" if same_file(out, i) else " (a run document in it)") +
+                        "; writing there would replace what this verb reads: choose another path")
+        for m in OUTPUTS:
+            other = getattr(args, m, None)
+            if m != n and isinstance(other, str) and same_file(out, other):
+                return f"--{n} {out}: is also --{m}; each output needs a path of its own"
+        unusable = _unusable_output(out, folder=None if args.verb == "bundle" else n == "out")
+        if unusable:
+            return f"--{n} {out}: {unusable}"
+        if n == "out" and args.verb in ("report", "merge") and os.path.isdir(out):
+            held = [f for f in RUN_FILES if os.path.exists(os.path.join(out, f))]
+            if held:
+                return f"--out {out}: holds a run ({held[0]}); choose a new folder for the {args.verb}'s output"
+    return None
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python3 -m results", description="ptx-cts results: report, gate, bundles. "
+    p = boundary.ArgumentParser(prog="python3 -m results", description="ptx-cts results: report, gate, bundles. "
                                 "Exit codes: 0 ok, 1 regression (gate) or differences (diff), 2 usage, "
                                 "3 malformed or inconsistent input.")
     sub = p.add_subparsers(dest="verb", required=True)
@@ -62,22 +138,43 @@ def main(argv=None):
     m.add_argument("--out", required=True, metavar="DIR")
     m.add_argument("--run-id", required=True)
     m.add_argument("--prefer-later", action="store_true")
+    known.add_arguments(sub.add_parser("known", help="which run-tier findings a reviewed finding or a waiver covers "
+                                       "(--check: both files parse; --match: answer a request on stdin)"))
     try:
         args = p.parse_args(argv)
     except SystemExit as e:
         return EXIT_USAGE if e.code else 0
+    problem = _empty_value(args) or _output_over_input(args)
+    if problem:
+        print(f"{args.verb}: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     verbs = {"report": report.main, "gate": gate.run_gate, "diff": diff.main, "bundle": bundle.main,
              "validate": _validate,
-             "merge": _merge}
+             "merge": _merge, "known": known.main}
     try:
         return verbs[args.verb](args)
     except ResultsError as e:
         print(f"{args.verb}: error: {e}", file=sys.stderr)
         return e.exit_code
     except OSError as e:
-        print(f"{args.verb}: error: {e}", file=sys.stderr)
+        print(f"{args.verb}: error: {_name_the_output(args, e)}", file=sys.stderr)
         return EXIT_USAGE
 
 
+def _name_the_output(args, e):
+    """An OSError as one line: '--json PATH: what happened' when it is that output, '--out DIR: PATH: what
+    happened' when it is a file in or a folder above it (the option the user gave, then where and what)."""
+    failed = os.path.abspath(os.fsdecode(e.filename)) if e.filename else None
+    for n in OUTPUTS:
+        out = getattr(args, n, None)
+        if failed and isinstance(out, str):
+            path = os.path.abspath(out)
+            if path == failed:
+                return f"--{n} {out}: {e.strerror or e}"
+            if path.startswith(failed.rstrip(os.sep) + os.sep) or failed.startswith(path.rstrip(os.sep) + os.sep):
+                return f"--{n} {out}: {boundary.describe_os_error(e)}"
+    return boundary.describe_os_error(e)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(boundary.run("results", main))

@@ -2,7 +2,9 @@
 column, spec coverage per column, findings grouped by finding, regressions against the baselines, and the
 differences between toolchains.
 
-Columns: the compile tier per target ("compile:sm_90a"), the run tier per device architecture ("run:sm_90"),
+Columns: the compile tier per target ("compile:sm_90a"), beside it the lowering tier per target ("lower:sm_90a",
+label "lowered sm_90a": lowered as expected, the SASS judged by the lowering rules; a form whose lowering no rule
+decides, class unruled, is exercised but not passing), the run tier per device architecture ("run:sm_90"),
 the model tier as one column ("model"); when a tier has runs of several toolchains, each toolchain gets its own
 columns ("compile:sm_90a@13.5", label "compile sm_90a [13.5]").
 Spec coverage of a column, over the N forms of the manifest (the denominator, valid and invalid forms alike):
@@ -31,9 +33,13 @@ REPO_ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.
 
 REPORT_SCHEMA = "ptxcts-report"
 REPORT_VERSION = 2
-EXERCISED = ("pass", "fail", "spec_divergence", "beyond_chapter", "compile_error", "crash", "timeout")
+EXERCISED = ("pass", "fail", "spec_divergence", "beyond_chapter", "unruled", "compile_error", "crash", "timeout")
+NOT_PASSING = FINDINGS + ("unruled",)
 UNEXPLAINED = ("fail", "compile_error", "crash", "timeout")
-TIER_ORDER = {"compile": 0, "run": 1, "model": 2, "frontend": 3}
+TIER_ORDER = {"compile": 0, "lower": 1, "run": 2, "model": 3, "frontend": 4}
+# Columns are grouped, then ordered by target within a group: the lowering column of a target stands beside its
+# compile column.
+TIER_GROUP = {"compile": 0, "lower": 0, "run": 1, "model": 2, "frontend": 3}
 EXAMPLES = 3
 REGRESSIONS_LISTED = 50
 
@@ -41,7 +47,7 @@ REGRESSIONS_LISTED = 50
 def _column(tier, run, case, multi, multi_device=frozenset()):
     """The column key: tier:arch[@toolchain] (the toolchain where a tier has several), and for a run on a device
     whose architecture several devices of the report share, the device's name after a '#'."""
-    if tier == "compile":
+    if tier in ("compile", "lower"):
         arch = case["target"]
     elif tier == "run":
         arch = run.device["sm"] if run.device else "none"
@@ -58,7 +64,8 @@ def _column(tier, run, case, multi, multi_device=frozenset()):
 def _column_sort(key):
     base, _, toolchain = key.partition("@")
     tier, _, arch = base.partition(":")
-    return (TIER_ORDER.get(tier, 9), target_sort_key(arch) if arch else (0, 0, ""), _version_key(toolchain))
+    return (TIER_GROUP.get(tier, 9), target_sort_key(arch) if arch else (0, 0, ""), TIER_ORDER.get(tier, 9),
+            _version_key(toolchain))
 
 
 def _version_key(name):
@@ -144,7 +151,8 @@ def build(groups, forms, cases, manifest_path, title, baselines_dir=None):
     columns = []
     for k in order:
         c = cols[k]
-        label = {"compile": f"compile {c['arch']}", "model": "model", "frontend": f"front-end {c['arch']}",
+        label = {"compile": f"compile {c['arch']}", "lower": f"lowered {c['arch']}", "model": "model",
+                 "frontend": f"front-end {c['arch']}",
                  "run": f"run {c['arch']}" if c["arch"] != "none" else "run (no device)"}.get(c["tier"], k)
         if "#" in k:   # several devices of this architecture: name the device
             label += " " + k.partition("#")[2].partition("@")[0].replace("NVIDIA ", "")
@@ -170,7 +178,7 @@ def build(groups, forms, cases, manifest_path, title, baselines_dir=None):
                 counts[cls] += n
             if row["form"] in manifest_forms and any(cell.get(cls) for cls in EXERCISED):
                 exercised += 1
-                ok = not any(cell.get(cls) for cls in FINDINGS)
+                ok = not any(cell.get(cls) for cls in NOT_PASSING)
                 passing += ok
                 passing_valid += ok and row["form"] in accept
         counts["total"] = sum(counts[cls] for cls in CLASSES)
@@ -227,29 +235,23 @@ def build(groups, forms, cases, manifest_path, title, baselines_dir=None):
 
 def _known_run_findings(instances):
     """{(column, key): finding id} for the run-tier fails, crashes and timeouts that a reviewed, unexpired finding of
-    results/expectations/run.toml covers: the same judgement the run tier's CTest front makes (harness/run/known.py,
-    one implementation), so the report does not call a reviewed finding unexplained."""
+    results/expectations/run.toml covers: the same judgement the run tier's CTest front makes (known.py, one
+    implementation), so the report does not call a reviewed finding unexplained."""
     runs = {}
     for col, key, case, run in instances:
         if run.tier == "run" and case["class"] in UNEXPLAINED:
             runs.setdefault(id(run), (run, []))[1].append((col, key, case))
-    path = os.path.join(REPO_ROOT, "harness", "run", "known.py")
     expectations = os.path.join(REPO_ROOT, "results", "expectations", "run.toml")
-    if not runs or not os.path.isfile(path) or not os.path.isfile(expectations):
+    if not runs or not os.path.isfile(expectations):
         return {}
     import datetime
-    import importlib.util
-    from . import waivers as waivers_mod
-    from .errors import InputError
-    spec = importlib.util.spec_from_file_location("ptxcts_run_known", path)
-    known = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(known)
-    findings = known.load_findings(expectations, waivers_mod, InputError)
+    from . import known
+    findings = known.load_findings(expectations)
     today = datetime.datetime.now(datetime.timezone.utc).date()
     out = {}
     for run, items in runs.values():
         answers = known.judge([c for _, _, c in items], known.Run(run.device, run.toolchain), findings, [], today,
-                              waivers_mod, (expectations, ""))
+                              (expectations, ""))
         for (col, key, _), a in zip(items, answers):
             if a["verdict"] == "known":
                 out[(col, key)] = a["name"]
@@ -298,7 +300,7 @@ def _regressions(groups, baselines_dir):
             sm = run.device["sm"] if run.device else None
             parts.setdefault((run.tier, sm), {})[key] = (case, run)
         for (tier, sm), results in sorted(parts.items(), key=lambda x: (TIER_ORDER.get(x[0][0], 9), x[0][1] or "")):
-            if tier == "run" and sm is None:
+            if (tier == "run" and sm is None) or tier == "lower":   # the lowering tier gates keys: ./ptxcts lower --gate
                 continue
             path = baseline_mod.locate(baselines_dir, tier, g.toolchain, sm)
             rel = os.path.relpath(path, baselines_dir)

@@ -206,6 +206,9 @@ def main(args):
     result = compare(a.results, b.results, cases, args.family, args.examples)
     result = {"schema": "ptxcts-diff", "version": 1, "a": describe(a), "b": describe(b), **result}
     sys.stdout.write(text(result))
+    lowering = _lowering_keys(a, b, args.family)
+    if lowering is not None:   # two lowering runs: which forms changed their lowering key, per target
+        result["lowering"] = lowering
     for option, path, render in (("--json", args.json, lambda: json.dumps(result, indent=1, sort_keys=True,
                                                                           ensure_ascii=False) + "\n"),
                                ("--markdown", args.markdown, lambda: markdown(result))):
@@ -214,4 +217,20 @@ def main(args):
                 atomic_write(path, render())
             except OSError as e:
                 raise UsageError(f"{option} {path}: cannot write: {e.strerror}") from None
-    return EXIT_REGRESSION if result["changed"] else EXIT_OK
+    changed_keys = lowering is not None and any(r["changed"] or r["only_a"] or r["only_b"] for r in lowering.values())
+    return EXIT_REGRESSION if result["changed"] or changed_keys else EXIT_OK
+
+
+def _lowering_keys(a, b, families):
+    """The lowering tier's comparison of keys (lower.keys.compare) when both sides are lowering runs, else None."""
+    if {r.tier for r in a.runs} != {"lower"} or {r.tier for r in b.runs} != {"lower"}:
+        return None
+    from lower import keys
+
+    def doc(m):
+        return {"run_id": ",".join(r.run_id for r in m.runs), "toolchain": {"name": m.toolchain},
+                "cases": [c for c, _ in m.results.values() if not families or c["family"] in families]}
+    da, db = doc(a), doc(b)
+    cmp = keys.compare(da, db)
+    keys.print_compare(da, db, cmp, sys.stdout)
+    return cmp

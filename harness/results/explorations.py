@@ -1,8 +1,6 @@
 """Explorations in the report (`./ptxcts report ... --explore DIR`): the folder an exploration wrote
 (`./ptxcts explore`, results/explore/<id>/) read for its headline numbers, the share of each parameter's value
 bins it reached, and its coverage picture (coverage.svg, shown inline on the index page)."""
-import gzip
-import json
 import os
 import re
 
@@ -17,12 +15,8 @@ def _read(folder):
     for name in ("explore.json", "explore.json.gz"):
         path = os.path.join(folder, name)
         if os.path.isfile(path):
-            try:
-                opener = gzip.open if name.endswith(".gz") else open
-                with opener(path, "rt", encoding="utf-8") as f:
-                    return path, json.load(f)
-            except (OSError, EOFError, ValueError) as e:
-                raise InputError(path, None, None, f"not a readable JSON document ({e})")
+            from .jsonloc import read
+            return path, read(path)   # InputError: not gzip, not UTF-8, not JSON, nested too deeply, NaN
     raise UsageError(f"--explore {folder}: no explore.json or explore.json.gz there (an exploration's folder)")
 
 
@@ -37,10 +31,16 @@ def load_one(folder):
     for key, kind in REQUIRED.items():
         if not isinstance(doc.get(key), kind) or isinstance(doc.get(key), bool):
             raise InputError(path, None, key, "missing or of the wrong type")
+        if kind in (int, (int, float)) and doc[key] < 0:
+            raise InputError(path, None, key, f"{doc[key]!r}: a count or a time is never negative")
+    for cls, n in doc["classes"].items():
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise InputError(path, None, f"classes.{cls}", f"{n!r}: a count is an integer >= 0")
     coverage = []
     for param, c in sorted(doc["coverage"].items()):
-        if not isinstance(c, dict) or not isinstance(c.get("reached"), int) or not isinstance(c.get("of"), int):
-            raise InputError(path, None, f"coverage.{param}", "needs integers 'reached' and 'of'")
+        if not isinstance(c, dict) or not isinstance(c.get("reached"), int) or not isinstance(c.get("of"), int) \
+                or not 0 <= c["reached"] <= c["of"]:
+            raise InputError(path, None, f"coverage.{param}", "needs integers 0 <= 'reached' <= 'of'")
         coverage.append({"parameter": param, "reached": c["reached"], "of": c["of"]})
     dev = doc["device"]
     svg = None

@@ -28,6 +28,7 @@ import json
 import os
 import sys
 
+from .runio import atomic_write
 from . import baseline as baseline_mod
 from . import merge, waivers as waivers_mod
 from .errors import EXIT_OK, EXIT_REGRESSION, IncompleteRun, UsageError
@@ -123,6 +124,11 @@ def run_gate(args, out=None):
         raise IncompleteRun("; ".join(merged.partial_lines()) + " (pass --partial to gate what is there)")
     tier, sm, toolchain = select(merged)
     root = _root()
+    if tier == "lower":   # its baseline holds lowering keys, not classes: the lowering tier's own gate judges it
+        from lower import keys
+        if len(args.runs) != 1:
+            raise UsageError("gate one lowering run at a time")
+        return keys.gate(args.runs[0], args.baseline, args.update, root, out)
     base_path = args.baseline or baseline_mod.locate(os.path.join(root, "results", "baselines"), tier, toolchain, sm)
     waiver_path = args.waivers or os.path.join(root, "results", "waivers.toml")
     if args.waivers and not os.path.isfile(waiver_path):
@@ -243,9 +249,7 @@ def run_gate(args, out=None):
             f" (exit {code})")
     verdict["exit"] = code
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(verdict, f, indent=1, sort_keys=True)
-            f.write("\n")
+        atomic_write(args.json, json.dumps(verdict, indent=1, sort_keys=True) + "\n")
     return code
 
 

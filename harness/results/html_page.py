@@ -10,9 +10,11 @@ from markupsafe import Markup
 
 STYLESHEET_FILE = "report.css"
 
-ABBREV = {"pass": "P", "fail": "F", "spec_divergence": "D", "beyond_chapter": "B", "not_supported": "N",
+ABBREV = {"pass": "P", "fail": "F", "spec_divergence": "D", "beyond_chapter": "B", "unruled": "U",
+          "not_supported": "N",
           "compile_error": "CE", "crash": "C", "timeout": "T", "skipped": "S"}
 COLOURS = {"pass": "#cdeccd", "fail": "#f5b5b5", "spec_divergence": "#f7d89c", "beyond_chapter": "#a9d6f0",
+           "unruled": "#f3ecb0",
            "not_supported": "#dde3ee", "compile_error": "#f0a0c8", "crash": "#d46a6a", "timeout": "#c9a0dc",
            "skipped": "#eeeeee"}
 

@@ -104,8 +104,27 @@ def load(text, file):
             seen.add(key)
         return dict(pairs)
 
+    def finite(literal):
+        value = float(literal)
+        if value != value or value in (float("inf"), float("-inf")):
+            raise _NotFinite(literal)
+        return value
+
+    def no_constant(name):   # NaN, Infinity, -Infinity: Python's json reads them, JSON has no such value
+        raise _NotFinite(name)
+
     try:
-        return json.loads(text, object_pairs_hook=no_duplicates)
+        return json.loads(text, object_pairs_hook=no_duplicates, parse_float=finite, parse_constant=no_constant)
+    except RecursionError:
+        depth = max(text.find("[" * 100), text.find("{" * 100))
+        raise InputError(file, _line(text, depth) if depth >= 0 else None, None,
+                         "nested too deeply to read (a JSON document of thousands of nested arrays or objects)") from None
+    except _NotFinite as e:
+        lit = e.args[0]
+        at = text.find(lit)
+        raise InputError(file, _line(text, at) if at >= 0 else None, None,
+                         f"{lit} is not a finite number (JSON has no NaN or Infinity; a duration or count must be "
+                         "finite)") from None
     except json.JSONDecodeError as e:
         hint = ""
         if e.msg.startswith("Expecting ',' delimiter") and e.lineno > 1:
@@ -122,3 +141,14 @@ def load(text, file):
 
 class _Duplicate(Exception):
     pass
+
+
+class _NotFinite(Exception):
+    pass
+
+
+def read(path):
+    """Read, decode and parse the JSON file at path (.gz decompressed): InputError naming the file (and line) for
+    a file that is not UTF-8, not JSON, nested too deeply, or holds a duplicate key, NaN or an infinite number.
+    The one JSON reader of the Python layers: every document they load comes through here."""
+    return load(read_text(path), str(path))

@@ -20,7 +20,8 @@ from .schema import result_key
 
 _FAILURE = ("fail", "compile_error")
 _ERROR = ("crash", "timeout")
-_SKIPPED = ("not_supported", "skipped")
+# unruled (lowering tier): not passed, not failed: a skip whose message says no rule decides it
+_SKIPPED = ("not_supported", "skipped", "unruled")
 _NOTED = ("spec_divergence", "beyond_chapter")  # passed testcases that say what they are
 
 

@@ -31,16 +31,19 @@ def load_forms(manifest_dir):
 
 def json_lines(path, bad_line):
     """(line number, value) of every non-blank line of the JSON-lines file at path (forms.jsonl); a line that is
-    not JSON raises bad_line(its number, the json.JSONDecodeError)."""
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise bad_line(n, e) from None
-            yield n, value
+    not JSON raises bad_line(its number, the json.JSONDecodeError); a file that is not UTF-8, or a line nested too
+    deeply or holding NaN, InputError."""
+    from .jsonloc import load, read_text
+    for n, line in enumerate(read_text(path).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            json.loads(line, parse_constant=lambda c: None)   # a syntax error: the caller's message
+        except json.JSONDecodeError as e:
+            raise bad_line(n, e) from None
+        except RecursionError:
+            pass   # load below names it
+        yield n, load(line, f"{path}:{n}")
 
 
 CASE_COLUMNS = ("case_id", "form", "target", "ptx", "expect", "rules")
@@ -75,18 +78,23 @@ def load_cases(manifest_dir):
     cases = Cases()
     for name in names:
         path = os.path.join(folder, name)
-        with open(path, encoding="utf-8") as f:
-            header = f.readline().rstrip("\n").split("\t")
-            if tuple(header) != CASE_COLUMNS:
-                raise InputError(path, 1, None, f"the header must be {' '.join(CASE_COLUMNS)} (tab-separated)")
-            for n, line in enumerate(f, 2):
-                if not line.strip():
-                    continue
-                cols = line.rstrip("\n").split("\t")
-                if len(cols) != len(CASE_COLUMNS):
-                    raise InputError(path, n, None, f"{len(cols)} columns, expected {len(CASE_COLUMNS)}")
-                if cols[4] not in ("accept", "reject"):
-                    raise InputError(path, n, "expect", f"{cols[4]!r} is not accept or reject")
-                rules = tuple(r for r in cols[5].split(",") if r)
-                cases.by_key[(cols[1], cols[2], cols[3])] = (cols[4], rules)
+        from .jsonloc import read_text
+        lines = read_text(path).split("\n")
+        header = lines[0].split("\t")
+        if tuple(header) != CASE_COLUMNS:
+            raise InputError(path, 1, None, f"the header must be {' '.join(CASE_COLUMNS)} (tab-separated)")
+        seen = {}
+        for n, line in enumerate(lines[1:], 2):
+            if not line.strip():
+                continue
+            cols = line.split("\t")
+            if len(cols) != len(CASE_COLUMNS):
+                raise InputError(path, n, None, f"{len(cols)} columns, expected {len(CASE_COLUMNS)}")
+            if cols[4] not in ("accept", "reject"):
+                raise InputError(path, n, "expect", f"{cols[4]!r} is not accept or reject")
+            if cols[0] in seen:
+                raise InputError(path, n, "case_id", f"{cols[0]!r} repeats line {seen[cols[0]]} (each case once)")
+            seen[cols[0]] = n
+            rules = tuple(r for r in cols[5].split(",") if r)
+            cases.by_key[(cols[1], cols[2], cols[3])] = (cols[4], rules)
     return cases

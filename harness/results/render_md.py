@@ -117,6 +117,15 @@ def render(rep):
                 + ", ".join(f"{k} {v}" for k, v in e["classes"].items()) + f". Folder: `{e['folder']}`.", "",
                 _table(["parameter", "bins reached", "of"], [[c["parameter"], c["reached"], c["of"]]
                                                              for c in e["coverage"]]), ""]
+    for lr in rep.get("lowering_rules", []):
+        out += [f"## Lowering rules (toolchain {lr['toolchain']}, nvdisasm {lr['nvdisasm']})", "",
+                "Each rule's (form, target) pairs judged; on sm_90 a rule is confirmed by silicon when the run tier "
+                "passes every form it covers that the committed H100 run executed.", "",
+                _table(["rule", "judged", "pass", "fail", "unruled", "targets", "sm_90 silicon"],
+                       [[r["rule"], r["judged"], r["pass"], r["fail"], r["unruled"], r["targets"],
+                         "confirmed" if r["confirmed_by_silicon"] else
+                         (f"{r['sm90_run_pass']}/{r['sm90_run']} pass" if r["sm90_run"] else "not run")]
+                        for r in lr["rules"]]), ""]
     for st in rep.get("selftests", []):
         t = selftests.totals(st)
         out += [f"## Self-test: faults planted and caught ({st['device']})", "",

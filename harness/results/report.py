@@ -88,6 +88,21 @@ def _root():
     return os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def _lowering_rules(paths):
+    """The rules' coverage (rules.json) of each lowering run among the given run folders."""
+    out = []
+    for p in paths:
+        f = os.path.join(p, "rules.json") if os.path.isdir(p) else None
+        if f and os.path.isfile(f):
+            try:
+                with open(f) as fh:
+                    doc = json.load(fh)
+                out.append({"file": f, "toolchain": doc["toolchain"], "nvdisasm": doc["nvdisasm"], "rules": doc["rules"]})
+            except (OSError, ValueError, KeyError) as e:
+                raise UsageError(f"{f}: not a lowering tier's rules.json: {e}") from None
+    return out
+
+
 def main(args):
     if args.manifest and not os.path.isdir(args.manifest):
         raise UsageError(f"--manifest {args.manifest}: no such folder (a manifest folder: forms.jsonl, cases/)")
@@ -102,6 +117,7 @@ def main(args):
                          None if baselines == "none" or not os.path.isdir(baselines) else baselines)
     rep["explorations"] = explorations.load(args.explore)
     rep["selftests"] = selftests.load(args.selftest)
+    rep["lowering_rules"] = _lowering_rules(args.runs)
     files = render_html.render(rep)
     files["report.md"] = render_md.render(rep)
     files["report.json"] = dumps(dict({k: v for k, v in rep.items() if k not in JSON_DROPPED},

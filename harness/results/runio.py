@@ -34,6 +34,27 @@ def new_run_id(label, now=None):
     return f"{stamp}-{label}-{secrets.token_hex(3)}"
 
 
+# What a run folder holds: a folder with any of these holds a run (or an exploration, a self-test) already.
+RUN_FILES = ("results.json", "results.json.gz", "explore.json", "explore.json.gz", "selftest.json")
+
+
+def refuse_existing_run(folder, option="--out"):
+    """UsageError (exit 2) unless `folder` can take a new run: it is a folder (or does not exist yet) and holds no
+    run already. A run never writes over another; finishing an interrupted one is --resume's job."""
+    folder = os.fspath(folder)
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise UsageError(f"{option} {folder}: exists and is not a folder")
+    held = [n for n in RUN_FILES if os.path.exists(os.path.join(folder, n))]
+    if held:
+        raise UsageError(f"{option} {folder}: holds a run already ({held[0]}); choose another folder, or finish an "
+                         "interrupted run with --resume DIR (nothing was written)")
+
+
+def same_file(a, b):
+    """Whether paths a and b name one file or folder (through links): an output that would write over an input."""
+    return os.path.realpath(os.fspath(a)) == os.path.realpath(os.fspath(b))
+
+
 def atomic_write(path, data):
     """Write `data` (str, UTF-8, or bytes) to `path` so that a reader sees the old file or the whole new one,
     never a part: a temporary file in the same folder, flushed and fsync'ed, then renamed over `path`, then the
@@ -50,11 +71,13 @@ def atomic_write(path, data):
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(e, OSError) and e.filename is None:   # a full disk says nothing of where: name the file
+            raise OSError(e.errno, e.strerror, path) from e
         raise
     dir_fd = os.open(folder, os.O_RDONLY)
     try:
@@ -97,8 +120,12 @@ class OutputLock:
             if same:
                 break
             os.close(fd)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        except OSError as e:   # a full disk: no run can be written here; say where, before any work
+            os.close(fd)
+            raise OSError(e.errno, e.strerror, self.path) from e
         self._fd = fd
         return self
 

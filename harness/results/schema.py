@@ -19,6 +19,10 @@ Version 2 adds, over version 1 (a version-1 document is a valid version-2 docume
   and assembled by its paired ptxas), with load paths `llvm` and `nvrtc` (the front-end's kind; `toolchain.name`
   is the front-end's name, e.g. "llvm-22"); its case IDs are compile case IDs;
 A version-1 document using any of these is rejected, naming the field and the version that has it.
+
+The lowering tier (`lower`, harness/lower) writes version-2 documents with load path `sass`, the toolchain's
+disassembler in `toolchain.nvdisasm` / `nvdisasm_path`, and one class of its own, `unruled` (the SASS contradicts
+no lowering rule, but a part of it is decided by none): valid in a `lower` document only, never a pass.
 """
 import datetime
 import json
@@ -33,18 +37,20 @@ VERSION = 2
 READS = (1, 2)  # versions this reader accepts; write_run writes VERSION
 
 # The closed set of result classes, in the order reports show them.
-CLASSES = ("pass", "fail", "spec_divergence", "beyond_chapter", "not_supported", "compile_error", "crash", "timeout",
-           "skipped")
+CLASSES = ("pass", "fail", "spec_divergence", "beyond_chapter", "unruled", "not_supported", "compile_error", "crash",
+           "timeout", "skipped")
+# Classes only one tier writes: {class: tier}.
+TIER_CLASSES = {"unruled": "lower"}
 # Classes that are findings: listed with their replay command, and a case in one of them never counts as passed.
 FINDINGS = ("fail", "spec_divergence", "compile_error", "crash", "timeout")
-TIERS = ("compile", "run", "model", "frontend")
-LOAD_PATHS = {"compile": ("ptxas", "nvjitlink", "driver"), "run": ("cubin", "jit"),
+TIERS = ("compile", "run", "model", "frontend", "lower")
+LOAD_PATHS = {"compile": ("ptxas", "nvjitlink", "driver"), "run": ("cubin", "jit"), "lower": ("sass",),
               "model": ("ptxas", "nvjitlink", "driver", "cubin", "jit", "host"), "frontend": ("llvm", "nvrtc")}
 # What version 2 added (rejected in a version-1 document).
 V2_CLASSES = ("beyond_chapter",)
 V2_LOAD_PATHS = ("nvjitlink", "driver", "llvm", "nvrtc")
 TOOLCHAIN_FIELDS = {"name": str, "ptxas": str, "ptxas_path": str, "ptxas_sha256": str, "nvjitlink": str,
-                    "cuda_runtime": str, "driver": str}
+                    "cuda_runtime": str, "driver": str, "nvdisasm": str, "nvdisasm_path": str}
 
 _TARGET = re.compile(r"sm_[0-9]{2,3}[af]?")
 _DEVICE_SM = re.compile(r"sm_[0-9]{2,3}")
@@ -53,6 +59,7 @@ _CC = re.compile(r"[0-9]+\.[0-9]+")
 _TOOLCHAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 
 CASE_REQUIRED = {"id": str, "family": str, "form": str, "target": str, "ptx": str, "load_path": str, "class": str}
+MAX_DURATION_MS = 31 * 86400 * 1000.0   # a case's duration: no run of any tier lasts a month
 CASE_OPTIONAL = {"duration_ms": (int, float), "message": str, "replay": str, "details": dict}
 TOP_FIELDS = ("schema", "version", "run_id", "tier", "started", "finished", "seed", "shard", "host", "toolchain",
               "device", "cases")
@@ -90,6 +97,12 @@ def target_sort_key(target):
     if not m:
         return (1 << 30, 9, target or "")
     return (int(m.group(1)), "_af".index(m.group(2) or "_"), target)
+
+
+def _when(value):
+    """An ISO-8601 time as a comparable UTC datetime (a time without a zone is taken as UTC)."""
+    t = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return t if t.tzinfo else t.replace(tzinfo=datetime.timezone.utc)
 
 
 def _iso(value):
@@ -144,6 +157,8 @@ def validate(doc, file="results.json", text=None):
     for name in ("started", "finished"):
         if not _iso(doc[name]):
             c.fail([name], f"{doc[name]!r} is not an ISO-8601 date and time")
+    if _when(doc["finished"]) < _when(doc["started"]):
+        c.fail(["finished"], f"{doc['finished']} is before started ({doc['started']}): a run finishes after it starts")
     if doc["seed"] is not None and (not isinstance(doc["seed"], int) or isinstance(doc["seed"], bool)):
         c.fail(["seed"], "must be an integer or null")
     shard = doc["shard"]
@@ -157,6 +172,9 @@ def validate(doc, file="results.json", text=None):
     for name in ("host", "toolchain"):
         if not isinstance(doc[name], dict):
             c.fail([name], "must be an object")
+    cpus = doc["host"].get("cpus")
+    if cpus is not None and (not isinstance(cpus, int) or isinstance(cpus, bool) or cpus < 1):
+        c.fail(["host", "cpus"], f"{cpus!r}: must be a whole number of CPUs >= 1, or null")
     for name, kind in TOOLCHAIN_FIELDS.items():
         value = doc["toolchain"].get(name)
         if value is not None and (not isinstance(value, kind) or not value):
@@ -231,7 +249,8 @@ def _validate_timing(c, timing):
             c.fail(["timing", i], "must be an object")
         for name, kind in TIMING_FIELDS.items():
             value = t.get(name)
-            if not isinstance(value, kind) or isinstance(value, bool) or (not isinstance(value, str) and value < 0):
+            if not isinstance(value, kind) or isinstance(value, bool) or (
+                    not isinstance(value, str) and not 0 <= value < float("inf")):
                 c.fail(["timing", i, name] if name in t else ["timing", i],
                        f"missing, of the wrong type or negative: {name!r}")
         extra = sorted(set(t) - set(TIMING_FIELDS))
@@ -269,6 +288,8 @@ def _validate_case(c, i, case, tier, paths):
     cls = case["class"]
     if cls not in CLASSES:
         c.fail(at + ["class"], f"{cls!r} is not a result class ({', '.join(CLASSES)})")
+    if cls in TIER_CLASSES and tier != TIER_CLASSES[cls]:
+        c.fail(at + ["class"], f"{cls!r} is a class of the {TIER_CLASSES[cls]} tier only; this is a {tier} document")
     if not _TARGET.fullmatch(case["target"]):
         c.fail(at + ["target"], f"{case['target']!r} is not a target like 'sm_90a'")
     if not _PTX.fullmatch(case["ptx"]):
@@ -283,8 +304,9 @@ def _validate_case(c, i, case, tier, paths):
             c.fail(at + ["id"], f"a compile case ID is <form>@<target>.ptx<MM>: expected {want!r}")
     elif tier == "run" and not case["id"].startswith(case["form"] + "#"):
         c.fail(at + ["id"], f"a run case ID is <form>#<variant>; it does not start with {case['form'] + '#'!r}")
-    if "duration_ms" in case and case["duration_ms"] < 0:
-        c.fail(at + ["duration_ms"], "must not be negative")
+    if "duration_ms" in case and not 0 <= case["duration_ms"] <= MAX_DURATION_MS:
+        c.fail(at + ["duration_ms"], f"{case['duration_ms']!r}: must be a number of milliseconds from 0 to "
+                                     f"{MAX_DURATION_MS:.0f} (31 days: no run lasts longer)")
     if cls in FINDINGS and not case.get("replay"):
         c.fail(at, f"a {cls} result needs a 'replay' command that replays this case alone")
     if cls == "not_supported" and not case.get("message"):
@@ -301,6 +323,12 @@ def load(path):
     text = jsonloc.read_text(path)
     doc = jsonloc.load(text, path)
     validate(doc, path, text)
+    twin = path[:-3] if path.endswith(".gz") else path + ".gz"
+    if os.path.isfile(twin):   # results.json beside results.json.gz: two copies of one run must say the same
+        twin_doc = jsonloc.load(jsonloc.read_text(twin), twin)
+        if twin_doc != doc:
+            raise InputError(twin, None, None, f"differs from {path} (the same run twice, with different contents: "
+                                               "remove the stale one)")
     return doc
 
 

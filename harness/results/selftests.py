@@ -1,8 +1,6 @@
 """Self-test scores in the report (`./ptxcts report ... --selftest FILE`): the document `./ptxcts selftest` wrote
 (selftest.json, or the committed results/selftest/selftest-<device>.json.gz) read for its device, toolchain and
 time, and per fault kind and family the planted faults, those caught, equivalent, holes and not judged."""
-import gzip
-import json
 import os
 
 from .errors import InputError, UsageError
@@ -17,12 +15,8 @@ def load_one(path):
     if not os.path.isfile(path):
         raise UsageError(f"--selftest {path}: no such file (a self-test's selftest.json, e.g. "
                          "results/selftest/selftest-h100.json.gz)")
-    try:
-        opener = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, EOFError, ValueError) as e:
-        raise InputError(path, None, None, f"not a readable JSON document ({e})")
+    from .jsonloc import read
+    doc = read(path)   # InputError: not gzip, not UTF-8, not JSON, nested too deeply, NaN
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise InputError(path, None, "schema", f"must be {SCHEMA!r}")
     if not isinstance(doc.get("kinds"), dict):

@@ -33,7 +33,8 @@ OPTIONAL = ("target", "load_path", "classes", "device", "driver", "toolkit")
 _CLAUSE = re.compile(r"(>=|<=|==|!=|>|<)?\s*(sm_[0-9]+|[0-9]+(?:\.[0-9]+)*)")
 
 
-def _version(text):
+def version_of(text):
+    """The leading dotted number of a version string as a tuple ("580.65.06" -> (580, 65, 6)); None without one."""
     m = re.match(r"[0-9]+(?:\.[0-9]+)*", str(text or "").strip())
     return tuple(int(x) for x in m.group(0).split(".")) if m else None
 
@@ -70,7 +71,32 @@ def in_range(value, clauses):
     return True
 
 
-class Waiver:
+class Scope:
+    """Where an entry of a waiver or findings file applies: its case globs, and the optional target and load-path
+    globs and device, driver and toolkit ranges (set as attributes; None = any). The one matching rule of both
+    files (results/waivers.toml here, results/expectations/run.toml in known.py)."""
+
+    def in_scope(self, case_globs, key, run):
+        case_id, target, _, load_path, _ = key
+        if not any(fnmatch.fnmatchcase(case_id, g) for g in case_globs):
+            return False
+        if self.target is not None and not fnmatch.fnmatchcase(target, self.target):
+            return False
+        if self.load_path is not None and not fnmatch.fnmatchcase(load_path, self.load_path):
+            return False
+        device = run.device if run is not None else None
+        toolchain = (run.toolchain if run is not None else None) or {}
+        if self.device is not None and not in_range(version_of(device["cc"]) if device else None, self.device):
+            return False
+        if self.driver is not None and not in_range(version_of(toolchain.get("driver")), self.driver):
+            return False
+        if self.toolkit is not None and not in_range(
+                version_of(toolchain.get("ptxas") or toolchain.get("cuda_runtime")), self.toolkit):
+            return False
+        return True
+
+
+class Waiver(Scope):
     def __init__(self, index, line, fields):
         self.index, self.line = index, line
         self.__dict__.update(fields)
@@ -82,25 +108,9 @@ class Waiver:
         return self.expires < today
 
     def matches(self, key, new_class, run):
-        case_id, target, _, load_path, _ = key
-        if not fnmatch.fnmatchcase(case_id, self.case):
-            return False
-        if self.target is not None and not fnmatch.fnmatchcase(target, self.target):
-            return False
-        if self.load_path is not None and not fnmatch.fnmatchcase(load_path, self.load_path):
-            return False
         if self.classes is not None and new_class not in self.classes:
             return False
-        device = run.device if run is not None else None
-        toolchain = run.toolchain if run is not None else {}
-        if self.device is not None and not in_range(_version(device["cc"]) if device else None, self.device):
-            return False
-        if self.driver is not None and not in_range(_version(toolchain.get("driver")), self.driver):
-            return False
-        if self.toolkit is not None and not in_range(
-                _version(toolchain.get("ptxas") or toolchain.get("cuda_runtime")), self.toolkit):
-            return False
-        return True
+        return self.in_scope([self.case], key, run)
 
 
 def _line_finder(text):
@@ -131,15 +141,37 @@ def _line_finder(text):
 def table_entries(doc, table, version, fail, version_message, top_level_note):
     """The [[table]] entries of a reviewed TOML file (waivers, run-tier findings), once its `version` is the one
     this tool knows (else fail with version_message(the file's version)) and it has no other top-level key."""
-    if doc.get("version") != version:
-        fail(None, "version", version_message(doc.get("version")))
+    v = doc.get("version")
+    if type(v) is not int or v != version:   # `version = true` and `version = 1.0` are not the integer 1
+        fail(None, "version", version_message(v))
     extra = sorted(set(doc) - {"version", table})
     if extra:
         fail(None, extra[0], f"unknown top-level key ({top_level_note})")
     entries = doc.get(table, [])
-    if not isinstance(entries, list):
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         fail(None, table, f"write each {table} as a [[{table}]] table")
     return entries
+
+
+def glob_problem(pattern):
+    """Why `pattern` is not a well-formed fnmatch glob (an unbalanced '[' would match only itself, silently), or
+    None."""
+    i = 0
+    while i < len(pattern):
+        if pattern[i] == "[":
+            j = i + 1
+            if j < len(pattern) and pattern[j] in "!^":
+                j += 1
+            if j < len(pattern) and pattern[j] == "]":
+                j += 1
+            close = pattern.find("]", j)
+            if close < 0:
+                return f"{pattern!r}: '[' at position {i} has no closing ']' (write [[] for a literal '[')"
+            i = close
+        elif pattern[i] == "]":
+            return f"{pattern!r}: ']' at position {i} closes no '['"
+        i += 1
+    return None
 
 
 def check_table_fields(entry, index, required, optional, fail):
@@ -183,6 +215,9 @@ def load(path):
         check_table_fields(w, i, REQUIRED, OPTIONAL, fail)
         fields = {k: w.get(k) for k in REQUIRED + OPTIONAL}
         check_nonempty_strings(w, i, ("case", "reason", "link", "target", "load_path"), fail)
+        for field in ("case", "target", "load_path"):
+            if field in w and glob_problem(w[field]):
+                fail(i, field, f"not a glob: {glob_problem(w[field])}")
         if type(w["expires"]) is not datetime.date:
             fail(i, "expires", "must be a TOML date without quotes or time, e.g. expires = 2027-03-31")
         if "classes" in w:

@@ -19,7 +19,6 @@ score = (killed + timeout) / (killed + timeout + survived), survivors triaged eq
 Every judged mutant is appended to <build>/model-mutation.log.jsonl as it is judged; Ctrl-C writes the summary of
 what was measured (marked partial) and exits 130.
 """
-import argparse
 import datetime
 import fnmatch
 import json
@@ -33,6 +32,7 @@ import sys
 import time
 
 from .mutants import MODEL_SRC, generate, sample_order, sha
+import boundary
 
 ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_OUT = os.path.join(ROOT, "results", "selftest", "model-mutation.json")
@@ -254,7 +254,7 @@ def table(title, rows):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="ptxcts selftest-model", description=__doc__.split("\n\n")[0])
+    ap = boundary.ArgumentParser(prog="ptxcts selftest-model", description=__doc__.split("\n\n")[0])
     ap.add_argument("--budget", type=float, default=1800, help="seconds of judging (default 1800); the run stops "
                     "after the mutant in progress")
     ap.add_argument("--files", default="*.cpp", help="glob over harness/refmodel/src/*.cpp names (default *.cpp)")
@@ -277,6 +277,24 @@ def main(argv=None):
                     help="judge again only the survivors of an earlier run's log (<build>/model-mutation.log.jsonl, "
                          "e.g. after adding tests); the summary merges them with that log's other verdicts")
     a = ap.parse_args(argv)
+    # every option's value first: a bad one is named before a missing tool or a long build
+    for name, value in vars(a).items():
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and not v.strip():
+                ap.error(f"--{name.replace('_', '-')} '': an empty value (give one, or leave the option out)")
+    import math
+    for name, lo, hi in (("budget", 0, math.inf), ("timeout", 0, math.inf), ("min_score", -1e-9, 1)):
+        v = getattr(a, name)
+        if v is not None and not (lo < v <= hi and math.isfinite(v)):
+            ap.error(f"--{name.replace('_', '-')} {v}: must be a finite number in ({max(lo, 0):g}, {hi:g}]")
+    if not 1 <= a.jobs <= 256:
+        ap.error(f"--jobs {a.jobs}: must be 1..256")
+    if a.seed < 0:
+        ap.error(f"--seed {a.seed}: must be >= 0")
+    if a.max_mutants is not None and a.max_mutants < 1:
+        ap.error(f"--max-mutants {a.max_mutants}: must be >= 1")
+    if a.rejudge is not None and not os.path.isfile(a.rejudge):
+        ap.error(f"--rejudge {a.rejudge}: no such file (an earlier run's model-mutation.log.jsonl)")
 
     version = tool_version()
     if version is None or not shutil.which("mutate"):
@@ -463,4 +481,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(boundary.run("selftest-model", main))

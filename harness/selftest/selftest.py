@@ -11,7 +11,7 @@ a crash or watchdog timeout seen beside other workers counts only once the case,
 (a form never confirmed is "not judged", counted under no_case).
 
 Host kinds (faults.HOST_KINDS, family "tensor"): nothing is planted into the kernels; the run tier's worker perturbs
-one field of each tensor map it encodes (PTXCTS_PLANT_HOST_FAULT, harness/run/src/host_faults.cpp) and says per
+one field of each tensor map it encodes (PTXCTS_PLANT_HOST_FAULT, harness/run/src/testbeds/host_faults.cpp) and says per
 case what it changed. A form is planted when one of its cases ran with a perturbed map the driver encoded; a case
 without a legal perturbation, or whose perturbed map the driver refused, counts as refused. A surviving form is
 equivalent when the worker found the model's expectation unchanged for every perturbed case (or the form is a
@@ -23,7 +23,6 @@ Writes DIR/selftest.json (per kind and family: planted, refused by ptxas, caught
 survivor with its planted line) and prints the table; exit 0 when every non-equivalent fault was caught, 1 when a
 hole is left, 2 on a usage error, 130 when interrupted (what was measured is written).
 """
-import argparse
 import collections
 import datetime
 import json
@@ -43,6 +42,7 @@ from ptxcts_gen.model import all_forms  # noqa: E402
 from ptxcts_gen.targets import CHAPTER_PTX  # noqa: E402
 from selftest.host_kinds import host_kind  # noqa: E402
 from selftest.runs import changed, env_with, run_tier, staged, tally, where_time_went  # noqa: E402
+import boundary  # noqa: E402
 
 TARGET, PTX = "sm_90", CHAPTER_PTX
 FINE = ("pass", "spec_divergence", "not_supported")
@@ -50,7 +50,7 @@ ALL_KINDS = {**faults.KINDS, **faults.HOST_KINDS}
 
 
 def parse(argv):
-    p = argparse.ArgumentParser(prog="./ptxcts selftest", description=__doc__.split("\n\n")[0])
+    p = boundary.ArgumentParser(prog="./ptxcts selftest", description=__doc__.split("\n\n")[0])
     p.add_argument("--kind", action="append", default=[],
                    help=f"only these fault kinds ({', '.join(ALL_KINDS)})")
     p.add_argument("--family", action="append", default=[], help="only forms of these families")
@@ -64,6 +64,10 @@ def parse(argv):
     p.add_argument("--budget", type=float, default=540, metavar="S",
                    help="start no fault kind after S seconds (default 540: the whole self-test within 10 minutes)")
     a = p.parse_args(argv)
+    for name, value in vars(a).items():   # an empty value (an unset shell variable) never means "all"
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and not v.strip():
+                p.error(f"--{name.replace('_', '-')} '': an empty value (give one, or leave the option out)")
     bad = [k for k in a.kind if k not in ALL_KINDS]
     if bad:
         p.error(f"--kind {', '.join(bad)}: unknown fault kind (known: {', '.join(ALL_KINDS)})")
@@ -73,12 +77,23 @@ def parse(argv):
         p.error(f"--family {', '.join(bad)}: unknown family (known: {', '.join(fams)})")
     if a.seed < 0:
         p.error(f"--seed {a.seed}: must be >= 0")
-    if a.jobs < 1:
-        p.error(f"--jobs {a.jobs}: must be >= 1")
+    if not 1 <= a.jobs <= 256:
+        p.error(f"--jobs {a.jobs}: must be 1..256")
     if a.cases_per_form < 0:
         p.error(f"--cases-per-form {a.cases_per_form}: must be >= 0")
-    if a.budget <= 0:
-        p.error(f"--budget {a.budget}: must be > 0")
+    if not 0 < a.budget < float("inf"):   # also NaN
+        p.error(f"--budget {a.budget}: must be a number of seconds > 0")
+    if a.seed >= 2 ** 64:
+        p.error(f"--seed {a.seed}: must be < 2^64")
+    if a.out is not None:
+        from results import refuse_existing_run
+        from results.errors import UsageError
+        try:
+            refuse_existing_run(a.out, "--out")
+        except UsageError as e:
+            p.error(str(e))
+    if a.clean is not None and not os.path.isfile(os.path.join(a.clean, "results.json")):
+        p.error(f"--clean {a.clean}: no results.json there (a clean run of the same seed)")
     return a
 
 
@@ -125,8 +140,8 @@ def main(argv):
     t0 = time.monotonic()
     families = sorted({f.family for f in forms.values()})
     if a.clean:
-        with open(os.path.join(a.clean, "results.json")) as f:
-            clean_doc = json.load(f)
+        import results
+        clean_doc = results.load(os.path.join(a.clean, "results.json"))   # InputError (exit 3) names the field
         clean = {(c["id"], c["load_path"]): c for c in clean_doc.pop("cases")}
     else:
         print(f"selftest: clean run of {len(families)} families (cubin, seed {a.seed})", flush=True)
@@ -152,10 +167,10 @@ def main(argv):
               "driver": tc.get("driver"), "toolchain": f"{tc.get('name')} (ptxas {tc.get('ptxas')})",
               "clean_run": {"cases": len(clean), "run_tier": where_time_went(clean_doc)}}
     def save():
+        from results import atomic_write
         report["seconds"] = round(time.monotonic() - t0, 1)
-        with open(os.path.join(out, "selftest.json"), "w") as f:
-            json.dump(report, f, indent=1, sort_keys=True)
-            f.write("\n")
+        with boundary.signals_deferred():
+            atomic_write(os.path.join(out, "selftest.json"), json.dumps(report, indent=1, sort_keys=True) + "\n")
 
     try:
         for i, kind in enumerate(kinds, 1):
@@ -227,7 +242,9 @@ def main(argv):
     save()
     holes = summary(report)
     print(f"selftest: {out}/selftest.json ({report['seconds']} s)")
-    return 130 if report["interrupted"] else (1 if holes else 0)
+    if report["interrupted"]:
+        return boundary.interrupt_exit_code()
+    return 1 if holes else 0
 
 
 def print_kind(i, n, kind, k, k0, t0):
@@ -261,4 +278,4 @@ def summary(report):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(boundary.run("selftest", main, sys.argv[1:]))

@@ -17,6 +17,9 @@ import shutil
 from dataclasses import dataclass, field
 from typing import Optional
 
+from results import atomic_write, jsonloc
+from results.errors import ResultsError
+
 from . import catalog, probe
 from .errors import ToolchainError, USAGE, MALFORMED  # noqa: F401  (re-exported)
 
@@ -154,15 +157,14 @@ def _ranges(versions):
 
 def read_description(name, what="toolchain description", error=ToolchainError):
     """(path, document) of toolchains/<name>.json, the document None when there is no such file; error (exit 3)
-    naming the file when it is not JSON (what names the kind of description in the message)."""
+    naming the file (and line) when it is not JSON (what names the kind of description in the message)."""
     p = os.path.join(descriptions_dir(), f"{name}.json")
     if not os.path.exists(p):
         return p, None
     try:
-        with open(p) as f:
-            return p, json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        raise error(f"{p}: malformed {what}: {e}", MALFORMED) from None
+        return p, jsonloc.read(p)
+    except ResultsError as e:
+        raise error(f"malformed {what}: {e}", MALFORMED) from None
 
 
 def committed_description(name):
@@ -215,15 +217,14 @@ def _described(name, ptxas, nvjitlink, source):
         return doc, notes
     cached = os.path.join(cache_dir(), "probes", f"{sha}.json")
     if os.path.exists(cached):
-        with open(cached) as f:
-            doc2 = json.load(f)
+        try:
+            doc2 = jsonloc.read(cached)
+        except ResultsError as e:
+            raise ToolchainError(f"a cached probe is malformed ({e}): remove it to probe again", MALFORMED) from None
     else:
         doc2 = probe.describe(ptxas, name, nvjitlink=nvjitlink, source=source)
         os.makedirs(os.path.dirname(cached), exist_ok=True)
-        tmp = cached + f".tmp{os.getpid()}"
-        with open(tmp, "w") as f:
-            json.dump(doc2, f, indent=1, sort_keys=True)
-        os.replace(tmp, cached)
+        atomic_write(cached, json.dumps(doc2, indent=1, sort_keys=True))
     if doc:
         notes.append(f"ptxas {ptxas} differs from the binary toolchains/{name}.json was probed from "
                      f"(sha256 {sha[:12]} vs {doc['ptxas_sha256'][:12]}): using a description probed from it")
@@ -240,6 +241,12 @@ def resolve(spec=None, env=None):
     Raises ToolchainError (exit code USAGE) for an unknown name, a name not installed, or a path that is not a
     working ptxas."""
     env = os.environ if env is None else env
+    if spec is not None and not spec.strip():
+        raise ToolchainError("--toolchain '': an empty value (name a toolchain or a ptxas path, or leave the option "
+                             "out)", USAGE)
+    if spec is None and ENV in env and not env[ENV].strip():
+        raise ToolchainError(f"{ENV} is set but empty; unset it for the installed toolkit, or name a toolchain",
+                             USAGE)
     if not spec and env.get(ENV):
         try:
             return resolve(env[ENV], env)
@@ -274,9 +281,8 @@ def resolve(spec=None, env=None):
                              f"{cache_dir()}; needs network)")
     inst_path = os.path.join(d, "INSTALLED.json")
     try:
-        with open(inst_path) as f:
-            inst = json.load(f)
-    except (OSError, ValueError) as e:
+        inst = jsonloc.read(inst_path)
+    except (OSError, ResultsError) as e:
         raise ToolchainError(f"{inst_path}: unreadable or not JSON ({e}): install it again with `./ptxcts "
                              f"toolchains install --force {spec}`", MALFORMED) from None
     bad = [k for k in ("ptxas", "source") if not isinstance(inst, dict) or k not in inst]

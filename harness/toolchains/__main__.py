@@ -1,5 +1,6 @@
 import sys
 
+import boundary
 from toolchains.cli import main
 
-sys.exit(main())
+sys.exit(boundary.run("ptxcts toolchains", main))

@@ -1,17 +1,16 @@
-"""toolchains/catalog.toml: the named toolchains and the official wheels that carry their ptxas and nvJitLink."""
+"""toolchains/catalog.toml: the named toolchains and the official wheels that carry their ptxas, nvJitLink and
+nvdisasm (the disassembler of the lowering tier, from the release of the same name)."""
 import os
 import re
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python < 3.11
-    import tomli as tomllib
+import tomllib
 
 from .errors import MALFORMED, ToolchainError
 
 _NAME = re.compile(r"^\d+\.\d+$")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 _WHEEL_KEYS = {"package", "version", "member", "sha256"}
+PARTS = ("ptxas", "nvjitlink", "nvdisasm")   # nvjitlink and nvdisasm are optional
 
 
 def path():
@@ -26,10 +25,10 @@ def read_versioned(file, what, error=ToolchainError):
         with open(file, "rb") as f:
             doc = tomllib.load(f)
     except OSError as e:
-        raise error(f"{file}: cannot read the {what}: {e.strerror}", MALFORMED) from None
-    except tomllib.TOMLDecodeError as e:
+        raise error(f"{file}: cannot read the {what}: {e}", MALFORMED) from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise error(f"{file}: malformed TOML: {e}", MALFORMED) from None
-    if doc.get("version") != 1:
+    if type(doc.get("version")) is not int or doc.get("version") != 1:
         raise error(f"{file}: version: expected 1, got {doc.get('version')!r}", MALFORMED)
     return doc
 
@@ -45,20 +44,24 @@ def checked_wheel(w, where, keys, error=ToolchainError):
 
 
 def load(file=None):
-    """{name: {"system": bool, "ptxas": wheel, "nvjitlink": wheel or None}}; ToolchainError (exit 3) naming the
-    file and the entry when it is malformed."""
+    """{name: {"system": bool, "ptxas": wheel, "nvjitlink": wheel or None, "nvdisasm": wheel or None}};
+    ToolchainError (exit 3) naming the file and the entry when it is malformed."""
     file = file or path()
     doc = read_versioned(file, "toolchain catalog")
+    if not isinstance(doc.get("toolchain") or {}, dict):
+        raise ToolchainError(f"{file}: toolchain: a table of [toolchain.\"NAME\"] tables", MALFORMED)
     out = {}
     for name, entry in (doc.get("toolchain") or {}).items():
         where = f"{file}: toolchain.\"{name}\""
+        if not isinstance(entry, dict):
+            raise ToolchainError(f"{where}: must be a table", MALFORMED)
         if not _NAME.match(name):
             raise ToolchainError(f"{where}: a toolchain name is MAJOR.MINOR, e.g. 13.5", MALFORMED)
-        unknown = set(entry) - {"system", "ptxas", "nvjitlink"}
+        unknown = set(entry) - {"system", "ptxas", "nvjitlink", "nvdisasm"}
         if unknown:
             raise ToolchainError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}", MALFORMED)
         wheels = {}
-        for part in ("ptxas", "nvjitlink"):
+        for part in PARTS:
             w = entry.get(part)
             if w is None:
                 if part == "ptxas":

@@ -9,13 +9,15 @@ from ptxcts_gen import targets as isa
 from . import (ENV, ToolchainError, cache_dir, catalog, committed_description, descriptions_dir, installed_dir,
                known_names, probe, resolve, system_ptxas, major_minor)
 from .errors import USAGE
-from .install import install
+from .install import install, install_nvdisasm
+import boundary
 
 
-def installer_parser(prog, description, verbs, list_help, install_help, every):
-    """The parser of a command of installable things (toolchains, front-ends) and its sub-parsers, with the verbs
-    `list` and `install` (names, --all, --wheels DIR, --force: read by install_named) added."""
-    p = argparse.ArgumentParser(prog=prog, description=description)
+def installer_parser(prog, description, verbs, list_help, install_help, every, parser=argparse.ArgumentParser):
+    """The parser (of class parser) of a command of installable things (toolchains, front-ends), its sub-parsers
+    and its `install` sub-parser, with the verbs `list` and `install` (names, --all, --wheels DIR, --force: read by
+    install_named) added."""
+    p = parser(prog=prog, description=description)
     sub = p.add_subparsers(dest="cmd", required=True, metavar="{" + ",".join(verbs) + "}")
     sub.add_parser("list", help=list_help)
     s = sub.add_parser("install", help=install_help)
@@ -23,16 +25,19 @@ def installer_parser(prog, description, verbs, list_help, install_help, every):
     s.add_argument("--all", action="store_true", help=every)
     s.add_argument("--wheels", metavar="DIR", help="take the wheels from this folder (no network needed)")
     s.add_argument("--force", action="store_true", help="install again even when installed")
-    return p, sub
+    return p, sub, s
 
 
 def _parser():
-    p, sub = installer_parser(
+    p, sub, s = installer_parser(
         "./ptxcts toolchains", "List, install, describe and probe the toolchains (ptxas + nvJitLink) the tiers can "
         f"judge. Every tier takes --toolchain NAME|PATH or ${ENV}.",
         ("list", "install", "describe", "probe", "resolve"),
         "the named toolchains: installed or not, version, PTX range, targets",
-        "install named toolchains from the official wheels into the cache", "every toolchain of the catalog")
+        "install named toolchains from the official wheels into the cache", "every toolchain of the catalog",
+        boundary.ArgumentParser)
+    s.add_argument("--nvdisasm-only", action="store_true",
+                   help="install only the release's nvdisasm (the lowering tier's disassembler), not its ptxas")
     s = sub.add_parser("describe", help="what a toolchain knows: PTX versions, targets and where each starts")
     s.add_argument("toolchain", nargs="?", metavar="NAME|PATH")
     s.add_argument("--json", action="store_true", help="the whole description as JSON")
@@ -87,7 +92,7 @@ def install_named(a, install, known_names, error=ToolchainError, verb="toolchain
 
 
 def cmd_install(a):
-    return install_named(a, install, known_names)
+    return install_named(a, install_nvdisasm if a.nvdisasm_only else install, known_names)
 
 
 def _isa_min(target):
@@ -163,7 +168,14 @@ def cmd_resolve(a):
 
 
 def main(argv=None):
-    a = _parser().parse_args(argv)
+    p = _parser()
+    a = p.parse_args(argv)
+    # an empty value (an unset shell variable) never means the default: `--wheels ''` would fetch from the network
+    for name, value in vars(a).items():
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and not v.strip():
+                p.error(f"{'--' + name if name in ('wheels', 'out') else name.upper()} {v!r}: an empty value "
+                        "(leave it out for the default)")
     try:
         return {"list": cmd_list, "install": cmd_install, "describe": cmd_describe, "probe": cmd_probe,
                 "resolve": cmd_resolve}[a.cmd](a)
@@ -174,5 +186,5 @@ def main(argv=None):
         print(f"ptxcts toolchains: {e}", file=sys.stderr)
         return USAGE
     except KeyboardInterrupt:
-        print("ptxcts toolchains: interrupted", file=sys.stderr)
-        return 130
+        print(f"ptxcts toolchains: interrupted by {boundary.signal_name()}", file=sys.stderr)
+        return boundary.interrupt_exit_code()

@@ -2,7 +2,10 @@
 
 Each wheel is fetched with `pip download --no-deps` (or taken from a local folder of wheels with --wheels DIR, for
 machines without network), checked against the catalog's sha256 before anything is extracted, and only the
-members the suite needs (ptxas, libnvJitLink) are unpacked. Everything happens in a temporary folder beside the
+members the suite needs (ptxas, libnvJitLink) are unpacked. A release's nvdisasm (the lowering tier's
+disassembler) is installed apart, into <cache>/nvdisasm/<name>/ (install_nvdisasm), by `install NAME` after the
+toolchain or alone (`./ptxcts toolchains install --nvdisasm-only NAME`), so that the system toolchain can use the
+disassembler of a release that has a wheel. Everything happens in a temporary folder beside the
 final one, which is renamed into place last: a half-installed toolchain never exists under its name.
 """
 import fcntl
@@ -126,4 +129,63 @@ def install(name, wheels_dir=None, force=False, log=print):
         return ({"name": name, "ptxas": files["ptxas"], "nvjitlink": files["nvjitlink"],
                  "source": {"kind": "wheel", "ptxas": entry["ptxas"], "nvjitlink": entry["nvjitlink"]}},
                 f" (ptxas {version})")
-    return install_atomically(cache_dir(), name, build, force, log, "toolchains")
+    final = install_atomically(cache_dir(), name, build, force, log, "toolchains")
+    if entry.get("nvdisasm"):
+        install_nvdisasm(name, wheels_dir, force, log)
+    return final
+
+
+def nvdisasm_dir(name):
+    """Where the nvdisasm of release name is installed (whether it is or not)."""
+    return os.path.join(cache_dir(), "nvdisasm", name)
+
+
+def installed_nvdisasm(name):
+    """The path of release name's installed nvdisasm, or None."""
+    d = nvdisasm_dir(name)
+    try:
+        with open(os.path.join(d, "INSTALLED.json")) as f:
+            inst = json.load(f)
+        path = os.path.join(d, inst["nvdisasm"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return path if os.access(path, os.X_OK) else None
+
+
+def install_nvdisasm(name, wheels_dir=None, force=False, log=print):
+    """Install the nvdisasm of catalog release name into nvdisasm_dir(name) (checksum first, renamed into place
+    last); ToolchainError when the catalog has no nvdisasm wheel for it."""
+    cat = catalog.load()
+    if name not in cat:
+        from . import known_names
+        raise ToolchainError(f"unknown toolchain {name!r}: the known ones are {', '.join(known_names())}")
+    wheel = cat[name].get("nvdisasm")
+    if wheel is None:
+        have = [n for n, e in cat.items() if e.get("nvdisasm")]
+        raise ToolchainError(f"toolchain {name}: the catalog names no nvidia-cuda-nvdisasm wheel for it (there is "
+                             f"none before 13.2); releases with one: {', '.join(have) or 'none'}")
+    final = nvdisasm_dir(name)
+    root = os.path.dirname(final)
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, ".lock"), "w") as lockf:
+        fcntl.flock(lockf, fcntl.LOCK_EX)
+        if installed_nvdisasm(name) and not force:
+            log(f"toolchains: nvdisasm {wheel['version']} is installed in {final}")
+            return final
+        work = tempfile.mkdtemp(prefix=f".{name}-", dir=root)
+        try:
+            dl = os.path.join(work, "download")
+            os.makedirs(dl)
+            member = _extract(_fetch(wheel, dl, wheels_dir, log), wheel, work)
+            shutil.rmtree(dl)
+            with open(os.path.join(work, "INSTALLED.json"), "w") as f:
+                json.dump({"name": name, "nvdisasm": member, "source": {"kind": "wheel", "nvdisasm": wheel}}, f,
+                          indent=1, sort_keys=True)
+            if os.path.exists(final):
+                shutil.rmtree(final)
+            os.rename(work, final)
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+    log(f"toolchains: nvdisasm {wheel['version']} installed in {final}")
+    return final

@@ -1,13 +1,11 @@
-// The JSON value: typed access, object members, and writing (dump). Reading is the parser of json_parser.hpp,
-// compiled into this translation unit so that ptxcts_json stays one source file for the builds that name it
-// (harness/selftest/CMakeLists.txt builds the library from this file alone).
+// The JSON value: typed access, object members, and writing (dump). Reading (Json::parse) is json_reader.cpp.
 #include "ptxcts/json.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
-#include "json_parser.hpp"
+#include "json_escapes.hpp"
 
 namespace ptxcts {
 
@@ -183,9 +181,5 @@ std::string Json::dump(int indent) const {
   return out;
 }
 
-Json Json::parse(const std::string& text) { return parse(text, ParseOptions{}); }
-Json Json::parse(const std::string& text, const ParseOptions& options) {
-  return JsonParser(text, options).parse_document();
-}
 
 }  // namespace ptxcts

@@ -44,6 +44,12 @@ def run(*args):
                            *args], capture_output=True, text=True, env=env)
 
 
+def _compiling(sid):
+    """Whether a compiler call on the tier's modules runs in session `sid`."""
+    ps = subprocess.run(["ps", "-eo", "sid=,args="], capture_output=True, text=True).stdout
+    return any(line.split(None, 1)[0] == str(sid) and "ptxcts-compile-" in line for line in ps.splitlines())
+
+
 class CliTest(unittest.TestCase):
     def test_fixture_run(self):
         with tempfile.TemporaryDirectory() as out:
@@ -90,14 +96,41 @@ class CliTest(unittest.TestCase):
             with open(os.path.join(keep, sorted(logs)[0])) as f:
                 self.assertIn("-arch=sm_", f.read())
 
+    def test_resume_refuses_another_selection(self):
+        """--resume finishes the interrupted selection exactly: more cases, fewer cases or other compilers would
+        put two selections in one document."""
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "run")
+            r = run("--expectations", FINDINGS, "--out", out, "--family", "cp.async.bulk")
+            self.assertIn(r.returncode, (0, 1), r.stderr)
+            path = os.path.join(out, "results.json")
+            doc = load(path)
+            doc["partial"] = {"reason": "interrupted by SIGTERM", "done": 1, "total": len(doc["cases"])}
+            for c in doc["cases"][1:]:
+                c.update({"class": "skipped", "message": "interrupted"})
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            with open(path) as f:
+                before = f.read()
+            for args, said in ((["--family", "cp.async.bulk", "--family", "cp.async"], "that run did not"),
+                               (["--family", "cp.async.bulk", "--case", "*@sm_90.*"], "this selection does not"),
+                               (["--family", "cp.async.bulk", "--verdicts", "ptxas,nvjitlink"], "--verdicts")):
+                r = run("--expectations", FINDINGS, "--resume", out, *args)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(said, r.stderr)
+                with open(path) as f:
+                    self.assertEqual(f.read(), before, "a refused resume changed the document")
+
     def test_stale_finding_is_reported(self):
         with tempfile.TemporaryDirectory() as out:
-            r = run("--expectations", FINDINGS, "--out", out, "--case", "cp.async/ca.shared_cta.global/*@*.ptx78")
+            r = run("--expectations", FINDINGS, "--out", os.path.join(out, "a"), "--case",
+                    "cp.async/ca.shared_cta.global/*@*.ptx78")
             self.assertNotIn("STALE", r.stderr)
             path = os.path.join(out, "f.toml")
             with open(FINDINGS) as f, open(path, "w") as g:
                 g.write(f.read().replace("@sm_80.ptx70", "@sm_80.ptx78"))
-            r = run("--expectations", path, "--out", out, "--case", "cp.async/ca.shared_cta.global/*@*.ptx78")
+            r = run("--expectations", path, "--out", os.path.join(out, "b"), "--case",
+                    "cp.async/ca.shared_cta.global/*@*.ptx78")
             self.assertIn("STALE finding cp-async-shared-cta-before-ptx78", r.stderr)
 
     def test_interrupt_keeps_what_was_judged_and_resume_finishes(self):
@@ -120,7 +153,12 @@ class CliTest(unittest.TestCase):
                     "--expectations", FINDINGS, "--toolchain", slow, "--module-size", "1", "-j", "1"]
             p = subprocess.Popen(argv + ["--out", out], env=env, stderr=subprocess.PIPE, text=True,
                                  start_new_session=True)
-            time.sleep(6)   # the probe of the new toolchain, then a few one-second modules
+            # the probe of the new toolchain (its length depends on the machine's load), then a few one-second
+            # modules: the signal comes once the slow compiler has run on the tier's modules for a while
+            t0 = time.monotonic()
+            while not _compiling(p.pid) and p.poll() is None and time.monotonic() - t0 < 300:
+                time.sleep(0.1)
+            time.sleep(3)
             os.killpg(p.pid, signal.SIGINT)   # as a terminal's Ctrl-C: the whole process group
             err = p.communicate(timeout=60)[1]
             self.assertEqual(p.returncode, 130, err)

@@ -5,7 +5,7 @@
 // not_supported / skipped -> GTEST_SKIP() with the reason, a finding class (fail, crash, timeout, compile_error)
 // covered by an unexpired reviewed finding (results/expectations/run.toml) or waiver (results/waivers.toml) ->
 // success as a known finding (printed with its id and replay, property `known_finding`, counted at the end),
-// anything else -> failure. The matching is harness/run/known.py's (the gate's waiver rules, one implementation).
+// anything else -> failure. The matching is harness/results/known.py's (the gate's waiver rules, one implementation).
 // Without a CUDA device every case is skipped; the binary exits 77 when nothing passed or failed, which CTest
 // turns into "skipped" (SKIP_RETURN_CODE). Each run writes its results shard (results.json + junit.xml).
 // --from-results FILE reports the cases of a results.json written elsewhere (no device needed).
@@ -16,7 +16,7 @@
 #include <map>
 #include <memory>
 
-#include "cli.hpp"
+#include "session.hpp"
 #include "manifest.hpp"
 #include "options.hpp"
 #include "output.hpp"
@@ -29,11 +29,11 @@ namespace {
 
 Session g_session;
 std::map<std::string, CaseResult> g_results;  // key: load path + " " + case ID
-std::map<std::string, Json> g_known;          // same key: known.py's answer for a finding-class result
+std::map<std::string, Json> g_known;          // same key: `results known`'s answer for a finding-class result
 std::map<std::string, size_t> g_known_count;  // finding/waiver name -> cases it covered
 std::string g_fatal;                          // harness error: every test fails with it
 std::string g_replay_toolchain;
-Json g_device, g_toolchain;                   // what known.py matches device/driver/toolkit ranges against
+Json g_device, g_toolchain;                   // what `results known` matches device/driver/toolkit ranges against
 
 std::string suite_name(const std::string& family, const std::string& lp) {
   std::string s;
@@ -45,9 +45,17 @@ bool finding_class(const std::string& k) {
   return k == cls::fail || k == cls::crash || k == cls::timeout || k == cls::compile_error;
 }
 
-std::string known_py() { return ptxcts_root() + "/harness/run/known.py"; }
+// The results layer's known findings (harness/results/known.py), as a process: `python3 -m results known ARGS`,
+// harness/ on PYTHONPATH, the request (if any) on stdin from the file `in`.
+std::vector<std::string> known_cmd(const std::string& args, const std::string& in = "") {
+  std::string sh = "PYTHONPATH=\"$0/harness${PYTHONPATH:+:$PYTHONPATH}\" exec python3 -m results known " + args;
+  if (!in.empty()) sh += " < \"$1\"";
+  std::vector<std::string> argv = {"sh", "-c", sh, ptxcts_root()};
+  if (!in.empty()) argv.push_back(in);
+  return argv;
+}
 
-// Asks known.py about every finding-class result; fills g_known. Returns "" or an error.
+// Asks `results known` about every finding-class result; fills g_known. Returns "" or an error.
 std::string match_known() {
   Json req = Json::object(), cases = Json::array();
   std::vector<std::string> keys;
@@ -65,16 +73,16 @@ std::string match_known() {
   std::string in = build_root() + "/harness/run/.known-request." + std::to_string(getpid()) + ".json";
   if (!write_file(in, req.dump())) return "cannot write " + in;
   std::string out, err;
-  int rc = run_capture({"sh", "-c", "exec python3 \"$0\" --match < \"$1\"", known_py(), in}, &out, &err);
+  int rc = run_capture(known_cmd("--match", in), &out, &err);
   ::unlink(in.c_str());
-  if (rc != 0) return "harness/run/known.py --match exited " + std::to_string(rc) + ": " + err;
+  if (rc != 0) return "python3 -m results known --match exited " + std::to_string(rc) + ": " + err;
   try {
     Json a = Json::parse(out);
     auto& arr = a.get("cases")->arr();
-    if (arr.size() != keys.size()) return "harness/run/known.py answered " + std::to_string(arr.size()) + " cases, asked " + std::to_string(keys.size());
+    if (arr.size() != keys.size()) return "python3 -m results known answered " + std::to_string(arr.size()) + " cases, asked " + std::to_string(keys.size());
     for (size_t i = 0; i < keys.size(); ++i) g_known[keys[i]] = arr[i];
   } catch (const std::exception& e) {
-    return std::string("harness/run/known.py printed an unreadable answer: ") + e.what();
+    return std::string("python3 -m results known printed an unreadable answer: ") + e.what();
   }
   return "";
 }
@@ -217,8 +225,8 @@ int main(int argc, char** argv) {
   {
     // The reviewed findings and waivers must parse before anything runs (exit 3 names file, line and field).
     std::string out, err;
-    int rc = run_capture({"python3", known_py(), "--check"}, &out, &err);
-    if (rc != 0) return usage(err.empty() ? "harness/run/known.py --check exited " + std::to_string(rc) : err, rc == 2 ? 2 : 3);
+    int rc = run_capture(known_cmd("--check"), &out, &err);
+    if (rc != 0) return usage(err.empty() ? "python3 -m results known --check exited " + std::to_string(rc) : err, rc == 2 ? 2 : 3);
   }
   std::string fam = sel.families.size() == 1 ? sanitize(sel.families[0]) : "all";
 

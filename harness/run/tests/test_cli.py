@@ -222,7 +222,7 @@ class Runs(unittest.TestCase):
         before = open(os.path.join(out, "results.json")).read()
         r = run(SMALL + ["--out", out], **fake_env())
         self.assertEqual(r.returncode, 2)
-        self.assertIn("already holds a results.json", r.stderr)
+        self.assertIn("already holds a run (results.json)", r.stderr)
         self.assertEqual(open(os.path.join(out, "results.json")).read(), before)
 
     def interrupt(self, sig, code, reason):
@@ -387,7 +387,7 @@ class KnownFindings(unittest.TestCase):
         self.assertIn("bad.toml:6: finding[0].class: 'crashed' is not a class", r.stderr)
 
     def test_committed_files_parse(self):
-        r = subprocess.run([sys.executable, os.path.join(ROOT, "harness", "run", "known.py"), "--check"],
+        r = subprocess.run([sys.executable, "-m", "results", "known", "--check"], cwd=os.path.join(ROOT, "harness"),
                            capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
 

@@ -178,6 +178,27 @@ class InstallTest(Tree):
         leftovers = [n for n in os.listdir(os.path.dirname(folder)) if n.startswith(".13.9-")]
         self.assertEqual(leftovers, [], "the temporary folder was renamed into place")
 
+    def test_nvdisasm_member_installs_beside_and_alone(self):
+        wheels = os.path.join(self.tmp, "wheels")
+        sha = self.make_wheel(wheels, "fake-nvcc", "13.9.7", "fake/bin/ptxas", FAKE_PTXAS)
+        dsha = self.make_wheel(wheels, "fake-nvdisasm", "13.9.7", "fake/bin/nvdisasm", "#!/bin/sh\n")
+        self.catalog('version = 1\n[toolchain."13.9"]\nptxas = { package = "fake-nvcc", version = "13.9.7", '
+                     f'member = "fake/bin/ptxas", sha256 = "{sha}" }}\n'
+                     'nvdisasm = { package = "fake-nvdisasm", version = "13.9.7", member = "fake/bin/nvdisasm", '
+                     f'sha256 = "{dsha}" }}\n[toolchain."13.8"]\nptxas = {{ package = "fake-nvcc", '
+                     f'version = "13.9.7", member = "fake/bin/ptxas", sha256 = "{sha}" }}\n')
+        self.assertEqual(catalog.load()["13.8"]["nvdisasm"], None)
+        install.install("13.9", wheels_dir=wheels, log=lambda *a: None)
+        path = install.installed_nvdisasm("13.9")
+        self.assertTrue(path and path.endswith("fake/bin/nvdisasm") and os.access(path, os.X_OK))
+        shutil.rmtree(install.nvdisasm_dir("13.9"))
+        r = self.cli("install", "--nvdisasm-only", "13.9", "--wheels", wheels)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIsNotNone(install.installed_nvdisasm("13.9"))
+        r = self.cli("install", "--nvdisasm-only", "13.8", "--wheels", wheels)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("names no nvidia-cuda-nvdisasm wheel", r.stderr)
+
     def test_offline_without_wheels_says_so(self):
         self.catalog('version = 1\n[toolchain."13.9"]\nptxas = { package = "no-such-package-ptxcts", version = "1.0", '
                      f'member = "x", sha256 = "{"0" * 64}" }}\n')

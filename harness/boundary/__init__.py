@@ -1,0 +1,190 @@
+"""The error boundary every Python verb runs inside (docs/CLI.md): what reaches the user when a verb ends early.
+
+    boundary.run("compile", main, argv)     # in a layer's __main__: main(argv) -> exit code
+    python3 -m boundary MODULE ARGS...      # how ./ptxcts runs a Python verb: MODULE's __main__ inside run()
+
+Inside the boundary:
+* SIGTERM raises Interrupted (a KeyboardInterrupt, so every tier's "write what was judged, marked partial" path
+  handles both signals alike); SIGINT raises KeyboardInterrupt as usual. A verb that does not handle them ends
+  with one line and exit 128 + signal (130, 143), never a traceback.
+* An OSError (read-only folder, full disk, not a folder, permission, missing file) becomes one line naming the path
+  and what happened, exit 2 (EXIT_USAGE: the path given cannot be used).
+* A document that cannot be decoded (not UTF-8, nested too deeply) becomes exit 3 (EXIT_INPUT).
+* Anything else is a bug: "internal error", the exception, and where to report it; exit 70 (EXIT_INTERNAL).
+"""
+import argparse
+import errno
+import os
+import signal
+import sys
+
+EXIT_USAGE = 2
+EXIT_INPUT = 3
+EXIT_INTERNAL = 70
+REPORT_TO = "the ptx-cts maintainers with the command line and this message (docs/CLI.md, 'Internal errors')"
+
+_received = {"signal": None}
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, as KeyboardInterrupt is for SIGINT."""
+
+
+def _on_term(signum, _frame):
+    _received["signal"] = signum
+    raise Interrupted()
+
+
+def _on_int(signum, _frame):
+    _received["signal"] = signum
+    raise KeyboardInterrupt()
+
+
+def received_signal():
+    """The signal that interrupted the verb (signal.SIGINT when none was recorded: a KeyboardInterrupt)."""
+    return _received["signal"] or signal.SIGINT
+
+
+def signal_name():
+    return signal.Signals(received_signal()).name
+
+
+def interrupt_exit_code():
+    """128 + the signal: 130 for SIGINT, 143 for SIGTERM."""
+    return 128 + int(received_signal())
+
+
+def install_signal_handlers():
+    signal.signal(signal.SIGTERM, _on_term)
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, _on_int)
+    # SIGPIPE stays ignored (Python's default): a process pool writes to pipes of its own while it stops, and a
+    # reader gone there must be an error it handles, not the end of the run; a closed standard output is handled
+    # in handle() (BrokenPipeError)
+
+
+class signals_deferred:
+    """`with boundary.signals_deferred():` -- SIGINT and SIGTERM wait until the block ends (writing the results
+    document of a run that was already interrupted, or finished: the signal then stops nothing half-written)."""
+
+    def __enter__(self):
+        self._old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        return self
+
+    def __exit__(self, *exc):
+        signal.pthread_sigmask(signal.SIG_SETMASK, self._old)
+        return False
+
+
+class _StoreOnce(argparse._StoreAction):
+    """argparse's 'store', refusing an option given twice with different values (`--out a --out b`: which one
+    the user meant is not for the parser to guess; the last would silently win)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault(_GIVEN, {})
+        if self.dest in given and given[self.dest][1] != values:
+            parser.error(f"{option_string} {values!r}: {given[self.dest][0]} {given[self.dest][1]!r} was given "
+                         "too; give it once")
+        given[self.dest] = (option_string, values)
+        super().__call__(parser, namespace, values, option_string)
+
+
+_GIVEN = "_ptxcts_options_given"
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """The verbs' argument parser: argparse's, with an option that takes one value refused when it is given twice
+    with different values (docs/CLI.md: conflicting options are usage errors). Sub-commands get the same
+    parser."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
+
+    def parse_known_args(self, args=None, namespace=None):
+        ns, rest = super().parse_known_args(args, namespace)
+        ns.__dict__.pop(_GIVEN, None)
+        return ns, rest
+
+
+def describe_os_error(e):
+    """'PATH: what happened' for an OSError (both paths of a rename or copy)."""
+    what = e.strerror or str(e)
+    if e.errno == errno.EEXIST and e.filename and not os.path.isdir(e.filename):   # mkdir over a file
+        what = "exists and is not a folder"
+    elif e.errno == errno.ENOTDIR:
+        what = "a part of this path is a file, not a folder"
+    paths = [p for p in (e.filename, e.filename2) if p not in (None, "")]
+    if not paths:
+        return what
+    return f"{' -> '.join(os.fsdecode(p) for p in paths)}: {what}"
+
+
+def handle(prog, e):
+    """The exit code and the one line for an exception that reached the boundary."""
+    if isinstance(e, KeyboardInterrupt):
+        return interrupt_exit_code(), f"{prog}: interrupted by {signal_name()}"
+    if isinstance(e, UnicodeDecodeError):
+        return EXIT_INPUT, f"{prog}: an input file is not UTF-8 text ({e.reason} at byte {e.start})"
+    if isinstance(e, RecursionError):
+        return EXIT_INPUT, f"{prog}: an input document is nested too deeply to read ({e})"
+    if isinstance(e, BrokenPipeError) and e.filename is None:   # `./ptxcts cases | head`: the reader is done
+        _silence_stdout()
+        return 128 + signal.SIGPIPE, None
+    if isinstance(e, OSError):
+        return EXIT_USAGE, f"{prog}: {describe_os_error(e)}"
+    where = ""
+    tb = e.__traceback__
+    while tb is not None:
+        where = f" at {os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno} ({tb.tb_frame.f_code.co_name})"
+        tb = tb.tb_next
+    return EXIT_INTERNAL, (f"{prog}: internal error: {type(e).__name__}: {e}{where}\n"
+                           f"{prog}: this is a bug of ptx-cts, not of your input; please report it to {REPORT_TO}"
+                           + ("" if os.environ.get("PTXCTS_TRACEBACK") else
+                              " (PTXCTS_TRACEBACK=1 prints the whole traceback)"))
+
+
+def run(prog, main, *args):
+    """Call main(*args) inside the boundary and return the exit code to pass to sys.exit."""
+    install_signal_handlers()
+    try:
+        code = main(*args)
+    except SystemExit as e:
+        code = e.code
+    except BaseException as e:   # noqa: B036 -- the boundary: nothing past here may print a traceback
+        if os.environ.get("PTXCTS_TRACEBACK") and not isinstance(e, KeyboardInterrupt):
+            import traceback
+            traceback.print_exc()
+        code, line = handle(prog, e)
+        if line:
+            _write_err(line)
+    return _flush(code)
+
+
+def _silence_stdout():
+    """Standard output's reader is gone: what is still buffered goes nowhere (not a second error at exit)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _write_err(line):
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _flush(code):
+    """Flush stdout inside the boundary: a closed pipe or a full disk at exit is reported, not a traceback."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+    except OSError as e:
+        _write_err(f"standard output: {describe_os_error(e)}")
+        return code or EXIT_USAGE
+    return code

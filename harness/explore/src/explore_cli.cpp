@@ -1,0 +1,227 @@
+// ptxcts-explore: the exploration tier's command line (./ptxcts explore ...). See explore.hpp.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "ptxcts/boundary.hpp"
+#include "batch.hpp"
+#include "explore.hpp"
+#include "explored.hpp"
+#include "manifest.hpp"
+#include "model_device.hpp"
+#include "options.hpp"
+#include "util.hpp"
+
+using namespace ptxcts::run;
+
+namespace {
+
+const char* kUsage =
+    "usage: ptxcts-explore [options]    (or ./ptxcts explore [options])\n"
+    "Draws cases at random over every parameter the chapter and the driver API name, runs them on the GPU in the\n"
+    "run tier's isolated workers, judges each by harness/refmodel and its named alternatives, shrinks every\n"
+    "disagreement no alternative explains to a minimal case and keeps it as a permanent run-tier case.\n"
+    "  --time S          seconds of drawing and running, > 0 (default 60)\n"
+    "  --seed N          exploration seed, 0..2^64-1 (default 1): the same seed draws the same cases\n"
+    "  --family F        only this family (repeatable); default every family with a draw\n"
+    "  --shrink-time S   seconds for shrinking the findings after the exploration (default 120); 0: none, a\n"
+    "                    later --resume shrinks them\n"
+    "  --resume DIR      go on with the exploration in DIR (its explore.json): the same seed draws on from the\n"
+    "                    next case, counts, coverage and findings add up; same device, driver and toolchain\n"
+    "  --jobs N          worker processes at once, 1..256 (default 8)\n"
+    "  --timeout S       host watchdog per case, seconds (default 5)\n"
+    "  --toolchain T     as for ./ptxcts run\n"
+    "  --out DIR         results folder (default results/explore/<id>)\n"
+    "  --cases-file P    where permanent cases go (default results/explore/explored.jsonl); 'none': nowhere\n"
+    "  --device D        gpu (default), or model[:FAULT]: no GPU, the reference model is the device, with FAULT\n"
+    "                    planted (the CPU self-test of exploration and shrinking)\n"
+    "  --quiet           no progress line\n"
+    "Exit: 0 nothing unexplained found, 1 findings (each shrunk and kept), 2 usage, 3 a malformed input file,\n"
+    "130/143 interrupted (every result and finding so far is written).\n";
+
+void on_signal(int sig) { g_stop_requested = sig; }
+
+int usage_error(const std::string& m) {
+  std::fprintf(stderr, "ptxcts-explore: %s\n", m.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int explore_main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (auto& a : args)
+    if (a == "-h" || a == "--help") { std::printf("%s", kUsage); return 0; }
+  if (auto e = check_tree(); !e.empty()) return usage_error(e);
+  Session ses;
+  ExploreOptions o;
+  o.cases_file = explored_cases_path();
+  std::string toolchain, device = "gpu";
+  bool toolchain_given = false;
+  std::string resume;
+  std::vector<std::string> what_options;  // options a resumed exploration takes from its explore.json
+  ses.jobs = 8;
+  ses.quiet = true;  // the run tier's own progress lines: exploration prints its own
+  try {
+    for (size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      auto val = [&]() -> std::string {
+        if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
+        return args[++i];
+      };
+      if (a == "--time") o.time_s = parse_seconds(a, val(), 7 * 86400);
+      else if (a == "--seed") { o.seed = parse_u64(a, val()); what_options.push_back(a); }
+      else if (a == "--family") { o.families.push_back(val()); what_options.push_back(a); }
+      else if (a == "--shrink-time") {
+        const std::string v = val();
+        o.shrink_s = v == "0" ? 0 : parse_seconds(a, v, 7 * 86400);
+      }
+      else if (a == "--resume") { resume = val(); if (resume.empty()) throw UsageError("--resume '': expected an exploration's folder"); }
+      else if (a == "--jobs") ses.jobs = parse_int(a, val(), 1, 256);
+      else if (a == "--timeout") ses.timeout_s = parse_seconds(a, val(), 86400);
+      else if (a == "--toolchain") { toolchain = val(); toolchain_given = true; }
+      else if (a == "--out") { o.out_dir = val(); if (o.out_dir.empty()) throw UsageError("--out '': expected a folder"); what_options.push_back(a); }
+      else if (a == "--cases-file") { o.cases_file = val(); if (o.cases_file == "none") o.cases_file.clear(); else if (o.cases_file.empty()) throw UsageError("--cases-file '': expected a file or none"); }
+      else if (a == "--device") {
+        device = val();
+        if (device != "gpu" && !model_device_known(device)) throw UsageError("--device '" + device + "': " + model_device_help());
+      }
+      else if (a == "--quiet") o.quiet = true;
+      else throw UsageError("unknown option '" + a + "' (--help lists them)");
+    }
+    if (!resume.empty() && !what_options.empty())
+      throw UsageError(what_options.front() + " with --resume: a resumed exploration keeps the seed, families and folder of " + resume);
+  } catch (const UsageError& e) {
+    return usage_error(e.what());
+  }
+  if (!resume.empty()) {
+    try {
+      load_resume(resume, o);
+    } catch (const MalformedExplore& e) {
+      std::fprintf(stderr, "ptxcts-explore: --resume: %s\n", e.what());
+      return 3;
+    } catch (const std::exception& e) {
+      return usage_error("--resume '" + resume + "': " + e.what());
+    }
+  }
+  std::string spec;
+  try {
+    spec = toolchain_spec(toolchain, toolchain_given);
+  } catch (const UsageError& e) {
+    return usage_error(e.what());
+  }
+  if (auto e = resolve_toolchain(spec, ses.toolchain); !e.empty()) return usage_error(e);
+  ses.self = self_exe(argv[0]);
+  // The workers are ptxcts-run's (beside this binary).
+  auto slash = ses.self.rfind('/');
+  ses.self = (slash == std::string::npos ? std::string(".") : ses.self.substr(0, slash)) + "/ptxcts-run";
+  if (access(ses.self.c_str(), X_OK) != 0) return usage_error("the worker " + ses.self + " is missing (build ptxcts-run)");
+  ses.load_paths = {"cubin"};
+  ses.device_kind = device;
+  ses.repro = false;
+  ses.rerun_crashes_alone = false;  // a drawn case is replayed from explore.json, not from a bundle
+  // The families first: a bad --family is refused with or without a GPU.
+  try {
+    auto known = explorable_families(load_forms(ptxcts_root()));
+    for (auto& f : o.families)
+      if (std::find(known.begin(), known.end(), f) == known.end()) {
+        std::string list;
+        for (auto& k : known) list += (list.empty() ? "" : ", ") + k;
+        return usage_error("--family '" + f + "': not a family exploration draws for (these are: " + list + ")");
+      }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ptxcts-explore: %s\n", e.what());
+    return 3;
+  }
+  if (device == "gpu") {
+    ses.no_device = probe_device(&ses.device);
+    if (!ses.no_device.empty()) {
+      std::printf("explore: no GPU: %s; nothing explored (--device model explores against the model on the CPU)\n", ses.no_device.c_str());
+      return 0;
+    }
+    if (ses.device.max_smem_optin > 0) ses.plan.max_smem = ses.device.max_smem_optin;
+  } else {
+    ses.device.name = "reference model (" + device + ")";
+    ses.device.sm = "sm_90";
+    ses.device.cc = "9.0";
+    ses.device.driver = "none";
+  }
+  Selection sel;
+  try {
+    ses.plan.explored = false;
+    ses.load(sel);
+  } catch (const UsageError& e) {
+    return usage_error(e.what());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ptxcts-explore: %s\n", e.what());
+    return 3;
+  }
+  if (!o.families.empty()) ses.families = o.families;
+  if (!o.resumed.is_null()) {
+    // One exploration, one device and toolchain: its results say where they came from.
+    const Json& d = *o.resumed.get("device");
+    if (d.get_str("sm") != ses.device.sm || d.get_str("driver") != ses.device.driver ||
+        d.get_str("name") != ses.device.name || d.get_str("kind") != ses.device_kind)
+      return usage_error("--resume '" + resume + "': explored on " + d.get_str("name") + " (" + d.get_str("sm") + ", driver " +
+                         d.get_str("driver") + ", " + d.get_str("kind") + "), this is " + ses.device.name + " (" +
+                         ses.device.sm + ", driver " + ses.device.driver + ", " + ses.device_kind + ")");
+    if (o.resumed.get_str("toolchain") != ses.toolchain.describe())
+      return usage_error("--resume '" + resume + "': explored with toolchain " + o.resumed.get_str("toolchain") + ", this is " +
+                         ses.toolchain.describe());
+  } else {
+    o.id = now_stamp() + "-" + ses.device.sm + "-explore-" + std::to_string(getpid());
+  }
+  if (o.out_dir.empty()) o.out_dir = ptxcts_root() + "/results/explore/" + o.id;
+  if (resume.empty()) {   // a new exploration never writes over another run or exploration
+    struct stat st {};
+    if (stat(o.out_dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+      return usage_error("--out " + o.out_dir + ": exists and is not a folder");
+    for (const char* held : {"explore.json", "explore.json.gz", "results.json", "results.json.gz", "selftest.json"})
+      if (file_exists(o.out_dir + "/" + held))
+        return usage_error("--out " + o.out_dir + ": already holds a run (" + held + "); use --resume " + o.out_dir +
+                           " to go on with an exploration, or choose another folder");
+  }
+  // The permanent cases file this exploration adds its findings to is read first: a malformed one is refused now,
+  // not after the exploration has run (the run tier reads it too).
+  if (!o.cases_file.empty()) {
+    try {
+      read_explored(o.cases_file);
+    } catch (const MalformedCasesFile& e) {
+      std::fprintf(stderr, "ptxcts-explore: --cases-file %s\n", e.what());
+      return 3;
+    }
+  }
+  // One writer per folder, as for ./ptxcts run and compile: a second exploration into it is refused.
+  FolderLock lock;
+  if (auto e = lock.acquire(o.out_dir); !e.empty()) return usage_error(e);
+  ses.out_dir = o.out_dir + "/work";
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+  try {
+    return explore(ses, o);
+  } catch (const MalformedExplore& e) {
+    std::fprintf(stderr, "ptxcts-explore: --resume: %s\n", e.what());
+    return 3;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ptxcts-explore: %s\n", e.what());
+    return 2;
+  }
+}
+
+// The error boundary: an exception no handler above expected is a bug of ptx-cts, reported as one line (never a
+// std::terminate); docs/CLI.md, "Internal errors".
+int main(int argc, char** argv) {
+  try {
+    return explore_main(argc, argv);
+  } catch (const std::exception& e) {
+    return ptxcts::internal_error("ptxcts-explore", e.what());
+  } catch (...) {
+    return ptxcts::internal_error("ptxcts-explore", "an exception of unknown type");
+  }
+}

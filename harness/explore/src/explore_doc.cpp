@@ -1,0 +1,231 @@
+// explore.json: written after every segment (classes, rate, divergences, findings with their first and minimal
+// case, coverage, segments; the permanent cases; coverage.svg and summary.txt) and read back by --resume.
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <cstdio>
+
+#include "explore.hpp"
+#include "explore_draw.hpp"
+#include "explore_state.hpp"
+#include "explored.hpp"
+
+namespace ptxcts::run {
+namespace explore_impl {
+
+Json case_json(const RunCase& c, const CaseResult& r) {
+  Json j = Json::object();
+  j["id"] = c.id;
+  j["form"] = c.form->form;
+  j["params"] = c.params;
+  j["class"] = r.cls;
+  j["message"] = r.message.substr(0, 600);
+  return j;
+}
+
+void Explorer::restore(const Json& doc) {
+  auto forms = std::map<std::string, const Form*>();
+  for (auto& f : ses_.forms) forms[f.form] = &f;
+  for (auto& f : encode_forms()) forms[f.form] = &f;
+  auto case_of = [&](const Json& j, CaseResult& r) {
+    const std::string form = j.get_str("form"), id = j.get_str("id");
+    auto it = forms.find(form);
+    if (it == forms.end()) throw MalformedExplore("finding case '" + id + "': form '" + form + "' is not in this manifest");
+    auto hash = id.find('#');
+    RunCase c = make_case(*it->second, hash == std::string::npos ? id : id.substr(hash + 1), draw::clone(*j.get("params")));
+    r.id = c.id;
+    r.form = form;
+    r.family = c.form->family;
+    r.cls = j.get_str("class");
+    r.message = j.get_str("message");
+    return c;
+  };
+  next_ = uint64_t(doc.get_int("cases_drawn"));
+  ran_ = size_t(doc.get_int("cases_run"));
+  nothing_ = size_t(doc.get_int("nothing_to_draw"));
+  drawn_s_ = doc.get("draw_s") ? doc.get("draw_s")->num() : 0;
+  before_s_ = doc.get("explored_s")->num();
+  for (auto& [k, v] : doc.get("classes")->obj()) by_class_[k] = size_t(v.integer());
+  for (auto& [k, v] : doc.get("divergences")->obj()) divergences_[k] = size_t(v.integer());
+  if (const Json* seg = doc.get("segments")) segments_ = draw::clone(*seg);
+  cov_.restore(*doc.get("coverage"));
+  for (auto& j : doc.get("findings")->arr()) {
+    Finding f;
+    f.sig = j.get_str("signature");
+    f.count = size_t(j.get_int("count"));
+    f.first = case_of(*j.get("first"), f.first_result);
+    if (const Json* m = j.get("minimal")) {
+      f.minimal = case_of(*m, f.minimal_result);
+      f.shrunk = true;
+      f.shrink_rounds = int(j.get_int("shrink_rounds"));
+      f.shrink_cases = int(j.get_int("shrink_candidates"));
+      f.shrink_s = j.get("shrink_s") ? j.get("shrink_s")->num() : 0;
+      f.shrink_stop = j.get_str("shrink_stop");
+    }
+    findings_.push_back(f);
+  }
+}
+
+void Explorer::write(double wall, bool interrupted) {
+  Json doc = Json::object();
+  doc["schema"] = "ptxcts-explore";
+  doc["id"] = o_.id;
+  doc["seed"] = (unsigned long long)o_.seed;
+  doc["time_s"] = o_.time_s;
+  doc["explored_s"] = before_s_ + wall;  // every segment's drawing and running
+  doc["interrupted"] = interrupted;
+  Json dev = Json::object();
+  dev["name"] = ses_.device.name;
+  dev["sm"] = ses_.device.sm;
+  dev["driver"] = ses_.device.driver;
+  dev["kind"] = ses_.device_kind;
+  doc["device"] = dev;
+  doc["toolchain"] = ses_.toolchain.describe();
+  doc["forms_drawable"] = (unsigned long long)forms_.size();
+  doc["cases_drawn"] = (unsigned long long)next_;
+  doc["cases_run"] = (unsigned long long)ran_;
+  doc["nothing_to_draw"] = (unsigned long long)nothing_;
+  doc["cases_per_s"] = double(ran_) / std::max(1e-3, before_s_ + wall);
+  Json fam = Json::array();
+  for (auto& f : o_.families) fam.push(f);
+  doc["families"] = fam;  // as asked (empty: every family with a draw)
+  Json seg = Json::object();
+  seg["started"] = segment_started_;
+  seg["explored_s"] = wall;
+  seg["cases_run"] = (unsigned long long)(ran_ - ran_before_);
+  seg["device"] = ses_.device.name + " (" + ses_.device.sm + ", driver " + ses_.device.driver + ")";
+  seg["interrupted"] = interrupted;
+  Json segs = draw::clone(segments_);
+  segs.push(seg);
+  doc["segments"] = segs;
+  doc["draw_s"] = drawn_s_;  // the parent's time spent drawing (the rest: the workers' build, launch, judge)
+  Json cl = Json::object();
+  for (auto& [k, v] : by_class_) cl[k] = (unsigned long long)v;
+  doc["classes"] = cl;
+  Json dv = Json::object();
+  for (auto& [k, v] : divergences_) dv[k] = (unsigned long long)v;
+  doc["divergences"] = dv;
+  Json fs = Json::array();
+  std::vector<ExploredRow> rows;
+  for (auto& f : findings_) {
+    Json j = Json::object();
+    j["signature"] = f.sig;
+    j["count"] = (unsigned long long)f.count;
+    j["first"] = case_json(f.first, f.first_result);
+    if (f.shrunk) {
+      j["minimal"] = case_json(f.minimal, f.minimal_result);
+      j["shrink_rounds"] = f.shrink_rounds;
+      j["shrink_candidates"] = f.shrink_cases;
+      j["shrink_s"] = f.shrink_s;
+      j["shrink_stop"] = f.shrink_stop;
+      // The permanent case: named by its signature, so the same finding found again adds no second row.
+      ExploredRow row;
+      row.form = f.minimal.form->form;
+      row.variant = "explored." + hex(case_seed(0, f.sig + "|" + f.minimal.params.dump())).substr(0, 12);
+      row.id = row.form + "#" + row.variant;
+      row.params = draw::clone(f.minimal.params);
+      // A case that traps runs in the run tier's serial trap phase, alone (session.cpp).
+      if (f.minimal_result.cls == cls::crash || f.minimal_result.cls == cls::timeout) row.params["traps"] = true;
+      Json found = Json::object();
+      found["signature"] = f.sig;
+      found["class"] = f.minimal_result.cls;
+      found["exploration"] = o_.id;
+      found["device"] = ses_.device.name + " (" + ses_.device.sm + ", driver " + ses_.device.driver + ")";
+      row.found = found;
+      j["permanent_case"] = row.id;
+      rows.push_back(row);
+    }
+    fs.push(j);
+  }
+  doc["findings"] = fs;
+  doc["coverage"] = cov_.to_json();
+  // A write that fails (read-only folder, full disk) ends the exploration with the path and the reason: an
+  // exploration that exits 0 having written nothing would lose every case it ran.
+  auto must_write = [](const std::string& path, const std::string& text) {
+    if (!write_file(path, text)) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
+  };
+  if (!make_dirs(o_.out_dir)) throw std::runtime_error(o_.out_dir + ": cannot create the folder: " + std::strerror(errno));
+  must_write(o_.out_dir + "/explore.json", doc.dump(1) + "\n");
+  must_write(o_.out_dir + "/coverage.svg", cov_.svg("exploration " + o_.id + " on " + ses_.device.name));
+  std::string sum = summary_text(doc);
+  must_write(o_.out_dir + "/summary.txt", sum);
+  std::printf("%s", sum.c_str());
+  if (!o_.cases_file.empty() && !rows.empty()) {
+    if (auto e = add_explored(o_.cases_file, rows); !e.empty()) std::fprintf(stderr, "explore: %s\n", e.c_str());
+    else std::printf("permanent cases: %zu finding(s) kept in %s\n", rows.size(), o_.cases_file.c_str());
+  }
+  std::printf("exploration: %s/explore.json%s\n", o_.out_dir.c_str(),
+              interrupted ? " (interrupted: every result and finding so far is in it)" : "");
+}
+
+}  // namespace explore_impl
+
+void load_resume(const std::string& dir, ExploreOptions& o) {
+  const std::string path = dir + "/explore.json";
+  std::string text;
+  try {
+    text = read_file(path);
+  } catch (const std::exception&) {
+    throw std::runtime_error("no explore.json there (not an exploration's folder)");  // a usage error
+  }
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const std::exception& e) {
+    throw MalformedExplore(path + ": " + e.what());
+  }
+  auto bad = [&](const std::string& what) { return MalformedExplore(path + ": " + what + " (not an exploration to resume)"); };
+  if (!doc.is_object() || doc.get_str("schema") != "ptxcts-explore") throw bad("schema is not 'ptxcts-explore'");
+  for (const char* k : {"seed", "cases_drawn", "cases_run", "nothing_to_draw", "explored_s"})
+    if (!doc.get(k) || !doc.get(k)->is_number()) throw bad(std::string("field '") + k + "' is missing or not a number");
+  for (const char* k : {"classes", "divergences", "coverage", "device"})
+    if (!doc.get(k) || !doc.get(k)->is_object()) throw bad(std::string("field '") + k + "' is missing or not an object");
+  if (!doc.get("findings") || !doc.get("findings")->is_array()) throw bad("field 'findings' is missing or not an array");
+  if (!doc.get("id") || !doc.get("id")->is_string() || doc.get("id")->str().empty())
+    throw bad("field 'id' is missing or not a string");
+  // Counts and times add up over the segments of an exploration: each must be a finite number >= 0, a count
+  // an integer (a negative or fractional one would carry on into every later segment).
+  auto count = [&](const Json& v, const std::string& at) {
+    if (!v.is_number() || !(v.num() >= 0) || v.num() > 1e18 || v.num() != std::floor(v.num()))
+      throw bad("field '" + at + "' must be an integer >= 0");
+  };
+  for (const char* k : {"cases_drawn", "cases_run", "nothing_to_draw"}) count(*doc.get(k), k);
+  if (double x = doc.get("seed")->num(); !(x >= 0) || x != std::floor(x) || x >= 18446744073709551616.0)
+    throw bad("field 'seed' must be an integer from 0 to 2^64-1");
+  for (const char* k : {"explored_s", "draw_s"})
+    if (const Json* v = doc.get(k); v && (!v->is_number() || !(v->num() >= 0) || !std::isfinite(v->num())))
+      throw bad(std::string("field '") + k + "' must be a number of seconds >= 0");
+  for (const char* k : {"classes", "divergences"})
+    for (auto& [name, v] : doc.get(k)->obj()) count(v, std::string(k) + "." + name);
+  for (auto& [name, v] : doc.get("coverage")->obj()) {
+    if (!v.is_object()) throw bad("field 'coverage." + name + "' must be an object");
+    if (const Json* hits = v.get("hits")) {
+      if (!hits->is_object()) throw bad("field 'coverage." + name + ".hits' must be an object");
+      for (auto& [bin, n] : hits->obj()) count(n, "coverage." + name + ".hits." + bin);
+    }
+  }
+  size_t i = 0;
+  for (auto& f : doc.get("findings")->arr()) {
+    const std::string at = "findings[" + std::to_string(i++) + "]";
+    if (!f.is_object() || f.get_str("signature").empty()) throw bad(at + ".signature is missing");
+    if (const Json* n = f.get("count")) count(*n, at + ".count");
+    for (const char* k : {"first", "minimal"}) {
+      const Json* c = f.get(k);
+      if (!c) {
+        if (std::string(k) == "first") throw bad(at + ".first is missing");
+        continue;
+      }
+      if (c->get_str("id").empty() || c->get_str("form").empty() || !c->get("params") || !c->get("params")->is_object())
+        throw bad(at + "." + k + " needs 'id', 'form' and an object 'params'");
+    }
+  }
+  if (const Json* fam = doc.get("families"))
+    for (auto& f : fam->arr()) o.families.push_back(f.str());
+  o.seed = uint64_t(doc.get("seed")->integer());
+  o.id = doc.get_str("id");
+  o.out_dir = dir;
+  o.resumed = std::move(doc);
+}
+
+}  // namespace ptxcts::run

@@ -1,0 +1,24 @@
+// What one exploration is asked to do (explore.hpp): set by its command line, or by --resume from the earlier
+// segments' explore.json.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "json.hpp"
+
+namespace ptxcts::run {
+
+struct ExploreOptions {
+  double time_s = 60;                 // drawing stops after this; shrinking may run on within shrink_s
+  uint64_t seed = 1;
+  std::vector<std::string> families;  // empty: every family with a draw
+  double shrink_s = 120;              // time for shrinking all findings of the run; 0: none (a --resume shrinks)
+  std::string out_dir;
+  std::string cases_file;             // permanent cases (default results/explore/explored.jsonl); "" = none
+  std::string id;                     // the exploration's id (folder name)
+  bool quiet = false;                 // no progress line
+  Json resumed;                       // --resume: the earlier segments' explore.json (null: a new exploration)
+};
+
+}  // namespace ptxcts::run

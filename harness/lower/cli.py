@@ -1,0 +1,289 @@
+"""./ptxcts lower [options]: the lowering tier's command line (run, --selftest, --gate, --explain)."""
+import argparse
+import datetime
+import gzip
+import json
+import os
+import socket
+import sys
+import time
+
+import results
+import results.errors
+import toolchains
+from compile import manifest as cmanifest
+from lower import coverage, disasm, keys, pool, records, sass
+from lower import plan as planmod
+from lower import selftest as selftestmod
+
+TIER = "lower"
+
+
+def _root():
+    return os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="./ptxcts lower", description=(
+        "The lowering tier: every valid form at every target the toolchain assembles, its instruction under test "
+        "assembled (ptxas -lineinfo), disassembled (nvdisasm -c -gp), reduced to a lowering key and judged by the "
+        "named lowering rules (generator/ptxcts_gen/lowering). Exit codes: 0 every form pass, 1 a fail or "
+        "compile_error (or, with --selftest, a kill rate under --min-kill; with --gate, an unreviewed change of "
+        "key), 2 usage, 3 malformed input (nvdisasm output, manifest, baseline), 130 interrupted."))
+    p.add_argument("--toolchain", metavar="NAME|PATH",
+                   help=f"the toolchain to judge (default ${toolchains.ENV}, else the installed CUDA toolkit)")
+    p.add_argument("--nvdisasm", metavar="PATH|RELEASE",
+                   help=f"the disassembler (default ${disasm.ENV}, else the toolchain's release, else the newest "
+                        f"installed)")
+    p.add_argument("--family", action="append", default=[], help="only this family (repeat, or comma-separate)")
+    p.add_argument("--target", action="append", default=[], help="only this target, e.g. sm_100a (repeatable)")
+    p.add_argument("--form", action="append", default=[], metavar="GLOB", help="only form IDs matching GLOB")
+    p.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                   help="worker processes (default %(default)s)")
+    p.add_argument("--module-size", type=int, default=planmod.DEFAULT_MODULE_SIZE,
+                   help="forms per module (default %(default)s)")
+    p.add_argument("--out", help="output folder (default results/<run-id>/)")
+    p.add_argument("--manifest", default=None, help="manifest folder (default generated/manifest)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--from-lowered", metavar="DIR",
+                   help="judge the SASS a previous run saved (DIR/lowered.json.gz) instead of running ptxas and "
+                        "nvdisasm again (same toolchain; after a change of the rules)")
+    p.add_argument("--selftest", action="store_true",
+                   help="also plant faults into the SASS each form lowered to and report the kill rate per kind")
+    p.add_argument("--min-kill", type=float, default=99.0, metavar="PCT",
+                   help="with --selftest: exit 1 below this kill rate (default %(default)s)")
+    p.add_argument("--gate", metavar="RUN", help="compare the lowering keys of RUN (a lower run's folder or "
+                   "results.json) with the toolchain's baseline; run nothing else")
+    p.add_argument("--baseline", metavar="FILE", help="with --gate: default results/baselines/lower/<toolchain>.json.gz")
+    p.add_argument("--update-baseline", action="store_true", help="with --gate: write RUN's keys as the baseline")
+    p.add_argument("--explain", nargs=2, metavar=("CUBIN", "PTX"),
+                   help="print the lowering key of every `// ptxcts:test` line of PTX in CUBIN (assembled from PTX "
+                        "with ptxas -lineinfo); run nothing else")
+    a = p.parse_args(argv)
+    a.family = [f for x in a.family for f in x.split(",") if f]
+    a.target = [t for x in a.target for t in x.split(",") if t]
+    if a.jobs < 1:
+        p.error(f"--jobs {a.jobs}: must be >= 1")
+    if a.module_size < 1:
+        p.error(f"--module-size {a.module_size}: must be >= 1")
+    if (a.baseline or a.update_baseline) and not a.gate:
+        p.error("--baseline and --update-baseline go with --gate RUN")
+    return a
+
+
+class Usage(Exception):
+    pass
+
+
+class Malformed(Exception):
+    pass
+
+
+def main(argv):
+    a = parse_args(argv)
+    try:
+        if a.gate:
+            return keys.gate(a.gate, a.baseline, a.update_baseline, _root())
+        if a.explain:
+            return _explain(a)
+        return _run(a)
+    except (Usage, results.errors.UsageError) as e:
+        sys.stderr.write(f"lower: {e}\n")
+        return 2
+    except (Malformed, sass.SassError, cmanifest.ManifestError, keys.BaselineError, results.errors.InputError) as e:
+        sys.stderr.write(f"lower: {e}\n")
+        return 3
+    except disasm.DisasmError as e:
+        sys.stderr.write(f"lower: {e}\n")
+        return e.code
+    except toolchains.ToolchainError as e:
+        sys.stderr.write(f"lower: {'--toolchain: ' if a.toolchain else ''}{e}\n")
+        return e.code
+    except KeyboardInterrupt:
+        sys.stderr.write("\nlower: interrupted; nothing written\n")
+        return 130
+
+
+def _disassembler(a, tc):
+    d = disasm.find(tc, a.nvdisasm)
+    if d.note:
+        sys.stderr.write(f"lower: warning: {d.note}\n")
+    return d
+
+
+def _run(a):
+    root = _root()
+    mroot = a.manifest or cmanifest.default_root()
+    if not os.path.isdir(mroot):
+        raise Usage(f"--manifest {mroot}: no such folder")
+    tc = toolchains.resolve(a.toolchain)
+    for n in tc.notes:
+        sys.stderr.write(f"lower: toolchain note: {n}\n")
+    dis = _disassembler(a, tc)
+    m = cmanifest.load(mroot)
+    unknown = [f for f in a.family if f not in m.families]
+    if unknown:
+        raise Usage(f"--family {', '.join(unknown)}: unknown (the manifest has: {', '.join(m.families)})")
+    known_t = {c.target for c in m.cases}
+    for t in a.target:
+        if t not in known_t:
+            raise Usage(f"--target {t}: no case of the manifest is at this target")
+    items = planmod.plan(m, tc, a.family, a.target, a.form)
+    if not items:
+        raise Usage("the filters select no valid form")
+    jobs = planmod.modules(items, a.module_size)
+    use_gen = os.path.realpath(mroot) == os.path.realpath(cmanifest.default_root())
+    n_ok = sum(1 for it in items if it.arch)
+    sys.stderr.write(f"lower: {len(items)} (form, target) pairs from {mroot} ({n_ok} assembled, "
+                     f"{len(items) - n_ok} not supported by toolchain {tc.name}) in {len(jobs)} modules; ptxas "
+                     f"{tc.ptxas_version} ({tc.ptxas}); nvdisasm {dis.version} ({dis.path}); {a.jobs} workers\n")
+    started = datetime.datetime.now(datetime.timezone.utc)
+    rid = results.new_run_id(f"lower-{tc.name}")
+    out_dir = a.out or os.path.join(root, "results", rid)
+    prog = Progress(n_ok, a.quiet)
+    t0 = time.monotonic()
+    if a.from_lowered:
+        lowered = _load_lowered(a.from_lowered, tc, dis)
+        missing = [f"{it.case.form}@{it.case.target}" for it in items
+                   if it.arch and (it.case.form, it.case.target) not in lowered]
+        if missing:
+            raise Usage(f"--from-lowered {a.from_lowered}: it has no SASS of {len(missing)} selected forms "
+                        f"(e.g. {missing[0]}): select what that run lowered")
+    else:
+        lowered = pool.run(jobs, m, use_gen, tc.ptxas, dis.path, a.jobs, prog.advance)
+        # the SASS of every instruction under test, saved first (for review, and for --from-lowered should
+        # anything after this point fail); not a results document
+        with results.OutputLock(out_dir):
+            results.atomic_write(os.path.join(out_dir, "lowered.json.gz"), gzip.compress(json.dumps(
+                {"toolchain": tc.name, "ptxas": tc.ptxas_version, "nvdisasm": dis.version,
+                 "lowered": {f"{f}@{t}": r for (f, t), r in sorted(lowered.items())}}).encode(), mtime=0))
+    wall = time.monotonic() - t0
+    recs, verdicts, raw_by = [], {}, {}
+    for it in items:
+        form = m.form(it.case.form)
+        if not it.arch:
+            recs.append(records.record(form, it.case, "not_supported", it.reason))
+            continue
+        raw = lowered[(it.case.form, it.case.target)]
+        rec, v = records.judged(form, it.case, raw, tc.name)
+        recs.append(rec)
+        if v is not None:
+            verdicts[(it.case.form, it.case.target)] = v
+            raw_by[(it.case.form, it.case.target)] = (form, raw)
+    finished = datetime.datetime.now(datetime.timezone.utc)
+    tcrec = dict(tc.record(), cuda_runtime=None, driver=None, **dis.record())
+    doc = {"schema": "ptxcts-results", "version": results.VERSION, "run_id": rid, "tier": TIER,
+           "started": started.isoformat(), "finished": finished.isoformat(), "seed": None,
+           "shard": {"index": 0, "count": 1}, "host": {"hostname": socket.gethostname(), "cpus": os.cpu_count()},
+           "toolchain": tcrec, "device": None, "cases": recs}
+    sil = coverage.silicon_forms(root)
+    cov = coverage.rules_coverage(recs, sil)
+    st = selftestmod.run(raw_by) if a.selftest else None
+    with results.OutputLock(out_dir):
+        results.write_run(out_dir, doc)
+        results.atomic_write(os.path.join(out_dir, "rules.json"), json.dumps(
+            {"toolchain": tc.name, "nvdisasm": dis.version, "release_match": dis.matches, "rules": cov},
+            indent=1) + "\n")
+        if st is not None:
+            results.atomic_write(os.path.join(out_dir, "selftest.json"), json.dumps(st, indent=1) + "\n")
+    total = records.summary(recs, wall)
+    coverage.print_coverage(cov, sys.stderr)
+    if dis.note:
+        sys.stderr.write(f"lower: warning: {dis.note}\n")
+    bad = [r for r in recs if r["class"] in ("fail", "compile_error")]
+    for r in bad[:20]:
+        sys.stderr.write(f"lower: {r['class'].upper()} {r['form']} @ {r['target']}: {r.get('message', '')}\n")
+    if len(bad) > 20:
+        sys.stderr.write(f"lower: ... and {len(bad) - 20} more (results.json)\n")
+    sys.stderr.write(f"lower: {total['located']} of {n_ok} assembled forms located at their line; "
+                     f"results in {out_dir}/results.json, rules.json\n")
+    rc = 1 if bad else 0
+    if st is not None:
+        selftestmod.print_table(st, sys.stderr)
+        if st["kill_rate"] < a.min_kill:
+            sys.stderr.write(f"lower: self-test kill rate {st['kill_rate']:.2f}% is under --min-kill {a.min_kill}\n")
+            rc = 1
+    return rc
+
+
+class Progress:
+    """forms done/total, rate and time left on stderr: a line redrawn on a terminal, one every 10 s in a log."""
+
+    def __init__(self, total, quiet=False, stream=sys.stderr):
+        self.total, self.done, self.stream, self.quiet = total, 0, stream, quiet
+        self.tty = stream.isatty()
+        self.every = 2.0 if self.tty else 10.0
+        self.t0 = self.last = time.monotonic()
+
+    def advance(self, n):
+        self.done += n
+        now = time.monotonic()
+        if self.quiet or (now - self.last < self.every and self.done < self.total):
+            return
+        self.last = now
+        el = now - self.t0
+        rate = self.done / el if el > 0 else 0.0
+        eta = (self.total - self.done) / rate if rate > 0 else 0.0
+        line = (f"lower: {self.done}/{self.total} forms ({100.0 * self.done / max(self.total, 1):.0f}%), "
+                f"{rate:.0f} forms/s, {el:.0f}s elapsed, ETA {eta:.0f}s")
+        self.stream.write(("\r" + line + ("\n" if self.done == self.total else "")) if self.tty else line + "\n")
+        self.stream.flush()
+
+
+def _load_lowered(folder, tc, dis):
+    path = os.path.join(folder, "lowered.json.gz")
+    try:
+        with gzip.open(path, "rt") as f:
+            doc = json.load(f)
+        got = {tuple(k.rsplit("@", 1)): v for k, v in doc["lowered"].items()}
+    except OSError as e:
+        raise Usage(f"--from-lowered {folder}: cannot read {path}: {e.strerror or e}")
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise Malformed(f"{path}: not a lowering tier's lowered.json.gz ({type(e).__name__}: {e})")
+    if (doc.get("ptxas"), doc.get("nvdisasm")) != (tc.ptxas_version, dis.version):
+        raise Usage(f"--from-lowered {folder}: lowered by ptxas {doc.get('ptxas')} / nvdisasm {doc.get('nvdisasm')}, "
+                    f"not by this run's ptxas {tc.ptxas_version} / nvdisasm {dis.version}")
+    return got
+
+
+def _explain(a):
+    from lower import judge as judgemod
+    from ptxcts_gen import linemap
+    cubin, ptx = a.explain
+    for p in (cubin, ptx):
+        if not os.path.isfile(p):
+            raise Usage(f"--explain {p}: no such file")
+    tc = toolchains.resolve(a.toolchain)
+    dis = _disassembler(a, tc)
+    with open(ptx) as f:
+        lines = f.read().splitlines()
+    try:
+        ents = linemap.entries(lines)
+    except linemap.LineMapError as e:
+        raise Malformed(f"{ptx}: {e}")
+    try:
+        listing = disasm.disassemble(dis.path, cubin)
+    except disasm.ToolFailed as e:
+        raise Malformed(f"{cubin}: {e}")
+    if not listing.has_line_info:
+        raise Malformed(f"{cubin}: no line info (nvdisasm -c -gp prints no `//## File \".nv_debug_ptx_txt\"` "
+                        f"line): assemble it with ptxas -lineinfo")
+    forms = {}
+    try:
+        m = cmanifest.load(a.manifest or cmanifest.default_root())
+        forms = m.forms
+    except cmanifest.ManifestError:
+        pass
+    for e in ents:
+        if not e.test_lines:
+            continue
+        got = listing.at_lines(e.kernel, e.test_lines)
+        form = forms.get(e.form)
+        if form:
+            v = judgemod.judge(form, got, target=listing.target or None)
+            print(f"{e.form or e.kernel}\t{v.cls}\t{v.key}\t{v.frame}\t{v.message}")
+        else:
+            from lower import key as keymod
+            k, fr = keymod.reduce(got)
+            print(f"{e.form or e.kernel}\t-\t{k}\t{fr}")
+    return 0

@@ -1,0 +1,68 @@
+"""What the lowering tier lowers: every valid form at every target the toolchain assembles, once.
+
+A form is lowered at a target when the manifest has an accepted case of it there (cases/<family>.tsv); of its
+PTX ISA versions, the newest the toolchain takes for that target (the lowering does not depend on the PTX version:
+sm_90a at PTX 8.6 and 9.0 gave the same SASS for all 522 forms). Forms at a target the toolchain cannot assemble
+are not_supported, with the toolchain's reason. Work is cut into one module per (target, family), at most
+module_size forms each.
+"""
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import List, Optional
+
+from compile.manifest import Case
+
+# Forms per module: ptxas and nvdisasm cost grows faster than linearly past ~128 entries (the compile tier measured
+# 32-128 entries flat per entry); 64 measured 44 s against 59 s for 32 on 495 sm_100a forms here.
+DEFAULT_MODULE_SIZE = 64
+
+
+@dataclass
+class Item:
+    case: Case                 # the accepted case the form is lowered as (its target and PTX version)
+    arch: Optional[str]        # ptxas -arch, None when not supported
+    reason: str = ""           # why not supported
+
+
+def _ptx_key(v):
+    return tuple(int(x) for x in v.split("."))
+
+
+def plan(manifest, tc, families=(), targets=(), form_globs=()):
+    """[Item] in manifest order of family, form, target."""
+    import fnmatch
+    by = defaultdict(list)
+    for c in manifest.cases:
+        if not c.valid:
+            continue
+        if families and c.family not in families:
+            continue
+        if targets and c.target not in targets:
+            continue
+        if form_globs and not any(fnmatch.fnmatchcase(c.form, g) for g in form_globs):
+            continue
+        by[(c.form, c.target)].append(c)
+    items = []
+    for (form, target), cs in by.items():
+        cs.sort(key=lambda c: _ptx_key(c.ptx))
+        ok = [c for c in cs if tc.why_not(c.target, c.ptx) is None]
+        if ok:
+            items.append(Item(ok[-1], tc.arch(target)))
+        else:
+            items.append(Item(cs[-1], None, tc.why_not(target, cs[-1].ptx)))
+    items.sort(key=lambda it: (it.case.family, it.case.form, it.case.target))
+    return items
+
+
+def modules(items: List[Item], module_size=DEFAULT_MODULE_SIZE):
+    """[(arch, target, ptx, [Case])]: the supported items cut into modules, biggest first."""
+    groups = defaultdict(list)
+    for it in items:
+        if it.arch:
+            groups[(it.arch, it.case.target, it.case.ptx, it.case.family)].append(it.case)
+    jobs = []
+    for (arch, target, ptx, _), cs in sorted(groups.items()):
+        for i in range(0, len(cs), module_size):
+            jobs.append((arch, target, ptx, cs[i:i + module_size]))
+    jobs.sort(key=lambda j: -len(j[3]))
+    return jobs

@@ -1,0 +1,70 @@
+"""Lowering the planned modules in a pool of worker processes: each assembles its module with the generator's
+module_text, runs ptxas -lineinfo and nvdisasm -c -gp, and returns, per form, the SASS instructions nvdisasm
+attributes to the form's `// ptxcts:test` line(s)."""
+import concurrent.futures as cf
+import multiprocessing
+import signal
+
+from compile import modules
+from lower import disasm, sass
+
+# What the workers share, set before the pool forks them (the manifest and the generator's model are loaded once,
+# in the parent, and inherited).
+_W = {}
+
+
+def _init():
+    # Ctrl-C goes to the whole process group: the parent stops the workers; a worker prints no traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def lower_cases(asm, ptxas, nvdisasm, arch, target, ptx, cases):
+    """{form ID: {"instrs": [[addr, text, line]], "line": PTX text of the test line}} or {form ID: {"error": ...}}.
+    A module ptxas refuses is lowered again one form at a time, so that one refusal costs one form only."""
+    mod = modules.build(asm, target, ptx, cases)
+    try:
+        listing = disasm.lower_module(ptxas, nvdisasm, arch, mod.text)
+    except disasm.ToolFailed as e:
+        if len(cases) > 1:
+            out = {}
+            for c in cases:
+                out.update(lower_cases(asm, ptxas, nvdisasm, arch, target, ptx, [c]))
+            return out
+        return {cases[0].form: {"error": str(e)}}
+    if not listing.has_line_info:
+        raise sass.SassError(f"the cubin of the {target} module has no line info (no `//## File "
+                             f"\".nv_debug_ptx_txt\"` line in nvdisasm -c -gp's output): was it assembled with "
+                             f"ptxas -lineinfo?")
+    out = {}
+    for sp in mod.spans:
+        got = listing.at_lines(sp.kernel, sp.instr_lines)
+        out[sp.case.form] = {"instrs": [[i.addr, i.text, i.ptx_line] for i in got],
+                             "line": " ".join(mod.line_text(n) for n in sp.instr_lines)}
+    return out
+
+
+def _work(arch, target, ptx, cases):
+    return lower_cases(_W["asm"], _W["ptxas"], _W["nvdisasm"], arch, target, ptx, cases)
+
+
+def run(jobs, manifest, use_gen, ptxas, nvdisasm, workers, advance):
+    """{(form, target): result} for every job; advance(n) after each module."""
+    results = {}
+    _W.update(asm=modules.Assembler(manifest, use_generator=use_gen), ptxas=ptxas, nvdisasm=nvdisasm)
+    pool = cf.ProcessPoolExecutor(max_workers=workers, initializer=_init,
+                                  mp_context=multiprocessing.get_context("fork"))
+    try:
+        futs = {pool.submit(_work, *j): j for j in jobs}
+        for fut in cf.as_completed(futs):
+            arch, target, ptx, cases = futs[fut]
+            res = fut.result()
+            for form, r in res.items():
+                results[(form, target)] = r
+            advance(len(cases))
+    except BaseException:
+        for p in list((getattr(pool, "_processes", None) or {}).values()):
+            p.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return results

@@ -1,0 +1,190 @@
+"""The tier's power: faults planted into the SASS each form lowered to, judged again; a fault is killed when the
+verdict becomes fail. The faults are derived from the rules that concern the form, so that every fact a rule
+checks is attacked, and from the shape of the lowering itself:
+
+* drop RULE: a modifier run the rule demands is removed (.MULTICAST, .ZFILL, .3D, .S.G ...);
+* swap RULE: that run replaced by each other member of the rule's alphabet (.MIN -> .MAX, .3D -> .2D, .S.G ->
+  .G.S, .64 -> .128, .LTC64B -> .LTC256B ...);
+* add RULE: a run the rule forbids is appended (.MULTICAST on a form without multicast::cluster, .BYPASS on .ca);
+* drop operand: the cache-policy operand desc[...] removed (cache_hint), or added (no cache_hint); the
+  ignore-src predicate removed;
+* drop instruction: each core instruction of the lowering removed in turn (CCTL.IVALL of a bulk wait_group,
+  FENCE.VIEW.ASYNC of fence.proxy.async: the early return silicon does not see);
+* duplicate: the principal instruction issued twice;
+* wait count: the DEPBAR.LE count of a wait_group changed;
+* elide: every instruction at the line removed (ptxas dropped the instruction).
+A drop or duplicate that touches only an instruction a sequence rule declares harmless (`Demand.extra`: a further
+MEMBAR before the proxy fence) and still passes is an equivalent mutant: counted apart, not in the kill rate.
+Two kinds are blind to the rules, to measure what the rules do not know:
+* opcode swap: the principal opcode replaced by the family's sibling (UTMALDG <-> UTMASTG, UBLKCP <-> UBLKRED,
+  UTMAPF <-> UBLKPF, UTMAREDG -> UTMASTG, LDGSTS -> LDG);
+* foreign modifier: a modifier that occurs in the lowering of some other form, appended to this form's principal
+  instruction where no rule of this form decides it; the expected verdict is `unruled` (a part of the lowering no
+  rule decides, reported so that a rule gets written), which is detected but not killed.
+"""
+import re
+import sys
+from collections import Counter, defaultdict
+
+from lower import judge as judgemod
+from lower import key as keymod
+from lower.records import instrs_of
+from lower.sass import Instr
+from ptxcts_gen.lowering import rules_for, rules as rulesmod
+
+ALPHABETS = {
+    "tensor.rank": rulesmod.RANKS, "tensor.load_mode": rulesmod.LOAD_MODE_TOKENS, "bulk.direction":
+    rulesmod.DIRECTION_TOKENS, "reduce.operation": rulesmod.REDOPS, "reduce.type": rulesmod.RED_TYPE_TOKENS,
+    "cp.async.cp_size": ("64", "128"), "cp.async.prefetch_size": rulesmod.PREFETCH_TOKENS,
+}
+
+
+def _with_mnemonic(i, mnemonic):
+    body = f"{mnemonic} {i.operands}".strip()
+    return Instr(i.addr, f"{i.guard} {body}" if i.guard else body, i.ptx_line)
+
+
+def _with_operands(i, ops):
+    body = f"{i.mnemonic} {', '.join(ops)}".strip()
+    return Instr(i.addr, f"{i.guard} {body}" if i.guard else body, i.ptx_line)
+
+
+def _replace_run(mnemonic, old, new):
+    toks = mnemonic.split(".")
+    want = old.split(".")
+    for s in range(1, len(toks) - len(want) + 1):
+        if toks[s:s + len(want)] == want:
+            return ".".join(toks[:s] + (new.split(".") if new else []) + toks[s + len(want):])
+    return None
+
+
+SIBLING = {"UTMALDG": "UTMASTG", "UTMASTG": "UTMALDG", "UBLKCP": "UBLKRED", "UBLKRED": "UBLKCP", "UTMAPF": "UBLKPF",
+           "UBLKPF": "UTMAPF", "UTMAREDG": "UTMASTG", "LDGSTS": "LDG"}
+
+
+def mutants(form, instrs, foreign=(), target=None):
+    """[(kind, mutated instrs)] for one form's lowering; foreign: modifiers seen in other forms' lowerings."""
+    out = []
+    applied = rules_for(form, target)
+    core_idx = [n for n, i in enumerate(instrs) if keymod.kind(i) == "core"]
+
+    def at(n, new):
+        return instrs[:n] + [new] + instrs[n + 1:]
+    for rule, d in applied:
+        if d.sequence is not None:
+            continue
+        pidx = [n for n in core_idx if instrs[n].opcode == d.opcode]
+        if not pidx:
+            continue
+        n = pidx[0]
+        p = instrs[n]
+        alphabet = ALPHABETS.get(rule.name, d.has + d.lacks)
+        for run in d.has:
+            m = _replace_run(p.mnemonic, run, "")
+            if m:
+                out.append((f"drop {rule.name}", at(n, _with_mnemonic(p, m))))
+            for other in alphabet:
+                if other != run:
+                    m = _replace_run(p.mnemonic, run, other)
+                    if m:
+                        out.append((f"swap {rule.name}", at(n, _with_mnemonic(p, m))))
+        for run in d.lacks:
+            if not d.has:
+                out.append((f"add {rule.name}", at(n, _with_mnemonic(p, f"{p.mnemonic}.{run}"))))
+        ops = keymod.split_operands(p)
+        if d.tail == "desc" and ops:
+            out.append(("drop operand", at(n, _with_operands(p, ops[:-1]))))
+        elif d.tail == "nodesc":
+            out.append(("add operand", at(n, _with_operands(p, ops + ["desc[UR99]"]))))
+        elif d.tail == "pred" and ops:
+            out.append(("drop operand", at(n, _with_operands(p, ops[:-1]))))
+        elif d.tail == "plain":
+            out.append(("add operand", at(n, _with_operands(p, ops + ["!P6"]))))
+    for n in core_idx:
+        out.append(("drop instruction", instrs[:n] + instrs[n + 1:]))
+        i = instrs[n]
+        m = re.search(r"(DEPBAR\.LE SB0, )0x([0-9a-f]+)", i.text)
+        if m:
+            k = int(m.group(2), 16)
+            out.append(("wait count", at(n, Instr(i.addr, i.text.replace(m.group(0), f"{m.group(1)}{k + 1:#x}"),
+                                                  i.ptx_line))))
+    if core_idx:
+        # the principal instruction where the form has one (not a CALL before it), else the first core one
+        principal = [n for n in core_idx for _, d in applied if d.sequence is None and instrs[n].opcode == d.opcode]
+        n = principal[0] if principal else core_idx[0]
+        out.append(("duplicate", instrs[:n + 1] + [instrs[n]] + instrs[n + 1:]))
+        p = instrs[n]
+        if p.opcode in SIBLING:
+            out.append(("opcode swap", at(n, _with_mnemonic(p, SIBLING[p.opcode] + p.mnemonic[len(p.opcode):]))))
+        decided = {t for _, d in applied for run in d.has + d.lacks for t in run.split(".")}
+        mine = set(p.mnemonic.split(".")[1:])
+        for tok in [t for t in foreign if t not in mine and t not in decided][:2]:
+            out.append(("foreign modifier", at(n, _with_mnemonic(p, f"{p.mnemonic}.{tok}"))))
+    out.append(("elide", []))
+    return out
+
+
+def _only_extra(before, after, extra):
+    """after differs from before only by instructions whose mnemonic is in extra (one removed or repeated)."""
+    from collections import Counter as C
+    diff = (C(i.text for i in before) - C(i.text for i in after)) + (C(i.text for i in after) - C(i.text for i in before))
+    return bool(diff) and all(Instr(0, t, 0).mnemonic in extra for t in diff)
+
+
+def run(raw_by):
+    """raw_by: {(form ID, target): (form record, pool result)} of forms whose original lowering passed or not;
+    only those that pass are attacked (a fault in an already failing lowering proves nothing)."""
+    per = defaultdict(Counter)
+    survivors = []
+    foreign = sorted({t for _, raw in raw_by.values() if "error" not in raw for i in instrs_of(raw["instrs"])
+                      if keymod.kind(i) == "core" for t in i.mnemonic.split(".")[1:]})
+    for (fid, target), (form, raw) in sorted(raw_by.items()):
+        if "error" in raw:
+            continue
+        instrs = instrs_of(raw["instrs"])
+        if judgemod.judge(form, instrs, target=target).cls != judgemod.PASS:
+            continue
+        # a per-form rotation of the foreign modifiers, so that every one of them is tried somewhere
+        rot = sum(map(ord, fid + target)) % max(len(foreign), 1)
+        extra = {m for _, d in rules_for(form, target) for m in d.extra}
+        for kind, mut in mutants(form, instrs, foreign[rot:] + foreign[:rot], target):
+            v = judgemod.judge(form, mut, target=target)
+            if v.cls == judgemod.PASS and kind in ("drop instruction", "duplicate") and _only_extra(instrs, mut, extra):
+                # removing or repeating an instruction the rule declares harmless (a further MEMBAR before a proxy
+                # fence): an equivalent mutant, not a hole
+                per[kind]["equivalent"] += 1
+                continue
+            per[kind]["planted"] += 1
+            if v.cls == judgemod.FAIL:
+                per[kind]["killed"] += 1
+            else:
+                per[kind][v.cls] += 1
+                if len(survivors) < 200:
+                    survivors.append({"form": fid, "target": target, "kind": kind, "verdict": v.cls,
+                                      "sass": [i.text for i in mut]})
+    planted = sum(c["planted"] for c in per.values())
+    killed = sum(c["killed"] for c in per.values())
+    flagged = sum(c["unruled"] for c in per.values())
+    equivalent = sum(c["equivalent"] for c in per.values())
+    return {"planted": planted, "killed": killed, "kill_rate": 100.0 * killed / planted if planted else 0.0,
+            "unruled": flagged, "equivalent": equivalent,
+            "detected_rate": 100.0 * (killed + flagged) / planted if planted else 0.0,
+            "kinds": {k: dict(v, kill_rate=100.0 * v["killed"] / v["planted"] if v["planted"] else 100.0)
+                      for k, v in sorted(per.items())},
+            "survivors": survivors}
+
+
+def print_table(st, stream=sys.stderr):
+    w = max([len(k) for k in st["kinds"]] + [10]) + 2
+    head = f"{'fault kind':<{w}}{'planted':>9}{'killed':>9}{'kill %':>9}{'unruled':>9}{'pass':>7}"
+    stream.write("\n" + head + "\n" + "-" * len(head) + "\n")
+    for k, v in st["kinds"].items():
+        stream.write(f"{k:<{w}}{v['planted']:>9}{v.get('killed', 0):>9}{v['kill_rate']:>9.2f}"
+                     f"{v.get('unruled', 0):>9}{v.get('pass', 0):>7}\n")
+    stream.write("-" * len(head) + "\n" + f"{'total':<{w}}{st['planted']:>9}{st['killed']:>9}{st['kill_rate']:>9.2f}"
+                 f"{st['unruled']:>9}\n")
+    stream.write(f"killed (verdict fail): {st['kill_rate']:.2f}%; detected (fail or unruled, never pass): "
+                 f"{st['detected_rate']:.2f}%; {st['equivalent']} equivalent mutants (a MEMBAR a rule declares "
+                 f"harmless, removed or repeated) not counted\n")
+    for s in st["survivors"][:10]:
+        stream.write(f"  survived: {s['kind']} {s['form']} @ {s['target']} ({s['verdict']}): {' ; '.join(s['sass'])}\n")

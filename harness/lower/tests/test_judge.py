@@ -1,0 +1,121 @@
+"""Judging real lowerings: the fixture's nine forms pass, and each fault of the issue's list, planted into the
+SASS text, turns the verdict into fail naming the rule."""
+import unittest
+
+from lower import judge
+from lower.sass import Instr
+from lower.tests import helpers
+
+
+def plant(instrs, old, new):
+    """instrs with the first instruction whose text contains old rewritten (new None: removed)."""
+    out, done = [], False
+    for i in instrs:
+        if not done and old in i.text:
+            done = True
+            if new is not None:
+                out.append(Instr(i.addr, i.text.replace(old, new, 1), i.ptx_line))
+            continue
+        out.append(i)
+    assert done, f"{old!r} is not in the lowering"
+    return out
+
+
+class FixtureLowerings(unittest.TestCase):
+    def setUp(self):
+        self.low = helpers.fixture_lowering()
+
+    def verdict(self, fid, old=None, new=""):
+        form, instrs = self.low[fid]
+        if old is not None:
+            instrs = plant(instrs, old, new)
+        return judge.judge(form, instrs)
+
+    def test_all_pass_as_lowered(self):
+        for fid in self.low:
+            v = self.verdict(fid)
+            self.assertEqual(v.cls, judge.PASS, f"{fid}: {v.message}")
+
+    def assertFails(self, fid, old, new, rule):
+        v = self.verdict(fid, old, new)
+        self.assertEqual(v.cls, judge.FAIL, f"{fid}: {old!r} -> {new!r} not caught")
+        self.assertTrue(any(f.startswith(rule) for f in v.failed), v.failed)
+
+    def test_dropped_multicast(self):
+        self.assertFails("cp.async.bulk.tensor/3d.shared_cluster.global.im2col/multicast_cluster/cta_group_2",
+                         ".MULTICAST", "", "tensor.multicast")
+        self.assertFails("cp.async.bulk/shared_cluster.global.mbarrier_complete_tx_bytes/multicast_cluster",
+                         ".MULTICAST", "", "bulk.multicast")
+
+    def test_min_swapped_for_max(self):
+        self.assertFails("cp.reduce.async.bulk/global.shared_cta.bulk_group/min.bf16", ".MIN", ".MAX",
+                         "reduce.operation")
+        self.assertFails("cp.reduce.async.bulk.tensor/3d.global.shared_cta.max.tile", ".MAX", ".MIN",
+                         "reduce.operation")
+
+    def test_rank_3d_lowered_as_2d(self):
+        self.assertFails("cp.async.bulk.tensor/3d.shared_cluster.global.im2col/multicast_cluster/cta_group_2",
+                         ".3D", ".2D", "tensor.rank")
+
+    def test_dropped_zfill(self):
+        self.assertFails("cp.async/cg.shared.global/cp_size_16/src_size/L2_128B", ".ZFILL", "", "cp.async.src_size")
+
+    def test_wait_group_without_cctl(self):
+        self.assertFails("cp.async.bulk.wait_group/N_1/groups_3", "CCTL.IVALL", None, "bulk.wait_group")
+
+    def test_fence_proxy_async_returned_early(self):
+        # the fault the H100 litmus stress does not see
+        self.assertFails("fence.proxy.async/shared_cta/generic_write_then_bulk_read", "FENCE.VIEW.ASYNC.S", None,
+                         "fence.proxy.async")
+
+    def test_a_further_membar_before_the_fence_is_allowed(self):
+        # ptxas 12.4 lowers fence.proxy.async with MEMBAR.ALL.CTA before MEMBAR.ALL.GPU: more ordering, not less
+        fid = "fence.proxy.async/shared_cta/generic_write_then_bulk_read"
+        form, instrs = self.low[fid]
+        first = instrs[[i.opcode for i in instrs].index("MEMBAR")]
+        more = instrs[:instrs.index(first)] + [Instr(first.addr, "MEMBAR.ALL.GPU", first.ptx_line)] + \
+            instrs[instrs.index(first):]
+        self.assertEqual(judge.judge(form, more).cls, judge.PASS)
+        self.assertEqual(judge.judge(form, [i for i in more if i.opcode != "FENCE"]).cls, judge.FAIL)
+
+    def test_multicast_elsewhere_takes_the_software_path(self):
+        # ptxas 12.9 at sm_120a (nvdisasm 13.5.37), cp.async.bulk.tensor 1d multicast with a cache hint: no
+        # .MULTICAST, a ctaMask test and a CALL out; at a target the chapter lists, .MULTICAST is required
+        sass_120a = ["ISETP.NE.AND P0, PT, R9, 0x1, PT", "@P0 BRA P1, `(.L_x_1271)", "MOV.64 R10, UR38",
+                     "LDC.64 R2, c[0x4][R2]", "LEPC R20, `(.L_x_1272)", "CALL.ABS.NOINC R2", "BRA `(.L_x_1270)",
+                     "@P0 ELECT P1, URZ, PT", "UTMALDG.1D [UR40], [UR4], desc[UR38]", "@P0 BRA.U.ANY `(.L_x_1273)"]
+        instrs = [Instr(16 * n, t, 7) for n, t in enumerate(sass_120a)]
+        form = helpers.forms()["cp.async.bulk.tensor/1d.shared_cluster.global.tile/multicast_cluster/L2_cache_hint"]
+        self.assertEqual(judge.judge(form, instrs, target="sm_120a").cls, judge.PASS)
+        v = judge.judge(form, instrs, target="sm_100a")
+        self.assertEqual(v.cls, judge.FAIL)
+        self.assertTrue(any(f.startswith("tensor.multicast:") for f in v.failed), v.failed)
+        v = judge.judge(form, [i for i in instrs if i.opcode != "CALL"], target="sm_120a")
+        self.assertEqual(v.cls, judge.FAIL)
+        self.assertIn("the multicast is dropped", v.message)
+
+    def test_wait_all_without_its_commit(self):
+        self.assertFails("cp.async.wait_all/groups_2.uncommitted_1", "LDGDEPBAR", None, "cp.async.wait_all")
+
+    def test_two_cta_dropped_and_gather4_lost(self):
+        self.assertFails("cp.async.bulk.tensor/3d.shared_cluster.global.im2col/multicast_cluster/cta_group_2",
+                         ".2CTA", "", "tensor.cta_group")
+        self.assertFails("cp.async.bulk.tensor/2d.shared_cta.global.tile_gather4", ".GATHER4", "",
+                         "tensor.load_mode")
+
+    def test_modifier_meaningful_elsewhere_fails_unknown_one_is_unruled(self):
+        fid = "cp.async.bulk.tensor/2d.shared_cta.global.tile_gather4"
+        self.assertFails(fid, "UTMALDG.2D.GATHER4", "UTMALDG.2D.GATHER4.ZFILL", "modifiers.meaningful_elsewhere")
+        v = self.verdict(fid, "UTMALDG.2D.GATHER4", "UTMALDG.2D.GATHER4.NEWTHING")
+        self.assertEqual(v.cls, judge.UNRULED)
+        self.assertIn("NEWTHING", v.message)
+
+    def test_not_located_is_fail(self):
+        form, _ = self.low["cp.async.bulk.wait_group/N_1/groups_3"]
+        v = judge.judge(form, [])
+        self.assertEqual(v.cls, judge.FAIL)
+        self.assertIn("not located", v.message)
+
+
+if __name__ == "__main__":
+    unittest.main()

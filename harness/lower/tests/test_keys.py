@@ -1,0 +1,63 @@
+"""Lowering keys between runs: which forms changed their key, per target (./ptxcts diff, lower.matrix)."""
+import gzip
+import os
+import shutil
+import tempfile
+import unittest
+
+from lower import keys, matrix
+import results
+
+
+def case(form, target, key, frame="loop(ELECT)", cls="pass"):
+    c = {"id": f"{form}@{target}.ptx90", "family": form.split("/")[0], "form": form, "target": target,
+         "ptx": "9.0", "load_path": "sass", "class": cls, "details": {"key": key, "frame": frame}}
+    if cls == "fail":
+        c["replay"] = f"./ptxcts lower --form '{form}' --target {target}"
+    return c
+
+
+def doc(name, cases):
+    return {"schema": "ptxcts-results", "version": 2, "run_id": f"2026-11-25T00-00-00.000Z-lower-{name}-abcdef",
+            "tier": "lower", "started": "2026-11-25T00:00:00+00:00", "finished": "2026-11-25T00:00:01+00:00",
+            "seed": None, "shard": {"index": 0, "count": 1}, "host": {"hostname": "h", "cpus": 2},
+            "toolchain": {"name": name, "ptxas": name + ".1", "nvdisasm": "13.5.37"}, "device": None,
+            "cases": cases}
+
+
+A = doc("13.0", [case("cp.async.bulk.tensor/3d.x", "sm_100a", "UTMALDG.3D [UR], [UR]"),
+                 case("cp.async.bulk.tensor/2d.x", "sm_100a", "UTMALDG.2D [UR], [UR]"),
+                 case("cp.async.bulk.tensor/2d.x", "sm_90a", "UTMALDG.2D [UR], [UR]")])
+B = doc("13.5", [case("cp.async.bulk.tensor/3d.x", "sm_100a", "UTMALDG.2D [UR], [UR]", cls="fail"),
+                 case("cp.async.bulk.tensor/2d.x", "sm_100a", "UTMALDG.2D [UR], [UR]", frame="loop(VOTEU.ANY)"),
+                 case("cp.async.bulk.tensor/2d.x", "sm_90a", "UTMALDG.2D [UR], [UR]")])
+
+
+class Compare(unittest.TestCase):
+    def test_changed_key_frame_only_and_same_per_target(self):
+        cmp = keys.compare(A, B)
+        self.assertEqual([c["form"] for c in cmp["sm_100a"]["changed"]], ["cp.async.bulk.tensor/3d.x"])
+        self.assertEqual(cmp["sm_100a"]["frame_only"], 1)
+        self.assertEqual(cmp["sm_90a"]["same"], 1)
+        self.assertEqual(list(cmp), ["sm_90a", "sm_100a"])
+
+    def test_matrix_writes_summary_and_changes(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp, True)
+        for name, d in (("a", B), ("b", A)):    # given out of release order
+            results.write_run(os.path.join(tmp, name), d)
+        out = os.path.join(tmp, "m")
+        self.assertEqual(matrix.main([os.path.join(tmp, "b"), os.path.join(tmp, "a"), "--out", out]), 0)
+        with open(os.path.join(out, "summary.md")) as f:
+            text = f.read()
+        self.assertIn("## 13.0 -> 13.5", text)
+        self.assertIn("| sm_100a | 0 | 1 | 1 | 0 | 0 |", text)
+        with gzip.open(os.path.join(out, "changes.tsv.gz"), "rt") as f:
+            rows = f.read().splitlines()
+        self.assertEqual(len(rows), 2)
+        self.assertIn("UTMALDG.3D", rows[1])
+        self.assertIn("fail\tUTMALDG.2D", rows[1])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,21 @@
+// A form of the generator's manifest as the run tier holds it: the generated contract's types (run_contract.hpp)
+// and the JSON it was read from, nothing of the run tier's own.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "json.hpp"
+#include "run_contract.hpp"
+
+namespace ptxcts::run {
+
+// One line of generated/manifest/forms.jsonl (docs/ARCHITECTURE.md section 2).
+struct Form {
+  std::string form, family, instr, kernel, kernel_file, abi, min_ptx, targets;
+  Json quals, run;  // checked against the contract when loaded (contract.hpp)
+  const contract::Abi* abi_row = nullptr;  // the contract's row of `abi` (flow, cluster, tmap)
+  std::vector<std::string> invalid_by;
+  bool valid() const { return invalid_by.empty(); }
+};
+
+}  // namespace ptxcts::run

@@ -1,0 +1,70 @@
+// Small helpers shared by the run tier: seeded PRNG, hashing, file and process utilities.
+#pragma once
+#include <csignal>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ptxcts::run {
+
+// splitmix64: the run tier's PRNG. Every case derives its own stream from (run seed, case ID), so one case
+// replays alone with the same bytes it had inside the full run.
+struct Rng {
+  uint64_t s;
+  explicit Rng(uint64_t seed) : s(seed) {}
+  uint64_t next() {
+    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  uint64_t below(uint64_t n) { return n ? next() % n : 0; }
+  void fill(uint8_t* p, size_t n) {
+    for (size_t i = 0; i < n; i += 8) {
+      uint64_t v = next();
+      for (size_t k = 0; k < 8 && i + k < n; ++k) p[i + k] = uint8_t(v >> (8 * k));
+    }
+  }
+};
+
+uint64_t fnv1a(const std::string& s, uint64_t h = 0xcbf29ce484222325ull);
+uint64_t case_seed(uint64_t run_seed, const std::string& case_id);
+
+std::string read_file(const std::string& path);             // throws naming the path
+bool write_file(const std::string& path, const std::string& data);
+bool file_exists(const std::string& path);
+bool make_dirs(const std::string& path);
+std::string hex(uint64_t v, int width = 0);
+std::string hex_bytes(const uint8_t* p, size_t n);
+std::string now_iso();
+std::string now_stamp();  // 2026-11-22T18-30-00.123Z (milliseconds: two runs a second apart never share a stamp)
+double now_s();           // monotonic seconds
+std::string env(const char* name, const std::string& def = "");
+std::vector<std::string> split(const std::string& s, char sep);
+std::string sanitize(const std::string& s);  // a file-name-safe rendering of a case ID
+
+// Set from a signal handler (SIGTERM/SIGINT) to the signal's number: whatever runs long (module preparation, the
+// batch executor, exploration) stops at once and reports what is left as interrupted.
+extern volatile sig_atomic_t g_stop_requested;
+
+// In a forked child: executes argv (found on PATH), or prints 'cannot execute <what><argv[0]>: <why>' and exits
+// 127.
+[[noreturn]] void exec_or_exit(const std::vector<std::string>& argv, const char* what);
+// Runs argv, returns exit status; output (stdout+stderr) captured into *out when given.
+int run_process(const std::vector<std::string>& argv, std::string* out);
+// Runs argv with stdout and stderr captured apart; 127 when it cannot be executed.
+int run_capture(const std::vector<std::string>& argv, std::string* out, std::string* err);
+
+// An exclusive lock on an output folder (DIR/.lock, flock): a second run into the same folder is refused.
+class FolderLock {
+ public:
+  // Creates DIR if needed and locks it; returns "" or why not (naming the folder and the holder's pid).
+  std::string acquire(const std::string& dir);
+  void release();
+  ~FolderLock() { release(); }
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
+
+}  // namespace ptxcts::run

@@ -1,0 +1,331 @@
+#include "session.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "batch.hpp"
+#include "judge.hpp"
+#include "manifest.hpp"
+#include "model_device.hpp"
+#include "options.hpp"
+#include "output.hpp"
+#include "util.hpp"
+
+namespace ptxcts::run {
+
+std::string result_key(const std::string& load_path, const std::string& target, const std::string& id) {
+  return load_path + "|" + target + "|" + id;
+}
+
+std::vector<std::string> known_families(const std::vector<Form>& forms) {
+  std::set<std::string> s = {"tensormap.encode"};
+  for (auto& f : forms) s.insert(f.family);
+  return {s.begin(), s.end()};
+}
+
+std::string self_exe(const char* argv0) {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) return std::string(buf, size_t(n));
+  return argv0;
+}
+
+void Session::load(const Selection& sel) {
+  forms = load_forms(ptxcts_root());
+  auto known = known_families(forms);
+  for (auto& f : sel.families)
+    if (std::find(known.begin(), known.end(), f) == known.end()) {
+      std::string list;
+      for (auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw UsageError("--family '" + f + "': no such family in the manifest (known: " + list + ")");
+    }
+  std::vector<RunCase> all = plan_cases(forms, plan);
+  std::set<std::string> want(sel.cases.begin(), sel.cases.end());
+  std::set<std::string> fams(sel.families.begin(), sel.families.end());
+  std::set<std::string> seen;
+  size_t k = 0;
+  for (auto& c : all) {
+    bool ok = true;
+    if (!want.empty()) ok = want.count(c.id) > 0;
+    if (ok && !fams.empty()) ok = fams.count(c.form->family) > 0;
+    for (auto& f : sel.filters) ok = ok && c.id.find(f) != std::string::npos;
+    if (!ok) continue;
+    seen.insert(c.id);
+    if (!c.form->kernel.empty() && std::find(families.begin(), families.end(), c.form->family) == families.end())
+      families.push_back(c.form->family);
+    // --shard i/n: case k of the selection belongs to shard k % n.
+    if (int(k++ % size_t(sel.shard_count)) != sel.shard_index) continue;
+    // Every module is rendered at the toolchain's PTX version: a form newer than it is not_supported, naming
+    // the toolchain (never a compile_error).
+    c.ptx = toolchain.ptx.empty() ? c.ptx : toolchain.ptx;
+    if (c.not_supported.empty() && !toolchain.ptx.empty()) c.not_supported = toolchain_support(*c.form, "", toolchain);
+    cases.push_back(c);
+  }
+  for (auto& w : want)
+    if (!seen.count(w)) throw UsageError("--case '" + w + "': no such run case in the plan (list them with --list)");
+  if (seen.empty())   // never a run that passes by judging nothing
+    throw UsageError("the selection matches no case (0 cases): check --family, --case and --filter (--list lists them)");
+}
+
+std::vector<CaseResult> Session::execute() {
+  std::vector<CaseResult> out;
+  auto done = [&](const std::string& lp, const std::string& target, const std::string& id) {
+    return !done_keys.empty() && done_keys.count(result_key(lp, target, id)) > 0;
+  };
+  auto make = [&](const RunCase& c, const std::string& lp, const std::string& target, const char* k,
+                  const std::string& msg) {
+    CaseResult r;
+    r.id = c.id; r.family = c.form->family; r.form = c.form->form; r.target = target; r.ptx = c.ptx;
+    r.load_path = lp; r.cls = k; r.message = msg;
+    return r;
+  };
+  auto skip_all = [&](const std::string& why) {
+    for (auto& lp : load_paths)
+      for (auto& c : cases) {
+        if (c.form->kernel.empty() && lp != load_paths.front()) continue;
+        out.push_back(make(c, lp, c.target, cls::skipped, why));
+      }
+  };
+  if (!no_device.empty()) { skip_all(no_device); return out; }
+
+  // Modules: the device's exact target and its `a` variant (sm_90 and sm_90a run on an sm_90 device), where the
+  // toolchain has them.
+  std::string base = device.sm;
+  std::vector<std::string> targets, lacking;
+  for (auto t : {base, base + "a"}) {
+    std::string why = toolchain_target_support(t, toolchain);
+    (why.empty() ? targets : lacking).push_back(why.empty() ? t : why);
+  }
+  std::vector<ModuleSet> sets(targets.size());
+  std::string tag = families.size() == 1 ? sanitize(families[0]) : "all";
+  for (auto& lp : load_paths) tag += "-" + lp;
+  int cpus = int(sysconf(_SC_NPROCESSORS_ONLN));
+  bool want_cubin = std::find(load_paths.begin(), load_paths.end(), "cubin") != load_paths.end();
+  bool any_kernel = false;
+  for (auto& c : cases) any_kernel |= !c.form->kernel.empty() && c.not_supported.empty();
+  bool interrupted = false;
+  const bool on_gpu = device_kind == "gpu";  // the model device (model_device.hpp) launches nothing: no modules
+  for (size_t i = 0; i < targets.size() && any_kernel && !interrupted && on_gpu; ++i) {
+    std::string e = prepare_modules(toolchain, targets[i], families, tag, want_cubin, cpus, sets[i], quiet);
+    if (e == "interrupted") interrupted = true;
+    else if (!e.empty()) throw std::runtime_error(e);
+  }
+  // Lower targets (JIT only): the same forms' PTX assembled by the driver for an older .target.
+  std::vector<ModuleSet> lower(lower_targets.size());
+  for (size_t i = 0; i < lower_targets.size() && any_kernel && !interrupted && on_gpu; ++i) {
+    std::string e = prepare_modules(toolchain, lower_targets[i], families, tag, false, cpus, lower[i], quiet);
+    if (e == "interrupted") interrupted = true;
+    else if (!e.empty()) throw std::runtime_error(e);
+  }
+  // Which module set each case uses: the first target whose modules hold its kernel.
+  std::vector<CaseResult> pre;
+  std::map<std::string, std::vector<const RunCase*>> runnable;  // target -> cases
+  for (auto& c : cases) {
+    std::string found;
+    for (size_t i = 0; i < sets.size(); ++i)
+      if (!c.form->kernel.empty() && sets[i].module_of.count(c.form->kernel)) { found = targets[i]; break; }
+    auto mk = [&](const char* k, const std::string& msg, const std::string& lp) {
+      std::string t = found.empty() ? base : found;
+      if (!done(lp, t, c.id)) pre.push_back(make(c, lp, t, k, msg));
+    };
+    if (!c.not_supported.empty()) {
+      for (auto& lp : load_paths)
+        if (!c.form->kernel.empty() || lp == load_paths.front()) mk(cls::not_supported, c.not_supported, lp);
+      continue;
+    }
+    if (c.form->kernel.empty() || !on_gpu) found = base;  // driver-API case or the model device: no module
+    if (found.empty() && interrupted) {
+      for (auto& lp : load_paths) mk(cls::skipped, "interrupted", lp);
+      continue;
+    }
+    if (found.empty()) {
+      // Every planned variant gets its own result, so that every case is accounted for.
+      std::string why = "not runnable on " + device.name + " (" + base + "): the form's targets are " +
+                        c.form->targets + "; no " + base + "/" + base + "a module holds it";
+      for (auto& l : lacking) why += "; " + l;
+      for (auto& lp : load_paths) mk(cls::not_supported, why, lp);
+      continue;
+    }
+    const_cast<RunCase&>(c).target = found;
+    runnable[found].push_back(&c);
+  }
+
+  size_t total = pre.size();
+  for (auto& [t, v] : runnable)
+    for (auto* c : v)
+      for (auto& lp : load_paths)
+        if ((!c->form->kernel.empty() || lp == load_paths.front()) && !done(lp, t, c->id)) ++total;
+  std::vector<std::pair<std::string, std::vector<RunCase>>> lower_cases;
+  for (size_t i = 0; i < lower.size(); ++i) {
+    std::vector<RunCase> v;
+    for (auto& c : cases)
+      if (c.not_supported.empty() && (interrupted || lower[i].module_of.count(c.form->kernel)) && !c.form->kernel.empty()) {
+        RunCase x = c;
+        x.target = lower_targets[i];
+        if (!done("jit", x.target, x.id)) v.push_back(x);
+      }
+    total += v.size();
+    lower_cases.emplace_back(lower_targets[i], std::move(v));
+  }
+  Progress prog(total, "tier");
+  for (auto& r : pre) { out.push_back(r); if (!quiet) prog.add(r); }
+  auto batch = [&](const std::string& lp, const std::string& target, const ModuleSet& ms,
+                   const std::vector<const RunCase*>& all_cs) {
+    std::vector<const RunCase*> cs;
+    for (auto* c : all_cs)
+      // A driver-API case (no kernel) has no load path of its own: it runs once, with the first load path.
+      if ((!c->form->kernel.empty() || lp == load_paths.front()) && !done(lp, target, c->id)) cs.push_back(c);
+    if (interrupted || g_stop_requested) {
+      // Interrupted before this batch began: none of it was attempted.
+      for (auto* c : cs) { out.push_back(make(*c, lp, target, cls::skipped, "interrupted")); if (!quiet) prog.add(out.back()); }
+      return;
+    }
+    // A case whose cubin ptxas could not produce is a compile_error of the cubin path; not a launch.
+    std::vector<const RunCase*> go;
+    for (auto* c : cs) {
+      auto mit = ms.module_of.find(c->form->kernel);
+      if (lp == "cubin" && mit != ms.module_of.end() && ms.ptxas_error.count(mit->second)) {
+        out.push_back(make(*c, lp, target, cls::compile_error,
+                           "ptxas -arch=" + target + " (" + toolchain.describe() + ") failed on " + mit->second + ": " +
+                               ms.ptxas_error.at(mit->second)));
+        if (!quiet) prog.add(out.back());
+        continue;
+      }
+      go.push_back(c);
+    }
+    if (go.empty()) return;
+    BatchOptions bo;
+    bo.self = self;
+    bo.load_path = lp;
+    bo.modules = ms.dir;
+    bo.target = target;
+    bo.ptx = toolchain.ptx;
+    bo.toolchain = toolchain.replay_arg();
+    bo.seed = seed;
+    bo.jobs = jobs;
+    bo.timeout_s = timeout_s;
+    bo.deadline = deadline;
+    bo.log_dir = out_dir;
+    bo.device = device_kind;
+    bo.repro = repro;
+    bo.plan_args = {"--level", std::to_string(plan.level), "--max-smem", std::to_string(plan.max_smem),
+                    "--smem-guard", std::to_string(plan.smem_guard)};
+    // The worker plans only the families of its batch (the same cases, less start-up time).
+    std::set<std::string> famset;
+    for (auto* c : go) famset.insert(c->form->family);
+    std::string fams;
+    for (auto& f : famset) fams += (fams.empty() ? "" : ",") + f;
+    bo.plan_args.push_back("--plan-families");
+    bo.plan_args.push_back(fams);
+    // Cases the planner expects to trap (params.traps) run after the others, one worker, alone: a trap costs a
+    // worker restart, and run beside other workers it can take their kernels down too (see below).
+    std::vector<const RunCase*> calm, trapping;
+    for (auto* c : go) (c->params.get("traps") ? trapping : calm).push_back(c);
+    std::vector<CaseResult> rs;
+    const double t_calm = now_s();
+    if (!calm.empty()) rs = run_batch(calm, bo, [&](const CaseResult& r) { if (!quiet) prog.add(r); });
+    const double calm_s = now_s() - t_calm, t_again = now_s();
+    size_t again_n = 0;
+    go = calm;
+    // A trap in one worker can take down kernels that other workers run on the same GPU at that moment (the
+    // driver recovers the whole engine): with several workers, every crash and host-watchdog timeout is run
+    // again alone, one worker, nothing beside it, and that verdict stands (the first one is kept in details).
+    auto beside_others = [](const CaseResult& r) {
+      return r.cls == cls::crash || (r.cls == cls::timeout && (r.message.rfind("host watchdog", 0) == 0 ||
+                                                               r.message.rfind("parent watchdog", 0) == 0));
+    };
+    if (bo.jobs > 1 && !rerun_crashes_alone)
+      for (auto& r : rs)
+        if (beside_others(r)) r.details["beside_other_workers"] = true;  // --no-rerun-alone: not confirmed alone
+    if (bo.jobs > 1 && rerun_crashes_alone && !g_stop_requested) {
+      std::vector<const RunCase*> again;
+      std::vector<size_t> where;
+      for (size_t i = 0; i < rs.size(); ++i)
+        if (beside_others(rs[i])) {
+          again.push_back(go[i]);
+          where.push_back(i);
+        }
+      if (!again.empty()) {
+        if (!quiet) std::fprintf(stderr, "\nrun: %zu crash/timeout case(s) again, alone (jobs 1)\n", again.size());
+        BatchOptions alone = bo;
+        alone.jobs = 1;
+        again_n = again.size();
+        auto rs2 = run_batch(again, alone, nullptr);
+        for (size_t k = 0; k < rs2.size(); ++k) {
+          // Interrupted (or past the deadline) during the re-run: the first verdict stands (it was measured),
+          // marked as seen beside other workers only.
+          if (rs2[k].cls == cls::skipped) {
+            rs[where[k]].details["beside_other_workers"] = true;
+            continue;
+          }
+          Json first = Json::object();
+          first["class"] = rs[where[k]].cls;
+          first["message"] = rs[where[k]].message;
+          rs2[k].details["first_attempt_with_other_workers"] = first;
+          rs[where[k]] = rs2[k];
+        }
+      }
+    }
+    for (auto& r : rs) out.push_back(r);
+    const double again_s = now_s() - t_again, t_trap = now_s();
+    if (!trapping.empty()) {
+      if (!quiet) std::fprintf(stderr, "\nrun: %zu case(s) expected to trap, alone (jobs 1)\n", trapping.size());
+      BatchOptions alone = bo;
+      alone.jobs = 1;
+      for (auto& r : run_batch(trapping, alone, [&](const CaseResult& r) { if (!quiet) prog.add(r); })) out.push_back(r);
+    }
+    // Where the time goes, per load path and target (results.json's timing; stderr, so the summary on stdout
+    // stays a table).
+    timing.push_back({lp, target, calm.size(), again_n, trapping.size(), jobs, calm_s, again_s, now_s() - t_trap});
+    if (!quiet) std::fprintf(stderr, "\nrun: %s %s: %zu case(s) in %.1f s with %d worker(s); %zu crash/timeout re-run alone in "
+                         "%.1f s; %zu expected trap(s) alone in %.1f s\n",
+                 lp.c_str(), target.c_str(), calm.size(), calm_s, jobs, again_n, again_s, trapping.size(),
+                 timing.back().trap_s);
+  };
+  for (auto& lp : load_paths)
+    for (size_t i = 0; i < targets.size(); ++i)
+      if (runnable.count(targets[i])) batch(lp, targets[i], sets[i], runnable[targets[i]]);
+  for (size_t i = 0; i < lower_cases.size(); ++i) {
+    std::vector<const RunCase*> v;
+    for (auto& c : lower_cases[i].second) v.push_back(&c);
+    batch("jit", lower_targets[i], lower[i], v);
+  }
+  if (!quiet) prog.finish();
+  return out;
+}
+
+int dry_build(Session& ses, bool judge_too) {
+  int bad = 0, unsupported = 0;
+  double t0 = now_s();
+  for (auto& c : ses.cases) {
+    if (!c.not_supported.empty()) {
+      ++unsupported;
+      std::printf("not_supported: %s: %s\n", c.id.c_str(), c.not_supported.c_str());
+      continue;
+    }
+    Setup s;
+    try {
+      build_setup(c, case_seed(ses.seed, c.id), ses.plan, s);
+      if (judge_too && !s.encode_only) {
+        Image act = s.expected;
+        if (!act.smem.empty()) act.smem[act.smem.size() / 2] ^= 1;  // a corrupted copy of the expectation
+        CaseResult r;
+        double tj = now_s();
+        judge(c, s, s.gsrc, act, correct_status(s), r);
+        std::printf("%s: %s %.1f ms: %s\n", c.id.c_str(), r.cls.c_str(), (now_s() - tj) * 1e3, r.message.substr(0, 300).c_str());
+      }
+    } catch (const std::exception& e) {
+      ++bad;
+      std::printf("harness error: %s: %s\n", c.id.c_str(), e.what());
+    }
+  }
+  std::printf("dry build: %zu cases (%d not_supported by %s), %d harness error(s), %.2f s\n", ses.cases.size(),
+              unsupported, ses.toolchain.describe().c_str(), bad, now_s() - t0);
+  return bad ? 1 : 0;
+}
+
+}  // namespace ptxcts::run

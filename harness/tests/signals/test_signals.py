@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Signals at any moment (CTest cli.signals, docs/CLI.md "Signals"): a compile or an exploration is stopped by
+SIGINT or SIGTERM sent where a user or a CI runner sends it -- to ./ptxcts alone (`kill PID`, a runner's timeout),
+to the whole process group (Ctrl-C at a terminal), or to the tier's own process -- while its workers are busy.
+Each must exit 130 (SIGINT) or 143 (SIGTERM) without a traceback, leave a document marked partial holding every
+case judged, leave no process behind 2 s after it ended, and `--resume` must finish that document.
+
+    python3 harness/tests/signals/test_signals.py [-v] [TEST...]       (PTXCTS_BUILD names the build folder)
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+PTXCTS = os.path.join(ROOT, "ptxcts")
+BUILD = os.path.abspath(os.environ.get("PTXCTS_BUILD") or os.path.join(ROOT, "build"))
+CRASH_MARKS = ("Traceback (most recent call last)", "KeyboardInterrupt", "internal error", "terminate called")
+# a compile that takes long enough to be interrupted with its workers busy: one compiler call per case
+COMPILE = ["compile", "--family", "cp.async.bulk", "--limit", "80", "-j", "2", "--module-size", "1", "--quiet"]
+EXPLORE = ["explore", "--device", "model", "--family", "cp.async.bulk", "--time", "120", "--jobs", "2",
+           "--cases-file", "none", "--shrink-time", "0", "--quiet"]
+
+
+def _session(sid):
+    """(pid, command) of every live process of session `sid` (the wrapper is started as a session leader)."""
+    out = subprocess.run(["ps", "-eo", "pid=,sid=,stat=,args="], capture_output=True, text=True).stdout
+    procs = []
+    for line in out.splitlines():
+        parts = line.split(None, 3)
+        if len(parts) >= 3 and parts[1] == str(sid) and not parts[2].startswith("Z"):
+            procs.append((int(parts[0]), parts[3] if len(parts) > 3 else ""))
+    return procs
+
+
+class Interrupted(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="ptxcts-signals-")
+        self.out = os.path.join(self.tmp, "out")
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("PTXCTS_", "GTEST_", "CTEST_RESOURCE"))}
+        self.env["PTXCTS_BUILD"] = BUILD
+
+    def tearDown(self):
+        for pid, _ in _session(getattr(self, "sid", -1)):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def _start(self, argv):
+        p = subprocess.Popen([PTXCTS] + argv + ["--out", self.out], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, env=self.env, cwd=self.tmp, start_new_session=True)
+        self.sid = p.pid
+        return p
+
+    def _wait_busy(self, p, marker, timeout=180):
+        """Until a process whose command holds `marker` runs in the session (the workers are busy)."""
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < timeout:
+            if p.poll() is not None:
+                self.fail(f"ended (exit {p.returncode}) before it was busy: {p.stdout.read()[-800:]}")
+            if any(marker in cmd for _, cmd in _session(self.sid)):
+                return
+            time.sleep(0.05)
+        self.fail(f"no {marker} process within {timeout} s")
+
+    def _signal(self, p, sig, target):
+        if target == "wrapper":
+            os.kill(p.pid, sig)
+        elif target == "group":   # Ctrl-C: the terminal signals its foreground group, which is the wrapper's
+            os.killpg(p.pid, sig)
+        else:   # the tier's own process: the wrapper's child
+            kids = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()
+            self.assertTrue(kids, "the wrapper has no child")
+            os.kill(int(kids[0]), sig)
+
+    def _ended(self, p, sig):
+        out, _ = p.communicate(timeout=300)
+        self.assertEqual(p.returncode, 128 + sig, out[-1500:])
+        for mark in CRASH_MARKS:
+            self.assertNotIn(mark, out)
+        time.sleep(2.0)
+        self.assertEqual(_session(self.sid), [], "processes left 2 s after the wrapper ended")
+        return out
+
+    def _resume(self, argv):
+        r = subprocess.run([PTXCTS] + argv + ["--resume", self.out], capture_output=True, text=True, env=self.env,
+                           cwd=self.tmp, timeout=900)
+        self.assertIn(r.returncode, (0, 1), r.stdout[-1000:] + r.stderr[-1500:])
+        return r
+
+    def _compile(self, sig, target):
+        p = self._start(COMPILE)
+        self._wait_busy(p, "ptxas")
+        self._signal(p, sig, target)
+        self._ended(p, sig)
+        with open(os.path.join(self.out, "results.json")) as f:
+            doc = json.load(f)
+        name = signal.Signals(sig).name
+        self.assertEqual(doc["partial"]["reason"], f"interrupted by {name}")
+        self.assertEqual(len(doc["cases"]), 80)
+        judged = [c for c in doc["cases"] if c["class"] != "skipped"]
+        self.assertEqual(doc["partial"]["done"], len(judged))
+        self._resume([a for a in COMPILE if a != "--quiet"])
+        with open(os.path.join(self.out, "results.json")) as f:
+            done = json.load(f)
+        self.assertNotIn("partial", done)
+        self.assertEqual(doc["run_id"], done["run_id"])
+        self.assertEqual(len(done["cases"]), 80)
+        self.assertFalse([c["id"] for c in done["cases"] if c["class"] == "skipped"])
+        before = {c["id"]: c["class"] for c in judged}
+        self.assertEqual(before, {c["id"]: c["class"] for c in done["cases"] if c["id"] in before},
+                         "a case judged before the signal changed on --resume")
+
+    def test_compile_sigterm_to_the_wrapper(self):
+        self._compile(signal.SIGTERM, "wrapper")
+
+    def test_compile_sigint_to_the_group(self):
+        self._compile(signal.SIGINT, "group")
+
+    def test_compile_sigterm_to_the_tier(self):
+        self._compile(signal.SIGTERM, "tier")
+
+    def test_compile_sigint_to_the_wrapper(self):
+        self._compile(signal.SIGINT, "wrapper")
+
+    def test_matrix_sigterm_to_the_wrapper(self):
+        """A shell verb that runs a tier (matrix): the tier still writes its partial document before the group
+        ends, rather than being killed 2 s after the shell."""
+        p = self._start(["matrix", "--toolchains", "13.0", "--verdicts", "ptxas", "-j", "2"])
+        self._wait_busy(p, "ptxcts-compile-")   # a compiler call on the tier's modules: cases are being judged
+        time.sleep(2.0)
+        self._signal(p, signal.SIGTERM, "wrapper")
+        self._ended(p, signal.SIGTERM)
+        with open(os.path.join(self.out, "13.0", "results.json")) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["partial"]["reason"], "interrupted by SIGTERM")
+        self.assertGreater(doc["partial"]["done"], 0)
+
+    def test_explore_sigterm_to_the_wrapper(self):
+        explore = os.path.join(BUILD, "harness", "run", "ptxcts-explore")
+        if not os.path.exists(explore):
+            self.skipTest(f"{explore} is not built")
+        p = self._start(EXPLORE)
+        self._wait_busy(p, "--worker")
+        time.sleep(1.0)
+        self._signal(p, signal.SIGTERM, "wrapper")
+        self._ended(p, signal.SIGTERM)
+        with open(os.path.join(self.out, "explore.json")) as f:
+            doc = json.load(f)
+        self.assertTrue(doc["interrupted"])
+        ran = doc["cases_run"]
+        self._resume(["explore", "--time", "2", "--shrink-time", "0", "--quiet", "--jobs", "2", "--cases-file",
+                      "none", "--device", "model"])
+        with open(os.path.join(self.out, "explore.json")) as f:
+            later = json.load(f)
+        self.assertGreaterEqual(later["cases_run"], ran)
+        self.assertEqual(later["id"], doc["id"])
+
+
+if __name__ == "__main__":
+    unittest.main()
