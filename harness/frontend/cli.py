@@ -19,7 +19,7 @@ _ABOUT = ("The front-end tier: LLVM's NVPTX back-end and CUDA C++ through NVRTC 
 
 def _parser():
     from toolchains.cli import installer_parser
-    p, sub = installer_parser("./ptxcts frontend", _ABOUT, ("list", "install", "probe", "coverage", "run"),
+    p, sub, _ = installer_parser("./ptxcts frontend", _ABOUT, ("list", "install", "probe", "coverage", "run"),
                               list_help="the front-ends: installed or not, version, PTX versions, targets, paired "
                               "ptxas", install_help="install front-ends from their official wheels into the cache",
                               every="every front-end of the catalog")
