@@ -48,18 +48,21 @@ def check_sha256(whl, wheel, error=ToolchainError):
                     f"installed", MALFORMED)
 
 
-def install_atomically(root, name, build, force=False, log=print, who="toolchains"):
+def install_atomically(root, name, build, force=False, log=print, who="toolchains", label=None, installed=None):
     """root/name, built under a lock on root (installs of several worktrees share the cache): unless it is already
-    installed (and not force), build(work, download) fills a temporary folder work beside it (download: an empty
-    folder in it for the wheels, removed afterwards) and returns (the record to write as its INSTALLED.json, a note
-    for the last log line); the folder is renamed into place last, so a half-installed one never exists under its
-    name. Returns the folder."""
+    installed (installed(), by default its INSTALLED.json exists) and not force, build(work, download) fills a
+    temporary folder work beside it (download: an empty folder in it for the wheels, removed afterwards) and returns
+    (the record to write as its INSTALLED.json, a note for the last log line); the folder is renamed into place
+    last, so a half-installed one never exists under its name. The log lines name it label (default name).
+    Returns the folder."""
     os.makedirs(root, exist_ok=True)
     final = os.path.join(root, name)
+    label = label or name
     with open(os.path.join(root, ".lock"), "w") as lockf:
         fcntl.flock(lockf, fcntl.LOCK_EX)
-        if os.path.exists(os.path.join(final, "INSTALLED.json")) and not force:
-            log(f"{who}: {name} is installed in {final}")
+        done = installed() if installed else os.path.exists(os.path.join(final, "INSTALLED.json"))
+        if done and not force:
+            log(f"{who}: {label} is installed in {final}")
             return final
         work = tempfile.mkdtemp(prefix=f".{name}-", dir=root)
         try:
@@ -75,7 +78,7 @@ def install_atomically(root, name, build, force=False, log=print, who="toolchain
         except BaseException:
             shutil.rmtree(work, ignore_errors=True)
             raise
-    log(f"{who}: {name} installed in {final}{note}")
+    log(f"{who}: {label} installed in {final}{note}")
     return final
 
 
@@ -164,28 +167,9 @@ def install_nvdisasm(name, wheels_dir=None, force=False, log=print):
         have = [n for n, e in cat.items() if e.get("nvdisasm")]
         raise ToolchainError(f"toolchain {name}: the catalog names no nvidia-cuda-nvdisasm wheel for it (there is "
                              f"none before 13.2); releases with one: {', '.join(have) or 'none'}")
-    final = nvdisasm_dir(name)
-    root = os.path.dirname(final)
-    os.makedirs(root, exist_ok=True)
-    with open(os.path.join(root, ".lock"), "w") as lockf:
-        fcntl.flock(lockf, fcntl.LOCK_EX)
-        if installed_nvdisasm(name) and not force:
-            log(f"toolchains: nvdisasm {wheel['version']} is installed in {final}")
-            return final
-        work = tempfile.mkdtemp(prefix=f".{name}-", dir=root)
-        try:
-            dl = os.path.join(work, "download")
-            os.makedirs(dl)
-            member = _extract(_fetch(wheel, dl, wheels_dir, log), wheel, work)
-            shutil.rmtree(dl)
-            with open(os.path.join(work, "INSTALLED.json"), "w") as f:
-                json.dump({"name": name, "nvdisasm": member, "source": {"kind": "wheel", "nvdisasm": wheel}}, f,
-                          indent=1, sort_keys=True)
-            if os.path.exists(final):
-                shutil.rmtree(final)
-            os.rename(work, final)
-        except BaseException:
-            shutil.rmtree(work, ignore_errors=True)
-            raise
-    log(f"toolchains: nvdisasm {wheel['version']} installed in {final}")
-    return final
+
+    def build(work, dl):
+        member = _extract(_fetch(wheel, dl, wheels_dir, log), wheel, work)
+        return {"name": name, "nvdisasm": member, "source": {"kind": "wheel", "nvdisasm": wheel}}, ""
+    return install_atomically(os.path.dirname(nvdisasm_dir(name)), name, build, force, log, "toolchains",
+                              f"nvdisasm {wheel['version']}", lambda: installed_nvdisasm(name))
