@@ -9,7 +9,6 @@ toolchains/<name>.json. Each is paired with the ptxas toolchain that assembles i
     fe = resolve("llvm-22")          # FrontendError when unknown or not installed
     fe.site, fe.library, fe.description, fe.ptxas_toolchain
 """
-import json
 import os
 from dataclasses import dataclass, field
 
@@ -39,14 +38,10 @@ def description_path(name):
 
 def load_description(name):
     """toolchains/<name>.json, or None when it was never probed; FrontendError (exit 3) when malformed."""
-    p = description_path(name)
-    if not os.path.exists(p):
+    from toolchains import read_description
+    p, doc = read_description(name, "front-end description", FrontendError)
+    if doc is None:
         return None
-    try:
-        with open(p) as f:
-            doc = json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        raise FrontendError(f"{p}: malformed front-end description: {e}", MALFORMED) from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or doc.get("version") != SCHEMA_VERSION:
         raise FrontendError(f"{p}: not a {SCHEMA} version {SCHEMA_VERSION} document (write it with "
                             f"./ptxcts frontend probe {name})", MALFORMED)

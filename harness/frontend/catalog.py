@@ -2,12 +2,11 @@
 import os
 import re
 
-import tomllib
+from toolchains.catalog import checked_wheel, read_versioned
 
 from .errors import MALFORMED, FrontendError
 
 KINDS = ("llvm", "nvrtc")
-_SHA = re.compile(r"^[0-9a-f]{64}$")
 _NAME = re.compile(r"^[a-z][a-z0-9.+-]*$")
 _WHEEL_KEYS = {"package", "version", "sha256"}
 _FIELDS = {"kind", "ptxas", "library", "headers", "wheels"}
@@ -22,15 +21,7 @@ def load(file=None):
     """{name: {"kind", "ptxas", "library", "headers" (or None), "wheels": [...]}}; FrontendError (exit 3) naming
     the file and the entry when it is malformed."""
     file = file or path()
-    try:
-        with open(file, "rb") as f:
-            doc = tomllib.load(f)
-    except OSError as e:
-        raise FrontendError(f"{file}: cannot read the front-end catalog: {e.strerror}", MALFORMED) from None
-    except tomllib.TOMLDecodeError as e:
-        raise FrontendError(f"{file}: malformed TOML: {e}", MALFORMED) from None
-    if doc.get("version") != 1:
-        raise FrontendError(f"{file}: version: expected 1, got {doc.get('version')!r}", MALFORMED)
+    doc = read_versioned(file, "front-end catalog", FrontendError)
     out = {}
     for name, e in (doc.get("frontend") or {}).items():
         where = f"{file}: frontend.\"{name}\""
@@ -51,14 +42,9 @@ def load(file=None):
         wheels = e.get("wheels")
         if not isinstance(wheels, list) or not wheels:
             raise FrontendError(f"{where}.wheels: a non-empty list of wheels", MALFORMED)
-        for i, w in enumerate(wheels):
-            if not isinstance(w, dict) or set(w) != _WHEEL_KEYS:
-                raise FrontendError(f"{where}.wheels[{i}]: needs exactly {', '.join(sorted(_WHEEL_KEYS))}",
-                                    MALFORMED)
-            if not _SHA.match(w["sha256"]):
-                raise FrontendError(f"{where}.wheels[{i}].sha256: not a sha256 hex digest", MALFORMED)
+        wheels = [checked_wheel(w, f"{where}.wheels[{i}]", _WHEEL_KEYS, FrontendError) for i, w in enumerate(wheels)]
         out[name] = {"kind": e["kind"], "ptxas": e["ptxas"], "library": e["library"], "headers": e.get("headers"),
-                     "wheels": [dict(w) for w in wheels]}
+                     "wheels": wheels}
     if not out:
         raise FrontendError(f"{file}: no [frontend.\"NAME\"] entry", MALFORMED)
     return out

@@ -1,5 +1,4 @@
 """./ptxcts frontend {list,install,probe,coverage,run}: the compilers that write this chapter's instructions."""
-import argparse
 import json
 import os
 import sys
@@ -13,18 +12,17 @@ def _root():
     return os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+_ABOUT = ("The front-end tier: LLVM's NVPTX back-end and CUDA C++ through NVRTC with CCCL's cuda::ptx, judged on "
+          "the PTX they write for every compile case they can express (same form as the case, assembled by the "
+          f"paired ptxas). Front-ends are named in toolchains/frontends.toml; --frontend NAME or ${ENV} selects one.")
+
+
 def _parser():
-    p = argparse.ArgumentParser(prog="./ptxcts frontend", description=(
-        "The front-end tier: LLVM's NVPTX back-end and CUDA C++ through NVRTC with CCCL's cuda::ptx, judged on the "
-        "PTX they write for every compile case they can express (same form as the case, assembled by the paired "
-        f"ptxas). Front-ends are named in toolchains/frontends.toml; --frontend NAME or ${ENV} selects one."))
-    sub = p.add_subparsers(dest="cmd", required=True, metavar="{list,install,probe,coverage,run}")
-    sub.add_parser("list", help="the front-ends: installed or not, version, PTX versions, targets, paired ptxas")
-    s = sub.add_parser("install", help="install front-ends from their official wheels into the cache")
-    s.add_argument("names", nargs="*", metavar="NAME")
-    s.add_argument("--all", action="store_true", help="every front-end of the catalog")
-    s.add_argument("--wheels", metavar="DIR", help="take the wheels from this folder (no network needed)")
-    s.add_argument("--force", action="store_true", help="install again even when installed")
+    from toolchains.cli import installer_parser
+    p, sub, _ = installer_parser("./ptxcts frontend", _ABOUT, ("list", "install", "probe", "coverage", "run"),
+                              list_help="the front-ends: installed or not, version, PTX versions, targets, paired "
+                              "ptxas", install_help="install front-ends from their official wheels into the cache",
+                              every="every front-end of the catalog")
     s = sub.add_parser("probe", help="probe a front-end's library and write toolchains/<name>.json")
     s.add_argument("name", nargs="?", metavar="NAME")
     s.add_argument("--out", metavar="FILE", help="write here instead of toolchains/<name>.json")
@@ -69,15 +67,9 @@ def cmd_list(_):
 
 
 def cmd_install(a):
+    from toolchains.cli import install_named
     from .install import install
-    if a.wheels and not os.path.isdir(a.wheels):
-        raise FrontendError(f"--wheels {a.wheels}: no such folder (the folder of downloaded wheels)")
-    names = known_names() if a.all else a.names
-    if not names:
-        raise FrontendError("frontend install: name at least one front-end, or --all")
-    for n in names:
-        install(n, wheels_dir=a.wheels, force=a.force)
-    return 0
+    return install_named(a, install, known_names, FrontendError, "frontend", "front-end")
 
 
 def cmd_probe(a):
@@ -175,27 +167,17 @@ def main(argv=None):
     import toolchains
     from compile import expectations, manifest
     import results.errors
+    # each error the verbs may raise: what the message starts with, and the exit code (None: the error's own)
+    errors = ((FrontendError, "", None), (MappingError, "malformed mapping entry: ", MALFORMED),
+              (toolchains.ToolchainError, "--toolchain: ", None), (expectations.ExpectationsError, "", None),
+              (manifest.ManifestError, "", MALFORMED), (results.errors.UsageError, "", USAGE))
     try:
         return {"list": cmd_list, "install": cmd_install, "probe": cmd_probe, "coverage": cmd_coverage,
                 "run": cmd_run}[a.cmd](a)
-    except FrontendError as e:
-        print(f"ptxcts frontend: {e}", file=sys.stderr)
-        return e.code
-    except MappingError as e:
-        print(f"ptxcts frontend: malformed mapping entry: {e}", file=sys.stderr)
-        return MALFORMED
-    except toolchains.ToolchainError as e:
-        print(f"ptxcts frontend: --toolchain: {e}", file=sys.stderr)
-        return e.code
-    except expectations.ExpectationsError as e:
-        print(f"ptxcts frontend: {e}", file=sys.stderr)
-        return e.code
-    except manifest.ManifestError as e:
-        print(f"ptxcts frontend: {e}", file=sys.stderr)
-        return MALFORMED
-    except results.errors.UsageError as e:
-        print(f"ptxcts frontend: {e}", file=sys.stderr)
-        return USAGE
+    except tuple(kind for kind, _, _ in errors) as e:
+        prefix, code = next((prefix, code) for kind, prefix, code in errors if isinstance(e, kind))
+        print(f"ptxcts frontend: {prefix}{e}", file=sys.stderr)
+        return e.code if code is None else code
     except KeyboardInterrupt:
         print("ptxcts frontend: interrupted", file=sys.stderr)
         return 130

@@ -155,15 +155,23 @@ def _ranges(versions):
     return f"{versions[0]}..{versions[-1]}" if versions else "no version"
 
 
-def committed_description(name):
-    """toolchains/<name>.json, or None."""
+def read_description(name, what="toolchain description", error=ToolchainError):
+    """(path, document) of toolchains/<name>.json, the document None when there is no such file; error (exit 3)
+    naming the file (and line) when it is not JSON (what names the kind of description in the message)."""
     p = os.path.join(descriptions_dir(), f"{name}.json")
     if not os.path.exists(p):
-        return None
+        return p, None
     try:
-        doc = jsonloc.read(p)
+        return p, jsonloc.read(p)
     except ResultsError as e:
-        raise ToolchainError(f"malformed toolchain description: {e}", MALFORMED) from None
+        raise error(f"malformed {what}: {e}", MALFORMED) from None
+
+
+def committed_description(name):
+    """toolchains/<name>.json, or None."""
+    p, doc = read_description(name)
+    if doc is None:
+        return None
     if not isinstance(doc, dict) or doc.get("schema") != probe.SCHEMA or doc.get("version") != probe.SCHEMA_VERSION:
         doc = doc if isinstance(doc, dict) else {}
         raise ToolchainError(f"{p}: schema {doc.get('schema')!r} version {doc.get('version')!r} is not "

@@ -18,20 +18,36 @@ def path():
     return os.path.join(descriptions_dir(), "catalog.toml")
 
 
-def load(file=None):
-    """{name: {"system": bool, "ptxas": wheel, "nvjitlink": wheel or None, "nvdisasm": wheel or None}};
-    ToolchainError (exit 3) naming the
-    file and the entry when it is malformed."""
-    file = file or path()
+def read_versioned(file, what, error=ToolchainError):
+    """The TOML document in file (a catalog: version = 1); error (exit 3) naming the file when it cannot be read,
+    is not TOML or is of another version. what names the catalog in the message."""
     try:
         with open(file, "rb") as f:
             doc = tomllib.load(f)
     except OSError as e:
-        raise ToolchainError(f"{file}: cannot read the toolchain catalog: {e}", MALFORMED) from None
+        raise error(f"{file}: cannot read the {what}: {e}", MALFORMED) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise ToolchainError(f"{file}: malformed TOML: {e}", MALFORMED) from None
+        raise error(f"{file}: malformed TOML: {e}", MALFORMED) from None
     if type(doc.get("version")) is not int or doc.get("version") != 1:
-        raise ToolchainError(f"{file}: version: expected 1, got {doc.get('version')!r}", MALFORMED)
+        raise error(f"{file}: version: expected 1, got {doc.get('version')!r}", MALFORMED)
+    return doc
+
+
+def checked_wheel(w, where, keys, error=ToolchainError):
+    """A copy of the wheel entry w (at where in the catalog); error (exit 3) unless it has exactly the fields keys
+    and a sha256 hex digest."""
+    if not isinstance(w, dict) or set(w) != keys:
+        raise error(f"{where}: needs exactly {', '.join(sorted(keys))}", MALFORMED)
+    if not _SHA.match(w["sha256"]):
+        raise error(f"{where}.sha256: not a sha256 hex digest", MALFORMED)
+    return dict(w)
+
+
+def load(file=None):
+    """{name: {"system": bool, "ptxas": wheel, "nvjitlink": wheel or None, "nvdisasm": wheel or None}};
+    ToolchainError (exit 3) naming the file and the entry when it is malformed."""
+    file = file or path()
+    doc = read_versioned(file, "toolchain catalog")
     if not isinstance(doc.get("toolchain") or {}, dict):
         raise ToolchainError(f"{file}: toolchain: a table of [toolchain.\"NAME\"] tables", MALFORMED)
     out = {}
@@ -52,11 +68,7 @@ def load(file=None):
                     raise ToolchainError(f"{where}: ptxas: missing", MALFORMED)
                 wheels[part] = None
                 continue
-            if not isinstance(w, dict) or set(w) != _WHEEL_KEYS:
-                raise ToolchainError(f"{where}.{part}: needs exactly {', '.join(sorted(_WHEEL_KEYS))}", MALFORMED)
-            if not _SHA.match(w["sha256"]):
-                raise ToolchainError(f"{where}.{part}.sha256: not a sha256 hex digest", MALFORMED)
-            wheels[part] = dict(w)
+            wheels[part] = checked_wheel(w, f"{where}.{part}", _WHEEL_KEYS)
         out[name] = {"system": bool(entry.get("system", False)), **wheels}
     if not out:
         raise ToolchainError(f"{file}: no [toolchain.\"NAME\"] entry", MALFORMED)

@@ -1,4 +1,5 @@
 """./ptxcts toolchains {list,install,describe,probe,resolve}: the toolchains under test."""
+import argparse
 import json
 import os
 import sys
@@ -12,17 +13,29 @@ from .install import install, install_nvdisasm
 import boundary
 
 
-def _parser():
-    p = boundary.ArgumentParser(prog="./ptxcts toolchains", description=(
-        "List, install, describe and probe the toolchains (ptxas + nvJitLink) the tiers can judge. Every tier "
-        f"takes --toolchain NAME|PATH or ${ENV}."))
-    sub = p.add_subparsers(dest="cmd", required=True, metavar="{list,install,describe,probe,resolve}")
-    sub.add_parser("list", help="the named toolchains: installed or not, version, PTX range, targets")
-    s = sub.add_parser("install", help="install named toolchains from the official wheels into the cache")
+def installer_parser(prog, description, verbs, list_help, install_help, every, parser=argparse.ArgumentParser):
+    """The parser (of class parser) of a command of installable things (toolchains, front-ends), its sub-parsers
+    and its `install` sub-parser, with the verbs `list` and `install` (names, --all, --wheels DIR, --force: read by
+    install_named) added."""
+    p = parser(prog=prog, description=description)
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="{" + ",".join(verbs) + "}")
+    sub.add_parser("list", help=list_help)
+    s = sub.add_parser("install", help=install_help)
     s.add_argument("names", nargs="*", metavar="NAME")
-    s.add_argument("--all", action="store_true", help="every toolchain of the catalog")
+    s.add_argument("--all", action="store_true", help=every)
     s.add_argument("--wheels", metavar="DIR", help="take the wheels from this folder (no network needed)")
     s.add_argument("--force", action="store_true", help="install again even when installed")
+    return p, sub, s
+
+
+def _parser():
+    p, sub, s = installer_parser(
+        "./ptxcts toolchains", "List, install, describe and probe the toolchains (ptxas + nvJitLink) the tiers can "
+        f"judge. Every tier takes --toolchain NAME|PATH or ${ENV}.",
+        ("list", "install", "describe", "probe", "resolve"),
+        "the named toolchains: installed or not, version, PTX range, targets",
+        "install named toolchains from the official wheels into the cache", "every toolchain of the catalog",
+        boundary.ArgumentParser)
     s.add_argument("--nvdisasm-only", action="store_true",
                    help="install only the release's nvdisasm (the lowering tier's disassembler), not its ptxas")
     s = sub.add_parser("describe", help="what a toolchain knows: PTX versions, targets and where each starts")
@@ -64,18 +77,22 @@ def cmd_list(_):
     return 0
 
 
-def cmd_install(a):
+def install_named(a, install, known_names, error=ToolchainError, verb="toolchains", noun="toolchain"):
+    """An install verb (`./ptxcts toolchains install`, `./ptxcts frontend install`): install(name, wheels_dir,
+    force) for each of a.names (every known_names() with a.all); error (exit 2) for a --wheels that is not a
+    folder or no name at all."""
     if a.wheels and not os.path.isdir(a.wheels):
-        raise ToolchainError(f"--wheels {a.wheels}: no such folder (the folder of downloaded wheels)")
+        raise error(f"--wheels {a.wheels}: no such folder (the folder of downloaded wheels)")
     names = known_names() if a.all else a.names
     if not names:
-        raise ToolchainError("toolchains install: name at least one toolchain, or --all")
+        raise error(f"{verb} install: name at least one {noun}, or --all")
     for n in names:
-        if a.nvdisasm_only:
-            install_nvdisasm(n, wheels_dir=a.wheels, force=a.force)
-        else:
-            install(n, wheels_dir=a.wheels, force=a.force)
+        install(n, wheels_dir=a.wheels, force=a.force)
     return 0
+
+
+def cmd_install(a):
+    return install_named(a, install_nvdisasm if a.nvdisasm_only else install, known_names)
 
 
 def _isa_min(target):

@@ -19,25 +19,75 @@ import sys
 import tempfile
 import zipfile
 
-from . import cache_dir, catalog, installed_dir, probe
+from . import cache_dir, catalog, probe
 from .errors import MALFORMED, USAGE, ToolchainError
 
 PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux2010_x86_64", "manylinux_2_12_x86_64",
              "manylinux_2_27_x86_64", "manylinux_2_28_x86_64")
 
 
-def _fetch(wheel, into, wheels_dir=None, log=print):
-    """The .whl file of wheel (a catalog entry) in folder into; ToolchainError when pip cannot get it."""
+def pip_download(wheel, into, wheels_dir, log, who, extra=()):
+    """`pip download --no-deps` of wheel (a catalog entry: package, version) into the folder into, from the folder
+    wheels_dir only when it is given; extra: more pip arguments. Returns (the pip spec, pip's CompletedProcess,
+    the .whl files of that package and version now in into); the caller says what a failure means."""
     spec = f"{wheel['package']}=={wheel['version']}"
-    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--python-version", "3.11",
-            "--implementation", "py", "-q", "-d", into]
-    for p in PLATFORMS:
-        argv += ["--platform", p]
+    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", *extra, "-q", "-d", into]
     if wheels_dir:
         argv += ["--no-index", "--find-links", os.path.abspath(wheels_dir)]
-    log(f"toolchains: fetching {spec}" + (f" from {wheels_dir}" if wheels_dir else " (pip download)"))
+    log(f"{who}: fetching {spec}" + (f" from {wheels_dir}" if wheels_dir else " (pip download)"))
     r = subprocess.run(argv + [spec], capture_output=True, text=True)
-    found = glob.glob(os.path.join(into, wheel["package"].replace("-", "_") + "-" + wheel["version"] + "-*.whl"))
+    stem = wheel["package"].replace("-", "_") + "-" + wheel["version"] + "-"
+    return spec, r, glob.glob(os.path.join(into, stem + "*.whl"))
+
+
+def check_sha256(whl, wheel, error=ToolchainError):
+    """error (exit 3) unless the file whl has the sha256 of wheel (a catalog entry)."""
+    got = probe.sha256_file(whl)
+    if got != wheel["sha256"]:
+        raise error(f"{os.path.basename(whl)}: sha256 {got} is not the catalog's {wheel['sha256']}: refused, nothing "
+                    f"installed", MALFORMED)
+
+
+def install_atomically(root, name, build, force=False, log=print, who="toolchains", label=None, installed=None):
+    """root/name, built under a lock on root (installs of several worktrees share the cache): unless it is already
+    installed (installed(), by default its INSTALLED.json exists) and not force, build(work, download) fills a
+    temporary folder work beside it (download: an empty folder in it for the wheels, removed afterwards) and returns
+    (the record to write as its INSTALLED.json, a note for the last log line); the folder is renamed into place
+    last, so a half-installed one never exists under its name. The log lines name it label (default name).
+    Returns the folder."""
+    os.makedirs(root, exist_ok=True)
+    final = os.path.join(root, name)
+    label = label or name
+    with open(os.path.join(root, ".lock"), "w") as lockf:
+        fcntl.flock(lockf, fcntl.LOCK_EX)
+        done = installed() if installed else os.path.exists(os.path.join(final, "INSTALLED.json"))
+        if done and not force:
+            log(f"{who}: {label} is installed in {final}")
+            return final
+        work = tempfile.mkdtemp(prefix=f".{name}-", dir=root)
+        try:
+            download = os.path.join(work, ".download")
+            os.makedirs(download)
+            record, note = build(work, download)
+            shutil.rmtree(download, ignore_errors=True)
+            with open(os.path.join(work, "INSTALLED.json"), "w") as f:
+                json.dump(record, f, indent=1, sort_keys=True)
+            if os.path.exists(final):
+                shutil.rmtree(final)
+            os.rename(work, final)
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+    log(f"{who}: {label} installed in {final}{note}")
+    return final
+
+
+def _fetch(wheel, into, wheels_dir=None, log=print):
+    """The .whl file of wheel (a catalog entry) in folder into; ToolchainError when pip cannot get it."""
+    extra = ["--python-version", "3.11", "--implementation", "py"]
+    for p in PLATFORMS:
+        extra += ["--platform", p]
+    spec, r, found = pip_download(wheel, into, wheels_dir, log, "toolchains", extra)
     if r.returncode != 0 or not found:
         tail = (r.stderr or r.stdout).strip().splitlines()[-3:]
         raise ToolchainError(f"cannot download {spec}: pip exited {r.returncode}: {' / '.join(tail)}"
@@ -48,10 +98,7 @@ def _fetch(wheel, into, wheels_dir=None, log=print):
 
 def _extract(whl, wheel, into):
     """Check the wheel's checksum, then unpack its member; returns the member's path under into."""
-    got = probe.sha256_file(whl)
-    if got != wheel["sha256"]:
-        raise ToolchainError(f"{os.path.basename(whl)}: sha256 {got} is not the catalog's {wheel['sha256']}: "
-                             f"refused, nothing installed", MALFORMED)
+    check_sha256(whl, wheel)
     try:
         with zipfile.ZipFile(whl) as z:
             z.extract(wheel["member"], into)
@@ -69,50 +116,26 @@ def install(name, wheels_dir=None, force=False, log=print):
         from . import known_names
         raise ToolchainError(f"unknown toolchain {name!r}: the known ones are {', '.join(known_names())}")
     entry = cat[name]
-    root = cache_dir()
-    os.makedirs(root, exist_ok=True)
-    final = os.path.join(root, name)
-    if not _install_toolchain(name, entry, root, final, wheels_dir, force, log):
-        log(f"toolchains: {name} is installed in {final}")
+
+    def build(work, dl):
+        files = {}
+        for part in ("ptxas", "nvjitlink"):
+            wheel = entry[part]
+            if wheel is None:
+                files[part] = None
+                continue
+            files[part] = _extract(_fetch(wheel, dl, wheels_dir, log), wheel, work)
+        version = probe.ptxas_version(os.path.join(work, files["ptxas"]))
+        if version != entry["ptxas"]["version"]:
+            raise ToolchainError(f"{entry['ptxas']['package']}=={entry['ptxas']['version']}: its ptxas says "
+                                 f"{version}", MALFORMED)
+        return ({"name": name, "ptxas": files["ptxas"], "nvjitlink": files["nvjitlink"],
+                 "source": {"kind": "wheel", "ptxas": entry["ptxas"], "nvjitlink": entry["nvjitlink"]}},
+                f" (ptxas {version})")
+    final = install_atomically(cache_dir(), name, build, force, log, "toolchains")
     if entry.get("nvdisasm"):
         install_nvdisasm(name, wheels_dir, force, log)
     return final
-
-
-def _install_toolchain(name, entry, root, final, wheels_dir, force, log):
-    """ptxas and nvJitLink of the catalog entry into final; False when already there (and not force)."""
-    with open(os.path.join(root, ".lock"), "w") as lockf:
-        fcntl.flock(lockf, fcntl.LOCK_EX)
-        if installed_dir(name) and not force:
-            return False
-        work = tempfile.mkdtemp(prefix=f".{name}-", dir=root)
-        try:
-            dl = os.path.join(work, "download")
-            os.makedirs(dl)
-            files = {}
-            for part in ("ptxas", "nvjitlink"):
-                wheel = entry[part]
-                if wheel is None:
-                    files[part] = None
-                    continue
-                files[part] = _extract(_fetch(wheel, dl, wheels_dir, log), wheel, work)
-            shutil.rmtree(dl)
-            version = probe.ptxas_version(os.path.join(work, files["ptxas"]))
-            if version != entry["ptxas"]["version"]:
-                raise ToolchainError(f"{entry['ptxas']['package']}=={entry['ptxas']['version']}: its ptxas says "
-                                     f"{version}", MALFORMED)
-            with open(os.path.join(work, "INSTALLED.json"), "w") as f:
-                json.dump({"name": name, "ptxas": files["ptxas"], "nvjitlink": files["nvjitlink"],
-                           "source": {"kind": "wheel", "ptxas": entry["ptxas"], "nvjitlink": entry["nvjitlink"]}},
-                          f, indent=1, sort_keys=True)
-            if os.path.exists(final):
-                shutil.rmtree(final)
-            os.rename(work, final)
-        except BaseException:
-            shutil.rmtree(work, ignore_errors=True)
-            raise
-    log(f"toolchains: {name} installed in {final} (ptxas {version})")
-    return True
 
 
 def nvdisasm_dir(name):
@@ -144,28 +167,9 @@ def install_nvdisasm(name, wheels_dir=None, force=False, log=print):
         have = [n for n, e in cat.items() if e.get("nvdisasm")]
         raise ToolchainError(f"toolchain {name}: the catalog names no nvidia-cuda-nvdisasm wheel for it (there is "
                              f"none before 13.2); releases with one: {', '.join(have) or 'none'}")
-    final = nvdisasm_dir(name)
-    root = os.path.dirname(final)
-    os.makedirs(root, exist_ok=True)
-    with open(os.path.join(root, ".lock"), "w") as lockf:
-        fcntl.flock(lockf, fcntl.LOCK_EX)
-        if installed_nvdisasm(name) and not force:
-            log(f"toolchains: nvdisasm {wheel['version']} is installed in {final}")
-            return final
-        work = tempfile.mkdtemp(prefix=f".{name}-", dir=root)
-        try:
-            dl = os.path.join(work, "download")
-            os.makedirs(dl)
-            member = _extract(_fetch(wheel, dl, wheels_dir, log), wheel, work)
-            shutil.rmtree(dl)
-            with open(os.path.join(work, "INSTALLED.json"), "w") as f:
-                json.dump({"name": name, "nvdisasm": member, "source": {"kind": "wheel", "nvdisasm": wheel}}, f,
-                          indent=1, sort_keys=True)
-            if os.path.exists(final):
-                shutil.rmtree(final)
-            os.rename(work, final)
-        except BaseException:
-            shutil.rmtree(work, ignore_errors=True)
-            raise
-    log(f"toolchains: nvdisasm {wheel['version']} installed in {final}")
-    return final
+
+    def build(work, dl):
+        member = _extract(_fetch(wheel, dl, wheels_dir, log), wheel, work)
+        return {"name": name, "nvdisasm": member, "source": {"kind": "wheel", "nvdisasm": wheel}}, ""
+    return install_atomically(os.path.dirname(nvdisasm_dir(name)), name, build, force, log, "toolchains",
+                              f"nvdisasm {wheel['version']}", lambda: installed_nvdisasm(name))

@@ -7,7 +7,8 @@ Arguments are (C++ type, value): "%role" names a kernel parameter (ROLES gives i
 tensorCoords array the kernel builds from c0..c{n-1}, anything else is a C++ expression (a tag such as
 cuda::ptx::space_cluster, or a template argument such as cuda::ptx::n32_t<1>()).
 """
-from . import MappingError, Spelling, Unexpressible, rule_invalid_reason
+from . import MappingError, Spelling, Unexpressible
+from .table import family_table, spell_form
 
 NAME = "cccl"
 ROLES = {"dst": "void*", "src": "const void*", "size": "uint32_t", "mbar": "uint64_t*", "tmap": "const void*",
@@ -165,25 +166,12 @@ def _cp_async_groups(q):
     return Unexpressible(f"cuda::ptx has no function for {q['instr']}")
 
 
-FAMILIES = {
-    "cp.async": _cp_async, "cp.async.groups": _cp_async_groups, "cp.async.bulk": _bulk,
-    "cp.reduce.async.bulk": _reduce_bulk, "cp.async.bulk.prefetch": _bulk_prefetch, "cp.async.bulk.tensor": _tensor,
-    "cp.reduce.async.bulk.tensor": _reduce_tensor, "cp.async.bulk.prefetch.tensor": _prefetch_tensor,
-    "cp.async.bulk.groups": _bulk_groups,
-}
+# family -> the function that spells one form's qualifiers (table.FAMILY_FUNCTIONS)
+FAMILIES = family_table(globals())
 
 
 def spell(form, known=None):
-    why = rule_invalid_reason(form, "cuda::ptx")
-    if why:
-        return why
-    fn = FAMILIES.get(form.family)
-    if fn is None:
-        raise MappingError(f"{form.id}: the CCCL mapping has no entry for family {form.family!r}")
-    s = fn(form.quals)
-    if isinstance(s, Spelling):
-        check(form.id, s)
-    return s
+    return spell_form(form, FAMILIES, "cuda::ptx", "CCCL", check)
 
 
 def check(form_id, s):

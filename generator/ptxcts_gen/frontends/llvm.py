@@ -6,7 +6,8 @@ The intrinsic names are checked against the list the LLVM library itself carries
 toolchains/<front-end>.json): a call to an llvm.nvvm.* name LLVM does not know silently becomes a call of an
 external function, so an unknown name is an error of this table, never a verdict.
 """
-from . import MappingError, Spelling, Unexpressible, rule_invalid_reason
+from . import MappingError, Spelling, Unexpressible
+from .table import family_table, spell_form
 
 NAME = "llvm"
 # every kernel parameter a spelling may use, with its LLVM IR type (address spaces: 1 global, 3 shared::cta,
@@ -172,28 +173,14 @@ def _bulk_groups(q):
     raise MappingError(f"cp.async.bulk.groups: no entry for instruction {i!r}")
 
 
-# family -> the function that spells one form's qualifiers
-FAMILIES = {
-    "cp.async": _cp_async, "cp.async.groups": _cp_async_groups, "cp.async.bulk": _bulk,
-    "cp.reduce.async.bulk": _reduce_bulk, "cp.async.bulk.prefetch": _bulk_prefetch, "cp.async.bulk.tensor": _tensor,
-    "cp.reduce.async.bulk.tensor": _reduce_tensor, "cp.async.bulk.prefetch.tensor": _prefetch_tensor,
-    "cp.async.bulk.groups": _bulk_groups,
-}
+# family -> the function that spells one form's qualifiers (table.FAMILY_FUNCTIONS)
+FAMILIES = family_table(globals())
 
 
 def spell(form, known=None):
     """The Spelling of a form (model.Form), or Unexpressible with the reason. known: the intrinsic names the
     library carries; a spelling naming one outside it raises MappingError."""
-    why = rule_invalid_reason(form, "LLVM intrinsic")
-    if why:
-        return why
-    fn = FAMILIES.get(form.family)
-    if fn is None:
-        raise MappingError(f"{form.id}: the LLVM mapping has no entry for family {form.family!r}")
-    s = fn(form.quals)
-    if isinstance(s, Spelling):
-        check(form.id, s, known)
-    return s
+    return spell_form(form, FAMILIES, "LLVM intrinsic", "LLVM", lambda form_id, s: check(form_id, s, known))
 
 
 def check(form_id, s, known=None):

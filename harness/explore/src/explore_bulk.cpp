@@ -86,12 +86,9 @@ std::vector<Json> cp_async_simplify(const Form&, const Json& p) {
 }  // namespace
 
 void register_explore_bulk(ExploreRegistry& r) {
-  for (const char* abi : {"v1.bulk_group", "v1.mbarrier", "v1.mbarrier.cluster", "v1.prefetch"}) {
-    r[abi].draw = bulk_draw;
-    r[abi].simplify = bulk_simplify;
-  }
-  r["v1.cp_async.wait_group"].draw = cp_async_draw;
-  r["v1.cp_async.wait_group"].simplify = cp_async_simplify;
+  for (const char* abi : {"v1.bulk_group", "v1.mbarrier", "v1.mbarrier.cluster", "v1.prefetch"})
+    set_explore(r, abi, bulk_draw, bulk_simplify);
+  set_explore(r, "v1.cp_async.wait_group", cp_async_draw, cp_async_simplify);
 }
 
 }  // namespace ptxcts::run

@@ -23,6 +23,12 @@ struct ExploreDriver {
 };
 using ExploreRegistry = std::map<std::string, ExploreDriver>;  // run ABI name -> its exploration
 const ExploreRegistry& explore_registry();
+// Sets an ABI's exploration: its draw and simplify.
+template <typename D, typename S>
+void set_explore(ExploreRegistry& r, const std::string& abi, D draw, S simplify) {
+  r[abi].draw = draw;
+  r[abi].simplify = simplify;
+}
 
 void register_explore_tensor(ExploreRegistry& r);  // the tensor families (explore_tensor.cpp)
 void register_explore_bulk(ExploreRegistry& r);    // bulk copies, reductions, cp.async (explore_bulk.cpp)

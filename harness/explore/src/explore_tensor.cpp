@@ -324,10 +324,8 @@ std::vector<Json> encode_simplify(const Form& f, const Json& p) {
 }  // namespace
 
 void register_explore_tensor(ExploreRegistry& r) {
-  for (const char* abi : {"v1.mbarrier.tmap", "v1.mbarrier.cluster.tmap", "v1.bulk_group.tmap", "v1.prefetch.tmap"}) {
-    r[abi].draw = tensor_draw;
-    r[abi].simplify = tensor_simplify;
-  }
+  for (const char* abi : {"v1.mbarrier.tmap", "v1.mbarrier.cluster.tmap", "v1.bulk_group.tmap", "v1.prefetch.tmap"})
+    set_explore(r, abi, tensor_draw, tensor_simplify);
   r["v1.encode_only"].simplify = encode_simplify;
 }
 

@@ -1,21 +1,12 @@
 """The front-end tier with LLVM 22 (llvm-22): a few cases of known outcome, then every case it can express, gated
 against results/baselines/frontend/llvm-22.json.gz. Exits 77 (CTest: skipped) where llvm-22 is not installed:
 `./ptxcts setup` installs it."""
-import json
 import os
-import subprocess
-import sys
-import tempfile
-import time
 import unittest
 
 import frontend
+from frontend.tests.tier_check import OUT, check_every_case, check_known, main, run
 
-ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
-OUT = os.environ.get("PTXCTS_FRONTEND_OUT") or tempfile.mkdtemp(prefix="ptxcts-frontend-")
-ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "generator"), os.path.join(ROOT, "harness")]),
-           PTXCTS_ROOT=ROOT)
 # case -> the class LLVM 22.1.0 with ptxas 13.0 gets, and why
 KNOWN = {
     # a valid TMA load with every optional qualifier: the intrinsic selects the same form (qualifier order aside)
@@ -35,24 +26,10 @@ KNOWN = {
 }
 
 
-def _run(argv):
-    t0 = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "frontend"] + argv, capture_output=True, text=True, env=ENV, cwd=ROOT)
-    return r, time.monotonic() - t0
-
-
 class LlvmTierTest(unittest.TestCase):
     def test_cases_of_known_outcome(self):
         out = os.path.join(OUT, "known")
-        argv = ["run", "--frontend", "llvm-22", "--out", out, "--quiet"]
-        for c in KNOWN:
-            argv += ["--case", c]
-        r, _ = _run(argv)
-        self.assertEqual(r.returncode, 0, r.stderr)   # the reduce-tensor finding is reviewed
-        with open(os.path.join(out, "results.json")) as f:
-            got = {c["id"]: c for c in json.load(f)["cases"]}
-        for cid, klass in KNOWN.items():
-            self.assertEqual(got[cid]["class"], klass, f"{cid}: {got[cid]['message']}")
+        got = check_known(self, "llvm-22", out, KNOWN)   # the reduce-tensor finding is reviewed
         self.assertIn("Cannot select", got["cp.async.bulk.tensor/3d.shared_cluster.global.tile/cta_group_1@sm_100.ptx86"]
                       ["message"])
         self.assertIn("shared_is_shared_cta", got["cp.async/ca.shared_cta.global/cp_size_16@sm_90.ptx78"]["message"])
@@ -62,24 +39,16 @@ class LlvmTierTest(unittest.TestCase):
         empty = os.path.join(OUT, "no-findings.toml")
         with open(empty, "w") as f:
             f.write("# no finding\n")
-        r, _ = _run(["run", "--frontend", "llvm-22", "--out", out + "-raw", "--quiet", "--findings", empty, "--case",
-                     "cp.reduce.async.bulk.tensor/1d.global.shared_cta.add.tile@sm_89.ptx80"])
+        r, _ = run(["run", "--frontend", "llvm-22", "--out", out + "-raw", "--quiet", "--findings", empty, "--case",
+                    "cp.reduce.async.bulk.tensor/1d.global.shared_cta.add.tile@sm_89.ptx80"])
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertIn("the front-end emitted invalid PTX", r.stderr)
 
     def test_every_expressible_case_against_the_baseline(self):
-        out = os.path.join(OUT, "all")
-        r, secs = _run(["run", "--frontend", "llvm-22", "--out", out, "--quiet"])
-        sys.stderr.write(r.stderr[-3000:] + f"\nthe LLVM front-end tier took {secs:.0f} s\n")
-        self.assertIn(r.returncode, (0, 1), r.stderr)
-        g = subprocess.run([sys.executable, "-m", "results", "gate", out, "--list", "20"], capture_output=True,
-                           text=True, env=ENV, cwd=ROOT)
-        self.assertEqual(g.returncode, 0, g.stdout + g.stderr)
+        check_every_case(self, "llvm-22", os.path.join(OUT, "all"), "LLVM", 3000)
 
 
 if __name__ == "__main__":
-    if not frontend.installed_dir("llvm-22"):
-        print("frontend.llvm: SKIPPED: the llvm-22 front-end is not installed (./ptxcts frontend install llvm-22, "
-              "or ./ptxcts setup)")
-        sys.exit(77)
-    unittest.main(verbosity=2)
+    main(None if frontend.installed_dir("llvm-22") else
+         "frontend.llvm: SKIPPED: the llvm-22 front-end is not installed (./ptxcts frontend install llvm-22, or "
+         "./ptxcts setup)")

@@ -2,15 +2,12 @@
 outcome, then every case it can express, gated against results/baselines/frontend/nvrtc-13.5+cccl-3.5.json.gz.
 Exits 77 (CTest: skipped) where the front-end or toolchain 13.5 is not installed
 (./ptxcts frontend install nvrtc-13.5+cccl-3.5; ./ptxcts toolchains install 13.5)."""
-import json
 import os
-import sys
 import unittest
 
 import frontend
 import toolchains
-
-from frontend.tests.test_llvm_tier import OUT, _run, ENV, ROOT
+from frontend.tests.tier_check import OUT, check_every_case, check_known, main
 
 NAME = "nvrtc-13.5+cccl-3.5"
 KNOWN = {
@@ -28,33 +25,14 @@ KNOWN = {
 
 class NvrtcTierTest(unittest.TestCase):
     def test_cases_of_known_outcome(self):
-        out = os.path.join(OUT, "nvrtc-known")
-        argv = ["run", "--frontend", NAME, "--out", out, "--quiet"]
-        for c in KNOWN:
-            argv += ["--case", c]
-        r, _ = _run(argv)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        with open(os.path.join(out, "results.json")) as f:
-            got = {c["id"]: c for c in json.load(f)["cases"]}
-        for cid, klass in KNOWN.items():
-            self.assertEqual(got[cid]["class"], klass, f"{cid}: {got[cid]['message']}")
+        check_known(self, NAME, os.path.join(OUT, "nvrtc-known"), KNOWN)
 
     def test_every_expressible_case_against_the_baseline(self):
-        import subprocess
-        out = os.path.join(OUT, "nvrtc-all")
-        r, secs = _run(["run", "--frontend", NAME, "--out", out, "--quiet"])
-        sys.stderr.write(r.stderr[-2000:] + f"\nthe NVRTC + CCCL front-end tier took {secs:.0f} s\n")
-        self.assertIn(r.returncode, (0, 1), r.stderr)
-        g = subprocess.run([sys.executable, "-m", "results", "gate", out, "--list", "20"], capture_output=True,
-                           text=True, env=ENV, cwd=ROOT)
-        self.assertEqual(g.returncode, 0, g.stdout + g.stderr)
+        check_every_case(self, NAME, os.path.join(OUT, "nvrtc-all"), "NVRTC + CCCL", 2000)
 
 
 if __name__ == "__main__":
     missing = [what for what, ok in ((f"front-end {NAME}", frontend.installed_dir(NAME)),
                                      ("toolchain 13.5", toolchains.installed_dir("13.5"))) if not ok]
-    if missing:
-        print(f"frontend.nvrtc: SKIPPED: {' and '.join(missing)} not installed (./ptxcts frontend install {NAME}; "
-              "./ptxcts toolchains install 13.5)")
-        sys.exit(77)
-    unittest.main(verbosity=2)
+    main(f"frontend.nvrtc: SKIPPED: {' and '.join(missing)} not installed (./ptxcts frontend install {NAME}; "
+         "./ptxcts toolchains install 13.5)" if missing else None)

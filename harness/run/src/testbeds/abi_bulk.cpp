@@ -202,12 +202,6 @@ void bulk_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
 // wait (run.read_only_wait) the kernel overwrites the sources of the checked chunks with their bitwise not; the
 // destination must still get the original bytes. The chunk size travels in args.size: less than
 // run.chunk_bytes where the device's shared memory cannot hold every chunk.
-std::vector<Variant> group_variants(const Form& f, const PlanOptions&) {
-  Json p = Json::object();
-  p["chunks"] = run_int(f, field::chunks, 1);
-  return {{"chunks_" + std::to_string(run_int(f, field::chunks, 1)), p}};
-}
-
 void group_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
   const Form& f = *c.form;
   unsigned chunks = unsigned(run_int(f, field::chunks, 1));
@@ -268,7 +262,7 @@ void register_bulk(AbiRegistry& r) {
   for (const char* abi : {"v1.bulk_group", "v1.mbarrier", "v1.mbarrier.cluster", "v1.prefetch"})
     set_plan(r, abi, bulk_variants, bulk_build);
   for (const char* abi : {"v1.self_check.bulk_group", "v1.self_check.fence_proxy_async"})
-    set_plan(r, abi, group_variants, group_build);
+    set_plan(r, abi, self_check_variants, group_build);
 }
 
 }  // namespace ptxcts::run

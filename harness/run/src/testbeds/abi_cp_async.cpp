@@ -93,12 +93,6 @@ void cp_async_build(const RunCase& c, Rng& rng, const PlanOptions&, Setup& s) {
 // cp.async; the kernel checks on the device which chunks are complete after the wait under test (status word 2)
 // and waits for all before the dump. The chunk size travels in args.size: less than run.chunk_bytes where the
 // device's shared memory cannot hold every chunk.
-std::vector<Variant> self_check_variants(const Form& f, const PlanOptions&) {
-  Json p = Json::object();
-  p["chunks"] = run_int(f, field::chunks, 1);
-  return {{"chunks_" + std::to_string(run_int(f, field::chunks, 1)), p}};
-}
-
 void self_check_build(const RunCase& c, Rng& rng, const PlanOptions& o, Setup& s) {
   const Form& f = *c.form;
   unsigned chunks = unsigned(run_int(f, field::chunks, 1));
