@@ -6,8 +6,12 @@ from collections import Counter, defaultdict
 
 
 class Progress:
-    def __init__(self, total, stream=sys.stderr, every_s=2.0):
+    """done/total, rate and time left on stderr: a line redrawn on a terminal, one every 10 s in a log. One class
+    for the tiers that show it (compile, lower, frontend): `label` names the tier, `unit` what it counts."""
+
+    def __init__(self, total, stream=sys.stderr, every_s=2.0, label="compile", unit="cases", quiet=False):
         self.total, self.done, self.stream, self.every = total, 0, stream, every_s
+        self.label, self.unit, self.quiet = label, unit, quiet
         self.t0 = time.monotonic()
         self.last = 0.0
         self.tty = stream.isatty()
@@ -17,13 +21,16 @@ class Progress:
     def advance(self, n, bad=0):
         self.done += n
         now = time.monotonic()
+        if self.quiet:
+            return
         if now - self.last >= self.every or self.done == self.total:
             self.last = now
             el = now - self.t0
             rate = self.done / el if el > 0 else 0.0
             eta = (self.total - self.done) / rate if rate > 0 else 0.0
-            line = (f"compile: {self.done}/{self.total} cases ({100.0 * self.done / max(self.total, 1):.0f}%), "
-                    f"{rate:.0f} cases/s, {el:.0f}s elapsed, ETA {eta:.0f}s")
+            line = (f"{self.label}: {self.done}/{self.total} {self.unit} "
+                    f"({100.0 * self.done / max(self.total, 1):.0f}%), {rate:.0f} {self.unit}/s, {el:.0f}s elapsed, "
+                    f"ETA {eta:.0f}s")
             if self.tty:
                 self.stream.write("\r" + line + ("\n" if self.done == self.total else ""))
             else:

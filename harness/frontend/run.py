@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 import results
 import toolchains
 from compile import expectations, manifest
+from compile.progress import Progress
 from ptxcts_gen import model, parse, targets
 from ptxcts_gen.frontends import Spelling
 
@@ -117,7 +118,7 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
         key = f"{target}.ptx{ptx.replace('.', '')}.{'valid' if valid else 'invalid'}"
         batches.append((key, target, ptx, [(f.entry, [c]) for f, c in items], valid or eng.batch_invalid))
     stats = tier.Stats()
-    prog = tier.Progress(todo, a.quiet)
+    prog = Progress(todo, label="frontend", quiet=a.quiet)
     answers = tier.run_cases(batches, eng.build, pool, eng.extract, tc, a.jobs, prog, stats)
     def valid_at(form_id, target, ptx):
         f, t = forms.get(form_id), targets.BY_NAME.get(target)

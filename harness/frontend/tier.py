@@ -31,27 +31,6 @@ class Stats:
     seconds: dict = field(default_factory=lambda: defaultdict(float))
 
 
-class Progress:
-    """cases done/total, rate and time left on stderr (a line every `every` seconds)."""
-
-    def __init__(self, total, quiet=False, label="frontend"):
-        self.total, self.done, self.quiet, self.label = total, 0, quiet, label
-        self.t0 = self.last = time.monotonic()
-        self.every = 2.0 if sys.stderr.isatty() else 10.0
-
-    def advance(self, n):
-        self.done += n
-        now = time.monotonic()
-        if self.quiet or (now - self.last < self.every and self.done < self.total):
-            return
-        self.last = now
-        el = now - self.t0
-        rate = self.done / el if el > 0 else 0.0
-        left = (self.total - self.done) / rate if rate > 0 else 0.0
-        sys.stderr.write(f"{self.label}: {self.done}/{self.total} cases ({100.0 * self.done / max(self.total, 1):.0f}%)"
-                         f", {rate:.0f} cases/s, {el:.0f} s elapsed, about {left:.0f} s left\n")
-
-
 def _refusal(outcome):
     """The front-end's own error line when it exited with one (LLVM ERROR ..., a verifier error)."""
     for ln in outcome.stderr.splitlines():

@@ -12,6 +12,7 @@ import results
 import results.errors
 import toolchains
 from compile import manifest as cmanifest
+from compile.progress import Progress
 from lower import coverage, disasm, keys, pool, records, sass
 from lower import plan as planmod
 from lower import selftest as selftestmod
@@ -140,7 +141,7 @@ def _run(a):
     started = datetime.datetime.now(datetime.timezone.utc)
     rid = results.new_run_id(f"lower-{tc.name}")
     out_dir = a.out or os.path.join(root, "results", rid)
-    prog = Progress(n_ok, a.quiet)
+    prog = Progress(n_ok, label="lower", unit="forms", quiet=a.quiet)
     t0 = time.monotonic()
     if a.from_lowered:
         lowered = _load_lowered(a.from_lowered, tc, dis)
@@ -204,30 +205,6 @@ def _run(a):
             sys.stderr.write(f"lower: self-test kill rate {st['kill_rate']:.2f}% is under --min-kill {a.min_kill}\n")
             rc = 1
     return rc
-
-
-class Progress:
-    """forms done/total, rate and time left on stderr: a line redrawn on a terminal, one every 10 s in a log."""
-
-    def __init__(self, total, quiet=False, stream=sys.stderr):
-        self.total, self.done, self.stream, self.quiet = total, 0, stream, quiet
-        self.tty = stream.isatty()
-        self.every = 2.0 if self.tty else 10.0
-        self.t0 = self.last = time.monotonic()
-
-    def advance(self, n):
-        self.done += n
-        now = time.monotonic()
-        if self.quiet or (now - self.last < self.every and self.done < self.total):
-            return
-        self.last = now
-        el = now - self.t0
-        rate = self.done / el if el > 0 else 0.0
-        eta = (self.total - self.done) / rate if rate > 0 else 0.0
-        line = (f"lower: {self.done}/{self.total} forms ({100.0 * self.done / max(self.total, 1):.0f}%), "
-                f"{rate:.0f} forms/s, {el:.0f}s elapsed, ETA {eta:.0f}s")
-        self.stream.write(("\r" + line + ("\n" if self.done == self.total else "")) if self.tty else line + "\n")
-        self.stream.flush()
 
 
 def _load_lowered(folder, tc, dis):
