@@ -86,11 +86,13 @@ std::string scan_modules(const std::string& dir, ModuleSet& out) {
     return index_path + ": " + e.what();
   }
   if (const Json* fe = index.get("frontend"); fe && fe->is_object()) out.written_by = fe->get_str("name");
+  // "not_written": form ID -> {"kernel", "kind", "reason"} (harness/frontend/silicon.py write_modules).
   if (const Json* nw = index.get("not_written")) {
-    if (!nw->is_object()) return index_path + ": \"not_written\" is not an object of kernel -> reason";
-    for (const auto& [kernel, why] : nw->obj()) {
-      if (!why.is_string()) return index_path + ": not_written." + kernel + " is not a reason (a string)";
-      out.not_written[kernel] = why.str();
+    if (!nw->is_object()) return index_path + ": \"not_written\" is not an object (form -> {kernel, kind, reason})";
+    for (const auto& [form, why] : nw->obj()) {
+      if (!why.is_object() || why.get_str("kernel").empty() || why.get_str("reason").empty())
+        return index_path + ": not_written." + form + " lacks its kernel or reason";
+      out.not_written[why.get_str("kernel")] = why.get_str("kind") + ": " + why.get_str("reason");
     }
   }
   const Json* modules = index.get("modules");
