@@ -1,0 +1,412 @@
+"""Whole run-tier kernels written by a front-end: `./ptxcts modules --frontend llvm-22 ...`.
+
+The run tier loads, for every form it runs, a kernel whose ABI (args words, tensor map by value, dynamic shared
+window) and protocol (window set-up, mbarrier, fences, syncs, bounded wait, dump) templates/frame.ptx.j2 writes by
+hand. Here the same kernels are written as LLVM IR (templates/llvm/*.ll.j2, one per family template) around the
+form's spelling (ptxcts_gen.frontends.llvm: the instruction under test is the mapping's intrinsic call, never inline
+asm) and compiled by LLVM's NVPTX back-end, one LLVM module per output file, in a forked child (isolate.Zygote);
+when a module's child dies, each of its kernels is compiled alone and the module is written again from those that
+compile. Every kernel written is checked before it is listed (check_entry): its parameters are the run ABI's, it
+holds exactly one instruction that parses (ptxcts_gen.parse) to its form, every other instruction of the chapter
+is a group/fence companion, and its protocol (the ordered mbarrier / fence / barrier / mapa / createpolicy / group
+instructions) is the hand-written kernel's. A form that is not written is listed in the index with its reason.
+
+The folder holds the modules and index.json in the format `./ptxcts modules` writes (the run tier's scan_modules
+reads `modules`: file -> entry names), plus `frontend` (provenance: front-end, library version and sha256, paired
+ptxas, PTX features, inline asm companions) and `made_from` (sha256 of the manifest, the run contract and the
+templates, so that a prebuilt folder made from another manifest can be refused).
+"""
+import glob
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+
+from ptxcts_gen import linemap, parse
+from ptxcts_gen.frontends import MappingError, Spelling
+from ptxcts_gen.render import TEMPLATES, env, kernel_config, kernel_text
+
+from . import FrontendError, isolate, llvm_backend, resolve
+from .errors import MALFORMED
+
+LLVM_TEMPLATES = os.path.join(TEMPLATES, "llvm")
+# why a form has no kernel (the `kind` of a not_written entry)
+UNEXPRESSIBLE, NO_FRAME, INVALID, REFUSED, CRASHED, MISCOMPILED = (
+    "unexpressible", "frame_not_written", "invalid_here", "refused", "crashed", "check_failed")
+# the instructions of the chapter a frame adds around the one under test: these families' forms
+COMPANION_FAMILIES = ("cp.async.groups", "cp.async.bulk.groups")
+INLINE_ASM_MARK = "; ptxcts:inline-asm-companion "
+_DECL_CALL = re.compile(r"call (\S+) @(llvm\.nvvm\.[\w.]+)\((.*)\)")
+
+
+def template_of(form):
+    """The LLVM IR template of a form's family template (copy.ptx.j2 -> llvm/copy.ll.j2), or None when none is
+    written yet."""
+    name = os.path.join("llvm", form.template.replace(".ptx.j2", ".ll.j2"))
+    return name if os.path.exists(os.path.join(TEMPLATES, name)) else None
+
+
+def call_text(s):
+    """The IR call of a Spelling: its operands name the frame's values of their roles."""
+    return f"call void @{s.callee}({', '.join(f'{ty} {v}' for ty, v in s.args)})"
+
+
+def kernel_ir(form, s):
+    """The IR text of the form's whole kernel around the spelling s."""
+    text = env().get_template(template_of(form)).render(k=kernel_config(form), call=call_text(s), q=form.quals,
+                                                        r=form.run, f=form)
+    return "\n".join(ln.rstrip() for ln in text.splitlines() if ln.strip()) + "\n"
+
+
+def declarations(texts, known):
+    """The `declare` lines of every llvm.nvvm.* intrinsic the kernels call, from the calls themselves; MappingError
+    for a name the library does not carry (a call to it would silently become an external function call)."""
+    decls = {}
+    for text in texts:
+        for ret, name, args in _DECL_CALL.findall(text):
+            if name not in known:
+                raise MappingError(f"templates/llvm: {name} is not an intrinsic LLVM knows (the library's list, "
+                                   "toolchains/<front-end>.json, does not have it)")
+            types = ", ".join(a.rsplit(" ", 1)[0] for a in args.split(", ")) if args else ""
+            decls[name] = f"declare {ret} @{name}({types})"
+    return [decls[n] for n in sorted(decls)]
+
+
+def module_ir(items, family, known):
+    """One IR module of [(form, spelling)]."""
+    texts = [kernel_ir(f, s) for f, s in items]
+    return env().get_template("llvm/module.ll.j2").render(
+        kernels=texts, mbars=[f.entry for f, _ in items], declarations=declarations(texts, known), family=family)
+
+
+def inline_asm(ir_text):
+    """[(instruction, entry)] of the marked inline asm companions of a module's IR; MappingError for an inline asm
+    statement without the mark (only a frame companion LLVM has no intrinsic for may be inline asm)."""
+    out, entry, marked = [], None, None
+    for ln in ir_text.splitlines():
+        m = re.match(r"define ptx_kernel void @(\w+)\(", ln)
+        if m:
+            entry = m.group(1)
+        s = ln.strip()
+        if s.startswith(INLINE_ASM_MARK):
+            marked = s[len(INLINE_ASM_MARK):]
+            continue
+        if " asm " in s:
+            if marked is None:
+                raise MappingError(f"templates/llvm: {entry}: inline asm without the `{INLINE_ASM_MARK.strip()}` "
+                                   f"mark: {s}")
+            out.append((marked, entry))
+        marked = None
+    return out
+
+
+# ---- what the PTX must be -------------------------------------------------------------------------------------
+
+# The parameters of the run ABI (docs/ARCHITECTURE.md section 4): args, and the tensor map by value.
+_ARGS_PARAM = re.compile(r"^\.param \.(u64|b64) \w+$")
+_TMAP_PARAM = re.compile(r"^\.param \.align 64 \.b8 \w+\[128\]$")
+
+
+def entry_params(entry_text):
+    """The parameter declarations of an entry's PTX, one per item, spaces normalised."""
+    m = re.search(r"\.entry\s+\w+\s*\((.*?)\)", entry_text, re.S)
+    if not m or not m.group(1).strip():
+        return []
+    return [" ".join(p.split()) for p in m.group(1).split(",")]
+
+
+def abi_problem(entry_text, tmap):
+    """None when the entry takes the run ABI's parameters (`.u64 args`, and for tensor forms `.align 64 .b8
+    tmap[128]`), else what differs."""
+    params = entry_params(entry_text)
+    want = 2 if tmap else 1
+    if len(params) != want:
+        return f"{len(params)} parameters ({'; '.join(params) or 'none'}), the run ABI has {want}"
+    if not _ARGS_PARAM.match(params[0]):
+        return f"first parameter `{params[0]}` is not the u64 args address"
+    if tmap and not _TMAP_PARAM.match(params[1]):
+        return f"second parameter `{params[1]}` is not the 128-byte, 64-aligned tensor map by value"
+    return None
+
+
+# The protocol of a kernel: its instructions of these kinds, in order. Spellings the PTX ISA makes equal are made
+# equal first (PROTOCOL_RULES), so that the front-end's kernel and the hand-written one compare as written.
+_PROTOCOL = ("mbarrier.", "fence.", "barrier.", "bar.", "mapa.", "createpolicy.", "cp.")
+PROTOCOL_RULES = (
+    # barrier.cluster: "The optional .sem qualifier defines memory synchronizing effects ... If .sem is absent,
+    # .release is assumed for barrier.cluster.arrive and .acquire for barrier.cluster.wait" (LLVM omits it)
+    ("barrier_cluster_default_sem", re.compile(r"^(barrier\.cluster\.(?:arrive|wait))\.(?:release|acquire)"), r"\1"),
+    # mapa's .u32 / .u64: the address width, not the operation (LLVM's shared pointers are 64-bit)
+    ("mapa_address_width", re.compile(r"^(mapa\.shared::cluster)\.u(?:32|64)$"), r"\1"),
+    # bar.sync is barrier.sync.aligned ("bar.sync is equivalent to barrier.sync.aligned")
+    ("bar_sync_is_barrier_sync_aligned", re.compile(r"^barrier\.sync\.aligned$"), "bar.sync"),
+)
+
+
+def _instructions(entry_text):
+    """(line number in the entry, opcode, instruction text) of every instruction of an entry's PTX body, the guard
+    predicate and comments left out."""
+    out = []
+    for n, ln in enumerate(entry_text.splitlines()):
+        t = ln.split("//", 1)[0].strip()
+        if not t or t.endswith(":") or t.startswith((".", "{", "}")):
+            continue
+        t = re.sub(r"^@!?%\w+\s+", "", t)
+        out.append((n, t.split()[0].rstrip(";"), " ".join(t.split())))
+    return out
+
+
+def protocol(entry_text, test_line=None):
+    """The entry's protocol: the opcodes of its mbarrier, fence, barrier, mapa, createpolicy and cp.* instructions
+    in order, `<test>` for the instruction under test (its line in the entry: test_line, or the one marked
+    `// ptxcts:test`), the cluster-rank read as `%cluster_ctarank`."""
+    seq = []
+    for n, op, t in _instructions(entry_text):
+        line = entry_text.splitlines()[n]
+        if (test_line is not None and n == test_line) or (test_line is None and linemap.TEST_MARK in line):
+            seq.append("<test>")
+        elif "%cluster_ctarank" in t:
+            seq.append("%cluster_ctarank")
+        elif op.startswith(_PROTOCOL):
+            for _, rx, to in PROTOCOL_RULES:
+                op = rx.sub(to, op)
+            seq.append(op)
+    return seq
+
+
+def check_entry(form, entry_text, index, family_of, hand_written):
+    """(problem or None, line of the instruction under test in the entry) of the PTX of a form's kernel: the run
+    ABI's parameters, exactly one instruction of the chapter parsing to the form (the others companions of the
+    groups families), the hand-written kernel's protocol. index: parse.FormIndex of every form; family_of: {form
+    ID: family}; hand_written: the PTX of the hand-written entry (render.kernel_text)."""
+    why = abi_problem(entry_text, form.kernel_cfg["tmap"])
+    if why:
+        return f"the entry's parameters are not the run ABI's: {why}", None
+    hits, others = [], []
+    for n, op, t in _instructions(entry_text):
+        if not op.startswith(llvm_backend._UNDER_TEST):
+            continue
+        same, parsed = index.same_form(form.id, t)
+        if same:
+            hits.append(n)
+        elif not any(family_of.get(fid) in COMPANION_FAMILIES for fid in parsed.forms):
+            others.append(t)
+    if len(hits) != 1:
+        return (f"{len(hits)} instructions parse to {form.id}, not one" +
+                (f" (it wrote {'; '.join(others[:3])})" if others else "")), None
+    if others:
+        return f"instructions of the chapter besides the one under test and the frame's companions: " \
+               f"{'; '.join(others[:3])}", hits[0]
+    mine, want = protocol(entry_text, hits[0]), protocol(hand_written)
+    if mine != want:
+        return (f"the kernel's protocol differs from the hand-written one: {' '.join(mine)} vs "
+                f"{' '.join(want)}"), hits[0]
+    return None, hits[0]
+
+
+# ---- provenance -------------------------------------------------------------------------------------------------
+
+def _sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def made_from(root):
+    """sha256 of what the kernels are made from: the manifest's forms, the run contract, the LLVM templates."""
+    tpl = hashlib.sha256()
+    for p in sorted(glob.glob(os.path.join(LLVM_TEMPLATES, "*.ll.j2"))):
+        tpl.update(os.path.basename(p).encode() + b"\0" + open(p, "rb").read() + b"\0")
+    return {"forms_jsonl_sha256": _sha256(os.path.join(root, "generated", "manifest", "forms.jsonl")),
+            "run_contract_sha256": _sha256(os.path.join(root, "generated", "contract", "run_contract.hpp")),
+            "llvm_templates_sha256": tpl.hexdigest()}
+
+
+# ---- the verb ---------------------------------------------------------------------------------------------------
+
+class _Job:
+    def __init__(self, name, family, items):
+        self.name, self.family, self.items = name, family, items
+
+
+def write_modules(a, forms, info, target, out, write, root, stream=sys.stderr):
+    """Write the front-end's modules and index.json into out. forms: the forms selected (model.Form); info: {form
+    ID: rules it breaks at target/ptx}; write(path, text): the writer of the modules folder. Returns the exit
+    status."""
+    t0 = time.monotonic()
+    fe = resolve(a.frontend)
+    if fe.kind != "llvm":
+        raise FrontendError(f"--frontend {fe.name}: whole kernels are written for LLVM front-ends only (this one "
+                            f"is {fe.kind})")
+    for n in fe.notes:
+        stream.write(f"modules: note: {n}\n")
+    known = set(fe.description.get("intrinsics") or ())
+    if not known:
+        raise FrontendError(f"toolchains/{fe.name}.json lists no intrinsic names: probe it again (./ptxcts frontend "
+                            f"probe {fe.name})", MALFORMED)
+    llvm_backend.load(fe)
+    from .engines import LlvmEngine
+    from ptxcts_gen.frontends import llvm as mapping
+    pool = isolate.Zygote(LlvmEngine.compile, jobs=max(1, getattr(a, "jobs", 0) or os.cpu_count() or 1))
+    try:
+        return _write(a, fe, known, mapping, pool, forms, info, target, out, write, root, stream, t0)
+    finally:
+        pool.close()
+
+
+def _write(a, fe, known, mapping, pool, forms, info, target, out, write, root, stream, t0):
+    not_written = {}
+
+    def skip(f, kind, reason):
+        not_written[f.id] = {"kernel": f.entry, "family": f.family, "kind": kind, "reason": reason}
+
+    why_target = fe.why_not(target, a.ptx)
+    chosen = []
+    for f in forms:
+        if info[f.id]:
+            skip(f, INVALID, f"invalid at {target} / PTX {a.ptx} (rules {', '.join(info[f.id])}): the run tier runs "
+                             "valid forms only")
+            continue
+        s = mapping.spell(f, known)
+        if not isinstance(s, Spelling):
+            skip(f, UNEXPRESSIBLE, s.reason)
+        elif why_target:
+            skip(f, UNEXPRESSIBLE, why_target)
+        elif template_of(f) is None:
+            skip(f, NO_FRAME, f"frame not written for LLVM yet (no templates/llvm/"
+                              f"{f.template.replace('.ptx.j2', '.ll.j2')})")
+        else:
+            chosen.append((f, s))
+    # one LLVM module per output file, chunked as the hand-written modules are
+    by_fam = defaultdict(list)
+    for f, s in chosen:
+        by_fam[f.family].append((f, s))
+    jobs = []
+    for fam, items in sorted(by_fam.items()):
+        n = a.max_entries or len(items)
+        chunks = [items[i:i + n] for i in range(0, len(items), n)]
+        for ci, chunk in enumerate(chunks):
+            jobs.append(_Job(f"{fam}.ptx" if len(chunks) == 1 else f"{fam}.{ci:03d}.ptx", fam, chunk))
+    stream.write(f"modules: {fe.name} ({fe.description.get('version_string')}) writes {len(chosen)} of "
+                 f"{len(forms)} kernels for {target} PTX {a.ptx} in {len(jobs)} modules; {len(not_written)} not "
+                 f"written\n")
+    from compile.progress import Progress
+    prog = Progress(len(chosen), stream=stream, label="modules", unit="kernels", quiet=getattr(a, "quiet", False))
+    ir_of = {j.name: module_ir(j.items, j.family, known) for j in jobs}
+    ptx_of, alone, stats = {}, [], Counter()
+
+    def done(i, o):
+        j = jobs[i]
+        if o.ok:
+            ptx_of[j.name] = o.value
+            prog.advance(len(j.items))
+        else:
+            stats["modules_that_died"] += 1
+            alone.append(j)
+    pool.run_many([(ir_of[j.name], target, a.ptx) for j in jobs], done=done)
+    # a module whose child died: each kernel alone, then the module again from those that compiled
+    singles = [(j, f, s) for j in alone for f, s in j.items]
+    answers = pool.run_many([(module_ir([(f, s)], j.family, known), target, a.ptx) for j, f, s in singles]) \
+        if singles else []
+    stats["compiled_alone"] = len(singles)
+    survivors = defaultdict(list)
+    for (j, f, s), o in zip(singles, answers):
+        if o.ok:
+            survivors[j.name].append((f, s))
+        else:
+            refusal = next((ln.strip() for ln in o.stderr.splitlines() if ln.startswith("LLVM ERROR")), None)
+            if refusal or o.status == "exception":
+                skip(f, REFUSED, f"{fe.name} refused the whole kernel: {refusal or o.value}")
+            else:
+                tail = " | ".join(ln.strip() for ln in o.stderr.strip().splitlines()[-3:])
+                skip(f, CRASHED, f"{fe.name} died compiling the whole kernel ({o.status}): {tail}")
+        prog.advance(1)
+    for j in alone:
+        j.items = survivors[j.name]
+        if j.items:
+            again = pool.run_many([(module_ir(j.items, j.family, known), target, a.ptx)])[0]
+            if again.ok:
+                ptx_of[j.name] = again.value
+            else:
+                for f, _ in j.items:
+                    skip(f, CRASHED, f"{fe.name} compiled the kernel alone but not in a module with the others "
+                                     f"({again.status})")
+    # check, write, index
+    from ptxcts_gen.model import all_forms
+    every = all_forms()
+    index, family_of = parse.FormIndex(every), {f.id: f.family for f in every}
+    doc = {"target": target, "ptx": a.ptx, "modules": {}, "module_headers": {}, "entries": {},
+           "not_written": {}, "made_from": made_from(root)}
+    asm = defaultdict(list)
+    for j in jobs:
+        if j.name not in ptx_of or not j.items:
+            continue
+        text = ptx_of[j.name]
+        lines = text.split("\n")
+        mapped = {e.kernel: e for e in linemap.entries(lines)}
+        listed = []
+        for f, s in j.items:
+            e = mapped.get(f.entry)
+            if e is None:
+                skip(f, MISCOMPILED, f"{fe.name}'s module has no entry {f.entry}")
+                continue
+            body = "\n".join(lines[e.entry - 1:e.last])
+            problem, test = check_entry(f, body, index, family_of, kernel_text(f))
+            if problem:
+                skip(f, MISCOMPILED, problem)
+                continue
+            listed.append(f.entry)
+            doc["entries"][f.entry] = {"form": f.id, "family": f.family, "module": j.name, "expect": "accept",
+                                       "rules": [], "line_first": e.entry, "line_last": e.close,
+                                       "test_lines": [e.entry + test]}
+        for instr, entry in inline_asm(module_ir(j.items, j.family, known)):
+            if entry in listed:
+                asm[instr].append(entry)
+        if listed:
+            write(os.path.join(out, j.name), text)
+            doc["modules"][j.name] = listed
+            doc["module_headers"][j.name] = linemap.header(lines, list(mapped.values()))
+    doc["not_written"] = {k: not_written[k] for k in sorted(not_written)}
+    d = fe.description
+    doc["frontend"] = {
+        "name": fe.name, "kind": fe.kind, "version_string": d.get("version_string"),
+        "library_sha256": d.get("library_sha256"), "paired_ptxas": fe.ptxas_toolchain, "cpu": target,
+        "features": llvm_backend.features(a.ptx), "templates": "templates/llvm",
+        "inline_asm_companions": {k: {"reason": INLINE_ASM_REASONS.get(k, "no llvm.nvvm intrinsic writes it"),
+                                      "entries": sorted(v)} for k, v in sorted(asm.items())},
+        "stats": dict(stats, seconds=round(time.monotonic() - t0, 2))}
+    write(os.path.join(out, "index.json"), json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    summary(doc, forms, stream)
+    return 0
+
+
+# the inline asm companions of templates/llvm/frame.ll.j2 and why each is not an intrinsic call
+INLINE_ASM_REASONS = {
+    "createpolicy.fractional.L2::evict_last.b64": "LLVM 22 has no llvm.nvvm intrinsic for createpolicy (the cache "
+                                                  "policy operand of the .L2::cache_hint forms)",
+}
+
+
+def summary(doc, forms, stream):
+    """Forms written / selected per family, and the reasons for the rest (counted)."""
+    sel = Counter(f.family for f in forms)
+    wrote = Counter(e["family"] for e in doc["entries"].values())
+    kinds = defaultdict(Counter)
+    for v in doc["not_written"].values():
+        kinds[v["family"]][v["kind"]] += 1
+    cols = (UNEXPRESSIBLE, NO_FRAME, INVALID, REFUSED, CRASHED, MISCOMPILED)
+    w = stream.write
+    w(f"\n  {'family':32} {'selected':>8} {'written':>8}" + "".join(f" {c[:17]:>17}" for c in cols) + "\n")
+    tot = Counter()
+    for fam in sorted(sel):
+        row = Counter({"selected": sel[fam], "written": wrote[fam], **kinds[fam]})
+        tot.update(row)
+        w(f"  {fam:32} {row['selected']:>8} {row['written']:>8}" + "".join(f" {row[c]:>17}" for c in cols) + "\n")
+    w(f"  {'total':32} {tot['selected']:>8} {tot['written']:>8}" + "".join(f" {tot[c]:>17}" for c in cols) + "\n")
+    reasons = Counter(v["reason"] for v in doc["not_written"].values())
+    for r, n in reasons.most_common():
+        w(f"  {n:5d} x {r}\n")
+    w(f"{len(doc['modules'])} modules, {len(doc['entries'])} entries written by {doc['frontend']['name']} for "
+      f"{doc['target']} PTX {doc['ptx']} ({doc['frontend']['stats']['seconds']} s)\n")
