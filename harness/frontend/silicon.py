@@ -9,7 +9,7 @@ when a module's child dies, each of its kernels is compiled alone and the module
 compile. Every kernel written is checked before it is listed (check_entry): its parameters are the run ABI's, it
 holds exactly one instruction that parses (ptxcts_gen.parse) to its form, every other instruction of the chapter
 is a group/fence companion, and its protocol (the ordered mbarrier / fence / barrier / mapa / createpolicy / group
-instructions) is the hand-written kernel's. A form that is not written is listed in the index with its reason.
+and group instructions, the chapter's companions among them) is the hand-written kernel's. A form that is not written is listed in the index with its reason.
 
 The folder holds the modules and index.json in the format `./ptxcts modules` writes (the run tier's scan_modules
 reads `modules`: file -> entry names), plus `frontend` (provenance: front-end, library version and sha256, paired
@@ -36,8 +36,6 @@ LLVM_TEMPLATES = os.path.join(TEMPLATES, "llvm")
 # why a form has no kernel (the `kind` of a not_written entry)
 UNEXPRESSIBLE, NO_FRAME, INVALID, REFUSED, CRASHED, MISCOMPILED = (
     "unexpressible", "frame_not_written", "invalid_here", "refused", "crashed", "check_failed")
-# the instructions of the chapter a frame adds around the one under test: these families' forms
-COMPANION_FAMILIES = ("cp.async.groups", "cp.async.bulk.groups")
 INLINE_ASM_MARK = "; ptxcts:inline-asm-companion "
 _DECL_CALL = re.compile(r"call (\S+) @(llvm\.nvvm\.[\w.]+)\((.*)\)")
 
@@ -177,29 +175,23 @@ def protocol(entry_text, test_line=None):
     return seq
 
 
-def check_entry(form, entry_text, index, family_of, hand_written):
+def check_entry(form, entry_text, index, hand_written):
     """(problem or None, line of the instruction under test in the entry) of the PTX of a form's kernel: the run
-    ABI's parameters, exactly one instruction of the chapter parsing to the form (the others companions of the
-    groups families), the hand-written kernel's protocol. index: parse.FormIndex of every form; family_of: {form
-    ID: family}; hand_written: the PTX of the hand-written entry (render.kernel_text)."""
+    ABI's parameters, exactly one instruction parsing to the form (ptxcts_gen.parse.FormIndex `index`), and the
+    protocol of the hand-written kernel (hand_written: its PTX, render.kernel_text), which also holds every other
+    instruction of the chapter the frame adds (the group commits and waits, the proxy fence), in order."""
     why = abi_problem(entry_text, form.kernel_cfg["tmap"])
     if why:
         return f"the entry's parameters are not the run ABI's: {why}", None
-    hits, others = [], []
+    hits, chapter = [], []
     for n, op, t in _instructions(entry_text):
-        if not op.startswith(llvm_backend._UNDER_TEST):
-            continue
-        same, parsed = index.same_form(form.id, t)
-        if same:
-            hits.append(n)
-        elif not any(family_of.get(fid) in COMPANION_FAMILIES for fid in parsed.forms):
-            others.append(t)
+        if op.startswith(llvm_backend._UNDER_TEST):
+            chapter.append(t)
+            if index.same_form(form.id, t)[0]:
+                hits.append(n)
     if len(hits) != 1:
-        return (f"{len(hits)} instructions parse to {form.id}, not one" +
-                (f" (it wrote {'; '.join(others[:3])})" if others else "")), None
-    if others:
-        return f"instructions of the chapter besides the one under test and the frame's companions: " \
-               f"{'; '.join(others[:3])}", hits[0]
+        return (f"{len(hits)} instructions parse to {form.id}, not one (the chapter's instructions it wrote: "
+                f"{'; '.join(chapter) or 'none'})"), None
     mine, want = protocol(entry_text, hits[0]), protocol(hand_written)
     if mine != want:
         return (f"the kernel's protocol differs from the hand-written one: {' '.join(mine)} vs "
@@ -336,7 +328,7 @@ def _write(a, fe, known, mapping, pool, forms, info, target, out, write, root, s
     # check, write, index
     from ptxcts_gen.model import all_forms
     every = all_forms()
-    index, family_of = parse.FormIndex(every), {f.id: f.family for f in every}
+    index = parse.FormIndex(every)
     doc = {"target": target, "ptx": a.ptx, "modules": {}, "module_headers": {}, "entries": {},
            "not_written": {}, "made_from": made_from(root)}
     asm = defaultdict(list)
@@ -353,7 +345,7 @@ def _write(a, fe, known, mapping, pool, forms, info, target, out, write, root, s
                 skip(f, MISCOMPILED, f"{fe.name}'s module has no entry {f.entry}")
                 continue
             body = "\n".join(lines[e.entry - 1:e.last])
-            problem, test = check_entry(f, body, index, family_of, kernel_text(f))
+            problem, test = check_entry(f, body, index, kernel_text(f))
             if problem:
                 skip(f, MISCOMPILED, problem)
                 continue
