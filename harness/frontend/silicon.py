@@ -210,7 +210,8 @@ def made_from(root):
     """sha256 of what the kernels are made from: the manifest's forms, the run contract, the LLVM templates."""
     tpl = hashlib.sha256()
     for p in sorted(glob.glob(os.path.join(LLVM_TEMPLATES, "*.ll.j2"))):
-        tpl.update(os.path.basename(p).encode() + b"\0" + open(p, "rb").read() + b"\0")
+        with open(p, "rb") as f:
+            tpl.update(os.path.basename(p).encode() + b"\0" + f.read() + b"\0")
     return {"forms_jsonl_sha256": _sha256(os.path.join(root, "generated", "manifest", "forms.jsonl")),
             "run_contract_sha256": _sha256(os.path.join(root, "generated", "contract", "run_contract.hpp")),
             "llvm_templates_sha256": tpl.hexdigest()}
