@@ -34,8 +34,8 @@ from .errors import MALFORMED
 
 LLVM_TEMPLATES = os.path.join(TEMPLATES, "llvm")
 # why a form has no kernel (the `kind` of a not_written entry)
-UNEXPRESSIBLE, NO_FRAME, INVALID, REFUSED, CRASHED, MISCOMPILED = (
-    "unexpressible", "frame_not_written", "invalid_here", "refused", "crashed", "check_failed")
+UNEXPRESSIBLE, NOT_SUPPORTED, NO_FRAME, INVALID, REFUSED, CRASHED, MISCOMPILED = (
+    "unexpressible", "not_supported", "frame_not_written", "invalid_here", "refused", "crashed", "check_failed")
 INLINE_ASM_MARK = "; ptxcts:inline-asm-companion "
 _DECL_CALL = re.compile(r"call (\S+) @(llvm\.nvvm\.[\w.]+)\((.*)\)")
 
@@ -266,7 +266,7 @@ def _write(a, fe, known, mapping, pool, forms, info, target, out, write, root, s
         if not isinstance(s, Spelling):
             skip(f, UNEXPRESSIBLE, s.reason)
         elif why_target:
-            skip(f, UNEXPRESSIBLE, why_target)
+            skip(f, NOT_SUPPORTED, why_target)
         elif template_of(f) is None:
             skip(f, NO_FRAME, f"frame not written for LLVM yet (no templates/llvm/"
                               f"{f.template.replace('.ptx.j2', '.ll.j2')})")
@@ -389,15 +389,15 @@ def summary(doc, forms, stream):
     kinds = defaultdict(Counter)
     for v in doc["not_written"].values():
         kinds[v["family"]][v["kind"]] += 1
-    cols = (UNEXPRESSIBLE, NO_FRAME, INVALID, REFUSED, CRASHED, MISCOMPILED)
+    cols = (UNEXPRESSIBLE, NOT_SUPPORTED, NO_FRAME, INVALID, REFUSED, CRASHED, MISCOMPILED)
     w = stream.write
-    w(f"\n  {'family':32} {'selected':>8} {'written':>8}" + "".join(f" {c[:17]:>17}" for c in cols) + "\n")
+    w(f"\n  {'family':30} {'selected':>8} {'written':>7}" + "".join(f" {c:>{len(c)}}" for c in cols) + "\n")
     tot = Counter()
     for fam in sorted(sel):
         row = Counter({"selected": sel[fam], "written": wrote[fam], **kinds[fam]})
         tot.update(row)
-        w(f"  {fam:32} {row['selected']:>8} {row['written']:>8}" + "".join(f" {row[c]:>17}" for c in cols) + "\n")
-    w(f"  {'total':32} {tot['selected']:>8} {tot['written']:>8}" + "".join(f" {tot[c]:>17}" for c in cols) + "\n")
+        w(f"  {fam:30} {row['selected']:>8} {row['written']:>7}" + "".join(f" {row[c]:>{len(c)}}" for c in cols) + "\n")
+    w(f"  {'total':30} {tot['selected']:>8} {tot['written']:>7}" + "".join(f" {tot[c]:>{len(c)}}" for c in cols) + "\n")
     reasons = Counter(v["reason"] for v in doc["not_written"].values())
     for r, n in reasons.most_common():
         w(f"  {n:5d} x {r}\n")
