@@ -157,46 +157,60 @@ def _instructions(entry_text):
     return out
 
 
-def protocol(entry_text, test_line=None):
-    """The entry's protocol: the opcodes of its mbarrier, fence, barrier, mapa, createpolicy and cp.* instructions
-    in order, `<test>` for the instruction under test (its line in the entry: test_line, or the one marked
-    `// ptxcts:test`), the cluster-rank read as `%cluster_ctarank`."""
-    seq = []
+def _protocol_items(entry_text, test_line=None):
+    """[(line in the entry, item)] of the entry's protocol (see protocol)."""
+    out = []
     for n, op, t in _instructions(entry_text):
-        line = entry_text.splitlines()[n]
-        if (test_line is not None and n == test_line) or (test_line is None and linemap.TEST_MARK in line):
-            seq.append("<test>")
+        if test_line is None and linemap.TEST_MARK in entry_text.splitlines()[n]:
+            out.append((n, "<test>"))
         elif "%cluster_ctarank" in t:
-            seq.append("%cluster_ctarank")
+            out.append((n, "%cluster_ctarank"))
         elif op.startswith(_PROTOCOL):
             for _, rx, to in PROTOCOL_RULES:
                 op = rx.sub(to, op)
-            seq.append(op)
-    return seq
+            # the N of a group wait is part of the protocol (which groups it waits for)
+            imm = re.search(r"\s(\d+);?$", t) if "wait_group" in op else None
+            out.append((n, op + (" " + imm.group(1) if imm else "")))
+    return out
+
+
+def protocol(entry_text, test_line=None):
+    """The entry's protocol: its mbarrier, fence, barrier, mapa, createpolicy and cp.* instructions in order, each
+    as its opcode (a group wait with its N), the cluster-rank read as `%cluster_ctarank`, and the instruction under
+    test as `<test>`: the one at test_line (a line of the entry), else the one marked `// ptxcts:test`."""
+    return ["<test>" if n == test_line else item for n, item in _protocol_items(entry_text, test_line)]
 
 
 def check_entry(form, entry_text, index, hand_written):
     """(problem or None, line of the instruction under test in the entry) of the PTX of a form's kernel: the run
-    ABI's parameters, exactly one instruction parsing to the form (ptxcts_gen.parse.FormIndex `index`), and the
-    protocol of the hand-written kernel (hand_written: its PTX, render.kernel_text), which also holds every other
-    instruction of the chapter the frame adds (the group commits and waits, the proxy fence), in order."""
+    ABI's parameters; the protocol of the hand-written kernel (hand_written: its PTX, render.kernel_text), which
+    also holds every instruction of the chapter the frame adds (group commits and waits, proxy fences) in order;
+    and where the hand-written kernel has the instruction under test, an instruction parsing to the form
+    (ptxcts_gen.parse.FormIndex `index`). A frame with no other instruction of the form (the copy families) so has
+    exactly one."""
     why = abi_problem(entry_text, form.kernel_cfg["tmap"])
     if why:
         return f"the entry's parameters are not the run ABI's: {why}", None
-    hits, chapter = [], []
+    hits, chapter = set(), []
     for n, op, t in _instructions(entry_text):
         if op.startswith(llvm_backend._UNDER_TEST):
             chapter.append(t)
             if index.same_form(form.id, t)[0]:
-                hits.append(n)
-    if len(hits) != 1:
-        return (f"{len(hits)} instructions parse to {form.id}, not one (the chapter's instructions it wrote: "
+                hits.add(n)
+    if not hits:
+        return (f"0 instructions parse to {form.id} (the chapter's instructions it wrote: "
                 f"{'; '.join(chapter) or 'none'})"), None
-    mine, want = protocol(entry_text, hits[0]), protocol(hand_written)
+    want = protocol(hand_written)
+    items = _protocol_items(entry_text, -1)
+    at = want.index("<test>")
+    if at >= len(items) or items[at][0] not in hits:
+        return (f"the instruction where the hand-written kernel has the one under test is "
+                f"`{items[at][1] if at < len(items) else 'missing'}`, not {form.id}"), None
+    mine = protocol(entry_text, items[at][0])
     if mine != want:
         return (f"the kernel's protocol differs from the hand-written one: {' '.join(mine)} vs "
-                f"{' '.join(want)}"), hits[0]
-    return None, hits[0]
+                f"{' '.join(want)}"), items[at][0]
+    return None, items[at][0]
 
 
 # ---- provenance -------------------------------------------------------------------------------------------------

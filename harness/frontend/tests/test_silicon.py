@@ -140,18 +140,24 @@ class SiliconModulesTest(unittest.TestCase):
             bodies = _entries(text)
             for e in listed:
                 form = BY_ENTRY[e]
+                hand = kernel_text(form)
                 hits = [t for t in found[e] if index.same_form(form.id, t)[0]]
-                self.assertEqual(len(hits), 1, f"{form.id}: {found[e]}")
+                # as many as the hand-written kernel has: one, but for the groups families, whose frames also
+                # commit and wait as companions
+                want = [t for t in llvm_backend.instructions(hand)[e] if index.same_form(form.id, t)[0]]
+                self.assertEqual(len(hits), len(want), f"{form.id}: {found[e]}")
+                if form.family not in ("cp.async.groups", "cp.async.bulk.groups"):
+                    self.assertEqual(len(hits), 1, form.id)
                 row = self.index["entries"][e]
                 (line,) = row["test_lines"]
-                self.assertEqual(" ".join(lines[line - 1].split()), hits[0], form.id)
+                self.assertTrue(index.same_form(form.id, lines[line - 1].split("//")[0].strip())[0], form.id)
                 params = silicon.entry_params(bodies[e])
                 self.assertEqual(len(params), 2 if form.kernel_cfg["tmap"] else 1, form.id)
                 self.assertRegex(params[0], r"^\.param \.(u64|b64) \w+$")
                 if form.kernel_cfg["tmap"]:
                     self.assertRegex(params[1], r"^\.param \.align 64 \.b8 \w+\[128\]$")
-                self.assertEqual(silicon.protocol(bodies[e], line - row["line_first"]),
-                                 silicon.protocol(kernel_text(form)), form.id)
+                self.assertEqual(silicon.protocol(bodies[e], line - row["line_first"]), silicon.protocol(hand),
+                                 form.id)
                 n += 1
         self.assertEqual(n, len(self.index["entries"]))
 
