@@ -393,6 +393,8 @@ def _write(a, fe, known, mapping, pool, forms, info, target, out, write, root, s
 INLINE_ASM_REASONS = {
     "createpolicy.fractional.L2::evict_last.b64": "LLVM 22 has no llvm.nvvm intrinsic for createpolicy (the cache "
                                                   "policy operand of the .L2::cache_hint forms)",
+    "ld.global.cg.v4.u32": "LLVM 22 has no llvm.nvvm intrinsic or IR load that writes the .cg cache operator (the "
+                           "self-check frames probe a destination's last bytes from L2, no stale L1 line)",
 }
 
 
