@@ -202,10 +202,13 @@ def check_entry(form, entry_text, index, hand_written):
                 f"{'; '.join(chapter) or 'none'})"), None
     want = protocol(hand_written)
     items = _protocol_items(entry_text, -1)
+    if len(items) != len(want):
+        return (f"the kernel's protocol differs from the hand-written one ({len(items)} instructions, not "
+                f"{len(want)}): {' '.join(i for _, i in items)} vs {' '.join(want)}"), None
     at = want.index("<test>")
-    if at >= len(items) or items[at][0] not in hits:
-        return (f"the instruction where the hand-written kernel has the one under test is "
-                f"`{items[at][1] if at < len(items) else 'missing'}`, not {form.id}"), None
+    if items[at][0] not in hits:
+        return (f"the instruction where the hand-written kernel has the one under test is `{items[at][1]}`, not "
+                f"{form.id}"), None
     mine = protocol(entry_text, items[at][0])
     if mine != want:
         return (f"the kernel's protocol differs from the hand-written one: {' '.join(mine)} vs "

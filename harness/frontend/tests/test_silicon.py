@@ -174,11 +174,16 @@ class SiliconModulesTest(unittest.TestCase):
         p = self.index["frontend"]
         self.assertEqual((p["name"], p["version_string"], p["library_sha256"], p["paired_ptxas"], p["features"]),
                          ("llvm-22", d["version_string"], d["library_sha256"], d["paired_ptxas"], "+ptx90"))
-        # createpolicy is the one inline asm companion, in exactly the written kernels with a cache-policy operand
-        policy = {e for e in self.index["entries"] if BY_ENTRY[e].kernel_cfg["policy"]}
-        self.assertEqual(set(p["inline_asm_companions"]), {"createpolicy.fractional.L2::evict_last.b64"})
-        self.assertEqual(set(p["inline_asm_companions"]["createpolicy.fractional.L2::evict_last.b64"]["entries"]),
-                         policy)
+        # the inline asm companions: createpolicy (the cache-policy operand) and the self-check frames' .cg probe
+        # load, each in exactly the written kernels whose hand-written kernel has that instruction
+        asm = p["inline_asm_companions"]
+        self.assertEqual(set(asm), {"createpolicy.fractional.L2::evict_last.b64", "ld.global.cg.v4.u32"})
+        for instr, row in asm.items():
+            has = {e for e in self.index["entries"] if instr.split(" ")[0] in kernel_text(BY_ENTRY[e])}
+            self.assertEqual(set(row["entries"]), has, instr)
+            self.assertTrue(row["reason"])
+        self.assertTrue(any(BY_ENTRY[e].kernel_cfg["policy"] for e in asm["createpolicy.fractional.L2::evict_last.b64"]
+                            ["entries"]))
         self.assertEqual(self.index["made_from"], silicon.made_from(ROOT))
 
 
@@ -220,6 +225,24 @@ class PlantedFaultTest(unittest.TestCase):
         f = FORMS["cp.async.bulk/global.shared_cta.bulk_group"]
         ir = self.ir(f).replace("  call void @llvm.nvvm.fence.proxy.async.shared_cta()\n", "")
         self.assertIn("protocol differs", self.check(f, ir))
+
+    def test_a_group_wait_for_other_groups_is_caught(self):
+        f = FORMS["cp.async.bulk.commit_group/empty_group"]
+        ir = self.ir(f)
+        self.assertIn("@llvm.nvvm.cp.async.bulk.wait.group(i32 1)", ir)
+        problem = self.check(f, ir.replace("@llvm.nvvm.cp.async.bulk.wait.group(i32 1)",
+                                           "@llvm.nvvm.cp.async.bulk.wait.group(i32 0)"))
+        self.assertIn("protocol differs", problem)
+
+    def test_the_groups_instruction_out_of_its_place_is_caught(self):
+        # the commit under test moved after the frame's wait: the commit at the test's place is a companion's
+        f = FORMS["cp.async.bulk.commit_group/empty_group"]
+        ir = self.ir(f).replace("  call void @llvm.nvvm.cp.async.bulk.commit.group() ; ptxcts:test\n", "")
+        ir = ir.replace("  call void @llvm.nvvm.cp.async.bulk.wait.group(i32 1)\n",
+                        "  call void @llvm.nvvm.cp.async.bulk.wait.group(i32 1)\n"
+                        "  call void @llvm.nvvm.cp.async.bulk.commit.group()\n")
+        self.assertIn("where the hand-written kernel has the one under test is `cp.async.bulk.wait_group 1`",
+                      self.check(f, ir))
 
     def test_a_form_spelled_by_another_forms_intrinsic_is_caught(self):
         f = FORMS["cp.async.bulk.tensor/2d.shared_cta.global.tile"]
