@@ -234,6 +234,43 @@ def made_from(root):
             "llvm_templates_sha256": tpl.hexdigest()}
 
 
+def check_folder(folder, root, target=None, ptx=None):
+    """The index of a folder `modules --frontend` wrote, when it can be used as it is: made from the manifest, run
+    contract and templates of this tree (made_from), for target / ptx when given, every module present. A
+    FrontendError (exit 3) naming what differs otherwise (a prebuilt folder of another tree is refused, never run).
+    Needs no front-end library: the GPU runner checks a folder written elsewhere."""
+    path = os.path.join(folder, "index.json")
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise FrontendError(f"{path}: {e.strerror} (write the folder with ./ptxcts modules --frontend NAME)",
+                            MALFORMED) from None
+    except ValueError as e:
+        raise FrontendError(f"{path}: not JSON: {e}", MALFORMED) from None
+    for k, kind in (("modules", dict), ("entries", dict), ("not_written", dict), ("frontend", dict),
+                    ("made_from", dict), ("target", str), ("ptx", str)):
+        if not isinstance(doc.get(k), kind):
+            raise FrontendError(f"{path}: field {k!r}: missing or not a JSON {'object' if kind is dict else 'string'}"
+                                " (not a folder `./ptxcts modules --frontend` wrote)", MALFORMED)
+    redo = (f"write it again: ./ptxcts modules --frontend {doc['frontend'].get('name')} --target {doc['target']} "
+            f"--ptx {doc['ptx']} --valid-only --out DIR")
+    here = made_from(root)
+    for k, v in sorted(here.items()):
+        if doc["made_from"].get(k) != v:
+            raise FrontendError(f"{folder} is stale: {k} is {str(doc['made_from'].get(k))[:12]} there, "
+                                f"{v[:12]} in this tree; {redo}", MALFORMED)
+    for k, want in (("target", target), ("ptx", ptx)):
+        if want is not None and doc[k] != want:
+            raise FrontendError(f"{folder} holds kernels for {k} {doc[k]}, not {want}; {redo}", MALFORMED)
+    for name, entries in doc["modules"].items():
+        if not os.path.exists(os.path.join(folder, name)):
+            raise FrontendError(f"{path}: module {name} is not in {folder}", MALFORMED)
+        if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+            raise FrontendError(f"{path}: modules.{name}: not a list of entry names", MALFORMED)
+    return doc
+
+
 # ---- the verb ---------------------------------------------------------------------------------------------------
 
 class _Job:

@@ -187,6 +187,35 @@ class SiliconModulesTest(unittest.TestCase):
         self.assertEqual(self.index["made_from"], silicon.made_from(ROOT))
 
 
+    def _check_modules(self, folder, *extra):
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "ptxcts"), "frontend", "check-modules", folder,
+                            *extra], capture_output=True, text=True, cwd=ROOT)
+        return r.returncode, r.stdout + r.stderr
+
+    def test_a_fresh_folder_is_accepted_and_a_stale_one_refused(self):
+        rc, out = self._check_modules(self.llvm_dir, "--target", TARGET, "--ptx", PTX)
+        self.assertEqual(rc, 0, out)
+        self.assertIn(f"{len(self.index['entries'])} kernels written by llvm-22", out)
+        rc, out = self._check_modules(self.llvm_dir, "--target", "sm_90a")
+        self.assertEqual(rc, 3)
+        self.assertIn("holds kernels for target sm_90, not sm_90a", out)
+        with tempfile.TemporaryDirectory() as stale:
+            for n in os.listdir(self.llvm_dir):
+                shutil.copy(os.path.join(self.llvm_dir, n), stale)
+            doc = dict(self.index, made_from=dict(self.index["made_from"], forms_jsonl_sha256="0" * 64))
+            with open(os.path.join(stale, "index.json"), "w") as f:
+                json.dump(doc, f)
+            rc, out = self._check_modules(stale)
+            self.assertEqual(rc, 3)
+            self.assertIn("is stale: forms_jsonl_sha256", out)
+            os.unlink(os.path.join(stale, sorted(self.index["modules"])[0]))
+            with open(os.path.join(stale, "index.json"), "w") as f:
+                json.dump(self.index, f)
+            rc, out = self._check_modules(stale)
+            self.assertEqual(rc, 3)
+            self.assertIn("is not in", out)
+
+
 class PlantedFaultTest(unittest.TestCase):
     """Wrong kernels the check (silicon.check_entry) and the module writer must catch."""
 
