@@ -287,17 +287,16 @@ def cmd_modules(args):
     fault, fault_forms, all_planted = _planted_fault()
     if isinstance(fault, int):
         return fault
-    try:
-        os.makedirs(args.out, exist_ok=True)
-    except OSError as e:
-        why = {errno.EEXIST: "exists and is not a folder",
-               errno.ENOTDIR: "a part of this path is a file, not a folder"}.get(e.errno, e.strerror)
-        return _err(f"--out {args.out}: cannot create the folder: {why}")
     if args.frontend:   # whole kernels written by a compiler front-end (harness/frontend/silicon.py)
+        if args.jobs < 0:
+            return _err(f"--jobs {args.jobs}: must be 0 (one per cpu) or more")
         if fault:
             return _err("PTXCTS_PLANT_FAULT: the self-test's faults are planted in hand-written modules only, not "
                         f"with --frontend {args.frontend}")
         return _frontend_modules(args, forms, info, t.name)
+    rc = _make_out(args.out)
+    if rc:
+        return rc
     index = {"target": t.name, "ptx": args.ptx, "modules": {}, "module_headers": {},
              "entries": {}}
     by_fam = {}
@@ -332,6 +331,17 @@ def cmd_modules(args):
     return 0
 
 
+def _make_out(out):
+    """None when the --out folder exists or was made; else the exit status, the error named."""
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as e:
+        why = {errno.EEXIST: "exists and is not a folder",
+               errno.ENOTDIR: "a part of this path is a file, not a folder"}.get(e.errno, e.strerror)
+        return _err(f"--out {out}: cannot create the folder: {why}")
+    return None
+
+
 def _frontend_modules(args, forms, info, target):
     """`modules --frontend NAME`: the run tier's kernels written whole by the front-end (harness/frontend)."""
     try:
@@ -342,7 +352,8 @@ def _frontend_modules(args, forms, info, target):
     from .frontends import MappingError
     from .render import ROOT as root
     try:
-        return silicon.write_modules(args, forms, info, target, args.out, _write, root)
+        return silicon.write_modules(args, forms, info, target, args.out, _write, root,
+                                     make_out=lambda: _make_out(args.out))
     except FrontendError as e:
         sys.stderr.write(f"ptxcts_gen modules: {e}\n")
         return e.code

@@ -278,10 +278,10 @@ class _Job:
         self.name, self.family, self.items = name, family, items
 
 
-def write_modules(a, forms, info, target, out, write, root, stream=sys.stderr):
+def write_modules(a, forms, info, target, out, write, root, stream=sys.stderr, make_out=None):
     """Write the front-end's modules and index.json into out. forms: the forms selected (model.Form); info: {form
-    ID: rules it breaks at target/ptx}; write(path, text): the writer of the modules folder. Returns the exit
-    status."""
+    ID: rules it breaks at target/ptx}; write(path, text): the writer of the modules folder; make_out(): creates
+    out once the front-end is known to load (None or an exit status). Returns the exit status."""
     t0 = time.monotonic()
     fe = resolve(a.frontend)
     if fe.kind != "llvm":
@@ -294,6 +294,9 @@ def write_modules(a, forms, info, target, out, write, root, stream=sys.stderr):
         raise FrontendError(f"toolchains/{fe.name}.json lists no intrinsic names: probe it again (./ptxcts frontend "
                             f"probe {fe.name})", MALFORMED)
     llvm_backend.load(fe)
+    rc = make_out() if make_out else os.makedirs(out, exist_ok=True)
+    if rc:
+        return rc
     from .engines import LlvmEngine
     from ptxcts_gen.frontends import llvm as mapping
     pool = isolate.Zygote(LlvmEngine.compile, jobs=max(1, getattr(a, "jobs", 0) or os.cpu_count() or 1))
