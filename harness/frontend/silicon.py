@@ -29,7 +29,7 @@ from ptxcts_gen import linemap, parse
 from ptxcts_gen.frontends import MappingError, Spelling
 from ptxcts_gen.render import TEMPLATES, env, kernel_config, kernel_text
 
-from . import FrontendError, isolate, llvm_backend, resolve
+from . import FrontendError, isolate, llvm_backend, resolve, tier
 from .errors import MALFORMED
 
 LLVM_TEMPLATES = os.path.join(TEMPLATES, "llvm")
@@ -193,7 +193,7 @@ def check_entry(form, entry_text, index, hand_written):
         return f"the entry's parameters are not the run ABI's: {why}", None
     hits, chapter = set(), []
     for n, op, t in _instructions(entry_text):
-        if op.startswith(llvm_backend._UNDER_TEST):
+        if op.startswith(llvm_backend.UNDER_TEST):
             chapter.append(t)
             if index.same_form(form.id, t)[0]:
                 hits.add(n)
@@ -274,8 +274,11 @@ def check_folder(folder, root, target=None, ptx=None):
 # ---- the verb ---------------------------------------------------------------------------------------------------
 
 class _Job:
+    """One output module: its file name, family and [(form, spelling)]; ir and ptx once rendered and compiled."""
+
     def __init__(self, name, family, items):
         self.name, self.family, self.items = name, family, items
+        self.ir = self.ptx = None
 
 
 def write_modules(a, forms, info, target, out, write, root, stream=sys.stderr, make_out=None):
@@ -298,138 +301,145 @@ def write_modules(a, forms, info, target, out, write, root, stream=sys.stderr, m
     if rc:
         return rc
     from .engines import LlvmEngine
-    from ptxcts_gen.frontends import llvm as mapping
     pool = isolate.Zygote(LlvmEngine.compile, jobs=max(1, getattr(a, "jobs", 0) or os.cpu_count() or 1))
     try:
-        return _write(a, fe, known, mapping, pool, forms, info, target, out, write, root, stream, t0)
+        not_written = {}
+        jobs = _jobs(a, fe, known, forms, info, target, not_written)
+        n = sum(len(j.items) for j in jobs)
+        stream.write(f"modules: {fe.name} ({fe.description.get('version_string')}) compiles {n} of {len(forms)} "
+                     f"kernels for {target} PTX {a.ptx} in {len(jobs)} modules; {len(not_written)} it cannot write\n")
+        from compile.progress import Progress
+        prog = Progress(n, stream=stream, label="modules", unit="kernels", quiet=getattr(a, "quiet", False))
+        stats = _compile(pool, jobs, fe, known, target, a.ptx, not_written, prog)
     finally:
         pool.close()
+    doc = _index(jobs, fe, target, a.ptx, not_written, out, write, root)
+    doc["frontend"]["stats"] = dict(stats, seconds=round(time.monotonic() - t0, 2))
+    write(os.path.join(out, "index.json"), json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    summary(doc, forms, stream)
+    return 0
 
 
-def _write(a, fe, known, mapping, pool, forms, info, target, out, write, root, stream, t0):
-    not_written = {}
+def _skip(not_written, f, kind, reason):
+    not_written[f.id] = {"kernel": f.entry, "family": f.family, "kind": kind, "reason": reason}
 
-    def skip(f, kind, reason):
-        not_written[f.id] = {"kernel": f.entry, "family": f.family, "kind": kind, "reason": reason}
 
+def _jobs(a, fe, known, forms, info, target, not_written):
+    """The output modules of the forms that have a spelling and a frame, chunked per family as the hand-written
+    modules are (--max-entries); every other form into not_written with its reason."""
+    from ptxcts_gen.frontends import llvm as mapping
     why_target = fe.why_not(target, a.ptx)
-    chosen = []
+    by_fam = defaultdict(list)
     for f in forms:
         if info[f.id]:
-            skip(f, INVALID, f"invalid at {target} / PTX {a.ptx} (rules {', '.join(info[f.id])}): the run tier runs "
-                             "valid forms only")
+            _skip(not_written, f, INVALID, f"invalid at {target} / PTX {a.ptx} (rules {', '.join(info[f.id])}): the "
+                                           "run tier runs valid forms only")
             continue
         s = mapping.spell(f, known)
         if not isinstance(s, Spelling):
-            skip(f, UNEXPRESSIBLE, s.reason)
+            _skip(not_written, f, UNEXPRESSIBLE, s.reason)
         elif why_target:
-            skip(f, NOT_SUPPORTED, why_target)
+            _skip(not_written, f, NOT_SUPPORTED, why_target)
         elif template_of(f) is None:
-            skip(f, NO_FRAME, f"frame not written for LLVM yet (no templates/llvm/"
-                              f"{f.template.replace('.ptx.j2', '.ll.j2')})")
+            _skip(not_written, f, NO_FRAME, f"frame not written for LLVM yet (no templates/llvm/"
+                                            f"{f.template.replace('.ptx.j2', '.ll.j2')})")
         else:
-            chosen.append((f, s))
-    # one LLVM module per output file, chunked as the hand-written modules are
-    by_fam = defaultdict(list)
-    for f, s in chosen:
-        by_fam[f.family].append((f, s))
+            by_fam[f.family].append((f, s))
     jobs = []
     for fam, items in sorted(by_fam.items()):
         n = a.max_entries or len(items)
         chunks = [items[i:i + n] for i in range(0, len(items), n)]
         for ci, chunk in enumerate(chunks):
             jobs.append(_Job(f"{fam}.ptx" if len(chunks) == 1 else f"{fam}.{ci:03d}.ptx", fam, chunk))
-    stream.write(f"modules: {fe.name} ({fe.description.get('version_string')}) writes {len(chosen)} of "
-                 f"{len(forms)} kernels for {target} PTX {a.ptx} in {len(jobs)} modules; {len(not_written)} not "
-                 f"written\n")
-    from compile.progress import Progress
-    prog = Progress(len(chosen), stream=stream, label="modules", unit="kernels", quiet=getattr(a, "quiet", False))
-    ir_of = {j.name: module_ir(j.items, j.family, known) for j in jobs}
-    ptx_of, alone, stats = {}, [], Counter()
+    for j in jobs:
+        j.ir = module_ir(j.items, j.family, known)
+    return jobs
+
+
+def _compile(pool, jobs, fe, known, target, ptx, not_written, prog):
+    """Each job's PTX (job.ptx), one child per module; a module whose child died: each kernel alone, then the module
+    again from those that compiled (a refusal or crash costs its own kernel, listed in not_written)."""
+    stats, died = Counter(), []
 
     def done(i, o):
-        j = jobs[i]
         if o.ok:
-            ptx_of[j.name] = o.value
-            prog.advance(len(j.items))
+            jobs[i].ptx = o.value
+            prog.advance(len(jobs[i].items))
         else:
             stats["modules_that_died"] += 1
-            alone.append(j)
-    pool.run_many([(ir_of[j.name], target, a.ptx) for j in jobs], done=done)
-    # a module whose child died: each kernel alone, then the module again from those that compiled
-    singles = [(j, f, s) for j in alone for f, s in j.items]
-    answers = pool.run_many([(module_ir([(f, s)], j.family, known), target, a.ptx) for j, f, s in singles]) \
-        if singles else []
+            died.append(jobs[i])
+    pool.run_many([(j.ir, target, ptx) for j in jobs], done=done)
+    singles = [(j, f, s) for j in died for f, s in j.items]
     stats["compiled_alone"] = len(singles)
+    answers = pool.run_many([(module_ir([(f, s)], j.family, known), target, ptx) for j, f, s in singles]) \
+        if singles else []
     survivors = defaultdict(list)
     for (j, f, s), o in zip(singles, answers):
         if o.ok:
             survivors[j.name].append((f, s))
+        elif tier.refusal(o):   # the front-end's own diagnostic (LLVM ERROR ..., a verifier error)
+            _skip(not_written, f, REFUSED, f"{fe.name} refused the whole kernel: {tier.refusal(o)}")
         else:
-            refusal = next((ln.strip() for ln in o.stderr.splitlines() if ln.startswith("LLVM ERROR")), None)
-            if refusal or o.status == "exception":
-                skip(f, REFUSED, f"{fe.name} refused the whole kernel: {refusal or o.value}")
-            else:
-                tail = " | ".join(ln.strip() for ln in o.stderr.strip().splitlines()[-3:])
-                skip(f, CRASHED, f"{fe.name} died compiling the whole kernel ({o.status}): {tail}")
+            tail = " | ".join(ln.strip() for ln in o.stderr.strip().splitlines()[-3:])
+            _skip(not_written, f, CRASHED, f"{fe.name} died compiling the whole kernel ({o.status}): {tail}")
         prog.advance(1)
-    for j in alone:
+    for j in died:
         j.items = survivors[j.name]
-        if j.items:
-            again = pool.run_many([(module_ir(j.items, j.family, known), target, a.ptx)])[0]
-            if again.ok:
-                ptx_of[j.name] = again.value
-            else:
-                for f, _ in j.items:
-                    skip(f, CRASHED, f"{fe.name} compiled the kernel alone but not in a module with the others "
-                                     f"({again.status})")
-    # check, write, index
+        if not j.items:
+            continue
+        j.ir = module_ir(j.items, j.family, known)
+        (again,) = pool.run_many([(j.ir, target, ptx)])
+        if again.ok:
+            j.ptx = again.value
+        else:
+            for f, _ in j.items:
+                _skip(not_written, f, CRASHED, f"{fe.name} compiled the kernel alone but not in a module with the "
+                                               f"others ({again.status})")
+    return stats
+
+
+def _index(jobs, fe, target, ptx, not_written, out, write, root):
+    """Check every compiled entry (check_entry), write the modules that hold a checked one, and return the index."""
     from ptxcts_gen.model import all_forms
-    every = all_forms()
-    index = parse.FormIndex(every)
-    doc = {"target": target, "ptx": a.ptx, "modules": {}, "module_headers": {}, "entries": {},
-           "not_written": {}, "made_from": made_from(root)}
+    index = parse.FormIndex(all_forms())
+    doc = {"target": target, "ptx": ptx, "modules": {}, "module_headers": {}, "entries": {}, "made_from":
+           made_from(root)}
     asm = defaultdict(list)
     for j in jobs:
-        if j.name not in ptx_of or not j.items:
+        if j.ptx is None or not j.items:
             continue
-        text = ptx_of[j.name]
-        lines = text.split("\n")
+        lines = j.ptx.split("\n")
         mapped = {e.kernel: e for e in linemap.entries(lines)}
         listed = []
-        for f, s in j.items:
+        for f, _ in j.items:
             e = mapped.get(f.entry)
             if e is None:
-                skip(f, MISCOMPILED, f"{fe.name}'s module has no entry {f.entry}")
+                _skip(not_written, f, MISCOMPILED, f"{fe.name}'s module has no entry {f.entry}")
                 continue
-            body = "\n".join(lines[e.entry - 1:e.last])
-            problem, test = check_entry(f, body, index, kernel_text(f))
+            problem, test = check_entry(f, "\n".join(lines[e.entry - 1:e.last]), index, kernel_text(f))
             if problem:
-                skip(f, MISCOMPILED, problem)
+                _skip(not_written, f, MISCOMPILED, problem)
                 continue
             listed.append(f.entry)
             doc["entries"][f.entry] = {"form": f.id, "family": f.family, "module": j.name, "expect": "accept",
                                        "rules": [], "line_first": e.entry, "line_last": e.close,
                                        "test_lines": [e.entry + test]}
-        for instr, entry in inline_asm(module_ir(j.items, j.family, known)):
+        for instr, entry in inline_asm(j.ir):
             if entry in listed:
                 asm[instr].append(entry)
         if listed:
-            write(os.path.join(out, j.name), text)
+            write(os.path.join(out, j.name), j.ptx)
             doc["modules"][j.name] = listed
             doc["module_headers"][j.name] = linemap.header(lines, list(mapped.values()))
-    doc["not_written"] = {k: not_written[k] for k in sorted(not_written)}
     d = fe.description
+    doc["not_written"] = {k: not_written[k] for k in sorted(not_written)}
     doc["frontend"] = {
         "name": fe.name, "kind": fe.kind, "version_string": d.get("version_string"),
         "library_sha256": d.get("library_sha256"), "paired_ptxas": fe.ptxas_toolchain, "cpu": target,
-        "features": llvm_backend.features(a.ptx), "templates": "templates/llvm",
+        "features": llvm_backend.features(ptx), "templates": "templates/llvm",
         "inline_asm_companions": {k: {"reason": INLINE_ASM_REASONS.get(k, "no llvm.nvvm intrinsic writes it"),
-                                      "entries": sorted(v)} for k, v in sorted(asm.items())},
-        "stats": dict(stats, seconds=round(time.monotonic() - t0, 2))}
-    write(os.path.join(out, "index.json"), json.dumps(doc, indent=1, sort_keys=True) + "\n")
-    summary(doc, forms, stream)
-    return 0
+                                      "entries": sorted(v)} for k, v in sorted(asm.items())}}
+    return doc
 
 
 # the inline asm companions of templates/llvm/frame.ll.j2 and why each is not an intrinsic call

@@ -6,7 +6,6 @@ Exits 77 (CTest: skipped) where llvm-22 is not installed: `./ptxcts setup` insta
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
