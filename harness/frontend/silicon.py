@@ -224,14 +224,16 @@ def _sha256(path):
 
 
 def made_from(root):
-    """sha256 of what the kernels are made from: the manifest's forms, the run contract, the LLVM templates."""
+    """sha256 of what the kernels are made from: the manifest's forms, the run contract, the LLVM templates and the
+    LLVM mapping (the instruction under test)."""
     tpl = hashlib.sha256()
     for p in sorted(glob.glob(os.path.join(LLVM_TEMPLATES, "*.ll.j2"))):
         with open(p, "rb") as f:
             tpl.update(os.path.basename(p).encode() + b"\0" + f.read() + b"\0")
     return {"forms_jsonl_sha256": _sha256(os.path.join(root, "generated", "manifest", "forms.jsonl")),
             "run_contract_sha256": _sha256(os.path.join(root, "generated", "contract", "run_contract.hpp")),
-            "llvm_templates_sha256": tpl.hexdigest()}
+            "llvm_templates_sha256": tpl.hexdigest(),
+            "llvm_mapping_sha256": _sha256(os.path.join(root, "generator", "ptxcts_gen", "frontends", "llvm.py"))}
 
 
 def check_folder(folder, root, target=None, ptx=None):
