@@ -132,7 +132,7 @@ def abi_problem(entry_text, tmap):
 
 # The protocol of a kernel: its instructions of these kinds, in order. Spellings the PTX ISA makes equal are made
 # equal first (PROTOCOL_RULES), so that the front-end's kernel and the hand-written one compare as written.
-_PROTOCOL = ("mbarrier.", "fence.", "barrier.", "bar.", "mapa.", "createpolicy.", "cp.")
+_PROTOCOL = ("mbarrier.", "fence.", "barrier.", "bar.", "mapa.", "createpolicy.", "cp.", "st.")
 PROTOCOL_RULES = (
     # barrier.cluster: "The optional .sem qualifier defines memory synchronizing effects ... If .sem is absent,
     # .release is assumed for barrier.cluster.arrive and .acquire for barrier.cluster.wait" (LLVM omits it)
@@ -141,6 +141,8 @@ PROTOCOL_RULES = (
     ("mapa_address_width", re.compile(r"^(mapa\.shared::cluster)\.u(?:32|64)$"), r"\1"),
     # bar.sync is barrier.sync.aligned ("bar.sync is equivalent to barrier.sync.aligned")
     ("bar_sync_is_barrier_sync_aligned", re.compile(r"^barrier\.sync\.aligned$"), "bar.sync"),
+    # a store's .bN / .uN / .sN: the same N bits stored (LLVM writes .b32 where the frame writes .u32)
+    ("store_type_is_its_width", re.compile(r"^(st\.(?:global|shared)(?:\.v[24])?)\.[bus](8|16|32|64)$"), r"\1.\2"),
 )
 
 
@@ -175,8 +177,8 @@ def _protocol_items(entry_text, test_line=None):
 
 
 def protocol(entry_text, test_line=None):
-    """The entry's protocol: its mbarrier, fence, barrier, mapa, createpolicy and cp.* instructions in order, each
-    as its opcode (a group wait with its N), the cluster-rank read as `%cluster_ctarank`, and the instruction under
+    """The entry's protocol: its mbarrier, fence, barrier, mapa, createpolicy, cp.* and store instructions in order,
+    each as its opcode (a group wait with its N), the cluster-rank read as `%cluster_ctarank`, and the instruction under
     test as `<test>`: the one at test_line (a line of the entry), else the one marked `// ptxcts:test`."""
     return ["<test>" if n == test_line else item for n, item in _protocol_items(entry_text, test_line)]
 

@@ -254,6 +254,13 @@ class PlantedFaultTest(unittest.TestCase):
         ir = self.ir(f).replace("  call void @llvm.nvvm.fence.proxy.async.shared_cta()\n", "")
         self.assertIn("protocol differs", self.check(f, ir))
 
+    def test_a_frame_that_does_not_report_its_end_is_caught(self):
+        f = FORMS["cp.async.bulk.prefetch.tensor/1d.L2.global.tile"]
+        ir = self.ir(f)
+        self.assertIn("store i32 1, ptr addrspace(1) %status0.end.at", ir)
+        problem = self.check(f, ir.replace("store i32 1, ptr addrspace(1) %status0.end.at, align 4\n", ""))
+        self.assertIn("protocol differs", problem)
+
     def test_a_group_wait_for_other_groups_is_caught(self):
         f = FORMS["cp.async.bulk.commit_group/empty_group"]
         ir = self.ir(f)
