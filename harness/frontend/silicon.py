@@ -1,20 +1,22 @@
 """Whole run-tier kernels written by a front-end: `./ptxcts modules --frontend llvm-22 ...`.
 
 The run tier loads, for every form it runs, a kernel whose ABI (args words, tensor map by value, dynamic shared
-window) and protocol (window set-up, mbarrier, fences, syncs, bounded wait, dump) templates/frame.ptx.j2 writes by
-hand. Here the same kernels are written as LLVM IR (templates/llvm/*.ll.j2, one per family template) around the
-form's spelling (ptxcts_gen.frontends.llvm: the instruction under test is the mapping's intrinsic call, never inline
-asm) and compiled by LLVM's NVPTX back-end, one LLVM module per output file, in a forked child (isolate.Zygote);
-when a module's child dies, each of its kernels is compiled alone and the module is written again from those that
-compile. Every kernel written is checked before it is listed (check_entry): its parameters are the run ABI's, it
-holds exactly one instruction that parses (ptxcts_gen.parse) to its form, every other instruction of the chapter
-is a group/fence companion, and its protocol (the ordered mbarrier / fence / barrier / mapa / createpolicy / group
-and group instructions, the chapter's companions among them) is the hand-written kernel's. A form that is not written is listed in the index with its reason.
+window) and protocol (window set-up, mbarrier, fences, syncs, bounded wait, self-checks, dump) templates/frame.ptx.j2
+and the family templates write by hand. Here the same kernels are written as LLVM IR (templates/llvm/*.ll.j2, one
+per family template) around the form's spelling (ptxcts_gen.frontends.llvm: the instruction under test is the
+mapping's intrinsic call, never inline asm) and compiled by LLVM's NVPTX back-end, one LLVM module per output file,
+in a forked child (isolate.Zygote); when a module's child dies, each of its kernels is compiled alone and the
+module is written again from those that compile. Every kernel is checked before it is listed (check_entry): its
+parameters are the run ABI's, its protocol (the ordered mbarrier, fence, barrier, mapa, createpolicy, cp.* and
+store instructions: the frame's group commits and waits among them) is the hand-written kernel's, and where the
+hand-written kernel has the instruction under test it has an instruction that parses (ptxcts_gen.parse) to its
+form. A form that is not written is listed in the index with its reason.
 
 The folder holds the modules and index.json in the format `./ptxcts modules` writes (the run tier's scan_modules
-reads `modules`: file -> entry names), plus `frontend` (provenance: front-end, library version and sha256, paired
-ptxas, PTX features, inline asm companions) and `made_from` (sha256 of the manifest, the run contract and the
-templates, so that a prebuilt folder made from another manifest can be refused).
+reads `modules`: file -> entry names), plus `not_written`, `frontend` (provenance: front-end, library version and
+sha256, paired ptxas, PTX features, inline asm companions) and `made_from` (sha256 of the manifest, the run
+contract, the templates and the mapping, so that a prebuilt folder made from another tree is refused:
+check_folder, `./ptxcts frontend check-modules`).
 """
 import glob
 import hashlib
