@@ -1,4 +1,5 @@
 """./ptxcts frontend {list,install,probe,coverage,run}: the compilers that write this chapter's instructions."""
+import argparse
 import json
 import os
 import sys
@@ -20,7 +21,7 @@ _ABOUT = ("The front-end tier: LLVM's NVPTX back-end and CUDA C++ through NVRTC 
 def _parser():
     from toolchains.cli import installer_parser
     p, sub, _ = installer_parser("./ptxcts frontend", _ABOUT,
-                                 ("list", "install", "probe", "coverage", "check-modules", "run"),
+                                 ("list", "install", "probe", "coverage", "check-modules", "run", "compare"),
                               list_help="the front-ends: installed or not, version, PTX versions, targets, paired "
                               "ptxas", install_help="install front-ends from their official wheels into the cache",
                               every="every front-end of the catalog")
@@ -51,6 +52,9 @@ def _parser():
     s.add_argument("--expectations", help="reviewed ptxas findings (default results/expectations/ptxas.toml)")
     s.add_argument("--findings", help="reviewed front-end findings (default results/expectations/frontends.toml)")
     s.add_argument("--quiet", action="store_true", help="no progress lines")
+    s = sub.add_parser("compare", add_help=False, help="a front-end's run-tier run on a GPU against the hand-written "
+                       "classes of the same device (every difference a finding with its replay command)")
+    s.add_argument("args", nargs=argparse.REMAINDER)
     return p
 
 
@@ -177,8 +181,15 @@ def cmd_run(a):
     return run(a, _root())
 
 
+def cmd_compare(a):
+    from . import compare
+    return compare.main(a.args, sys.stdout)
+
+
 def main(argv=None):
-    a = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # compare parses its own options (frontend.compare), --help included
+    a = argparse.Namespace(cmd="compare", args=argv[1:]) if argv[:1] == ["compare"] else _parser().parse_args(argv)
     from ptxcts_gen.frontends import MappingError
     import toolchains
     from compile import expectations, manifest
@@ -189,7 +200,7 @@ def main(argv=None):
               (manifest.ManifestError, "", MALFORMED), (results.errors.UsageError, "", USAGE))
     try:
         return {"list": cmd_list, "install": cmd_install, "probe": cmd_probe, "coverage": cmd_coverage,
-                "check-modules": cmd_check_modules, "run": cmd_run}[a.cmd](a)
+                "check-modules": cmd_check_modules, "run": cmd_run, "compare": cmd_compare}[a.cmd](a)
     except tuple(kind for kind, _, _ in errors) as e:
         prefix, code = next((prefix, code) for kind, prefix, code in errors if isinstance(e, kind))
         print(f"ptxcts frontend: {prefix}{e}", file=sys.stderr)

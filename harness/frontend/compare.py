@@ -108,6 +108,10 @@ def main(argv, stream):
     a = p.parse_args(argv)
     group, doc = _front_end_run(a.run)
     name = toolchain_name(doc.get("toolchain"))
+    from . import known_names
+    if name not in known_names():
+        raise FrontendError(f"{group.runs[0].describe()}: its kernels are the hand-written ones (toolchain {name}); "
+                            f"compare takes a run whose kernels a front-end wrote ({', '.join(sorted(known_names()))})")
     paired = toolchain_name({"ptxas": (doc.get("toolchain") or {}).get("ptxas")})
     sm = (doc.get("device") or {}).get("sm")
     if not sm:

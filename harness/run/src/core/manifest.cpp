@@ -126,7 +126,7 @@ std::string prepare_modules(const Toolchain& tc, const std::string& target, cons
       out.unavailable = "no prebuilt " + target + " modules in " + tc.prebuilt + " (--modules)";
       return "";
     }
-    std::vector<std::string> argv = {"python3", ptxcts_root() + "/ptxcts", "frontend", "modules", "--check", dir,
+    std::vector<std::string> argv = {"python3", ptxcts_root() + "/ptxcts", "frontend", "check-modules", dir,
                                      "--target", target, "--ptx", ptx};
     if (int rc = run_process(argv, &log); rc != 0)
       return "--modules " + tc.prebuilt + ": " + (log.empty() ? "the check failed (exit " + std::to_string(rc) + ")" : log.substr(0, 2000));

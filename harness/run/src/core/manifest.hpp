@@ -31,7 +31,7 @@ struct ModuleSet {
 // build/harness/run/modules/<toolchain key>/<target>-<tag>/ (through `./ptxcts modules`), and, when `cubins`,
 // assembles each with the toolchain's ptxas -arch=<target> (parallel, cached by the PTX text's hash).
 // A front-end (tc.frontend) writes them instead (`./ptxcts modules --frontend F`); a prebuilt folder
-// (tc.prebuilt) is read from <prebuilt>/<target>/ after `./ptxcts frontend modules --check` says it was written
+// (tc.prebuilt) is read from <prebuilt>/<target>/ after `./ptxcts frontend check-modules` says it was written
 // from this tree's manifest and contract at this PTX version.
 // Returns "" or an error message.
 // `families` limits the modules to those families (empty: all); `tag` names the folder, so concurrent runs over

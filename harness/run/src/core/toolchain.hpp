@@ -23,7 +23,7 @@ struct Toolchain {
   std::string ptx;                  // the version modules are rendered at: chapter_ptx if known, else newest_ptx
   // Who writes the kernels: "" = the hand-written PTX of generated/ (`./ptxcts modules`); else a compiler
   // front-end (harness/frontend, e.g. "llvm-22") writes each whole kernel and this ptxas assembles it (the
-  // pairing). `prebuilt`: a folder of front-end modules written elsewhere (`./ptxcts frontend modules`), one
+  // pairing). `prebuilt`: a folder of front-end modules written elsewhere (`./ptxcts modules --frontend F`), one
   // sub-folder per target, for a GPU runner without the front-end's library.
   std::string frontend, prebuilt;
 

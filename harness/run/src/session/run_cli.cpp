@@ -40,8 +40,9 @@ const char* kUsage =
     "  --frontend NAME      the kernels are written whole by this compiler front-end (harness/frontend, e.g.\n"
     "                       llvm-22) and assembled by --toolchain, its paired ptxas; a form it cannot write is\n"
     "                       not_supported with its reason (default PTXCTS_FRONTEND; none: the hand-written PTX)\n"
-    "  --modules DIR        a front-end's modules written elsewhere (./ptxcts frontend modules --out DIR), one\n"
-    "                       folder per target; refused when not written from this tree's manifest and contract\n"
+    "  --modules DIR        a front-end's modules written elsewhere, one folder per target (DIR/sm_90, written by\n"
+    "                       ./ptxcts modules --frontend F --target sm_90 --valid-only --out DIR/sm_90); refused\n"
+    "                       when not written from this tree's manifest, contract and templates\n"
     "  --lower-targets L    also JIT the forms' PTX for these older targets, comma separated (default sm_80;\n"
     "                       'none' for none)\n"
     "  --seed N             run seed, 0..2^64-1 (default 1); each case derives its own from it and its ID\n"
@@ -137,7 +138,7 @@ struct Cli {
         prebuilt = val();
         struct stat st {};
         if (prebuilt.empty() || stat(prebuilt.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-          throw UsageError("--modules '" + prebuilt + "': not a folder (write one with ./ptxcts frontend modules --out DIR)");
+          throw UsageError("--modules '" + prebuilt + "': not a folder (one sub-folder per target, written by ./ptxcts modules --frontend F)");
       }
       else if (a == "--seed") ses.seed = parse_u64(a, val());
       else if (a == "--shard") { parse_shard_text(a, val(), sel.shard_index, sel.shard_count); shard_given = true; }
