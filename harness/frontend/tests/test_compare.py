@@ -78,6 +78,19 @@ class Compare(unittest.TestCase):
         self.assertEqual(len(doc["differences"]), 1)
         self.assertTrue(doc["reference"].startswith("run "))
 
+    def test_a_flipping_finding_agrees_with_its_class_set(self):
+        doc = _hand_doc()
+        doc["toolchain"]["name"] = "llvm-22"
+        doc["run_id"] = "2026-11-25T00-00-03.000Z-sm_90-run-4"
+        flips = [c for c in doc["cases"] if c["id"].endswith("#explored.0x9612cb75ff")]
+        self.assertTrue(flips, "the committed run lost its flipping interleaved load")
+        other = {"fail": "timeout", "timeout": "fail"}
+        for c in flips:
+            c["class"] = other[c["class"]]
+        doc["cases"] = flips
+        fe = _write_run(os.path.join(self.tmp, "flip"), doc)
+        self.assertEqual(compare.main([fe, "--against", HAND], io.StringIO()), 0)
+
     def test_identical_classes_pass(self):
         doc = _hand_doc()
         doc["toolchain"]["name"] = "llvm-22"
