@@ -60,6 +60,28 @@ if [ $gpu = 1 ]; then
   step "run tier"
   ./ptxcts run "${toolchain[@]}" --quiet --out "results/$stamp-run"
   [ -f "results/$stamp-run/results.json" ] && runs+=("results/$stamp-run")
+  # The same cases with kernels LLVM wrote whole (harness/frontend/silicon.py): from llvm-22 where it is
+  # installed, else from modules prebuilt elsewhere into build/fe-llvm/<target>.
+  fe_source=()
+  if PYTHONPATH="$root/generator:$root/harness" python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-22") else 1)'; then
+    fe_source=(--frontend llvm-22)
+  elif [ -f build/fe-llvm/sm_90/index.json ]; then
+    fe_source=(--modules build/fe-llvm)
+  fi
+  if [ ${#fe_source[@]} -gt 0 ]; then
+    step "run tier, kernels written by llvm-22 (${fe_source[*]}), against the hand-written classes"
+    ./ptxcts run "${fe_source[@]}" --quiet --out "results/$stamp-run-llvm-22"
+    if [ -f "results/$stamp-run-llvm-22/results.json" ]; then
+      runs+=("results/$stamp-run-llvm-22")
+      crc=0
+      ./ptxcts frontend compare "results/$stamp-run-llvm-22" --against "results/$stamp-run" \
+        --json "results/$stamp-run-llvm-22/compare.json" > "results/$stamp-run-llvm-22/compare.txt" || crc=$?
+      tail -2 "results/$stamp-run-llvm-22/compare.txt"
+      [ $crc = 0 ] || echo "all: llvm-22's kernels differ from the hand-written ones: results/$stamp-run-llvm-22/compare.txt"
+    fi
+  else
+    step "no llvm-22 and no prebuilt build/fe-llvm: the front-end's kernels are not run on silicon"
+  fi
 else
   step "no GPU here: the run tier is skipped (ctest -L run reports its cases as skipped)"
 fi
