@@ -108,7 +108,7 @@ def traps_experiment(argv):
             c = next(x for x in doc["cases"] if key(x) == k)
             d = c.get("details", {})
             how = "beside" if d.get("beside_other_workers") else "again alone" if d.get(
-                "first_attempt_with_other_workers") else "?"
+                "first_attempt_with_other_workers") else "alone"  # the only trapping case of its batch
             cells.append(f"{c['class']}/{how}")
             first = d.get("first_attempt_with_other_workers")
             notes.add(f"{d.get('kernel_error', '-')} / {d.get('frame_stop', '-')}" +
