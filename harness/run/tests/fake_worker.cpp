@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
       k = "spec_divergence";
       message = "device matches the alternative fake=trap: kernel trapped: cudaErrorIllegalInstruction";
       details = "{" + trap_details + ",\"kernel_error\":\"cudaErrorIllegalInstruction\","
-                "\"frame_stop\":\"between its start and its wait\"}";
+                "\"frame_stop\":\"after its start, before its wait ended\"}";
       ends = true;
     } else if (id.find("#victim_") != std::string::npos) {
       bool beside = false;
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
       if (beside && id.find("#victim_error") != std::string::npos) {
         k = "spec_divergence";
         details = "{" + trap_details + ",\"kernel_error\":\"cudaErrorLaunchFailure\","
-                  "\"frame_stop\":\"between its start and its wait\"}";
+                  "\"frame_stop\":\"after its start, before its wait ended\"}";
       } else if (beside && id.find("#victim_unbegun") != std::string::npos) {
         k = "spec_divergence";
         details = "{" + trap_details + ",\"kernel_error\":\"cudaErrorIllegalInstruction\","

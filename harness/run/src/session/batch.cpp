@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 
+#include "exec.hpp"
 #include "util.hpp"
 
 namespace ptxcts::run {
@@ -349,7 +350,7 @@ bool trapped_as_predicted(const CaseResult& r) {
   const Json* err = r.details.get("kernel_error");
   const Json* stop = r.details.get("frame_stop");
   return r.cls == cls::spec_divergence && r.details.get("predicted_trap") && err && err->is_string() &&
-         err->str() == kPredictedTrapError && stop && stop->is_string() && stop->str() == kStopAtTheInstruction;
+         err->str() == kPredictedTrapError && stop && stop->is_string() && stop->str() == frame_stop::before_wait;
 }
 
 size_t rerun_alone(const std::vector<const RunCase*>& cs, std::vector<CaseResult>& rs,

@@ -64,9 +64,6 @@ struct PhaseOptions {
 // own: the one the traps the model's alternatives predict raised on the H100 (results/findings). Any other error
 // is run again alone: a collateral kill, or a device that traps otherwise.
 inline constexpr const char* kPredictedTrapError = "cudaErrorIllegalInstruction";
-// Where the issuing CTA's kernel stopped (details.frame_stop, written by the worker from the frame's status words,
-// templates/frame.ptx.j2) for the predicted trap of the instruction under test.
-inline constexpr const char* kStopAtTheInstruction = "between its start and its wait";
 
 // Runs `cases` in phases, never one beside a case of another phase: (1) the calm cases (params without "traps"),
 // o.jobs workers; each crash or watchdog timeout of several workers runs again alone; (2) the cases expected to
@@ -78,7 +75,8 @@ std::vector<CaseResult> run_phases(const std::vector<const RunCase*>& cases, con
 
 // A trap-phase result beside other trapping workers that stands as it is: the predicted trap (spec_divergence
 // naming details.predicted_trap), the kernel's own error kPredictedTrapError (details.kernel_error), and the
-// issuing CTA stopped between the frame's start and its wait (details.frame_stop), not killed before it began.
+// issuing CTA stopped after the frame's start, before its wait ended (details.frame_stop is
+// frame_stop::before_wait, exec.hpp): not killed before it began, nor after it got past its instruction.
 bool trapped_as_predicted(const CaseResult& r);
 
 // Runs again alone (one worker, nothing beside it) each case of `cs` whose result in `rs` (same order) `suspect`

@@ -24,7 +24,7 @@ struct DeviceInfo {
 // host memory so that they can be read after the trap has taken the context.
 namespace frame_stop {
 inline constexpr const char* not_begun = "before its start";  // word 0 still holds kStatusUnwritten
-inline constexpr const char* before_wait = "between its start and its wait";  // the instruction under test is here
+inline constexpr const char* before_wait = "after its start, before its wait ended";  // where the instruction under test is
 inline constexpr const char* past_wait = "past its wait";
 inline constexpr const char* at_end = "at its end";
 }  // namespace frame_stop
