@@ -10,6 +10,8 @@
 and a table shows each trapping case (its verdict, whether it stood beside other workers or ran again alone,
 the kernel's error and where its frame stopped). Then the whole tier (sm_80 JIT included) with --traps-alone
 and with the new default, and where each spent its time (results.json's timing). Exit 1 when a verdict differs.
+The runs' folders go under --out (default $PTXCTS_BENCH_OUT/traps); with $OUT set (the device tool), the table
+is also written to $OUT/bench-traps.txt.
 
 Times module preparation (./ptxcts modules + ptxas; cached afterwards), then each load path's tier run, and
 splits the per-case time from results.json: host case building, kernel (launch to completion), and the rest
@@ -69,17 +71,23 @@ def timing_line(name, wall, doc):
 def traps_experiment(argv):
     ap = argparse.ArgumentParser(prog="bench.py --traps")
     ap.add_argument("--traps", action="store_true")
-    ap.add_argument("--out", default=os.path.join(os.environ.get("OUT") or OUT, "traps"))
+    ap.add_argument("--out", default=os.path.join(OUT, "traps"), help="the runs' results folders")
     ap.add_argument("--trap-jobs", type=int, default=8)
     ap.add_argument("--repeat", type=int, default=3)
     o, rest = ap.parse_known_args(argv)
+    lines = []
+
+    def say(text=""):
+        print(text, flush=True)
+        lines.append(text)
+
     if o.trap_jobs < 2 or o.repeat < 1:
         ap.error("--trap-jobs needs 2 or more and --repeat 1 or more")
     env = dict(os.environ, PTXCTS_ROOT=ROOT, PTXCTS_BUILD=BUILD)
     t = time.time()
     for target in ("sm_90", "sm_90a", "sm_80"):  # modules cached first, so that no run's wall time holds their preparation
         subprocess.run([EXE, "--prepare-only", target] + rest, env=env, stdout=subprocess.DEVNULL, check=False)
-    print(f"bench --traps: module preparation {time.time() - t:.1f} s")
+    say(f"bench --traps: module preparation {time.time() - t:.1f} s")
     fams = [a for f in TENSOR_FAMILIES for a in ("--family", f)]
     common = fams + ["--lower-targets", "none"] + rest
     runs = [("traps-alone",) + run_tier(os.path.join(o.out, "traps-alone"), common + ["--traps-alone"], env)]
@@ -96,12 +104,13 @@ def traps_experiment(argv):
         for k in sorted(set(base) | set(got)):
             a, b = base.get(k), got.get(k)
             if not a or not b or (a["class"], a["message"]) != (b["class"], b["message"]):
-                differ.append((name, k, a and a["class"], b and b["class"], (b or a)["message"][:160]))
-    print(f"bench --traps: the tensor families, both load paths; {len(base)} cases per run, "
+                phase = "expected to trap" if expected_to_trap(a or b) else "calm"
+                differ.append((name, k, a and a["class"], b and b["class"], f"({phase}) " + (b or a)["message"][:160]))
+    say(f"bench --traps: the tensor families, both load paths; {len(base)} cases per run, "
           f"{sum(expected_to_trap(c) for c in base.values())} of them expected to trap")
     for name, wall, doc in runs:
-        print(timing_line(name, wall, doc))
-    print(f"\n{'case (expected to trap)':<88} {'path':<5} {'alone':<16} {'beside (each run)':<40} error / frame stop")
+        say(timing_line(name, wall, doc))
+    say(f"\n{'case (expected to trap)':<88} {'path':<5} {'alone':<16} {'beside (each run)':<40} error / frame stop")
     for k in sorted(k for k, c in base.items() if expected_to_trap(c)):
         cells, notes = [], set()
         for _, _, doc in runs[1:]:
@@ -113,23 +122,26 @@ def traps_experiment(argv):
             first = d.get("first_attempt_with_other_workers")
             notes.add(f"{d.get('kernel_error', '-')} / {d.get('frame_stop', '-')}" +
                       (f" (first: {first['class']})" if first else ""))
-        print(f"{k[0][-88:]:<88} {k[1]:<5} {base[k]['class']:<16} {', '.join(cells):<40} {'; '.join(sorted(notes))}")
-    print(f"\nbench --traps: {len(differ)} verdict(s) differ from --traps-alone (class or message)")
+        say(f"{k[0][-88:]:<88} {k[1]:<5} {base[k]['class']:<16} {', '.join(cells):<40} {'; '.join(sorted(notes))}")
+    say(f"\nbench --traps: {len(differ)} verdict(s) differ from --traps-alone (class or message)")
     for name, k, a, b, msg in differ[:40]:
-        print(f"  {name}: {k[0]} [{k[1]} {k[2]}]: {a} -> {b}: {msg}")
+        say(f"  {name}: {k[0]} [{k[1]} {k[2]}]: {a} -> {b}: {msg}")
     full = [("whole tier --traps-alone",) + run_tier(os.path.join(o.out, "tier-traps-alone"), rest + ["--traps-alone"], env),
             ("whole tier, default trap phase",) + run_tier(os.path.join(o.out, "tier-default"), rest, env)]
     for name, wall, doc in full:
         if doc:
-            print(timing_line(name, wall, doc))
+            say(timing_line(name, wall, doc))
     if all(doc for _, _, doc in full):
         a = {key(c): (c["class"], c["message"]) for c in full[0][2]["cases"]}
         b = {key(c): (c["class"], c["message"]) for c in full[1][2]["cases"]}
         whole = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-        print(f"bench --traps: whole tier: {len(whole)} verdict(s) differ between --traps-alone and the default")
+        say(f"bench --traps: whole tier: {len(whole)} verdict(s) differ between --traps-alone and the default")
         for k in whole[:40]:
-            print(f"  {k[0]} [{k[1]} {k[2]}]: {a.get(k)} -> {b.get(k)}")
+            say(f"  {k[0]} [{k[1]} {k[2]}]: {a.get(k)} -> {b.get(k)}")
         differ += whole
+    if os.environ.get("OUT"):  # the device tool's folder: the table comes back, the results folders stay
+        with open(os.path.join(os.environ["OUT"], "bench-traps.txt"), "w") as f:
+            f.write("\n".join(lines) + "\n")
     return 1 if differ else 0
 
 

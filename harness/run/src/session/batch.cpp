@@ -397,7 +397,8 @@ std::vector<CaseResult> run_phases(const std::vector<const RunCase*>& cases, con
   t.cases = calm.size();
   t.workers = o.jobs;
   t.traps = trapping.size();
-  const bool traps_beside = !po.traps_alone && po.trap_jobs > 1 && trapping.size() > 1;
+  // The model device (model_device.hpp) loses no context to a trap: it keeps the serial phase, one worker and its plan.
+  const bool traps_beside = o.device == "gpu" && !po.traps_alone && po.trap_jobs > 1 && trapping.size() > 1;
   t.trap_workers = trapping.empty() ? 0 : traps_beside ? std::min<int>(po.trap_jobs, int(trapping.size())) : 1;
 
   std::vector<CaseResult> rs;

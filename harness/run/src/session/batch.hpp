@@ -68,8 +68,8 @@ inline constexpr const char* kPredictedTrapError = "cudaErrorIllegalInstruction"
 // Runs `cases` in phases, never one beside a case of another phase: (1) the calm cases (params without "traps"),
 // o.jobs workers; each crash or watchdog timeout of several workers runs again alone; (2) the cases expected to
 // trap, po.trap_jobs at once, each in its own worker (o.ahead 1, warm spares), and each result that is not the
-// predicted trap of the case's own kernel (trapped_as_predicted) runs again alone; with po.traps_alone, one
-// worker, one case after another. Returns the calm results, then the trapping ones; fills `t`.
+// predicted trap of the case's own kernel (trapped_as_predicted) runs again alone; with po.traps_alone, or on the
+// model device (o.device other than gpu), one worker, one case after another. Returns the calm results, then the trapping ones; fills `t`.
 std::vector<CaseResult> run_phases(const std::vector<const RunCase*>& cases, const BatchOptions& o,
                                    const PhaseOptions& po, ProgressFn progress, BatchTiming& t);
 
