@@ -173,6 +173,7 @@ struct PhaseRun {
   BatchTiming timing;
   std::vector<Interval> intervals;  // in the order the cases started
   size_t workers = 0;               // worker processes started
+  size_t preloads = 0;              // modules spares were asked to load ahead ("P <kernel>")
 };
 
 // Cases named "<variant>"; those whose variant starts with trap or victim carry params.traps.
@@ -218,7 +219,9 @@ PhaseRun run_phases_logged(Fixture& f, int jobs, const PhaseOptions& po, int del
   std::string what, id;
   long long ns = 0;
   while (in >> what >> ns >> id) {
-    if (what == "S") {
+    if (what == "P") {
+      out.preloads += id == "k_fake";
+    } else if (what == "S") {
       open[id].push_back(out.intervals.size());
       out.intervals.push_back({id, ns, 0});
     } else if (!open[id].empty()) {
@@ -282,6 +285,7 @@ TEST(TrapPhase, RunsAtMostTrapJobsAtOnceAndNeverBesideACalmCase) {
   EXPECT_EQ(run.timing.trap_rerun_alone, 0u);
   // A worker per trap, spares that stood by besides (the last ones may never be given a case).
   EXPECT_GT(run.workers, 2u + 9u) << "no spare worker stood by for the trap phase";
+  EXPECT_GT(run.preloads, 0u) << "no spare was asked to load the module of the case it would take";
 }
 
 // A neighbour's trap must never make a case look like it trapped as predicted: another error, a kernel stopped

@@ -14,7 +14,8 @@
 //   anything else: pass
 // Environment: FAKE_WORKER_DELAY_MS (each case takes that long), FAKE_WORKER_PIDS (a folder: each worker
 // writes an empty file named by its pid, so a test can check that none outlives the parent), FAKE_WORKER_LOG
-// (a file: "S <ns> <id>" when a case starts and "E <ns> <id>" when it ends, CLOCK_MONOTONIC), FAKE_WORKER_RUNNING
+// (a file: "S <ns> <id>" when a case starts, "E <ns> <id>" when it ends, CLOCK_MONOTONIC; "P <ns> <kernel>" for
+// a module a spare was asked to load ahead), FAKE_WORKER_RUNNING
 // (a folder: a file per case while it runs, named by the worker's pid).
 #include <dirent.h>
 #include <fcntl.h>
@@ -79,6 +80,10 @@ int main(int argc, char** argv) {
   std::string id;
   while (std::getline(std::cin, id)) {
     if (id.empty()) continue;
+    if (id.rfind("P ", 0) == 0) {  // a spare's module to load ahead: logged, answered with nothing
+      log_event("P", id.substr(2));
+      continue;
+    }
     std::printf("S %s\n", id.c_str());
     std::fflush(stdout);
     log_event("S", id);

@@ -65,6 +65,21 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
   }
   size_t remaining = cases.size();
   auto queued = [&]() { size_t n = 0; for (auto& kv : queue) n += kv.second.size(); return n; };
+  // The kernel of the case the k-th worker of no family from now would take (take("") k + 1 times), so that a
+  // spare loads its module while the others run; a guess (a worker that lives on keeps to its family), which
+  // costs only a module load on the spare when it is wrong.
+  auto kernel_ahead = [&](size_t k) -> std::string {
+    std::map<std::string, size_t> used;
+    for (size_t n = 0;; ++n) {
+      std::string best;
+      size_t most = 0;
+      for (auto& [f, q] : queue)
+        if (q.size() - used[f] > most) { most = q.size() - used[f]; best = f; }
+      if (most == 0) return "";
+      if (n == k) return cases[queue[best][used[best]]]->form->kernel;
+      ++used[best];
+    }
+  };
   auto take = [&](const std::string& pref) -> long {
     auto it = queue.find(pref);
     if (it == queue.end() || it->second.empty()) {
@@ -265,7 +280,15 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
         break;
       }
       ++live;
-      if (nbusy < jobs) { feed(s); nbusy += busy(s); }
+      if (nbusy < jobs) {
+        feed(s);
+        nbusy += busy(s);
+      } else if (const std::string k = kernel_ahead(size_t(live - nbusy - 1)); !k.empty()) {
+        const std::string line = "P " + k + "\n";  // a spare: load the module of the case it will likely take
+        if (write(s.to, line.data(), line.size()) != ssize_t(line.size())) {
+          // The worker is gone; its exit is handled when its stdout reaches EOF.
+        }
+      }
     }
     if (queued() == 0)  // nothing left to give: idle workers end (EOF on their stdin)
       for (auto& s : slots)

@@ -21,8 +21,9 @@ struct BatchOptions {
   int jobs = 4;                   // workers running cases at once
   int ahead = 8;                  // cases sent to a worker before it reports them (1: one at a time)
   int spares = 0;                 // workers started with no case yet, so that a warm one (context made, plan
-                                  // built) takes the next case when a worker ends (the trap phase: every case
-                                  // ends its worker); never more than the cases left to give them
+                                  // built, the module of the case it will likely take loaded: "P <kernel>")
+                                  // takes the next case when a worker ends (the trap phase: every case ends its
+                                  // worker); never more than the cases left to give them
   double timeout_s = 10;          // per case, the worker's watchdog; the parent allows a margin on top
   double kill_margin_s = 20;      // the parent kills a worker silent for timeout_s + this after a case started
   double deadline = 0;            // now_s() after which nothing new starts (0: none); the rest is `skipped`
