@@ -471,9 +471,11 @@ std::vector<CaseResult> run_phases(const std::vector<const RunCase*>& cases, con
     if (traps_beside) {
       auto not_trusted = [](const CaseResult& r) { return r.cls != cls::skipped && !trapped_as_predicted(r); };
       if (po.rerun_alone)
-        t.trap_rerun_alone = rerun_alone(trapping, trs, not_trusted, o, "trap-phase case(s) not the predicted trap", po.quiet);
+        t.trap_rerun_alone =
+            rerun_alone(trapping, trs, not_trusted, to, "trap-phase case(s) not the predicted trap", po.quiet);
       for (auto& r : trs)
-        if (r.cls != cls::skipped && !r.details.get("first_attempt_with_other_workers")) r.details["beside_other_workers"] = true;
+        if (r.cls != cls::skipped && !r.details.get("first_attempt_with_other_workers"))
+          r.details["beside_other_workers"] = true;
     }
     t.trap_rerun_s = now_s() - t0;
   } else if (!trapping.empty()) {

@@ -1,6 +1,7 @@
 // The isolated batch executor: cases run in worker processes (fork + exec of ptxcts-run --worker), results stream
 // back per case; a worker that traps, hangs or dies costs exactly the case it was running (recorded as crash or
-// timeout), and a fresh worker takes the remaining cases. Every case is accounted for.
+// timeout), and a fresh worker takes the remaining cases. Every case is accounted for. run_phases keeps the cases
+// expected to trap apart from the others, and runs again alone what cannot be trusted beside other workers.
 #pragma once
 #include <csignal>
 #include <functional>
@@ -62,15 +63,17 @@ struct PhaseOptions {
 };
 
 // The error a kernel of a trap-phase case must report for its trap beside other trapping workers to count as its
-// own: the one the traps the model's alternatives predict raised on the H100 (results/findings). Any other error
-// is run again alone: a collateral kill, or a device that traps otherwise.
+// own: the one every trap the model's alternatives predict raised on the H100 (25 per load path in
+// results/2026-11-25-sm_90-h100-run). Any other error runs again alone: a collateral kill, or a device that traps
+// otherwise.
 inline constexpr const char* kPredictedTrapError = "cudaErrorIllegalInstruction";
 
 // Runs `cases` in phases, never one beside a case of another phase: (1) the calm cases (params without "traps"),
 // o.jobs workers; each crash or watchdog timeout of several workers runs again alone; (2) the cases expected to
 // trap, po.trap_jobs at once, each in its own worker (o.ahead 1, warm spares), and each result that is not the
 // predicted trap of the case's own kernel (trapped_as_predicted) runs again alone; with po.traps_alone, or on the
-// model device (o.device other than gpu), one worker, one case after another. Returns the calm results, then the trapping ones; fills `t`.
+// model device (o.device other than gpu), one worker, one case after another. Returns the calm results, then the
+// trapping ones; fills `t`.
 std::vector<CaseResult> run_phases(const std::vector<const RunCase*>& cases, const BatchOptions& o,
                                    const PhaseOptions& po, ProgressFn progress, BatchTiming& t);
 
