@@ -14,7 +14,8 @@ Version 2 adds, over version 1 (a version-1 document is a valid version-2 docume
 * the optional top-level `partial`: {"reason", "done", "total"} for a run that stopped before its end;
 * the optional top-level `timing`: where the run's time went, one object per batch (load path and target): its
   cases and workers, the seconds of the batch itself, of the crashes and timeouts run again alone, and of the
-  cases expected to trap (run alone); see TIMING_FIELDS.
+  cases expected to trap (how many at once, and those run again alone); see TIMING_FIELDS and
+  TIMING_OPTIONAL_FIELDS.
 * the tier `frontend` (harness/frontend: a compiler front-end's PTX for each compile case, judged by the ISA model
   and assembled by its paired ptxas), with load paths `llvm` and `nvrtc` (the front-end's kind; `toolchain.name`
   is the front-end's name, e.g. "llvm-22"); its case IDs are compile case IDs;
@@ -67,6 +68,8 @@ OPTIONAL_TOP = ("partial", "timing")  # version 2
 PARTIAL_FIELDS = {"reason": str, "done": int, "total": int}
 TIMING_FIELDS = {"load_path": str, "target": str, "cases": int, "workers": int, "batch_s": (int, float),
                  "rerun_alone": int, "rerun_s": (int, float), "traps": int, "trap_s": (int, float)}
+# Written since the trap phase runs its cases beside each other (harness/run --trap-jobs); older runs lack them.
+TIMING_OPTIONAL_FIELDS = {"trap_workers": int, "trap_rerun_alone": int, "trap_rerun_s": (int, float)}
 
 
 def result_key(case, doc):
@@ -247,15 +250,16 @@ def _validate_timing(c, timing):
     for i, t in enumerate(timing):
         if not isinstance(t, dict):
             c.fail(["timing", i], "must be an object")
-        for name, kind in TIMING_FIELDS.items():
+        for name, kind in {**TIMING_FIELDS, **{k: v for k, v in TIMING_OPTIONAL_FIELDS.items() if k in t}}.items():
             value = t.get(name)
             if not isinstance(value, kind) or isinstance(value, bool) or (
                     not isinstance(value, str) and not 0 <= value < float("inf")):
                 c.fail(["timing", i, name] if name in t else ["timing", i],
                        f"missing, of the wrong type or negative: {name!r}")
-        extra = sorted(set(t) - set(TIMING_FIELDS))
+        extra = sorted(set(t) - set(TIMING_FIELDS) - set(TIMING_OPTIONAL_FIELDS))
         if extra:
-            c.fail(["timing", i, extra[0]], f"unknown field (a batch timing has: {', '.join(TIMING_FIELDS)})")
+            c.fail(["timing", i, extra[0]],
+                   f"unknown field (a batch timing has: {', '.join([*TIMING_FIELDS, *TIMING_OPTIONAL_FIELDS])})")
 
 
 def toolchain_name(toolchain):

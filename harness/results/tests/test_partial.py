@@ -64,6 +64,17 @@ class Partial(RepoRoot):
             schema.validate(dict(doc, version=1))
         self.assertIn("timing", str(e.exception))
 
+    def test_timing_of_a_parallel_trap_phase(self):
+        t = {"load_path": "jit", "target": "sm_90", "cases": 4403, "workers": 4, "batch_s": 4.8, "rerun_alone": 0,
+             "rerun_s": 0, "traps": 38, "trap_s": 2.5, "trap_workers": 8, "trap_rerun_alone": 13, "trap_rerun_s": 1.5}
+        doc = dict(compile_doc(), version=2, timing=[t])
+        schema.validate(doc)
+        for bad, field in ((dict(t, trap_workers=-1), "timing[0].trap_workers"),
+                           (dict(t, trap_rerun_s="1"), "timing[0].trap_rerun_s")):
+            with self.assertRaises(InputError) as e:
+                schema.validate(dict(doc, timing=[bad]))
+            self.assertIn(field, str(e.exception))
+
     def test_report_and_gate_show_it(self):
         run = self.write(mark_partial(compile_doc(), "interrupted by SIGINT", done=3, total=40))
         out, rep, _ = build_report(self.tmp, run)

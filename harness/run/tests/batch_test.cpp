@@ -10,8 +10,10 @@
 #include <csignal>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "batch.hpp"
+#include "exec.hpp"
 #include "util.hpp"
 
 #ifndef PTXCTS_FAKE_WORKER
@@ -154,6 +156,219 @@ TEST(BatchExecutor, InterruptStopsWorkersAndSkipsTheRest) {
   EXPECT_GT(skipped, 0u);
   EXPECT_EQ(pass + skipped, f.cases.size()) << "an interrupted case must be skipped, never crash";
   for (auto& name : list_dir(pids)) EXPECT_NE(kill(std::stoi(name), 0), 0) << "worker " << name << " outlived the batch";
+}
+
+// The phases of a batch (run_phases): calm cases, then the cases expected to trap (params.traps), each in a
+// worker of its own. The fake worker logs when each case starts and ends, so the tests can see what ran beside
+// what.
+namespace {
+
+struct Interval {
+  std::string id;
+  long long start = 0, end = 0;
+};
+
+struct PhaseRun {
+  std::vector<CaseResult> results;
+  BatchTiming timing;
+  std::vector<Interval> intervals;  // in the order the cases started
+  size_t workers = 0;               // worker processes started
+  size_t preloads = 0;              // modules spares were asked to load ahead ("P <kernel>")
+};
+
+// Cases named "<variant>"; those whose variant starts with trap or victim carry params.traps.
+PhaseRun run_phases_logged(Fixture& f, int jobs, const PhaseOptions& po, int delay_ms) {
+  for (auto& c : f.cases) {
+    c.params = Json::object();
+    if (c.variant.rfind("trap", 0) == 0 || c.variant.rfind("victim", 0) == 0) c.params["traps"] = true;
+  }
+  const std::string dir = testing::TempDir() + "/ptxcts-phases-" + std::to_string(getpid());
+  const std::string log = dir + "/events.log", running = dir + "/running", pids = dir + "/pids";
+  make_dirs(running);
+  make_dirs(pids);
+  for (auto& name : list_dir(pids)) ::unlink((pids + "/" + name).c_str());
+  setenv("FAKE_WORKER_PIDS", pids.c_str(), 1);
+  ::unlink(log.c_str());
+  for (auto& name : list_dir(running)) ::unlink((running + "/" + name).c_str());
+  setenv("FAKE_WORKER_LOG", log.c_str(), 1);
+  setenv("FAKE_WORKER_RUNNING", running.c_str(), 1);
+  setenv("FAKE_WORKER_DELAY_MS", std::to_string(delay_ms).c_str(), 1);
+  std::vector<const RunCase*> ptrs;
+  for (auto& c : f.cases) ptrs.push_back(&c);
+  BatchOptions o;
+  o.self = PTXCTS_FAKE_WORKER;
+  o.load_path = "jit";
+  o.target = "sm_90";
+  o.ptx = "9.0";
+  o.jobs = jobs;
+  o.timeout_s = 5;
+  o.log_dir = dir + "/logs";
+  PhaseRun out;
+  PhaseOptions quiet = po;
+  quiet.quiet = true;
+  out.results = run_phases(ptrs, o, quiet, nullptr, out.timing);
+  unsetenv("FAKE_WORKER_LOG");
+  unsetenv("FAKE_WORKER_RUNNING");
+  unsetenv("FAKE_WORKER_DELAY_MS");
+  unsetenv("FAKE_WORKER_PIDS");
+  // Workers, spares among them, all end with the batch.
+  out.workers = list_dir(pids).size();
+  for (auto& name : list_dir(pids)) EXPECT_NE(kill(std::stoi(name), 0), 0) << "worker " << name << " outlived the batch";
+  std::map<std::string, std::vector<size_t>> open;  // id -> intervals started, not ended
+  std::istringstream in(read_file(log));
+  std::string what, id;
+  long long ns = 0;
+  while (in >> what >> ns >> id) {
+    if (what == "P") {
+      out.preloads += id == "k_fake";
+    } else if (what == "S") {
+      open[id].push_back(out.intervals.size());
+      out.intervals.push_back({id, ns, 0});
+    } else if (!open[id].empty()) {
+      out.intervals[open[id].front()].end = ns;
+      open[id].erase(open[id].begin());
+    }
+  }
+  return out;
+}
+
+bool traps(const std::string& id) { return id.find("#trap") != std::string::npos || id.find("#victim") != std::string::npos; }
+
+// The most intervals of `which` cases open at one moment.
+size_t most_at_once(const std::vector<Interval>& v, bool (*which)(const std::string&)) {
+  size_t most = 0;
+  for (auto& a : v) {
+    if (!which(a.id)) continue;
+    size_t n = 0;
+    for (auto& b : v) n += which(b.id) && b.start <= a.start && a.start < b.end;
+    most = std::max(most, n);
+  }
+  return most;
+}
+
+const CaseResult& result_of(const std::vector<CaseResult>& rs, const std::string& variant) {
+  for (auto& r : rs)
+    if (r.id == "fake/form#" + variant) return r;
+  throw std::runtime_error("no result for " + variant);
+}
+
+}  // namespace
+
+TEST(TrapPhase, RunsAtMostTrapJobsAtOnceAndNeverBesideACalmCase) {
+  std::vector<std::string> v;
+  for (int i = 0; i < 12; ++i) {
+    v.push_back("ok_" + std::to_string(i));
+    if (i < 9) v.push_back("trap_" + std::to_string(i));
+  }
+  Fixture f(v);
+  PhaseOptions po;
+  po.trap_jobs = 3;
+  auto run = run_phases_logged(f, 2, po, 150);
+  ASSERT_EQ(run.results.size(), f.cases.size());
+  ASSERT_EQ(by_id(run.results).size(), f.cases.size()) << "a case came back twice or not at all";
+  for (auto& r : run.results) {
+    if (!traps(r.id)) { EXPECT_EQ(r.cls, "pass") << r.id; continue; }
+    EXPECT_EQ(r.cls, "spec_divergence") << r.id;
+    EXPECT_TRUE(r.details.get("beside_other_workers")) << r.id << ": a trap seen beside others must say so";
+    EXPECT_FALSE(r.details.get("first_attempt_with_other_workers")) << r.id << ": the predicted trap is not run again";
+  }
+  EXPECT_LE(most_at_once(run.intervals, traps), 3u) << "more trapping cases at once than --trap-jobs";
+  EXPECT_GE(most_at_once(run.intervals, traps), 2u) << "the trap phase ran one case after another";
+  long long last_calm_end = 0;
+  for (auto& i : run.intervals)
+    if (!traps(i.id)) last_calm_end = std::max(last_calm_end, i.end);
+  for (auto& i : run.intervals)
+    if (traps(i.id)) EXPECT_GT(i.start, last_calm_end) << i.id << " started while a calm case ran";
+  EXPECT_EQ(run.timing.cases, 12u);
+  EXPECT_EQ(run.timing.traps, 9u);
+  EXPECT_EQ(run.timing.trap_workers, 3);
+  EXPECT_EQ(run.timing.trap_rerun_alone, 0u);
+  // A worker per trap, spares that stood by besides (the last ones may never be given a case).
+  EXPECT_GT(run.workers, 2u + 9u) << "no spare worker stood by for the trap phase";
+  EXPECT_GT(run.preloads, 0u) << "no spare was asked to load the module of the case it would take";
+}
+
+// A neighbour's trap must never make a case look like it trapped as predicted: another error, a kernel stopped
+// before its frame began, or any class but the predicted trap runs again alone, and that verdict stands.
+TEST(TrapPhase, ResultOtherThanThePredictedTrapRunsAgainAloneAndThatVerdictStands) {
+  Fixture f({"trap_0", "victim_error", "trap_1", "victim_unbegun", "trap_2", "victim_crash", "trap_3"});
+  PhaseOptions po;
+  po.trap_jobs = 7;
+  auto run = run_phases_logged(f, 2, po, 400);
+  ASSERT_EQ(by_id(run.results).size(), f.cases.size());
+  struct Want { const char* variant; const char* alone; const char* beside; };
+  for (const Want& w : {Want{"victim_error", "pass", "spec_divergence"}, Want{"victim_unbegun", "fail", "spec_divergence"},
+                        Want{"victim_crash", "pass", "crash"}}) {
+    const CaseResult& r = result_of(run.results, w.variant);
+    EXPECT_EQ(r.cls, w.alone) << w.variant << ": the verdict alone must stand";
+    const Json* first = r.details.get("first_attempt_with_other_workers");
+    ASSERT_TRUE(first) << w.variant << ": the first attempt is kept";
+    EXPECT_EQ(first->get_str("class"), w.beside) << w.variant;
+    EXPECT_FALSE(r.details.get("beside_other_workers")) << w.variant;
+  }
+  for (auto* t : {"trap_0", "trap_1", "trap_2", "trap_3"}) EXPECT_EQ(result_of(run.results, t).cls, "spec_divergence") << t;
+  EXPECT_EQ(run.timing.trap_rerun_alone, 3u);
+  // The re-runs ran alone: each victim's last interval overlaps no other case.
+  for (auto* name : {"victim_error", "victim_unbegun", "victim_crash"}) {
+    const Interval* last = nullptr;
+    for (auto& i : run.intervals)
+      if (i.id == std::string("fake/form#") + name) last = &i;
+    ASSERT_TRUE(last && last->end) << name;
+    for (auto& i : run.intervals)
+      if (&i != last) EXPECT_TRUE(i.end <= last->start || i.start >= last->end) << name << " re-ran beside " << i.id;
+  }
+}
+
+TEST(TrapPhase, TrapsAloneRunsThemOneAfterAnotherInTheOldOrder) {
+  Fixture f({"ok_0", "trap_0", "ok_1", "trap_1", "victim_error", "trap_2", "ok_2"});
+  PhaseOptions po;
+  po.trap_jobs = 8;
+  po.traps_alone = true;
+  auto run = run_phases_logged(f, 2, po, 50);
+  ASSERT_EQ(by_id(run.results).size(), f.cases.size());
+  EXPECT_EQ(most_at_once(run.intervals, traps), 1u);
+  std::vector<std::string> order;
+  for (auto& i : run.intervals)
+    if (traps(i.id)) order.push_back(i.id.substr(i.id.find('#') + 1));
+  EXPECT_EQ(order, (std::vector<std::string>{"trap_0", "trap_1", "victim_error", "trap_2"}));
+  // The calm results, then the trapping ones in their order; none marked or run again.
+  std::vector<std::string> ids;
+  for (auto& r : run.results) ids.push_back(r.id.substr(r.id.find('#') + 1));
+  EXPECT_EQ(ids, (std::vector<std::string>{"ok_0", "ok_1", "ok_2", "trap_0", "trap_1", "victim_error", "trap_2"}));
+  for (auto& r : run.results) {
+    EXPECT_FALSE(r.details.get("beside_other_workers")) << r.id;
+    EXPECT_FALSE(r.details.get("first_attempt_with_other_workers")) << r.id;
+  }
+  EXPECT_EQ(result_of(run.results, "victim_error").cls, "pass") << "alone, nothing can kill it";
+  EXPECT_EQ(run.timing.trap_workers, 1);
+  EXPECT_EQ(run.timing.trap_rerun_alone, 0u);
+}
+
+TEST(TrapPhase, OnlyThePredictedTrapOfTheCasesOwnKernelIsTrusted) {
+  CaseResult r;
+  r.cls = "spec_divergence";
+  r.details = Json::object();
+  r.details["predicted_trap"] = "innermost start not a multiple of 16 bytes";
+  r.details["kernel_error"] = kPredictedTrapError;
+  r.details["frame_stop"] = frame_stop::before_wait;
+  EXPECT_TRUE(trapped_as_predicted(r));
+  CaseResult other = r;
+  other.details["kernel_error"] = "cudaErrorLaunchFailure";
+  EXPECT_FALSE(trapped_as_predicted(other)) << "another error: a collateral kill";
+  for (auto* stop : {frame_stop::not_begun, frame_stop::past_wait, frame_stop::at_end}) {
+    other = r;
+    other.details["frame_stop"] = stop;
+    EXPECT_FALSE(trapped_as_predicted(other)) << stop;
+  }
+  other = r;
+  other.details = Json::object();
+  other.details["predicted_trap"] = "x";
+  EXPECT_FALSE(trapped_as_predicted(other)) << "no error or stop recorded (an older worker, the model device)";
+  for (auto* k : {"pass", "fail", "crash", "timeout"}) {
+    other = r;
+    other.cls = k;
+    EXPECT_FALSE(trapped_as_predicted(other)) << k;
+  }
 }
 
 TEST(AtomicWrite, ReplacesWholeOrNotAtAll) {

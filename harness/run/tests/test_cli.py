@@ -65,6 +65,8 @@ class Options(unittest.TestCase):
         (["--seed", "18446744073709551616"], {}, 2, "--seed"),
         (["--jobs", "0"], {}, 2, "--jobs '0': expected an integer from 1 to 256"),
         (["--jobs", "4x"], {}, 2, "--jobs '4x'"),
+        (["--trap-jobs", "0"], {}, 2, "--trap-jobs '0': expected an integer from 1 to 256"),
+        (["--trap-jobs", "8x"], {}, 2, "--trap-jobs '8x'"),
         (["--level", "7"], {}, 2, "--level '7': expected an integer from 0 to 2"),
         (["--timeout", "-1"], {}, 2, "--timeout '-1': expected seconds"),
         (["--timeout", "nan"], {}, 2, "--timeout 'nan'"),
@@ -109,7 +111,7 @@ class Options(unittest.TestCase):
 
     def test_good_values_pass(self):
         r = run(["--seed", "18446744073709551615", "--jobs", "3", "--level", "0", "--timeout", "2.5",
-                 "--shard", "1/3", "--family", "cp.async.bulk", "--list"],
+                 "--trap-jobs", "16", "--traps-alone", "--shard", "1/3", "--family", "cp.async.bulk", "--list"],
                 GTEST_SHARD_INDEX="0", GTEST_TOTAL_SHARDS="1")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertTrue(r.stdout.strip())
@@ -225,6 +227,38 @@ class Runs(unittest.TestCase):
         self.assertIn("already holds a run (results.json)", r.stderr)
         self.assertEqual(open(os.path.join(out, "results.json")).read(), before)
 
+    def test_trap_phase_beside_and_alone(self):
+        # The fake worker passes every case: beside other trapping workers that is not the predicted trap, so each
+        # runs again alone; --traps-alone runs them one after another and runs nothing again.
+        sys.path.insert(0, os.path.join(ROOT, "harness"))
+        from results import schema
+        sel = ["--family", "cp.reduce.async.bulk.tensor", "--filter", "misaligned", "--lower-targets", "none",
+               "--load-path", "cubin"]
+        seen = {}
+        for name, extra in (("beside", ["--trap-jobs", "3"]), ("alone", ["--traps-alone"])):
+            out = os.path.join(self.tmp, name)
+            r = run(sel + ["--out", out] + extra, **fake_env())
+            self.assertEqual(r.returncode, 0, r.stderr)
+            d = self.doc(out)
+            schema.validate(d)
+            (t,) = d["timing"]
+            self.assertGreater(t["traps"], 1)
+            self.assertEqual(t["cases"], 0)
+            seen[name] = (t, d["cases"], r.stderr)
+        t, cases, err = seen["beside"]
+        self.assertEqual((t["trap_workers"], t["trap_rerun_alone"]), (3, t["traps"]))
+        self.assertIn(f"{t['traps']} expected trap(s) in", err)
+        self.assertIn(f"3 at once; {t['traps']} of them re-run alone in", err)
+        for c in cases:
+            self.assertEqual(c["class"], "pass")
+            self.assertEqual(c["details"]["first_attempt_with_other_workers"]["class"], "pass")
+        t, cases, err = seen["alone"]
+        self.assertEqual((t["trap_workers"], t["trap_rerun_alone"]), (1, 0))
+        self.assertIn("1 at once; 0 of them re-run alone", err)
+        for c in cases:
+            self.assertNotIn("first_attempt_with_other_workers", c["details"])
+            self.assertNotIn("beside_other_workers", c["details"])
+
     def interrupt(self, sig, code, reason):
         out = os.path.join(self.tmp, "out")
         p = subprocess.Popen([RUN] + SMALL + ["--out", out, "--jobs", "2", "--quiet", "--seed", "7"],
@@ -259,7 +293,7 @@ class Runs(unittest.TestCase):
         judged = {(c["id"], c["load_path"]): c for c in first["cases"] if c["class"] != "skipped"}
         r = run(["--resume", out, "--family", "x"], **fake_env())
         self.assertEqual(r.returncode, 2)
-        self.assertIn("only --jobs, --timeout, --deadline, --quiet and --no-rerun-alone", r.stderr)
+        self.assertIn("only --jobs, --trap-jobs, --traps-alone, --timeout, --deadline, --quiet and --no-rerun-alone", r.stderr)
         r = run(["--resume", out, "--jobs", "2", "--quiet"], **fake_env(self.pids))
         self.assertEqual(r.returncode, 0, r.stderr)
         d = self.doc(out)

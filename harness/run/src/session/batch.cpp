@@ -7,11 +7,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
 #include <map>
+#include <set>
 
+#include "exec.hpp"
 #include "util.hpp"
 
 namespace ptxcts::run {
@@ -26,7 +29,9 @@ struct Slot {
   std::deque<size_t> sent;   // indexes sent, not yet reported
   long current = -1;         // index announced by "S", not yet reported
   double started = 0, last = 0;
+  double born = 0;           // when the worker was started (the warmest spare is fed first)
   int done = 0;              // cases this worker reported
+  bool fed = false;          // the worker was sent a case (a spare that never was holds none)
   std::string family;
   std::string log;
 };
@@ -60,6 +65,21 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
   }
   size_t remaining = cases.size();
   auto queued = [&]() { size_t n = 0; for (auto& kv : queue) n += kv.second.size(); return n; };
+  // The kernel of the case the k-th worker of no family from now would take (take("") k + 1 times), so that a
+  // spare loads its module while the others run; a guess (a worker that lives on keeps to its family), which
+  // costs only a module load on the spare when it is wrong.
+  auto kernel_ahead = [&](size_t k) -> std::string {
+    std::map<std::string, size_t> used;
+    for (size_t n = 0;; ++n) {
+      std::string best;
+      size_t most = 0;
+      for (auto& [f, q] : queue)
+        if (q.size() - used[f] > most) { most = q.size() - used[f]; best = f; }
+      if (most == 0) return "";
+      if (n == k) return cases[queue[best][used[best]]]->form->kernel;
+      ++used[best];
+    }
+  };
   auto take = [&](const std::string& pref) -> long {
     auto it = queue.find(pref);
     if (it == queue.end() || it->second.empty()) {
@@ -94,8 +114,10 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
   };
 
   int jobs = std::max(1, std::min<int>(o.jobs, int(cases.size())));
-  std::vector<Slot> slots(static_cast<size_t>(jobs));
+  int spares = std::max(0, std::min<int>(o.spares, int(cases.size()) - 1));
+  std::vector<Slot> slots(static_cast<size_t>(jobs + spares));
   int startup_failures = 0;
+  int spare_failures = 0;   // spares that died before they were fed: three and no more spares start
   int spawned = 0;
   make_dirs(o.log_dir);
 
@@ -140,20 +162,24 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
     s.sent.clear();
     s.current = -1;
     s.done = 0;
-    s.started = s.last = now_s();
+    s.fed = false;
+    s.started = s.last = s.born = now_s();
     ++spawned;
     return true;
   };
   auto feed = [&](Slot& s) {
     if (s.to < 0) return;
+    const bool was_idle = s.sent.empty();
     std::string chunk;
-    while (s.sent.size() < 8) {
+    while (s.sent.size() < size_t(std::max(1, o.ahead))) {
       long i = take(s.family);
       if (i < 0) break;
       s.family = cases[size_t(i)]->form->family;
       s.sent.push_back(size_t(i));
+      s.fed = true;
       chunk += case_line(*cases[size_t(i)]) + "\n";
     }
+    if (!chunk.empty() && was_idle) s.last = now_s();  // an idle spare's silence so far is not a hang
     if (!chunk.empty() && write(s.to, chunk.data(), chunk.size()) != ssize_t(chunk.size())) {
       // The worker is gone; its exit is handled when its stdout reaches EOF.
     }
@@ -169,6 +195,12 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
     s.pid = -1;
     std::string how = WIFSIGNALED(st) ? "killed by signal " + std::to_string(WTERMSIG(st))
                                       : "exit status " + std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    if (!s.fed) {
+      // A spare that ended before it was given a case: its stdin was closed (nothing left), or it could not
+      // start; whether workers can start at all is decided by the ones given cases.
+      if (why_killed.empty() && !(WIFEXITED(st) && WEXITSTATUS(st) == 0) && ++spare_failures >= 3) spares = 0;
+      return;
+    }
     if (s.current >= 0) {
       size_t i = size_t(s.current);
       if (why_killed == "interrupted") synth(i, cls::skipped, "interrupted");
@@ -225,16 +257,43 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
       }
       if (remaining == 0) break;
     }
+    // Workers running cases are topped up; idle ones (spares, warmest first) take cases while fewer than
+    // `jobs` run; then workers start for the jobs still free plus the spares, no more than the cases left.
+    auto busy = [](const Slot& s) { return s.pid > 0 && !s.sent.empty(); };
+    int nbusy = 0, live = 0;
     for (auto& s : slots) {
-      if (s.pid < 0 && queued() > 0) {
-        if (!spawn(s)) {
-          for (auto& kv : queue) for (size_t i : kv.second) synth(i, cls::crash, "cannot fork a worker");
-          for (auto& kv : queue) kv.second.clear();
-          break;
+      if (busy(s)) { feed(s); ++nbusy; }
+      live += s.pid > 0;
+    }
+    std::vector<Slot*> idle;
+    for (auto& s : slots)
+      if (s.pid > 0 && s.sent.empty() && s.to >= 0) idle.push_back(&s);
+    std::stable_sort(idle.begin(), idle.end(), [](const Slot* a, const Slot* b) { return a->born < b->born; });
+    for (Slot* s : idle)
+      if (nbusy < jobs && queued() > 0) { feed(*s); nbusy += busy(*s); }
+    for (auto& s : slots) {
+      if (s.pid >= 0) continue;
+      const size_t want_idle = std::min(queued(), size_t(std::max(0, jobs - nbusy) + spares));
+      if (size_t(live - nbusy) >= want_idle) break;
+      if (!spawn(s)) {
+        for (auto& kv : queue) for (size_t i : kv.second) synth(i, cls::crash, "cannot fork a worker");
+        for (auto& kv : queue) kv.second.clear();
+        break;
+      }
+      ++live;
+      if (nbusy < jobs) {
+        feed(s);
+        nbusy += busy(s);
+      } else if (const std::string k = kernel_ahead(size_t(live - nbusy - 1)); !k.empty()) {
+        const std::string line = "P " + k + "\n";  // a spare: load the module of the case it will likely take
+        if (write(s.to, line.data(), line.size()) != ssize_t(line.size())) {
+          // The worker is gone; its exit is handled when its stdout reaches EOF.
         }
       }
-      if (s.pid > 0) feed(s);
     }
+    if (queued() == 0)  // nothing left to give: idle workers end (EOF on their stdin)
+      for (auto& s : slots)
+        if (s.pid > 0 && s.sent.empty() && s.to >= 0) { close(s.to); s.to = -1; }
     std::vector<pollfd> pf;
     std::vector<Slot*> ps;
     for (auto& s : slots)
@@ -303,11 +362,134 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
   for (auto& s : slots)
     if (s.pid > 0) {
       if (s.to >= 0) close(s.to);
+      if (!s.fed) kill(s.pid, SIGKILL);  // a spare never given a case holds nothing: do not wait on its start-up
       int st;
       waitpid(s.pid, &st, 0);
       if (s.from >= 0) close(s.from);
     }
   return results;
+}
+
+bool trapped_as_predicted(const CaseResult& r) {
+  const Json* err = r.details.get("kernel_error");
+  const Json* stop = r.details.get("frame_stop");
+  return r.cls == cls::spec_divergence && r.details.get("predicted_trap") && err && err->is_string() &&
+         err->str() == kPredictedTrapError && stop && stop->is_string() && stop->str() == frame_stop::before_wait;
+}
+
+size_t rerun_alone(const std::vector<const RunCase*>& cs, std::vector<CaseResult>& rs,
+                   const std::function<bool(const CaseResult&)>& suspect, const BatchOptions& o, const char* what,
+                   bool quiet) {
+  std::vector<const RunCase*> again;
+  std::vector<size_t> where;
+  for (size_t i = 0; i < rs.size(); ++i)
+    if (suspect(rs[i])) {
+      again.push_back(cs[i]);
+      where.push_back(i);
+    }
+  if (again.empty() || g_stop_requested) return 0;
+  if (!quiet) std::fprintf(stderr, "\nrun: %zu %s again, alone (jobs 1)\n", again.size(), what);
+  BatchOptions alone = o;
+  alone.jobs = 1;
+  alone.ahead = 8;
+  alone.spares = 0;
+  auto rs2 = run_batch(again, alone, nullptr);
+  for (size_t k = 0; k < rs2.size(); ++k) {
+    // Interrupted (or past the deadline) during the re-run: the first verdict stands (it was measured), marked
+    // as seen beside other workers only.
+    if (rs2[k].cls == cls::skipped) {
+      rs[where[k]].details["beside_other_workers"] = true;
+      continue;
+    }
+    Json first = Json::object();
+    first["class"] = rs[where[k]].cls;
+    first["message"] = rs[where[k]].message;
+    rs2[k].details["first_attempt_with_other_workers"] = first;
+    rs[where[k]] = rs2[k];
+  }
+  return again.size();
+}
+
+std::vector<CaseResult> run_phases(const std::vector<const RunCase*>& cases, const BatchOptions& o,
+                                   const PhaseOptions& po, ProgressFn progress, BatchTiming& t) {
+  // Cases the planner expects to trap (params.traps: a named alternative predicts it) run after the others: a
+  // trap ends its worker, and it can take down kernels that other workers run on the GPU at that moment.
+  std::vector<const RunCase*> calm, trapping;
+  for (auto* c : cases) (c->params.get("traps") ? trapping : calm).push_back(c);
+  t.load_path = o.load_path;
+  t.target = o.target;
+  t.cases = calm.size();
+  t.workers = o.jobs;
+  t.traps = trapping.size();
+  // The model device (model_device.hpp) loses no context to a trap: it keeps the serial phase, one worker and its plan.
+  const bool traps_beside = o.device == "gpu" && !po.traps_alone && po.trap_jobs > 1 && trapping.size() > 1;
+  t.trap_workers = trapping.empty() ? 0 : traps_beside ? std::min<int>(po.trap_jobs, int(trapping.size())) : 1;
+
+  std::vector<CaseResult> rs;
+  double t0 = now_s();
+  if (!calm.empty()) rs = run_batch(calm, o, progress);
+  t.batch_s = now_s() - t0;
+  // A trap in one worker can take down kernels that other workers run on the same GPU at that moment (the
+  // driver recovers the whole engine): with several workers, every crash and host-watchdog timeout is run
+  // again alone, and that verdict stands.
+  auto crash_or_watchdog = [](const CaseResult& r) {
+    return r.cls == cls::crash || (r.cls == cls::timeout && (r.message.rfind("host watchdog", 0) == 0 ||
+                                                             r.message.rfind("parent watchdog", 0) == 0));
+  };
+  t0 = now_s();
+  if (o.jobs > 1 && !po.rerun_alone)
+    for (auto& r : rs)
+      if (crash_or_watchdog(r)) r.details["beside_other_workers"] = true;  // --no-rerun-alone: not confirmed alone
+  if (o.jobs > 1 && po.rerun_alone) t.rerun_alone = rerun_alone(calm, rs, crash_or_watchdog, o, "crash/timeout case(s)", po.quiet);
+  t.rerun_s = now_s() - t0;
+
+  t0 = now_s();
+  std::vector<CaseResult> trs;
+  if (!trapping.empty() && !g_stop_requested) {
+    BatchOptions to = o;
+    to.jobs = t.trap_workers;
+    // Every trap starts a worker: it plans only the trapping cases' families.
+    std::set<std::string> fams;
+    for (auto* c : trapping) fams.insert(c->form->family);
+    std::string list;
+    for (auto& f : fams) list += (list.empty() ? "" : ",") + f;
+    for (size_t k = 0; k + 1 < to.plan_args.size(); ++k)
+      if (to.plan_args[k] == "--plan-families") to.plan_args[k + 1] = list;
+    if (traps_beside) {
+      to.ahead = 1;                 // a trap ends its worker: each worker holds one case
+      to.spares = t.trap_workers;   // and a warm one stands by for each worker running
+    } else {
+      to.spares = 0;
+    }
+    if (!po.quiet)
+      std::fprintf(stderr, "\nrun: %zu case(s) expected to trap, %d at once%s\n", trapping.size(), to.jobs,
+                   traps_beside ? ", each in its own worker" : " (alone)");
+    trs = run_batch(trapping, to, progress);
+    t.trap_s = now_s() - t0;
+    t0 = now_s();
+    // Beside other trapping workers, only the predicted trap of the case's own kernel stands; anything else (a
+    // pass, a fail, another error, a kernel stopped before it began, a timeout) runs again alone.
+    if (traps_beside) {
+      auto not_trusted = [](const CaseResult& r) { return r.cls != cls::skipped && !trapped_as_predicted(r); };
+      if (po.rerun_alone)
+        t.trap_rerun_alone =
+            rerun_alone(trapping, trs, not_trusted, to, "trap-phase case(s) not the predicted trap", po.quiet);
+      for (auto& r : trs)
+        if (r.cls != cls::skipped && !r.details.get("first_attempt_with_other_workers"))
+          r.details["beside_other_workers"] = true;
+    }
+    t.trap_rerun_s = now_s() - t0;
+  } else if (!trapping.empty()) {
+    trs = run_batch(trapping, o, progress);  // interrupted before the phase: every case comes back skipped
+  }
+  for (auto& r : trs) rs.push_back(r);
+  if (!po.quiet)
+    std::fprintf(stderr,
+                 "\nrun: %s %s: %zu case(s) in %.1f s with %d worker(s); %zu crash/timeout re-run alone in %.1f s; "
+                 "%zu expected trap(s) in %.1f s, %d at once; %zu of them re-run alone in %.1f s\n",
+                 t.load_path.c_str(), t.target.c_str(), t.cases, t.batch_s, t.workers, t.rerun_alone, t.rerun_s,
+                 t.traps, t.trap_s, t.trap_workers, t.trap_rerun_alone, t.trap_rerun_s);
+  return rs;
 }
 
 }  // namespace ptxcts::run

@@ -1,6 +1,7 @@
 // The isolated batch executor: cases run in worker processes (fork + exec of ptxcts-run --worker), results stream
 // back per case; a worker that traps, hangs or dies costs exactly the case it was running (recorded as crash or
-// timeout), and a fresh worker takes the remaining cases. Every case is accounted for.
+// timeout), and a fresh worker takes the remaining cases. Every case is accounted for. run_phases keeps the cases
+// expected to trap apart from the others, and runs again alone what cannot be trusted beside other workers.
 #pragma once
 #include <csignal>
 #include <functional>
@@ -19,7 +20,12 @@ struct BatchOptions {
   std::string toolchain;          // --toolchain of the replay commands (the worker assembles nothing)
   std::vector<std::string> source;  // the replay commands' module source (Toolchain::source_args)
   uint64_t seed = 1;
-  int jobs = 4;                   // worker processes at once
+  int jobs = 4;                   // workers running cases at once
+  int ahead = 8;                  // cases sent to a worker before it reports them (1: one at a time)
+  int spares = 0;                 // workers started with no case yet, so that a warm one (context made, plan
+                                  // built, the module of the case it will likely take loaded: "P <kernel>")
+                                  // takes the next case when a worker ends (the trap phase: every case ends its
+                                  // worker); never more than the cases left to give them
   double timeout_s = 10;          // per case, the worker's watchdog; the parent allows a margin on top
   double kill_margin_s = 20;      // the parent kills a worker silent for timeout_s + this after a case started
   double deadline = 0;            // now_s() after which nothing new starts (0: none); the rest is `skipped`
@@ -30,11 +36,17 @@ struct BatchOptions {
 };
 
 // Where one batch's time went (results.json's `timing`, harness/results/schema.py TIMING_FIELDS).
+// The calm phase (`cases` with `workers` at once), its crashes and timeouts re-run alone (`rerun_alone`), the
+// trap phase (`traps` with `trap_workers` at once, 1: one after another) and the trap-phase results re-run alone
+// because they were not the predicted trap (`trap_rerun_alone`).
 struct BatchTiming {
   std::string load_path, target;
   size_t cases = 0, rerun_alone = 0, traps = 0;
   int workers = 0;
   double batch_s = 0, rerun_s = 0, trap_s = 0;
+  int trap_workers = 0;
+  size_t trap_rerun_alone = 0;
+  double trap_rerun_s = 0;
 };
 
 using ProgressFn = std::function<void(const CaseResult&)>;
@@ -42,5 +54,42 @@ using ProgressFn = std::function<void(const CaseResult&)>;
 // After g_stop_requested (util.hpp) run_batch stops its workers at once (kills them; none outlives the batch),
 // keeps every result measured, and reports every other case `skipped` with the message "interrupted".
 std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, const BatchOptions& o, ProgressFn progress);
+
+// How the cases of one batch (one load path and target) are kept apart: the phases session.cpp runs.
+struct PhaseOptions {
+  int trap_jobs = 8;          // --trap-jobs: cases expected to trap, at once (each in a worker of its own)
+  bool traps_alone = false;   // --traps-alone: the trap phase one case after another, one worker
+  bool rerun_alone = true;    // a result beside other workers that is not trusted runs again alone (--no-rerun-alone)
+  bool quiet = false;         // no stderr lines
+};
+
+// The error a kernel of a trap-phase case must report for its trap beside other trapping workers to count as its
+// own: the one every trap the model's alternatives predict raised on the H100 (25 per load path in
+// results/2026-11-25-sm_90-h100-run). Any other error runs again alone: a collateral kill, or a device that traps
+// otherwise.
+inline constexpr const char* kPredictedTrapError = "cudaErrorIllegalInstruction";
+
+// Runs `cases` in phases, never one beside a case of another phase: (1) the calm cases (params without "traps"),
+// o.jobs workers; each crash or watchdog timeout of several workers runs again alone; (2) the cases expected to
+// trap, po.trap_jobs at once, each in its own worker (o.ahead 1, warm spares), and each result that is not the
+// predicted trap of the case's own kernel (trapped_as_predicted) runs again alone; with po.traps_alone, or on the
+// model device (o.device other than gpu), one worker, one case after another. Returns the calm results, then the
+// trapping ones; fills `t`.
+std::vector<CaseResult> run_phases(const std::vector<const RunCase*>& cases, const BatchOptions& o,
+                                   const PhaseOptions& po, ProgressFn progress, BatchTiming& t);
+
+// A trap-phase result beside other trapping workers that stands as it is: the predicted trap (spec_divergence
+// naming details.predicted_trap), the kernel's own error kPredictedTrapError (details.kernel_error), and the
+// issuing CTA stopped after the frame's start, before its wait ended (details.frame_stop is
+// frame_stop::before_wait, exec.hpp): not killed before it began, nor after it got past its instruction.
+bool trapped_as_predicted(const CaseResult& r);
+
+// Runs again alone (one worker, nothing beside it) each case of `cs` whose result in `rs` (same order) `suspect`
+// flags; that verdict replaces it, the first kept in details.first_attempt_with_other_workers. A case the re-run
+// did not reach (interrupt, deadline) keeps its first verdict, marked details.beside_other_workers. Returns how
+// many ran again.
+size_t rerun_alone(const std::vector<const RunCase*>& cs, std::vector<CaseResult>& rs,
+                   const std::function<bool(const CaseResult&)>& suspect, const BatchOptions& o, const char* what,
+                   bool quiet);
 
 }  // namespace ptxcts::run

@@ -75,6 +75,9 @@ std::string results_text(const RunMeta& m, const std::vector<CaseResult>& result
       t["rerun_s"] = std::round(b.rerun_s * 10) / 10;
       t["traps"] = (unsigned long long)b.traps;
       t["trap_s"] = std::round(b.trap_s * 10) / 10;
+      t["trap_workers"] = b.trap_workers;
+      t["trap_rerun_alone"] = (unsigned long long)b.trap_rerun_alone;
+      t["trap_rerun_s"] = std::round(b.trap_rerun_s * 10) / 10;
       arr.push(t);
     }
     doc["timing"] = arr;

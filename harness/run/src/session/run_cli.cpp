@@ -49,6 +49,10 @@ const char* kUsage =
     "  --shard i/n          run the i-th of n shards (0-based); GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS also work\n"
     "  --jobs N             worker processes at once, 1..256 (default 4)\n"
     "  --timeout S          host watchdog per case, seconds, > 0 (default 5)\n"
+    "  --trap-jobs N        cases expected to trap at once, each in a worker of its own, 1..256 (default: --jobs,\n"
+    "                       at least 8, at most the CPUs); a result other than the predicted trap runs again alone\n"
+    "  --traps-alone        run the cases expected to trap one after another, one worker (the phase before\n"
+    "                       --trap-jobs)\n"
     "  --deadline S         start no case after S seconds; the rest is reported skipped\n"
     "  --no-rerun-alone     keep each crash and watchdog timeout seen beside other workers as it is, marked\n"
     "                       details.beside_other_workers, instead of running it again alone (the self-test\n"
@@ -59,7 +63,7 @@ const char* kUsage =
     "  --out DIR            results folder (default results/<run-id>); locked while the run writes it\n"
     "  --run-id ID          run id (default <UTC stamp with ms>-<sm>-run-<pid>)\n"
     "  --resume DIR         finish an interrupted run in DIR: only the cases not judged yet, same selection,\n"
-    "                       seed and run id (--jobs, --timeout, --deadline, --quiet may be given again)\n"
+    "                       seed and run id (the options of how it runs may be given again)\n"
     "  --list               print the selected case IDs and exit\n"
     "  --dry-build          build every selected case's inputs and expectation on the CPU; launch nothing\n"
     "  --quiet              no progress line\n"
@@ -74,7 +78,8 @@ namespace {
 // Options that say what a run is (saved with the run, so that --resume runs exactly the same selection) and
 // options that only say how it runs (allowed again with --resume).
 bool how_option(const std::string& a) {
-  return a == "--jobs" || a == "--timeout" || a == "--deadline" || a == "--quiet" || a == "--no-rerun-alone";
+  return a == "--jobs" || a == "--timeout" || a == "--deadline" || a == "--quiet" || a == "--no-rerun-alone" ||
+         a == "--trap-jobs" || a == "--traps-alone";
 }
 
 volatile sig_atomic_t g_signal = 0;
@@ -102,8 +107,8 @@ struct Cli {
         return args[++i];
       };
       if (resuming && !how_option(a) && a != "--resume")
-        throw UsageError(a + ": --resume runs the interrupted run's own selection; only --jobs, --timeout, "
-                             "--deadline, --quiet and --no-rerun-alone may be given with it");
+        throw UsageError(a + ": --resume runs the interrupted run's own selection; only --jobs, --trap-jobs, "
+                             "--traps-alone, --timeout, --deadline, --quiet and --no-rerun-alone may be given with it");
       size_t first = i;
       bool what = true;
       if (a == "--case") sel.cases.push_back(val());
@@ -144,6 +149,8 @@ struct Cli {
       else if (a == "--shard") { parse_shard_text(a, val(), sel.shard_index, sel.shard_count); shard_given = true; }
       else if (a == "--jobs") { ses.jobs = parse_int(a, val(), 1, 256); what = false; }
       else if (a == "--timeout") { ses.timeout_s = parse_seconds(a, val(), 86400); what = false; }
+      else if (a == "--trap-jobs") { ses.trap_jobs = parse_int(a, val(), 1, 256); what = false; }
+      else if (a == "--traps-alone") { ses.traps_alone = true; what = false; }
       else if (a == "--deadline") { deadline_s = parse_seconds(a, val(), 30 * 86400); what = false; }
       else if (a == "--level") ses.plan.level = parse_int(a, val(), 0, 2);
       else if (a == "--smem-guard") {

@@ -71,6 +71,11 @@ void Session::load(const Selection& sel) {
     throw UsageError("the selection matches no case (0 cases): check --family, --case and --filter (--list lists them)");
 }
 
+int default_trap_jobs(int jobs) {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return std::max(1, std::min(std::max(jobs, 8), int(cpus > 0 ? cpus : 1)));
+}
+
 std::vector<CaseResult> Session::execute() {
   std::vector<CaseResult> out;
   auto done = [&](const std::string& lp, const std::string& target, const std::string& id) {
@@ -232,70 +237,17 @@ std::vector<CaseResult> Session::execute() {
     for (auto& f : famset) fams += (fams.empty() ? "" : ",") + f;
     bo.plan_args.push_back("--plan-families");
     bo.plan_args.push_back(fams);
-    // Cases the planner expects to trap (params.traps) run after the others, one worker, alone: a trap costs a
-    // worker restart, and run beside other workers it can take their kernels down too (see below).
-    std::vector<const RunCase*> calm, trapping;
-    for (auto* c : go) (c->params.get("traps") ? trapping : calm).push_back(c);
-    std::vector<CaseResult> rs;
-    const double t_calm = now_s();
-    if (!calm.empty()) rs = run_batch(calm, bo, [&](const CaseResult& r) { if (!quiet) prog.add(r); });
-    const double calm_s = now_s() - t_calm, t_again = now_s();
-    size_t again_n = 0;
-    go = calm;
-    // A trap in one worker can take down kernels that other workers run on the same GPU at that moment (the
-    // driver recovers the whole engine): with several workers, every crash and host-watchdog timeout is run
-    // again alone, one worker, nothing beside it, and that verdict stands (the first one is kept in details).
-    auto beside_others = [](const CaseResult& r) {
-      return r.cls == cls::crash || (r.cls == cls::timeout && (r.message.rfind("host watchdog", 0) == 0 ||
-                                                               r.message.rfind("parent watchdog", 0) == 0));
-    };
-    if (bo.jobs > 1 && !rerun_crashes_alone)
-      for (auto& r : rs)
-        if (beside_others(r)) r.details["beside_other_workers"] = true;  // --no-rerun-alone: not confirmed alone
-    if (bo.jobs > 1 && rerun_crashes_alone && !g_stop_requested) {
-      std::vector<const RunCase*> again;
-      std::vector<size_t> where;
-      for (size_t i = 0; i < rs.size(); ++i)
-        if (beside_others(rs[i])) {
-          again.push_back(go[i]);
-          where.push_back(i);
-        }
-      if (!again.empty()) {
-        if (!quiet) std::fprintf(stderr, "\nrun: %zu crash/timeout case(s) again, alone (jobs 1)\n", again.size());
-        BatchOptions alone = bo;
-        alone.jobs = 1;
-        again_n = again.size();
-        auto rs2 = run_batch(again, alone, nullptr);
-        for (size_t k = 0; k < rs2.size(); ++k) {
-          // Interrupted (or past the deadline) during the re-run: the first verdict stands (it was measured),
-          // marked as seen beside other workers only.
-          if (rs2[k].cls == cls::skipped) {
-            rs[where[k]].details["beside_other_workers"] = true;
-            continue;
-          }
-          Json first = Json::object();
-          first["class"] = rs[where[k]].cls;
-          first["message"] = rs[where[k]].message;
-          rs2[k].details["first_attempt_with_other_workers"] = first;
-          rs[where[k]] = rs2[k];
-        }
-      }
-    }
-    for (auto& r : rs) out.push_back(r);
-    const double again_s = now_s() - t_again, t_trap = now_s();
-    if (!trapping.empty()) {
-      if (!quiet) std::fprintf(stderr, "\nrun: %zu case(s) expected to trap, alone (jobs 1)\n", trapping.size());
-      BatchOptions alone = bo;
-      alone.jobs = 1;
-      for (auto& r : run_batch(trapping, alone, [&](const CaseResult& r) { if (!quiet) prog.add(r); })) out.push_back(r);
-    }
-    // Where the time goes, per load path and target (results.json's timing; stderr, so the summary on stdout
-    // stays a table).
-    timing.push_back({lp, target, calm.size(), again_n, trapping.size(), jobs, calm_s, again_s, now_s() - t_trap});
-    if (!quiet) std::fprintf(stderr, "\nrun: %s %s: %zu case(s) in %.1f s with %d worker(s); %zu crash/timeout re-run alone in "
-                         "%.1f s; %zu expected trap(s) alone in %.1f s\n",
-                 lp.c_str(), target.c_str(), calm.size(), calm_s, jobs, again_n, again_s, trapping.size(),
-                 timing.back().trap_s);
+    // The calm cases, their crashes and timeouts again alone, then the cases expected to trap (run_phases).
+    PhaseOptions po;
+    po.trap_jobs = trap_jobs > 0 ? trap_jobs : default_trap_jobs(jobs);
+    po.traps_alone = traps_alone;
+    po.rerun_alone = rerun_crashes_alone;
+    po.quiet = quiet;
+    BatchTiming t;
+    for (auto& r : run_phases(go, bo, po, [&](const CaseResult& r) { if (!quiet) prog.add(r); }, t)) out.push_back(r);
+    // Where the time goes, per load path and target: results.json's timing (run_phases prints it on stderr, so
+    // the summary on stdout stays a table).
+    timing.push_back(t);
   };
   for (auto& lp : load_paths)
     for (size_t i = 0; i < targets.size(); ++i)

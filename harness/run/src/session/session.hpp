@@ -37,6 +37,8 @@ struct Session {
   std::string device_kind = "gpu";    // gpu, or model[:FAULT]: workers judge against the model itself, no modules
   bool repro = true;                  // workers write repro bundles (exploration turns them off)
   bool rerun_crashes_alone = true;    // exploration: off (its shrinking runs a finding again, alone or not)
+  int trap_jobs = 0;                  // cases expected to trap at once (--trap-jobs); 0: default_trap_jobs(jobs)
+  bool traps_alone = false;           // --traps-alone: the trap phase one case after another (run_phases)
   DeviceInfo device;
   Toolchain toolchain;                // resolved at start (resolve_toolchain): ptxas, PTX version, targets
   std::vector<std::string> families;  // the selection's families (module preparation); empty: all
@@ -58,6 +60,9 @@ std::string result_key(const std::string& load_path, const std::string& target, 
 // The families a selection may name: the manifest's, plus the driver-API family tensormap.encode.
 std::vector<std::string> known_families(const std::vector<Form>& forms);
 std::string self_exe(const char* argv0);
+// --trap-jobs when not given: as many as --jobs, at least 8, at most the online CPUs (each trapping case starts a
+// worker: a process, a CUDA context and its module load).
+int default_trap_jobs(int jobs);
 // ptxcts-run --dry-build [--dry-judge]: builds every selected case's images and expectation on the CPU, and with
 // judge=true judges a corrupted copy of each (the failure path: alternatives, messages). Returns the exit status.
 int dry_build(Session& ses, bool judge);

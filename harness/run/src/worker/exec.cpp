@@ -164,6 +164,29 @@ CaseResult Executor::run(const RunCase& c, Setup& s) {
   s.w[W_SMEM_OUT] = addr(o_sout);
   s.w[W_STATUS] = addr(o_status);
   s.w[W_WINDOW] = s.window;
+  // A case expected to trap keeps its status words in mapped host memory: after the trap the context is gone and
+  // nothing can be copied back, but these still say where its kernel stopped (frame_stop), which is how the
+  // parent tells the case's own trap from a kill by another worker's (batch.hpp, trapped_as_predicted).
+  volatile uint32_t* host_status = nullptr;
+  const size_t status_words = size_t(s.ranks) * kStatusWords;
+  if (c.params.get("traps")) {
+    if (mapped_status_words_ < status_words) {
+      if (mapped_status_) cudaFreeHost(mapped_status_);
+      mapped_status_ = nullptr;
+      mapped_status_words_ = 0;
+      void* p = nullptr;
+      if (cudaHostAlloc(&p, std::max<size_t>(status_words, 16 * kStatusWords) * 4, cudaHostAllocMapped) == cudaSuccess) {
+        mapped_status_ = static_cast<uint32_t*>(p);
+        mapped_status_words_ = std::max<size_t>(status_words, 16 * kStatusWords);
+      }
+    }
+    void* dev = nullptr;
+    if (mapped_status_ && cudaHostGetDevicePointer(&dev, mapped_status_, 0) == cudaSuccess) {
+      host_status = mapped_status_;
+      for (size_t k = 0; k < status_words; ++k) host_status[k] = k % kStatusWords < 4 ? kStatusUnwritten : 0;
+      s.w[W_STATUS] = uint64_t(uintptr_t(dev));
+    }
+  }
   // Harness self-tests (PTXCTS_RUN_INJECT=kind:substring): prove that a trap, a hang and a wrong byte are caught
   // and cost only their own case.
   if (s.inject == "crash") s.w[W_SMEM_OUT] = 0x8;  // the dump stores through an unmapped address: a trap
@@ -318,6 +341,16 @@ CaseResult Executor::run(const RunCase& c, Setup& s) {
   if (ce != cudaSuccess) {
     poisoned_ = true;
     std::string what = std::string("kernel trapped: ") + cudaGetErrorName(ce) + " (" + cudaGetErrorString(ce) + ")";
+    res.details["kernel_error"] = cudaGetErrorName(ce);
+    if (host_status) {
+      const volatile uint32_t* st = host_status + size_t(s.w[W_ISSUER] % s.ranks) * kStatusWords;
+      const uint32_t w0 = st[0], w1 = st[1];
+      res.details["frame_stop"] = w0 == 1                     ? frame_stop::at_end
+                                  : w1 == 1 || w1 == 2        ? frame_stop::past_wait
+                                  : w0 == 0 && w1 == 0        ? frame_stop::before_wait
+                                  : w0 == kStatusUnwritten    ? frame_stop::not_begun
+                                                              : "status words " + hex(w0) + " " + hex(w1);
+    }
     // A trap only a named alternative predicts is a spec_divergence naming it (judge_trap); else a crash.
     if (s.inject.empty()) {
       CaseResult t;
@@ -340,7 +373,11 @@ CaseResult Executor::run(const RunCase& c, Setup& s) {
   // Self-test: a wrong byte in what the device left, as a broken copy would leave it.
   if (s.inject == "fail" && !actual.smem.empty()) actual.smem[actual.smem.size() / 2] ^= 0x40;
   std::vector<uint32_t> status(size_t(s.ranks) * kStatusWords);
-  std::memcpy(status.data(), stage_.data() + o_status, status.size() * 4);
+  if (host_status) {
+    for (size_t k = 0; k < status.size(); ++k) status[k] = host_status[k];
+  } else {
+    std::memcpy(status.data(), stage_.data() + o_status, status.size() * 4);
+  }
   judge(c, s, gsrc_after, actual, status, res);
   // A kernel that gave up waiting may have left a bulk copy in flight towards shared memory it no longer owns:
   // start the next case in a fresh context rather than trust this one.

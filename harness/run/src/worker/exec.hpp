@@ -18,6 +18,19 @@ struct DeviceInfo {
   std::string driver, runtime;
 };
 
+// details.frame_stop of a case expected to trap (params.traps) whose kernel stopped with an error: where its
+// issuing CTA stopped, read from the frame's status words (templates/frame.ptx.j2: its start writes words 0-3
+// zero, the bounded wait writes word 1 = 1 or 2, its end writes word 0 = 1), which such a case keeps in mapped
+// host memory so that they can be read after the trap has taken the context.
+namespace frame_stop {
+inline constexpr const char* not_begun = "before its start";  // word 0 still holds kStatusUnwritten
+inline constexpr const char* before_wait = "after its start, before its wait ended";  // where the instruction under test is
+inline constexpr const char* past_wait = "past its wait";
+inline constexpr const char* at_end = "at its end";
+}  // namespace frame_stop
+// What the host writes into status words 0-3 of a case expected to trap before its launch.
+inline constexpr uint32_t kStatusUnwritten = 0x5afe0bad;
+
 // "" when a CUDA device is usable, else why not (no device, no driver, ...). Safe to call without a GPU.
 std::string probe_device(DeviceInfo* info);
 
@@ -47,6 +60,8 @@ class Executor {
   std::map<std::string, Loaded> modules_;
   std::map<std::string, int> func_smem_;  // kernel -> max dynamic smem already set
   uint8_t* arena_ = nullptr;
+  uint32_t* mapped_status_ = nullptr;     // status words of cases expected to trap (host memory the GPU writes)
+  size_t mapped_status_words_ = 0;
   size_t arena_size_ = 0;
   std::vector<uint8_t> stage_;
   double timeout_s_ = 10;

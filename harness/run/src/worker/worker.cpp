@@ -1,6 +1,7 @@
 // The isolated worker process (ptxcts-run --worker, started by the batch executor, batch.hpp): reads cases on
 // stdin -- a run case ID of its own plan, or an explicit case as one JSON object (case_line) -- and for each
-// writes "S <id>" before and "R <result json>" after it on stdout. With --device model[:FAULT] it launches
+// writes "S <id>" before and "R <result json>" after it on stdout; "P <kernel>" (a spare, batch.hpp) loads that
+// kernel's module ahead of the case and answers nothing. With --device model[:FAULT] it launches
 // nothing: the "device" is harness/refmodel itself, optionally with a planted fault (model_device.hpp), which is
 // how the exploration tier's shrinking is tested on a machine without a GPU.
 #include <cstdio>
@@ -123,6 +124,10 @@ int worker_main(int argc, char** argv) {
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.empty()) continue;
+    if (line.rfind("P ", 0) == 0) {  // a spare of the batch executor: load this kernel's module ahead of its case
+      if (on_gpu) ex.preload(line.substr(2));
+      continue;
+    }
     CaseResult r;
     RunCase c;
     try {
