@@ -23,6 +23,7 @@ from results.runio import atomic_write
 from results.schema import toolchain_name
 
 from .errors import FrontendError
+from .summary import family_table
 
 NOT_WRITTEN = " did not write this kernel"
 ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -139,12 +140,8 @@ def main(argv, stream):
     rows, differences, not_written = compare(group.results, reference)
     w = stream.write
     w(f"front-end {name} (paired ptxas {paired}) on {doc['device']['name']} ({sm}) against {described}\n\n")
-    w(f"  {'family':32}" + "".join(f" {c:>12}" for c in COLUMNS) + "\n")
-    total = Counter()
-    for fam in sorted(rows):
-        total.update(rows[fam])
-        w(f"  {fam:32}" + "".join(f" {rows[fam][c]:>12}" for c in COLUMNS) + "\n")
-    w(f"  {'TOTAL':32}" + "".join(f" {total[c]:>12}" for c in COLUMNS) + "\n")
+    table, total = family_table(rows, COLUMNS)
+    w(table)
     if not_written:
         w("\nnot written by the front-end (not_supported, its reasons):\n")
         for why, n in not_written.most_common():

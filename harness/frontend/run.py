@@ -18,6 +18,7 @@ from ptxcts_gen.frontends import Spelling
 from . import FrontendError, engines, isolate, judge, resolve, tier
 from . import findings as fe_findings_mod
 from .cli import coverage_of
+from .summary import family_table
 
 FINDING_CLASSES = ("fail", "crash", "timeout", "compile_error")
 
@@ -185,9 +186,5 @@ def _summary(records, wall, stats, fe, tc):
     w(f"\nfrontend {fe.name} + ptxas {tc.name}: {len(records)} results in {wall:.1f} s (front-end {stats.seconds['frontend']:.1f} s"
       f" in {stats.batches} batches, {stats.batch_failures} of them died, {stats.alone} kernels compiled alone; "
       f"ptxas {stats.seconds['ptxas']:.1f} s, {stats.ptxas_calls} calls)\n")
-    w(f"  {'family':32}" + "".join(f" {c[:14]:>14}" for c in classes) + "\n")
-    total = Counter()
-    for fam in sorted(by):
-        total.update(by[fam])
-        w(f"  {fam:32}" + "".join(f" {by[fam][c]:>14}" for c in classes) + "\n")
-    w(f"  {'total':32}" + "".join(f" {total[c]:>14}" for c in classes) + "\n")
+    table, total = family_table(by, classes, width=14, total="total")
+    w(table)
