@@ -13,7 +13,7 @@ namespace {
 
 using namespace draw;
 
-Json bulk_draw(const Form& f, Rng& r, const PlanOptions& o) {
+Json bulk_draw(const Form& f, Rng& r, const PlanOptions& o, DrawGuide*) {
   BulkShape sh = shape_of(f);
   uint32_t top = max_bulk_size(sh, o);
   // Most sizes small (fast), the boundaries and the largest window reached too.
@@ -59,7 +59,7 @@ std::vector<Json> bulk_simplify(const Form& f, const Json& p) {
   return out;
 }
 
-Json cp_async_draw(const Form& f, Rng& r, const PlanOptions&) {
+Json cp_async_draw(const Form& f, Rng& r, const PlanOptions&, DrawGuide*) {
   unsigned cp = unsigned(run_int(f, field::cp_size, 16));
   std::string src_op = run_str(f, field::src_op, "none");
   Json p = Json::object();

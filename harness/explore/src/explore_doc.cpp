@@ -50,6 +50,7 @@ void Explorer::restore(const Json& doc) {
   for (auto& [k, v] : doc.get("divergences")->obj()) divergences_[k] = size_t(v.integer());
   if (const Json* seg = doc.get("segments")) segments_ = draw::clone(*seg);
   cov_.restore(*doc.get("coverage"));
+  if (const Json* g = doc.get("draw_guide")) guide_.restore(*g);
   for (auto& j : doc.get("findings")->arr()) {
     Finding f;
     f.sig = j.get_str("signature");
@@ -83,6 +84,7 @@ void Explorer::write(double wall, bool interrupted) {
   doc["device"] = dev;
   doc["toolchain"] = ses_.toolchain.describe();
   doc["forms_drawable"] = (unsigned long long)forms_.size();
+  doc["guided"] = !o_.unguided;
   doc["cases_drawn"] = (unsigned long long)next_;
   doc["cases_run"] = (unsigned long long)ran_;
   doc["nothing_to_draw"] = (unsigned long long)nothing_;
@@ -140,6 +142,9 @@ void Explorer::write(double wall, bool interrupted) {
   }
   doc["findings"] = fs;
   doc["coverage"] = cov_.to_json();
+  // The drawing's state after the last case drawn: --resume goes on from it, so the segments draw what one
+  // exploration would have.
+  doc["draw_guide"] = guide_.to_json();
   // A write that fails (read-only folder, full disk) ends the exploration with the path and the reason: an
   // exploration that exits 0 having written nothing would lose every case it ran.
   auto must_write = [](const std::string& path, const std::string& text) {
@@ -222,6 +227,9 @@ void load_resume(const std::string& dir, ExploreOptions& o) {
   }
   if (const Json* fam = doc.get("families"))
     for (auto& f : fam->arr()) o.families.push_back(f.str());
+  if (const Json* g = doc.get("draw_guide"); g && !g->is_object()) throw bad("field 'draw_guide' must be an object");
+  if (const Json* g = doc.get("guided"); g && !g->is_bool()) throw bad("field 'guided' must be true or false");
+  if (const Json* g = doc.get("guided")) o.unguided = !g->boolean();
   o.seed = uint64_t(doc.get("seed")->integer());
   o.id = doc.get_str("id");
   o.out_dir = dir;
