@@ -126,20 +126,23 @@ RunCase Explorer::make_case(const Form& f, const std::string& variant, const Jso
   return c;
 }
 
-std::vector<RunCase> Explorer::draw_chunk(size_t n) {
+std::vector<RunCase> Explorer::draw_chunk(size_t n, double until) {
   std::vector<RunCase> out;
   out.reserve(n);
   for (size_t k = 0; k < n; ++k) {
+    if (k % 64 == 63 && (g_stop_requested || (until > 0 && now_s() > until))) break;
     const uint64_t idx = next_++;
     const uint64_t cs = case_seed(o_.seed, "explore#" + std::to_string(idx));
     Rng r(cs);
     const Form& f = guide_.pick_form(r, !o_.unguided);
     Json p = explore_registry().at(f.abi).draw(f, r, ses_.plan, o_.unguided ? nullptr : &guide_);
+    guide_.drew_form(!p.is_null() && !p.get("encode_only"));
     if (p.is_null()) { ++nothing_; continue; }
     const Form* g = p.get("encode_only") ? encode_form_for(p) : &f;
     if (p.get("encode_only")) p["drawn_for"] = f.form;
     out.push_back(make_case(*g, "x" + hex(o_.seed) + "." + std::to_string(idx), p));
     guide_.drawn.add(out.back());
+    digest_ = case_seed(digest_, out.back().id + "|" + p.dump());
   }
   return out;
 }
@@ -241,9 +244,9 @@ int Explorer::run() {
                                             std::to_string(int(before_s_)) + " s").c_str());
   // The next chunk is drawn while the current one runs (the parent draws, the workers build, launch and judge).
   auto draw_async = [&](size_t n) {
-    return std::async(std::launch::async, [this, n] {
+    return std::async(std::launch::async, [this, n, end] {
       const double td = now_s();
-      auto v = draw_chunk(n);
+      auto v = draw_chunk(n, end);  // a chunk still drawing at the end stops: nothing would run it
       drawn_s_ += now_s() - td;
       return v;
     });

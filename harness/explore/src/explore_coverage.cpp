@@ -295,12 +295,15 @@ std::string coverage_text(const Json& coverage) {
     s << "\nunreachable " << k << " (" << u->obj().size() << ")\n";
     for (auto& [why, bins] : by_reason) {
       s << "  " << why << ":\n   ";
-      size_t width = 3;
+      size_t width = 3, shown = 0;
       for (auto& b : bins) {
+        if (shown == 6) break;  // the rest are in explore.json's coverage.<param>.unreachable
         if (width + b.size() + 1 > 118) { s << "\n   "; width = 3; }
         s << " " << b;
         width += b.size() + 1;
+        ++shown;
       }
+      if (bins.size() > shown) s << " ... (" << bins.size() - shown << " more)";
       s << "\n";
     }
   }

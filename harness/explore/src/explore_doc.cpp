@@ -51,6 +51,7 @@ void Explorer::restore(const Json& doc) {
   if (const Json* seg = doc.get("segments")) segments_ = draw::clone(*seg);
   cov_.restore(*doc.get("coverage"));
   if (const Json* g = doc.get("draw_guide")) guide_.restore(*g);
+  digest_ = std::stoull(doc.get_str("draws_digest", "0"), nullptr, 16);
   for (auto& j : doc.get("findings")->arr()) {
     Finding f;
     f.sig = j.get_str("signature");
@@ -145,6 +146,7 @@ void Explorer::write(double wall, bool interrupted) {
   // The drawing's state after the last case drawn: --resume goes on from it, so the segments draw what one
   // exploration would have.
   doc["draw_guide"] = guide_.to_json();
+  doc["draws_digest"] = hex(digest_, 16);  // a dry draw of cases_drawn cases of the seed gives the same
   // A write that fails (read-only folder, full disk) ends the exploration with the path and the reason: an
   // exploration that exits 0 having written nothing would lose every case it ran.
   auto must_write = [](const std::string& path, const std::string& text) {
@@ -229,6 +231,12 @@ void load_resume(const std::string& dir, ExploreOptions& o) {
     for (auto& f : fam->arr()) o.families.push_back(f.str());
   if (const Json* g = doc.get("draw_guide"); g && !g->is_object()) throw bad("field 'draw_guide' must be an object");
   if (const Json* g = doc.get("guided"); g && !g->is_bool()) throw bad("field 'guided' must be true or false");
+  if (const Json* d = doc.get("draws_digest")) {
+    const std::string t = d->is_string() ? d->str() : "";
+    if (t.size() < 3 || t.compare(0, 2, "0x") != 0 || t.size() > 18 ||
+        t.find_first_not_of("0123456789abcdef", 2) != std::string::npos)
+      throw bad("field 'draws_digest' must be a hexadecimal string 0x...");
+  }
   if (const Json* g = doc.get("guided")) o.unguided = !g->boolean();
   o.seed = uint64_t(doc.get("seed")->integer());
   o.id = doc.get_str("id");

@@ -14,14 +14,8 @@ namespace ptxcts::run::explore_impl {
 int Explorer::dry_draw() {
   set_up();
   const double t0 = now_s();
-  uint64_t digest = 0;
   size_t drawn = 0;
-  while (next_ < o_.dry_draws && !g_stop_requested) {
-    for (auto& c : draw_chunk(size_t(std::min<uint64_t>(4096, o_.dry_draws - next_)))) {
-      digest = case_seed(digest, c.id + "|" + c.params.dump());
-      ++drawn;
-    }
-  }
+  while (next_ < o_.dry_draws && !g_stop_requested) drawn += draw_chunk(size_t(std::min<uint64_t>(4096, o_.dry_draws - next_))).size();
   const double took = now_s() - t0;
   Json doc = Json::object();
   doc["schema"] = "ptxcts-explore-draws";
@@ -31,7 +25,7 @@ int Explorer::dry_draw() {
   doc["cases"] = (unsigned long long)drawn;
   doc["nothing_to_draw"] = (unsigned long long)nothing_;
   doc["draw_s"] = took;
-  doc["digest"] = hex(digest, 16);
+  doc["digest"] = hex(digest_, 16);
   doc["forms_drawable"] = (unsigned long long)forms_.size();
   doc["coverage"] = guide_.drawn.to_json();
   const auto [forms, forms_of] = guide_.drawn.reached("form");

@@ -4,25 +4,38 @@ namespace ptxcts::run {
 
 void DrawGuide::set_forms(const std::vector<const Form*>& forms) {
   forms_ = forms;
-  form_picks_.assign(forms.size(), 0);
+  form_score_.assign(forms.size(), 0);
 }
 
 const Form& DrawGuide::pick_form(Rng& r, bool guided) {
   size_t k = 0;
   if (guided && r.below(2) == 0) {
     size_t low = SIZE_MAX, ties = 0;
-    for (size_t i = 0; i < form_picks_.size(); ++i) {
-      if (form_picks_[i] < low) { low = form_picks_[i]; ties = 0; }
-      if (form_picks_[i] == low) ++ties;
+    for (size_t i = 0; i < form_score_.size(); ++i) {
+      if (form_score_[i] < low) { low = form_score_[i]; ties = 0; }
+      if (form_score_[i] == low) ++ties;
     }
     size_t want = r.below(ties);
-    for (k = 0; k < form_picks_.size(); ++k)
-      if (form_picks_[k] == low && want-- == 0) break;
+    for (k = 0; k < form_score_.size(); ++k)
+      if (form_score_[k] == low && want-- == 0) break;
   } else {
     k = r.below(forms_.size());
   }
-  ++form_picks_[k];
+  last_form_ = k;
   return *forms_[k];
+}
+
+void DrawGuide::drew_form(bool run_case) { form_score_[last_form_] += run_case ? 4 : 1; }
+
+uint64_t DrawGuide::least_value(const std::string& param, uint64_t lo, uint64_t hi, Rng& r, uint64_t fallback) {
+  std::vector<std::string> c;
+  for (auto& b : drawn.bins(param)) {
+    auto [blo, bhi] = bin_range(b);
+    if (bhi && blo >= lo && bhi <= hi && !drawn.unreachable(param, b)) c.push_back(b);
+  }
+  if (c.empty()) return fallback;
+  auto [blo, bhi] = bin_range(least(param, c, r));
+  return blo + r.below(bhi - blo + 1);
 }
 
 std::string DrawGuide::least(const std::string& param, const std::vector<std::string>& candidates, Rng& r) {
@@ -57,10 +70,10 @@ Json DrawGuide::to_json() const {
   }
   Json f = Json::object();
   for (size_t i = 0; i < forms_.size(); ++i)
-    if (form_picks_[i]) f[forms_[i]->form] = (unsigned long long)form_picks_[i];
+    if (form_score_[i]) f[forms_[i]->form] = (unsigned long long)form_score_[i];
   j["drawn"] = drawn.to_json();
   j["tried"] = t;
-  j["form_picks"] = f;
+  j["form_score"] = f;
   return j;
 }
 
@@ -69,9 +82,9 @@ void DrawGuide::restore(const Json& j) {
   if (const Json* t = j.get("tried"))
     for (auto& [param, bins] : t->obj())
       for (auto& [bin, n] : bins.obj()) tried_[param][bin] += size_t(n.integer());
-  if (const Json* f = j.get("form_picks"))
+  if (const Json* f = j.get("form_score"))
     for (size_t i = 0; i < forms_.size(); ++i)
-      if (const Json* n = f->get(forms_[i]->form)) form_picks_[i] += size_t(n->integer());
+      if (const Json* n = f->get(forms_[i]->form)) form_score_[i] += size_t(n->integer());
 }
 
 }  // namespace ptxcts::run

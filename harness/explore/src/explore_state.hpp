@@ -39,7 +39,9 @@ class Explorer {
   int dry_draw();  // --dry-draw (explore_dry.cpp)
 
  private:
-  std::vector<RunCase> draw_chunk(size_t n);
+  // The next n cases; fewer when `until` (now_s(); 0: never) passes or a stop is requested: the next chunk
+  // starts where this one stopped, so the cases drawn are the same.
+  std::vector<RunCase> draw_chunk(size_t n, double until = 0);
   std::vector<CaseResult> execute(std::vector<RunCase> cases);
   void shrink(Finding& f, double until);
   void write(double wall, bool interrupted);
@@ -51,6 +53,7 @@ class Explorer {
   const ExploreOptions& o_;
   std::vector<const Form*> forms_;
   uint64_t next_ = 0;               // drawn-case counter (the case's seed derives from it)
+  uint64_t digest_ = 0;             // of every drawn case's id and params, in draw order: equal digests, equal draws
   size_t ran_ = 0, nothing_ = 0;
   std::map<std::string, size_t> by_class_;
   std::map<std::string, size_t> divergences_;  // spec_divergence signature -> count

@@ -104,7 +104,7 @@ void im2col_geometry(Rng& r, ref::TensorMapParams& m, const Targets& tg) {
 }
 
 // The whole draw of one map and access for form `t`; false when the draw is not worth keeping.
-bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, const Targets& tg,
+bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, const Targets& tg, DrawGuide* guide,
                       ref::TensorMapParams& m, ref::TensorAccess& a, Json& extra) {
   const bool im2col = im2col_mode(t.mode);
   m = ref::TensorMapParams{};
@@ -200,10 +200,10 @@ bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, const T
   // Clusters: multicast to 2-16 CTAs with any mask; a peer CTA.
   uint32_t cluster = 1, mask = 0, peer = 0;
   if (t.multicast) {
-    cluster = uint32_t(edgy(r, 2, 16, {2, 16}));
+    cluster = uint32_t(steer(guide, r, 20, "cluster.size", 2, 16, edgy(r, 2, 16, {2, 16})));
     mask = uint32_t(r.below((1u << cluster) - 1) + 1);
   } else if (t.remote) {
-    cluster = uint32_t(edgy(r, 2, 8, {2}));
+    cluster = uint32_t(steer(guide, r, 20, "cluster.size", 2, 8, edgy(r, 2, 8, {2})));
     peer = uint32_t(r.below(cluster));
   }
   extra["cluster"] = cluster;
@@ -248,7 +248,7 @@ Json tensor_draw(const Form& f, Rng& r, const PlanOptions& o, DrawGuide* guide) 
   ref::TensorAccess a;
   Json extra;
   for (int tries = 0; tries < 64; ++tries) {
-    if (!draw_tensor_once(t, r, o, tg, m, a, extra)) continue;
+    if (!draw_tensor_once(t, r, o, tg, guide, m, a, extra)) continue;
     Json p = extra;  // a fresh object per try: nothing else holds it
     p["map"] = map_json(m);
     if (!p.get("encode_only")) p["access"] = access_json(a, m.rank);
