@@ -287,12 +287,16 @@ def cmd_modules(args):
     fault, fault_forms, all_planted = _planted_fault()
     if isinstance(fault, int):
         return fault
-    try:
-        os.makedirs(args.out, exist_ok=True)
-    except OSError as e:
-        why = {errno.EEXIST: "exists and is not a folder",
-               errno.ENOTDIR: "a part of this path is a file, not a folder"}.get(e.errno, e.strerror)
-        return _err(f"--out {args.out}: cannot create the folder: {why}")
+    if args.frontend:   # whole kernels written by a compiler front-end (harness/frontend/silicon.py)
+        if args.jobs < 0:
+            return _err(f"--jobs {args.jobs}: must be 0 (one per cpu) or more")
+        if fault:
+            return _err("PTXCTS_PLANT_FAULT: the self-test's faults are planted in hand-written modules only, not "
+                        f"with --frontend {args.frontend}")
+        return _frontend_modules(args, forms, info, t.name)
+    rc = _make_out(args.out)
+    if rc:
+        return rc
     index = {"target": t.name, "ptx": args.ptx, "modules": {}, "module_headers": {},
              "entries": {}}
     by_fam = {}
@@ -325,6 +329,37 @@ def cmd_modules(args):
     print(f"{len(index['modules'])} modules, {len(index['entries'])} entries for {t.name} PTX {args.ptx} "
           f"in {args.out}")
     return 0
+
+
+def _make_out(out):
+    """None when the --out folder exists or was made; else the exit status, the error named."""
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as e:
+        why = {errno.EEXIST: "exists and is not a folder",
+               errno.ENOTDIR: "a part of this path is a file, not a folder"}.get(e.errno, e.strerror)
+        return _err(f"--out {out}: cannot create the folder: {why}")
+    return None
+
+
+def _frontend_modules(args, forms, info, target):
+    """`modules --frontend NAME`: the run tier's kernels written whole by the front-end (harness/frontend)."""
+    try:
+        from frontend import FrontendError, silicon
+    except ImportError as e:
+        return _err(f"--frontend {args.frontend}: the front-end tier (harness/frontend) cannot be imported: {e} "
+                    "(run through ./ptxcts, which puts harness/ on the path)")
+    from .frontends import MappingError
+    from .render import ROOT as root
+    try:
+        return silicon.write_modules(args, forms, info, target, args.out, _write, root,
+                                     make_out=lambda: _make_out(args.out))
+    except FrontendError as e:
+        sys.stderr.write(f"ptxcts_gen modules: {e}\n")
+        return e.code
+    except MappingError as e:
+        sys.stderr.write(f"ptxcts_gen modules: {e}\n")
+        return 3
 
 
 def _write(path, text):
@@ -376,6 +411,11 @@ def main(argv=None):
     m.add_argument("--valid-only", action="store_true", help="only forms expected to assemble at target/ptx")
     m.add_argument("--max-entries", type=int, default=0, help="split a family's module every N entries")
     m.add_argument("--out", required=True)
+    m.add_argument("--frontend", metavar="NAME", help="the kernels written whole by this compiler front-end "
+                   "(llvm-22: LLVM IR templates/llvm/, compiled by its NVPTX back-end) instead of the hand-written "
+                   "PTX; index.json lists the forms not written, with their reasons")
+    m.add_argument("-j", "--jobs", type=int, default=0, help="--frontend: parallel compiles (default: cpus)")
+    m.add_argument("--quiet", action="store_true", help="--frontend: no progress lines")
     args = p.parse_args(argv)
     for name, value in vars(args).items():   # an empty value (an unset shell variable) never means "all"
         for v in value if isinstance(value, list) else [value]:

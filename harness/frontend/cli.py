@@ -19,7 +19,8 @@ _ABOUT = ("The front-end tier: LLVM's NVPTX back-end and CUDA C++ through NVRTC 
 
 def _parser():
     from toolchains.cli import installer_parser
-    p, sub, _ = installer_parser("./ptxcts frontend", _ABOUT, ("list", "install", "probe", "coverage", "run"),
+    p, sub, _ = installer_parser("./ptxcts frontend", _ABOUT,
+                                 ("list", "install", "probe", "coverage", "check-modules", "run"),
                               list_help="the front-ends: installed or not, version, PTX versions, targets, paired "
                               "ptxas", install_help="install front-ends from their official wheels into the cache",
                               every="every front-end of the catalog")
@@ -31,6 +32,11 @@ def _parser():
     s.add_argument("--frontend", action="append", default=[], metavar="NAME", help="only this front-end (repeatable)")
     s.add_argument("--json", metavar="FILE", help="also write the coverage as JSON here")
     s.add_argument("--reasons", action="store_true", help="list every form that cannot be expressed, with its reason")
+    s = sub.add_parser("check-modules", help="whether a folder `./ptxcts modules --frontend NAME` wrote can be run "
+                       "as it is here (made from this tree's manifest, contract and templates); no library needed")
+    s.add_argument("folder", metavar="DIR")
+    s.add_argument("--target", help="the target its kernels must be for")
+    s.add_argument("--ptx", help="the PTX ISA version its kernels must be at")
     s = sub.add_parser("run", help="judge a front-end on every compile case it can express; writes results.json")
     s.add_argument("--frontend", metavar="NAME", help=f"the front-end (default ${ENV})")
     s.add_argument("--toolchain", metavar="NAME|PATH",
@@ -156,6 +162,16 @@ def cmd_coverage(a):
     return 0
 
 
+def cmd_check_modules(a):
+    from .silicon import check_folder
+    doc = check_folder(a.folder, _root(), a.target, a.ptx)
+    p = doc["frontend"]
+    print(f"frontend: {a.folder}: {len(doc['entries'])} kernels written by {p.get('name')} ({p.get('version_string')}) "
+          f"for {doc['target']} PTX {doc['ptx']} from this tree's manifest, contract and templates; "
+          f"{len(doc['not_written'])} forms not written (index.json lists why)")
+    return 0
+
+
 def cmd_run(a):
     from .run import run
     return run(a, _root())
@@ -173,7 +189,7 @@ def main(argv=None):
               (manifest.ManifestError, "", MALFORMED), (results.errors.UsageError, "", USAGE))
     try:
         return {"list": cmd_list, "install": cmd_install, "probe": cmd_probe, "coverage": cmd_coverage,
-                "run": cmd_run}[a.cmd](a)
+                "check-modules": cmd_check_modules, "run": cmd_run}[a.cmd](a)
     except tuple(kind for kind, _, _ in errors) as e:
         prefix, code = next((prefix, code) for kind, prefix, code in errors if isinstance(e, kind))
         print(f"ptxcts frontend: {prefix}{e}", file=sys.stderr)

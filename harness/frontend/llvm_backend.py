@@ -76,7 +76,7 @@ def module_ir(kernels, roles):
 
 _ENTRY = re.compile(r"^\.visible \.entry (\w+)\(", re.M)
 # the first words of the instructions this chapter is about (and of fence.proxy.async, which the groups test)
-_UNDER_TEST = ("cp.", "fence.proxy")
+UNDER_TEST = ("cp.", "fence.proxy")
 
 
 def instructions(ptx_text):
@@ -88,7 +88,7 @@ def instructions(ptx_text):
         lines = []
         for ln in ptx_text[at:end].splitlines():
             t = ln.split("//", 1)[0].strip()   # CCCL's asm strings end in a comment (`fence.proxy.async; // 5.`)
-            if t.startswith(_UNDER_TEST):
+            if t.startswith(UNDER_TEST):
                 lines.append(" ".join(t.split()))
         out[entry] = lines
     return out

@@ -22,7 +22,7 @@ from .errors import MALFORMED, FrontendError
 # the intrinsic names a description keeps: the ones this chapter's forms and their kernels can use
 INTRINSIC_PREFIXES = ("llvm.nvvm.cp.", "llvm.nvvm.fence.proxy", "llvm.nvvm.mbarrier", "llvm.nvvm.prefetch",
                       "llvm.nvvm.fence.mbarrier", "llvm.nvvm.barrier", "llvm.nvvm.read.ptx.sreg",
-                      "llvm.nvvm.mapa", "llvm.nvvm.elect", "llvm.nvvm.isspacep")
+                      "llvm.nvvm.mapa", "llvm.nvvm.elect", "llvm.nvvm.isspacep", "llvm.nvvm.nanosleep")
 
 _EMPTY = 'target triple = "nvptx64-nvidia-cuda"\ndefine ptx_kernel void @k() {\n  ret void\n}\n'
 

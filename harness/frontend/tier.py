@@ -31,7 +31,7 @@ class Stats:
     seconds: dict = field(default_factory=lambda: defaultdict(float))
 
 
-def _refusal(outcome):
+def refusal(outcome):
     """The front-end's own error line when it exited with one (LLVM ERROR ..., a verifier error)."""
     for ln in outcome.stderr.splitlines():
         if ln.startswith("LLVM ERROR"):
@@ -49,9 +49,9 @@ def emissions_from(outcome, entries, extract, alone):
     if outcome.status == "timeout":
         return {e: judge.Emission(judge.TIMED_OUT, message="no answer in the time limit", alone=alone)
                 for e in entries}
-    refusal = _refusal(outcome)
-    if refusal:   # the front-end's own diagnostic: LLVM refuses with `LLVM ERROR: ...` and then aborts
-        return {e: judge.Emission(judge.REFUSED, message=refusal, alone=alone) for e in entries}
+    why = refusal(outcome)
+    if why:   # the front-end's own diagnostic: LLVM refuses with `LLVM ERROR: ...` and then aborts
+        return {e: judge.Emission(judge.REFUSED, message=why, alone=alone) for e in entries}
     tail = " | ".join(ln.strip() for ln in outcome.stderr.strip().splitlines()[-3:])
     return {e: judge.Emission(judge.CRASHED, message=f"{outcome.status}: {tail}", alone=alone) for e in entries}
 

@@ -194,6 +194,12 @@ std::vector<PolicyInfo> make_catalog() {
        {"unchecked", "with interleave 16B or 32B the encode accepts a bounding box of zero or negative extent "
                      "(without interleave it refuses it)"}},
       0);
+  add(PolicyId::packed_type_encode, "packed_type_encode",
+      "cuTensorMapEncodeTiled/Im2col with a packed data type (16U4_ALIGN8B, 16U4_ALIGN16B, 16U6_ALIGN16B): cuda.h "
+      "states the rules such a map must meet and no compute capability for the types. Default documented_rules.",
+      {{"documented_rules", "a packed-type map that meets the documented rules is accepted"},
+       {"refused", "the encode refuses every map of a packed type (CUDA_ERROR_INVALID_VALUE), tiled and im2col"}},
+      0);
 
   measured(PolicyId::f16_add_nan, "canonical", h100, "results/findings/h100-add-nan (178 NaN results of 225 pairs)");
   measured(PolicyId::bf16_add_nan, "canonical", h100, "results/findings/h100-add-nan (178 NaN results of 225 pairs)");
@@ -211,6 +217,9 @@ std::vector<PolicyInfo> make_catalog() {
   measured(PolicyId::im2col_interleave_box_area, "unchecked", h100,
            "results/findings/h100-im2col-encode-channels (ranks 3-5, every corner pair in [-16, 15]: 600 empty boxes "
            "accepted with interleave, 0 without)");
+  measured(PolicyId::packed_type_encode, "refused", h100,
+           "results/findings/h100-packed-encode (24,384 tiled and im2col maps of the three packed types, the "
+           "documented rules met or not: none accepted)");
   measured(PolicyId::oob_nan_pattern, "repeat_7ff7", h100,
            "results/findings/h100-tf32-load-rounding (FLOAT32, FLOAT32_FTZ, TFLOAT32, TFLOAT32_FTZ loads)");
   measured(PolicyId::swizzle_narrow_box, "pad_to_span", h100,

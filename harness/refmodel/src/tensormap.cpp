@@ -65,6 +65,8 @@ const std::vector<std::pair<std::string, std::string>>& rules_table() {
       {"im2col_channel_bytes_multiple16", "Measured, not documented (policy im2col_channel_bytes=multiple_16B): "
                                           "channelsPerPixel multiplied by the element size must be a multiple of 16 "
                                           "bytes."},
+      {"packed_type_refused", "Measured, not documented (policy packed_type_encode=refused): a map of a packed data "
+                              "type (16U4_ALIGN8B, 16U4_ALIGN16B, 16U6_ALIGN16B) is refused."},
       {"swizzle_u6_modes", "When the tensorDataType is CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B, only the following "
                            "swizzle modes are supported: NONE, 128B, 128B_ATOM_32B, 128B_ATOM_64B (store only)."},
       {"swizzle_u4_16b_modes", "When the tensorDataType is CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, only the following "
@@ -193,6 +195,9 @@ EncodeVerdict validate_encode(const TensorMapParams& p, unsigned cc, const Polic
   if (cc != 0) c.rule(cc >= 90, "tensor_map_cc90", "compute capability " + std::to_string(cc));
   if (cc != 0 && p.kind == EncodeKind::im2col_wide)
     c.rule(cc >= 100, "im2col_wide_cc100", "compute capability " + std::to_string(cc));
+  if (is_packed(p.dtype) &&
+      policies.get<PackedTypeEncode>(PolicyId::packed_type_encode) == PackedTypeEncode::refused)
+    c.rule(false, "packed_type_refused", std::string("tensorDataType ") + to_string(p.dtype));
 
   // Rank.
   if (im2col_any) {

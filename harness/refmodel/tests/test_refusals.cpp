@@ -266,6 +266,9 @@ std::vector<RuleRow> rule_rows() {
        with(i4, [](auto& m) { m.channels_per_pixel = 15; }),
        {"im2col_channel_bytes_multiple16: channelsPerPixel * elementSize = 15 bytes"}, {},
        {i4, with(i4, [](auto& m) { m.channels_per_pixel = 32; })}, 0, policy("im2col_channel_bytes", "multiple_16B")},
+      // packed_type_encode=refused: every packed-type map is refused, one that meets every documented rule too
+      {"\"packed_type_refused\"", "packed data type", p16, {"packed_type_refused: tensorDataType 16U4_ALIGN16B"}, {},
+       {t3}, 0, policy("packed_type_encode", "refused")},
       // im2col_interleave_box_area=unchecked: an empty box of an interleaved map is kept, without interleave refused
       {"\"im2col_box_nonzero_area\"", "non-zero area", with(i4, [](auto& m) { m.upper_corner[0] = -8; }),
        {"im2col_box_nonzero_area: spatial dimension 1: globalDim + upper - lower = 0"}, {},

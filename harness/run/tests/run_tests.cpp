@@ -97,7 +97,8 @@ class RunCaseTest : public testing::Test {
     const CaseResult& r = it->second;
     if (r.cls == cls::pass) return;
     if (r.cls == cls::skipped || r.cls == cls::not_supported) GTEST_SKIP() << r.cls << ": " << r.message;
-    std::string replay = replay_command(r.id, r.load_path, g_session.seed, r.target, g_replay_toolchain);
+    std::string replay = replay_command(r.id, r.load_path, g_session.seed, r.target, g_replay_toolchain,
+                                        g_session.toolchain.source_args());
     // A spec_divergence is a finding, not a failure of the device against itself: the device matched a named
     // alternative of the model. It is printed and recorded here, counted in the results and guarded by the gate
     // (a change of class is a regression there), as the compile tier does with its reviewed findings.

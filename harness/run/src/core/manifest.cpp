@@ -69,7 +69,9 @@ std::vector<Form> load_forms(const std::string& root) {
 
 std::string module_dir(const Toolchain& tc, const std::string& target, const std::string& tag) {
   // Keyed by the toolchain (its ptxas's sha256) and the PTX version: another ptxas never reuses these cubins.
-  return build_root() + "/harness/run/modules/" + tc.cache_key() + "/" + target + "-" + tag;
+  // A front-end's kernels never share a folder with the hand-written ones.
+  return build_root() + "/harness/run/modules/" + tc.cache_key() + "/" + target + "-" + tag +
+         (tc.frontend.empty() ? "" : "-" + sanitize(tc.frontend));
 }
 
 std::string scan_modules(const std::string& dir, ModuleSet& out) {
@@ -82,6 +84,16 @@ std::string scan_modules(const std::string& dir, ModuleSet& out) {
     index = Json::parse(read_file(index_path));
   } catch (const std::exception& e) {
     return index_path + ": " + e.what();
+  }
+  if (const Json* fe = index.get("frontend"); fe && fe->is_object()) out.written_by = fe->get_str("name");
+  // "not_written": form ID -> {"kernel", "kind", "reason"} (harness/frontend/silicon.py write_modules).
+  if (const Json* nw = index.get("not_written")) {
+    if (!nw->is_object()) return index_path + ": \"not_written\" is not an object (form -> {kernel, kind, reason})";
+    for (const auto& [form, why] : nw->obj()) {
+      if (!why.is_object() || why.get_str("kernel").empty() || why.get_str("reason").empty())
+        return index_path + ": not_written." + form + " lacks its kernel or reason";
+      out.not_written[why.get_str("kernel")] = why.get_str("kind") + ": " + why.get_str("reason");
+    }
   }
   const Json* modules = index.get("modules");
   if (!modules || !modules->is_object()) return index_path + ": no \"modules\" object";
@@ -105,24 +117,40 @@ std::string prepare_modules(const Toolchain& tc, const std::string& target, cons
   const std::string& ptx = tc.ptx;
   out.target = target;
   out.ptx = ptx;
-  std::string dir = module_dir(tc, target, tag);
-  make_dirs(dir);
-  // Stale modules of an earlier manifest must not survive: remove the .ptx files first.
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n.size() > 4 && n.compare(n.size() - 4, 4, ".ptx") == 0) ::unlink((dir + "/" + n).c_str());
-    }
-    closedir(d);
-  }
+  std::string dir;
   std::string log;
-  std::vector<std::string> argv = {"python3", ptxcts_root() + "/ptxcts", "modules", "--target", target,
-                                   "--ptx", ptx, "--valid-only", "--out", dir,
-                                   "--max-entries", std::to_string(kMaxEntriesPerModule)};
-  for (auto& f : families) { argv.push_back("--family"); argv.push_back(f); }
-  int rc = run_process(argv, &log);
-  if (rc != 0) return "`./ptxcts modules --target " + target + " --ptx " + ptx + "` failed (exit " +
-                      std::to_string(rc) + "): " + log.substr(0, 2000);
+  if (!tc.prebuilt.empty()) {
+    // Written elsewhere by a front-end: used only when it was written from this tree's manifest and contract.
+    dir = tc.prebuilt + "/" + target;
+    if (!file_exists(dir + "/index.json")) {
+      out.unavailable = "no prebuilt " + target + " modules in " + tc.prebuilt + " (--modules)";
+      return "";
+    }
+    std::vector<std::string> argv = {"python3", ptxcts_root() + "/ptxcts", "frontend", "modules", "--check", dir,
+                                     "--target", target, "--ptx", ptx};
+    if (int rc = run_process(argv, &log); rc != 0)
+      return "--modules " + tc.prebuilt + ": " + (log.empty() ? "the check failed (exit " + std::to_string(rc) + ")" : log.substr(0, 2000));
+  } else {
+    dir = module_dir(tc, target, tag);
+    make_dirs(dir);
+    // Stale modules of an earlier manifest must not survive: remove the .ptx files first.
+    if (DIR* d = opendir(dir.c_str())) {
+      while (dirent* e = readdir(d)) {
+        std::string n = e->d_name;
+        if (n.size() > 4 && n.compare(n.size() - 4, 4, ".ptx") == 0) ::unlink((dir + "/" + n).c_str());
+      }
+      closedir(d);
+    }
+    std::vector<std::string> argv = {"python3", ptxcts_root() + "/ptxcts", "modules", "--target", target,
+                                     "--ptx", ptx, "--valid-only", "--out", dir,
+                                     "--max-entries", std::to_string(kMaxEntriesPerModule)};
+    if (!tc.frontend.empty()) { argv.push_back("--frontend"); argv.push_back(tc.frontend); }
+    for (auto& f : families) { argv.push_back("--family"); argv.push_back(f); }
+    int rc = run_process(argv, &log);
+    if (rc != 0) return "`./ptxcts modules --target " + target + " --ptx " + ptx +
+                        (tc.frontend.empty() ? "" : " --frontend " + tc.frontend) + "` failed (exit " +
+                        std::to_string(rc) + "): " + log.substr(0, 2000);
+  }
   if (auto e = scan_modules(dir, out); !e.empty()) return e;
   if (!cubins) return "";
   // Assemble the cubins that are not cached yet, `jobs` ptxas processes at a time.

@@ -20,11 +20,19 @@ struct ModuleSet {
   std::map<std::string, std::string> module_of;   // kernel entry -> PTX module path
   std::map<std::string, std::string> cubin_of;    // PTX module path -> cubin path (cubin path only)
   std::map<std::string, std::string> ptxas_error; // PTX module path -> ptxas diagnostics when it failed
+  // A front-end's modules (index.json "frontend" and "not_written"): its name, and each kernel it did not write
+  // with the reason; `unavailable`: why there are no modules for this target at all (no prebuilt folder).
+  std::string written_by;
+  std::map<std::string, std::string> not_written;
+  std::string unavailable;
 };
 
 // Writes the PTX modules for `target` at the toolchain's PTX version into
 // build/harness/run/modules/<toolchain key>/<target>-<tag>/ (through `./ptxcts modules`), and, when `cubins`,
 // assembles each with the toolchain's ptxas -arch=<target> (parallel, cached by the PTX text's hash).
+// A front-end (tc.frontend) writes them instead (`./ptxcts modules --frontend F`); a prebuilt folder
+// (tc.prebuilt) is read from <prebuilt>/<target>/ after `./ptxcts frontend modules --check` says it was written
+// from this tree's manifest and contract at this PTX version.
 // Returns "" or an error message.
 // `families` limits the modules to those families (empty: all); `tag` names the folder, so concurrent runs over
 // different selections never share one.

@@ -37,7 +37,15 @@ bool ptx_less(const std::string& a, const std::string& b) {
   return am != bm ? am < bm : an < bn;
 }
 
-std::string Toolchain::describe() const { return "toolchain " + name + " (ptxas " + ptxas_version + ")"; }
+std::string Toolchain::describe() const {
+  return (frontend.empty() ? "" : "front-end " + frontend + " + ") + "toolchain " + name + " (ptxas " + ptxas_version + ")";
+}
+
+std::vector<std::string> Toolchain::source_args() const {
+  if (!prebuilt.empty()) return {"--modules", prebuilt};
+  if (!frontend.empty()) return {"--frontend", frontend};
+  return {};
+}
 
 std::string Toolchain::replay_arg() const {
   return spec.find('/') != std::string::npos ? spec : name;

@@ -21,11 +21,18 @@ struct Toolchain {
   std::map<std::string, std::string> max_ptx;  // target -> the last PTX version it exists at (when the resolver says)
   std::map<std::string, std::string> arch;     // target -> ptxas -arch value (when it differs, e.g. renamed targets)
   std::string ptx;                  // the version modules are rendered at: chapter_ptx if known, else newest_ptx
+  // Who writes the kernels: "" = the hand-written PTX of generated/ (`./ptxcts modules`); else a compiler
+  // front-end (harness/frontend, e.g. "llvm-22") writes each whole kernel and this ptxas assembles it (the
+  // pairing). `prebuilt`: a folder of front-end modules written elsewhere (`./ptxcts frontend modules`), one
+  // sub-folder per target, for a GPU runner without the front-end's library.
+  std::string frontend, prebuilt;
 
-  // "toolchain 12.4 (ptxas 12.4.131)"
+  // "toolchain 12.4 (ptxas 12.4.131)", or "front-end llvm-22 + toolchain 13.0 (ptxas 13.0.88)"
   std::string describe() const;
   // What a replay command passes as --toolchain: the spec when it was a path, else the name.
   std::string replay_arg() const;
+  // The options a replay command adds for the module source: {"--frontend", F} or {"--modules", DIR}, or none.
+  std::vector<std::string> source_args() const;
   // The module cache's folder for this toolchain: build/harness/run/modules/<sha256 prefix>-ptx<NN>.
   std::string cache_key() const;
   bool has_target(const std::string& t) const { return targets.count(t) > 0; }

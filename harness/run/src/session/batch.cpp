@@ -120,6 +120,7 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
                                     "--target", o.target, "--ptx", o.ptx, "--seed", std::to_string(o.seed),
                                     "--timeout", std::to_string(o.timeout_s), "--log-dir", o.log_dir};
       if (!o.toolchain.empty()) { a.push_back("--toolchain"); a.push_back(o.toolchain); }
+      if (o.source.size() == 2) { a.push_back(o.source[0] == "--modules" ? "--prebuilt" : "--frontend"); a.push_back(o.source[1]); }
       if (o.device != "gpu") { a.push_back("--device"); a.push_back(o.device); }
       if (!o.repro) a.push_back("--no-repro");
       for (auto& p : o.plan_args) a.push_back(p);

@@ -17,6 +17,7 @@ struct BatchOptions {
   std::string modules;            // module folder (ModuleSet dir)
   std::string target, ptx;
   std::string toolchain;          // --toolchain of the replay commands (the worker assembles nothing)
+  std::vector<std::string> source;  // the replay commands' module source (Toolchain::source_args)
   uint64_t seed = 1;
   int jobs = 4;                   // worker processes at once
   double timeout_s = 10;          // per case, the worker's watchdog; the parent allows a margin on top

@@ -36,7 +36,9 @@ std::string results_text(const RunMeta& m, const std::vector<CaseResult>& result
   Json tc = Json::object();
   const Toolchain& t = m.toolchain;
   auto str_or_null = [](const std::string& v) { return v.empty() ? Json() : Json(v); };
-  tc["name"] = str_or_null(t.name);
+  // A front-end's run is named by the front-end (its baseline and report column); the ptxas fields name the
+  // paired toolchain that assembled its output.
+  tc["name"] = str_or_null(t.frontend.empty() ? t.name : t.frontend);
   tc["ptxas"] = str_or_null(t.ptxas_version);
   tc["ptxas_path"] = str_or_null(t.ptxas);
   tc["ptxas_sha256"] = str_or_null(t.ptxas_sha256);
@@ -82,7 +84,7 @@ std::string results_text(const RunMeta& m, const std::vector<CaseResult>& result
     Json j = r.to_json();
     if (!j.get("replay")) {
       // ARCHITECTURE section 3: every case carries the command that replays it alone.
-      j["replay"] = replay_command(r.id, r.load_path, m.seed, r.target, t.replay_arg());
+      j["replay"] = replay_command(r.id, r.load_path, m.seed, r.target, t.replay_arg(), t.source_args());
     }
     lines.emplace_back(r.id + '\x01' + r.target + '\x01' + r.ptx + '\x01' + r.load_path, j.dump());
   }

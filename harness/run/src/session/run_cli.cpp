@@ -37,6 +37,11 @@ const char* kUsage =
     "  --load-path P        cubin | jit | both (default both)\n"
     "  --toolchain T        the toolchain: a name (13.0) or a ptxas path; default PTXCTS_TOOLCHAIN, else the\n"
     "                       installed CUDA toolkit (resolved by ./ptxcts toolchains resolve --json)\n"
+    "  --frontend NAME      the kernels are written whole by this compiler front-end (harness/frontend, e.g.\n"
+    "                       llvm-22) and assembled by --toolchain, its paired ptxas; a form it cannot write is\n"
+    "                       not_supported with its reason (default PTXCTS_FRONTEND; none: the hand-written PTX)\n"
+    "  --modules DIR        a front-end's modules written elsewhere (./ptxcts frontend modules --out DIR), one\n"
+    "                       folder per target; refused when not written from this tree's manifest and contract\n"
     "  --lower-targets L    also JIT the forms' PTX for these older targets, comma separated (default sm_80;\n"
     "                       'none' for none)\n"
     "  --seed N             run seed, 0..2^64-1 (default 1); each case derives its own from it and its ID\n"
@@ -80,7 +85,7 @@ void on_signal(int sig) {
 struct Cli {
   Session& ses;
   Selection& sel;
-  std::string out, run_id, resume, prepare_only, toolchain;
+  std::string out, run_id, resume, prepare_only, toolchain, frontend, prebuilt;
   bool toolchain_given = false, lower_given = false, list = false, dry_build = false, dry_judge = false;
   bool shard_given = false;
   double deadline_s = 0;
@@ -124,6 +129,16 @@ struct Cli {
         }
         if (a == "--target" && lower.size() != 1) throw UsageError("--target '" + v + "': expected one target, e.g. sm_80");
       } else if (a == "--toolchain") { toolchain = val(); toolchain_given = true; }
+      else if (a == "--frontend") {
+        frontend = val();
+        if (frontend.empty() || frontend.find_first_of("/ \t") != std::string::npos)
+          throw UsageError("--frontend '" + frontend + "': expected a front-end name, e.g. llvm-22 (./ptxcts frontend list)");
+      } else if (a == "--modules") {
+        prebuilt = val();
+        struct stat st {};
+        if (prebuilt.empty() || stat(prebuilt.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+          throw UsageError("--modules '" + prebuilt + "': not a folder (write one with ./ptxcts frontend modules --out DIR)");
+      }
       else if (a == "--seed") ses.seed = parse_u64(a, val());
       else if (a == "--shard") { parse_shard_text(a, val(), sel.shard_index, sel.shard_count); shard_given = true; }
       else if (a == "--jobs") { ses.jobs = parse_int(a, val(), 1, 256); what = false; }
@@ -270,6 +285,11 @@ int run_main(int argc, char** argv) {
     return usage_error(e.what());
   }
   if (auto e = resolve_toolchain(spec, ses.toolchain); !e.empty()) return usage_error(e);
+  if (cli.frontend.empty()) cli.frontend = env("PTXCTS_FRONTEND");
+  if (!cli.frontend.empty() && !cli.prebuilt.empty())
+    return usage_error("--frontend " + cli.frontend + " and --modules " + cli.prebuilt + ": give one (a prebuilt folder names its front-end)");
+  ses.toolchain.frontend = cli.frontend;
+  ses.toolchain.prebuilt = cli.prebuilt;
   const Toolchain& tc = ses.toolchain;
   for (auto& t : cli.lower) {
     std::string why = toolchain_target_support(t, tc);
@@ -335,6 +355,10 @@ int run_main(int argc, char** argv) {
       return usage_error(e);
     std::printf("%zu kernels in %zu modules under %s, %zu ptxas failure(s), %.1f s (%s, PTX ISA %s)\n", ms.module_of.size(),
                 ms.cubin_of.size(), ms.dir.c_str(), ms.ptxas_error.size(), now_s() - t0, tc.describe().c_str(), tc.ptx.c_str());
+    if (!ms.unavailable.empty()) std::printf("%s\n", ms.unavailable.c_str());
+    if (!ms.not_written.empty())
+      std::printf("%zu kernel(s) %s did not write (each is not_supported in a run, with its reason)\n",
+                  ms.not_written.size(), ms.written_by.c_str());
     for (auto& [m, e] : ms.ptxas_error) std::printf("ptxas failed on %s:\n%s\n", m.c_str(), e.c_str());
     return ms.ptxas_error.empty() ? 0 : 1;
   }
@@ -404,6 +428,7 @@ int run_main(int argc, char** argv) {
   double wall = now_s() - t0;
   meta.finished = now_iso();
   meta.timing = ses.timing;
+  meta.toolchain = ses.toolchain;  // a prebuilt folder named its front-end while the modules were prepared
   print_summary(stdout, results, wall, tc);
   int bad = 0;
   size_t interrupted = 0;
@@ -415,7 +440,7 @@ int run_main(int argc, char** argv) {
   for (auto& r : results)
     if (r.cls != cls::pass && r.cls != cls::skipped && r.cls != cls::not_supported)
       std::printf("%-15s %s [%s] %s\n    replay: %s\n", r.cls.c_str(), r.id.c_str(), r.load_path.c_str(),
-                  r.message.substr(0, 400).c_str(), replay_command(r.id, r.load_path, ses.seed, r.target, tc.replay_arg()).c_str());
+                  r.message.substr(0, 400).c_str(), replay_command(r.id, r.load_path, ses.seed, r.target, tc.replay_arg(), tc.source_args()).c_str());
   int sig = g_signal;
   if (!meta.have_device) {
     std::printf("no results written: %s\n", ses.no_device.c_str());

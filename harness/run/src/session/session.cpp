@@ -113,6 +113,8 @@ std::vector<CaseResult> Session::execute() {
     std::string e = prepare_modules(toolchain, targets[i], families, tag, want_cubin, cpus, sets[i], quiet);
     if (e == "interrupted") interrupted = true;
     else if (!e.empty()) throw std::runtime_error(e);
+    // A prebuilt folder names the front-end that wrote it: the results are that front-end's.
+    if (toolchain.frontend.empty() && !sets[i].written_by.empty()) toolchain.frontend = sets[i].written_by;
   }
   // Lower targets (JIT only): the same forms' PTX assembled by the driver for an older .target.
   std::vector<ModuleSet> lower(lower_targets.size());
@@ -147,6 +149,14 @@ std::vector<CaseResult> Session::execute() {
       std::string why = "not runnable on " + device.name + " (" + base + "): the form's targets are " +
                         c.form->targets + "; no " + base + "/" + base + "a module holds it";
       for (auto& l : lacking) why += "; " + l;
+      // A front-end's modules: the reason it gave for not writing this kernel, or for having no modules.
+      for (size_t i = 0; i < sets.size(); ++i) {
+        if (auto nw = sets[i].not_written.find(c.form->kernel); nw != sets[i].not_written.end()) {
+          why = sets[i].written_by + " did not write this kernel for " + targets[i] + ": " + nw->second;
+          break;
+        }
+        if (!sets[i].unavailable.empty()) why += "; " + sets[i].unavailable;
+      }
       for (auto& lp : load_paths) mk(cls::not_supported, why, lp);
       continue;
     }
@@ -205,6 +215,7 @@ std::vector<CaseResult> Session::execute() {
     bo.target = target;
     bo.ptx = toolchain.ptx;
     bo.toolchain = toolchain.replay_arg();
+    bo.source = toolchain.source_args();
     bo.seed = seed;
     bo.jobs = jobs;
     bo.timeout_s = timeout_s;

@@ -17,15 +17,17 @@ std::string bytes(const std::vector<uint8_t>& v) { return std::string(v.begin(),
 }  // namespace
 
 std::string replay_command(const std::string& id, const std::string& load_path, uint64_t seed, const std::string& target,
-                           const std::string& toolchain) {
+                           const std::string& toolchain, const std::vector<std::string>& source) {
   std::string cmd = "./ptxcts run --case " + shq(id) + " --load-path " + load_path + " --seed " + std::to_string(seed);
   if (!toolchain.empty()) cmd += " --toolchain " + shq(toolchain);
+  for (auto& a : source) cmd += " " + shq(a);
   if (!target.empty() && target != "sm_90" && target != "sm_90a") cmd += " --target " + target;
   return cmd;
 }
 
 void write_repro(const std::string& dir, const RunCase& c, const Setup& s, const Image* actual, const CaseResult& r,
-                 uint64_t run_seed, uint64_t cseed, const std::string& module_path, const std::string& toolchain) {
+                 uint64_t run_seed, uint64_t cseed, const std::string& module_path, const std::string& toolchain,
+                 const std::vector<std::string>& source) {
   std::string d = dir + "/" + sanitize(c.id) + "." + r.load_path;
   if (!make_dirs(d)) return;
   Json j = Json::object();
@@ -45,7 +47,7 @@ void write_repro(const std::string& dir, const RunCase& c, const Setup& s, const
   j["case_seed"] = (unsigned long long)cseed;
   j["class"] = r.cls;
   j["message"] = r.message;
-  j["replay"] = replay_command(c.id, r.load_path, run_seed, c.target, toolchain);
+  j["replay"] = replay_command(c.id, r.load_path, run_seed, c.target, toolchain, source);
   j["variant"] = c.params;
   Json w = Json::array();
   for (int i = 0; i < W_COUNT; ++i) w.push(hex(s.w[i]));
@@ -83,7 +85,7 @@ void write_repro(const std::string& dir, const RunCase& c, const Setup& s, const
   j["files"] = files;
   write_file(d + "/case.json", j.dump(2) + "\n");
   write_file(d + "/replay.sh", "#!/bin/sh\n# replays this case alone, from the repository root\n" +
-                                   replay_command(c.id, r.load_path, run_seed, c.target, toolchain) + "\n");
+                                   replay_command(c.id, r.load_path, run_seed, c.target, toolchain, source) + "\n");
 }
 
 }  // namespace ptxcts::run

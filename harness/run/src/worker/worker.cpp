@@ -32,6 +32,7 @@ namespace {
 
 struct WorkerOptions {
   std::string load_path = "cubin", modules, target = "sm_90", ptx, log_dir = ".", toolchain, device = "gpu";
+  std::vector<std::string> source;  // the replay's module source (Toolchain::source_args)
   uint64_t seed = 1;
   double timeout = 10;
   bool repro = true;
@@ -52,6 +53,7 @@ WorkerOptions parse_worker(int argc, char** argv) {
     else if (a == "--target") w.target = val();
     else if (a == "--ptx") w.ptx = val();
     else if (a == "--toolchain") w.toolchain = val();
+    else if (a == "--frontend" || a == "--prebuilt") { w.source = {a == "--frontend" ? "--frontend" : "--modules", val()}; }
     else if (a == "--seed") w.seed = parse_u64(a, val());
     else if (a == "--timeout") w.timeout = parse_seconds(a, val(), 86400);
     else if (a == "--log-dir") w.log_dir = val();
@@ -173,10 +175,10 @@ int worker_main(int argc, char** argv) {
     r.details["case_seed"] = hex(cs);
     if (w.repro && on_gpu && (r.cls == cls::fail || r.cls == cls::spec_divergence)) {
       write_repro(repro_dir, c, s, harness_error.empty() ? &ex.last_actual() : nullptr, r, w.seed, cs,
-                  ex.module_path(c.form->kernel), w.toolchain);
+                  ex.module_path(c.form->kernel), w.toolchain, w.source);
       r.details["repro"] = repro_dir + "/" + sanitize(c.id) + "." + w.load_path;
     }
-    if (!c.explicit_params) r.details["replay"] = replay_command(c.id, w.load_path, w.seed, w.target, w.toolchain);
+    if (!c.explicit_params) r.details["replay"] = replay_command(c.id, w.load_path, w.seed, w.target, w.toolchain, w.source);
     std::printf("R %s\n", r.to_json().dump().c_str());
     std::fflush(stdout);
     if (on_gpu && ex.poisoned()) return 3;  // the context is gone: the parent restarts a worker for the rest

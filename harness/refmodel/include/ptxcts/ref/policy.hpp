@@ -41,6 +41,7 @@ enum class PolicyId : std::uint8_t {
   interleave32_swizzle,        // cuTensorMapEncodeTiled/Im2col: interleave 32B with a swizzle other than 32B
   interleave_tile_box,         // tile copies of an interleaved map: which bytes the box covers
   im2col_interleave_box_area,  // cuTensorMapEncodeIm2col: the bounding box's area with interleave
+  packed_type_encode,          // cuTensorMapEncode*: maps of the packed types (16U4_ALIGN8B, 16U4_ALIGN16B, 16U6_ALIGN16B)
   count_
 };
 constexpr std::size_t kPolicyCount = static_cast<std::size_t>(PolicyId::count_);
@@ -69,6 +70,7 @@ enum class ChannelBytes : std::uint8_t { any, multiple_16B };
 enum class Interleave32Swizzle : std::uint8_t { swizzle_32B_only, any_swizzle };
 enum class InterleaveTileBox : std::uint8_t { box, chunk_rows };
 enum class Im2colInterleaveBoxArea : std::uint8_t { checked, unchecked };
+enum class PackedTypeEncode : std::uint8_t { documented_rules, refused };
 
 // An alternative seen on a device and measured to its boundary: the run tier names it first when several
 // alternatives of one policy explain a case (one rule per behaviour), and the report cites the evidence.

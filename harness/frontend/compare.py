@@ -1,0 +1,141 @@
+"""The silicon verdict of a front-end: its whole kernels, run by the run tier on a GPU, against the hand-written ones.
+
+`./ptxcts frontend compare FE_RUN [--against RUN|BASELINE] [--json FILE]`. FE_RUN is a run-tier run whose kernels a
+front-end wrote (`./ptxcts run --frontend NAME` or `--modules DIR`; its `toolchain.name` is the front-end's name).
+Each case must get the class the hand-written kernel gets on the same device: the reference is a hand-written run
+(folders, shards combined) or a run-tier baseline; by default the baseline of the device's architecture and the
+paired toolchain (results/baselines/run/<sm>/<paired toolchain>.json.gz). A case the front-end did not write is
+`not_supported` in FE_RUN with the front-end's reason and is counted apart, never as agreeing. Every other
+difference is a finding, listed with the command that replays it. Cases are matched by (id, target, load path,
+device architecture); the PTX version is the toolchain's choice for both.
+
+Exit: 0 every compared case has the reference's class, 1 a difference, 2 usage, 3 a malformed input.
+"""
+import argparse
+import json
+import os
+from collections import Counter, defaultdict
+
+from results import baseline, merge
+from results.errors import ResultsError
+from results.runio import atomic_write
+from results.schema import toolchain_name
+
+from .errors import FrontendError
+
+NOT_WRITTEN = " did not write this kernel"
+COLUMNS = ("cases", "same", "differ", "not_written", "no_reference")
+
+
+def _match(key):
+    """(id, target, load path, device sm): the PTX version is left out (each side's toolchain chose it)."""
+    return (key[0], key[1], key[3], key[4])
+
+
+def _merged(paths):
+    """The runs in paths merged (results.merge); its errors keep their message and exit code."""
+    try:
+        return merge.load_and_merge(paths)
+    except ResultsError as e:
+        raise FrontendError(str(e), e.exit_code) from e
+
+
+def _front_end_run(paths):
+    group = _merged(paths)
+    runs = group.runs
+    first = runs[0].first
+    if first.get("tier") != "run":
+        raise FrontendError(f"{runs[0].describe()}: a {first.get('tier')} document; compare takes a run-tier run whose "
+                            "kernels a front-end wrote (./ptxcts run --frontend NAME)")
+    return group, first
+
+
+def _reference(against, sm, paired):
+    """{match key: set of classes}, and a description of the reference."""
+    if against is None:
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        path = baseline.locate(os.path.join(root, "results", "baselines"), "run", paired, sm)
+        if not os.path.isfile(path):
+            raise FrontendError(f"no hand-written baseline for {sm} and toolchain {paired} ({path}): give --against "
+                                "a hand-written run of the same device")
+        against = [path]
+    if len(against) == 1 and os.path.isfile(against[0]) and ".json" in os.path.basename(against[0]):
+        try:
+            header, cases = baseline.load(against[0])
+        except ResultsError as e:
+            raise FrontendError(str(e), e.exit_code) from e
+        if header["tier"] == "run":
+            return {_match(k): baseline.outcome(c) for k, c in cases.items()}, f"baseline {against[0]}"
+    group = _merged(against)
+    if group.runs[0].first.get("tier") != "run":
+        raise FrontendError(f"--against {' '.join(against)}: not a run-tier run or baseline")
+    return ({_match(k): {case["class"]} for k, (case, _run) in group.results.items()},
+            "run " + ", ".join(r.run_id for r in group.runs))
+
+
+def compare(fe_results, reference):
+    """Per family counts (COLUMNS) and the differences, each a dict with the replay command."""
+    rows = defaultdict(Counter)
+    differences, not_written = [], Counter()
+    for key, (case, _run) in sorted(fe_results.items()):
+        row = rows[case["family"]]
+        row["cases"] += 1
+        cls = case["class"]
+        if cls == "not_supported" and NOT_WRITTEN in case.get("message", ""):
+            row["not_written"] += 1
+            not_written[case["message"].split(": ", 1)[-1][:160]] += 1
+            continue
+        ref = reference.get(_match(key))
+        if ref is None:
+            row["no_reference"] += 1
+            continue
+        if cls in ref:
+            row["same"] += 1
+            continue
+        row["differ"] += 1
+        differences.append({"id": case["id"], "family": case["family"], "load_path": case["load_path"],
+                            "target": case["target"], "hand_written": sorted(ref), "front_end": cls,
+                            "message": case.get("message", ""), "replay": case.get("replay", "")})
+    return rows, differences, not_written
+
+
+def main(argv, stream):
+    p = argparse.ArgumentParser(prog="ptxcts frontend compare", description=__doc__.split("\n\n")[0])
+    p.add_argument("run", nargs="+", metavar="FE_RUN", help="the front-end's run (folder, results.json or shards)")
+    p.add_argument("--against", nargs="+", metavar="REF", help="a hand-written run of the same device, or a run-tier "
+                   "baseline (default: the baseline of the device's sm and the paired toolchain)")
+    p.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
+    a = p.parse_args(argv)
+    group, doc = _front_end_run(a.run)
+    name = toolchain_name(doc.get("toolchain"))
+    paired = toolchain_name({"ptxas": (doc.get("toolchain") or {}).get("ptxas")})
+    sm = (doc.get("device") or {}).get("sm")
+    if not sm:
+        raise FrontendError(f"{group.runs[0].describe()}: a run without a device judges nothing on silicon")
+    reference, described = _reference(a.against, sm, paired)
+    rows, differences, not_written = compare(group.results, reference)
+    w = stream.write
+    w(f"front-end {name} (paired ptxas {paired}) on {doc['device']['name']} ({sm}) against {described}\n\n")
+    w(f"  {'family':32}" + "".join(f" {c:>12}" for c in COLUMNS) + "\n")
+    total = Counter()
+    for fam in sorted(rows):
+        total.update(rows[fam])
+        w(f"  {fam:32}" + "".join(f" {rows[fam][c]:>12}" for c in COLUMNS) + "\n")
+    w(f"  {'TOTAL':32}" + "".join(f" {total[c]:>12}" for c in COLUMNS) + "\n")
+    if not_written:
+        w("\nnot written by the front-end (not_supported, its reasons):\n")
+        for why, n in not_written.most_common():
+            w(f"  {n:6}  {why}\n")
+    for d in differences:
+        w(f"\ndiffers  {d['id']} [{d['load_path']}]: hand-written {'/'.join(d['hand_written'])}, {name} {d['front_end']}"
+          f"\n    {d['message'][:300]}\n    replay: {d['replay']}\n")
+    if a.json:
+        atomic_write(a.json, json.dumps({"frontend": name, "paired_toolchain": paired, "sm": sm, "reference": described,
+                                         "families": {f: dict(r) for f, r in sorted(rows.items())},
+                                         "not_written": dict(not_written), "differences": differences},
+                                        indent=1, sort_keys=True) + "\n")
+    w(f"\n{total['same']} of {total['same'] + total['differ']} compared case(s) get the hand-written class; "
+      f"{total['differ']} differ; {total['not_written']} not written; {total['no_reference']} without a reference\n")
+    if total["same"] + total["differ"] == 0:
+        raise FrontendError("no case was compared (every case not written, or no reference for any)", 1)
+    return 1 if differences else 0
