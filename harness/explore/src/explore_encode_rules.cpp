@@ -161,6 +161,11 @@ const std::map<std::string, Breaker>& breakers() {
       {"pixels_per_column_range", {im2col_only, [](auto& m, Rng& r) {
          m.pixels_per_column = uint32_t(1025 + r.below(1024));
        }}},
+      // A rule of the measured alternative packed_type_encode=refused: any map of a packed type (the documented
+      // rules may then hold or not).
+      {"packed_type_refused", {both, [](auto& m, Rng& r) {
+         m.dtype = pick(r, {TDT::T16U4_ALIGN8B, TDT::T16U4_ALIGN16B, TDT::T16U6_ALIGN16B});
+       }}},
       // A rule of the named alternative im2col_channel_bytes=multiple_16B: the map stays legal by the documented
       // rules (a run case; a device that refuses it matches the alternative).
       {"im2col_channel_bytes_multiple16", {im2col_only, [](auto& m, Rng& r) {
