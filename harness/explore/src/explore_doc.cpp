@@ -229,7 +229,27 @@ void load_resume(const std::string& dir, ExploreOptions& o) {
   }
   if (const Json* fam = doc.get("families"))
     for (auto& f : fam->arr()) o.families.push_back(f.str());
-  if (const Json* g = doc.get("draw_guide"); g && !g->is_object()) throw bad("field 'draw_guide' must be an object");
+  if (const Json* g = doc.get("draw_guide")) {
+    // The drawing's state (DrawGuide::to_json): counts only, each an integer >= 0.
+    if (!g->is_object()) throw bad("field 'draw_guide' must be an object");
+    auto counts = [&](const Json* obj, const std::string& at) {
+      if (!obj) return;
+      if (!obj->is_object()) throw bad("field '" + at + "' must be an object");
+      for (auto& [k, n] : obj->obj()) count(n, at + "." + k);
+    };
+    if (const Json* d = g->get("drawn")) {
+      if (!d->is_object()) throw bad("field 'draw_guide.drawn' must be an object");
+      for (auto& [name, v] : d->obj()) {
+        if (!v.is_object()) throw bad("field 'draw_guide.drawn." + name + "' must be an object");
+        counts(v.get("hits"), "draw_guide.drawn." + name + ".hits");
+      }
+    }
+    if (const Json* t = g->get("tried")) {
+      if (!t->is_object()) throw bad("field 'draw_guide.tried' must be an object");
+      for (auto& [name, v] : t->obj()) counts(&v, "draw_guide.tried." + name);
+    }
+    counts(g->get("form_score"), "draw_guide.form_score");
+  }
   if (const Json* g = doc.get("guided"); g && !g->is_bool()) throw bad("field 'guided' must be true or false");
   if (const Json* d = doc.get("draws_digest")) {
     const std::string t = d->is_string() ? d->str() : "";

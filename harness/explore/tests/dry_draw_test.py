@@ -7,7 +7,7 @@ exploration would and runs none.
   a reason, and nothing listed unreachable is reached.
 - The same seed draws the same cases (digest), another seed others, --unguided others again.
 - An exploration split into segments (--resume) draws what one dry draw of as many cases draws: the guide's state
-  travels in explore.json.
+  travels in explore.json, and a malformed one is refused.
 """
 import json
 import os
@@ -88,6 +88,17 @@ def segments(tmp):
     one, _ = dry(tmp, "as_segments", 9, doc["cases_drawn"])
     check(one["digest"] == doc["draws_digest"],
           f"two segments draw what one dry draw of {doc['cases_drawn']} cases draws ({doc['draws_digest']} / {one['digest']})")
+    # a malformed drawing state is refused (exit 3) naming the field, before anything runs
+    path = os.path.join(out, "explore.json")
+    for field, change in [("draw_guide.form_score", lambda d: d["draw_guide"]["form_score"].update({"x": -1})),
+                          ("draws_digest", lambda d: d.update({"draws_digest": "12"})),
+                          ("draw_guide.tried", lambda d: d["draw_guide"].update({"tried": []}))]:
+        bad = json.load(open(path))
+        change(bad)
+        json.dump(bad, open(path, "w"))
+        p = explore(base + ["--time", "1", "--resume", out])
+        check(p.returncode == 3 and field in p.stderr, f"--resume with a malformed {field}: exit 3 naming it ({p.returncode}: {p.stderr.strip()[:160]})")
+        json.dump(doc, open(path, "w"))
 
 
 def bad_input():
