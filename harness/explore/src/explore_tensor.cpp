@@ -5,9 +5,11 @@
 // promotion; global base alignment; im2col corners, channels and pixels), coordinates inside, across each edge,
 // outside and negative, the box's shared-memory offset at every granularity from 16 bytes, clusters and masks.
 // A map ref::validate_encode calls illegal becomes a driver-API case of the encode function; one it leaves open
-// is drawn again. A draw whose access traps under a named policy alternative (the H100's 16-byte coordinate
-// rule) or is an interleaved load (device_quirks.hpp: it overruns its box) is kept only rarely: every trap costs a
-// worker restart, every overrun a wait to the limit.
+// is drawn again. A guided draw (explore_guide.hpp) may break the encode rule the draws broke least
+// (explore_encode_rules.hpp) or aim at the im2col channels / pixels bin they reached least. A draw whose access
+// traps under a named policy alternative (the H100's 16-byte coordinate rule) or is an interleaved load
+// (device_quirks.hpp: it overruns its box) is kept only rarely: every trap costs a worker restart, every overrun
+// a wait to the limit.
 #include "device_quirks.hpp"
 #include "explore_draw.hpp"
 #include "explore_encode_rules.hpp"
