@@ -22,7 +22,7 @@ def _read(folder):
 
 def load_one(folder):
     """One exploration: {id, folder, device, toolchain, seed, cases_run, explored_s, cases_per_s, segments,
-    findings, classes, coverage: [{parameter, reached, of}], svg (or None)}."""
+    findings, classes, coverage: [{parameter, reached, of, reachable, unreachable}], svg (or None)}."""
     if not os.path.isdir(folder):
         raise UsageError(f"--explore {folder}: no such folder (an exploration's folder, e.g. results/explore/<id>)")
     path, doc = _read(folder)
@@ -41,7 +41,12 @@ def load_one(folder):
         if not isinstance(c, dict) or not isinstance(c.get("reached"), int) or not isinstance(c.get("of"), int) \
                 or not 0 <= c["reached"] <= c["of"]:
             raise InputError(path, None, f"coverage.{param}", "needs integers 0 <= 'reached' <= 'of'")
-        coverage.append({"parameter": param, "reached": c["reached"], "of": c["of"]})
+        # "reachable": the bins some case can reach (ptxcts-explore lists the others with the reason why not).
+        reachable = c.get("reachable", c["of"])
+        if not isinstance(reachable, int) or isinstance(reachable, bool) or not c["reached"] <= reachable <= c["of"]:
+            raise InputError(path, None, f"coverage.{param}.reachable", "needs an integer 'reached' <= 'reachable' <= 'of'")
+        coverage.append({"parameter": param, "reached": c["reached"], "of": c["of"], "reachable": reachable,
+                         "unreachable": c["of"] - reachable})
     dev = doc["device"]
     svg = None
     svg_path = os.path.join(folder, "coverage.svg")

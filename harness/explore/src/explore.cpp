@@ -12,6 +12,7 @@
 #include "batch.hpp"
 #include "explore_coverage.hpp"
 #include "explore_draw.hpp"
+#include "explore_encode_rules.hpp"
 #include "explore_registry.hpp"
 #include "explore_state.hpp"
 #include "explored.hpp"
@@ -33,15 +34,28 @@ const ExploreRegistry& explore_registry() {
 
 namespace {
 
-// The forms a family draws from: valid, with a draw in their ABI's driver.
-std::vector<const Form*> drawable(const std::vector<Form>& forms, const std::vector<std::string>& families) {
+// The forms of the selected families whose ABI has a draw: valid ones. `unreachable` gets those the run tier runs
+// no case of (every case it plans is not_supported, e.g. a load mode it does not drive yet), with the reason;
+// they are never drawn.
+std::vector<const Form*> drawable(const std::vector<Form>& forms, const std::vector<std::string>& families,
+                                  const PlanOptions& plan,
+                                  std::vector<std::pair<const Form*, std::string>>* unreachable = nullptr) {
   std::vector<const Form*> v;
   for (auto& f : forms) {
     if (!f.valid()) continue;
     auto it = explore_registry().find(f.abi);
     if (it == explore_registry().end() || !it->second.draw) continue;
     if (!families.empty() && std::find(families.begin(), families.end(), f.family) == families.end()) continue;
-    v.push_back(&f);
+    std::string why;
+    if (auto ab = abi_registry().find(f.abi); ab != abi_registry().end()) {
+      auto vs = ab->second.variants(f, plan);
+      for (auto& [name, params] : vs) {
+        why = params.get_str("not_supported");
+        if (why.empty()) break;
+      }
+    }
+    if (why.empty()) v.push_back(&f);
+    else if (unreachable) unreachable->push_back({&f, "no case of the run tier runs it: " + why});
   }
   return v;
 }
@@ -112,19 +126,23 @@ RunCase Explorer::make_case(const Form& f, const std::string& variant, const Jso
   return c;
 }
 
-std::vector<RunCase> Explorer::draw_chunk(size_t n) {
+std::vector<RunCase> Explorer::draw_chunk(size_t n, double until) {
   std::vector<RunCase> out;
   out.reserve(n);
   for (size_t k = 0; k < n; ++k) {
+    if (k % 64 == 63 && (g_stop_requested || (until > 0 && now_s() > until))) break;
     const uint64_t idx = next_++;
     const uint64_t cs = case_seed(o_.seed, "explore#" + std::to_string(idx));
     Rng r(cs);
-    const Form& f = *forms_[r.below(forms_.size())];
-    Json p = explore_registry().at(f.abi).draw(f, r, ses_.plan);
+    const Form& f = guide_.pick_form(r, !o_.unguided);
+    Json p = explore_registry().at(f.abi).draw(f, r, ses_.plan, o_.unguided ? nullptr : &guide_);
+    guide_.drew_form(!p.is_null() && !p.get("encode_only"));
     if (p.is_null()) { ++nothing_; continue; }
     const Form* g = p.get("encode_only") ? encode_form_for(p) : &f;
     if (p.get("encode_only")) p["drawn_for"] = f.form;
     out.push_back(make_case(*g, "x" + hex(o_.seed) + "." + std::to_string(idx), p));
+    guide_.drawn.add(out.back());
+    digest_ = case_seed(digest_, out.back().id + "|" + p.dump());
   }
   return out;
 }
@@ -197,10 +215,23 @@ void Explorer::shrink(Finding& f, double until) {
 // --resume: the earlier segments' counts, coverage and findings (their first and, when shrunk, minimal cases);
 // drawing goes on at the next case index of the same seed, so the segments draw what one run would have.
 
-int Explorer::run() {
-  forms_ = drawable(ses_.forms, o_.families);
+void Explorer::set_up() {
+  std::vector<std::pair<const Form*, std::string>> unreachable;
+  forms_ = drawable(ses_.forms, o_.families, ses_.plan, &unreachable);
   if (forms_.empty()) throw std::runtime_error("no form of the selected families can be drawn");
-  cov_.set_forms(forms_);
+  std::vector<const Form*> all = forms_;
+  for (auto& [f, why] : unreachable) all.push_back(f);
+  guide_.set_forms(forms_);
+  for (Coverage* c : {&cov_, &guide_.drawn}) {
+    c->set_forms(all);
+    for (auto& [f, why] : unreachable) c->set_unreachable("form", f->form, why);
+    for (auto& t : encode_rule_targets())
+      if (!t.unreachable.empty()) c->set_unreachable("encode.rule_broken", t.rule, t.unreachable);
+  }
+}
+
+int Explorer::run() {
+  set_up();
   if (!o_.resumed.is_null()) restore(o_.resumed);
   ran_before_ = ran_;
   const double t0 = now_s(), end = t0 + o_.time_s;
@@ -213,9 +244,9 @@ int Explorer::run() {
                                             std::to_string(int(before_s_)) + " s").c_str());
   // The next chunk is drawn while the current one runs (the parent draws, the workers build, launch and judge).
   auto draw_async = [&](size_t n) {
-    return std::async(std::launch::async, [this, n] {
+    return std::async(std::launch::async, [this, n, end] {
       const double td = now_s();
-      auto v = draw_chunk(n);
+      auto v = draw_chunk(n, end);  // a chunk still drawing at the end stops: nothing would run it
       drawn_s_ += now_s() - td;
       return v;
     });
@@ -235,7 +266,7 @@ int Explorer::run() {
       if (it == by_id.end()) continue;
       ++ran_;
       ++by_class_[r.cls];
-      cov_.add(*it->second, r);
+      cov_.add(*it->second);
       if (r.cls == cls::spec_divergence) ++divergences_[r.family + " | " + r.details.get_str("matched_policy", shape_of_message(r.message))];
       if (!is_finding(r)) continue;
       std::string sig = signature(r);
@@ -288,13 +319,13 @@ int Explorer::run() {
 
 std::vector<std::string> explorable_families(const std::vector<Form>& forms) {
   std::set<std::string> s;
-  for (auto* f : drawable(forms, {})) s.insert(f->family);
+  for (auto* f : drawable(forms, {}, PlanOptions{})) s.insert(f->family);
   return {s.begin(), s.end()};
 }
 
 int explore(Session& ses, const ExploreOptions& o) {
   Explorer e(ses, o);
-  return e.run();
+  return o.dry_draws ? e.dry_draw() : e.run();
 }
 
 

@@ -13,21 +13,23 @@ namespace {
 
 using namespace draw;
 
-Json bulk_draw(const Form& f, Rng& r, const PlanOptions& o) {
+Json bulk_draw(const Form& f, Rng& r, const PlanOptions& o, DrawGuide* guide) {
   BulkShape sh = shape_of(f);
   uint32_t top = max_bulk_size(sh, o);
   // Most sizes small (fast), the boundaries and the largest window reached too.
   uint32_t size = sh.fixed_size ? sh.size
                                 : uint32_t(edgy(r, 1, chance(r, 90) ? 4096 / 16 : top / 16,
                                                 {1, 2, 3, 255, 256, 257, top / 16}) * 16);
+  // Guided: a size in the size bin and a cluster of the size the draws reached least (16-byte steps).
+  if (!sh.fixed_size) size = uint32_t((steer(guide, r, 10, "bulk.size", 16, top, size) + 15) / 16 * 16);
   const unsigned align = unsigned(edgy(r, 1, 8, {1, 8}) * 16);  // 16 .. 128: the offset from a 256-aligned base
   uint32_t cluster = 1, mask = 0, peer = 0;
   if (sh.multicast) {
-    cluster = uint32_t(edgy(r, 2, 16, {2, 8, 16}));
+    cluster = uint32_t(steer(guide, r, 20, "cluster.size", 2, 16, edgy(r, 2, 16, {2, 8, 16})));
     mask = uint32_t(r.below((1u << cluster) - 1) + 1);
     if (chance(r, 20)) mask = (1u << cluster) - 1;
   } else if (sh.remote) {
-    cluster = uint32_t(edgy(r, 2, 8, {2, 8}));
+    cluster = uint32_t(steer(guide, r, 20, "cluster.size", 2, 8, edgy(r, 2, 8, {2, 8})));
     peer = uint32_t(1 + r.below(cluster - 1));  // another CTA: the chapter leaves a copy into the issuer undefined for some forms
   }
   return bulk_params(size, align, cluster, mask, peer);
@@ -59,7 +61,7 @@ std::vector<Json> bulk_simplify(const Form& f, const Json& p) {
   return out;
 }
 
-Json cp_async_draw(const Form& f, Rng& r, const PlanOptions&) {
+Json cp_async_draw(const Form& f, Rng& r, const PlanOptions&, DrawGuide*) {
   unsigned cp = unsigned(run_int(f, field::cp_size, 16));
   std::string src_op = run_str(f, field::src_op, "none");
   Json p = Json::object();

@@ -39,6 +39,11 @@ const char* kUsage =
     "  --device D        gpu (default), or model[:FAULT]: no GPU, the reference model is the device, with FAULT\n"
     "                    planted (the CPU self-test of exploration and shrinking)\n"
     "  --quiet           no progress line\n"
+    "  --unguided        no coverage guidance: every form, rule and bin at random (by default half the draws take\n"
+    "                    the form drawn least, and some tensor draws break the encode rule or reach the im2col\n"
+    "                    bin drawn least)\n"
+    "  --dry-draw N      draw N cases (1..10^9) as the exploration would, run none (no GPU, no toolchain), and\n"
+    "                    report the draws' coverage; with --out DIR also DIR/draws.json\n"
     "Exit: 0 nothing unexplained found, 1 findings (each shrunk and kept), 2 usage, 3 a malformed input file,\n"
     "130/143 interrupted (every result and finding so far is written).\n";
 
@@ -47,6 +52,35 @@ void on_signal(int sig) { g_stop_requested = sig; }
 int usage_error(const std::string& m) {
   std::fprintf(stderr, "ptxcts-explore: %s\n", m.c_str());
   return 2;
+}
+
+// --dry-draw: the forms of the manifest and the drawing, nothing else (no device, toolchain or worker).
+int dry_draw_main(ExploreOptions& o) {
+  Session ses;
+  try {
+    ses.forms = load_forms(ptxcts_root());
+    auto known = explorable_families(ses.forms);
+    for (auto& f : o.families)
+      if (std::find(known.begin(), known.end(), f) == known.end()) {
+        std::string list;
+        for (auto& k : known) list += (list.empty() ? "" : ", ") + k;
+        return usage_error("--family '" + f + "': not a family exploration draws for (these are: " + list + ")");
+      }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ptxcts-explore: %s\n", e.what());
+    return 3;
+  }
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+  try {
+    return explore(ses, o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ptxcts-explore: %s\n", e.what());
+    return 2;
+  }
 }
 
 }  // namespace
@@ -90,12 +124,18 @@ int explore_main(int argc, char** argv) {
         if (device != "gpu" && !model_device_known(device)) throw UsageError("--device '" + device + "': " + model_device_help());
       }
       else if (a == "--quiet") o.quiet = true;
+      else if (a == "--unguided") { o.unguided = true; what_options.push_back(a); }
+      else if (a == "--dry-draw") o.dry_draws = uint64_t(parse_int(a, val(), 1, 1000000000));
       else throw UsageError("unknown option '" + a + "' (--help lists them)");
     }
     if (!resume.empty() && !what_options.empty())
       throw UsageError(what_options.front() + " with --resume: a resumed exploration keeps the seed, families and folder of " + resume);
   } catch (const UsageError& e) {
     return usage_error(e.what());
+  }
+  if (o.dry_draws) {
+    if (!resume.empty()) return usage_error("--dry-draw with --resume: a dry draw starts at the seed's first case");
+    return dry_draw_main(o);
   }
   if (!resume.empty()) {
     try {

@@ -50,6 +50,8 @@ void Explorer::restore(const Json& doc) {
   for (auto& [k, v] : doc.get("divergences")->obj()) divergences_[k] = size_t(v.integer());
   if (const Json* seg = doc.get("segments")) segments_ = draw::clone(*seg);
   cov_.restore(*doc.get("coverage"));
+  if (const Json* g = doc.get("draw_guide")) guide_.restore(*g);
+  digest_ = std::stoull(doc.get_str("draws_digest", "0"), nullptr, 16);
   for (auto& j : doc.get("findings")->arr()) {
     Finding f;
     f.sig = j.get_str("signature");
@@ -83,6 +85,7 @@ void Explorer::write(double wall, bool interrupted) {
   doc["device"] = dev;
   doc["toolchain"] = ses_.toolchain.describe();
   doc["forms_drawable"] = (unsigned long long)forms_.size();
+  doc["guided"] = !o_.unguided;
   doc["cases_drawn"] = (unsigned long long)next_;
   doc["cases_run"] = (unsigned long long)ran_;
   doc["nothing_to_draw"] = (unsigned long long)nothing_;
@@ -140,6 +143,10 @@ void Explorer::write(double wall, bool interrupted) {
   }
   doc["findings"] = fs;
   doc["coverage"] = cov_.to_json();
+  // The drawing's state after the last case drawn: --resume goes on from it, so the segments draw what one
+  // exploration would have.
+  doc["draw_guide"] = guide_.to_json();
+  doc["draws_digest"] = hex(digest_, 16);  // a dry draw of cases_drawn cases of the seed gives the same
   // A write that fails (read-only folder, full disk) ends the exploration with the path and the reason: an
   // exploration that exits 0 having written nothing would lose every case it ran.
   auto must_write = [](const std::string& path, const std::string& text) {
@@ -222,6 +229,35 @@ void load_resume(const std::string& dir, ExploreOptions& o) {
   }
   if (const Json* fam = doc.get("families"))
     for (auto& f : fam->arr()) o.families.push_back(f.str());
+  if (const Json* g = doc.get("draw_guide")) {
+    // The drawing's state (DrawGuide::to_json): counts only, each an integer >= 0.
+    if (!g->is_object()) throw bad("field 'draw_guide' must be an object");
+    auto counts = [&](const Json* obj, const std::string& at) {
+      if (!obj) return;
+      if (!obj->is_object()) throw bad("field '" + at + "' must be an object");
+      for (auto& [k, n] : obj->obj()) count(n, at + "." + k);
+    };
+    if (const Json* d = g->get("drawn")) {
+      if (!d->is_object()) throw bad("field 'draw_guide.drawn' must be an object");
+      for (auto& [name, v] : d->obj()) {
+        if (!v.is_object()) throw bad("field 'draw_guide.drawn." + name + "' must be an object");
+        counts(v.get("hits"), "draw_guide.drawn." + name + ".hits");
+      }
+    }
+    if (const Json* t = g->get("tried")) {
+      if (!t->is_object()) throw bad("field 'draw_guide.tried' must be an object");
+      for (auto& [name, v] : t->obj()) counts(&v, "draw_guide.tried." + name);
+    }
+    counts(g->get("form_score"), "draw_guide.form_score");
+  }
+  if (const Json* g = doc.get("guided"); g && !g->is_bool()) throw bad("field 'guided' must be true or false");
+  if (const Json* d = doc.get("draws_digest")) {
+    const std::string t = d->is_string() ? d->str() : "";
+    if (t.size() < 3 || t.compare(0, 2, "0x") != 0 || t.size() > 18 ||
+        t.find_first_not_of("0123456789abcdef", 2) != std::string::npos)
+      throw bad("field 'draws_digest' must be a hexadecimal string 0x...");
+  }
+  if (const Json* g = doc.get("guided")) o.unguided = !g->boolean();
   o.seed = uint64_t(doc.get("seed")->integer());
   o.id = doc.get_str("id");
   o.out_dir = dir;

@@ -18,6 +18,8 @@ struct ExploreOptions {
   std::string cases_file;             // permanent cases (default results/explore/explored.jsonl); "" = none
   std::string id;                     // the exploration's id (folder name)
   bool quiet = false;                 // no progress line
+  bool unguided = false;              // --unguided: no coverage guidance (explore_guide.hpp), every choice at random
+  uint64_t dry_draws = 0;             // --dry-draw N: draw N cases, run none, report the draws' coverage
   Json resumed;                       // --resume: the earlier segments' explore.json (null: a new exploration)
 };
 

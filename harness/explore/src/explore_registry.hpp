@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "case.hpp"
+#include "explore_guide.hpp"
 #include "plan.hpp"
 #include "util.hpp"
 
@@ -15,8 +16,9 @@ namespace ptxcts::run {
 struct ExploreDriver {
   // The parameters of one case drawn at random, weighted toward boundaries, as the explicit params the ABI's
   // `build` takes (null: nothing to draw for this form; {"encode_only": true, "map": ...}: an illegal tensor
-  // map, judged by the driver's encode call).
-  std::function<Json(const Form&, Rng&, const PlanOptions&)> draw;
+  // map, judged by the driver's encode call). `guide` (null: unguided) steers some choices toward the bins
+  // the draws so far reached least (explore_guide.hpp).
+  std::function<Json(const Form&, Rng&, const PlanOptions&, DrawGuide*)> draw;
   // Simpler parameter sets than `params`, for shrinking a finding (each one step simpler; `build` refuses the
   // ones that are not legal).
   std::function<std::vector<Json>(const Form&, const Json&)> simplify;

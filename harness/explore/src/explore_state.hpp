@@ -8,6 +8,7 @@
 
 #include "session.hpp"
 #include "explore_coverage.hpp"
+#include "explore_guide.hpp"
 #include "explore_options.hpp"
 #include "util.hpp"
 
@@ -35,24 +36,30 @@ class Explorer {
  public:
   Explorer(Session& ses, const ExploreOptions& o) : ses_(ses), o_(o) {}
   int run();
+  int dry_draw();  // --dry-draw (explore_dry.cpp)
 
  private:
-  std::vector<RunCase> draw_chunk(size_t n);
+  // The next n cases; fewer when `until` (now_s(); 0: never) passes or a stop is requested: the next chunk
+  // starts where this one stopped, so the cases drawn are the same.
+  std::vector<RunCase> draw_chunk(size_t n, double until = 0);
   std::vector<CaseResult> execute(std::vector<RunCase> cases);
   void shrink(Finding& f, double until);
   void write(double wall, bool interrupted);
   void restore(const Json& doc);
   RunCase make_case(const Form& f, const std::string& variant, const Json& params) const;
+  void set_up();    // the forms to draw from, the bins no case reaches, the guide
 
   Session& ses_;
   const ExploreOptions& o_;
   std::vector<const Form*> forms_;
   uint64_t next_ = 0;               // drawn-case counter (the case's seed derives from it)
+  uint64_t digest_ = 0;             // of every drawn case's id and params, in draw order: equal digests, equal draws
   size_t ran_ = 0, nothing_ = 0;
   std::map<std::string, size_t> by_class_;
   std::map<std::string, size_t> divergences_;  // spec_divergence signature -> count
   std::vector<Finding> findings_;
-  Coverage cov_;
+  Coverage cov_;                    // of the executed cases
+  DrawGuide guide_;                 // of the drawn cases (drawing's state: restored by --resume)
   double drawn_s_ = 0;
   double before_s_ = 0;             // explored seconds of the earlier segments (--resume)
   size_t ran_before_ = 0;           // cases run by the earlier segments

@@ -5,11 +5,14 @@
 // promotion; global base alignment; im2col corners, channels and pixels), coordinates inside, across each edge,
 // outside and negative, the box's shared-memory offset at every granularity from 16 bytes, clusters and masks.
 // A map ref::validate_encode calls illegal becomes a driver-API case of the encode function; one it leaves open
-// is drawn again. A draw whose access traps under a named policy alternative (the H100's 16-byte coordinate
-// rule) or is an interleaved load (device_quirks.hpp: it overruns its box) is kept only rarely: every trap costs a
-// worker restart, every overrun a wait to the limit.
+// is drawn again. A guided draw (explore_guide.hpp) may break the encode rule the draws broke least
+// (explore_encode_rules.hpp) or aim at the im2col channels / pixels bin they reached least. A draw whose access
+// traps under a named policy alternative (the H100's 16-byte coordinate rule) or is an interleaved load
+// (device_quirks.hpp: it overruns its box) is kept only rarely: every trap costs a worker restart, every overrun
+// a wait to the limit.
 #include "device_quirks.hpp"
 #include "explore_draw.hpp"
+#include "explore_encode_rules.hpp"
 #include "explore_registry.hpp"
 #include "tensor_form.hpp"
 #include "tensor_mode_gate.hpp"
@@ -45,6 +48,17 @@ int32_t draw_coord(Rng& r, int64_t dim, int64_t span, bool nonneg) {
   return -int32_t(span + int64_t(r.below(uint64_t(span) + 1)));
 }
 
+// What a guided draw aims at (explore_guide.hpp): an encode rule to break, an im2col bin of channels per pixel
+// and of pixels per column ({0, 0}: none).
+struct Targets {
+  std::string rule;
+  std::pair<uint64_t, uint64_t> channels{0, 0}, pixels{0, 0};
+};
+
+uint64_t in_range(Rng& r, std::pair<uint64_t, uint64_t> range) {
+  return range.first + r.below(range.second - range.first + 1);
+}
+
 void tile_geometry(Rng& r, ref::TensorMapParams& m) {
   const unsigned bits = ref::element_bits(m.dtype);
   const unsigned span = ref::swizzle_span(m.swizzle);
@@ -71,16 +85,18 @@ void tile_geometry(Rng& r, ref::TensorMapParams& m) {
   if (m.interleave != ref::Interleave::NONE) m.dims[0] = m.box[0];
 }
 
-void im2col_geometry(Rng& r, ref::TensorMapParams& m) {
+void im2col_geometry(Rng& r, ref::TensorMapParams& m, const Targets& tg) {
   const unsigned sp = m.rank - 2;  // spatial dimensions W, H, D
   const int lim = sp == 1 ? 32768 : sp == 2 ? 128 : 16;  // corner ranges per rank (the driver's)
   for (unsigned i = 1; i <= sp; ++i) m.dims[i] = edgy(r, 1, 24, {1, 2, 3, 24});
   m.dims[m.rank - 1] = edgy(r, 1, 3, {1, 2});
   m.channels_per_pixel = uint32_t(edgy(r, 1, 64, {1, 16, 32, 64}));
   if (chance(r, 3)) m.channels_per_pixel = pick(r, {256u, 257u});
+  if (tg.channels.first) m.channels_per_pixel = uint32_t(in_range(r, tg.channels));
   m.dims[0] = std::max<uint64_t>(m.channels_per_pixel, edgy(r, 1, 64));
   m.pixels_per_column = uint32_t(edgy(r, 1, 32, {1, 2, 32}));
   if (chance(r, 2)) m.pixels_per_column = pick(r, {1024u, 1025u});
+  if (tg.pixels.first) m.pixels_per_column = uint32_t(in_range(r, tg.pixels));
   for (unsigned s = 0; s < sp; ++s) {
     m.lower_corner[s] = -int(edgy(r, 0, std::min(lim, 4), {0, 1}));
     m.upper_corner[s] = int(edgy(r, 0, 3, {0})) * (chance(r, 50) ? -1 : 1);
@@ -90,8 +106,8 @@ void im2col_geometry(Rng& r, ref::TensorMapParams& m) {
 }
 
 // The whole draw of one map and access for form `t`; false when the draw is not worth keeping.
-bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, ref::TensorMapParams& m,
-                      ref::TensorAccess& a, Json& extra) {
+bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, const Targets& tg, DrawGuide* guide,
+                      ref::TensorMapParams& m, ref::TensorAccess& a, Json& extra) {
   const bool im2col = im2col_mode(t.mode);
   m = ref::TensorMapParams{};
   m.kind = im2col ? ref::EncodeKind::im2col : ref::EncodeKind::tiled;
@@ -114,7 +130,7 @@ bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, ref::Te
   m.oob_fill = chance(r, 25) ? ref::OobFill::NAN_REQUEST_ZERO_FMA : ref::OobFill::NONE;
   m.l2_promotion = ref::L2Promotion(r.below(4));
   if (im2col) {
-    im2col_geometry(r, m);
+    im2col_geometry(r, m, tg);
     // Stores and reductions: the chapter's bounding box must have a non-negative lower and non-positive upper
     // corner (ref::tensor_store refuses others).
     if (t.store || t.reduce)
@@ -137,6 +153,8 @@ bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, ref::Te
   uint32_t gbase = chance(r, 60) ? 0 : uint32_t(edgy(r, 1, 15)) * uint32_t(step);
   if (chance(r, 1)) gbase += 8;
   m.global_address = kBase + gbase;
+  // A guided draw breaks the encode rule the draws broke least (explore_encode_rules.hpp).
+  if (!tg.rule.empty() && break_encode_rule(tg.rule, m, r)) gbase = uint32_t(m.global_address - kBase);
   extra["gbase"] = gbase;
   auto verdict = ref::validate_encode(m, 90);
   if (verdict.must_reject()) { extra["encode_only"] = true; return true; }
@@ -184,10 +202,10 @@ bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, ref::Te
   // Clusters: multicast to 2-16 CTAs with any mask; a peer CTA.
   uint32_t cluster = 1, mask = 0, peer = 0;
   if (t.multicast) {
-    cluster = uint32_t(edgy(r, 2, 16, {2, 16}));
+    cluster = uint32_t(steer(guide, r, 20, "cluster.size", 2, 16, edgy(r, 2, 16, {2, 16})));
     mask = uint32_t(r.below((1u << cluster) - 1) + 1);
   } else if (t.remote) {
-    cluster = uint32_t(edgy(r, 2, 8, {2}));
+    cluster = uint32_t(steer(guide, r, 20, "cluster.size", 2, 8, edgy(r, 2, 8, {2})));
     peer = uint32_t(r.below(cluster));
   }
   extra["cluster"] = cluster;
@@ -202,14 +220,37 @@ bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, ref::Te
   return true;
 }
 
-Json tensor_draw(const Form& f, Rng& r, const PlanOptions& o) {
+// The encode rules a guided draw of a tiled (im2col) map can break.
+const std::vector<std::string>& rules_for(bool im2col_map) {
+  static const auto of = [](bool want_im2col) {
+    std::vector<std::string> v;
+    for (auto& t : encode_rule_targets())
+      if (t.unreachable.empty() && (want_im2col ? t.im2col : t.tiled)) v.push_back(t.rule);
+    return v;
+  };
+  static const std::vector<std::string> tiled = of(false), im2col = of(true);
+  return im2col_map ? im2col : tiled;
+}
+
+// The share of guided tensor draws that break an encode rule, and of im2col draws aimed at a channels / pixels
+// bin, in percent.
+constexpr unsigned kRuleShare = 5, kIm2colBinShare = 25;
+
+Json tensor_draw(const Form& f, Rng& r, const PlanOptions& o, DrawGuide* guide) {
   const TensorForm t = tform(f);
   if (!mode_planned(t)) return Json();
+  Targets tg;
+  if (guide) {
+    const bool im2col = im2col_mode(t.mode);
+    if (chance(r, kRuleShare)) tg.rule = guide->least("encode.rule_broken", rules_for(im2col), r);
+    if (im2col && chance(r, kIm2colBinShare)) tg.channels = bin_range(guide->least("im2col.channels_per_pixel", r));
+    if (im2col && chance(r, kIm2colBinShare)) tg.pixels = bin_range(guide->least("im2col.pixels_per_column", r));
+  }
   ref::TensorMapParams m;
   ref::TensorAccess a;
   Json extra;
   for (int tries = 0; tries < 64; ++tries) {
-    if (!draw_tensor_once(t, r, o, m, a, extra)) continue;
+    if (!draw_tensor_once(t, r, o, tg, guide, m, a, extra)) continue;
     Json p = extra;  // a fresh object per try: nothing else holds it
     p["map"] = map_json(m);
     if (!p.get("encode_only")) p["access"] = access_json(a, m.rank);

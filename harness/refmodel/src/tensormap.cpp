@@ -1,7 +1,5 @@
 #include "ptxcts/ref/tensormap.hpp"
 
-#include <map>
-
 namespace ptxcts::ref {
 
 namespace {
@@ -101,11 +99,11 @@ const std::vector<std::pair<std::string, std::string>>& rules_table() {
   return t;
 }
 
+// Records a broken rule with its sentence (looked up only then: the validator runs for every drawn map of an
+// exploration, and most rules hold).
 class Checker {
  public:
-  explicit Checker(EncodeVerdict& v) : v_(v) {
-    for (const auto& r : rules_table()) sentences_[r.first] = r.second;
-  }
+  explicit Checker(EncodeVerdict& v) : v_(v) {}
   void rule(bool ok, const std::string& name, const std::string& detail) {
     if (!ok) v_.violations.push_back({name, sentence(name), detail});
   }
@@ -114,12 +112,12 @@ class Checker {
   }
 
  private:
-  std::string sentence(const std::string& name) const {
-    const auto it = sentences_.find(name);
-    return it == sentences_.end() ? std::string("(unlisted rule)") : it->second;
+  static std::string sentence(const std::string& name) {
+    for (const auto& r : rules_table())
+      if (r.first == name) return r.second;
+    return "(unlisted rule)";
   }
   EncodeVerdict& v_;
-  std::map<std::string, std::string> sentences_;
 };
 
 std::string idx(const char* what, unsigned i) { return std::string(what) + "[" + std::to_string(i) + "]"; }

@@ -345,7 +345,9 @@ ref::TensorMapParams map_from_json(const Json& j) {
   else throw std::runtime_error("field 'kind': expected tiled or im2col, not '" + kind + "'");
   m.dtype = named(j, "dtype", ref::parse_tensor_data_type, TDT::UINT8);
   m.rank = unsigned(j.get_int("rank", 1));
-  if (m.rank < 1 || m.rank > 5) throw std::runtime_error("field 'rank': expected 1..5");
+  // 0: a driver-API case of tensorRank 0, which the encode function must refuse (rank_range); above 5 the
+  // dimension arrays could not hold what the driver would read.
+  if (m.rank > 5) throw std::runtime_error("field 'rank': expected 0..5");
   m.global_address = uint64_t(j.get_int("global_address", 1024));
   m.dims = {1, 1, 1, 1, 1};
   m.box = {1, 1, 1, 1, 1};
