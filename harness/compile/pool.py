@@ -9,7 +9,8 @@ from collections import defaultdict
 
 from compile import backends
 from compile import classify as cls
-from compile import judge, manifest, modules
+from compile import judge, modules
+from results import manifest
 
 # Cases per module. Measured here (ptxas 13.0, valid modules at sm_100a/PTX 9.0, best of 3): one entry alone costs
 # ~22-25 ms (process start), 16 entries ~7-9 ms each, 32-128 entries a flat ~5-8 ms each, 192-256 entries 13-16 ms

@@ -10,7 +10,8 @@ from collections import Counter, defaultdict
 
 import results
 import toolchains
-from compile import expectations, manifest
+from compile import expectations
+from results import manifest
 from compile.progress import Progress
 from ptxcts_gen import model, parse, targets
 from ptxcts_gen.frontends import Spelling
@@ -74,7 +75,7 @@ def run(a, root):
 
 
 def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
-    m = manifest.load(manifest.default_root())
+    m = manifest.load(manifest.default_dir())
     chosen = _select(a, m)
     if not chosen:
         raise Usage("the filters select no case" + (f" (--case {' '.join(a.case)})" if a.case else ""))
