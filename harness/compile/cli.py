@@ -139,8 +139,7 @@ def _main(a):
     for v in a.ptx:
         if v not in known_v:
             raise Usage(f"--ptx {v}: no case of the manifest is at this PTX version (it has {', '.join(sorted(known_v))})")
-    chosen = [c for c in m.cases if (not a.family or c.family in a.family) and (not a.valid_only or c.valid)]
-    chosen = manifest.select(chosen, a.target, a.ptx, a.case, a.limit)
+    chosen = manifest.select(m.cases, a.target, a.ptx, a.case, a.limit, families=a.family, valid_only=a.valid_only)
     if not chosen:
         raise Usage("the filters select no case (0 cases)" + (f" (--case {' '.join(a.case)})" if a.case else ""))
 

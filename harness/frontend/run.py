@@ -44,8 +44,7 @@ def _select(a, m):
         raise Usage(f"--limit {a.limit}: must be >= 1")
     if a.jobs < 1:
         raise Usage(f"--jobs {a.jobs}: must be >= 1")
-    chosen = [c for c in m.cases if not fams or c.family in fams]
-    return manifest.select(chosen, targets, ptx, a.case, a.limit)
+    return manifest.select(m.cases, targets, ptx, a.case, a.limit, families=fams)
 
 
 def record(c, fe, klass, message, details=None, seconds=0.0):

@@ -4,7 +4,7 @@ forms.jsonl and cases/<family>.tsv.
     load(root)           the whole manifest (compile, lower, front-end tiers): Manifest with its Case list
     load_forms(root)     forms.jsonl alone (the report's coverage denominator)
     load_cases(root)     every case as Cases, keyed by (form, target, PTX version) (report, diff)
-    select(cases, ...)   the cases a run's --target/--ptx/--case/--limit choose
+    select(cases, ...)   the cases a run's --family/--target/--ptx/--case/--limit choose
 
 Every file is read once here: a line that breaks its format is an InputError naming the file, the line and what is
 wrong (exit 3); a manifest without its parts is a ManifestError (exit 3) or, for the report's --manifest, a
@@ -168,16 +168,16 @@ def load(root: str, families: Optional[List[str]] = None) -> Manifest:
     return Manifest(root, targets, forms, cases, list(files))
 
 
-def select(cases: List[Case], targets=None, ptx=None, case_globs=None, limit=None) -> List[Case]:
-    out = []
-    for c in cases:
-        if targets and c.target not in targets:
-            continue
-        if ptx and c.ptx not in ptx:
-            continue
-        if case_globs and not any(fnmatch.fnmatchcase(c.id, g) for g in case_globs):
-            continue
-        out.append(c)
+def select(cases: List[Case], targets=None, ptx=None, case_globs=None, limit=None, families=None, form_globs=None,
+           valid_only=False) -> List[Case]:
+    """The cases every filter given keeps (a filter left out or empty keeps all), in their order; with `limit`, at
+    most that many of them."""
+    def _matches(text, globs):
+        return not globs or any(fnmatch.fnmatchcase(text, g) for g in globs)
+
+    out = [c for c in cases if (not targets or c.target in targets) and (not ptx or c.ptx in ptx)
+           and (not families or c.family in families) and (c.valid or not valid_only)
+           and _matches(c.id, case_globs) and _matches(c.form, form_globs)]
     if limit is not None and limit < len(out):
         # spread evenly over the selection (it is sorted by family, then case ID), so a small sample still
         # crosses targets, PTX versions and validity; deterministic
