@@ -115,30 +115,15 @@ def main(argv):
 
 def _main(a):
     root = _root()
-    mroot = a.manifest or manifest.default_dir()
-    if not os.path.isdir(mroot):
-        raise Usage(f"--manifest {mroot}: no such folder")
-    tc = toolchains.resolve(a.toolchain)
-    for n in tc.notes:
-        sys.stderr.write(f"compile: toolchain note: {n}\n")
+    mroot = manifest.given_root(a.manifest)
+    tc = toolchains.resolve_for("compile", a.toolchain)
     exp_path = a.expectations or os.path.join(root, "results", "expectations", "ptxas.toml")
     all_findings = expectations.load(exp_path)
     m = manifest.load(mroot)
     if not m.cases:   # never pass by judging nothing
         raise manifest.ManifestError(f"{mroot}: no case (cases/<family>.tsv has no rows); run ./ptxcts gen")
     all_ids = [(c.id, c.valid) for c in m.cases]
-    if a.family:
-        unknown = [f for f in a.family if f not in m.families]
-        if unknown:
-            raise Usage(f"--family {', '.join(unknown)}: unknown (the manifest has: {', '.join(m.families)})")
-    known_t = {c.target for c in m.cases}
-    for t in a.target:
-        if t not in known_t:
-            raise Usage(f"--target {t}: no case of the manifest is at this target (it has {', '.join(sorted(known_t))})")
-    known_v = {c.ptx for c in m.cases}
-    for v in a.ptx:
-        if v not in known_v:
-            raise Usage(f"--ptx {v}: no case of the manifest is at this PTX version (it has {', '.join(sorted(known_v))})")
+    m.check_filters(a.family, a.target, a.ptx)
     chosen = manifest.select(m.cases, a.target, a.ptx, a.case, a.limit, families=a.family, valid_only=a.valid_only)
     if not chosen:
         raise Usage("the filters select no case (0 cases)" + (f" (--case {' '.join(a.case)})" if a.case else ""))

@@ -29,17 +29,9 @@ class Usage(FrontendError):
 
 def _select(a, m):
     fams = [f for x in a.family for f in x.split(",") if f]
-    unknown = [f for f in fams if f not in m.families]
-    if unknown:
-        raise Usage(f"--family {', '.join(unknown)}: unknown (the manifest has: {', '.join(m.families)})")
     targets = [t for x in a.target for t in x.split(",") if t]
     ptx = [v for x in a.ptx for v in x.split(",") if v]
-    for t in targets:
-        if t not in {c.target for c in m.cases}:
-            raise Usage(f"--target {t}: no case of the manifest is at this target")
-    for v in ptx:
-        if v not in {c.ptx for c in m.cases}:
-            raise Usage(f"--ptx {v}: no case of the manifest is at this PTX ISA version")
+    m.check_filters(fams, targets, ptx)
     if a.limit is not None and a.limit < 1:
         raise Usage(f"--limit {a.limit}: must be >= 1")
     if a.jobs < 1:

@@ -108,21 +108,11 @@ def _disassembler(a, tc):
 
 def _run(a):
     root = _root()
-    mroot = a.manifest or manifest.default_dir()
-    if not os.path.isdir(mroot):
-        raise Usage(f"--manifest {mroot}: no such folder")
-    tc = toolchains.resolve(a.toolchain)
-    for n in tc.notes:
-        sys.stderr.write(f"lower: toolchain note: {n}\n")
+    mroot = manifest.given_root(a.manifest)
+    tc = toolchains.resolve_for("lower", a.toolchain)
     dis = _disassembler(a, tc)
     m = manifest.load(mroot)
-    unknown = [f for f in a.family if f not in m.families]
-    if unknown:
-        raise Usage(f"--family {', '.join(unknown)}: unknown (the manifest has: {', '.join(m.families)})")
-    known_t = {c.target for c in m.cases}
-    for t in a.target:
-        if t not in known_t:
-            raise Usage(f"--target {t}: no case of the manifest is at this target")
+    m.check_filters(a.family, a.target)
     items = planmod.plan(m, tc, a.family, a.target, a.form)
     if not items:
         raise Usage("the filters select no valid form")

@@ -65,10 +65,31 @@ class Manifest:
                 return row
         return None
 
+    def check_filters(self, families=(), targets=(), ptx=()):
+        """UsageError naming the first --family, --target or --ptx value no case of this manifest has."""
+        unknown = [f for f in families if f not in self.families]
+        if unknown:
+            raise UsageError(f"--family {', '.join(unknown)}: unknown (the manifest has: {', '.join(self.families)})")
+        for option, values, what, known in (("--target", targets, "target", {c.target for c in self.cases}),
+                                            ("--ptx", ptx, "PTX version", {c.ptx for c in self.cases})):
+            for v in values:
+                if v not in known:
+                    raise UsageError(f"{option} {v}: no case of the manifest is at this {what} (it has "
+                                     f"{', '.join(sorted(known))})")
+
 
 def default_dir():
     root = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     return os.path.join(root, "generated", "manifest")
+
+
+def given_root(option):
+    """The manifest folder a verb's --manifest OPTION names, the generator's when it is not given; UsageError when
+    it is not a folder."""
+    root = option or default_dir()
+    if not os.path.isdir(root):
+        raise UsageError(f"--manifest {root}: no such folder")
+    return root
 
 
 def json_lines(path, bad_line):
