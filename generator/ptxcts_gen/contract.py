@@ -1,8 +1,8 @@
 """The generator -> harness contract, declared once (docs/ARCHITECTURE.md sections 2 and 4).
 
-What every form's `run` object may hold (per run ABI, with types; the fields themselves are the table
-run_fields.toml), the run-ABI argument words, and the tables both sides need (load modes, the redOp x type
-cells). The generator checks each form it writes against it (`check_form`); `./ptxcts gen` renders it into
+What every form's `run` object may hold (per run ABI, with types) and the run-ABI argument words (these two
+are the tables of contract.toml), and the tables both sides need (load modes, the redOp x type cells). The
+generator checks each form it writes against it (`check_form`); `./ptxcts gen` renders it into
 generated/contract/run_contract.hpp, which the run tier compiles and checks every form of forms.jsonl against when
 it loads them (an error naming the form and the field).
 The frame template takes its word offsets from here (`WORDS`).
@@ -13,29 +13,11 @@ import tomllib
 from .rules.tensor import MODES
 from .rules.reduce import CELLS, REDOPS, TENSOR_CELLS, TYPES
 
-# ---- the run-ABI argument words: (name, count, meaning); word k is at byte offset 8*k of args ----
-WORD_GROUPS = (
-    ("src", 1, "global source address (global-source forms)"),
-    ("dst", 1, "global destination address (global-destination forms)"),
-    ("smem_init", 1, "global address of the initial window images, `window` bytes per CTA rank, in rank order"),
-    ("smem_out", 1, "global address where each CTA dumps its window at the end, same layout"),
-    ("status", 1, "global address of 16 u32 per CTA rank"),
-    ("size", 1, "bulk size in bytes; cp.async: `src-size` operand; prefetch: size; self-check kernels: bytes per "
-              "chunk"),
-    ("window", 1, "window bytes per CTA"),
-    ("src_off", 1, "byte offset in the window of a shared source"),
-    ("dst_off", 1, "byte offset in the window of a shared destination"),
-    ("cta_mask", 1, "u16 `ctaMask`"),
-    ("byte_mask", 1, "u16 `byteMask`"),
-    ("ignore_src", 1, "predicate value for `ignore-src` (0/1)"),
-    ("tx_bytes", 1, "bytes each waiting CTA's mbarrier expects (`mbarrier.arrive.expect_tx`)"),
-    ("wait_limit", 1, "try_wait iterations before the kernel gives up and reports a timeout"),
-    ("coord", 5, "s32 tensorCoords (gather4/scatter4: col, row0..row3)"),
-    ("im2col", 3, "u16 im2colInfo: offsets W,H,D or wHalo, wOffset"),
-    ("peer", 1, "destination CTA rank for shared::cluster forms (mapa target)"),
-    ("issuer", 1, "CTA rank that issues (default 0)"),
-    ("waiters", 1, "bit mask of CTA ranks that wait on their own mbarrier (multicast: = ctaMask; remote: peer)"),
-)
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "contract.toml"), "rb") as _f:
+    _TABLES = tomllib.load(_f)
+
+# ---- the run-ABI argument words (contract.toml [words]): (name, count, meaning); word k is at byte offset 8*k ----
+WORD_GROUPS = tuple((name, w["count"], w["meaning"]) for name, w in _TABLES["words"].items())
 STATUS_WORDS = 16  # u32 per CTA rank
 
 
@@ -61,11 +43,10 @@ def words_comment():
             f"\t// {', '.join(items[14:])}")
 
 
-# ---- run fields: name -> (type, who reads it, meaning), the table run_fields.toml ----
+# ---- run fields (contract.toml [fields]): name -> (type, who reads it, meaning) ----
 # type: bool | int | str | size (an int, or "args": the size comes from args.size) | str_list | type_cells
 # reader: "run" (the run tier reads it: harness/run/src names it as field::<name>) or "info: <why no tier needs it>"
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "run_fields.toml"), "rb") as _f:
-    FIELDS = {name: (f["type"], f["reader"], f["meaning"]) for name, f in tomllib.load(_f).items()}
+FIELDS = {name: (f["type"], f["reader"], f["meaning"]) for name, f in _TABLES["fields"].items()}
 
 # ---- run ABIs: name -> (flow, cluster, tmap, required fields, optional fields) ----
 _BULK = ("direction", "completion", "cache_hint", "remote", "size")
