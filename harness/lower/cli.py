@@ -12,6 +12,7 @@ import boundary
 import results
 import toolchains
 from results import manifest
+from results.errors import ResultsError
 from compile.progress import Progress
 from lower import coverage, disasm, keys, pool, records
 from lower import plan as planmod
@@ -233,7 +234,7 @@ def _explain(a):
     try:
         m = manifest.load(a.manifest or manifest.default_dir())
         forms = m.forms
-    except manifest.ManifestError:
+    except ResultsError:   # no manifest to name the forms: the keys alone
         pass
     for e in ents:
         if not e.test_lines:
