@@ -1,37 +1,23 @@
 """The generator -> harness contract, declared once (docs/ARCHITECTURE.md sections 2 and 4).
 
-What every form's `run` object may hold (per run ABI, with types), the run-ABI argument words, and the tables
-both sides need (load modes, the redOp x type cells). The generator checks each form it writes against it
-(`check_form`); `./ptxcts gen` renders it into generated/contract/run_contract.hpp, which the run tier compiles
-and checks every form of forms.jsonl against when it loads them (an error naming the form and the field).
+What every form's `run` object may hold (per run ABI, with types) and the run-ABI argument words (these two
+are the tables of contract.toml), and the tables both sides need (load modes, the redOp x type cells). The
+generator checks each form it writes against it (`check_form`); `./ptxcts gen` renders it into
+generated/contract/run_contract.hpp, which the run tier compiles and checks every form of forms.jsonl against when
+it loads them (an error naming the form and the field).
 The frame template takes its word offsets from here (`WORDS`).
 """
+import os
+import tomllib
+
 from .rules.tensor import MODES
 from .rules.reduce import CELLS, REDOPS, TENSOR_CELLS, TYPES
 
-# ---- the run-ABI argument words: (name, count, meaning); word k is at byte offset 8*k of args ----
-WORD_GROUPS = (
-    ("src", 1, "global source address (global-source forms)"),
-    ("dst", 1, "global destination address (global-destination forms)"),
-    ("smem_init", 1, "global address of the initial window images, `window` bytes per CTA rank, in rank order"),
-    ("smem_out", 1, "global address where each CTA dumps its window at the end, same layout"),
-    ("status", 1, "global address of 16 u32 per CTA rank"),
-    ("size", 1, "bulk size in bytes; cp.async: `src-size` operand; prefetch: size; self-check kernels: bytes per "
-              "chunk"),
-    ("window", 1, "window bytes per CTA"),
-    ("src_off", 1, "byte offset in the window of a shared source"),
-    ("dst_off", 1, "byte offset in the window of a shared destination"),
-    ("cta_mask", 1, "u16 `ctaMask`"),
-    ("byte_mask", 1, "u16 `byteMask`"),
-    ("ignore_src", 1, "predicate value for `ignore-src` (0/1)"),
-    ("tx_bytes", 1, "bytes each waiting CTA's mbarrier expects (`mbarrier.arrive.expect_tx`)"),
-    ("wait_limit", 1, "try_wait iterations before the kernel gives up and reports a timeout"),
-    ("coord", 5, "s32 tensorCoords (gather4/scatter4: col, row0..row3)"),
-    ("im2col", 3, "u16 im2colInfo: offsets W,H,D or wHalo, wOffset"),
-    ("peer", 1, "destination CTA rank for shared::cluster forms (mapa target)"),
-    ("issuer", 1, "CTA rank that issues (default 0)"),
-    ("waiters", 1, "bit mask of CTA ranks that wait on their own mbarrier (multicast: = ctaMask; remote: peer)"),
-)
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "contract.toml"), "rb") as _f:
+    _TABLES = tomllib.load(_f)
+
+# ---- the run-ABI argument words (contract.toml [words]): (name, count, meaning); word k is at byte offset 8*k ----
+WORD_GROUPS = tuple((name, w["count"], w["meaning"]) for name, w in _TABLES["words"].items())
 STATUS_WORDS = 16  # u32 per CTA rank
 
 
@@ -57,54 +43,10 @@ def words_comment():
             f"\t// {', '.join(items[14:])}")
 
 
-# ---- run fields: name -> (type, who reads it, meaning) ----
+# ---- run fields (contract.toml [fields]): name -> (type, who reads it, meaning) ----
 # type: bool | int | str | size (an int, or "args": the size comes from args.size) | str_list | type_cells
 # reader: "run" (the run tier reads it: harness/run/src names it as field::<name>) or "info: <why no tier needs it>"
-FIELDS = {
-    "direction": ("str", "run", "<src>-><dst> state spaces of the copy"),
-    "completion": ("str", "run", "completion mechanism: bulk_group, mbarrier::complete_tx::bytes, mbarrier, "
-                                 "cp_async.group"),
-    "multicast": ("bool", "run", ".multicast::cluster: the copy goes to every CTA of ctaMask"),
-    "remote": ("bool", "run", "the destination is the peer CTA's window (mapa of args.peer)"),
-    "peer_must_differ": ("bool", "run", "the chapter: the destination has to be in the shared memory of a "
-                                        "different CTA; the run tier never plans the issuing CTA as the peer"),
-    "cp_mask": ("bool", "run", ".cp_mask: byte i of each 16-byte chunk is copied iff bit i of args.byte_mask"),
-    "size": ("size", "run", "immediate size of the form, or \"args\" (args.size)"),
-    "cache_hint": ("bool", "run", ".L2::cache_hint (the kernel makes its own policy operand; the planner keeps "
-                                  "deliberate traps to forms without it)"),
-    "redop": ("str", "run", ".redOp"),
-    "type": ("str", "run", "element type of a cp.reduce.async.bulk form"),
-    "noftz": ("bool", "run", ".noftz"),
-    "cell_allowed": ("bool", "info: a form outside the redOp x type table is invalid (invalid_by), never "
-                             "launched", "whether (redop, type) is a cell of the destination's table"),
-    "dims": ("int", "run", "tensor rank (.1d .. .5d)"),
-    "load_mode": ("str", "run", "tensor load mode, one of LOAD_MODES (absent qualifier: tile)"),
-    "cta_group": ("str", "run", ".cta_group::1 / ::2, or none"),
-    "coords": ("int", "info: the kernel passes args.coord0..coords-1 itself", "number of tensorCoords operands"),
-    "im2col_info": ("int", "info: the kernel passes args.im2col0..n-1 itself", "number of im2colInfo operands"),
-    "coords_nonnegative": ("bool", "run", "the chapter: tensorCoords must be non-negative (.global destination)"),
-    "types": ("str_list", "run", "cp.reduce.async.bulk.tensor: the element types the redOp allows"),
-    "type_cells": ("type_cells", "run", "cp.reduce.async.bulk.tensor: every element type, allowed or "
-                                        "not_in_table (the map's type is invisible to ptxas)"),
-    "cop": ("str", "run", "cp.async cache operator: ca or cg"),
-    "cp_size": ("int", "run", "cp.async cp-size"),
-    "src_op": ("str", "run", "cp.async optional operands: none, src_size, ignore_src, src_size+ignore_src"),
-    "prefetch_size": ("str", "info: a hint with no visible effect", "cp.async .L2::<n>B prefetch size, or none"),
-    "space": ("str", "info: every spelling names the issuing CTA's window", "cp.async destination spelling"),
-    "chunks": ("int", "run", "self-check kernels: chunks copied (one group each, where the flow commits)"),
-    "chunk_bytes": ("int", "run", "self-check kernels: bytes per chunk (the run tier may take less where the device's "
-                                  "shared memory is smaller, and passes it in args.size)"),
-    "checked_after_wait": ("int", "run", "self-check kernels: chunks whose completion the kernel checks"),
-    "expect_bits": ("int", "run", "self-check kernels: status word 2 must equal it"),
-    "flow": ("str", "info: the kernel renders its flow; the run tier needs only the outcome fields "
-                    "(expect_bits, checked_after_wait, read_only_wait)",
-             "self-check kernels: the completion flow the kernel exercises"),
-    "read_only_wait": ("bool", "run", "cp.async.bulk.wait_group.read: the kernel overwrites the sources of the "
-                                      "checked chunks right after the wait (bitwise not)"),
-    "mbarrier_count": ("int", "info: the kernel's own mbarrier.init count", "cp.async.mbarrier.arrive{.noinc}"),
-    "expect_window_src_chunk0": ("str", "run", "fence.proxy.async: what the window's source chunk 0 holds after"),
-    "expect_dst_chunk0": ("str", "run", "fence.proxy.async: what the destination's chunk 0 holds after"),
-}
+FIELDS = {name: (f["type"], f["reader"], f["meaning"]) for name, f in _TABLES["fields"].items()}
 
 # ---- run ABIs: name -> (flow, cluster, tmap, required fields, optional fields) ----
 _BULK = ("direction", "completion", "cache_hint", "remote", "size")

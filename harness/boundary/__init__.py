@@ -108,6 +108,30 @@ class ArgumentParser(argparse.ArgumentParser):
         return ns, rest
 
 
+class VerbError(Exception):
+    """An error a verb expects (bad input, not a bug): it ends the verb with its message and `code`, EXIT_USAGE or
+    EXIT_INPUT. Each layer's error derives from it with its own default code."""
+    code = EXIT_INPUT
+
+    def __init__(self, message, code=None):
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+
+def reported(prog, call, errors):
+    """call(), with the errors a verb expects each ended as one line and an exit code. `errors`: rows of
+    (exception type, prefix, exit code), the first row whose type the exception is decides: the line is
+    "<prog>: <prefix><message>" on standard error, the code the row's (None: the error's own `code`). Any other
+    exception goes on to run()'s boundary."""
+    try:
+        return call()
+    except tuple(kind for kind, _, _ in errors) as e:
+        prefix, code = next((prefix, code) for kind, prefix, code in errors if isinstance(e, kind))
+        sys.stderr.write(f"{prog}: {prefix}{e}\n")
+        return e.code if code is None else code
+
+
 def describe_os_error(e):
     """'PATH: what happened' for an OSError (both paths of a rename or copy)."""
     what = e.strerror or str(e)

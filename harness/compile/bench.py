@@ -13,7 +13,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(HERE), os.path.join(os.path.dirname(os.path.dirname(HERE)), "generator")]
 
 import toolchains  # noqa: E402
-from compile import manifest, pool  # noqa: E402
+from compile import pool  # noqa: E402
+from results import manifest  # noqa: E402
 
 
 def main(argv):
@@ -29,7 +30,7 @@ def main(argv):
                    help="block: N consecutive cases in (target, PTX, validity) order from the middle of the "
                         "selection, i.e. the modules the tier really builds; spread: N cases evenly spread")
     a = p.parse_args(argv)
-    mroot = a.manifest or manifest.default_root()
+    mroot = a.manifest or manifest.default_dir()
     m = manifest.load(mroot)
     chosen = [c for c in m.cases if not a.family or c.family in a.family]
     if a.sample == "spread":
@@ -39,7 +40,7 @@ def main(argv):
         start = max(0, (len(ordered) - a.n) // 2)
         sample = ordered[start:start + a.n]
     tc = toolchains.resolve(a.toolchain)
-    use_gen = os.path.realpath(mroot) == os.path.realpath(manifest.default_root())
+    use_gen = os.path.realpath(mroot) == os.path.realpath(manifest.default_dir())
     print(f"bench: {len(sample)} cases ({sum(c.valid for c in sample)} valid, {sum(not c.valid for c in sample)} "
           f"invalid) of {len(chosen)}; toolchain {tc.name} ({a.verdict}, ptxas {tc.ptxas_version}); {a.jobs} parallel processes; "
           f"{os.cpu_count()} cpus; sample: {a.sample}, "

@@ -10,11 +10,11 @@ import types
 
 import boundary
 import results
-import results.errors
 import toolchains
 from compile import backends
 from compile import classify as cls
-from compile import expectations, manifest, modules, output, pool, progress
+from compile import expectations, modules, output, pool, progress
+from results import manifest
 from compile import records as record_of
 
 
@@ -101,59 +101,30 @@ def _not_a_folder(path):
     return "exists and is not a folder" if up == os.path.abspath(path) else f"{up} is a file, not a folder"
 
 
-class Usage(Exception):
+class Usage(boundary.VerbError):
     """A usage error found after parsing (exit 2)."""
+    code = boundary.EXIT_USAGE
 
 
 def main(argv):
     a = parse_args(argv)
-    try:
-        return _main(a)
-    except Usage as e:
-        sys.stderr.write(f"compile: {e}\n")
-        return 2
-    except expectations.ExpectationsError as e:
-        sys.stderr.write(f"compile: {e}\n")
-        return e.code
-    except toolchains.ToolchainError as e:
-        sys.stderr.write(f"compile: {'--toolchain: ' if a.toolchain else ''}{e}\n")
-        return e.code
-    except manifest.ManifestError as e:   # its messages name the verb already
-        sys.stderr.write(f"{'' if str(e).startswith('compile: ') else 'compile: '}{e}\n")
-        return 3
-    except results.errors.ResultsError as e:
-        sys.stderr.write(f"compile: {e}\n")
-        return e.exit_code
+    return boundary.reported("compile", lambda: _main(a), (
+        (toolchains.ToolchainError, "--toolchain: " if a.toolchain else "", None),
+        (boundary.VerbError, "", None)))   # Usage, ExpectationsError, the manifest's and the results' errors
 
 
 def _main(a):
     root = _root()
-    mroot = a.manifest or manifest.default_root()
-    if not os.path.isdir(mroot):
-        raise Usage(f"--manifest {mroot}: no such folder")
-    tc = toolchains.resolve(a.toolchain)
-    for n in tc.notes:
-        sys.stderr.write(f"compile: toolchain note: {n}\n")
+    mroot = manifest.given_root(a.manifest)
+    tc = toolchains.resolve_for("compile", a.toolchain)
     exp_path = a.expectations or os.path.join(root, "results", "expectations", "ptxas.toml")
     all_findings = expectations.load(exp_path)
     m = manifest.load(mroot)
     if not m.cases:   # never pass by judging nothing
         raise manifest.ManifestError(f"{mroot}: no case (cases/<family>.tsv has no rows); run ./ptxcts gen")
     all_ids = [(c.id, c.valid) for c in m.cases]
-    if a.family:
-        unknown = [f for f in a.family if f not in m.families]
-        if unknown:
-            raise Usage(f"--family {', '.join(unknown)}: unknown (the manifest has: {', '.join(m.families)})")
-    known_t = {c.target for c in m.cases}
-    for t in a.target:
-        if t not in known_t:
-            raise Usage(f"--target {t}: no case of the manifest is at this target (it has {', '.join(sorted(known_t))})")
-    known_v = {c.ptx for c in m.cases}
-    for v in a.ptx:
-        if v not in known_v:
-            raise Usage(f"--ptx {v}: no case of the manifest is at this PTX version (it has {', '.join(sorted(known_v))})")
-    chosen = [c for c in m.cases if (not a.family or c.family in a.family) and (not a.valid_only or c.valid)]
-    chosen = manifest.select(chosen, a.target, a.ptx, a.case, a.limit)
+    m.check_filters(a.family, a.target, a.ptx)
+    chosen = manifest.select(m.cases, a.target, a.ptx, a.case, a.limit, families=a.family, valid_only=a.valid_only)
     if not chosen:
         raise Usage("the filters select no case (0 cases)" + (f" (--case {' '.join(a.case)})" if a.case else ""))
 
@@ -235,7 +206,7 @@ def _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, cho
                      device_check, driver_note, device):
     # the generator's own module_text is the one way to assemble modules of generated/ (ARCHITECTURE.md section 2);
     # assembling from the kernel files alone is for manifests that are not the generator's (test fixtures)
-    use_gen = not a.no_generator and os.path.realpath(mroot) == os.path.realpath(manifest.default_root())
+    use_gen = not a.no_generator and os.path.realpath(mroot) == os.path.realpath(manifest.default_dir())
     try:
         asm = modules.Assembler(m, use_generator=use_gen)
     except modules.AssemblyError as e:

@@ -27,18 +27,16 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import List
 
+from boundary import VerbError
+
 REQUIRED = ("id", "cases", "verdict", "sentence", "ptxas", "note", "reviewed", "toolchains")
 OPTIONAL = ("rules", "load_paths")
 LOAD_PATHS = ("ptxas", "nvjitlink", "driver")
 VERDICTS = ("accepts", "rejects")
 
 
-class ExpectationsError(Exception):
-    """A findings file that does not exist (code 2, usage) or breaks its format (code 3, malformed)."""
-
-    def __init__(self, message, code=3):
-        super().__init__(message)
-        self.code = code
+class ExpectationsError(VerbError):
+    """A findings file that does not exist (code 2, usage) or breaks its format (code 3, malformed: the default)."""
 
 
 @dataclass

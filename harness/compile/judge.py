@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from compile import diagnostics, modules, ptxas
-from compile.manifest import Case
+from results.manifest import Case
 
 class Interrupted(BaseException):
     """The compiler was stopped by the user's Ctrl-C (SIGINT reaches the whole process group): nothing about the

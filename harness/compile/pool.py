@@ -9,7 +9,8 @@ from collections import defaultdict
 
 from compile import backends
 from compile import classify as cls
-from compile import judge, manifest, modules
+from compile import judge, modules
+from results import manifest
 
 # Cases per module. Measured here (ptxas 13.0, valid modules at sm_100a/PTX 9.0, best of 3): one entry alone costs
 # ~22-25 ms (process start), 16 entries ~7-9 ms each, 32-128 entries a flat ~5-8 ms each, 192-256 entries 13-16 ms
@@ -44,10 +45,23 @@ def _work(arch, target, ptx, cases):
     return res, _JUDGE.calls - before
 
 
+def _workers(pool):
+    """The pool's worker processes (concurrent.futures keeps them in a private mapping; none once it is shut)."""
+    return list((getattr(pool, "_processes", None) or {}).values())
+
+
+def stop(pool):
+    """Stop a pool now: every worker terminated (the workers ignore SIGINT; their compilers got it and die), every
+    job not started cancelled, nothing more collected. The compile and lower tiers' pools on an interrupt."""
+    for p in _workers(pool):
+        p.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
 def _stopped_by_signal(pool):
     """Whether a worker of the pool ended by a signal that stops runs (the user's or a CI runner's), not by a crash."""
     stops = {-signal.SIGTERM, -signal.SIGINT, -signal.SIGKILL, -signal.SIGHUP}
-    if any(p.exitcode in stops for p in list((getattr(pool, "_processes", None) or {}).values())):
+    if any(p.exitcode in stops for p in _workers(pool)):
         return True
     # the signal that killed the worker may be on its way to this process too: its handler raises here
     time.sleep(0.2)
@@ -123,10 +137,7 @@ def judge_all(chosen, m, mroot, tc, load_path, use_gen, jobs_n, module_size, adv
                 calls += n
                 advance(len(res))
         except KeyboardInterrupt:
-            # stop now: the workers ignore SIGINT; their compilers got it and die, and nothing more is collected
-            for p in list((getattr(pool, "_processes", None) or {}).values()):
-                p.terminate()
-            pool.shutdown(wait=False, cancel_futures=True)
+            stop(pool)
             raise
         pool.shutdown(wait=True)
     return outcomes, unsupported, arch_note, calls, len(jobs)

@@ -5,8 +5,10 @@ import os
 import sys
 from collections import Counter, defaultdict
 
+import boundary
+
 from . import ENV, FrontendError, catalog, description_path, installed_dir, known_names, resolve
-from .errors import MALFORMED, USAGE
+from .errors import MALFORMED
 
 
 def _root():
@@ -136,10 +138,10 @@ def coverage_of(name, forms, manifest_cases=None):
 
 
 def cmd_coverage(a):
-    from compile import manifest
+    from results import manifest
     from ptxcts_gen import model
     forms = model.all_forms()
-    m = manifest.load(manifest.default_root())
+    m = manifest.load(manifest.default_dir())
     names = a.frontend or known_names()
     for n in names:
         if n not in catalog.load():
@@ -192,19 +194,13 @@ def main(argv=None):
     a = argparse.Namespace(cmd="compare", args=argv[1:]) if argv[:1] == ["compare"] else _parser().parse_args(argv)
     from ptxcts_gen.frontends import MappingError
     import toolchains
-    from compile import expectations, manifest
-    import results.errors
-    # each error the verbs may raise: what the message starts with, and the exit code (None: the error's own)
-    errors = ((FrontendError, "", None), (MappingError, "malformed mapping entry: ", MALFORMED),
-              (toolchains.ToolchainError, "--toolchain: ", None), (expectations.ExpectationsError, "", None),
-              (manifest.ManifestError, "", MALFORMED), (results.errors.UsageError, "", USAGE))
+    verb = {"list": cmd_list, "install": cmd_install, "probe": cmd_probe, "coverage": cmd_coverage,
+            "check-modules": cmd_check_modules, "run": cmd_run, "compare": cmd_compare}
     try:
-        return {"list": cmd_list, "install": cmd_install, "probe": cmd_probe, "coverage": cmd_coverage,
-                "check-modules": cmd_check_modules, "run": cmd_run, "compare": cmd_compare}[a.cmd](a)
-    except tuple(kind for kind, _, _ in errors) as e:
-        prefix, code = next((prefix, code) for kind, prefix, code in errors if isinstance(e, kind))
-        print(f"ptxcts frontend: {prefix}{e}", file=sys.stderr)
-        return e.code if code is None else code
+        # FrontendError, ExpectationsError, the manifest's and results' errors: their own code
+        return boundary.reported("ptxcts frontend", lambda: verb[a.cmd](a), (
+            (MappingError, "malformed mapping entry: ", MALFORMED), (toolchains.ToolchainError, "--toolchain: ", None),
+            (boundary.VerbError, "", None)))
     except KeyboardInterrupt:
         print("ptxcts frontend: interrupted", file=sys.stderr)
         return 130

@@ -10,7 +10,8 @@ from collections import Counter, defaultdict
 
 import results
 import toolchains
-from compile import expectations, manifest
+from compile import expectations
+from results import manifest
 from compile.progress import Progress
 from ptxcts_gen import model, parse, targets
 from ptxcts_gen.frontends import Spelling
@@ -29,23 +30,14 @@ class Usage(FrontendError):
 
 def _select(a, m):
     fams = [f for x in a.family for f in x.split(",") if f]
-    unknown = [f for f in fams if f not in m.families]
-    if unknown:
-        raise Usage(f"--family {', '.join(unknown)}: unknown (the manifest has: {', '.join(m.families)})")
     targets = [t for x in a.target for t in x.split(",") if t]
     ptx = [v for x in a.ptx for v in x.split(",") if v]
-    for t in targets:
-        if t not in {c.target for c in m.cases}:
-            raise Usage(f"--target {t}: no case of the manifest is at this target")
-    for v in ptx:
-        if v not in {c.ptx for c in m.cases}:
-            raise Usage(f"--ptx {v}: no case of the manifest is at this PTX ISA version")
+    m.check_filters(fams, targets, ptx)
     if a.limit is not None and a.limit < 1:
         raise Usage(f"--limit {a.limit}: must be >= 1")
     if a.jobs < 1:
         raise Usage(f"--jobs {a.jobs}: must be >= 1")
-    chosen = [c for c in m.cases if not fams or c.family in fams]
-    return manifest.select(chosen, targets, ptx, a.case, a.limit)
+    return manifest.select(m.cases, targets, ptx, a.case, a.limit, families=fams)
 
 
 def record(c, fe, klass, message, details=None, seconds=0.0):
@@ -75,7 +67,7 @@ def run(a, root):
 
 
 def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
-    m = manifest.load(manifest.default_root())
+    m = manifest.load(manifest.default_dir())
     chosen = _select(a, m)
     if not chosen:
         raise Usage("the filters select no case" + (f" (--case {' '.join(a.case)})" if a.case else ""))

@@ -459,12 +459,4 @@ int litmus_main(int argc, char** argv) {
 
 // The error boundary: an exception no handler above expected is a bug of ptx-cts, reported as one line (never a
 // std::terminate); docs/CLI.md, "Internal errors".
-int main(int argc, char** argv) {
-  try {
-    return litmus_main(argc, argv);
-  } catch (const std::exception& e) {
-    return ptxcts::internal_error("ptxcts-litmus", e.what());
-  } catch (...) {
-    return ptxcts::internal_error("ptxcts-litmus", "an exception of unknown type");
-  }
-}
+int main(int argc, char** argv) { return ptxcts::guarded_main("ptxcts-litmus", litmus_main, argc, argv); }

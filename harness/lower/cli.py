@@ -8,12 +8,13 @@ import socket
 import sys
 import time
 
+import boundary
 import results
-import results.errors
 import toolchains
-from compile import manifest as cmanifest
+from results import manifest
+from results.errors import ResultsError
 from compile.progress import Progress
-from lower import coverage, disasm, keys, pool, records, sass
+from lower import coverage, disasm, keys, pool, records
 from lower import plan as planmod
 from lower import selftest as selftestmod
 
@@ -72,34 +73,28 @@ def parse_args(argv):
     return a
 
 
-class Usage(Exception):
-    pass
+class Usage(boundary.VerbError):
+    code = boundary.EXIT_USAGE
 
 
-class Malformed(Exception):
-    pass
+class Malformed(boundary.VerbError):
+    code = boundary.EXIT_INPUT
+
+
+def _verb(a):
+    if a.gate:
+        return keys.gate(a.gate, a.baseline, a.update_baseline, _root())
+    if a.explain:
+        return _explain(a)
+    return _run(a)
 
 
 def main(argv):
     a = parse_args(argv)
     try:
-        if a.gate:
-            return keys.gate(a.gate, a.baseline, a.update_baseline, _root())
-        if a.explain:
-            return _explain(a)
-        return _run(a)
-    except (Usage, results.errors.UsageError) as e:
-        sys.stderr.write(f"lower: {e}\n")
-        return 2
-    except (Malformed, sass.SassError, cmanifest.ManifestError, keys.BaselineError, results.errors.InputError) as e:
-        sys.stderr.write(f"lower: {e}\n")
-        return 3
-    except disasm.DisasmError as e:
-        sys.stderr.write(f"lower: {e}\n")
-        return e.code
-    except toolchains.ToolchainError as e:
-        sys.stderr.write(f"lower: {'--toolchain: ' if a.toolchain else ''}{e}\n")
-        return e.code
+        return boundary.reported("lower", lambda: _verb(a), (
+            (toolchains.ToolchainError, "--toolchain: " if a.toolchain else "", None),
+            (boundary.VerbError, "", None)))   # Usage, Malformed, nvdisasm's, the manifest's, results', baselines'
     except KeyboardInterrupt:
         sys.stderr.write("\nlower: interrupted; nothing written\n")
         return 130
@@ -114,26 +109,16 @@ def _disassembler(a, tc):
 
 def _run(a):
     root = _root()
-    mroot = a.manifest or cmanifest.default_root()
-    if not os.path.isdir(mroot):
-        raise Usage(f"--manifest {mroot}: no such folder")
-    tc = toolchains.resolve(a.toolchain)
-    for n in tc.notes:
-        sys.stderr.write(f"lower: toolchain note: {n}\n")
+    mroot = manifest.given_root(a.manifest)
+    tc = toolchains.resolve_for("lower", a.toolchain)
     dis = _disassembler(a, tc)
-    m = cmanifest.load(mroot)
-    unknown = [f for f in a.family if f not in m.families]
-    if unknown:
-        raise Usage(f"--family {', '.join(unknown)}: unknown (the manifest has: {', '.join(m.families)})")
-    known_t = {c.target for c in m.cases}
-    for t in a.target:
-        if t not in known_t:
-            raise Usage(f"--target {t}: no case of the manifest is at this target")
+    m = manifest.load(mroot)
+    m.check_filters(a.family, a.target)
     items = planmod.plan(m, tc, a.family, a.target, a.form)
     if not items:
         raise Usage("the filters select no valid form")
     jobs = planmod.modules(items, a.module_size)
-    use_gen = os.path.realpath(mroot) == os.path.realpath(cmanifest.default_root())
+    use_gen = os.path.realpath(mroot) == os.path.realpath(manifest.default_dir())
     n_ok = sum(1 for it in items if it.arch)
     sys.stderr.write(f"lower: {len(items)} (form, target) pairs from {mroot} ({n_ok} assembled, "
                      f"{len(items) - n_ok} not supported by toolchain {tc.name}) in {len(jobs)} modules; ptxas "
@@ -247,9 +232,9 @@ def _explain(a):
                         f"line): assemble it with ptxas -lineinfo")
     forms = {}
     try:
-        m = cmanifest.load(a.manifest or cmanifest.default_root())
+        m = manifest.load(a.manifest or manifest.default_dir())
         forms = m.forms
-    except cmanifest.ManifestError:
+    except ResultsError:   # no manifest to name the forms: the keys alone
         pass
     for e in ents:
         if not e.test_lines:

@@ -14,6 +14,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
+from boundary import EXIT_USAGE, VerbError
 import toolchains
 from toolchains import install as tc_install
 
@@ -23,10 +24,9 @@ WHEEL = "nvidia-cuda-nvdisasm"
 ENV = "PTXCTS_NVDISASM"
 
 
-class DisasmError(Exception):
-    def __init__(self, message, code=2):
-        super().__init__(message)
-        self.code = code
+class DisasmError(VerbError):
+    """No nvdisasm to use, or one that is not an nvdisasm (exit 2)."""
+    code = EXIT_USAGE
 
 
 @dataclass

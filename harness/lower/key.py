@@ -26,12 +26,22 @@ ADDR_OPCODES = frozenset({"IADD3", "UIADD3", "IMAD", "UIMAD", "LEA", "ULEA", "MO
                           "USHF", "LOP3", "ULOP3", "S2R", "S2UR", "VIADD", "IADD", "UIADD", "SEL", "USEL", "LDC",
                           "LDCU", "IABS", "MOV64"})
 
-_ADDR = re.compile(r"\[[^\]]*\]")
-_REG = re.compile(r"\b(U?)R\d+\b")
-_PRED = re.compile(r"\b(U?)P\d\b")
-_LABEL = re.compile(r"`\([^)]*\)")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
-_CONST = re.compile(r"c\[0x[0-9a-f]+\]\[0x[0-9a-f]+\]")
+_PRED = re.compile(r"\b(U?)P\d\b")
+
+
+def _pred(m):
+    return m.group(1) + "P"
+
+
+# The operand abstractions, applied in this order: (what is matched, what replaces it).
+_ABSTRACTIONS = (
+    (re.compile(r"`\([^)]*\)"), "LABEL"),                                 # a label
+    (re.compile(r"c\[0x[0-9a-f]+\]\[0x[0-9a-f]+\]"), "c[]"),              # a constant bank entry
+    (re.compile(r"\[[^\]]*\]"), lambda m: _HEX.sub("imm", m.group(0))),   # offsets inside an address
+    (re.compile(r"\b(U?)R\d+\b"), lambda m: m.group(1) + "R"),            # a register
+    (_PRED, _pred),                                                       # a predicate
+)
 
 
 def kind(i: Instr) -> str:
@@ -47,11 +57,9 @@ def kind(i: Instr) -> str:
 
 def abstract_operands(text: str) -> str:
     """Registers to R / UR, predicates to P / UP, labels to LABEL, constants to c[], offsets inside [] to imm."""
-    text = _LABEL.sub("LABEL", text)
-    text = _CONST.sub("c[]", text)
-    text = _ADDR.sub(lambda m: _HEX.sub("imm", m.group(0)), text)
-    text = _REG.sub(lambda m: m.group(1) + "R", text)
-    return _PRED.sub(lambda m: m.group(1) + "P", text)
+    for pattern, replacement in _ABSTRACTIONS:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def core_text(i: Instr) -> str:
@@ -72,7 +80,7 @@ def reduce(instrs: Sequence[Instr]) -> Tuple[str, str]:
         if k != "core":
             frame.setdefault(k, set()).add(i.mnemonic)
         elif i.guard:
-            frame.setdefault("loop", set()).add("guard " + _PRED.sub(lambda m: m.group(1) + "P", i.guard))
+            frame.setdefault("loop", set()).add("guard " + _PRED.sub(_pred, i.guard))
     key = " ; ".join(core)
     frame_text = " ".join(f"{k}({','.join(sorted(frame[k]))})" for k in ("loop", "addr", "other") if k in frame)
     return key, frame_text

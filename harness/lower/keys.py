@@ -21,12 +21,13 @@ import sys
 from collections import defaultdict
 
 import results
+from boundary import VerbError
 from results import schema
 
 SCHEMA, VERSION = "ptxcts-lowering-baseline", 1
 
 
-class BaselineError(Exception):
+class BaselineError(VerbError):
     """A malformed baseline or run document (exit 3)."""
 
 

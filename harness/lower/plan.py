@@ -10,7 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import List, Optional
 
-from compile.manifest import Case
+from results.manifest import Case, select
 
 # Forms per module: ptxas and nvdisasm cost grows faster than linearly past ~128 entries (the compile tier measured
 # 32-128 entries flat per entry); 64 measured 44 s against 59 s for 32 on 495 sm_100a forms here.
@@ -30,17 +30,8 @@ def _ptx_key(v):
 
 def plan(manifest, tc, families=(), targets=(), form_globs=()):
     """[Item] in manifest order of family, form, target."""
-    import fnmatch
     by = defaultdict(list)
-    for c in manifest.cases:
-        if not c.valid:
-            continue
-        if families and c.family not in families:
-            continue
-        if targets and c.target not in targets:
-            continue
-        if form_globs and not any(fnmatch.fnmatchcase(c.form, g) for g in form_globs):
-            continue
+    for c in select(manifest.cases, targets=targets, families=families, form_globs=form_globs, valid_only=True):
         by[(c.form, c.target)].append(c)
     items = []
     for (form, target), cs in by.items():

@@ -6,6 +6,7 @@ import multiprocessing
 import signal
 
 from compile import modules
+from compile import pool as compile_pool
 from lower import disasm, sass
 
 # What the workers share, set before the pool forks them (the manifest and the generator's model are loaded once,
@@ -62,9 +63,7 @@ def run(jobs, manifest, use_gen, ptxas, nvdisasm, workers, advance):
                 results[(form, target)] = r
             advance(len(cases))
     except BaseException:
-        for p in list((getattr(pool, "_processes", None) or {}).values()):
-            p.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
+        compile_pool.stop(pool)
         raise
     pool.shutdown(wait=True)
     return results

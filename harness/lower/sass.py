@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from boundary import VerbError
+
 PTX_LINE = re.compile(r'^\s*//## File "\.nv_debug_ptx_txt", line (\d+)(?:, inlined at .*)?\s*$')
 OTHER_FILE_LINE = re.compile(r'^\s*//## File ".*", line \d+.*$')
 INSTR = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;\s*(?:/\*.*\*/\s*)?$")
@@ -20,7 +22,7 @@ BRACE = re.compile(r"^\s*[{}]\s*$")
 FUNC_SECTION = re.compile(r"^\s*\.section\s+\.text\.([A-Za-z_$][\w$]*),")
 
 
-class SassError(Exception):
+class SassError(VerbError):
     """Output nvdisasm wrote that this reader cannot take (exit 3), naming the line."""
 
 

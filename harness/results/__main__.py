@@ -152,10 +152,7 @@ def main(argv=None):
              "validate": _validate,
              "merge": _merge, "known": known.main}
     try:
-        return verbs[args.verb](args)
-    except ResultsError as e:
-        print(f"{args.verb}: error: {e}", file=sys.stderr)
-        return e.exit_code
+        return boundary.reported(args.verb, lambda: verbs[args.verb](args), ((ResultsError, "error: ", None),))
     except OSError as e:
         print(f"{args.verb}: error: {_name_the_output(args, e)}", file=sys.stderr)
         return EXIT_USAGE

@@ -7,16 +7,20 @@
    format (the message names the file, the line and the field), an unknown schema version, a merge conflict,
    a shard missing where the verb needs a complete run, a bundle over the size limit
 """
+from boundary import EXIT_INPUT, EXIT_USAGE, VerbError
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1
-EXIT_USAGE = 2
-EXIT_INPUT = 3
 
 
-class ResultsError(Exception):
+class ResultsError(VerbError):
     """Base: an error the CLI prints as one message and turns into an exit code."""
     exit_code = EXIT_INPUT
+
+    @property
+    def code(self):
+        """The exit code, as boundary.VerbError names it."""
+        return self.exit_code
 
 
 class UsageError(ResultsError):

@@ -14,6 +14,7 @@ import ctypes
 import json
 import os
 import shutil
+import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -293,6 +294,15 @@ def resolve(spec=None, env=None):
     lib = os.path.join(d, inst["nvjitlink"]) if inst.get("nvjitlink") else None
     doc, notes = _described(spec, px, lib, inst["source"])
     return Toolchain(spec, px, doc, lib, notes)
+
+
+def resolve_for(prog, spec=None):
+    """resolve(spec) for a verb: each note of the toolchain becomes one line "<prog>: toolchain note: ..." on
+    standard error."""
+    tc = resolve(spec)
+    for n in tc.notes:
+        sys.stderr.write(f"{prog}: toolchain note: {n}\n")
+    return tc
 
 
 def _from_path(path, default=False):

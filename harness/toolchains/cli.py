@@ -176,15 +176,11 @@ def main(argv=None):
             if isinstance(v, str) and not v.strip():
                 p.error(f"{'--' + name if name in ('wheels', 'out') else name.upper()} {v!r}: an empty value "
                         "(leave it out for the default)")
+    verb = {"list": cmd_list, "install": cmd_install, "describe": cmd_describe, "probe": cmd_probe,
+            "resolve": cmd_resolve}[a.cmd]
     try:
-        return {"list": cmd_list, "install": cmd_install, "describe": cmd_describe, "probe": cmd_probe,
-                "resolve": cmd_resolve}[a.cmd](a)
-    except ToolchainError as e:
-        print(f"ptxcts toolchains: {e}", file=sys.stderr)
-        return e.code
-    except probe.ProbeError as e:
-        print(f"ptxcts toolchains: {e}", file=sys.stderr)
-        return USAGE
+        return boundary.reported("ptxcts toolchains", lambda: verb(a),
+                                 ((ToolchainError, "", None), (probe.ProbeError, "", USAGE)))
     except KeyboardInterrupt:
         print(f"ptxcts toolchains: interrupted by {boundary.signal_name()}", file=sys.stderr)
         return boundary.interrupt_exit_code()

@@ -134,6 +134,20 @@ def _multicast(q, opcode, hardware):
     return Demand(opcode=opcode, call=True)
 
 
+def _multicast_rules(prefix, family, opcode, what):
+    """The two .multicast::cluster rules of a family: <prefix>.multicast (at a target of MULTICAST_TARGETS, and
+    without multicast everywhere) and <prefix>.multicast.elsewhere (the software path); `what` names the
+    instruction in the observation ("copy", "load")."""
+    return (Rule(f"{prefix}.multicast", (family,), ("multicast", "target"),
+                 "Operand `ctaMask` specifies the destination CTAs in the cluster",
+                 OBSERVED + ": .multicast::cluster: .MULTICAST",
+                 lambda q: _multicast(q, opcode, hardware=True)),
+            Rule(f"{prefix}.multicast.elsewhere", (family,), ("multicast", "target"), MULTICAST_TARGETS_QUOTE,
+                 f"observed: ptxas 12.9 at sm_120a: the {what} without .MULTICAST, a ctaMask test and a CALL (the "
+                 "path for destinations other than the issuing CTA)",
+                 lambda q: _multicast(q, opcode, hardware=False)))
+
+
 def _sm8x(q):
     """The target is sm_80..sm_89 (Ampere, Ada: cp.async without the SYNCS unit of sm_90 and newer)."""
     t = q.get("target") or ""
@@ -215,14 +229,7 @@ RULES = (
          lambda q: Demand(opcode="UBLKRED" if "redop" in q else "UBLKCP", has=(DIRECTIONS[q["dir"]],),
                           lacks=tuple(t for t in DIRECTION_TOKENS if t != DIRECTIONS[q["dir"]]))
          if q.get("dir") in DIRECTIONS else None),
-    Rule("bulk.multicast", ("cp.async.bulk",), ("multicast", "target"),
-         "Operand `ctaMask` specifies the destination CTAs in the cluster",
-         OBSERVED + ": .multicast::cluster: .MULTICAST",
-         lambda q: _multicast(q, "UBLKCP", hardware=True)),
-    Rule("bulk.multicast.elsewhere", ("cp.async.bulk",), ("multicast", "target"), MULTICAST_TARGETS_QUOTE,
-         "observed: ptxas 12.9 at sm_120a: the copy without .MULTICAST, a ctaMask test and a CALL (the path for "
-         "destinations other than the issuing CTA)",
-         lambda q: _multicast(q, "UBLKCP", hardware=False)),
+    *_multicast_rules("bulk", "cp.async.bulk", "UBLKCP", "copy"),
     Rule("bulk.cp_mask", ("cp.async.bulk",), ("cp_mask",), "",
          OBSERVED + " (sm_100a and newer): .cp_mask: .DST_G_BYTE_MASK",
          lambda q: _choose("DST_G_BYTE_MASK" if q.get("cp_mask") else None, ("DST_G_BYTE_MASK",), "UBLKCP")),
@@ -259,14 +266,7 @@ RULES = (
          ".im2col::w::128: .W128; .tile::gather4: .GATHER4; .tile::scatter4: .SCATTER4",
          lambda q: _choose(LOAD_MODES[q["load_mode"]], LOAD_MODE_TOKENS, "")
          if q.get("load_mode") in LOAD_MODES else None),
-    Rule("tensor.multicast", ("cp.async.bulk.tensor",), ("multicast", "target"),
-         "Operand `ctaMask` specifies the destination CTAs in the cluster",
-         OBSERVED + ": .multicast::cluster: .MULTICAST",
-         lambda q: _multicast(q, "", hardware=True)),
-    Rule("tensor.multicast.elsewhere", ("cp.async.bulk.tensor",), ("multicast", "target"), MULTICAST_TARGETS_QUOTE,
-         "observed: ptxas 12.9 at sm_120a: the load without .MULTICAST, a ctaMask test and a CALL (the path for "
-         "destinations other than the issuing CTA)",
-         lambda q: _multicast(q, "", hardware=False)),
+    *_multicast_rules("tensor", "cp.async.bulk.tensor", "", "load"),
     Rule("tensor.cta_group", ("cp.async.bulk.tensor",), ("cta_group",),
          "`.cta_group::2` : The mbarrier signal is multicasted either to all the odd numbered CTAs or the",
          OBSERVED + ": .cta_group::2: .2CTA; .cta_group::1 (or none): none",

@@ -1,10 +1,11 @@
-"""Reading the manifest: malformed input is an error naming the file and line; the filters."""
+"""Reading the manifest (results.manifest, as the compile tier does): malformed input is an error naming the file and line; the filters."""
 import os
 import shutil
 import tempfile
 import unittest
 
-from compile import manifest
+from results import manifest
+from results.errors import InputError
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "manifest")
 
@@ -35,20 +36,20 @@ class ManifestTest(unittest.TestCase):
 
     def test_bad_expect_names_file_and_line(self):
         path = self.edit("cases/cp.async.tsv", "\taccept\t\n", "\tmaybe\t\n")
-        with self.assertRaisesRegex(manifest.ManifestError, rf"{path}:2: case .*expect is 'maybe'"):
+        with self.assertRaisesRegex(InputError, rf"{path}:2: case .*expect is 'maybe'"):
             manifest.load(self.root)
 
     def test_reject_without_rule_is_refused(self):
         path = self.edit("cases/cp.async.tsv", "\treject\tcg_cp_size_16\n", "\treject\t\n")
-        with self.assertRaisesRegex(manifest.ManifestError, rf"{path}:\d+: case .* names no rule"):
+        with self.assertRaisesRegex(InputError, rf"{path}:\d+: case .* names no rule"):
             manifest.load(self.root)
 
     def test_unknown_form_and_bad_json(self):
         path = self.edit("cases/cp.async.bulk.tsv", "\tcp.async.bulk/shared_cta", "\tcp.async.bulk/nope")
-        with self.assertRaisesRegex(manifest.ManifestError, rf"{path}:\d+: .*form cp.async.bulk/nope\S* is not in forms.jsonl"):
+        with self.assertRaisesRegex(InputError, rf"{path}:\d+: .*form cp.async.bulk/nope\S* is not in forms.jsonl"):
             manifest.load(self.root)
         path = self.edit("forms.jsonl", "{", "{{")
-        with self.assertRaisesRegex(manifest.ManifestError, rf"{path}:1: not JSON"):
+        with self.assertRaisesRegex(InputError, rf"{path}:1: not a JSON object"):
             manifest.load(self.root)
 
     def test_filters(self):

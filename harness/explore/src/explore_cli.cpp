@@ -256,12 +256,4 @@ int explore_main(int argc, char** argv) {
 
 // The error boundary: an exception no handler above expected is a bug of ptx-cts, reported as one line (never a
 // std::terminate); docs/CLI.md, "Internal errors".
-int main(int argc, char** argv) {
-  try {
-    return explore_main(argc, argv);
-  } catch (const std::exception& e) {
-    return ptxcts::internal_error("ptxcts-explore", e.what());
-  } catch (...) {
-    return ptxcts::internal_error("ptxcts-explore", "an exception of unknown type");
-  }
-}
+int main(int argc, char** argv) { return ptxcts::guarded_main("ptxcts-explore", explore_main, argc, argv); }

@@ -105,7 +105,7 @@ class LlvmMappingTest(unittest.TestCase):
 
 class JudgeTest(unittest.TestCase):
     def case(self, fid, valid, target="sm_90a", ptx="8.0", rules=()):
-        from compile.manifest import Case
+        from results.manifest import Case
         return Case(f"{fid}@{target}.ptx{ptx.replace('.', '')}", FORMS[fid].family, fid, target, ptx,
                     "accept" if valid else "reject", tuple(rules))
 

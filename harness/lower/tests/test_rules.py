@@ -55,37 +55,35 @@ class RulesCoverEveryValidForm(unittest.TestCase):
 
 
 class DerivedFromTheForm(unittest.TestCase):
+    def assertHas(self, d, expected):
+        """Each rule of `expected` demands exactly these modifiers of the form's instruction."""
+        self.assertEqual({rule: d[rule].has for rule in expected}, expected)
+
     def test_tensor_load_rank_mode_multicast_cta_group(self):
         d = demands("cp.async.bulk.tensor/3d.shared_cluster.global.im2col/multicast_cluster/cta_group_2")
-        self.assertEqual(d["tensor.rank"].has, ("3D",))
+        self.assertHas(d, {"tensor.rank": ("3D",), "tensor.load_mode": ("IM2COL",), "tensor.multicast": ("MULTICAST",),
+                           "tensor.cta_group": ("2CTA",)})
         self.assertIn("2D", d["tensor.rank"].lacks)
-        self.assertEqual(d["tensor.load_mode"].has, ("IM2COL",))
-        self.assertEqual(d["tensor.multicast"].has, ("MULTICAST",))
-        self.assertEqual(d["tensor.cta_group"].has, ("2CTA",))
         self.assertEqual(d["tensor.opcode"].opcode, "UTMALDG")
 
     def test_tensor_store_without_multicast_lacks_it(self):
         d = demands("cp.async.bulk.tensor/2d.global.shared_cta.tile_scatter4")
         self.assertEqual(d["tensor.opcode"].opcode, "UTMASTG")
-        self.assertEqual(d["tensor.load_mode"].has, ("SCATTER4",))
+        self.assertHas(d, {"tensor.load_mode": ("SCATTER4",)})
         self.assertEqual(d["tensor.multicast"].lacks, ("MULTICAST",))
 
     def test_reduction_operation_type_and_rounding(self):
         d = demands("cp.reduce.async.bulk/global.shared_cta.bulk_group/min.bf16")
-        self.assertEqual(d["reduce.operation"].has, ("MIN",))
+        self.assertHas(d, {"reduce.operation": ("MIN",), "reduce.type": ("BF16",), "reduce.float_rounding": ("RN",),
+                           "bulk.direction": ("G.S",)})
         self.assertIn("MAX", d["reduce.operation"].lacks)
-        self.assertEqual(d["reduce.type"].has, ("BF16",))
-        self.assertEqual(d["reduce.float_rounding"].has, ("RN",))
-        self.assertEqual(d["bulk.direction"].has, ("G.S",))
 
     def test_cp_async_size_cache_operator_prefetch_zfill(self):
-        d = demands("cp.async/cg.shared.global/cp_size_16/src_size/L2_128B")
-        self.assertEqual(d["cp.async.cp_size"].has, ("128",))
-        self.assertEqual(d["cp.async.cache_operator"].has, ("BYPASS",))
-        self.assertEqual(d["cp.async.prefetch_size"].has, ("LTC128B",))
-        self.assertEqual(d["cp.async.src_size"].has, ("ZFILL",))
+        self.assertHas(demands("cp.async/cg.shared.global/cp_size_16/src_size/L2_128B"),
+                       {"cp.async.cp_size": ("128",), "cp.async.cache_operator": ("BYPASS",),
+                        "cp.async.prefetch_size": ("LTC128B",), "cp.async.src_size": ("ZFILL",)})
         d = demands("cp.async/ca.shared.global/cp_size_4")
-        self.assertEqual(d["cp.async.cp_size"].has, ())
+        self.assertHas(d, {"cp.async.cp_size": ()})
         self.assertEqual(d["cp.async.src_size"].lacks, ("ZFILL",))
 
     def test_group_and_fence_sequences(self):

@@ -334,4 +334,13 @@ std::vector<std::pair<std::string, PolicySet>> single_deviations(const PolicySet
   return out;
 }
 
+std::vector<std::pair<std::string, PolicySet>> measured_deviations(const PolicySet& base) {
+  std::vector<std::pair<std::string, PolicySet>> out;
+  for (auto& [name, ps] : single_deviations(base))
+    for (const PolicyInfo& p : policy_catalog())
+      for (const Measured& m : p.measured)
+        if (ps.index(p.id) == m.alternative && m.alternative != base.index(p.id)) out.emplace_back(name, ps);
+  return out;
+}
+
 }  // namespace ptxcts::ref

@@ -1,5 +1,9 @@
 #include "ptxcts/ref/tensormap.hpp"
 
+#include <map>
+
+#include "enum_names.hpp"
+
 namespace ptxcts::ref {
 
 namespace {
@@ -14,13 +18,9 @@ const char* const kSwizzleNames[] = {"NONE", "32B", "64B", "128B", "128B_ATOM_32
                                      "128B_ATOM_64B", "96B"};
 const char* const kL2Names[] = {"NONE", "L2_64B", "L2_128B", "L2_256B"};
 const char* const kOobNames[] = {"NONE", "NAN_REQUEST_ZERO_FMA"};
-
-template <typename E, std::size_t N>
-std::optional<E> parse_names(std::string_view s, const char* const (&names)[N]) {
-  for (std::size_t i = 0; i < N; ++i)
-    if (s == names[i]) return static_cast<E>(i);
-  return std::nullopt;
-}
+const char* const kEncodeNames[] = {"cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col", "cuTensorMapEncodeIm2colWide"};
+using detail::name_of;
+using detail::parse_name;
 
 // The rules, each once: name -> the sentence it enforces (driver documentation, CUDA 13.0, unless marked).
 const std::vector<std::pair<std::string, std::string>>& rules_table() {
@@ -124,26 +124,19 @@ std::string idx(const char* what, unsigned i) { return std::string(what) + "[" +
 
 }  // namespace
 
-const char* to_string(TensorDataType t) { return kTypeNames[static_cast<std::size_t>(t)]; }
-const char* to_string(Interleave i) { return kInterleaveNames[static_cast<std::size_t>(i)]; }
-const char* to_string(Swizzle s) { return kSwizzleNames[static_cast<std::size_t>(s)]; }
-const char* to_string(L2Promotion p) { return kL2Names[static_cast<std::size_t>(p)]; }
-const char* to_string(OobFill f) { return kOobNames[static_cast<std::size_t>(f)]; }
-const char* to_string(EncodeKind k) {
-  switch (k) {
-    case EncodeKind::tiled: return "cuTensorMapEncodeTiled";
-    case EncodeKind::im2col: return "cuTensorMapEncodeIm2col";
-    case EncodeKind::im2col_wide: return "cuTensorMapEncodeIm2colWide";
-  }
-  return "?";
-}
+const char* to_string(TensorDataType t) { return name_of(t, kTypeNames); }
+const char* to_string(Interleave i) { return name_of(i, kInterleaveNames); }
+const char* to_string(Swizzle s) { return name_of(s, kSwizzleNames); }
+const char* to_string(L2Promotion p) { return name_of(p, kL2Names); }
+const char* to_string(OobFill f) { return name_of(f, kOobNames); }
+const char* to_string(EncodeKind k) { return name_of(k, kEncodeNames); }
 std::optional<TensorDataType> parse_tensor_data_type(std::string_view s) {
-  return parse_names<TensorDataType>(s, kTypeNames);
+  return parse_name<TensorDataType>(s, kTypeNames);
 }
-std::optional<Interleave> parse_interleave(std::string_view s) { return parse_names<Interleave>(s, kInterleaveNames); }
-std::optional<Swizzle> parse_swizzle(std::string_view s) { return parse_names<Swizzle>(s, kSwizzleNames); }
-std::optional<L2Promotion> parse_l2_promotion(std::string_view s) { return parse_names<L2Promotion>(s, kL2Names); }
-std::optional<OobFill> parse_oob_fill(std::string_view s) { return parse_names<OobFill>(s, kOobNames); }
+std::optional<Interleave> parse_interleave(std::string_view s) { return parse_name<Interleave>(s, kInterleaveNames); }
+std::optional<Swizzle> parse_swizzle(std::string_view s) { return parse_name<Swizzle>(s, kSwizzleNames); }
+std::optional<L2Promotion> parse_l2_promotion(std::string_view s) { return parse_name<L2Promotion>(s, kL2Names); }
+std::optional<OobFill> parse_oob_fill(std::string_view s) { return parse_name<OobFill>(s, kOobNames); }
 
 bool is_packed(TensorDataType t) {
   return t == TensorDataType::T16U4_ALIGN8B || t == TensorDataType::T16U4_ALIGN16B || t == TensorDataType::T16U6_ALIGN16B;

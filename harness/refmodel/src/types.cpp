@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "enum_names.hpp"
+
 namespace ptxcts::ref {
 
 namespace {
@@ -93,19 +95,13 @@ std::optional<ReduceOp> parse_reduce_op(std::string_view s, std::string* why) {
   return ReduceOp{*red, *type, noftz};
 }
 
-const char* to_string(ReduceSite s) {
-  switch (s) {
-    case ReduceSite::bulk_shared_cluster: return "bulk_shared_cluster";
-    case ReduceSite::bulk_global: return "bulk_global";
-    case ReduceSite::tensor: return "tensor";
-  }
-  return "?";
-}
+// ReduceSite's spellings, in enumerator order.
+const char* const kSiteNames[] = {"bulk_shared_cluster", "bulk_global", "tensor"};
+
+const char* to_string(ReduceSite s) { return detail::name_of(s, kSiteNames); }
 
 std::optional<ReduceSite> parse_reduce_site(std::string_view s) {
-  for (ReduceSite x : {ReduceSite::bulk_shared_cluster, ReduceSite::bulk_global, ReduceSite::tensor})
-    if (s == to_string(x)) return x;
-  return std::nullopt;
+  return detail::parse_name<ReduceSite>(s, kSiteNames);
 }
 
 bool reduce_op_allowed(ReduceSite site, const ReduceOp& op, std::string* why) {

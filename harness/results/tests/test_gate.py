@@ -19,13 +19,20 @@ def gate(run, baseline, waivers="none.toml", *extra):
                "--waivers", os.path.join(WAIVERS, waivers), *extra)
 
 
+def expect_gate(test, waivers, today, code, *lines):
+    """Gate the compile fixture run against compile.json with `waivers` on `today`: the exit code `code` and every
+    one of `lines` in the output. Returns the output."""
+    got, out, err = gate("compile", "compile.json", waivers, "--today", today)
+    test.assertEqual(got, code, out + err)
+    for line in lines:
+        test.assertIn(line, out)
+    return out
+
+
 class Regressions(TempDirTest):
     def test_regression_caught(self):
-        code, out, err = gate("compile", "compile.json", "none.toml", "--today", BEFORE_EXPIRY)
-        self.assertEqual(code, 1, out + err)
-        self.assertIn(f"REGRESSION  pass -> compile_error  {COMPILE_REGRESSION}", out)
-        self.assertIn("replay:  ./ptxcts compile --case", out)
-        self.assertIn("gate: FAIL: 1 unwaived regressions", out)
+        expect_gate(self, "none.toml", BEFORE_EXPIRY, 1, f"REGRESSION  pass -> compile_error  {COMPILE_REGRESSION}",
+                    "replay:  ./ptxcts compile --case", "gate: FAIL: 1 unwaived regressions")
 
     def test_fixed_cases_printed(self):
         code, out, _ = gate("compile", "compile.json", "none.toml")
@@ -106,21 +113,15 @@ class Regressions(TempDirTest):
 
 class Waivers(unittest.TestCase):
     def test_waiver_honoured(self):
-        code, out, err = gate("compile", "compile.json", "ok.toml", "--today", BEFORE_EXPIRY)
-        self.assertEqual(code, 0, out + err)
-        self.assertIn(f"WAIVED      pass -> compile_error  {COMPILE_REGRESSION}", out)
-        self.assertIn("waived by", out)
-        self.assertIn("gate: PASS: 0 unwaived regressions", out)
+        expect_gate(self, "ok.toml", BEFORE_EXPIRY, 0, f"WAIVED      pass -> compile_error  {COMPILE_REGRESSION}",
+                    "waived by", "gate: PASS: 0 unwaived regressions")
 
     def test_waiver_expiring(self):
-        code, out, _ = gate("compile", "compile.json", "ok.toml", "--today", AFTER_EXPIRY)
-        self.assertEqual(code, 1, out)
-        self.assertIn(f"REGRESSION  pass -> compile_error  {COMPILE_REGRESSION}", out)
-        self.assertIn("waiver expired:", out)
+        out = expect_gate(self, "ok.toml", AFTER_EXPIRY, 1, f"REGRESSION  pass -> compile_error  {COMPILE_REGRESSION}",
+                          "waiver expired:")
         self.assertRegex(out, r"EXPIRED .*waiver\[0\].*expired 2027-01-31, today is 2027-02-01")
         # the day of expiry itself is still covered
-        code, _, _ = gate("compile", "compile.json", "ok.toml", "--today", "2027-01-31")
-        self.assertEqual(code, 0)
+        expect_gate(self, "ok.toml", "2027-01-31", 0)
 
     def test_unused_and_expired_waivers_listed(self):
         code, out, _ = gate("compile", "compile.json", "ok.toml", "--today", BEFORE_EXPIRY)

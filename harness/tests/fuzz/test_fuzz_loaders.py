@@ -27,7 +27,7 @@ import results  # noqa: E402
 from results import explorations, selftests, waivers  # noqa: E402
 from results import manifest as results_manifest  # noqa: E402
 from results.errors import ResultsError  # noqa: E402
-from compile import expectations, manifest as compile_manifest  # noqa: E402
+from compile import expectations  # noqa: E402
 from toolchains import catalog, ToolchainError  # noqa: E402
 from ptxcts_gen import cli as gen_cli  # noqa: E402
 
@@ -121,6 +121,17 @@ def broken_toml(draw, text):
     return raw
 
 
+def loader_test(examples, documents, rel, load, allowed, arg=lambda path: path):
+    """A fuzz test of one loader: each of `examples` documents drawn from `documents` is written to `rel` in the
+    test's folder and handed to `load` (as arg(its path)), which loads it or raises one of `allowed` naming it."""
+    @budget(examples)
+    @given(documents)
+    def test(self, raw):
+        path = self._write(rel, raw)
+        self._loads(load, arg(path), path, allowed)
+    return test
+
+
 class Loaders(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="ptxcts-fuzz-")
@@ -143,41 +154,17 @@ class Loaders(unittest.TestCase):
         except RecursionError as e:
             self.fail(f"RecursionError escaped: {e}")
 
-    @budget(150)
-    @given(broken_json(RUN_DOC))
-    def test_results_document(self, raw):
-        path = self._write("run/results.json", raw)
-        self._loads(results.load, path, path, (ResultsError,))
-
-    @budget(80)
-    @given(broken_json(EXPLORE_DOC))
-    def test_explore_document(self, raw):
-        path = self._write("explore/explore.json", raw)
-        self._loads(explorations.load_one, os.path.dirname(path), path, (ResultsError,))
-
-    @budget(80)
-    @given(broken_json(SELFTEST_DOC))
-    def test_selftest_score(self, raw):
-        path = self._write("selftest.json", raw)
-        self._loads(selftests.load_one, path, path, (ResultsError,))
-
-    @budget(150)
-    @given(broken_toml(TEXTS["results/waivers.toml"]))
-    def test_waivers(self, raw):
-        path = self._write("waivers.toml", raw)
-        self._loads(waivers.load, path, path, (ResultsError,))
-
-    @budget(120)
-    @given(broken_toml(TEXTS["results/expectations/ptxas.toml"]))
-    def test_compile_findings(self, raw):
-        path = self._write("ptxas.toml", raw)
-        self._loads(expectations.load, path, path, (expectations.ExpectationsError,))
-
-    @budget(100)
-    @given(broken_toml(TEXTS["toolchains/catalog.toml"]))
-    def test_toolchain_catalog(self, raw):
-        path = self._write("catalog.toml", raw)
-        self._loads(catalog.load, path, path, (ToolchainError,))
+    test_results_document = loader_test(150, broken_json(RUN_DOC), "run/results.json", results.load, (ResultsError,))
+    test_explore_document = loader_test(80, broken_json(EXPLORE_DOC), "explore/explore.json", explorations.load_one,
+                                        (ResultsError,), os.path.dirname)
+    test_selftest_score = loader_test(80, broken_json(SELFTEST_DOC), "selftest.json", selftests.load_one,
+                                      (ResultsError,))
+    test_waivers = loader_test(150, broken_toml(TEXTS["results/waivers.toml"]), "waivers.toml", waivers.load,
+                               (ResultsError,))
+    test_compile_findings = loader_test(120, broken_toml(TEXTS["results/expectations/ptxas.toml"]), "ptxas.toml",
+                                        expectations.load, (expectations.ExpectationsError,))
+    test_toolchain_catalog = loader_test(100, broken_toml(TEXTS["toolchains/catalog.toml"]), "catalog.toml",
+                                         catalog.load, (ToolchainError,))
 
     @budget(40)
     @given(st.data())
@@ -206,7 +193,7 @@ class Loaders(unittest.TestCase):
         tsv = self._write("gen/manifest/cases/cp.async.tsv", raw)
         self._write("gen/manifest/forms.jsonl", MANIFEST["forms"].encode("utf-8"))
         self._write("gen/manifest/targets.json", MANIFEST["targets"].encode("utf-8"))
-        for fn, arg, allowed in ((compile_manifest.load, man, (compile_manifest.ManifestError, ResultsError)),
+        for fn, arg, allowed in ((results_manifest.load, man, (ResultsError,)),
                                  (results_manifest.load_cases, man, (ResultsError,)),
                                  (lambda root: list(gen_cli._read_cases(root)), os.path.dirname(man),
                                   (gen_cli.ManifestError, FileNotFoundError))):

@@ -4,7 +4,7 @@
 // "Exit codes" and "Internal errors").
 #pragma once
 #include <cstdio>
-#include <exception>   // the callers catch std::exception
+#include <exception>
 
 namespace ptxcts {
 
@@ -17,6 +17,19 @@ inline int internal_error(const char* prog, const char* what) {
                "the command line and this message (docs/CLI.md, 'Internal errors')\n",
                prog, what, prog);
   return kExitInternal;
+}
+
+// A command's main inside the boundary: what main_fn(argc, argv) returns, or internal_error's line and exit 70 for
+// an exception it let through.
+template <class Main>
+int guarded_main(const char* prog, Main main_fn, int argc, char** argv) {
+  try {
+    return main_fn(argc, argv);
+  } catch (const std::exception& e) {
+    return internal_error(prog, e.what());
+  } catch (...) {
+    return internal_error(prog, "an exception of unknown type");
+  }
 }
 
 }  // namespace ptxcts

@@ -293,11 +293,7 @@ void judge(const RunCase& c, const Setup& s, const std::vector<uint8_t>& gsrc_af
     // An involved alternative with a measured one of another policy (a store alternative whose bytes a measured
     // layout alternative moves): the measured ones only, so that a failing case costs tens of model runs, not
     // thousands (the exploration's rate).
-    std::vector<std::pair<std::string, ref::PolicySet>> measured;
-    for (auto& [name, ps] : ref::single_deviations(base))
-      for (const ref::PolicyInfo& p : ref::policy_catalog())
-        for (const ref::Measured& m : p.measured)
-          if (ps.index(p.id) == m.alternative && m.alternative != base.index(p.id)) measured.emplace_back(name, ps);
+    const std::vector<std::pair<std::string, ref::PolicySet>> measured = ref::measured_deviations(base);
     for (auto& [iname, iset] : inv_sets)
       for (auto& [name, ps] : measured) {
         if (std::find(involved.begin(), involved.end(), name) != involved.end()) continue;

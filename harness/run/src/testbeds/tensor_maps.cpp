@@ -302,13 +302,26 @@ void unlist(const Json& j, const char* key, std::array<T, N>& v) {
   size_t i = 0;
   for (auto& x : a->arr()) v[i++] = T(x.integer());
 }
+// The enumerator spelled at j[key] (def when absent); an unknown spelling: "field 'KEY': <unknown> 'VALUE'".
 template <typename E>
-E named(const Json& j, const char* key, std::optional<E> (*parse)(std::string_view), E def) {
+E named(const Json& j, const char* key, std::optional<E> (*parse)(std::string_view), E def,
+        const char* unknown = "unknown value") {
   const Json* v = j.get(key);
   if (!v) return def;
   auto e = parse(v->str());
-  if (!e) throw std::runtime_error(std::string("field '") + key + "': unknown value '" + v->str() + "'");
+  if (!e) throw std::runtime_error(std::string("field '") + key + "': " + unknown + " '" + v->str() + "'");
   return *e;
+}
+// map_json's spellings of the encodes a map of a test names.
+std::optional<ref::EncodeKind> parse_kind(std::string_view s) {
+  if (s == "tiled") return ref::EncodeKind::tiled;
+  if (s == "im2col") return ref::EncodeKind::im2col;
+  return std::nullopt;
+}
+// j itself, when it is a JSON object; `what` names it otherwise.
+const Json& object(const Json& j, const char* what) {
+  if (!j.is_object()) throw std::runtime_error(std::string(what) + " must be a JSON object");
+  return j;
 }
 }  // namespace
 
@@ -337,12 +350,9 @@ Json map_json(const ref::TensorMapParams& m) {
 }
 
 ref::TensorMapParams map_from_json(const Json& j) {
-  if (!j.is_object()) throw std::runtime_error("a tensor map must be a JSON object");
   ref::TensorMapParams m;
-  std::string kind = j.get_str("kind", "tiled");
-  if (kind == "tiled") m.kind = ref::EncodeKind::tiled;
-  else if (kind == "im2col") m.kind = ref::EncodeKind::im2col;
-  else throw std::runtime_error("field 'kind': expected tiled or im2col, not '" + kind + "'");
+  m.kind = named(object(j, "a tensor map"), "kind", parse_kind, ref::EncodeKind::tiled,
+                 "expected tiled or im2col, not");
   m.dtype = named(j, "dtype", ref::parse_tensor_data_type, TDT::UINT8);
   m.rank = unsigned(j.get_int("rank", 1));
   // 0: a driver-API case of tensorRank 0, which the encode function must refuse (rank_range); above 5 the
@@ -376,12 +386,9 @@ Json access_json(const ref::TensorAccess& a, unsigned rank) {
 }
 
 ref::TensorAccess access_from_json(const Json& j) {
-  if (!j.is_object()) throw std::runtime_error("a tensor access must be a JSON object");
   ref::TensorAccess a;
-  std::string mode = j.get_str("mode", "tile");
-  auto m = ref::parse_tensor_mode(mode);
-  if (!m) throw std::runtime_error("field 'mode': unknown load mode '" + mode + "'");
-  a.mode = *m;
+  a.mode = named(object(j, "a tensor access"), "mode", ref::parse_tensor_mode, ref::TensorMode::tile,
+                 "unknown load mode");
   unlist(j, "coords", a.coords);
   unlist(j, "im2col_offsets", a.im2col_offsets);
   a.smem_offset = uint32_t(j.get_int("smem_offset", 1024));

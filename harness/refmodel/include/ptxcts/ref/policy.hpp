@@ -129,4 +129,8 @@ PolicySet measured_profile();
 // measured on a device come first, so that a case two alternatives explain is named by the measured one.
 std::vector<std::pair<std::string, PolicySet>> single_deviations(const PolicySet& base);
 
+// The single deviations from `base` (single_deviations, in its order) whose alternative was measured on a device
+// (PolicyInfo::measured): the ones the run tier pairs with an involved alternative of another policy.
+std::vector<std::pair<std::string, PolicySet>> measured_deviations(const PolicySet& base);
+
 }  // namespace ptxcts::ref
