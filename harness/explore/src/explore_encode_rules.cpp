@@ -116,6 +116,15 @@ const std::map<std::string, Breaker>& breakers() {
          m.dtype = TDT::T16U6_ALIGN16B;
          m.interleave = chance(r, 50) ? ref::Interleave::B16 : ref::Interleave::B32;
        }}},
+      // A rule of the measured alternative interleave_inner_box=multiple_16B: an interleaved tiled map whose inner
+      // box is 1-15 bytes (legal by the documented rules, which check the inner box only without interleave).
+      {"interleave_inner_box_multiple16", {tiled_only, [](auto& m, Rng& r) {
+         unpacked(m);
+         grow_rank(m, 3);
+         m.interleave = chance(r, 50) ? ref::Interleave::B16 : ref::Interleave::B32;
+         m.swizzle = m.interleave == ref::Interleave::B32 ? ref::Swizzle::B32 : m.swizzle;
+         m.box[0] = uint32_t(std::max<uint64_t>(1, (1 + r.below(15)) / esize(m)));
+       }}},
       {"interleave32_swizzle32", {both, [](auto& m, Rng& r) {
          if (m.kind == ref::EncodeKind::tiled) grow_rank(m, 3);
          m.interleave = ref::Interleave::B32;

@@ -37,7 +37,8 @@ def planted(tmp, fault, family, seed):
                  "--jobs", "2", "--seed", str(seed), "--out", out, "--cases-file", cases, "--quiet"])
     check(p.returncode == 1, f"{fault}: exploration reports findings (exit 1, got {p.returncode}) {p.stderr[-300:]}")
     doc = json.load(open(os.path.join(out, "explore.json")))
-    check(doc["cases_run"] > 500, f"{fault}: {doc['cases_run']} cases run")
+    # a real exploration, not a handful of draws (about 1,000 in 5 s on an idle 2-core machine; 250 seen under load)
+    check(doc["cases_run"] > 150, f"{fault}: {doc['cases_run']} cases run")
     check(doc["findings"] != [], f"{fault}: the planted fault is found")
     return doc, cases
 

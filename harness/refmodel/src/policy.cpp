@@ -200,6 +200,14 @@ std::vector<PolicyInfo> make_catalog() {
       {{"documented_rules", "a packed-type map that meets the documented rules is accepted"},
        {"refused", "the encode refuses every map of a packed type (CUDA_ERROR_INVALID_VALUE), tiled and im2col"}},
       0);
+  add(PolicyId::interleave_inner_box, "interleave_inner_box",
+      "cuTensorMapEncodeTiled: cuda.h states 'When interleave is CU_TENSOR_MAP_INTERLEAVE_NONE, { boxDim[0] * "
+      "elementSizeInBytes( tensorDataType ) } must be a multiple of 16 bytes' and no such rule with interleave 16B "
+      "or 32B. Default unchecked (the documentation).",
+      {{"unchecked", "with interleave, any boxDim[0] the other documented rules allow"},
+       {"multiple_16B", "with interleave 16B or 32B too, boxDim[0] x element size must be a multiple of 16 bytes, "
+                        "else the encode refuses the map (CUDA_ERROR_INVALID_VALUE)"}},
+      0);
 
   measured(PolicyId::f16_add_nan, "canonical", h100, "results/findings/h100-add-nan (178 NaN results of 225 pairs)");
   measured(PolicyId::bf16_add_nan, "canonical", h100, "results/findings/h100-add-nan (178 NaN results of 225 pairs)");
@@ -220,6 +228,9 @@ std::vector<PolicyInfo> make_catalog() {
   measured(PolicyId::packed_type_encode, "refused", h100,
            "results/findings/h100-packed-encode (24,384 tiled and im2col maps of the three packed types, the "
            "documented rules met or not: none accepted)");
+  measured(PolicyId::interleave_inner_box, "multiple_16B", h100,
+           "results/findings/h100-interleave-encode (15,360 interleaved maps: every one legal by the documented "
+           "rules with an inner box of 1-8 bytes refused, every one of 16-1024 bytes accepted)");
   measured(PolicyId::oob_nan_pattern, "repeat_7ff7", h100,
            "results/findings/h100-tf32-load-rounding (FLOAT32, FLOAT32_FTZ, TFLOAT32, TFLOAT32_FTZ loads)");
   measured(PolicyId::swizzle_narrow_box, "pad_to_span", h100,

@@ -67,6 +67,9 @@ const std::vector<std::pair<std::string, std::string>>& rules_table() {
                                           "bytes."},
       {"packed_type_refused", "Measured, not documented (policy packed_type_encode=refused): a map of a packed data "
                               "type (16U4_ALIGN8B, 16U4_ALIGN16B, 16U6_ALIGN16B) is refused."},
+      {"interleave_inner_box_multiple16", "Measured, not documented (policy interleave_inner_box=multiple_16B): with "
+                                          "interleave 16B or 32B, boxDim[0] multiplied by the element size must be "
+                                          "a multiple of 16 bytes."},
       {"swizzle_u6_modes", "When the tensorDataType is CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B, only the following "
                            "swizzle modes are supported: NONE, 128B, 128B_ATOM_32B, 128B_ATOM_64B (store only)."},
       {"swizzle_u4_16b_modes", "When the tensorDataType is CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B, only the following "
@@ -239,6 +242,10 @@ EncodeVerdict validate_encode(const TensorMapParams& p, unsigned cc, const Polic
     if (p.interleave == Interleave::NONE)
       c.rule((static_cast<std::uint64_t>(p.box[0]) * bits) % (16 * 8) == 0, "box_inner_multiple16",
              "boxDim[0] * elementSize = " + std::to_string(p.box[0]) + " * " + std::to_string(bits) + " bits");
+    else if (policies.get<InterleaveInnerBox>(PolicyId::interleave_inner_box) == InterleaveInnerBox::multiple_16B)
+      c.rule((static_cast<std::uint64_t>(p.box[0]) * bits) % (16 * 8) == 0, "interleave_inner_box_multiple16",
+             "boxDim[0] * elementSize = " + std::to_string(p.box[0]) + " * " + std::to_string(bits) + " bits, interleave " +
+                 to_string(p.interleave));
     if (packed16) c.rule(p.box[0] == 128, "box_dim0_packed16b", "boxDim[0] = " + std::to_string(p.box[0]));
   } else {
     const int lim = p.kind == EncodeKind::im2col_wide ? 32768 : (rank == 3 ? 32768 : (rank == 4 ? 128 : 16));

@@ -266,6 +266,10 @@ std::vector<RuleRow> rule_rows() {
        with(i4, [](auto& m) { m.channels_per_pixel = 15; }),
        {"im2col_channel_bytes_multiple16: channelsPerPixel * elementSize = 15 bytes"}, {},
        {i4, with(i4, [](auto& m) { m.channels_per_pixel = 32; })}, 0, policy("im2col_channel_bytes", "multiple_16B")},
+      // interleave_inner_box=multiple_16B: an interleaved map whose inner box is 8 bytes is refused, 16 kept
+      {"\"interleave_inner_box_multiple16\"", "multiple of 16", with(il32, [](auto& m) { m.box[0] = 8; }),
+       {"interleave_inner_box_multiple16: boxDim[0] * elementSize = 8 * 8 bits, interleave 32B"}, {},
+       {il32, with(il32, [](auto& m) { m.box[0] = 16; })}, 0, policy("interleave_inner_box", "multiple_16B")},
       // packed_type_encode=refused: every packed-type map is refused, one that meets every documented rule too
       {"\"packed_type_refused\"", "packed data type", p16, {"packed_type_refused: tensorDataType 16U4_ALIGN16B"}, {},
        {t3}, 0, policy("packed_type_encode", "refused")},

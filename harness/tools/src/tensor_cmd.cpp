@@ -168,7 +168,7 @@ int run_tensor(const std::vector<std::string>& args, std::istream& in, std::ostr
 
   try {
     // Judge the map first: a map the driver must reject is exit 2 whatever else is wrong.
-    const EncodeVerdict verdict = validate_encode(map);
+    const EncodeVerdict verdict = validate_encode(map, 0, policies);
     if (verdict.must_reject()) throw TensorMapRejected(map.kind, verdict.violations.front());
     const std::uint64_t gbytes = tensor_global_bytes(map);
     if (gbytes > kMaxTensorBytes)

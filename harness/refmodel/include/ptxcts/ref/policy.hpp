@@ -41,7 +41,8 @@ enum class PolicyId : std::uint8_t {
   interleave32_swizzle,        // cuTensorMapEncodeTiled/Im2col: interleave 32B with a swizzle other than 32B
   interleave_tile_box,         // tile copies of an interleaved map: which bytes the box covers
   im2col_interleave_box_area,  // cuTensorMapEncodeIm2col: the bounding box's area with interleave
-  packed_type_encode,          // cuTensorMapEncode*: maps of the packed types (16U4_ALIGN8B, 16U4_ALIGN16B, 16U6_ALIGN16B)
+  packed_type_encode,
+  interleave_inner_box,        // cuTensorMapEncodeTiled with interleave 16B / 32B: boxDim[0] x element size          // cuTensorMapEncode*: maps of the packed types (16U4_ALIGN8B, 16U4_ALIGN16B, 16U6_ALIGN16B)
   count_
 };
 constexpr std::size_t kPolicyCount = static_cast<std::size_t>(PolicyId::count_);
@@ -71,6 +72,7 @@ enum class Interleave32Swizzle : std::uint8_t { swizzle_32B_only, any_swizzle };
 enum class InterleaveTileBox : std::uint8_t { box, chunk_rows };
 enum class Im2colInterleaveBoxArea : std::uint8_t { checked, unchecked };
 enum class PackedTypeEncode : std::uint8_t { documented_rules, refused };
+enum class InterleaveInnerBox : std::uint8_t { unchecked, multiple_16B };
 
 // An alternative seen on a device and measured to its boundary: the run tier names it first when several
 // alternatives of one policy explain a case (one rule per behaviour), and the report cites the evidence.
