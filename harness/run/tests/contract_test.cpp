@@ -130,7 +130,9 @@ TEST(Contract, EveryTypeCellIsRunOrReported) {
     if (!f.valid() || !tc) continue;
     std::map<std::string, int> run, reported;
     for (auto& c : cases()) {
-      if (c.form != &f) continue;
+      // The planner's own cases: an explored case (explicit parameters, results/explore/explored.jsonl) may run
+      // an element type the planner reports, with a map the exploration found.
+      if (c.form != &f || c.explicit_params) continue;
       if (!c.not_supported.empty()) {
         EXPECT_NE(c.variant.rfind("type_", 0), std::string::npos) << c.id;
         reported[c.variant.substr(5, c.variant.find('.') == std::string::npos ? std::string::npos
