@@ -89,6 +89,11 @@ int main(int argc, char** argv) {
       log_event("P", id.substr(2));
       continue;
     }
+    if (id[0] == '{') {  // an explicit case (an explored one: its JSON line): its "id"
+      const std::string key = "\"id\":\"";
+      const size_t at = id.find(key), from = at == std::string::npos ? 0 : at + key.size();
+      id = at == std::string::npos ? "?" : id.substr(from, id.find('"', from) - from);
+    }
     std::printf("S %s\n", id.c_str());
     std::fflush(stdout);
     log_event("S", id);
