@@ -482,10 +482,11 @@ TEST(Schedule, OverlapRunsTheTrapPhasesBesideTheCalmPhases) {
   }
 }
 
-// Beside a trap phase a calm crash or fail runs again alone; in the trap phase a pass and a divergence by bytes
-// stand (no neighbour can cause them), a timeout and a fail run again alone. The re-runs run with nothing beside.
+// Beside a trap phase a calm crash runs again alone, a calm fail stands (its kernel ended cleanly); in the trap
+// phase a pass and a divergence by bytes stand (no neighbour can cause them), a timeout and a fail run again
+// alone. The re-runs run with nothing beside them.
 TEST(Schedule, WhatANeighbourCouldCauseRunsAgainAloneAfterTheOverlap) {
-  Fixture f({"calm_victim_crash", "calm_victim_fail", "ok_0", "ok_1", "trap_0", "explored_pass", "trap_1",
+  Fixture f({"calm_victim_crash", "calm_fail", "ok_0", "ok_1", "trap_0", "explored_pass", "trap_1",
              "explored_div", "trap_2", "explored_timeout", "trap_3", "explored_fail", "trap_4", "trap_5"});
   PhaseOptions po;
   po.trap_jobs = 3;
@@ -494,7 +495,7 @@ TEST(Schedule, WhatANeighbourCouldCauseRunsAgainAloneAfterTheOverlap) {
   const auto& rs = run.results[0];
   ASSERT_EQ(by_id(rs).size(), f.cases.size());
   struct Want { const char* variant; const char* cls; const char* first; };  // first: "" for not re-run
-  for (const Want& w : {Want{"calm_victim_crash", "pass", "crash"}, Want{"calm_victim_fail", "pass", "fail"},
+  for (const Want& w : {Want{"calm_victim_crash", "pass", "crash"}, Want{"calm_fail", "fail", ""},
                         Want{"ok_0", "pass", ""}, Want{"explored_pass", "pass", ""},
                         Want{"explored_div", "spec_divergence", ""}, Want{"explored_timeout", "timeout", "timeout"},
                         Want{"explored_fail", "fail", "fail"}, Want{"trap_0", "spec_divergence", ""}}) {
@@ -510,9 +511,9 @@ TEST(Schedule, WhatANeighbourCouldCauseRunsAgainAloneAfterTheOverlap) {
   }
   for (auto* v : {"explored_pass", "explored_div", "trap_0"})
     EXPECT_TRUE(result_of(rs, v).details.get("beside_other_workers")) << v << ": seen beside others, and says so";
-  EXPECT_EQ(run.timing[0].rerun_alone, 2u);
+  EXPECT_EQ(run.timing[0].rerun_alone, 1u);
   EXPECT_EQ(run.timing[0].trap_rerun_alone, 2u);
-  for (auto* v : {"calm_victim_crash", "calm_victim_fail", "explored_timeout", "explored_fail"}) {
+  for (auto* v : {"calm_victim_crash", "explored_timeout", "explored_fail"}) {
     const Interval* last = last_run(run.log.intervals, std::string("fake/form#") + v);
     ASSERT_TRUE(last && last->end) << v;
     for (auto& i : run.log.intervals)
@@ -571,6 +572,32 @@ TEST(Schedule, InterruptMidOverlapAccountsForEveryCase) {
   }
   EXPECT_GE(judged, 5u);
   EXPECT_GT(skipped, 0u);
+}
+
+// What stands beside other workers without a re-run: a clean kernel end with the model's bytes or a named
+// alternative's; what a calm phase beside a trap phase runs again: a crash, any timeout, any kernel error.
+TEST(Schedule, OnlyACleanKernelEndIsBeyondNeighbours) {
+  CaseResult r;
+  r.details = Json::object();
+  for (auto* k : {"pass", "spec_divergence"}) {
+    r.cls = k;
+    EXPECT_TRUE(beyond_neighbours(r)) << k;
+    EXPECT_FALSE(calm_suspect_beside_traps(r)) << k;
+  }
+  for (auto* k : {"fail", "crash", "timeout", "not_supported", "compile_error"}) {
+    r.cls = k;
+    EXPECT_FALSE(beyond_neighbours(r)) << k;
+  }
+  r.cls = "fail";
+  EXPECT_FALSE(calm_suspect_beside_traps(r)) << "bytes are judged only after a clean kernel end";
+  for (auto* k : {"crash", "timeout"}) {
+    r.cls = k;
+    EXPECT_TRUE(calm_suspect_beside_traps(r)) << k;
+  }
+  r.cls = "spec_divergence";
+  r.details["kernel_error"] = kPredictedTrapError;
+  EXPECT_FALSE(beyond_neighbours(r)) << "a trap, predicted or not, is not a clean end";
+  EXPECT_TRUE(calm_suspect_beside_traps(r)) << "a kill could imitate it";
 }
 
 TEST(AtomicWrite, ReplacesWholeOrNotAtAll) {

@@ -433,7 +433,7 @@ bool beyond_neighbours(const CaseResult& r) {
 }
 
 bool calm_suspect_beside_traps(const CaseResult& r) {
-  return r.cls == cls::crash || r.cls == cls::timeout || r.cls == cls::fail || r.details.get("kernel_error");
+  return r.cls == cls::crash || r.cls == cls::timeout || r.details.get("kernel_error");
 }
 
 Batch plan_phases(const std::vector<const RunCase*>& cases, const BatchOptions& o, const PhaseOptions& po) {
@@ -503,7 +503,7 @@ void confirm_calm(Batch& b, const PhaseOptions& po, bool beside_traps) {
   const double t0 = now_s();
   if (po.rerun_alone) {
     b.t.rerun_alone = rerun_alone(b.calm, b.calm_rs, suspect, b.o,
-                                  beside_traps ? "case(s) seen beside a trap phase (crash/timeout/fail/kernel error)"
+                                  beside_traps ? "case(s) seen beside a trap phase (crash/timeout/kernel error)"
                                                : "crash/timeout case(s)",
                                   po.quiet);
   } else {

@@ -97,7 +97,7 @@ void run_calm(Batch& b, ProgressFn progress);
 // The trap phase (every case comes back skipped after g_stop_requested).
 void run_traps(Batch& b, const PhaseOptions& po, ProgressFn progress);
 // Runs again alone the calm results a neighbour could have caused. Beside a trap phase (`beside_traps`): every
-// crash, timeout, fail and result with a kernel error (calm_suspect_beside_traps); else, with several workers,
+// crash, timeout and result with a kernel error (calm_suspect_beside_traps); else, with several workers,
 // every crash and host or parent watchdog timeout. With po.rerun_alone off they are only marked
 // details.beside_other_workers.
 void confirm_calm(Batch& b, const PhaseOptions& po, bool beside_traps);
@@ -122,8 +122,9 @@ std::vector<CaseResult> run_phases(const std::vector<const RunCase*>& cases, con
 // (spec_divergence with no details.kernel_error).
 bool beyond_neighbours(const CaseResult& r);
 // A calm result seen beside a trap phase that runs again alone: a crash, a timeout (host, parent or device
-// watchdog: a neighbour's recovery may stall a kernel), a fail (a finding is confirmed with nothing beside it)
-// or any result with a kernel error (a trap an alternative predicts, which a kill could imitate).
+// watchdog: a neighbour's recovery may stall a kernel) or any result with a kernel error (a trap an alternative
+// predicts, which a kill could imitate). Not a fail: its kernel ended without an error, as a pass's did, and the
+// worker judges no bytes of a kernel that reports one (a kill does).
 bool calm_suspect_beside_traps(const CaseResult& r);
 
 // A trap-phase result beside other trapping workers that stands as it is: the predicted trap (spec_divergence
