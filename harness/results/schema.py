@@ -14,7 +14,8 @@ Version 2 adds, over version 1 (a version-1 document is a valid version-2 docume
 * the optional top-level `partial`: {"reason", "done", "total"} for a run that stopped before its end;
 * the optional top-level `timing`: where the run's time went, one object per batch (load path and target): its
   cases and workers, the seconds of the batch itself, of the crashes and timeouts run again alone, and of the
-  cases expected to trap (how many at once, and those run again alone); see TIMING_FIELDS and
+  cases expected to trap (how many at once, and those run again alone), and when its calm and trap phases
+  began (`calm_at_s`, `trap_at_s`: overlapped, trap phases run beside calm ones); see TIMING_FIELDS and
   TIMING_OPTIONAL_FIELDS.
 * the tier `frontend` (harness/frontend: a compiler front-end's PTX for each compile case, judged by the ISA model
   and assembled by its paired ptxas), with load paths `llvm` and `nvrtc` (the front-end's kind; `toolchain.name`
@@ -69,7 +70,8 @@ PARTIAL_FIELDS = {"reason": str, "done": int, "total": int}
 TIMING_FIELDS = {"load_path": str, "target": str, "cases": int, "workers": int, "batch_s": (int, float),
                  "rerun_alone": int, "rerun_s": (int, float), "traps": int, "trap_s": (int, float)}
 # Written since the trap phase runs its cases beside each other (harness/run --trap-jobs); older runs lack them.
-TIMING_OPTIONAL_FIELDS = {"trap_workers": int, "trap_rerun_alone": int, "trap_rerun_s": (int, float)}
+TIMING_OPTIONAL_FIELDS = {"trap_workers": int, "trap_rerun_alone": int, "trap_rerun_s": (int, float),
+                          "calm_at_s": (int, float), "trap_at_s": (int, float)}
 
 
 def result_key(case, doc):

@@ -8,8 +8,9 @@
 (every case the planner expects to trap is one of theirs) with --traps-alone, then R times (default 3) with
 --trap-jobs N (default 8), both load paths; the class and message of every case must be the same in every run,
 and a table shows each trapping case (its verdict, whether it stood beside other workers or ran again alone,
-the kernel's error and where its frame stopped). Then the whole tier (sm_80 JIT included) with --traps-alone
-and with the new default, and where each spent its time (results.json's timing). Exit 1 when a verdict differs.
+the kernel's error and where its frame stopped). Then the whole tier (sm_80 JIT included) with --traps-alone,
+with --no-overlap (each batch's phases in turn) and with the default (trap phases beside the calm phases), and
+where each spent its time (results.json's timing). Exit 1 when a verdict differs.
 The runs' folders go under --out (default $PTXCTS_BENCH_OUT/traps); with $OUT set (the device tool), the table
 is also written to $OUT/bench-traps.txt.
 
@@ -64,7 +65,8 @@ def timing_line(name, wall, doc):
         parts.append(f"{t['load_path']} {t['target']}: calm {t['cases']} in {t['batch_s']} s, "
                      f"re-run {t['rerun_alone']} in {t['rerun_s']} s, traps {t['traps']} in {t['trap_s']} s "
                      f"({t.get('trap_workers', 1)} at once), trap re-runs {t.get('trap_rerun_alone', 0)} in "
-                     f"{t.get('trap_rerun_s', 0)} s")
+                     f"{t.get('trap_rerun_s', 0)} s" +
+                     (f"; began: calm {t['calm_at_s']} s, traps {t['trap_at_s']} s" if "trap_at_s" in t else ""))
     return f"{name}: {len(doc['cases'])} cases in {wall:.1f} s wall\n    " + "\n    ".join(parts)
 
 
@@ -127,18 +129,22 @@ def traps_experiment(argv):
     for name, k, a, b, msg in differ[:40]:
         say(f"  {name}: {k[0]} [{k[1]} {k[2]}]: {a} -> {b}: {msg}")
     full = [("whole tier --traps-alone",) + run_tier(os.path.join(o.out, "tier-traps-alone"), rest + ["--traps-alone"], env),
-            ("whole tier, default trap phase",) + run_tier(os.path.join(o.out, "tier-default"), rest, env)]
+            ("whole tier --no-overlap",) + run_tier(os.path.join(o.out, "tier-no-overlap"), rest + ["--no-overlap"], env),
+            ("whole tier, default (overlapped)",) + run_tier(os.path.join(o.out, "tier-default"), rest, env)]
     for name, wall, doc in full:
         if doc:
             say(timing_line(name, wall, doc))
-    if all(doc for _, _, doc in full):
+    if full[0][2]:
         a = {key(c): (c["class"], c["message"]) for c in full[0][2]["cases"]}
-        b = {key(c): (c["class"], c["message"]) for c in full[1][2]["cases"]}
-        whole = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-        say(f"bench --traps: whole tier: {len(whole)} verdict(s) differ between --traps-alone and the default")
-        for k in whole[:40]:
-            say(f"  {k[0]} [{k[1]} {k[2]}]: {a.get(k)} -> {b.get(k)}")
-        differ += whole
+        for name, _, doc in full[1:]:
+            if not doc:
+                continue
+            b = {key(c): (c["class"], c["message"]) for c in doc["cases"]}
+            whole = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+            say(f"bench --traps: {name}: {len(whole)} verdict(s) differ from --traps-alone")
+            for k in whole[:40]:
+                say(f"  {k[0]} [{k[1]} {k[2]}]: {a.get(k)} -> {b.get(k)}")
+            differ += whole
     if os.environ.get("OUT"):  # the device tool's folder: the table comes back, the results folders stay
         with open(os.path.join(os.environ["OUT"], "bench-traps.txt"), "w") as f:
             f.write("\n".join(lines) + "\n")

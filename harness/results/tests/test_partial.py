@@ -75,6 +75,20 @@ class Partial(RepoRoot):
                 schema.validate(dict(doc, timing=[bad]))
             self.assertIn(field, str(e.exception))
 
+    def test_timing_of_overlapped_phases(self):
+        # The trap phase of the cubin batch began while the calm phases ran (Schedule, harness/run).
+        t = {"load_path": "cubin", "target": "sm_90", "cases": 4444, "workers": 8, "batch_s": 2.2, "rerun_alone": 1,
+             "rerun_s": 0.4, "traps": 38, "trap_s": 10.4, "trap_workers": 8, "trap_rerun_alone": 6,
+             "trap_rerun_s": 1.0, "calm_at_s": 0, "trap_at_s": 0.1}
+        doc = dict(compile_doc(), version=2, timing=[t])
+        schema.validate(doc)
+        for bad, field in ((dict(t, calm_at_s=-0.5), "timing[0].calm_at_s"),
+                           (dict(t, trap_at_s="0.1"), "timing[0].trap_at_s"),
+                           (dict(t, trap_at_s=True), "timing[0].trap_at_s")):
+            with self.assertRaises(InputError) as e:
+                schema.validate(dict(doc, timing=[bad]))
+            self.assertIn(field, str(e.exception))
+
     def test_report_and_gate_show_it(self):
         run = self.write(mark_partial(compile_doc(), "interrupted by SIGINT", done=3, total=40))
         out, rep, _ = build_report(self.tmp, run)

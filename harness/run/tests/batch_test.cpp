@@ -14,6 +14,7 @@
 
 #include "batch.hpp"
 #include "exec.hpp"
+#include "schedule.hpp"
 #include "util.hpp"
 
 #ifndef PTXCTS_FAKE_WORKER
@@ -176,37 +177,61 @@ struct PhaseRun {
   size_t preloads = 0;              // modules spares were asked to load ahead ("P <kernel>")
 };
 
-// Cases named "<variant>"; those whose variant starts with trap or victim carry params.traps.
-PhaseRun run_phases_logged(Fixture& f, int jobs, const PhaseOptions& po, int delay_ms) {
+// Cases named "<variant>"; those whose variant starts with trap, victim or explored carry params.traps.
+void mark_traps(Fixture& f) {
   for (auto& c : f.cases) {
     c.params = Json::object();
-    if (c.variant.rfind("trap", 0) == 0 || c.variant.rfind("victim", 0) == 0) c.params["traps"] = true;
+    if (c.variant.rfind("trap", 0) == 0 || c.variant.rfind("victim", 0) == 0 || c.variant.rfind("explored", 0) == 0)
+      c.params["traps"] = true;
   }
-  const std::string dir = testing::TempDir() + "/ptxcts-phases-" + std::to_string(getpid());
-  const std::string log = dir + "/events.log", running = dir + "/running", pids = dir + "/pids";
-  make_dirs(running);
-  make_dirs(pids);
-  for (auto& name : list_dir(pids)) ::unlink((pids + "/" + name).c_str());
-  setenv("FAKE_WORKER_PIDS", pids.c_str(), 1);
-  ::unlink(log.c_str());
-  for (auto& name : list_dir(running)) ::unlink((running + "/" + name).c_str());
-  setenv("FAKE_WORKER_LOG", log.c_str(), 1);
-  setenv("FAKE_WORKER_RUNNING", running.c_str(), 1);
-  setenv("FAKE_WORKER_DELAY_MS", std::to_string(delay_ms).c_str(), 1);
+}
+
+// The fake worker's logs of one run: set up before, read after (what ran when, workers, modules loaded ahead).
+struct EventLog {
+  std::string dir, log, running, pids;
+  EventLog(int delay_ms) {
+    dir = testing::TempDir() + "/ptxcts-phases-" + std::to_string(getpid());
+    log = dir + "/events.log", running = dir + "/running", pids = dir + "/pids";
+    make_dirs(running);
+    make_dirs(pids);
+    for (auto& name : list_dir(pids)) ::unlink((pids + "/" + name).c_str());
+    for (auto& name : list_dir(running)) ::unlink((running + "/" + name).c_str());
+    ::unlink(log.c_str());
+    setenv("FAKE_WORKER_PIDS", pids.c_str(), 1);
+    setenv("FAKE_WORKER_LOG", log.c_str(), 1);
+    setenv("FAKE_WORKER_RUNNING", running.c_str(), 1);
+    setenv("FAKE_WORKER_DELAY_MS", std::to_string(delay_ms).c_str(), 1);
+  }
+  BatchOptions options(const std::string& load_path, int jobs) const {
+    BatchOptions o;
+    o.self = PTXCTS_FAKE_WORKER;
+    o.load_path = load_path;
+    o.target = "sm_90";
+    o.ptx = "9.0";
+    o.jobs = jobs;
+    o.timeout_s = 5;
+    o.log_dir = dir + "/logs";
+    return o;
+  }
+  // Reads the log into `out` (intervals, workers, preloads); every worker must have ended.
+  void read(PhaseRun& out);
+};
+
+PhaseRun run_phases_logged(Fixture& f, int jobs, const PhaseOptions& po, int delay_ms) {
+  mark_traps(f);
+  EventLog ev(delay_ms);
   std::vector<const RunCase*> ptrs;
   for (auto& c : f.cases) ptrs.push_back(&c);
-  BatchOptions o;
-  o.self = PTXCTS_FAKE_WORKER;
-  o.load_path = "jit";
-  o.target = "sm_90";
-  o.ptx = "9.0";
-  o.jobs = jobs;
-  o.timeout_s = 5;
-  o.log_dir = dir + "/logs";
+  BatchOptions o = ev.options("jit", jobs);
   PhaseRun out;
   PhaseOptions quiet = po;
   quiet.quiet = true;
   out.results = run_phases(ptrs, o, quiet, nullptr, out.timing);
+  ev.read(out);
+  return out;
+}
+
+void EventLog::read(PhaseRun& out) {
   unsetenv("FAKE_WORKER_LOG");
   unsetenv("FAKE_WORKER_RUNNING");
   unsetenv("FAKE_WORKER_DELAY_MS");
@@ -229,10 +254,13 @@ PhaseRun run_phases_logged(Fixture& f, int jobs, const PhaseOptions& po, int del
       open[id].erase(open[id].begin());
     }
   }
-  return out;
 }
 
-bool traps(const std::string& id) { return id.find("#trap") != std::string::npos || id.find("#victim") != std::string::npos; }
+bool traps(const std::string& id) {
+  return id.find("#trap") != std::string::npos || id.find("#victim") != std::string::npos ||
+         id.find("#explored") != std::string::npos;
+}
+bool calm(const std::string& id) { return !traps(id); }
 
 // The most intervals of `which` cases open at one moment.
 size_t most_at_once(const std::vector<Interval>& v, bool (*which)(const std::string&)) {
@@ -369,6 +397,207 @@ TEST(TrapPhase, OnlyThePredictedTrapOfTheCasesOwnKernelIsTrusted) {
     other.cls = k;
     EXPECT_FALSE(trapped_as_predicted(other)) << k;
   }
+}
+
+// The schedule of a session's batches (Schedule): the trap phases beside the calm phases, what a neighbour
+// could have caused re-run alone afterwards; or, with overlap off, each batch's phases one after another.
+namespace {
+
+struct ScheduledRun {
+  std::vector<std::vector<CaseResult>> results;  // per batch, in the order added
+  std::vector<BatchTiming> timing;
+  PhaseRun log;                                   // intervals of every batch's cases
+};
+
+// One batch per fixture: the first on the cubin path, the next on jit, ...; `jobs` calm workers each.
+ScheduledRun run_schedule_logged(const std::vector<Fixture*>& fs, int jobs, PhaseOptions po, bool overlap,
+                                 int delay_ms, ProgressFn progress = nullptr) {
+  EventLog ev(delay_ms);
+  po.quiet = true;
+  ScheduledRun out;
+  {
+    Schedule sched(po, overlap, progress);
+    const char* paths[] = {"cubin", "jit"};
+    for (size_t k = 0; k < fs.size(); ++k) {
+      mark_traps(*fs[k]);
+      std::vector<const RunCase*> ptrs;
+      for (auto& c : fs[k]->cases) ptrs.push_back(&c);
+      sched.add(plan_phases(ptrs, ev.options(paths[k % 2], jobs), po));
+    }
+    sched.finish();
+    for (auto& b : sched.batches()) {
+      out.results.push_back(phase_results(b));
+      out.timing.push_back(b.t);
+    }
+  }
+  ev.read(out.log);
+  return out;
+}
+
+bool meet(const Interval& a, const Interval& b) { return a.start < b.end && b.start < a.end; }
+
+// The last run of `id` (its re-run alone, when it ran twice).
+const Interval* last_run(const std::vector<Interval>& v, const std::string& id) {
+  const Interval* last = nullptr;
+  for (auto& i : v)
+    if (i.id == id) last = &i;
+  return last;
+}
+
+}  // namespace
+
+TEST(Schedule, OverlapRunsTheTrapPhasesBesideTheCalmPhases) {
+  std::vector<std::string> a, b;
+  for (int i = 0; i < 8; ++i) { a.push_back("ok_a" + std::to_string(i)); b.push_back("ok_b" + std::to_string(i)); }
+  for (int i = 0; i < 4; ++i) { a.push_back("trap_a" + std::to_string(i)); b.push_back("trap_b" + std::to_string(i)); }
+  Fixture fa(a), fb(b);
+  PhaseOptions po;
+  po.trap_jobs = 2;
+  auto run = run_schedule_logged({&fa, &fb}, 2, po, true, 120);
+  ASSERT_EQ(run.results.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    ASSERT_EQ(by_id(run.results[k]).size(), (k ? fb : fa).cases.size()) << "a case came back twice or not at all";
+    for (auto& r : run.results[k]) {
+      EXPECT_EQ(r.cls, traps(r.id) ? "spec_divergence" : "pass") << r.id;
+      EXPECT_FALSE(r.details.get("first_attempt_with_other_workers")) << r.id << ": nothing to run again";
+    }
+    EXPECT_EQ(run.timing[k].rerun_alone + run.timing[k].trap_rerun_alone, 0u);
+  }
+  bool overlapped = false;
+  for (auto& c : run.log.intervals)
+    for (auto& t : run.log.intervals) overlapped |= calm(c.id) && traps(t.id) && meet(c, t);
+  EXPECT_TRUE(overlapped) << "no trapping case ran while a calm one did";
+  EXPECT_LT(run.timing[0].trap_at_s, run.timing[0].calm_at_s + run.timing[0].batch_s)
+      << "the first trap phase began after the calm phases";
+  // Each kind of phase keeps its order: the second batch's calm cases start after the first's end, and so do
+  // its trapping ones.
+  auto last_end = [&](const char* part) {
+    long long e = 0;
+    for (auto& i : run.log.intervals) if (i.id.find(part) != std::string::npos) e = std::max(e, i.end);
+    return e;
+  };
+  for (auto& i : run.log.intervals) {
+    if (i.id.find("ok_b") != std::string::npos) EXPECT_GT(i.start, last_end("ok_a")) << i.id;
+    if (i.id.find("trap_b") != std::string::npos) EXPECT_GT(i.start, last_end("trap_a")) << i.id;
+  }
+}
+
+// Beside a trap phase a calm crash runs again alone, a calm fail stands (its kernel ended cleanly); in the trap
+// phase a pass and a divergence by bytes stand (no neighbour can cause them), a timeout and a fail run again
+// alone. The re-runs run with nothing beside them.
+TEST(Schedule, WhatANeighbourCouldCauseRunsAgainAloneAfterTheOverlap) {
+  Fixture f({"calm_victim_crash", "calm_fail", "ok_0", "ok_1", "trap_0", "explored_pass", "trap_1",
+             "explored_div", "trap_2", "explored_timeout", "trap_3", "explored_fail", "trap_4", "trap_5"});
+  PhaseOptions po;
+  po.trap_jobs = 3;
+  auto run = run_schedule_logged({&f}, 1, po, true, 300);
+  ASSERT_EQ(run.results.size(), 1u);
+  const auto& rs = run.results[0];
+  ASSERT_EQ(by_id(rs).size(), f.cases.size());
+  struct Want { const char* variant; const char* cls; const char* first; };  // first: "" for not re-run
+  for (const Want& w : {Want{"calm_victim_crash", "pass", "crash"}, Want{"calm_fail", "fail", ""},
+                        Want{"ok_0", "pass", ""}, Want{"explored_pass", "pass", ""},
+                        Want{"explored_div", "spec_divergence", ""}, Want{"explored_timeout", "timeout", "timeout"},
+                        Want{"explored_fail", "fail", "fail"}, Want{"trap_0", "spec_divergence", ""}}) {
+    const CaseResult& r = result_of(rs, w.variant);
+    EXPECT_EQ(r.cls, w.cls) << w.variant;
+    const Json* first = r.details.get("first_attempt_with_other_workers");
+    if (*w.first) {
+      ASSERT_TRUE(first) << w.variant << ": must run again alone";
+      EXPECT_EQ(first->get_str("class"), w.first) << w.variant;
+    } else {
+      EXPECT_FALSE(first) << w.variant << ": must not run again";
+    }
+  }
+  for (auto* v : {"explored_pass", "explored_div", "trap_0"})
+    EXPECT_TRUE(result_of(rs, v).details.get("beside_other_workers")) << v << ": seen beside others, and says so";
+  EXPECT_EQ(run.timing[0].rerun_alone, 1u);
+  EXPECT_EQ(run.timing[0].trap_rerun_alone, 2u);
+  for (auto* v : {"calm_victim_crash", "explored_timeout", "explored_fail"}) {
+    const Interval* last = last_run(run.log.intervals, std::string("fake/form#") + v);
+    ASSERT_TRUE(last && last->end) << v;
+    for (auto& i : run.log.intervals)
+      if (&i != last) EXPECT_FALSE(meet(i, *last)) << v << " re-ran beside " << i.id;
+  }
+}
+
+TEST(Schedule, WithoutOverlapEachBatchRunsItsPhasesInTurn) {
+  Fixture fa({"calm_victim_crash", "ok_a0", "ok_a1", "trap_a0", "trap_a1", "trap_a2"});
+  Fixture fb({"ok_b0", "ok_b1", "trap_b0", "trap_b1"});
+  PhaseOptions po;
+  po.trap_jobs = 2;
+  auto run = run_schedule_logged({&fa, &fb}, 1, po, false, 60);
+  // calm a, traps a, calm b, traps b: each group starts after the one before it ended.
+  auto group = [](const std::string& id) {
+    const bool t = traps(id), second = id.find("_b") != std::string::npos;
+    return (second ? 2 : 0) + (t ? 1 : 0);
+  };
+  for (auto& x : run.log.intervals)
+    for (auto& y : run.log.intervals)
+      if (group(x.id) < group(y.id)) EXPECT_LT(x.end, y.start) << x.id << " did not end before " << y.id << " began";
+  // Nothing ran beside the calm phase (one worker): its case that a neighbour would hurt passes at once.
+  const CaseResult& v = result_of(run.results[0], "calm_victim_crash");
+  EXPECT_EQ(v.cls, "pass");
+  EXPECT_FALSE(v.details.get("first_attempt_with_other_workers"));
+  EXPECT_EQ(run.timing[0].rerun_alone, 0u);
+  EXPECT_LT(run.timing[0].calm_at_s, run.timing[0].trap_at_s);
+  EXPECT_LT(run.timing[0].trap_at_s, run.timing[1].calm_at_s);
+}
+
+// SIGINT while calm and trap phases run at once: both stop, every case measured keeps its result and every other
+// one comes back skipped "interrupted"; none lost, none doubled, no worker left.
+TEST(Schedule, InterruptMidOverlapAccountsForEveryCase) {
+  std::vector<std::string> a, b;
+  for (int i = 0; i < 12; ++i) { a.push_back("ok_a" + std::to_string(i)); b.push_back("ok_b" + std::to_string(i)); }
+  for (int i = 0; i < 6; ++i) { a.push_back("trap_a" + std::to_string(i)); b.push_back("trap_b" + std::to_string(i)); }
+  Fixture fa(a), fb(b);
+  PhaseOptions po;
+  po.trap_jobs = 2;
+  size_t seen = 0;
+  g_stop_requested = 0;
+  auto run = run_schedule_logged({&fa, &fb}, 2, po, true, 100, [&](const CaseResult&) {
+    if (++seen == 5) g_stop_requested = SIGINT;  // as the signal handler would
+  });
+  g_stop_requested = 0;
+  ASSERT_EQ(run.results.size(), 2u);
+  size_t skipped = 0, judged = 0;
+  for (size_t k = 0; k < 2; ++k) {
+    ASSERT_EQ(run.results[k].size(), (k ? fb : fa).cases.size());
+    ASSERT_EQ(by_id(run.results[k]).size(), run.results[k].size()) << "a case came back twice";
+    for (auto& r : run.results[k]) {
+      if (r.cls == "skipped") { ++skipped; EXPECT_EQ(r.message, "interrupted") << r.id; continue; }
+      ++judged;
+      EXPECT_EQ(r.cls, traps(r.id) ? "spec_divergence" : "pass") << r.id << ": an interrupted case must be skipped";
+    }
+  }
+  EXPECT_GE(judged, 5u);
+  EXPECT_GT(skipped, 0u);
+}
+
+// What stands beside other workers without a re-run: a clean kernel end with the model's bytes or a named
+// alternative's; what a calm phase beside a trap phase runs again: a crash, any timeout, any kernel error.
+TEST(Schedule, OnlyACleanKernelEndIsBeyondNeighbours) {
+  CaseResult r;
+  r.details = Json::object();
+  for (auto* k : {"pass", "spec_divergence"}) {
+    r.cls = k;
+    EXPECT_TRUE(beyond_neighbours(r)) << k;
+    EXPECT_FALSE(calm_suspect_beside_traps(r)) << k;
+  }
+  for (auto* k : {"fail", "crash", "timeout", "not_supported", "compile_error"}) {
+    r.cls = k;
+    EXPECT_FALSE(beyond_neighbours(r)) << k;
+  }
+  r.cls = "fail";
+  EXPECT_FALSE(calm_suspect_beside_traps(r)) << "bytes are judged only after a clean kernel end";
+  for (auto* k : {"crash", "timeout"}) {
+    r.cls = k;
+    EXPECT_TRUE(calm_suspect_beside_traps(r)) << k;
+  }
+  r.cls = "spec_divergence";
+  r.details["kernel_error"] = kPredictedTrapError;
+  EXPECT_FALSE(beyond_neighbours(r)) << "a trap, predicted or not, is not a clean end";
+  EXPECT_TRUE(calm_suspect_beside_traps(r)) << "a kill could imitate it";
 }
 
 TEST(AtomicWrite, ReplacesWholeOrNotAtAll) {

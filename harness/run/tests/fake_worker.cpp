@@ -11,6 +11,12 @@
 //               when one runs beside it (FAKE_WORKER_RUNNING shows one within a second of its start): the same
 //               predicted-trap verdict but another error / the same verdict but stopped before its frame began /
 //               a crash, exit 3; alone: pass, fail, pass
+//   ...#calm_victim_crash: a calm case that a neighbour's trap would hurt (FAKE_WORKER_RUNNING shows another
+//               case within a second of its start): beside one a crash, exit 3; alone: pass
+//   ...#calm_fail: a fail (bytes differ, the kernel ended cleanly), beside others or alone
+//   ...#explored_pass, #explored_div, #explored_timeout, #explored_fail: a case expected to trap that does not:
+//               pass; a divergence by bytes (details.matched_policy, no kernel error); the device-side timeout
+//               (the kernel gave up waiting); a fail; the same beside others or alone
 //   anything else: pass
 // Environment: FAKE_WORKER_DELAY_MS (each case takes that long), FAKE_WORKER_PIDS (a folder: each worker
 // writes an empty file named by its pid, so a test can check that none outlives the parent), FAKE_WORKER_LOG
@@ -84,6 +90,11 @@ int main(int argc, char** argv) {
       log_event("P", id.substr(2));
       continue;
     }
+    if (id[0] == '{') {  // an explicit case (an explored one: its JSON line): its "id"
+      const std::string key = "\"id\":\"";
+      const size_t at = id.find(key), from = at == std::string::npos ? 0 : at + key.size();
+      id = at == std::string::npos ? "?" : id.substr(from, id.find('"', from) - from);
+    }
     std::printf("S %s\n", id.c_str());
     std::fflush(stdout);
     log_event("S", id);
@@ -119,6 +130,25 @@ int main(int argc, char** argv) {
         message = "fake: 4 byte(s) differ from the model";
       }
       ends = beside;
+    } else if (id.find("#calm_victim_crash") != std::string::npos) {
+      bool beside = false;
+      for (int i = 0; i < 100 && !(beside = other_running()); ++i) usleep(10000);
+      if (beside) {
+        k = "crash";
+        message = "kernel trapped: cudaErrorLaunchFailure";
+      }
+      ends = beside;
+    } else if (id.find("#explored_div") != std::string::npos) {
+      k = "spec_divergence";
+      message = "device matches the alternative fake=bytes";
+      details = "{\"matched_policy\":\"fake=bytes\"}";
+    } else if (id.find("#explored_timeout") != std::string::npos) {
+      k = "timeout";
+      message = "CTA rank 0: mbarrier.try_wait gave up after 16384 iterations";
+      ends = true;
+    } else if (id.find("#explored_fail") != std::string::npos || id.find("#calm_fail") != std::string::npos) {
+      k = "fail";
+      message = "fake: 4 byte(s) differ from the model";
     }
     if (delay_ms > 0) usleep(useconds_t(delay_ms) * 1000);
     if (!marker.empty()) unlink(marker.c_str());

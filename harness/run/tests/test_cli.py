@@ -228,8 +228,9 @@ class Runs(unittest.TestCase):
         self.assertEqual(open(os.path.join(out, "results.json")).read(), before)
 
     def test_trap_phase_beside_and_alone(self):
-        # The fake worker passes every case: beside other trapping workers that is not the predicted trap, so each
-        # runs again alone; --traps-alone runs them one after another and runs nothing again.
+        # The fake worker passes every case: beside other trapping workers a pass stands (no neighbour's trap can
+        # make a kernel end cleanly with the model's bytes), marked as seen beside them; --traps-alone runs them
+        # one after another and marks nothing.
         sys.path.insert(0, os.path.join(ROOT, "harness"))
         from results import schema
         sel = ["--family", "cp.reduce.async.bulk.tensor", "--filter", "misaligned", "--lower-targets", "none",
@@ -246,18 +247,45 @@ class Runs(unittest.TestCase):
             self.assertEqual(t["cases"], 0)
             seen[name] = (t, d["cases"], r.stderr)
         t, cases, err = seen["beside"]
-        self.assertEqual((t["trap_workers"], t["trap_rerun_alone"]), (3, t["traps"]))
+        self.assertEqual((t["trap_workers"], t["trap_rerun_alone"]), (3, 0))
         self.assertIn(f"{t['traps']} expected trap(s) in", err)
-        self.assertIn(f"3 at once; {t['traps']} of them re-run alone in", err)
+        self.assertIn("3 at once; 0 of them re-run alone in", err)
         for c in cases:
             self.assertEqual(c["class"], "pass")
-            self.assertEqual(c["details"]["first_attempt_with_other_workers"]["class"], "pass")
+            self.assertTrue(c["details"]["beside_other_workers"])
+            self.assertNotIn("first_attempt_with_other_workers", c["details"])
         t, cases, err = seen["alone"]
         self.assertEqual((t["trap_workers"], t["trap_rerun_alone"]), (1, 0))
         self.assertIn("1 at once; 0 of them re-run alone", err)
         for c in cases:
             self.assertNotIn("first_attempt_with_other_workers", c["details"])
             self.assertNotIn("beside_other_workers", c["details"])
+
+    def test_trap_phase_overlaps_the_calm_phase_unless_told(self):
+        # A family with calm cases and cases expected to trap: by default its trap phase begins while its calm
+        # phase runs (timing's trap_at_s, the "overlapped" line); --no-overlap runs it after, as before.
+        sys.path.insert(0, os.path.join(ROOT, "harness"))
+        from results import schema
+        sel = ["--family", "cp.reduce.async.bulk.tensor", "--lower-targets", "none", "--load-path", "cubin",
+               "--jobs", "2", "--trap-jobs", "2"]
+        seen = {}
+        for name, extra in (("overlap", []), ("in turn", ["--no-overlap"])):
+            out = os.path.join(self.tmp, name.replace(" ", "-"))
+            r = run(sel + ["--out", out] + extra, **fake_env(delay="2"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            d = self.doc(out)
+            schema.validate(d)
+            (t,) = d["timing"]
+            self.assertGreater(t["cases"], 0)
+            self.assertGreater(t["traps"], 0)
+            seen[name] = (t, r.stderr, {(c["id"], c["class"]) for c in d["cases"]})
+        t, err, verdicts = seen["overlap"]
+        self.assertLess(t["trap_at_s"], t["calm_at_s"] + t["batch_s"])
+        self.assertIn("run: overlapped: 1 calm phase(s)", err)
+        t, err, verdicts_in_turn = seen["in turn"]
+        self.assertGreaterEqual(t["trap_at_s"] + 0.15, t["calm_at_s"] + t["batch_s"])
+        self.assertNotIn("run: overlapped:", err)
+        self.assertEqual(verdicts, verdicts_in_turn)
 
     def interrupt(self, sig, code, reason):
         out = os.path.join(self.tmp, "out")
@@ -293,7 +321,7 @@ class Runs(unittest.TestCase):
         judged = {(c["id"], c["load_path"]): c for c in first["cases"] if c["class"] != "skipped"}
         r = run(["--resume", out, "--family", "x"], **fake_env())
         self.assertEqual(r.returncode, 2)
-        self.assertIn("only --jobs, --trap-jobs, --traps-alone, --timeout, --deadline, --quiet and --no-rerun-alone", r.stderr)
+        self.assertIn("only --jobs, --trap-jobs, --traps-alone, --no-overlap, --timeout, --deadline, --quiet and --no-rerun-alone", r.stderr)
         r = run(["--resume", out, "--jobs", "2", "--quiet"], **fake_env(self.pids))
         self.assertEqual(r.returncode, 0, r.stderr)
         d = self.doc(out)

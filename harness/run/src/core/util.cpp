@@ -156,8 +156,10 @@ int exit_status(pid_t pid) {
 }  // namespace
 
 int run_process(const std::vector<std::string>& argv, std::string* out) {
+  // Close-on-exec: a worker the batch executor starts meanwhile (another thread, Schedule) must not hold this
+  // pipe's write end, or the read below waits for that worker's end.
   int fds[2];
-  if (pipe(fds) != 0) return -1;
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
   pid_t pid = spawn(argv, fds[1], fds[1], {fds[0], fds[1]});
   if (pid < 0) return -1;
   close(fds[1]);
@@ -171,8 +173,8 @@ int run_process(const std::vector<std::string>& argv, std::string* out) {
 
 int run_capture(const std::vector<std::string>& argv, std::string* out, std::string* err) {
   int po[2], pe[2];
-  if (pipe(po) != 0) return -1;
-  if (pipe(pe) != 0) { close(po[0]); close(po[1]); return -1; }
+  if (pipe2(po, O_CLOEXEC) != 0) return -1;
+  if (pipe2(pe, O_CLOEXEC) != 0) { close(po[0]); close(po[1]); return -1; }
   pid_t pid = spawn(argv, po[1], pe[1], {po[0], po[1], pe[0], pe[1]});
   if (pid < 0) return -1;
   close(po[1]);

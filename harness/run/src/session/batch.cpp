@@ -122,11 +122,28 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
   make_dirs(o.log_dir);
 
   auto spawn = [&](Slot& s) {
+    s.log = o.log_dir + "/worker-" + o.load_path + (o.log_tag.empty() ? "" : "-" + o.log_tag) + "-" +
+            std::to_string(s.n) + ".log";
+    // Everything the child needs is made before fork: another thread (Schedule) may hold a lock at that moment.
+    std::vector<std::string> a = {o.self, "--worker", "--load-path", o.load_path, "--modules", o.modules,
+                                  "--target", o.target, "--ptx", o.ptx, "--seed", std::to_string(o.seed),
+                                  "--timeout", std::to_string(o.timeout_s), "--log-dir", o.log_dir};
+    if (!o.toolchain.empty()) { a.push_back("--toolchain"); a.push_back(o.toolchain); }
+    if (o.source.size() == 2) { a.push_back(o.source[0] == "--modules" ? "--prebuilt" : "--frontend"); a.push_back(o.source[1]); }
+    if (o.device != "gpu") { a.push_back("--device"); a.push_back(o.device); }
+    if (!o.repro) a.push_back("--no-repro");
+    for (auto& p : o.plan_args) a.push_back(p);
+    std::vector<char*> av;
+    for (auto& x : a) av.push_back(const_cast<char*>(x.c_str()));
+    av.push_back(nullptr);
+    const std::string exec_failed = "cannot execute worker " + o.self + ": ";
+    // Close-on-exec pipes: no other worker (of this batch, or of one another thread runs) holds this one's
+    // stdin or stdout, so its end is seen at once.
     int in[2], out[2];
-    if (pipe(in) != 0 || pipe(out) != 0) return false;
-    s.log = o.log_dir + "/worker-" + o.load_path + "-" + std::to_string(s.n) + ".log";
+    if (pipe2(in, O_CLOEXEC) != 0) return false;
+    if (pipe2(out, O_CLOEXEC) != 0) { close(in[0]); close(in[1]); return false; }
     pid_t pid = fork();
-    if (pid < 0) return false;
+    if (pid < 0) { close(in[0]); close(in[1]); close(out[0]); close(out[1]); return false; }
     if (pid == 0) {
       // Its own process group (a Ctrl-C on the terminal reaches the parent only, which stops the workers itself)
       // and killed with its parent (no orphan holds a GPU context after the parent is gone).
@@ -135,22 +152,12 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
       if (getppid() == 1) _exit(1);
       dup2(in[0], 0);
       dup2(out[1], 1);
-      int lf = open(s.log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      int lf = open(s.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
       if (lf >= 0) dup2(lf, 2);
-      close(in[0]); close(in[1]); close(out[0]); close(out[1]);
-      std::vector<std::string> a = {o.self, "--worker", "--load-path", o.load_path, "--modules", o.modules,
-                                    "--target", o.target, "--ptx", o.ptx, "--seed", std::to_string(o.seed),
-                                    "--timeout", std::to_string(o.timeout_s), "--log-dir", o.log_dir};
-      if (!o.toolchain.empty()) { a.push_back("--toolchain"); a.push_back(o.toolchain); }
-      if (o.source.size() == 2) { a.push_back(o.source[0] == "--modules" ? "--prebuilt" : "--frontend"); a.push_back(o.source[1]); }
-      if (o.device != "gpu") { a.push_back("--device"); a.push_back(o.device); }
-      if (!o.repro) a.push_back("--no-repro");
-      for (auto& p : o.plan_args) a.push_back(p);
-      std::vector<char*> av;
-      for (auto& x : a) av.push_back(const_cast<char*>(x.c_str()));
-      av.push_back(nullptr);
       execv(av[0], av.data());
-      std::fprintf(stderr, "cannot execute worker %s: %s\n", av[0], std::strerror(errno));
+      const std::string msg = exec_failed + std::strerror(errno) + "\n";
+      ssize_t n = write(2, msg.data(), msg.size());
+      (void)n;
       _exit(127);
     }
     close(in[0]);
@@ -410,86 +417,148 @@ size_t rerun_alone(const std::vector<const RunCase*>& cs, std::vector<CaseResult
   return again.size();
 }
 
+namespace {
+
+// A crash or a timeout of the host or parent watchdog: what a neighbour's trap can cause among calm workers (the
+// driver recovers the whole engine).
+bool crash_or_watchdog(const CaseResult& r) {
+  return r.cls == cls::crash || (r.cls == cls::timeout && (r.message.rfind("host watchdog", 0) == 0 ||
+                                                           r.message.rfind("parent watchdog", 0) == 0));
+}
+
+}  // namespace
+
+bool beyond_neighbours(const CaseResult& r) {
+  return (r.cls == cls::pass || r.cls == cls::spec_divergence) && !r.details.get("kernel_error");
+}
+
+bool calm_suspect_beside_traps(const CaseResult& r) {
+  return r.cls == cls::crash || r.cls == cls::timeout || r.details.get("kernel_error");
+}
+
+Batch plan_phases(const std::vector<const RunCase*>& cases, const BatchOptions& o, const PhaseOptions& po) {
+  // Cases the planner expects to trap (params.traps: a named alternative predicts it) run in a phase of their
+  // own: a trap ends its worker, and it can take down kernels that other workers run on the GPU at that moment.
+  Batch b;
+  for (auto* c : cases) (c->params.get("traps") ? b.trapping : b.calm).push_back(c);
+  b.o = o;
+  b.t.load_path = o.load_path;
+  b.t.target = o.target;
+  b.t.cases = b.calm.size();
+  b.t.workers = o.jobs;
+  b.t.traps = b.trapping.size();
+  // The model device (model_device.hpp) loses no context to a trap: it keeps the serial phase, one worker and its plan.
+  b.traps_beside = o.device == "gpu" && !po.traps_alone && po.trap_jobs > 1 && b.trapping.size() > 1;
+  b.t.trap_workers = b.trapping.empty() ? 0 : b.traps_beside ? std::min<int>(po.trap_jobs, int(b.trapping.size())) : 1;
+  BatchOptions& to = b.trap_o;
+  to = o;
+  to.jobs = b.t.trap_workers;
+  to.log_tag = "trap";
+  // Every trap starts a worker: it plans only the trapping cases' families.
+  std::set<std::string> fams;
+  for (auto* c : b.trapping) fams.insert(c->form->family);
+  std::string list;
+  for (auto& f : fams) list += (list.empty() ? "" : ",") + f;
+  for (size_t k = 0; k + 1 < to.plan_args.size(); ++k)
+    if (to.plan_args[k] == "--plan-families") to.plan_args[k + 1] = list;
+  if (b.traps_beside) {
+    to.ahead = 1;                   // a trap ends its worker: each worker holds one case
+    to.spares = b.t.trap_workers;   // and a warm one stands by for each worker running
+  } else {
+    to.spares = 0;
+  }
+  return b;
+}
+
+void run_calm(Batch& b, ProgressFn progress) {
+  b.calm_from = now_s();
+  if (!b.calm.empty()) b.calm_rs = run_batch(b.calm, b.o, progress);
+  b.calm_to = now_s();
+  b.t.batch_s = b.calm_to - b.calm_from;
+}
+
+void run_traps(Batch& b, const PhaseOptions& po, ProgressFn progress) {
+  if (b.trapping.empty()) return;
+  if (g_stop_requested) {
+    b.trap_rs = run_batch(b.trapping, b.o, progress);  // interrupted before the phase: every case comes back skipped
+    return;
+  }
+  if (!po.quiet)
+    std::fprintf(stderr, "\nrun: %s %s: %zu case(s) expected to trap, %d at once%s\n", b.t.load_path.c_str(),
+                 b.t.target.c_str(), b.trapping.size(), b.trap_o.jobs,
+                 b.traps_beside ? ", each in its own worker" : " (alone)");
+  b.trap_from = now_s();
+  b.trap_rs = run_batch(b.trapping, b.trap_o, progress);
+  b.trap_to = now_s();
+  b.t.trap_s = b.trap_to - b.trap_from;
+}
+
+void confirm_calm(Batch& b, const PhaseOptions& po, bool beside_traps) {
+  // Several calm workers: a crash or a watchdog timeout may be a neighbour's doing (an unexpected trap). Beside
+  // a trap phase, more may be: calm_suspect_beside_traps. Each runs again alone, and that verdict stands.
+  std::function<bool(const CaseResult&)> suspect;
+  if (beside_traps) suspect = calm_suspect_beside_traps;
+  else if (b.o.jobs > 1) suspect = crash_or_watchdog;
+  else return;
+  const double t0 = now_s();
+  if (po.rerun_alone) {
+    b.t.rerun_alone = rerun_alone(b.calm, b.calm_rs, suspect, b.o,
+                                  beside_traps ? "case(s) seen beside a trap phase (crash/timeout/kernel error)"
+                                               : "crash/timeout case(s)",
+                                  po.quiet);
+  } else {
+    for (auto& r : b.calm_rs)
+      if (suspect(r)) r.details["beside_other_workers"] = true;  // --no-rerun-alone: not confirmed alone
+  }
+  b.t.rerun_s = now_s() - t0;
+}
+
+void confirm_traps(Batch& b, const PhaseOptions& po, bool beside_calm) {
+  if (b.trap_rs.empty() || !(b.traps_beside || beside_calm)) return;
+  // Beside other workers only the predicted trap of the case's own kernel, and a result no neighbour can cause,
+  // stand; anything else (a fail, another error, a kernel stopped before it began, a timeout, a crash) runs again
+  // alone.
+  const double t0 = now_s();
+  auto not_trusted = [](const CaseResult& r) {
+    return r.cls != cls::skipped && !trapped_as_predicted(r) && !beyond_neighbours(r);
+  };
+  if (po.rerun_alone)
+    b.t.trap_rerun_alone =
+        rerun_alone(b.trapping, b.trap_rs, not_trusted, b.trap_o, "trap-phase case(s) not trusted beside others", po.quiet);
+  for (auto& r : b.trap_rs)
+    if (r.cls != cls::skipped && !r.details.get("first_attempt_with_other_workers"))
+      r.details["beside_other_workers"] = true;
+  b.t.trap_rerun_s = now_s() - t0;
+}
+
+std::vector<CaseResult> phase_results(const Batch& b) {
+  std::vector<CaseResult> rs = b.head;
+  rs.insert(rs.end(), b.calm_rs.begin(), b.calm_rs.end());
+  rs.insert(rs.end(), b.trap_rs.begin(), b.trap_rs.end());
+  return rs;
+}
+
+void print_batch_timing(const BatchTiming& t) {
+  std::fprintf(stderr,
+               "\nrun: %s %s: %zu case(s) in %.1f s with %d worker(s); %zu re-run alone in %.1f s; "
+               "%zu expected trap(s) in %.1f s, %d at once; %zu of them re-run alone in %.1f s",
+               t.load_path.c_str(), t.target.c_str(), t.cases, t.batch_s, t.workers, t.rerun_alone, t.rerun_s,
+               t.traps, t.trap_s, t.trap_workers, t.trap_rerun_alone, t.trap_rerun_s);
+  if (t.calm_at_s >= 0 && t.trap_at_s >= 0)
+    std::fprintf(stderr, " (calm phase from %.1f s, trap phase from %.1f s)", t.calm_at_s, t.trap_at_s);
+  std::fprintf(stderr, "\n");
+}
+
 std::vector<CaseResult> run_phases(const std::vector<const RunCase*>& cases, const BatchOptions& o,
                                    const PhaseOptions& po, ProgressFn progress, BatchTiming& t) {
-  // Cases the planner expects to trap (params.traps: a named alternative predicts it) run after the others: a
-  // trap ends its worker, and it can take down kernels that other workers run on the GPU at that moment.
-  std::vector<const RunCase*> calm, trapping;
-  for (auto* c : cases) (c->params.get("traps") ? trapping : calm).push_back(c);
-  t.load_path = o.load_path;
-  t.target = o.target;
-  t.cases = calm.size();
-  t.workers = o.jobs;
-  t.traps = trapping.size();
-  // The model device (model_device.hpp) loses no context to a trap: it keeps the serial phase, one worker and its plan.
-  const bool traps_beside = o.device == "gpu" && !po.traps_alone && po.trap_jobs > 1 && trapping.size() > 1;
-  t.trap_workers = trapping.empty() ? 0 : traps_beside ? std::min<int>(po.trap_jobs, int(trapping.size())) : 1;
-
-  std::vector<CaseResult> rs;
-  double t0 = now_s();
-  if (!calm.empty()) rs = run_batch(calm, o, progress);
-  t.batch_s = now_s() - t0;
-  // A trap in one worker can take down kernels that other workers run on the same GPU at that moment (the
-  // driver recovers the whole engine): with several workers, every crash and host-watchdog timeout is run
-  // again alone, and that verdict stands.
-  auto crash_or_watchdog = [](const CaseResult& r) {
-    return r.cls == cls::crash || (r.cls == cls::timeout && (r.message.rfind("host watchdog", 0) == 0 ||
-                                                             r.message.rfind("parent watchdog", 0) == 0));
-  };
-  t0 = now_s();
-  if (o.jobs > 1 && !po.rerun_alone)
-    for (auto& r : rs)
-      if (crash_or_watchdog(r)) r.details["beside_other_workers"] = true;  // --no-rerun-alone: not confirmed alone
-  if (o.jobs > 1 && po.rerun_alone) t.rerun_alone = rerun_alone(calm, rs, crash_or_watchdog, o, "crash/timeout case(s)", po.quiet);
-  t.rerun_s = now_s() - t0;
-
-  t0 = now_s();
-  std::vector<CaseResult> trs;
-  if (!trapping.empty() && !g_stop_requested) {
-    BatchOptions to = o;
-    to.jobs = t.trap_workers;
-    // Every trap starts a worker: it plans only the trapping cases' families.
-    std::set<std::string> fams;
-    for (auto* c : trapping) fams.insert(c->form->family);
-    std::string list;
-    for (auto& f : fams) list += (list.empty() ? "" : ",") + f;
-    for (size_t k = 0; k + 1 < to.plan_args.size(); ++k)
-      if (to.plan_args[k] == "--plan-families") to.plan_args[k + 1] = list;
-    if (traps_beside) {
-      to.ahead = 1;                 // a trap ends its worker: each worker holds one case
-      to.spares = t.trap_workers;   // and a warm one stands by for each worker running
-    } else {
-      to.spares = 0;
-    }
-    if (!po.quiet)
-      std::fprintf(stderr, "\nrun: %zu case(s) expected to trap, %d at once%s\n", trapping.size(), to.jobs,
-                   traps_beside ? ", each in its own worker" : " (alone)");
-    trs = run_batch(trapping, to, progress);
-    t.trap_s = now_s() - t0;
-    t0 = now_s();
-    // Beside other trapping workers, only the predicted trap of the case's own kernel stands; anything else (a
-    // pass, a fail, another error, a kernel stopped before it began, a timeout) runs again alone.
-    if (traps_beside) {
-      auto not_trusted = [](const CaseResult& r) { return r.cls != cls::skipped && !trapped_as_predicted(r); };
-      if (po.rerun_alone)
-        t.trap_rerun_alone =
-            rerun_alone(trapping, trs, not_trusted, to, "trap-phase case(s) not the predicted trap", po.quiet);
-      for (auto& r : trs)
-        if (r.cls != cls::skipped && !r.details.get("first_attempt_with_other_workers"))
-          r.details["beside_other_workers"] = true;
-    }
-    t.trap_rerun_s = now_s() - t0;
-  } else if (!trapping.empty()) {
-    trs = run_batch(trapping, o, progress);  // interrupted before the phase: every case comes back skipped
-  }
-  for (auto& r : trs) rs.push_back(r);
-  if (!po.quiet)
-    std::fprintf(stderr,
-                 "\nrun: %s %s: %zu case(s) in %.1f s with %d worker(s); %zu crash/timeout re-run alone in %.1f s; "
-                 "%zu expected trap(s) in %.1f s, %d at once; %zu of them re-run alone in %.1f s\n",
-                 t.load_path.c_str(), t.target.c_str(), t.cases, t.batch_s, t.workers, t.rerun_alone, t.rerun_s,
-                 t.traps, t.trap_s, t.trap_workers, t.trap_rerun_alone, t.trap_rerun_s);
-  return rs;
+  Batch b = plan_phases(cases, o, po);
+  run_calm(b, progress);
+  confirm_calm(b, po, false);
+  run_traps(b, po, progress);
+  confirm_traps(b, po, false);
+  t = b.t;
+  if (!po.quiet) print_batch_timing(t);
+  return phase_results(b);
 }
 
 }  // namespace ptxcts::run

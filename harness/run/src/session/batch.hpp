@@ -30,6 +30,8 @@ struct BatchOptions {
   double kill_margin_s = 20;      // the parent kills a worker silent for timeout_s + this after a case started
   double deadline = 0;            // now_s() after which nothing new starts (0: none); the rest is `skipped`
   std::string log_dir;            // worker stderr logs and repro bundles go here
+  std::string log_tag;            // in the worker logs' names (worker-<load path>[-<tag>]-<n>.log): the trap
+                                  // phase's ("trap") may run while a calm phase of the same load path does
   std::vector<std::string> plan_args;  // options that shape the plan, forwarded to workers
   std::string device = "gpu";     // gpu, or model[:FAULT]: the reference model stands in for the GPU (model_device.hpp)
   bool repro = true;              // workers write repro bundles for fails and divergences
@@ -47,6 +49,9 @@ struct BatchTiming {
   int trap_workers = 0;
   size_t trap_rerun_alone = 0;
   double trap_rerun_s = 0;
+  // When each phase began, seconds after the session's first batch began (-1: it did not run); with the phases
+  // overlapped (Schedule) a trap phase begins while calm phases run.
+  double calm_at_s = -1, trap_at_s = -1;
 };
 
 using ProgressFn = std::function<void(const CaseResult&)>;
@@ -69,14 +74,58 @@ struct PhaseOptions {
 // otherwise.
 inline constexpr const char* kPredictedTrapError = "cudaErrorIllegalInstruction";
 
-// Runs `cases` in phases, never one beside a case of another phase: (1) the calm cases (params without "traps"),
-// o.jobs workers; each crash or watchdog timeout of several workers runs again alone; (2) the cases expected to
-// trap, po.trap_jobs at once, each in its own worker (o.ahead 1, warm spares), and each result that is not the
-// predicted trap of the case's own kernel (trapped_as_predicted) runs again alone; with po.traps_alone, or on the
-// model device (o.device other than gpu), one worker, one case after another. Returns the calm results, then the
+// One batch (one load path and target) split into its phases, so that a session can run the phases of its
+// batches one after another (run_phases) or the trap phases beside the calm phases (Schedule, schedule.hpp).
+struct Batch {
+  std::vector<const RunCase*> calm, trapping;  // params without / with "traps"
+  BatchOptions o;             // the calm phase's
+  BatchOptions trap_o;        // the trap phase's: po.trap_jobs at once, one case per worker, warm spares, and a
+                              // plan of the trapping cases' families only
+  bool traps_beside = false;  // several trapping cases at once (trap_o.jobs > 1)
+  std::vector<CaseResult> head;             // results decided before any launch (compile errors, interrupted)
+  std::vector<CaseResult> calm_rs, trap_rs; // same order as calm, trapping
+  BatchTiming t;
+  double calm_from = 0, calm_to = 0, trap_from = 0, trap_to = 0;  // now_s() around each phase; equal: did not run
+};
+
+// Splits `cases` into their phases and sets the trap phase's options: po.trap_jobs at once, each in its own
+// worker (o.ahead 1, warm spares); with po.traps_alone, or on the model device (o.device other than gpu), one
+// worker, one case after another.
+Batch plan_phases(const std::vector<const RunCase*>& cases, const BatchOptions& o, const PhaseOptions& po);
+// The calm phase: o.jobs workers.
+void run_calm(Batch& b, ProgressFn progress);
+// The trap phase (every case comes back skipped after g_stop_requested).
+void run_traps(Batch& b, const PhaseOptions& po, ProgressFn progress);
+// Runs again alone the calm results a neighbour could have caused. Beside a trap phase (`beside_traps`): every
+// crash, timeout and result with a kernel error (calm_suspect_beside_traps); else, with several workers,
+// every crash and host or parent watchdog timeout. With po.rerun_alone off they are only marked
+// details.beside_other_workers.
+void confirm_calm(Batch& b, const PhaseOptions& po, bool beside_traps);
+// Runs again alone the trap-phase results seen beside other workers (several trapping workers, or calm phases:
+// `beside_calm`) that are neither the predicted trap (trapped_as_predicted) nor a result no neighbour can cause
+// (beyond_neighbours); the others are marked details.beside_other_workers.
+void confirm_traps(Batch& b, const PhaseOptions& po, bool beside_calm);
+// The batch's results: head, calm, trapping.
+std::vector<CaseResult> phase_results(const Batch& b);
+// The line that closes a batch on stderr: where its time went.
+void print_batch_timing(const BatchTiming& t);
+
+// Runs `cases` in phases, never one beside a case of another phase: (1) the calm cases, o.jobs workers, each
+// crash or watchdog timeout of several workers again alone (confirm_calm); (2) the cases expected to trap
+// (run_traps), each result that is not trusted again alone (confirm_traps). Returns the calm results, then the
 // trapping ones; fills `t`.
 std::vector<CaseResult> run_phases(const std::vector<const RunCase*>& cases, const BatchOptions& o,
                                    const PhaseOptions& po, ProgressFn progress, BatchTiming& t);
+
+// A result no neighbour's trap can have caused: a kernel that ended without an error (a kill reports one: the
+// worker judges no bytes then, exec.cpp) whose bytes equal the model's (pass) or a named alternative's
+// (spec_divergence with no details.kernel_error).
+bool beyond_neighbours(const CaseResult& r);
+// A calm result seen beside a trap phase that runs again alone: a crash, a timeout (host, parent or device
+// watchdog: a neighbour's recovery may stall a kernel) or any result with a kernel error (a trap an alternative
+// predicts, which a kill could imitate). Not a fail: its kernel ended without an error, as a pass's did, and the
+// worker judges no bytes of a kernel that reports one (a kill does).
+bool calm_suspect_beside_traps(const CaseResult& r);
 
 // A trap-phase result beside other trapping workers that stands as it is: the predicted trap (spec_divergence
 // naming details.predicted_trap), the kernel's own error kPredictedTrapError (details.kernel_error), and the

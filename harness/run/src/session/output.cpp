@@ -78,6 +78,9 @@ std::string results_text(const RunMeta& m, const std::vector<CaseResult>& result
       t["trap_workers"] = b.trap_workers;
       t["trap_rerun_alone"] = (unsigned long long)b.trap_rerun_alone;
       t["trap_rerun_s"] = std::round(b.trap_rerun_s * 10) / 10;
+      // When each phase began (Schedule): overlapped, a trap phase begins before the calm phases end.
+      if (b.cases > 0 && b.calm_at_s >= 0) t["calm_at_s"] = std::round(b.calm_at_s * 10) / 10;
+      if (b.traps > 0 && b.trap_at_s >= 0) t["trap_at_s"] = std::round(b.trap_at_s * 10) / 10;
       arr.push(t);
     }
     doc["timing"] = arr;

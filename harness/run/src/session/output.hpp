@@ -38,6 +38,7 @@ class Progress {
  public:
   Progress(size_t total, std::string what) : total_(total), what_(std::move(what)) {}
   void add(const CaseResult& r);
+  void add_total(size_t n) { total_ += n; }  // cases known only once under way (modules prepared meanwhile)
   void finish();
  private:
   void print(bool final);

@@ -51,8 +51,11 @@ const char* kUsage =
     "  --timeout S          host watchdog per case, seconds, > 0 (default 5)\n"
     "  --trap-jobs N        cases expected to trap at once, each in a worker of its own, 1..256 (default: --jobs,\n"
     "                       at least 8, at most the CPUs); a result other than the predicted trap runs again alone\n"
-    "  --traps-alone        run the cases expected to trap one after another, one worker (the phase before\n"
-    "                       --trap-jobs)\n"
+    "  --traps-alone        run the cases expected to trap one after another, one worker, nothing beside them\n"
+    "                       (the phase before --trap-jobs; implies --no-overlap)\n"
+    "  --no-overlap         run each batch's trap phase after its calm phase, as before; by default the trap\n"
+    "                       phases run beside the calm phases and what a trap beside it could have caused runs\n"
+    "                       again alone\n"
     "  --deadline S         start no case after S seconds; the rest is reported skipped\n"
     "  --no-rerun-alone     keep each crash and watchdog timeout seen beside other workers as it is, marked\n"
     "                       details.beside_other_workers, instead of running it again alone (the self-test\n"
@@ -79,7 +82,7 @@ namespace {
 // options that only say how it runs (allowed again with --resume).
 bool how_option(const std::string& a) {
   return a == "--jobs" || a == "--timeout" || a == "--deadline" || a == "--quiet" || a == "--no-rerun-alone" ||
-         a == "--trap-jobs" || a == "--traps-alone";
+         a == "--trap-jobs" || a == "--traps-alone" || a == "--no-overlap";
 }
 
 volatile sig_atomic_t g_signal = 0;
@@ -108,7 +111,7 @@ struct Cli {
       };
       if (resuming && !how_option(a) && a != "--resume")
         throw UsageError(a + ": --resume runs the interrupted run's own selection; only --jobs, --trap-jobs, "
-                             "--traps-alone, --timeout, --deadline, --quiet and --no-rerun-alone may be given with it");
+                             "--traps-alone, --no-overlap, --timeout, --deadline, --quiet and --no-rerun-alone may be given with it");
       size_t first = i;
       bool what = true;
       if (a == "--case") sel.cases.push_back(val());
@@ -151,6 +154,7 @@ struct Cli {
       else if (a == "--timeout") { ses.timeout_s = parse_seconds(a, val(), 86400); what = false; }
       else if (a == "--trap-jobs") { ses.trap_jobs = parse_int(a, val(), 1, 256); what = false; }
       else if (a == "--traps-alone") { ses.traps_alone = true; what = false; }
+      else if (a == "--no-overlap") { ses.overlap = false; what = false; }
       else if (a == "--deadline") { deadline_s = parse_seconds(a, val(), 30 * 86400); what = false; }
       else if (a == "--level") ses.plan.level = parse_int(a, val(), 0, 2);
       else if (a == "--smem-guard") {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "batch.hpp"
@@ -13,6 +14,7 @@
 #include "model_device.hpp"
 #include "options.hpp"
 #include "output.hpp"
+#include "schedule.hpp"
 #include "util.hpp"
 
 namespace ptxcts::run {
@@ -114,105 +116,153 @@ std::vector<CaseResult> Session::execute() {
   for (auto& c : cases) any_kernel |= !c.form->kernel.empty() && c.not_supported.empty();
   bool interrupted = false;
   const bool on_gpu = device_kind == "gpu";  // the model device (model_device.hpp) launches nothing: no modules
-  for (size_t i = 0; i < targets.size() && any_kernel && !interrupted && on_gpu; ++i) {
-    std::string e = prepare_modules(toolchain, targets[i], families, tag, want_cubin, cpus, sets[i], quiet);
-    if (e == "interrupted") interrupted = true;
-    else if (!e.empty()) throw std::runtime_error(e);
-    // A prebuilt folder names the front-end that wrote it: the results are that front-end's.
-    if (toolchain.frontend.empty() && !sets[i].written_by.empty()) toolchain.frontend = sets[i].written_by;
-  }
+  // With the phases overlapped (Schedule), the batches of the first target start once its modules are prepared;
+  // the modules of the others (sm_90a: only when a kernel the first lacks needs them) and of the lower targets
+  // (sm_80) are prepared while they run.
+  const bool overlap_now = overlap && on_gpu && !traps_alone;
+  size_t prepared = 0;  // targets whose modules are prepared
+  auto prepare_targets = [&](size_t upto) {
+    for (; prepared < upto && any_kernel && !interrupted && on_gpu; ++prepared) {
+      const size_t i = prepared;
+      std::string e = prepare_modules(toolchain, targets[i], families, tag, want_cubin, cpus, sets[i], quiet);
+      if (e == "interrupted") interrupted = true;
+      else if (!e.empty()) throw std::runtime_error(e);
+      // A prebuilt folder names the front-end that wrote it: the results are that front-end's.
+      if (toolchain.frontend.empty() && !sets[i].written_by.empty()) toolchain.frontend = sets[i].written_by;
+    }
+  };
+  prepare_targets(overlap_now ? 1 : targets.size());
   // Lower targets (JIT only): the same forms' PTX assembled by the driver for an older .target.
   std::vector<ModuleSet> lower(lower_targets.size());
-  for (size_t i = 0; i < lower_targets.size() && any_kernel && !interrupted && on_gpu; ++i) {
-    std::string e = prepare_modules(toolchain, lower_targets[i], families, tag, false, cpus, lower[i], quiet);
-    if (e == "interrupted") interrupted = true;
-    else if (!e.empty()) throw std::runtime_error(e);
-  }
-  // Which module set each case uses: the first target whose modules hold its kernel.
+  auto prepare_lower = [&]() {
+    for (size_t i = 0; i < lower_targets.size() && any_kernel && !interrupted && on_gpu; ++i) {
+      std::string e = prepare_modules(toolchain, lower_targets[i], families, tag, false, cpus, lower[i], quiet);
+      if (e == "interrupted") interrupted = true;
+      else if (!e.empty()) throw std::runtime_error(e);
+    }
+  };
+  if (!overlap_now) prepare_lower();
+  // Which module set each case uses: the first target whose modules hold its kernel. Before every target's modules
+  // are prepared (`final` false), a kernel none of them holds yet waits in `later`.
   std::vector<CaseResult> pre;
   std::map<std::string, std::vector<const RunCase*>> runnable;  // target -> cases
-  for (auto& c : cases) {
-    std::string found;
-    for (size_t i = 0; i < sets.size(); ++i)
-      if (!c.form->kernel.empty() && sets[i].module_of.count(c.form->kernel)) { found = targets[i]; break; }
-    auto mk = [&](const char* k, const std::string& msg, const std::string& lp) {
-      std::string t = found.empty() ? base : found;
-      if (!done(lp, t, c.id)) pre.push_back(make(c, lp, t, k, msg));
-    };
-    if (!c.not_supported.empty()) {
-      for (auto& lp : load_paths)
-        if (!c.form->kernel.empty() || lp == load_paths.front()) mk(cls::not_supported, c.not_supported, lp);
-      continue;
-    }
-    if (c.form->kernel.empty() || !on_gpu) found = base;  // driver-API case or the model device: no module
-    if (found.empty() && interrupted) {
-      for (auto& lp : load_paths) mk(cls::skipped, "interrupted", lp);
-      continue;
-    }
-    if (found.empty()) {
-      // Every planned variant gets its own result, so that every case is accounted for.
-      std::string why = "not runnable on " + device.name + " (" + base + "): the form's targets are " +
-                        c.form->targets + "; no " + base + "/" + base + "a module holds it";
-      for (auto& l : lacking) why += "; " + l;
-      // A front-end's modules: the reason it gave for not writing this kernel, or for having no modules.
-      for (size_t i = 0; i < sets.size(); ++i) {
-        if (auto nw = sets[i].not_written.find(c.form->kernel); nw != sets[i].not_written.end()) {
-          why = sets[i].written_by + " did not write this kernel for " + targets[i] + ": " + nw->second;
-          break;
+  std::vector<const RunCase*> later;
+  auto assign = [&](const std::vector<const RunCase*>& which, bool final) {
+    for (const RunCase* cp : which) {
+      const RunCase& c = *cp;
+      std::string found;
+      for (size_t i = 0; i < sets.size(); ++i)
+        if (!c.form->kernel.empty() && sets[i].module_of.count(c.form->kernel)) { found = targets[i]; break; }
+      auto mk = [&](const char* k, const std::string& msg, const std::string& lp) {
+        std::string t = found.empty() ? base : found;
+        if (!done(lp, t, c.id)) pre.push_back(make(c, lp, t, k, msg));
+      };
+      if (!c.not_supported.empty()) {
+        for (auto& lp : load_paths)
+          if (!c.form->kernel.empty() || lp == load_paths.front()) mk(cls::not_supported, c.not_supported, lp);
+        continue;
+      }
+      if (c.form->kernel.empty() || !on_gpu) found = base;  // driver-API case or the model device: no module
+      if (found.empty() && !final && !interrupted) {
+        later.push_back(&c);
+        continue;
+      }
+      if (found.empty() && interrupted) {
+        for (auto& lp : load_paths) mk(cls::skipped, "interrupted", lp);
+        continue;
+      }
+      if (found.empty()) {
+        // Every planned variant gets its own result, so that every case is accounted for.
+        std::string why = "not runnable on " + device.name + " (" + base + "): the form's targets are " +
+                          c.form->targets + "; no " + base + "/" + base + "a module holds it";
+        for (auto& l : lacking) why += "; " + l;
+        // A front-end's modules: the reason it gave for not writing this kernel, or for having no modules.
+        for (size_t i = 0; i < sets.size(); ++i) {
+          if (auto nw = sets[i].not_written.find(c.form->kernel); nw != sets[i].not_written.end()) {
+            why = sets[i].written_by + " did not write this kernel for " + targets[i] + ": " + nw->second;
+            break;
+          }
+          if (!sets[i].unavailable.empty()) why += "; " + sets[i].unavailable;
         }
-        if (!sets[i].unavailable.empty()) why += "; " + sets[i].unavailable;
+        for (auto& lp : load_paths) mk(cls::not_supported, why, lp);
+        continue;
       }
-      for (auto& lp : load_paths) mk(cls::not_supported, why, lp);
-      continue;
+      const_cast<RunCase&>(c).target = found;
+      runnable[found].push_back(&c);
     }
-    const_cast<RunCase&>(c).target = found;
-    runnable[found].push_back(&c);
-  }
-
-  size_t total = pre.size();
-  for (auto& [t, v] : runnable)
-    for (auto* c : v)
-      for (auto& lp : load_paths)
-        if ((!c->form->kernel.empty() || lp == load_paths.front()) && !done(lp, t, c->id)) ++total;
+  };
+  std::vector<const RunCase*> all;
+  for (auto& c : cases) all.push_back(&c);
+  assign(all, prepared == targets.size());
+  auto runs_of = [&]() {  // the results the runnable cases will have
+    size_t n = 0;
+    for (auto& [t, v] : runnable)
+      for (auto* c : v)
+        for (auto& lp : load_paths)
+          if ((!c->form->kernel.empty() || lp == load_paths.front()) && !done(lp, t, c->id)) ++n;
+    return n;
+  };
+  size_t total = pre.size() + runs_of();
+  // The lower targets' cases, once their modules are prepared (their RunCases stay where they are: the batches
+  // hold pointers to them).
   std::vector<std::pair<std::string, std::vector<RunCase>>> lower_cases;
-  for (size_t i = 0; i < lower.size(); ++i) {
-    std::vector<RunCase> v;
-    for (auto& c : cases)
-      if (c.not_supported.empty() && (interrupted || lower[i].module_of.count(c.form->kernel)) && !c.form->kernel.empty()) {
-        RunCase x = c;
-        x.target = lower_targets[i];
-        if (!done("jit", x.target, x.id)) v.push_back(x);
-      }
-    total += v.size();
-    lower_cases.emplace_back(lower_targets[i], std::move(v));
-  }
+  lower_cases.reserve(lower.size());
+  auto plan_lower = [&]() {
+    size_t n = 0;
+    for (size_t i = 0; i < lower.size(); ++i) {
+      std::vector<RunCase> v;
+      for (auto& c : cases)
+        if (c.not_supported.empty() && (interrupted || lower[i].module_of.count(c.form->kernel)) && !c.form->kernel.empty()) {
+          RunCase x = c;
+          x.target = lower_targets[i];
+          if (!done("jit", x.target, x.id)) v.push_back(x);
+        }
+      n += v.size();
+      lower_cases.emplace_back(lower_targets[i], std::move(v));
+    }
+    return n;
+  };
+  if (!overlap_now) total += plan_lower();
   Progress prog(total, "tier");
-  for (auto& r : pre) { out.push_back(r); if (!quiet) prog.add(r); }
+  std::mutex prog_m;  // the Schedule's two threads and this one report results
+  auto report = [&](const CaseResult& r) {
+    std::lock_guard<std::mutex> l(prog_m);
+    if (!quiet) prog.add(r);
+  };
+  for (auto& r : pre) { out.push_back(r); report(r); }
+  PhaseOptions po;
+  po.trap_jobs = trap_jobs > 0 ? trap_jobs : default_trap_jobs(jobs);
+  po.traps_alone = traps_alone;
+  po.rerun_alone = rerun_crashes_alone;
+  po.quiet = quiet;
+  Schedule sched(po, overlap_now, report);
+  // One batch per load path and target, handed to the schedule: its results decided before any launch, then its
+  // phases (batch.hpp).
   auto batch = [&](const std::string& lp, const std::string& target, const ModuleSet& ms,
                    const std::vector<const RunCase*>& all_cs) {
     std::vector<const RunCase*> cs;
     for (auto* c : all_cs)
       // A driver-API case (no kernel) has no load path of its own: it runs once, with the first load path.
       if ((!c->form->kernel.empty() || lp == load_paths.front()) && !done(lp, target, c->id)) cs.push_back(c);
+    std::vector<CaseResult> head;
+    std::vector<const RunCase*> go;
     if (interrupted || g_stop_requested) {
       // Interrupted before this batch began: none of it was attempted.
-      for (auto* c : cs) { out.push_back(make(*c, lp, target, cls::skipped, "interrupted")); if (!quiet) prog.add(out.back()); }
-      return;
-    }
-    // A case whose cubin ptxas could not produce is a compile_error of the cubin path; not a launch.
-    std::vector<const RunCase*> go;
-    for (auto* c : cs) {
-      auto mit = ms.module_of.find(c->form->kernel);
-      if (lp == "cubin" && mit != ms.module_of.end() && ms.ptxas_error.count(mit->second)) {
-        out.push_back(make(*c, lp, target, cls::compile_error,
-                           "ptxas -arch=" + target + " (" + toolchain.describe() + ") failed on " + mit->second + ": " +
-                               ms.ptxas_error.at(mit->second)));
-        if (!quiet) prog.add(out.back());
-        continue;
+      for (auto* c : cs) { head.push_back(make(*c, lp, target, cls::skipped, "interrupted")); report(head.back()); }
+    } else {
+      // A case whose cubin ptxas could not produce is a compile_error of the cubin path; not a launch.
+      for (auto* c : cs) {
+        auto mit = ms.module_of.find(c->form->kernel);
+        if (lp == "cubin" && mit != ms.module_of.end() && ms.ptxas_error.count(mit->second)) {
+          head.push_back(make(*c, lp, target, cls::compile_error,
+                              "ptxas -arch=" + target + " (" + toolchain.describe() + ") failed on " + mit->second + ": " +
+                                  ms.ptxas_error.at(mit->second)));
+          report(head.back());
+          continue;
+        }
+        go.push_back(c);
       }
-      go.push_back(c);
     }
-    if (go.empty()) return;
     BatchOptions bo;
     bo.self = self;
     bo.load_path = lp;
@@ -237,25 +287,47 @@ std::vector<CaseResult> Session::execute() {
     for (auto& f : famset) fams += (fams.empty() ? "" : ",") + f;
     bo.plan_args.push_back("--plan-families");
     bo.plan_args.push_back(fams);
-    // The calm cases, their crashes and timeouts again alone, then the cases expected to trap (run_phases).
-    PhaseOptions po;
-    po.trap_jobs = trap_jobs > 0 ? trap_jobs : default_trap_jobs(jobs);
-    po.traps_alone = traps_alone;
-    po.rerun_alone = rerun_crashes_alone;
-    po.quiet = quiet;
-    BatchTiming t;
-    for (auto& r : run_phases(go, bo, po, [&](const CaseResult& r) { if (!quiet) prog.add(r); }, t)) out.push_back(r);
-    // Where the time goes, per load path and target: results.json's timing (run_phases prints it on stderr, so
-    // the summary on stdout stays a table).
-    timing.push_back(t);
+    Batch b = plan_phases(go, bo, po);
+    b.head = std::move(head);
+    sched.add(std::move(b));
   };
-  for (auto& lp : load_paths)
-    for (size_t i = 0; i < targets.size(); ++i)
-      if (runnable.count(targets[i])) batch(lp, targets[i], sets[i], runnable[targets[i]]);
+  auto batches = [&]() {
+    for (auto& lp : load_paths)
+      for (size_t i = 0; i < targets.size(); ++i)
+        if (runnable.count(targets[i])) batch(lp, targets[i], sets[i], runnable[targets[i]]);
+  };
+  batches();
+  if (!later.empty()) {  // overlapped: the other targets' modules (only when a kernel needs them), their batches
+    prepare_targets(targets.size());
+    const size_t known = pre.size();
+    runnable.clear();
+    const std::vector<const RunCase*> rest = std::move(later);
+    later.clear();
+    assign(rest, true);
+    {
+      std::lock_guard<std::mutex> l(prog_m);
+      prog.add_total(pre.size() - known + runs_of());
+    }
+    for (size_t k = known; k < pre.size(); ++k) { out.push_back(pre[k]); report(pre[k]); }
+    batches();
+  }
+  if (overlap_now) {
+    prepare_lower();
+    const size_t n = plan_lower();
+    std::lock_guard<std::mutex> l(prog_m);
+    prog.add_total(n);
+  }
   for (size_t i = 0; i < lower_cases.size(); ++i) {
     std::vector<const RunCase*> v;
     for (auto& c : lower_cases[i].second) v.push_back(&c);
     batch("jit", lower_targets[i], lower[i], v);
+  }
+  sched.finish();
+  // Where the time goes, per load path and target: results.json's timing (the schedule prints it on stderr, so
+  // the summary on stdout stays a table).
+  for (auto& b : sched.batches()) {
+    for (auto& r : phase_results(b)) out.push_back(r);
+    if (!b.calm.empty() || !b.trapping.empty()) timing.push_back(b.t);
   }
   if (!quiet) prog.finish();
   return out;

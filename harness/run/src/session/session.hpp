@@ -38,7 +38,10 @@ struct Session {
   bool repro = true;                  // workers write repro bundles (exploration turns them off)
   bool rerun_crashes_alone = true;    // exploration: off (its shrinking runs a finding again, alone or not)
   int trap_jobs = 0;                  // cases expected to trap at once (--trap-jobs); 0: default_trap_jobs(jobs)
-  bool traps_alone = false;           // --traps-alone: the trap phase one case after another (run_phases)
+  bool traps_alone = false;           // --traps-alone: the trap phase one case after another, nothing beside it
+                                      // (no overlap either)
+  bool overlap = true;                // the trap phases beside the calm phases (Schedule); --no-overlap: off.
+                                      // On the GPU only, and never with traps_alone
   DeviceInfo device;
   Toolchain toolchain;                // resolved at start (resolve_toolchain): ptxas, PTX version, targets
   std::vector<std::string> families;  // the selection's families (module preparation); empty: all
