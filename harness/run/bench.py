@@ -9,7 +9,7 @@
 --trap-jobs N (default 8), both load paths; the class and message of every case must be the same in every run,
 and a table shows each trapping case (its verdict, whether it stood beside other workers or ran again alone,
 the kernel's error and where its frame stopped). Then the whole tier (sm_80 JIT included) with --traps-alone,
-with --no-overlap (each batch's phases in turn) and with the default (trap phases beside the calm phases), and
+with the default (each batch's phases in turn) and with --overlap (trap phases beside the calm phases), and
 where each spent its time (results.json's timing). Exit 1 when a verdict differs.
 The runs' folders go under --out (default $PTXCTS_BENCH_OUT/traps); with $OUT set (the device tool), the table
 is also written to $OUT/bench-traps.txt.
@@ -129,8 +129,8 @@ def traps_experiment(argv):
     for name, k, a, b, msg in differ[:40]:
         say(f"  {name}: {k[0]} [{k[1]} {k[2]}]: {a} -> {b}: {msg}")
     full = [("whole tier --traps-alone",) + run_tier(os.path.join(o.out, "tier-traps-alone"), rest + ["--traps-alone"], env),
-            ("whole tier --no-overlap",) + run_tier(os.path.join(o.out, "tier-no-overlap"), rest + ["--no-overlap"], env),
-            ("whole tier, default (overlapped)",) + run_tier(os.path.join(o.out, "tier-default"), rest, env)]
+            ("whole tier, default (trap phases after the calm ones)",) + run_tier(os.path.join(o.out, "tier-default"), rest, env),
+            ("whole tier --overlap",) + run_tier(os.path.join(o.out, "tier-overlap"), rest + ["--overlap"], env)]
     for name, wall, doc in full:
         if doc:
             say(timing_line(name, wall, doc))

@@ -261,15 +261,15 @@ class Runs(unittest.TestCase):
             self.assertNotIn("first_attempt_with_other_workers", c["details"])
             self.assertNotIn("beside_other_workers", c["details"])
 
-    def test_trap_phase_overlaps_the_calm_phase_unless_told(self):
-        # A family with calm cases and cases expected to trap: by default its trap phase begins while its calm
-        # phase runs (timing's trap_at_s, the "overlapped" line); --no-overlap runs it after, as before.
+    def test_trap_phase_overlaps_the_calm_phase_when_told(self):
+        # A family with calm cases and cases expected to trap: with --overlap its trap phase begins while its calm
+        # phase runs (timing's trap_at_s, the "overlapped" line); by default it runs after, with the same verdicts.
         sys.path.insert(0, os.path.join(ROOT, "harness"))
         from results import schema
         sel = ["--family", "cp.reduce.async.bulk.tensor", "--lower-targets", "none", "--load-path", "cubin",
                "--jobs", "2", "--trap-jobs", "2"]
         seen = {}
-        for name, extra in (("overlap", []), ("in turn", ["--no-overlap"])):
+        for name, extra in (("overlap", ["--overlap"]), ("in turn", [])):
             out = os.path.join(self.tmp, name.replace(" ", "-"))
             r = run(sel + ["--out", out] + extra, **fake_env(delay="2"))
             self.assertEqual(r.returncode, 0, r.stderr)
@@ -321,7 +321,7 @@ class Runs(unittest.TestCase):
         judged = {(c["id"], c["load_path"]): c for c in first["cases"] if c["class"] != "skipped"}
         r = run(["--resume", out, "--family", "x"], **fake_env())
         self.assertEqual(r.returncode, 2)
-        self.assertIn("only --jobs, --trap-jobs, --traps-alone, --no-overlap, --timeout, --deadline, --quiet and --no-rerun-alone", r.stderr)
+        self.assertIn("only --jobs, --trap-jobs, --traps-alone, --overlap, --no-overlap, --timeout, --deadline, --quiet and --no-rerun-alone", r.stderr)
         r = run(["--resume", out, "--jobs", "2", "--quiet"], **fake_env(self.pids))
         self.assertEqual(r.returncode, 0, r.stderr)
         d = self.doc(out)

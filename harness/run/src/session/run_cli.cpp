@@ -53,9 +53,10 @@ const char* kUsage =
     "                       at least 8, at most the CPUs); a result other than the predicted trap runs again alone\n"
     "  --traps-alone        run the cases expected to trap one after another, one worker, nothing beside them\n"
     "                       (the phase before --trap-jobs; implies --no-overlap)\n"
-    "  --no-overlap         run each batch's trap phase after its calm phase, as before; by default the trap\n"
-    "                       phases run beside the calm phases and what a trap beside it could have caused runs\n"
-    "                       again alone\n"
+    "  --overlap            run the trap phases beside the calm phases; what a trap beside them could have\n"
+    "                       caused runs again alone (off by default: on the H100 a trap stalls the whole GPU,\n"
+    "                       so the calm phases slow down by what the overlap saves; harness/run/RUNNING.md)\n"
+    "  --no-overlap         each batch's trap phase after its calm phase (the default)\n"
     "  --deadline S         start no case after S seconds; the rest is reported skipped\n"
     "  --no-rerun-alone     keep each crash and watchdog timeout seen beside other workers as it is, marked\n"
     "                       details.beside_other_workers, instead of running it again alone (the self-test\n"
@@ -82,7 +83,7 @@ namespace {
 // options that only say how it runs (allowed again with --resume).
 bool how_option(const std::string& a) {
   return a == "--jobs" || a == "--timeout" || a == "--deadline" || a == "--quiet" || a == "--no-rerun-alone" ||
-         a == "--trap-jobs" || a == "--traps-alone" || a == "--no-overlap";
+         a == "--trap-jobs" || a == "--traps-alone" || a == "--no-overlap" || a == "--overlap";
 }
 
 volatile sig_atomic_t g_signal = 0;
@@ -111,7 +112,7 @@ struct Cli {
       };
       if (resuming && !how_option(a) && a != "--resume")
         throw UsageError(a + ": --resume runs the interrupted run's own selection; only --jobs, --trap-jobs, "
-                             "--traps-alone, --no-overlap, --timeout, --deadline, --quiet and --no-rerun-alone may be given with it");
+                             "--traps-alone, --overlap, --no-overlap, --timeout, --deadline, --quiet and --no-rerun-alone may be given with it");
       size_t first = i;
       bool what = true;
       if (a == "--case") sel.cases.push_back(val());
@@ -155,6 +156,7 @@ struct Cli {
       else if (a == "--trap-jobs") { ses.trap_jobs = parse_int(a, val(), 1, 256); what = false; }
       else if (a == "--traps-alone") { ses.traps_alone = true; what = false; }
       else if (a == "--no-overlap") { ses.overlap = false; what = false; }
+      else if (a == "--overlap") { ses.overlap = true; what = false; }
       else if (a == "--deadline") { deadline_s = parse_seconds(a, val(), 30 * 86400); what = false; }
       else if (a == "--level") ses.plan.level = parse_int(a, val(), 0, 2);
       else if (a == "--smem-guard") {

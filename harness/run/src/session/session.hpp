@@ -40,7 +40,7 @@ struct Session {
   int trap_jobs = 0;                  // cases expected to trap at once (--trap-jobs); 0: default_trap_jobs(jobs)
   bool traps_alone = false;           // --traps-alone: the trap phase one case after another, nothing beside it
                                       // (no overlap either)
-  bool overlap = true;                // the trap phases beside the calm phases (Schedule); --no-overlap: off.
+  bool overlap = false;               // the trap phases beside the calm phases (Schedule); --overlap: on.
                                       // On the GPU only, and never with traps_alone
   DeviceInfo device;
   Toolchain toolchain;                // resolved at start (resolve_toolchain): ptxas, PTX version, targets
