@@ -54,22 +54,30 @@ int usage_error(const std::string& m) {
   return 2;
 }
 
-// --dry-draw: the forms of the manifest and the drawing, nothing else (no device, toolchain or worker).
-int dry_draw_main(ExploreOptions& o) {
-  Session ses;
+// Every --family must be one exploration draws for: exit 2 naming it, 3 for an unreadable manifest, else 0. The
+// manifest's forms go to *forms when asked for.
+int check_families(const ExploreOptions& o, std::vector<Form>* forms) {
   try {
-    ses.forms = load_forms(ptxcts_root());
-    auto known = explorable_families(ses.forms);
+    std::vector<Form> all = load_forms(ptxcts_root());
+    auto known = explorable_families(all);
     for (auto& f : o.families)
       if (std::find(known.begin(), known.end(), f) == known.end()) {
         std::string list;
         for (auto& k : known) list += (list.empty() ? "" : ", ") + k;
         return usage_error("--family '" + f + "': not a family exploration draws for (these are: " + list + ")");
       }
+    if (forms) *forms = std::move(all);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ptxcts-explore: %s\n", e.what());
     return 3;
   }
+  return 0;
+}
+
+// --dry-draw: the forms of the manifest and the drawing, nothing else (no device, toolchain or worker).
+int dry_draw_main(ExploreOptions& o) {
+  Session ses;
+  if (int rc = check_families(o, &ses.forms)) return rc;
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
@@ -164,18 +172,7 @@ int explore_main(int argc, char** argv) {
   ses.repro = false;
   ses.rerun_crashes_alone = false;  // a drawn case is replayed from explore.json, not from a bundle
   // The families first: a bad --family is refused with or without a GPU.
-  try {
-    auto known = explorable_families(load_forms(ptxcts_root()));
-    for (auto& f : o.families)
-      if (std::find(known.begin(), known.end(), f) == known.end()) {
-        std::string list;
-        for (auto& k : known) list += (list.empty() ? "" : ", ") + k;
-        return usage_error("--family '" + f + "': not a family exploration draws for (these are: " + list + ")");
-      }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "ptxcts-explore: %s\n", e.what());
-    return 3;
-  }
+  if (int rc = check_families(o, nullptr)) return rc;
   if (device == "gpu") {
     ses.no_device = probe_device(&ses.device);
     if (!ses.no_device.empty()) {
