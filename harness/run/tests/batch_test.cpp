@@ -446,11 +446,16 @@ const Interval* last_run(const std::vector<Interval>& v, const std::string& id) 
 
 }  // namespace
 
+// Two batches' case names: `calm` calm cases, then `traps` cases expected to trap, each name tagged by its batch.
+std::vector<std::string> batch_ids(char batch, int calm, int traps) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < calm; ++i) ids.push_back(std::string("ok_") + batch + std::to_string(i));
+  for (int i = 0; i < traps; ++i) ids.push_back(std::string("trap_") + batch + std::to_string(i));
+  return ids;
+}
+
 TEST(Schedule, OverlapRunsTheTrapPhasesBesideTheCalmPhases) {
-  std::vector<std::string> a, b;
-  for (int i = 0; i < 8; ++i) { a.push_back("ok_a" + std::to_string(i)); b.push_back("ok_b" + std::to_string(i)); }
-  for (int i = 0; i < 4; ++i) { a.push_back("trap_a" + std::to_string(i)); b.push_back("trap_b" + std::to_string(i)); }
-  Fixture fa(a), fb(b);
+  Fixture fa(batch_ids('a', 8, 4)), fb(batch_ids('b', 8, 4));
   PhaseOptions po;
   po.trap_jobs = 2;
   auto run = run_schedule_logged({&fa, &fb}, 2, po, true, 120);
@@ -547,10 +552,7 @@ TEST(Schedule, WithoutOverlapEachBatchRunsItsPhasesInTurn) {
 // SIGINT while calm and trap phases run at once: both stop, every case measured keeps its result and every other
 // one comes back skipped "interrupted"; none lost, none doubled, no worker left.
 TEST(Schedule, InterruptMidOverlapAccountsForEveryCase) {
-  std::vector<std::string> a, b;
-  for (int i = 0; i < 12; ++i) { a.push_back("ok_a" + std::to_string(i)); b.push_back("ok_b" + std::to_string(i)); }
-  for (int i = 0; i < 6; ++i) { a.push_back("trap_a" + std::to_string(i)); b.push_back("trap_b" + std::to_string(i)); }
-  Fixture fa(a), fb(b);
+  Fixture fa(batch_ids('a', 12, 6)), fb(batch_ids('b', 12, 6));
   PhaseOptions po;
   po.trap_jobs = 2;
   size_t seen = 0;

@@ -227,22 +227,27 @@ class Runs(unittest.TestCase):
         self.assertIn("already holds a run (results.json)", r.stderr)
         self.assertEqual(open(os.path.join(out, "results.json")).read(), before)
 
+    def timed_run(self, name, args, env):
+        """A run of one batch into tmp/name that exits 0 and writes a valid document: (its timing, doc, process)."""
+        sys.path.insert(0, os.path.join(ROOT, "harness"))
+        from results import schema
+        out = os.path.join(self.tmp, name)
+        r = run(args + ["--out", out], **env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = self.doc(out)
+        schema.validate(d)
+        (t,) = d["timing"]
+        return t, d, r
+
     def test_trap_phase_beside_and_alone(self):
         # The fake worker passes every case: beside other trapping workers a pass stands (no neighbour's trap can
         # make a kernel end cleanly with the model's bytes), marked as seen beside them; --traps-alone runs them
         # one after another and marks nothing.
-        sys.path.insert(0, os.path.join(ROOT, "harness"))
-        from results import schema
         sel = ["--family", "cp.reduce.async.bulk.tensor", "--filter", "misaligned", "--lower-targets", "none",
                "--load-path", "cubin"]
         seen = {}
         for name, extra in (("beside", ["--trap-jobs", "3"]), ("alone", ["--traps-alone"])):
-            out = os.path.join(self.tmp, name)
-            r = run(sel + ["--out", out] + extra, **fake_env())
-            self.assertEqual(r.returncode, 0, r.stderr)
-            d = self.doc(out)
-            schema.validate(d)
-            (t,) = d["timing"]
+            t, d, r = self.timed_run(name, sel + extra, fake_env())
             self.assertGreater(t["traps"], 1)
             self.assertEqual(t["cases"], 0)
             seen[name] = (t, d["cases"], r.stderr)
@@ -264,18 +269,11 @@ class Runs(unittest.TestCase):
     def test_trap_phase_overlaps_the_calm_phase_when_told(self):
         # A family with calm cases and cases expected to trap: with --overlap its trap phase begins while its calm
         # phase runs (timing's trap_at_s, the "overlapped" line); by default it runs after, with the same verdicts.
-        sys.path.insert(0, os.path.join(ROOT, "harness"))
-        from results import schema
         sel = ["--family", "cp.reduce.async.bulk.tensor", "--lower-targets", "none", "--load-path", "cubin",
                "--jobs", "2", "--trap-jobs", "2"]
         seen = {}
         for name, extra in (("overlap", ["--overlap"]), ("in turn", [])):
-            out = os.path.join(self.tmp, name.replace(" ", "-"))
-            r = run(sel + ["--out", out] + extra, **fake_env(delay="2"))
-            self.assertEqual(r.returncode, 0, r.stderr)
-            d = self.doc(out)
-            schema.validate(d)
-            (t,) = d["timing"]
+            t, d, r = self.timed_run(name.replace(" ", "-"), sel + extra, fake_env(delay="2"))
             self.assertGreater(t["cases"], 0)
             self.assertGreater(t["traps"], 0)
             seen[name] = (t, r.stderr, {(c["id"], c["class"]) for c in d["cases"]})
