@@ -54,18 +54,24 @@ int usage_error(const std::string& m) {
   return 2;
 }
 
+// SIGTERM / SIGINT: stop drawing, keep everything measured (exit 130 / 143).
+void stop_on_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+}
+
 // Every --family must be one exploration draws for: exit 2 naming it, 3 for an unreadable manifest, else 0. The
 // manifest's forms go to *forms when asked for.
 int check_families(const ExploreOptions& o, std::vector<Form>* forms) {
   try {
     std::vector<Form> all = load_forms(ptxcts_root());
     auto known = explorable_families(all);
-    for (auto& f : o.families)
-      if (std::find(known.begin(), known.end(), f) == known.end()) {
-        std::string list;
-        for (auto& k : known) list += (list.empty() ? "" : ", ") + k;
-        return usage_error("--family '" + f + "': not a family exploration draws for (these are: " + list + ")");
-      }
+    std::string list;
+    if (auto f = first_unknown(o.families, known, &list); !f.empty())
+      return usage_error("--family '" + f + "': not a family exploration draws for (these are: " + list + ")");
     if (forms) *forms = std::move(all);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ptxcts-explore: %s\n", e.what());
@@ -78,11 +84,7 @@ int check_families(const ExploreOptions& o, std::vector<Form>* forms) {
 int dry_draw_main(ExploreOptions& o) {
   Session ses;
   if (int rc = check_families(o, &ses.forms)) return rc;
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGINT, &sa, nullptr);
+  stop_on_signals();
   try {
     return explore(ses, o);
   } catch (const std::exception& e) {
@@ -235,11 +237,7 @@ int explore_main(int argc, char** argv) {
   FolderLock lock;
   if (auto e = lock.acquire(o.out_dir); !e.empty()) return usage_error(e);
   ses.out_dir = o.out_dir + "/work";
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGINT, &sa, nullptr);
+  stop_on_signals();
   try {
     return explore(ses, o);
   } catch (const MalformedExplore& e) {

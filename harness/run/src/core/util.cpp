@@ -235,4 +235,15 @@ void FolderLock::release() {
   fd_ = -1;
 }
 
+std::string first_unknown(const std::vector<std::string>& asked, const std::vector<std::string>& known,
+                          std::string* listed) {
+  for (auto& a : asked)
+    if (std::find(known.begin(), known.end(), a) == known.end()) {
+      listed->clear();
+      for (auto& k : known) *listed += (listed->empty() ? "" : ", ") + k;
+      return a;
+    }
+  return "";
+}
+
 }  // namespace ptxcts::run

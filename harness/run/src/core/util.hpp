@@ -41,6 +41,9 @@ std::string now_stamp();  // 2026-11-22T18-30-00.123Z (milliseconds: two runs a 
 double now_s();           // monotonic seconds
 std::string env(const char* name, const std::string& def = "");
 std::vector<std::string> split(const std::string& s, char sep);
+// The first name of `asked` not in `known` ("" when all are), with `known` as "a, b, c" in *listed.
+std::string first_unknown(const std::vector<std::string>& asked, const std::vector<std::string>& known,
+                          std::string* listed);
 std::string sanitize(const std::string& s);  // a file-name-safe rendering of a case ID
 
 // Set from a signal handler (SIGTERM/SIGINT) to the signal's number: whatever runs long (module preparation, the

@@ -39,12 +39,9 @@ std::string self_exe(const char* argv0) {
 void Session::load(const Selection& sel) {
   forms = load_forms(ptxcts_root());
   auto known = known_families(forms);
-  for (auto& f : sel.families)
-    if (std::find(known.begin(), known.end(), f) == known.end()) {
-      std::string list;
-      for (auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw UsageError("--family '" + f + "': no such family in the manifest (known: " + list + ")");
-    }
+  std::string list;
+  if (auto f = first_unknown(sel.families, known, &list); !f.empty())
+    throw UsageError("--family '" + f + "': no such family in the manifest (known: " + list + ")");
   std::vector<RunCase> all = plan_cases(forms, plan);
   std::set<std::string> want(sel.cases.begin(), sel.cases.end());
   std::set<std::string> fams(sel.families.begin(), sel.families.end());
