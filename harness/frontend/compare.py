@@ -53,19 +53,35 @@ def _front_end_run(paths):
     return group, first
 
 
+def _baseline_path(sm, paired):
+    """The hand-written run-tier baseline of (device sm, paired toolchain) under results/baselines."""
+    return baseline.locate(os.path.join(ROOT, "results", "baselines"), "run", paired, sm)
+
+
+def _baseline_cases(path):
+    """(header, {key: class or class tuple}) of a baseline file; its errors keep their message and exit code."""
+    try:
+        return baseline.load(path)
+    except ResultsError as e:
+        raise FrontendError(str(e), e.exit_code) from e
+
+
+def _is_baseline_file(paths):
+    """One file that is not a run's own results document (results.json[.gz]): a baseline."""
+    return len(paths) == 1 and os.path.isfile(paths[0]) and \
+        os.path.basename(paths[0]) not in ("results.json", "results.json.gz")
+
+
 def _reference(against, sm, paired):
     """{match key: set of classes}, and a description of the reference."""
     if against is None:
-        path = baseline.locate(os.path.join(ROOT, "results", "baselines"), "run", paired, sm)
+        path = _baseline_path(sm, paired)
         if not os.path.isfile(path):
             raise FrontendError(f"no hand-written baseline for {sm} and toolchain {paired} ({path}): give --against "
                                 "a hand-written run of the same device")
         against = [path]
-    if len(against) == 1 and os.path.isfile(against[0]) and ".json" in os.path.basename(against[0]):
-        try:
-            header, cases = baseline.load(against[0])
-        except ResultsError as e:
-            raise FrontendError(str(e), e.exit_code) from e
+    if _is_baseline_file(against):
+        header, cases = _baseline_cases(against[0])
         if header["tier"] == "run":
             return {_match(k): baseline.outcome(c) for k, c in cases.items()}, f"baseline {against[0]}"
     group = _merged(against)
@@ -83,13 +99,10 @@ def _reference(against, sm, paired):
 
 def _class_sets(sm, paired):
     """{match key: class set} of the hand-written baseline of (sm, paired toolchain), where it has any."""
-    path = baseline.locate(os.path.join(ROOT, "results", "baselines"), "run", paired, sm)
+    path = _baseline_path(sm, paired)
     if not os.path.isfile(path):
         return {}
-    try:
-        _header, cases = baseline.load(path)
-    except ResultsError as e:
-        raise FrontendError(str(e), e.exit_code) from e
+    _header, cases = _baseline_cases(path)
     return {_match(k): set(c) for k, c in cases.items() if isinstance(c, tuple)}
 
 

@@ -77,6 +77,11 @@ class Compare(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertEqual(len(doc["differences"]), 1)
         self.assertTrue(doc["reference"].startswith("run "))
+        # the run's results document named as a file is a run too, not a baseline
+        rc, _, doc = self._run("--against", os.path.join(HAND, "results.json.gz"))
+        self.assertEqual(rc, 1)
+        self.assertEqual(len(doc["differences"]), 1)
+        self.assertTrue(doc["reference"].startswith("run "))
 
     def test_a_flipping_finding_agrees_with_its_class_set(self):
         doc = _hand_doc()
