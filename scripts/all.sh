@@ -58,7 +58,8 @@ else
 fi
 if [ $gpu = 1 ]; then
   step "run tier"
-  ./ptxcts run "${toolchain[@]}" --quiet --out "results/$stamp-run"
+  # one shard per GPU of this host, merged into one run (scripts/run_gpus.sh; with one GPU the plain run tier)
+  ./ptxcts run --gpus all "${toolchain[@]}" --quiet --out "results/$stamp-run"
   [ -f "results/$stamp-run/results.json" ] && runs+=("results/$stamp-run")
   # The same cases with kernels LLVM wrote whole (harness/frontend/silicon.py): from llvm-22 where it is
   # installed, else from modules prebuilt elsewhere into build/fe-llvm/<target>.
