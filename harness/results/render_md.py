@@ -68,7 +68,7 @@ def device_diffs(rep):
         only = "".join(f"; {n} only in {labels.get(c, c)}" for c, n in d["only"].items() if n)
         transitions = ", ".join(f"{t}: {n}" for t, n in d["transitions"].items())
         out += [f"**{d['sm']}, toolchain {d['toolchain']}: {' / '.join(d['labels'])}: {d['differing']} of "
-                f"{d['compared']} cases run on several of these devices differ**"
+                f"{d['compared']} cases that more than one of these devices ran differ**"
                 + (f" ({transitions})" if transitions else "") + only + ".", ""]
         if d["cases"]:
             out += [_table(["case"] + [labels.get(c, c) for c in d["columns"]] + ["baseline", "replay"], [
