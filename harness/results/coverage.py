@@ -6,7 +6,15 @@ Columns: the compile tier per target ("compile:sm_90a"), beside it the lowering 
 label "lowered sm_90a": lowered as expected, the SASS judged by the lowering rules; a form whose lowering no rule
 decides, class unruled, is exercised but not passing), the run tier per device architecture ("run:sm_90"),
 the model tier as one column ("model"); when a tier has runs of several toolchains, each toolchain gets its own
-columns ("compile:sm_90a@13.5", label "compile sm_90a [13.5]").
+columns ("compile:sm_90a@13.5", label "compile sm_90a [13.5]"). When the run tier has runs on devices of
+different names of one architecture (an H100 and an H200, both sm_90), each device gets its own columns
+("run:sm_90#NVIDIA H200", label "run sm_90 [H200]": device_label); with one device name per architecture the
+column and its label are as above.
+
+Differences between devices (device_diffs): for each architecture and toolchain with runs on several devices, the
+cases (keys) whose class differs from one device to another, each with every device's class and message and the
+replay command. A difference between two devices of one architecture is a finding of its own: the report shows it
+next to the regressions.
 Spec coverage of a column, over the N forms of the manifest (the denominator, valid and invalid forms alike):
   exercised = forms with at least one case in the column that reached a verdict (a class in EXERCISED);
   passing   = exercised forms none of whose cases in the column is a finding (fail, spec_divergence,
@@ -42,6 +50,14 @@ TIER_ORDER = {"compile": 0, "lower": 1, "run": 2, "model": 3, "frontend": 4}
 TIER_GROUP = {"compile": 0, "lower": 0, "run": 1, "model": 2, "frontend": 3}
 EXAMPLES = 3
 REGRESSIONS_LISTED = 50
+DEVICE_DIFFS_LISTED = 200   # differing cases listed per architecture and toolchain (all are counted)
+
+
+def device_label(name):
+    """The short, stable name of a device in a column label: device.name without the vendor's prefix
+    ("NVIDIA H100 80GB HBM3" -> "H100 80GB HBM3"), blanks folded; the whole name when nothing else is left."""
+    short = " ".join(re.sub(r"^\s*NVIDIA\b", "", name or "").split())
+    return short or " ".join((name or "?").split())
 
 
 def _column(tier, run, case, multi, multi_device=frozenset()):
@@ -62,10 +78,13 @@ def _column(tier, run, case, multi, multi_device=frozenset()):
 
 
 def _column_sort(key):
+    """Tier group, target, tier, toolchain, then device: the columns of one toolchain's devices stand side by
+    side."""
     base, _, toolchain = key.partition("@")
+    base, _, device = base.partition("#")
     tier, _, arch = base.partition(":")
     return (TIER_GROUP.get(tier, 9), target_sort_key(arch) if arch else (0, 0, ""), TIER_ORDER.get(tier, 9),
-            _version_key(toolchain))
+            _version_key(toolchain), device_label(device) if device else "")
 
 
 def _version_key(name):
@@ -154,11 +173,13 @@ def build(groups, forms, cases, manifest_path, title, baselines_dir=None):
         label = {"compile": f"compile {c['arch']}", "lower": f"lowered {c['arch']}", "model": "model",
                  "frontend": f"front-end {c['arch']}",
                  "run": f"run {c['arch']}" if c["arch"] != "none" else "run (no device)"}.get(c["tier"], k)
-        if "#" in k:   # several devices of this architecture: name the device
-            label += " " + k.partition("#")[2].partition("@")[0].replace("NVIDIA ", "")
+        device = k.partition("#")[2].partition("@")[0] if "#" in k else None
+        if device is not None:   # several devices of this architecture: name the device
+            label += f" [{device_label(device)}]"
         if c["tier"] in multi:
             label += f" [{c['toolchain']}]"
         columns.append({"key": k, "tier": c["tier"], "arch": c["arch"], "toolchain": c["toolchain"], "label": label,
+                        "device": device,
                         "devices": sorted(c["devices"]), "runs": sorted(c["runs"]),
                         "targets": sorted(col_targets[k], key=target_sort_key)})
 
@@ -226,8 +247,9 @@ def build(groups, forms, cases, manifest_path, title, baselines_dir=None):
         "findings_total": len(instances),
         "finding_groups": finding_groups,
         "findings": finding_list,
-        "regressions": _regressions(groups, baselines_dir),
-        "toolchain_diffs": _toolchain_diffs(groups, cases),
+        "regressions": _regressions(groups, baselines_dir, multi_device),
+        "toolchain_diffs": _toolchain_diffs(groups, cases, multi_device),
+        "device_diffs": _device_diffs(groups, multi, multi_device, baselines_dir),
         "not_supported": [{"column": c, "reason": m, "count": n}
                           for (c, m), n in sorted(reasons.items(), key=lambda x: (_column_sort(x[0][0]), x[0][1]))],
     }
@@ -288,9 +310,19 @@ def _group_findings(instances, known=None):
     return groups, listing
 
 
-def _regressions(groups, baselines_dir):
+def _device_of(g, sm, multi_device):
+    """(device name, device label) of a group's runs on sm: the label only where sm has several devices in the
+    report (the columns name the device there, and so do the sections that follow them)."""
+    if not g.device_name:
+        return None, None
+    return g.device_name, device_label(g.device_name) if sm in multi_device else None
+
+
+def _regressions(groups, baselines_dir, multi_device=frozenset()):
     """The gate's classification of each (tier, toolchain, device) of the report against its baseline, where
-    baselines_dir has one (waivers are not applied: ./ptxcts gate gives the verdict)."""
+    baselines_dir has one (waivers are not applied: ./ptxcts gate gives the verdict). Runs on two devices of one
+    architecture are classified apart, each against the architecture's baseline, as the gate does one device at a
+    time."""
     out = []
     if not baselines_dir:
         return out
@@ -304,7 +336,9 @@ def _regressions(groups, baselines_dir):
                 continue
             path = baseline_mod.locate(baselines_dir, tier, g.toolchain, sm)
             rel = os.path.relpath(path, baselines_dir)
-            entry = {"tier": tier, "toolchain": g.toolchain, "sm": sm, "baseline": rel}
+            device, label = _device_of(g, sm, multi_device)
+            entry = {"tier": tier, "toolchain": g.toolchain, "sm": sm, "device": device, "device_label": label,
+                     "baseline": rel}
             if not os.path.isfile(path):
                 out.append(dict(entry, found=False))
                 continue
@@ -326,15 +360,17 @@ def _regressions(groups, baselines_dir):
     return out
 
 
-def _toolchain_diffs(groups, cases):
-    """For each tier (and device) with runs of several toolchains: the lowest toolchain compared with each other."""
+def _toolchain_diffs(groups, cases, multi_device=frozenset()):
+    """For each tier and device with runs of several toolchains: the lowest toolchain compared with each other.
+    Devices of one architecture are compared apart (one device's toolchains with each other)."""
     parts = {}
     for g in groups:
         for key, (case, run) in g.results.items():
-            where = (run.tier, run.device["sm"] if run.device else None)
+            where = (run.tier, run.device["sm"] if run.device else None, g.device_name or "")
             parts.setdefault(where, {}).setdefault(g.toolchain, (g, {}))[1][key] = (case, run)
     out = []
-    for (tier, sm), by_name in sorted(parts.items(), key=lambda x: (TIER_ORDER.get(x[0][0], 9), x[0][1] or "")):
+    for (tier, sm, _), by_name in sorted(parts.items(),
+                                         key=lambda x: (TIER_ORDER.get(x[0][0], 9), x[0][1] or "", x[0][2])):
         names = sorted(by_name, key=_version_key)
         if len(names) < 2:
             continue
@@ -342,6 +378,73 @@ def _toolchain_diffs(groups, cases):
         for name in names[1:]:
             other, b = by_name[name]
             result = diff_mod.compare(a, b, cases, examples=EXAMPLES)
-            out.append({"tier": tier, "sm": sm, "a": diff_mod.describe(first, tier), "b": diff_mod.describe(other, tier),
-                        **result})
+            device, label = _device_of(first, sm, multi_device)
+            out.append({"tier": tier, "sm": sm, "device": device, "device_label": label,
+                        "a": diff_mod.describe(first, tier), "b": diff_mod.describe(other, tier), **result})
+    return out
+
+
+def _first_line(message, limit=300):
+    first = (message or "").strip().split("\n")[0]
+    return first if len(first) <= limit else first[:limit] + "\u2026"
+
+
+def _device_diffs(groups, multi, multi_device, baselines_dir=None):
+    """For each architecture and toolchain of the run tier with runs on several devices: the keys whose class
+    differs between the devices that ran them (all counted, DEVICE_DIFFS_LISTED listed, each with every device's
+    class and message, the replay command and, where --baselines has the architecture's baseline, its value and
+    whether every device's class is within it: a case whose class flips from run to run, recorded as a class set,
+    is within it on both devices). Keys that only some devices ran are counted per column (`only`), not listed."""
+    parts = {}
+    for g in groups:
+        for key, (case, run) in g.results.items():
+            if run.tier != "run" or not run.device or run.device["sm"] not in multi_device:
+                continue
+            col = _column("run", run, case, "run" in multi, multi_device)
+            where = parts.setdefault((run.device["sm"], g.toolchain), {})
+            where.setdefault(col, (g.device_name, {}))[1][key] = (case, run)
+    out = []
+    for (sm, toolchain), by_col in sorted(parts.items(), key=lambda x: (x[0][0], _version_key(x[0][1]))):
+        cols = sorted(by_col, key=_column_sort)
+        if len(cols) < 2:
+            continue
+        base = None
+        if baselines_dir:
+            path = baseline_mod.locate(baselines_dir, "run", toolchain, sm)
+            if os.path.isfile(path):
+                base = baseline_mod.load(path)[1]
+        keys = set().union(*(set(by_col[c][1]) for c in cols))
+        differing, only, compared = [], {c: 0 for c in cols}, 0
+        for key in sorted(keys, key=key_text):
+            present = [c for c in cols if key in by_col[c][1]]
+            if len(present) < len(cols):
+                for c in present:
+                    only[c] += 1
+            if len(present) < 2:
+                continue
+            compared += 1
+            classes = {c: by_col[c][1][key][0]["class"] for c in present}
+            if len(set(classes.values())) > 1:
+                differing.append((key, present, classes))
+        transitions = {}
+        for _, present, classes in differing:
+            t = " / ".join(classes[c] for c in present)
+            transitions[t] = transitions.get(t, 0) + 1
+        listed = []
+        for key, present, classes in differing[:DEVICE_DIFFS_LISTED]:
+            case = by_col[present[0]][1][key][0]
+            entry = {"key": key_text(key), "id": case["id"], "family": case["family"], "form": case["form"],
+                     "target": case["target"], "load_path": case["load_path"], "classes": classes,
+                     "messages": {c: _first_line(by_col[c][1][key][0].get("message")) for c in present},
+                     "replay": case.get("replay", ""), "baseline": None, "within_baseline": None}
+            if base is not None and key in base:
+                b = base[key]
+                entry["baseline"] = "|".join(sorted(b)) if isinstance(b, tuple) else b
+                entry["within_baseline"] = all(cls in baseline_mod.outcome(b) for cls in classes.values())
+            listed.append(entry)
+        out.append({"sm": sm, "toolchain": toolchain, "columns": cols,
+                    "devices": [by_col[c][0] for c in cols], "labels": [device_label(by_col[c][0]) for c in cols],
+                    "compared": compared, "differing": len(differing), "only": only,
+                    "transitions": dict(sorted(transitions.items(), key=lambda kv: (-kv[1], kv[0]))),
+                    "cases": listed})
     return out

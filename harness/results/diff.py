@@ -187,7 +187,7 @@ def markdown(result, heading="##"):
 def _one_toolchain(paths, side, prefer_later):
     groups = merge.load_and_merge_groups([paths], prefer_later)
     if len(groups) != 1:
-        raise UsageError(f"{side} ({paths}) holds runs of toolchains {', '.join(g.toolchain or '?' for g in groups)}:"
+        raise UsageError(f"{side} ({paths}) holds runs of {merge.describe_groups(groups)}:"
                          " give one run (or its shards) per side")
     return groups[0]
 

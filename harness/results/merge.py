@@ -10,6 +10,10 @@ Definitions (results/README.md repeats them for users):
 * Runs of different toolchains (schema.toolchain_name: "13.0", "13.5") never conflict: they are merged apart,
   one Merged per toolchain name (merge_groups); the report shows each toolchain as its own columns. The gate and
   the merge verb take one toolchain at a time (load_and_merge).
+* Run-tier runs on devices of different names (device.name: an H100 and an H200, both sm_90) never conflict
+  either: they are merged apart, one Merged per (toolchain name, device name), and the report gives each device
+  its own columns. A run's device is its first document's (command-line order): the shards of one run stay one
+  run even where they name different devices. The gate and the merge verb take one device at a time.
 * A shard marked `partial` (it stopped before its end) is kept and named (Merged.partial_lines).
 """
 import datetime
@@ -58,8 +62,9 @@ class Run:
 
 
 class Merged:
-    def __init__(self, toolchain=None):
+    def __init__(self, toolchain=None, device_name=None):
         self.toolchain = toolchain  # the toolchain name shared by these runs (schema.toolchain_name)
+        self.device_name = device_name  # the run tier's device.name shared by these runs (device_key); else None
         self.runs = []
         self.results = {}  # key -> (case, run)
         self.replaced = []  # (key, earlier run_id, later run_id) under prefer_later
@@ -117,9 +122,10 @@ def _time(text):
 
 
 def merge(documents, prefer_later=False):
-    """documents: [(path, validated doc)] in command-line order, all of one toolchain name. Returns Merged;
-    raises MergeConflict."""
-    merged = Merged(schema.toolchain_name(documents[0][1]["toolchain"]) if documents else None)
+    """documents: [(path, validated doc)] in command-line order, all of one toolchain name (and, in the run tier,
+    one device name: merge_groups). Returns Merged; raises MergeConflict."""
+    merged = Merged(schema.toolchain_name(documents[0][1]["toolchain"]) if documents else None,
+                    device_key(documents[0][1]) if documents else None)
     by_id = {}
     for order, (path, doc) in enumerate(documents):
         run = by_id.get(doc["run_id"])
@@ -180,29 +186,49 @@ def _check_same_run(run, path, doc):
                                 f"{b!r} in {path}")
 
 
+def device_key(doc):
+    """The device name that keeps a run tier's runs apart (two GPUs of one architecture, e.g. an H100 and an H200,
+    are two devices); None for the other tiers, whose runs of one toolchain are always united."""
+    return (doc.get("device") or {}).get("name") if doc.get("tier") == "run" else None
+
+
 def merge_groups(documents, prefer_later=False):
-    """[Merged], one per toolchain name and device (two GPUs of one architecture, e.g. an H100 and an H200, are
-    two devices: their runs never conflict), in the order they first appear on the command line."""
-    groups, names = {}, {}
+    """[Merged], one per toolchain name and device (device_key: two GPUs of one architecture are two devices,
+    their runs never conflict), in the order they first appear on the command line. The device of a run is that
+    of its first document, so that the shards of one run are never split."""
+    groups, names, devices = {}, {}, {}
     for path, doc in documents:
         name = schema.toolchain_name(doc["toolchain"])
         if names.setdefault(doc["run_id"], (name, path))[0] != name:
             raise MergeConflict(f"run {doc['run_id']}: its shards disagree on toolchain name: "
                                 f"{names[doc['run_id']][0]!r} in {names[doc['run_id']][1]}, {name!r} in {path}")
-        groups.setdefault((name, (doc.get("device") or {}).get("name")), []).append((path, doc))
+        device = devices.setdefault(doc["run_id"], device_key(doc))
+        groups.setdefault((name, device), []).append((path, doc))
     return [merge(docs, prefer_later) for docs in groups.values()]
 
 
 def load_and_merge_groups(paths, prefer_later=False):
-    """Read the run folders and merge them per toolchain name (report, diff)."""
+    """Read the run folders and merge them per toolchain name and device (report, diff)."""
     return merge_groups([(p, schema.load(p)) for p in find_documents(paths)], prefer_later)
 
 
+def describe_groups(groups):
+    """What keeps these groups apart, for a usage error: their toolchains, or their devices when they share one
+    toolchain."""
+    if len({g.toolchain for g in groups}) == 1:
+        return (f"toolchain {groups[0].toolchain} on {len(groups)} devices: " + " and ".join(
+            f"{g.device_name or 'no device'} ({', '.join(r.run_id for r in g.runs)})" for g in groups))
+    return " and ".join(f"toolchain {g.toolchain}" + (f" on {g.device_name}" if g.device_name else "")
+                        + f" ({', '.join(r.run_id for r in g.runs)})" for g in groups)
+
+
 def load_and_merge(paths, prefer_later=False):
-    """Read the run folders and merge them; they must be of one toolchain name (gate, merge verb)."""
+    """Read the run folders and merge them; they must be of one toolchain name and one device (gate, merge verb:
+    a baseline and a merged document are of one device)."""
     groups = load_and_merge_groups(paths, prefer_later)
     if len(groups) > 1:
-        raise UsageError("these runs are of " + " and ".join(
-            f"toolchain {g.toolchain} ({', '.join(r.run_id for r in g.runs)})" for g in groups)
-            + ": give the runs of one toolchain at a time (./ptxcts diff compares two)")
+        one_toolchain = len({g.toolchain for g in groups}) == 1
+        raise UsageError("these runs are of " + describe_groups(groups) + ": give the runs of one "
+                         + ("device" if one_toolchain else "toolchain") + " at a time (./ptxcts diff compares two; "
+                         "./ptxcts report shows them side by side)")
     return groups[0]

@@ -39,8 +39,10 @@ def _index(rep):
 
 def _sections(rep):
     """The table of contents: (anchor, title) of each section the page has."""
-    sections = [("summary-sec", "Summary"), ("regressions", "Regressions against the baseline"),
-                ("unexplained", "New and unexplained findings"), ("coverage", "Coverage per architecture"),
+    sections = [("summary-sec", "Summary"), ("regressions", "Regressions against the baseline")]
+    if rep.get("device_diffs"):
+        sections.append(("device-diffs", "Differences between devices of one architecture"))
+    sections += [("unexplained", "New and unexplained findings"), ("coverage", "Coverage per architecture"),
                 ("pictures", "Pictures: families x columns, findings per kind"),
                 ("finding-groups-sec", "Findings, grouped by finding")]
     if rep["toolchain_diffs"]:
@@ -60,7 +62,9 @@ def _kpis(rep):
     unexplained = sum(g["count"] for g in rep["finding_groups"] if g["unexplained"])
     beyond = sum(s.get("beyond_chapter", 0) for s in rep["summary"].values())
     total = sum(s["total"] for s in rep["summary"].values())
-    return [("results", total, "results"), ("regressions", regress, "regressions against the baselines"),
+    devices = ([("device_differences", sum(d["differing"] for d in rep.get("device_diffs", [])),
+                 "cases whose class differs between devices of one architecture")] if rep.get("device_diffs") else [])
+    return [("results", total, "results"), ("regressions", regress, "regressions against the baselines")] + devices + [
             ("unexplained", unexplained, "unexplained findings (fail, compile error, crash, timeout)"),
             ("findings", rep["findings_total"], f'findings in {len(rep["finding_groups"])} groups'),
             ("beyond_chapter", beyond, "beyond the chapter (newer toolchain)")]

@@ -58,6 +58,48 @@ def _groups(rep, groups):
     return _table(["class", "cases", "where", "finding / message", "example (replay)"], rows)
 
 
+def device_diffs(rep):
+    """The section of the cases whose class differs between devices of one architecture (lines)."""
+    if not rep.get("device_diffs"):
+        return []
+    labels = {c["key"]: c["label"] for c in rep["columns"]}
+    out = ["## Differences between devices of one architecture", ""]
+    for d in rep["device_diffs"]:
+        only = "".join(f"; {n} only in {labels.get(c, c)}" for c, n in d["only"].items() if n)
+        transitions = ", ".join(f"{t}: {n}" for t, n in d["transitions"].items())
+        out += [f"**{d['sm']}, toolchain {d['toolchain']}: {' / '.join(d['labels'])}: {d['differing']} of "
+                f"{d['compared']} cases that more than one of these devices ran differ**"
+                + (f" ({transitions})" if transitions else "") + only + ".", ""]
+        if d["cases"]:
+            out += [_table(["case"] + [labels.get(c, c) for c in d["columns"]] + ["baseline", "replay"], [
+                [f"`{x['id']}` {x['target']} {x['load_path']}"]
+                + [f"{x['classes'][c]}: {x['messages'][c][:160]}" if c in x["classes"] else "not run"
+                   for c in d["columns"]]
+                + [(x["baseline"] or "-") + {True: " (within)", False: " (outside)", None: ""}[x["within_baseline"]],
+                   f"`{x['replay']}`"] for x in d["cases"]]), ""]
+        if d["differing"] > len(d["cases"]):
+            out += [f"... and {d['differing'] - len(d['cases'])} more: `./ptxcts diff RUN-A RUN-B` lists them all.", ""]
+    return out
+
+
+def device_diff_lines(rep):
+    """The differing cases as the lines `report` prints after its summary table."""
+    lines = []
+    for d in rep.get("device_diffs", []):
+        lines.append(f"report: {d['differing']} of {d['compared']} cases differ between the devices of {d['sm']} "
+                     f"(toolchain {d['toolchain']}: {' / '.join(d['labels'])})")
+        for x in d["cases"]:
+            classes = ", ".join(f"{name} {x['classes'][c]}" for c, name in zip(d["columns"], d["labels"])
+                                if c in x["classes"])
+            base = (f"; baseline {x['baseline']}" + (" (within)" if x["within_baseline"] else " (outside)")
+                    if x["baseline"] else "")
+            lines.append(f"  DEVICES DIFFER {x['id']} [{x['target']} {x['load_path']}]: {classes}{base}; replay: "
+                         f"{x['replay']}")
+        if d["differing"] > len(d["cases"]):
+            lines.append(f"  ... and {d['differing'] - len(d['cases'])} more")
+    return lines
+
+
 def render(rep):
     classes, columns = rep["classes"], rep["columns"]
     out = [f"# {rep['title']}", "",
@@ -80,12 +122,15 @@ def render(rep):
     out += ["## Summary", "",
             f"* results: {sum(s['total'] for s in rep['summary'].values())}",
             f"* regressions against the baselines: {sum(r.get('regressions', 0) for r in rep['regressions'])}",
+            *([f"* **cases whose class differs between devices of one architecture: "
+               f"{sum(d['differing'] for d in rep['device_diffs'])}**"] if rep.get("device_diffs") else []),
             f"* unexplained findings: {sum(g['count'] for g in unexplained)} in {len(unexplained)} groups",
             f"* findings: {rep['findings_total']} in {len(rep['finding_groups'])} groups",
             f"* beyond the chapter: {sum(s.get('beyond_chapter', 0) for s in rep['summary'].values())}", ""]
     out += ["## Regressions against the baseline", ""]
     for r in rep["regressions"]:
-        what = f"{r['tier']} tier, toolchain {r['toolchain']}, {r['sm'] or 'no device'}"
+        what = (f"{r['tier']} tier, toolchain {r['toolchain']}, {r['sm'] or 'no device'}"
+                + (f" [{r['device_label']}]" if r.get("device_label") else ""))
         if not r["found"]:
             out.append(f"* {what}: no baseline `results/baselines/{r['baseline']}` (create it with "
                        "`./ptxcts gate RUN --update`)")
@@ -96,7 +141,9 @@ def render(rep):
                 for e in r["listed"]]
     if not rep["regressions"]:
         out.append("No baseline folder was given.")
-    out += ["", "## New and unexplained findings", ""]
+    out.append("")
+    out += device_diffs(rep)
+    out += ["## New and unexplained findings", ""]
     out += [_groups(rep, unexplained) if unexplained else "None.", ""]
     header, rows = summary_rows(rep)
     out += ["## Coverage per architecture", "", _table(header, rows), ""]
@@ -107,7 +154,8 @@ def render(rep):
         out += ["## Differences between toolchains", ""]
         for d in rep["toolchain_diffs"]:
             body = diff_mod.markdown(d, heading="###").split("\n", 1)[1]
-            out += [f"### {d['tier']}{' ' + d['sm'] if d.get('sm') else ''}: toolchain {d['a']['toolchain']} -> "
+            out += [f"### {d['tier']}{' ' + d['sm'] if d.get('sm') else ''}"
+                    f"{' [' + d['device_label'] + ']' if d.get('device_label') else ''}: toolchain {d['a']['toolchain']} -> "
                     f"{d['b']['toolchain']}", body]
     labels = [c["label"] for c in columns]
     for e in rep.get("explorations", []):

@@ -133,6 +133,8 @@ def main(args):
     index, css = ("report.html.gz", "report.css.gz") if args.gzip else ("report.html", "report.css")
     header, rows = render_md.summary_rows(rep)
     print(render_md.text_table(header, rows))
+    for line in render_md.device_diff_lines(rep):
+        print(line)
     unexplained = [g for g in rep["finding_groups"] if g["unexplained"]]
     regress = sum(r.get("regressions", 0) for r in rep["regressions"])
     print(f"report: {sum(len(g.results) for g in groups)} results from {sum(len(g.runs) for g in groups)} runs "

@@ -84,7 +84,9 @@ class Validation(TempDirTest):
     def test_fixtures_are_valid(self):
         code, out, err = cli("validate", RUNS)
         self.assertEqual(code, 0, err)
-        self.assertEqual(out.count(": valid"), 5)
+        documents = sum("results.json" in files for _, _, files in os.walk(RUNS))
+        self.assertGreaterEqual(documents, 6)   # compile, 3 shards of the H100, its rerun, the H200
+        self.assertEqual(out.count(": valid"), documents)
 
     def test_unknown_version_rejected(self):
         err = self.bad(lambda t: t.replace('"version": 1', '"version": 3', 1), "version", '"version": 3')
