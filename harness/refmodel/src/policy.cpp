@@ -227,7 +227,7 @@ std::vector<PolicyInfo> make_catalog() {
            "results/findings/h100-interleaved-tile-load-overrun (798 interleaved tile loads: bytes written, their "
            "sources and the bytes credited)");
   measured(PolicyId::interleave_tile_box, "chunk_rows", "NVIDIA H200 (sm_90), driver 580.159.04",
-           "results/findings/h100-interleaved-tile-copy-outside-domain (753 interleaved tile copies: stores, "
+           "results/findings/h100-interleaved-tile-copy-outside-domain (755 interleaved tile copies: stores, "
            "add/inc/max reductions, peer-CTA and multicast loads, elementStrides 2/3/8, coordinates outside the "
            "tensor with OOB fill NONE and NaN: every byte, its source and the bytes credited)");
   measured(PolicyId::im2col_interleave_box_area, "unchecked", h100,
