@@ -182,10 +182,14 @@ std::vector<PolicyInfo> make_catalog() {
       "and the box as for any map; which bytes a box then covers is not stated. Default box (boxDim elements along "
       "every dimension, as for a map without interleave).",
       {{"box", "the box of boxDim elements along every dimension"},
-       {"chunk_rows", "boxDim[0] counts interleave chunks: each row is boxDim[0] x the interleave size (16 or 32) "
-                      "contiguous global bytes from the row's start, rows along box dimensions 1 .. rank-1 except "
-                      "dimension rank-2 (dimension 1 fastest), dense in shared memory, swizzled; the mbarrier is "
-                      "credited the bytes written"}},
+       {"chunk_rows", "dimension 0 counts interleave chunks (16 or 32 bytes): its coordinate, globalDim[0] and "
+                      "boxDim[0]; each row is ceil(boxDim[0] / elementStrides[0]) chunks from chunk index "
+                      "tensorCoords[0] in steps of elementStrides[0], at global row start + index x chunk; rows along "
+                      "box dimensions 1 .. rank-1 except dimension rank-2, which keeps its coordinate and has no box "
+                      "(dimension 1 fastest, elementStrides applied); dense in shared memory, swizzled. A chunk "
+                      "outside [0, globalDim[0]) or in a row outside the tensor is filled (loads) or not written "
+                      "(stores, reductions); rows are stored / reduced in order, an element once per row; the mbarrier "
+                      "is credited every chunk"}},
       0);
   add(PolicyId::im2col_interleave_box_area, "im2col_interleave_box_area",
       "cuTensorMapEncodeIm2col: 'The bounding box specified by pixelBoxLowerCorner and pixelBoxUpperCorner must have "
@@ -222,6 +226,10 @@ std::vector<PolicyInfo> make_catalog() {
   measured(PolicyId::interleave_tile_box, "chunk_rows", h100,
            "results/findings/h100-interleaved-tile-load-overrun (798 interleaved tile loads: bytes written, their "
            "sources and the bytes credited)");
+  measured(PolicyId::interleave_tile_box, "chunk_rows", "NVIDIA H200 (sm_90), driver 580.159.04",
+           "results/findings/h100-interleaved-tile-copy-outside-domain (755 interleaved tile copies: stores, "
+           "add/inc/max reductions, peer-CTA and multicast loads, elementStrides 2/3/8, coordinates outside the "
+           "tensor with OOB fill NONE and NaN: every byte, its source and the bytes credited)");
   measured(PolicyId::im2col_interleave_box_area, "unchecked", h100,
            "results/findings/h100-im2col-encode-channels (ranks 3-5, every corner pair in [-16, 15]: 600 empty boxes "
            "accepted with interleave, 0 without)");
@@ -332,7 +340,8 @@ std::vector<std::pair<std::string, PolicySet>> single_deviations(const PolicySet
   std::vector<std::pair<std::string, PolicySet>> out;
   for (const PolicyInfo& p : policy_catalog()) {
     std::vector<std::size_t> order;
-    for (const Measured& m : p.measured) order.push_back(m.alternative);
+    for (const Measured& m : p.measured)  // one alternative may be measured on several devices: tried once
+      if (std::find(order.begin(), order.end(), m.alternative) == order.end()) order.push_back(m.alternative);
     for (std::size_t i = 0; i < p.alternatives.size(); ++i)
       if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
     for (const std::size_t i : order) {

@@ -170,8 +170,12 @@ template <typename F>
 void for_each_stored_piece(const TensorMapParams& map, const TensorAccess& a, std::size_t global_size,
                            const PolicySet& p, F f) {
   check_store_access(map, a);
+  // granule16_written was measured without interleave; under chunk_rows an OOB piece is a chunk past the row
+  // (its coords[0] a chunk index), which that rule does not describe.
+  const bool chunks = map.interleave != Interleave::NONE && a.mode == TensorMode::tile &&
+                      p.get<InterleaveTileBox>(PolicyId::interleave_tile_box) == InterleaveTileBox::chunk_rows;
   const bool granule = p.get<StoreOob>(PolicyId::tensor_store_oob) == StoreOob::granule16_written &&
-                       !is_packed(map.dtype);
+                       !is_packed(map.dtype) && !chunks;
   for (BoxPiece piece : tensor_box(map, a, p)) {
     if (!piece.in_bounds) {
       // OOB elements are not written (NOTES; relied on by CUTLASS epilogues), except under granule16_written:

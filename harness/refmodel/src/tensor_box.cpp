@@ -97,18 +97,31 @@ void check_map_and_access(const TensorMapParams& map, const TensorAccess& a) {
              ": 16U4_ALIGN8B with an odd first coordinate splits a byte; the model requires an even one (open)");
 }
 
-// interleave_tile_box=chunk_rows: boxDim[0] interleave chunks per row, rows along dimensions 1 .. rank-1 but
-// rank-2 (the layout measured on the H100, results/findings/h100-interleaved-tile-load-overrun).
+// interleave_tile_box=chunk_rows, the layout measured on the H100 (results/findings/h100-interleaved-tile-load-overrun)
+// and the H200 (results/findings/h100-interleaved-tile-copy-outside-domain): dimension 0 counts interleave chunks
+// (16 or 32 bytes), not elements -- its coordinate, its extent globalDim[0] and boxDim[0] -- and dimension rank-2
+// contributes its start coordinate but no box (one row). Rows run along dimensions 1 .. rank-1 except rank-2
+// (dimension 1 fastest), ceil(boxDim[i] / elementStrides[i]) of them along dimension i at coordinate
+// tensorCoords[i] + k * elementStrides[i]; a row holds ceil(boxDim[0] / elementStrides[0]) chunks, chunk j at chunk
+// index tensorCoords[0] + j * elementStrides[0], global byte row start + index x chunk, dense in shared memory (then
+// swizzled). A chunk is in bounds when its index lies in [0, globalDim[0]) and the row's coordinates (rank-2's
+// included) lie inside the tensor; an out-of-bounds chunk is filled (loads) or not written (stores, reductions),
+// and every chunk is credited. Pieces are whole elements, so reductions combine element by element; rows that
+// overlap in global memory are stored / reduced once per row, in row order.
 std::vector<BoxPiece> interleave_chunk_rows(const TensorMapParams& map, const TensorAccess& a) {
   const std::uint64_t chunk = map.interleave == Interleave::B32 ? 32 : 16;
-  const std::uint64_t row_bytes = map.box[0] * chunk;
-  for (unsigned i = 0; i < map.rank; ++i)
-    need(map.element_strides[i] == 1, "interleave_tile_box=chunk_rows was measured with elementStrides of 1");
+  const unsigned unit = is_packed(map.dtype) ? 1 : element_bits(map.dtype) / 8;
+  std::array<std::uint64_t, 5> es{1, 1, 1, 1, 1}, e{1, 1, 1, 1, 1};
+  for (unsigned i = 0; i < map.rank; ++i) {
+    es[i] = map.element_strides[i];
+    e[i] = ceil_div(map.box[i], es[i]);
+  }
   std::vector<unsigned> dims;
   for (unsigned i = 1; i < map.rank; ++i)
     if (i != map.rank - 2) dims.push_back(i);
   std::uint64_t rows = 1;
-  for (unsigned i : dims) rows *= map.box[i];
+  for (unsigned i : dims) rows *= e[i];
+  const std::uint64_t row_bytes = e[0] * chunk;
   need(rows * row_bytes <= kMaxBoxBytes, "the box needs more than 16 MiB of shared memory");
   std::vector<BoxPiece> out;
   for (std::uint64_t r = 0; r < rows; ++r) {
@@ -116,17 +129,29 @@ std::vector<BoxPiece> interleave_chunk_rows(const TensorMapParams& map, const Te
     for (unsigned i = 0; i < map.rank; ++i) g[i] = a.coords[i];
     std::uint64_t rest = r;
     for (unsigned i : dims) {
-      g[i] += static_cast<std::int64_t>(rest % map.box[i]);
-      rest /= map.box[i];
+      g[i] += static_cast<std::int64_t>((rest % e[i]) * es[i]);
+      rest /= e[i];
     }
-    need(inside(map, g), "interleave_tile_box=chunk_rows was measured inside the tensor only");
-    BoxPiece piece;
-    piece.smem_off = static_cast<std::uint32_t>(r * row_bytes);
-    piece.data_bytes = static_cast<std::uint32_t>(row_bytes);
-    piece.in_bounds = true;
-    piece.global_off = global_offset(map, g);
-    piece.coords = g;
-    out.push_back(piece);
+    bool row_in = true;
+    std::uint64_t row_start = 0;
+    for (unsigned i = 1; i < map.rank; ++i) {
+      row_in = row_in && g[i] >= 0 && static_cast<std::uint64_t>(g[i]) < map.dims[i];
+      if (row_in) row_start += map.strides[i - 1] * static_cast<std::uint64_t>(g[i]);
+    }
+    for (std::uint64_t j = 0; j < e[0]; ++j) {
+      const std::int64_t k = a.coords[0] + static_cast<std::int64_t>(j * es[0]);  // chunk index along dimension 0
+      const bool in = row_in && k >= 0 && static_cast<std::uint64_t>(k) < map.dims[0];
+      for (std::uint64_t b = 0; b < chunk; b += unit) {
+        BoxPiece piece;
+        piece.smem_off = static_cast<std::uint32_t>(r * row_bytes + j * chunk + b);
+        piece.data_bytes = unit;
+        piece.in_bounds = in;
+        if (in) piece.global_off = row_start + static_cast<std::uint64_t>(k) * chunk + b;
+        piece.coords = g;
+        piece.coords[0] = k;
+        out.push_back(piece);
+      }
+    }
   }
   return out;
 }

@@ -445,9 +445,6 @@ std::vector<Refusal> refusal_rows() {
   const TensorMapParams t3 = tiled3();
   const TensorMapParams g2 = placed(tile_map(T::UINT8, {64, 8}, {16, 1}));  // gather4 / scatter4
   const TensorMapParams u32_3 = placed(tile_map(T::UINT32, {16, 4, 4}, {4, 2, 2}));
-  // an interleaved 3D map: 16 one-byte channels (one 16-byte chunk), rows along dimension 2 (rank-2 is 1)
-  const TensorMapParams il16 = with(placed(tile_map(T::UINT8, {16, 4, 3}, {16, 2, 2})),
-                                    [](auto& m) { m.interleave = Interleave::B16; });
   const TensorMapParams il16_4 = with(placed(tile_map(T::UINT8, {16, 4, 3, 2}, {16, 2, 2, 2})),
                                       [](auto& m) { m.interleave = Interleave::B16; });
   const TensorMapParams nooffs = im2col(3);
@@ -696,10 +693,6 @@ std::vector<Refusal> refusal_rows() {
       {"strides place an element outside", {},
        "unreachable: make_index_tensor sizes its buffer by tensor_global_bytes, which ends at the last element"},
       // tensor_box.cpp
-      {"was measured with elementStrides of 1",
-       [=] { return chunk_rows_error(with(il16, [](auto& m) { m.element_strides[1] = 2; }), at({0, 0, 0})); },
-       "interleave_tile_box=chunk_rows was measured with elementStrides of 1",
-       [=] { accepted(chunk_rows_error(il16, at({0, 0, 0}))); }},
       // rank 4: rows along dimensions 1 and 3; 4,096-byte rows (256 chunks), 4,096 of them are 16 MiB
       {"the box needs more than 16 MiB of shared memory",
        [=] {
@@ -707,9 +700,6 @@ std::vector<Refusal> refusal_rows() {
        },
        "the box needs more than 16 MiB of shared memory",
        [=] { accepted(chunk_rows_error(with(il16_4, [](auto& m) { m.box = {256, 4, 1, 2, 1}; }), at({0, 0, 0, 0}))); }},
-      {"was measured inside the tensor only", [=] { return chunk_rows_error(il16, at({0, 0, 2})); },
-       "interleave_tile_box=chunk_rows was measured inside the tensor only",
-       [=] { accepted(chunk_rows_error(il16, at({0, 0, 1}))); }},
       {"tensor box exceeds 4 GiB of shared memory", {},
        "unreachable: tile_box refuses boxes above 16 MiB and an im2col box stays below 16 MiB (1024 pixels of "
        "256 channels of 8 bytes)"},
