@@ -236,17 +236,20 @@ int Explorer::run() {
   ran_before_ = ran_;
   const double t0 = now_s(), end = t0 + o_.time_s;
   ses_.deadline = end;
+  // --cases: the draw index this segment stops at (the deadline still applies).
+  const uint64_t last = o_.cases ? next_ + o_.cases : UINT64_MAX;
   size_t chunk = 256;
-  double last_print = 0;
+  double last_print = -1e9;  // the first progress line after the first chunk, then one every 2 s or so
   std::fprintf(stderr, "explore: %zu form(s), seed %llu, %.0f s on %s (%s)%s\n", forms_.size(),
                (unsigned long long)o_.seed, o_.time_s, ses_.device.name.c_str(), ses_.device.sm.c_str(),
                o_.resumed.is_null() ? "" : (", resuming " + o_.id + " at case " + std::to_string(next_) + " after " +
                                             std::to_string(int(before_s_)) + " s").c_str());
   // The next chunk is drawn while the current one runs (the parent draws, the workers build, launch and judge).
   auto draw_async = [&](size_t n) {
-    return std::async(std::launch::async, [this, n, end] {
+    return std::async(std::launch::async, [this, n, end, last] {
       const double td = now_s();
-      auto v = draw_chunk(n, end);  // a chunk still drawing at the end stops: nothing would run it
+      // a chunk still drawing at the end stops: nothing would run it
+      auto v = draw_chunk(size_t(std::min<uint64_t>(n, last - next_)), end);
       drawn_s_ += now_s() - td;
       return v;
     });
@@ -254,6 +257,7 @@ int Explorer::run() {
   auto next = draw_async(chunk);
   while (now_s() < end && !g_stop_requested) {
     auto cases = next.get();
+    if (cases.empty() && next_ >= last) break;  // --cases drawn, and each of them run
     std::map<std::string, const RunCase*> by_id;
     for (auto& c : cases) by_id[c.id] = &c;
     const double tc = now_s();
@@ -293,7 +297,7 @@ int Explorer::run() {
     }
   }
   const double explore_s = now_s() - t0;
-  next.wait();
+  if (next.valid()) next.wait();  // no chunk in flight when --cases' last one ran
   std::fprintf(stderr, "\n");
   // Shrinking: each finding in turn, within the shrink budget (the same isolated workers; no deadline).
   ses_.deadline = 0;

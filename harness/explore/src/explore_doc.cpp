@@ -97,6 +97,7 @@ void Explorer::write(double wall, bool interrupted) {
   seg["started"] = segment_started_;
   seg["explored_s"] = wall;
   seg["cases_run"] = (unsigned long long)(ran_ - ran_before_);
+  if (o_.cases) seg["cases_limit"] = (unsigned long long)o_.cases;  // --cases: draws this segment stopped at
   seg["device"] = ses_.device.name + " (" + ses_.device.sm + ", driver " + ses_.device.driver + ")";
   seg["interrupted"] = interrupted;
   Json segs = draw::clone(segments_);

@@ -3,12 +3,18 @@
 
 cpu: against the model device (no GPU) with a planted fault, exploration must find it and shrink it to the
      minimal case the fault's condition allows; the permanent case it keeps is planned by the run tier; bad
-     options are refused naming them; SIGINT keeps what was measured.
+     options are refused naming them; SIGINT keeps what was measured. Every exploration here is bounded by a
+     count of draws (--cases), not by time: the model device runs as fast as the CPU share it gets, so a count
+     of cases run in a few seconds is a measure of the machine's load (under ctest -j on 2 cores the tensor
+     exploration ran 82 of its 5 s), while the same seed and count draw and judge the same cases on any machine.
+     The time limits given are bounds against a hang, never reached by a working exploration.
 gpu: a short exploration on the GPU (exit 77 = skipped without one): cases run, a rate, coverage, and no
      harness error among the results.
 """
 import json
 import os
+import re
+import select
 import signal
 import subprocess
 import sys
@@ -19,6 +25,10 @@ BUILD = os.environ.get("PTXCTS_BUILD_DIR", os.path.join(os.path.dirname(__file__
 EXPLORE = os.path.join(BUILD, "harness", "run", "ptxcts-explore")
 RUN = os.path.join(BUILD, "harness", "run", "ptxcts-run")
 failures = []
+# Bounds against a hang (CTest's TIMEOUT of 600 s is the last one): a working exploration ends long before them,
+# by its --cases count or by running out of simpler cases to shrink to, loaded machine or not. --timeout: the
+# per-case watchdog, so that a model-device case starved of CPU is not judged a timeout.
+BOUNDS = ["--time", "300", "--timeout", "120"]
 
 
 def check(ok, what):
@@ -31,15 +41,25 @@ def explore(args, env=None, **kw):
     return subprocess.run([EXPLORE] + args, capture_output=True, text=True, env=env, **kw)
 
 
-def planted(tmp, fault, family, seed):
+def ran_every_draw(doc, draws, what):
+    """The exploration stopped at its --cases count, not at a time limit: every draw ran (none skipped)."""
+    run = draws - doc["nothing_to_draw"]
+    check(doc["cases_drawn"] == draws and doc["cases_run"] == run,
+          f"{what}: {doc['cases_drawn']} drawn of {draws}, {doc['cases_run']} run of {run}")
+
+
+def planted(tmp, fault, family, seed, draws):
     out, cases = os.path.join(tmp, fault), os.path.join(tmp, fault + ".jsonl")
-    p = explore(["--device", "model:" + fault, "--family", family, "--time", "5", "--shrink-time", "90",
-                 "--jobs", "2", "--seed", str(seed), "--out", out, "--cases-file", cases, "--quiet"])
+    p = explore(["--device", "model:" + fault, "--family", family, "--cases", str(draws)] + BOUNDS +
+                ["--shrink-time", "300", "--jobs", "2", "--seed", str(seed), "--out", out, "--cases-file", cases,
+                 "--quiet"])
     check(p.returncode == 1, f"{fault}: exploration reports findings (exit 1, got {p.returncode}) {p.stderr[-300:]}")
     doc = json.load(open(os.path.join(out, "explore.json")))
-    # a real exploration, not a handful of draws (about 1,000 in 5 s on an idle 2-core machine; 250 seen under load)
-    check(doc["cases_run"] > 150, f"{fault}: {doc['cases_run']} cases run")
+    ran_every_draw(doc, draws, fault)
     check(doc["findings"] != [], f"{fault}: the planted fault is found")
+    for f in doc["findings"]:
+        check(f.get("shrink_stop") == "no simpler case reproduces",
+              f"{fault}: shrinking ran to its end ({f.get('shrink_stop')})")
     return doc, cases
 
 
@@ -47,17 +67,18 @@ def resumed(tmp):
     """An exploration in two segments: the first leaves its findings unshrunk (--shrink-time 0), --resume draws on
     with the same seed, adds its cases, and shrinks them."""
     out = os.path.join(tmp, "segments")
-    base = ["--device", "model:bulk_tail_4096", "--jobs", "2", "--quiet"]
-    p = explore(base + ["--family", "cp.async.bulk", "--time", "3", "--shrink-time", "0", "--seed", "3",
+    base = ["--device", "model:bulk_tail_4096", "--jobs", "2", "--quiet"] + BOUNDS
+    p = explore(base + ["--family", "cp.async.bulk", "--cases", "300", "--shrink-time", "0", "--seed", "3",
                         "--out", out, "--cases-file", "none"])
     first = json.load(open(os.path.join(out, "explore.json")))
     check(p.returncode == 1 and first["findings"], f"resume: the first segment finds the fault (exit {p.returncode})")
+    ran_every_draw(first, 300, "resume: the first segment")
     check(all("minimal" not in f for f in first["findings"]), "resume: --shrink-time 0 leaves the findings unshrunk")
-    p = explore(base + ["--time", "2", "--shrink-time", "60", "--resume", out, "--cases-file", "none"])
+    p = explore(base + ["--cases", "200", "--shrink-time", "300", "--resume", out, "--cases-file", "none"])
     doc = json.load(open(os.path.join(out, "explore.json")))
     check(p.returncode == 1 and len(doc["segments"]) == 2, f"resume: two segments (exit {p.returncode}) {p.stderr[-300:]}")
-    check(doc["cases_run"] > first["cases_run"] and doc["id"] == first["id"] and doc["seed"] == 3,
-          f"resume: cases {first['cases_run']} -> {doc['cases_run']}, same exploration and seed")
+    ran_every_draw(doc, 500, "resume: both segments")
+    check(doc["id"] == first["id"] and doc["seed"] == 3, "resume: the same exploration and seed")
     sigs = {f["signature"] for f in first["findings"]}
     check(sigs <= {f["signature"] for f in doc["findings"]}, "resume: every finding of the first segment kept")
     for f in doc["findings"]:
@@ -68,7 +89,8 @@ def resumed(tmp):
 def cpu():
     with tempfile.TemporaryDirectory() as tmp:
         # bulk copies of >= 4096 bytes lose their last 16: minimal is exactly 4096 bytes, 128-byte aligned
-        doc, cases = planted(tmp, "bulk_tail_4096", "cp.async.bulk", 3)
+        # (draw counts: a few seconds each on an idle 2-core machine; the fault shows in about 1 draw in 5)
+        doc, cases = planted(tmp, "bulk_tail_4096", "cp.async.bulk", 3, 2000)
         for f in doc["findings"]:
             m = f["minimal"]["params"]
             check(m["size"] == 4096 and m["align"] == 128,
@@ -76,7 +98,7 @@ def cpu():
             check(f["minimal"]["class"] == "fail", "bulk_tail_4096: the minimal case still fails")
         # tensor loads fill OOB elements below dimension 1's start wrongly: the minimal box is one element past
         # the low edge of dimension 1, every other dimension as small as the form allows
-        doc, _ = planted(tmp, "oob_low_dim1", "cp.async.bulk.tensor", 5)
+        doc, _ = planted(tmp, "oob_low_dim1", "cp.async.bulk.tensor", 5, 400)
         for f in doc["findings"]:
             m, first = f["minimal"]["params"], f["first"]["params"]
             vol = lambda p: eval("*".join(str(d) for d in p["map"]["dims"]))
@@ -95,20 +117,45 @@ def cpu():
         # bad input: refused with exit 2, naming the option
         for args, word in [(["--time", "0"], "--time"), (["--time", "abc"], "--time"), (["--seed", "-1"], "--seed"),
                            (["--family", "nope"], "nope"), (["--device", "model:nope"], "model:nope"),
-                           (["--jobs", "0"], "--jobs"), (["--bogus"], "--bogus")]:
+                           (["--jobs", "0"], "--jobs"), (["--cases", "0"], "--cases"), (["--cases", "x"], "--cases"),
+                           (["--cases", "9", "--dry-draw", "9"], "--cases"), (["--bogus"], "--bogus")]:
             p = explore(args + ["--cases-file", "none"])
             check(p.returncode == 2 and word in p.stderr, f"{' '.join(args)}: exit 2 naming {word} ({p.returncode}: {p.stderr.strip()[:120]})")
         resumed(tmp)
-        # SIGINT: what was measured is written, and the exit says so
-        out = os.path.join(tmp, "interrupted")
-        p = subprocess.Popen([EXPLORE, "--device", "model", "--time", "120", "--jobs", "2", "--out", out,
-                              "--cases-file", "none", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(4)
-        p.send_signal(signal.SIGINT)
-        so, se = p.communicate(timeout=120)
-        check(p.returncode == 130, f"SIGINT: exit 130 (got {p.returncode})")
-        doc = json.load(open(os.path.join(out, "explore.json")))
-        check(doc["interrupted"] and doc["cases_run"] > 0, f"SIGINT: {doc['cases_run']} cases kept, interrupted marked")
+        interrupted(tmp)
+
+
+def progress_seen(p, limit_s):
+    """Reads p's stderr until its progress line counts a case run ("explore: N cases", N > 0; the first comes
+    after the first chunk ran): the point from which an interrupt has something to keep. False at EOF or after
+    limit_s seconds."""
+    end, text, fd = time.monotonic() + limit_s, "", p.stderr.fileno()
+    while time.monotonic() < end:
+        if not select.select([fd], [], [], 0.5)[0]:
+            continue
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return False
+        text += chunk.decode(errors="replace")
+        if any(int(n) > 0 for n in re.findall(r"explore: (\d+) cases,", text)):
+            return True
+    return False
+
+
+def interrupted(tmp):
+    """SIGINT: what was measured is written, and the exit says so. The signal is sent once a case has run, as
+    the progress line says, not after a fixed sleep: under load a sleep can end before the first case did."""
+    out = os.path.join(tmp, "interrupted")
+    p = subprocess.Popen([EXPLORE, "--device", "model", "--time", "300", "--timeout", "120", "--jobs", "2",
+                          "--out", out, "--cases-file", "none"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    seen = progress_seen(p, 300)
+    check(seen, "SIGINT: the exploration's progress line counts a case run")
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=300)
+    check(p.returncode == 130, f"SIGINT: exit 130 (got {p.returncode})")
+    doc = json.load(open(os.path.join(out, "explore.json")))
+    check(doc["interrupted"] and doc["cases_run"] > 0, f"SIGINT: {doc['cases_run']} cases kept, interrupted marked")
 
 
 def gpu():

@@ -177,7 +177,7 @@ CXX = {
                     "--seed", "--shard", "--jobs", "--timeout", "--deadline", "--level", "--smem-guard", "--run-id"],
                    ["--quiet", "--no-rerun-alone"], ["--list"], (0, 2, 3)),
     "ptxcts-explore": (os.path.join(BUILD, "harness", "run", "ptxcts-explore"),
-                       ["--time", "--seed", "--family", "--shrink-time", "--jobs", "--timeout", "--toolchain",
+                       ["--time", "--cases", "--seed", "--family", "--shrink-time", "--jobs", "--timeout", "--toolchain",
                         "--cases-file", "--device"], ["--quiet"], ["--device", "model", "--out", RUN], (0, 2, 3)),
     "ptxcts-litmus": (os.path.join(BUILD, "harness", "litmus", "ptxcts-litmus"),
                       ["--case", "--seed", "--iters", "--cold-mib", "--json"], ["--fault"], [], (0, 2, 3, 77)),

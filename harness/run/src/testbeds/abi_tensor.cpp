@@ -47,28 +47,25 @@ std::vector<Recipe> recipes(const Form& f, const PlanOptions& o) {
   } else {
     for (auto& p : tile_maps(t.rank, t.store || t.reduce, o.level)) maps.push_back({p, {0, 0, 0}});
   }
+  std::vector<std::string> segments;  // a map's recipe-name segment past map_name (reduce_map's padded rows)
   if (t.reduce) {
-    // One map per element type the redOp allows, replacing the load maps' types.
+    // One map per element type the redOp allows, replacing the load maps' types: the first legal of
+    // reduce_map_candidates, so that a type whose dense map the driver refuses still runs.
     std::vector<std::pair<ref::TensorMapParams, std::array<uint16_t, 3>>> rm;
     for (auto& ty : t.types) {
       auto dt = dtype_for(ty);
       if (!dt) continue;
-      if (im2col) {
-        auto m = im2col_maps(t.rank, false)[0];
-        for (unsigned i = 0; i + 2 < t.rank; ++i) { m.first.lower_corner[i] = 0; m.first.upper_corner[i] = 0; }
-        m.first.dtype = *dt;
-        m.first.channels_per_pixel = m.first.dims[0] = std::max(1u, 32u / esize(*dt));
-        m.first.strides = ref::dense_strides(*dt, t.rank, m.first.dims);
-        rm.push_back(m);
-      } else {
-        auto p = tiled(*dt, t.rank, tile_shape(t.rank, esize(*dt)));
-        rm.push_back({p, {0, 0, 0}});
+      if (auto m = reduce_map(*dt, t.rank, im2col)) {
+        rm.push_back({m->map, {0, 0, 0}});
+        segments.push_back(m->name);
       }
     }
     maps = rm;
   }
+  segments.resize(maps.size());
   size_t map_index = 0;
-  for (auto& [map, offs] : maps) {
+  for (size_t mi = 0; mi < maps.size(); ++mi) {
+    const auto& [map, offs] = maps[mi];
     auto verdict = ref::validate_encode(map, 90);
     if (!verdict.must_accept()) continue;  // illegal maps are driver-API cases, not launches
     ref::TensorAccess acc;
@@ -107,7 +104,7 @@ std::vector<Recipe> recipes(const Form& f, const PlanOptions& o) {
       r.acc = acc;
       r.acc.coords = coords;
       std::ostringstream n;
-      n << map_name(map);
+      n << map_name(map) << segments[mi];
       if (im2col) n << ".cpp_" << map.channels_per_pixel << ".ppc_" << map.pixels_per_column << ".lower_"
                     << join(map.lower_corner.data(), map.rank - 2) << ".upper_" << join(map.upper_corner.data(), map.rank - 2);
       if (t.mode == ref::TensorMode::im2col) n << ".offs_" << offs[0] << "_" << offs[1] << "_" << offs[2];

@@ -3,6 +3,7 @@
 #include "tensor_maps.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -231,6 +232,53 @@ std::optional<TDT> dtype_for(const std::string& t) {
   if (t == "bf16") return TDT::BFLOAT16;
   if (t == "f32") return TDT::FLOAT32;
   if (t == "f64") return TDT::FLOAT64;
+  return std::nullopt;
+}
+
+// The map with each globalStrides[i] raised to the next multiple the driver requires (global_stride_multiple16;
+// 32 bytes under global_stride_multiple32_interleave / _packed), every stride still covering the dimension before
+// it (global_stride_covers_previous: globalStrides[0] >= globalDim[0] * elementSize, globalStrides[i] >=
+// globalStrides[i-1] * globalDim[i]). Dense strides already on the multiple are kept as they are.
+ref::TensorMapParams padded_rows(ref::TensorMapParams p) {
+  const bool packed16 = p.dtype == TDT::T16U4_ALIGN16B || p.dtype == TDT::T16U6_ALIGN16B;
+  const uint64_t unit = p.interleave == ref::Interleave::B32 || packed16 ? 32 : 16;
+  for (unsigned i = 0; i + 1 < p.rank && i < 4; ++i) {
+    const uint64_t prev = i == 0 ? (p.dims[0] * ref::element_bits(p.dtype) + 7) / 8 : p.strides[i - 1] * p.dims[i];
+    p.strides[i] = (std::max(p.strides[i], prev) + unit - 1) / unit * unit;
+  }
+  return p;
+}
+
+// The candidates for a reduce element type's map, in the order the planner tries them: the dense map of the
+// rank's tile shape (or the first im2col map, channelsPerPixel 32 bytes of the type), then that map with its rows
+// padded (padded_rows). The dense map alone misses types whose row is no multiple of 16 bytes: the 5-D shape's
+// 20-element rows are 40 bytes of .f16 / .bf16, which global_stride_multiple16 refuses.
+std::vector<NamedMap> reduce_map_candidates(TDT dt, unsigned rank, bool im2col) {
+  ref::TensorMapParams dense;
+  if (im2col) {
+    dense = im2col_maps(rank, false)[0].first;
+    // the chapter: the bounding box's lower corner must be non-negative for stores and reductions
+    for (unsigned i = 0; i + 2 < rank; ++i) { dense.lower_corner[i] = 0; dense.upper_corner[i] = 0; }
+    dense.dtype = dt;
+    dense.channels_per_pixel = uint32_t(dense.dims[0] = std::max(1u, 32u / esize(dt)));
+    dense.strides = ref::dense_strides(dt, rank, dense.dims);
+  } else {
+    dense = tiled(dt, rank, tile_shape(rank, esize(dt)));
+  }
+  std::vector<NamedMap> v{{dense, ""}};
+  ref::TensorMapParams padded = padded_rows(dense);
+  if (padded.strides != dense.strides) {
+    std::string n = ".gstrides";
+    for (unsigned i = 0; i + 1 < rank; ++i) n += "_" + std::to_string(padded.strides[i]);
+    v.push_back({padded, n});
+  }
+  return v;
+}
+
+// The first candidate the driver must accept on sm_90 (ref::validate_encode); nullopt when none is legal.
+std::optional<NamedMap> reduce_map(TDT dt, unsigned rank, bool im2col) {
+  for (auto& c : reduce_map_candidates(dt, rank, im2col))
+    if (ref::validate_encode(c.map, 90).must_accept()) return c;
   return std::nullopt;
 }
 

@@ -27,6 +27,14 @@ std::string map_name(const ref::TensorMapParams& p);
 std::vector<ref::TensorMapParams> tile_maps(unsigned rank, bool reduce_or_store, int level);
 Im2colMaps im2col_maps(unsigned rank, bool offsets);
 std::optional<TDT> dtype_for(const std::string& t);  // a reduce element type's map data type
+ref::TensorMapParams padded_rows(ref::TensorMapParams p);
+// A reduce element type's map (reduce_map, tensor_maps.cpp) and the recipe-name segment that tells it apart.
+struct NamedMap {
+  ref::TensorMapParams map;
+  std::string name;
+};
+std::vector<NamedMap> reduce_map_candidates(TDT dt, unsigned rank, bool im2col);
+std::optional<NamedMap> reduce_map(TDT dt, unsigned rank, bool im2col);
 TensorMapSpec spec_of(const ref::TensorMapParams& m);
 ref::TensorMapParams params_of(const TensorMapSpec& t, uint64_t gaddr);  // spec_of's inverse
 
