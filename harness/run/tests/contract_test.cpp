@@ -4,6 +4,7 @@
 // facts the contract carries (peer_must_differ, type_cells, cp_mask).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -224,29 +225,169 @@ TEST(Contract, EveryTypeWithALegalMapIsPlanned) {
 }
 
 // A case of padded rows is judged by the model as any other: on the model device (the model's own bytes) it
-// passes, the reduction changes elements of the box, and the padding past each row's last element is left as it
-// was (tensor_reduce writes tensor elements only).
+// passes; a load fills its box in shared memory; a store or reduction changes elements of the box and leaves every
+// byte of the tensor's span that is no element -- the padding past each row -- as it was (tensor_store and
+// tensor_reduce write tensor elements only).
 TEST(Contract, PaddedRowsAreJudgedByTheModel) {
-  size_t seen = 0;
+  size_t seen = 0, loads = 0, stores = 0, reductions = 0;
   for (auto& c : cases()) {
-    if (c.explicit_params || c.variant.find(".gstrides_") == std::string::npos) continue;
+    // tensor copies only: the driver-API cases of tensormap.encode (no load mode) name padded rows too
+    if (c.explicit_params || c.variant.find(".gstrides_") == std::string::npos ||
+        !c.form->run.get(contract::field::load_mode))
+      continue;
     ++seen;
+    const ptxcts::run::TensorForm t = ptxcts::run::tform(*c.form);
     ptxcts::run::Setup s;
     build_setup(c, 1, PlanOptions{}, s);
     const ptxcts::run::CaseResult r = ptxcts::run::run_on_model(c, s, "model");
     EXPECT_EQ(r.cls, ptxcts::run::cls::pass) << c.id << ": " << r.message;
-    ASSERT_EQ(s.expected.gdst.size(), s.gdst.size()) << c.id;
-    EXPECT_NE(s.expected.gdst, s.gdst) << c.id << ": the model's reduction changed nothing";
     const ptxcts::run::TensorMapSpec& m = s.tmap;
     const uint64_t row = m.dims[0] * ref::element_bits(ref::TensorDataType(m.dtype)) / 8;
     ASSERT_LT(row, m.strides[0]) << c.id << ": rows not padded";
-    for (uint64_t r1 = 0; r1 < m.dims[1] * m.dims[2] * m.dims[3] * m.dims[4]; ++r1) {
-      const size_t at = s.gdst_off + size_t(r1 * m.strides[0]);  // the rows lie evenly: each stride covers the last
-      for (uint64_t b = row; b < m.strides[0]; ++b)
-        ASSERT_EQ(s.expected.gdst[at + b], s.gdst[at + b]) << c.id << ": padding byte " << b << " of row " << r1;
+    if (t.prefetch) continue;
+    if (t.load) {
+      ++loads;
+      EXPECT_NE(s.expected.smem, s.smem_init) << c.id << ": the model's load wrote nothing";
+      continue;
     }
+    ++(t.reduce ? reductions : stores);
+    ASSERT_EQ(s.expected.gdst.size(), s.gdst.size()) << c.id;
+    EXPECT_NE(s.expected.gdst, s.gdst) << c.id << ": the model's " << (t.reduce ? "reduction" : "store")
+                                       << " changed nothing";
+    // The bytes of the tensor's elements, by their coordinates and the map's strides; every other byte of the
+    // span is padding.
+    const uint64_t span = uint64_t(s.info.get_int("tensor_bytes"));
+    std::vector<bool> element(span, false);
+    std::array<uint64_t, 5> d{1, 1, 1, 1, 1}, st{row, 0, 0, 0, 0};
+    for (unsigned i = 0; i < m.rank; ++i) d[i] = m.dims[i];
+    for (unsigned i = 1; i < m.rank; ++i) st[i] = m.strides[i - 1];
+    for (uint64_t i4 = 0; i4 < d[4]; ++i4)
+      for (uint64_t i3 = 0; i3 < d[3]; ++i3)
+        for (uint64_t i2 = 0; i2 < d[2]; ++i2)
+          for (uint64_t i1 = 0; i1 < d[1]; ++i1) {
+            const uint64_t at = i1 * st[1] + i2 * st[2] + i3 * st[3] + i4 * st[4];
+            ASSERT_LE(at + row, span) << c.id;
+            std::fill(element.begin() + long(at), element.begin() + long(at + row), true);
+          }
+    size_t padding = 0;
+    for (uint64_t b = 0; b < span; ++b) {
+      if (element[b]) continue;
+      ++padding;
+      ASSERT_EQ(s.expected.gdst[s.gdst_off + b], s.gdst[s.gdst_off + b]) << c.id << ": padding byte " << b;
+    }
+    EXPECT_GT(padding, 0u) << c.id;
   }
-  EXPECT_GT(seen, 0u);
+  EXPECT_GT(reductions, 0u) << "the 5-D .f16 reductions run with padded rows";
+  EXPECT_GT(loads, 0u) << "the UINT8 and swizzle tile loads of rank 2 and up run with padded rows";
+  EXPECT_GT(stores, 0u) << "the UINT8 and swizzle tile stores of rank 2 and up run with padded rows";
+  EXPECT_GT(seen, loads + stores + reductions) << "tile prefetches run the load maps, padded rows included";
+}
+
+// The swizzle modes of the sm_90 chapter (CUtensorMapSwizzle's NONE, 32B, 64B, 128B; the 128B atom modes are
+// sm_100's, which the planner does not run).
+constexpr ref::Swizzle kSm90Swizzles[] = {ref::Swizzle::NONE, ref::Swizzle::B32, ref::Swizzle::B64,
+                                          ref::Swizzle::B128};
+
+// Whether any tiled map of this rank and swizzle is legal on sm_90 (ref::validate_encode), found by brute force
+// independently of the planner's tables: element widths of 1, 2, 4 and 8 bytes, rows of 1-64 elements (every
+// other dimension 1, dense strides), inner boxes of 1-64 elements.
+bool some_legal_swizzled_map(unsigned rank, ref::Swizzle sw) {
+  for (auto dt : {ref::TensorDataType::UINT8, ref::TensorDataType::UINT16, ref::TensorDataType::UINT32,
+                  ref::TensorDataType::UINT64})
+    for (uint32_t n = 1; n <= 64; ++n)
+      for (uint32_t b = 1; b <= 64; ++b) {
+        ref::TensorMapParams p;
+        p.kind = ref::EncodeKind::tiled;
+        p.dtype = dt;
+        p.rank = rank;
+        p.global_address = 1024;
+        p.swizzle = sw;
+        p.dims = {n, 1, 1, 1, 1};
+        p.strides = ref::dense_strides(dt, rank, p.dims);
+        p.box = {b, 1, 1, 1, 1};
+        if (ref::validate_encode(p, 90).must_accept()) return true;
+      }
+  return false;
+}
+
+// Every tile-mode load, store and prefetch form of rank 2 and up runs every swizzle mode some legal map of its rank
+// allows: the dense rows of the swizzle maps (77, 45 and 29 .u16 elements) once dropped every 128B swizzle of rank
+// 2 and up, 64B from rank 3 and 32B from rank 4, although their padded rows are legal. Rank 1 is left out: its
+// box is one row of at most the swizzle span starting 1024-aligned, where every swizzle pattern is the identity,
+// and tile_maps plans no swizzle there.
+TEST(Contract, EverySwizzleALegalTileMapAllowsIsPlanned) {
+  std::map<std::pair<unsigned, ref::Swizzle>, bool> legal;
+  for (unsigned rank = 1; rank <= 5; ++rank)
+    for (auto sw : kSm90Swizzles) legal[{rank, sw}] = some_legal_swizzled_map(rank, sw);
+  EXPECT_TRUE(legal.at({2, ref::Swizzle::B128})) << "the brute force finds no legal 2-D 128B swizzle map";
+  std::set<std::string> directions_ranks;
+  size_t pairs = 0;
+  for (auto& f : forms()) {
+    if (!f.valid() || !f.run.get(contract::field::load_mode)) continue;
+    const ptxcts::run::TensorForm t = ptxcts::run::tform(f);
+    if (!t.modeled || t.mode != ref::TensorMode::tile || t.reduce) continue;
+    std::vector<const RunCase*> planned;
+    for (auto& c : cases())
+      if (c.form == &f && !c.explicit_params && c.not_supported.empty()) planned.push_back(&c);
+    if (planned.empty()) continue;  // a form the run tier does not drive (its case says why)
+    std::set<ref::Swizzle> want, seen;
+    for (auto sw : kSm90Swizzles)
+      if (legal.at({t.rank, sw})) want.insert(sw);
+    for (const RunCase* c : planned) {
+      ptxcts::run::Setup s;
+      build_setup(*c, 1, PlanOptions{}, s);
+      seen.insert(ptxcts::run::tmaps::params_of(s.tmap, 1024).swizzle);
+      if (std::includes(seen.begin(), seen.end(), want.begin(), want.end())) break;
+    }
+    for (auto sw : want) {
+      if (t.rank < 2) break;
+      ++pairs;
+      EXPECT_TRUE(seen.count(sw)) << f.form << ": a legal " << t.rank << "-D tile map of swizzle "
+                                  << ref::to_string(sw) << " exists, yet the planner runs no case of it";
+    }
+    directions_ranks.insert((t.load ? "load " : t.store ? "store " : "prefetch ") + std::to_string(t.rank));
+  }
+  EXPECT_GT(pairs, 0u);
+  for (const char* dir : {"load ", "store ", "prefetch "})
+    for (unsigned rank = 1; rank <= 5; ++rank)
+      EXPECT_TRUE(directions_ranks.count(dir + std::to_string(rank))) << "no planned tile " << dir << rank << "-D form";
+}
+
+// A map the driver refuses only for its rows runs padded in its stead, and a map legal as it is keeps its name:
+// padded_candidates and first_legal on the planner's own tile maps.
+TEST(Contract, TileMapsRunPaddedWhereTheirRowsAreRefused) {
+  using namespace ptxcts::run::tmaps;
+  size_t padded = 0;
+  for (unsigned rank = 1; rank <= 5; ++rank)
+    for (bool store : {false, true})
+      for (const ref::TensorMapParams& p : tile_maps(rank, store, 2)) {
+        auto m = first_legal(padded_candidates(p));
+        if (ref::validate_encode(p, 90).must_accept()) {
+          ASSERT_TRUE(m) << map_name(p);
+          EXPECT_EQ(m->name, "") << map_name(p) << ": a legal map renamed";
+          continue;
+        }
+        if (!m) continue;
+        ++padded;
+        EXPECT_NE(m->name, "") << map_name(p);
+        // only the strides change, each one covering the dimension before it on a multiple of 16 bytes
+        EXPECT_EQ(map_name(m->map), map_name(p));
+        EXPECT_EQ(m->map.dims, p.dims);
+        EXPECT_EQ(m->map.box, p.box);
+        for (unsigned i = 0; i + 1 < rank; ++i) {
+          EXPECT_EQ(m->map.strides[i] % 16, 0u) << map_name(p);
+          EXPECT_GE(m->map.strides[i], p.strides[i]) << map_name(p);
+        }
+      }
+  EXPECT_GT(padded, 0u);
+  Shape sh = tile_shape(2, 2);
+  sh.box[0] = 64;
+  sh.dims[0] = 77;
+  ref::TensorMapParams p = tiled(ref::TensorDataType::UINT16, 2, sh);
+  p.swizzle = ref::Swizzle::B128;
+  auto m = first_legal(padded_candidates(p));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->name, ".gstrides_160");
 }
 
 // reduce_map: the first candidate the validator accepts, and padded_rows keeps every stride legal and covering.

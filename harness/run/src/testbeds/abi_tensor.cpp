@@ -47,7 +47,11 @@ std::vector<Recipe> recipes(const Form& f, const PlanOptions& o) {
   } else {
     for (auto& p : tile_maps(t.rank, t.store || t.reduce, o.level)) maps.push_back({p, {0, 0, 0}});
   }
-  std::vector<std::string> segments;  // a map's recipe-name segment past map_name (reduce_map's padded rows)
+  // A map's recipe-name segment past map_name (padded_candidates' padded rows), and whether it is a padded map
+  // standing in for a recipe's map the driver refuses (a load / store / prefetch map; a reduce type's map always
+  // stands in its own slot).
+  std::vector<std::string> segments;
+  std::vector<bool> stands_in;
   if (t.reduce) {
     // One map per element type the redOp allows, replacing the load maps' types: the first legal of
     // reduce_map_candidates, so that a type whose dense map the driver refuses still runs.
@@ -61,13 +65,28 @@ std::vector<Recipe> recipes(const Form& f, const PlanOptions& o) {
       }
     }
     maps = rm;
+  } else {
+    // A map whose dense rows the driver refuses (global_stride_multiple16: UINT8 rows, the swizzle maps' rows of
+    // 77 / 45 / 29 .u16 elements) runs with its rows padded, the first legal of padded_candidates: otherwise every
+    // swizzle 128B tile copy of rank 2 and up would be dropped. A map no candidate makes legal stays dropped.
+    for (auto& [map, offs] : maps) {
+      auto m = first_legal(padded_candidates(map));
+      if (m) map = m->map;
+      segments.push_back(m ? m->name : "");
+      stands_in.push_back(m && !m->name.empty());
+    }
   }
   segments.resize(maps.size());
+  stands_in.resize(maps.size());
   size_t map_index = 0;
   for (size_t mi = 0; mi < maps.size(); ++mi) {
     const auto& [map, offs] = maps[mi];
     auto verdict = ref::validate_encode(map, 90);
     if (!verdict.must_accept()) continue;  // illegal maps are driver-API cases, not launches
+    // The map's place among the form's maps, which picks its coordinate sets. A padded map takes the place its
+    // refused map would have taken without moving the maps after it: the maps that ran before keep their cases.
+    const size_t slot = map_index;
+    if (!stands_in[mi]) ++map_index;
     ref::TensorAccess acc;
     acc.mode = t.mode;
     acc.im2col_offsets = offs;
@@ -84,19 +103,18 @@ std::vector<Recipe> recipes(const Form& f, const PlanOptions& o) {
                             !tile_spelled && !t.multicast && !t.remote && !t.prefetch &&
                             (!t.reduce || t.redop == "add");
     // Interleave loads overrun their box on the H100 (device_quirks.hpp): plain forms only, inside only.
-    if (interleave_load_overruns(map, t.prefetch) && !plain_form) { ++map_index; continue; }
-    auto sets = coord_sets(cmap, t.nonneg, map_index == 0 && plain_form, im2col);
+    if (interleave_load_overruns(map, t.prefetch) && !plain_form) continue;
+    auto sets = coord_sets(cmap, t.nonneg, slot == 0 && plain_form, im2col);
     if (interleave_load_overruns(map, t.prefetch)) sets.resize(1);
     if (o.level == 0) sets.resize(1);
     // Every coordinate set (low edge, outside, all negative) on the first two maps of the form; the other maps
     // (swizzle, strides, fill, padding) inside and across the high edges, unless --level 2.
-    if (o.level < 2 && map_index >= 2) {
+    if (o.level < 2 && slot >= 2) {
       std::vector<std::pair<std::string, std::array<int32_t, 5>>> keep;
       for (auto& cs : sets)
         if (cs.first == "inside" || cs.first == "high_edges") keep.push_back(cs);
       sets = keep;
     }
-    ++map_index;
     for (auto& [cname, coords] : sets) {
       if ((t.store || t.reduce) && cname == "outside") continue;  // nothing would be written: kept for loads
       Recipe r;

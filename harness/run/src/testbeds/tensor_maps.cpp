@@ -249,10 +249,31 @@ ref::TensorMapParams padded_rows(ref::TensorMapParams p) {
   return p;
 }
 
-// The candidates for a reduce element type's map, in the order the planner tries them: the dense map of the
-// rank's tile shape (or the first im2col map, channelsPerPixel 32 bytes of the type), then that map with its rows
-// padded (padded_rows). The dense map alone misses types whose row is no multiple of 16 bytes: the 5-D shape's
-// 20-element rows are 40 bytes of .f16 / .bf16, which global_stride_multiple16 refuses.
+// The candidates for a map, in the order the planner tries them: the map as its recipe states it, then that map
+// with its rows padded (padded_rows), named by a recipe-name segment of its strides. The padded map is a candidate
+// only where padding changes a stride; a dense map legal as it is keeps its name (the empty segment).
+std::vector<NamedMap> padded_candidates(const ref::TensorMapParams& m) {
+  std::vector<NamedMap> v{{m, ""}};
+  ref::TensorMapParams padded = padded_rows(m);
+  if (padded.strides != m.strides) {
+    std::string n = ".gstrides";
+    for (unsigned i = 0; i + 1 < m.rank; ++i) n += "_" + std::to_string(padded.strides[i]);
+    v.push_back({padded, n});
+  }
+  return v;
+}
+
+// The first candidate the driver must accept on sm_90 (ref::validate_encode); nullopt when none is legal.
+std::optional<NamedMap> first_legal(const std::vector<NamedMap>& candidates) {
+  for (auto& c : candidates)
+    if (ref::validate_encode(c.map, 90).must_accept()) return c;
+  return std::nullopt;
+}
+
+// The candidates for a reduce element type's map (padded_candidates of the dense map of the rank's tile shape, or
+// of the first im2col map with channelsPerPixel 32 bytes of the type). The dense map alone misses types whose row
+// is no multiple of 16 bytes: the 5-D shape's 20-element rows are 40 bytes of .f16 / .bf16, which
+// global_stride_multiple16 refuses.
 std::vector<NamedMap> reduce_map_candidates(TDT dt, unsigned rank, bool im2col) {
   ref::TensorMapParams dense;
   if (im2col) {
@@ -265,21 +286,11 @@ std::vector<NamedMap> reduce_map_candidates(TDT dt, unsigned rank, bool im2col) 
   } else {
     dense = tiled(dt, rank, tile_shape(rank, esize(dt)));
   }
-  std::vector<NamedMap> v{{dense, ""}};
-  ref::TensorMapParams padded = padded_rows(dense);
-  if (padded.strides != dense.strides) {
-    std::string n = ".gstrides";
-    for (unsigned i = 0; i + 1 < rank; ++i) n += "_" + std::to_string(padded.strides[i]);
-    v.push_back({padded, n});
-  }
-  return v;
+  return padded_candidates(dense);
 }
 
-// The first candidate the driver must accept on sm_90 (ref::validate_encode); nullopt when none is legal.
 std::optional<NamedMap> reduce_map(TDT dt, unsigned rank, bool im2col) {
-  for (auto& c : reduce_map_candidates(dt, rank, im2col))
-    if (ref::validate_encode(c.map, 90).must_accept()) return c;
-  return std::nullopt;
+  return first_legal(reduce_map_candidates(dt, rank, im2col));
 }
 
 TensorMapSpec spec_of(const ref::TensorMapParams& m) {

@@ -28,11 +28,14 @@ std::vector<ref::TensorMapParams> tile_maps(unsigned rank, bool reduce_or_store,
 Im2colMaps im2col_maps(unsigned rank, bool offsets);
 std::optional<TDT> dtype_for(const std::string& t);  // a reduce element type's map data type
 ref::TensorMapParams padded_rows(ref::TensorMapParams p);
-// A reduce element type's map (reduce_map, tensor_maps.cpp) and the recipe-name segment that tells it apart.
+// A map and the recipe-name segment that tells it apart (padded_candidates, tensor_maps.cpp: "" for a map as its
+// recipe states it, ".gstrides_..." for its padded rows).
 struct NamedMap {
   ref::TensorMapParams map;
   std::string name;
 };
+std::vector<NamedMap> padded_candidates(const ref::TensorMapParams& m);
+std::optional<NamedMap> first_legal(const std::vector<NamedMap>& candidates);
 std::vector<NamedMap> reduce_map_candidates(TDT dt, unsigned rank, bool im2col);
 std::optional<NamedMap> reduce_map(TDT dt, unsigned rank, bool im2col);
 TensorMapSpec spec_of(const ref::TensorMapParams& m);
