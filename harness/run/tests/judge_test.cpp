@@ -306,3 +306,46 @@ TEST(Judge, MapChangeIsTheModelsVerdict) {
   e0.estrides[0] = 2;
   EXPECT_EQ(s.map_change(e0), "");
 }
+
+// A load that never completes because the device credits other bytes than the kernel expects, under two measured
+// alternatives at once (judge_tx_divergence's measured profile): the device image is the model's under both, the
+// status a wait that gave up. Neither alternative alone gives its bytes; together they must be named, and one byte
+// neither writes must leave it a timeout.
+void expect_timeout_named(const std::string& form, const std::string& variant, const std::string& first,
+                          const std::string& second) {
+  ptxcts::run::Setup s;
+  const RunCase* c = setup_of(form, variant, s);
+  ASSERT_NE(c, nullptr) << variant << " is not planned (results/explore/explored.jsonl)";
+  ASSERT_TRUE(s.model && s.tx);
+  ptxcts::ref::PolicySet both, one, other;
+  ASSERT_TRUE(both.set_assignment(first) && both.set_assignment(second));
+  ASSERT_TRUE(one.set_assignment(first) && other.set_assignment(second));
+  Image act = s.model(both);
+  ASSERT_NE(s.tx(both), s.w[W_TX_BYTES]) << "the alternatives credit what the kernel expects: the test could not fail";
+  ASSERT_TRUE(act.smem != s.model(one).smem && act.smem != s.model(other).smem)
+      << "one alternative alone gives the bytes: the test would not need two";
+  auto st = ok_status(s);
+  st[1] = 2;
+  st[3] = 16384;
+  auto r = judged(*c, s, s.gsrc, act, st);
+  EXPECT_EQ(r.cls, "spec_divergence") << c->id << ": " << r.message;
+  EXPECT_NE(r.message.find(first), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find(second), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("never completes"), std::string::npos) << r.message;
+  for (size_t i = 0; i < act.smem.size(); ++i)
+    if (act.smem[i] != s.smem_init[i]) {
+      act.smem[i] ^= 0x10;  // a byte that neither the alternatives nor the initial image hold
+      break;
+    }
+  EXPECT_EQ(judged(*c, s, s.gsrc, act, st).cls, "timeout") << c->id;
+}
+
+// The explored interleaved loads of results/explore/explored.jsonl whose phase never completed on the H100: a 5-D
+// load with a NaN fill whose chunk rows leave the tensor, and a multicast TFLOAT32 load (exploration of seed
+// 20261128), whose bytes the device also rounds to tf32.
+TEST(Judge, AWaitThatNeverEndsUnderTwoMeasuredAlternativesIsNamed) {
+  expect_timeout_named("cp.async.bulk.tensor/5d.shared_cta.global.tile#", "explored.0xac96d8382d",
+                       "interleave_tile_box=chunk_rows", "oob_nan_pattern=repeat_7ff7");
+  expect_timeout_named("cp.async.bulk.tensor/3d.shared_cluster.global.tile/multicast_cluster#", "explored.0x57cfb3a31b",
+                       "interleave_tile_box=chunk_rows", "tensor_tf32_load=round_nearest_even");
+}
