@@ -54,11 +54,18 @@ class Committed(unittest.TestCase):
         header, cases = baseline.load(os.path.join(root, "run", "sm_90", "13.0.json.gz"))
         self.assertEqual((header["tier"], header["sm"], header["source"]["device"]),
                          ("run", "sm_90", "NVIDIA H100 80GB HBM3"))
-        # every case of the committed H100 run the baseline was written from (16,317 on 2026-11-25)
-        with gzip.open(os.path.join(REPO, "results", "2026-11-25-sm_90-h100-run", "results.json.gz"), "rt",
+        # every case of the committed H100 run the baseline was written from (19,609 on 2026-11-28), and beyond
+        # them only permanent cases the exploration kept after it (results/explore/explored.jsonl)
+        with gzip.open(os.path.join(REPO, "results", "2026-11-28-sm_90-h100-run", "results.json.gz"), "rt",
                        encoding="utf-8") as f:
-            run_cases = json.load(f)["cases"]
-        self.assertEqual(len(cases), len(run_cases))
+            run = json.load(f)
+        self.assertEqual(header["source"]["runs"], [run["run_id"]])
+        run_keys = {(c["id"], c["target"], c["ptx"], c["load_path"], run["device"]["sm"]) for c in run["cases"]}
+        self.assertLessEqual(run_keys, set(cases), "a case of the run the baseline lacks")
+        with open(os.path.join(REPO, "results", "explore", "explored.jsonl"), encoding="utf-8") as f:
+            explored = {json.loads(line)["id"] for line in f if line.strip()}
+        self.assertEqual({k[0] for k in set(cases) - run_keys} - explored, set(),
+                         "beyond the run, the baseline holds explored cases only")
         header, cases = baseline.load(os.path.join(root, "compile", "sm_90", "13.0.json.gz"))
         self.assertEqual(({k[3] for k in cases}, header["sm"]), ({"driver"}, "sm_90"))
         with gzip.open(os.path.join(root, "compile", "13.0.json.gz"), "rt", encoding="utf-8") as f:
