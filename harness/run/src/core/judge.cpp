@@ -108,6 +108,23 @@ bool partial_match(const Setup& s, const Image& alt, const Image& act) {
   return region(s.gdst, alt.gdst, act.gdst) && region(s.smem_init, alt.smem, act.smem);
 }
 
+// The measured profile (every alternative measured on a device at once) reduced to the alternatives a match needs:
+// each whose removal keeps `matches` true is dropped, in catalog order. False when the whole profile does not match.
+template <class Matches>
+bool measured_match(const Matches& matches, ref::PolicySet& profile) {
+  profile = ref::measured_profile();
+  if (!matches(profile)) return false;
+  const ref::PolicySet base;
+  for (size_t id = 0; id < ref::kPolicyCount; ++id) {
+    auto pid = static_cast<ref::PolicyId>(id);
+    if (profile.index(pid) == base.index(pid)) continue;
+    ref::PolicySet fewer = profile;
+    fewer.set_index(pid, base.index(pid));
+    if (matches(fewer)) profile = fewer;
+  }
+  return true;
+}
+
 // A named alternative under which the device credits the mbarrier other bytes than the kernel expects, and whose
 // bytes the device's image partly shows: the phase then completes early or never, by that alternative. One
 // alternative at a time first; then the measured profile (every alternative measured on a device at once), reduced
@@ -135,18 +152,9 @@ bool judge_tx_divergence(const Setup& s, const Image& actual, const std::string&
   uint64_t tx = 0;
   for (auto& [name, ps] : ref::single_deviations(ref::PolicySet{}))
     if (shows(ps, tx)) return name_it(name, tx);
-  ref::PolicySet profile = ref::measured_profile();
-  if (!shows(profile, tx)) return false;
-  const ref::PolicySet base;
-  for (size_t id = 0; id < ref::kPolicyCount; ++id) {
-    auto pid = static_cast<ref::PolicyId>(id);
-    if (profile.index(pid) == base.index(pid)) continue;
-    ref::PolicySet fewer = profile;
-    fewer.set_index(pid, base.index(pid));
-    uint64_t fewer_tx = 0;
-    if (shows(fewer, fewer_tx)) profile = fewer;
-  }
-  shows(profile, tx);
+  ref::PolicySet profile;
+  if (!measured_match([&](const ref::PolicySet& ps) { return shows(ps, tx); }, profile)) return false;
+  shows(profile, tx);  // the reduced profile's credit
   return name_it(profile.describe(), tx);
 }
 
@@ -287,7 +295,6 @@ void judge(const RunCase& c, const Setup& s, const std::vector<uint8_t>& gsrc_af
     // The measured profile (every alternative measured on a device at once), reduced to the alternatives the match
     // needs: a case that takes three of them together (a tf32 load of a narrow swizzled box with a NaN fill).
     {
-      ref::PolicySet profile = ref::measured_profile();
       auto matches = [&](const ref::PolicySet& ps) {
         try {
           return compare(s, s.model(ps), actual, 0).count == 0;
@@ -295,16 +302,8 @@ void judge(const RunCase& c, const Setup& s, const std::vector<uint8_t>& gsrc_af
           return false;
         }
       };
-      if (matches(profile)) {
-        for (size_t id = 0; id < ref::kPolicyCount; ++id) {
-          auto pid = static_cast<ref::PolicyId>(id);
-          if (profile.index(pid) == base.index(pid)) continue;
-          ref::PolicySet fewer = profile;
-          fewer.set_index(pid, base.index(pid));
-          if (matches(fewer)) profile = fewer;
-        }
-        if (diverges(profile.describe(), profile)) return;
-      }
+      ref::PolicySet profile;
+      if (measured_match(matches, profile) && diverges(profile.describe(), profile)) return;
     }
     // An involved alternative with a measured one of another policy (a store alternative whose bytes a measured
     // layout alternative moves): the measured ones only, so that a failing case costs tens of model runs, not
