@@ -76,6 +76,7 @@ for p in "${pids[@]}"; do
   wait "$p"; rc=$?
   [ "$rc" -gt "$worst" ] && worst=$rc
 done
+wait   # a signal ends a wait early: every shard has written what it judged before the merge reads it
 if ! compgen -G "$out/shard-*/results.json" >/dev/null; then   # a usage error, or no GPU: each shard said why
   echo "run --gpus: no shard wrote results (exit $worst; the reason is above)" >&2
   exit "$worst"
@@ -89,7 +90,7 @@ printf '%-8s %-6s %8s %8s %5s\n' shard gpu cases wall_s exit
 for k in "${!ids[@]}"; do
   read -r rc secs < "$out/shard-$k.exit" 2>/dev/null || { rc="?"; secs="?"; }
   cases=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["cases"]))' "$out/shard-$k/results.json" 2>/dev/null || echo "-")
-  printf '%-8s %-6s %8s %8.1f %5s\n' "$k/$n" "${ids[$k]}" "$cases" "$secs" "$rc"
+  printf '%-8s %-6s %8s %8s %5s\n' "$k/$n" "${ids[$k]}" "$cases" "$secs" "$rc"
 done
 printf 'run --gpus: %d shards in %.1f s wall' "$n" "$wall"
 if [ "$mrc" = 0 ]; then
