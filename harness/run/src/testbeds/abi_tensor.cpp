@@ -47,11 +47,8 @@ std::vector<Recipe> recipes(const Form& f, const PlanOptions& o) {
   } else {
     for (auto& p : tile_maps(t.rank, t.store || t.reduce, o.level)) maps.push_back({p, {0, 0, 0}});
   }
-  // A map's recipe-name segment past map_name (padded_candidates' padded rows), and whether it is a padded map
-  // standing in for a recipe's map the driver refuses (a load / store / prefetch map; a reduce type's map always
-  // stands in its own slot).
+  // A map's recipe-name segment past map_name (padded_candidates' padded rows).
   std::vector<std::string> segments;
-  std::vector<bool> stands_in;
   if (t.reduce) {
     // One map per element type the redOp allows, replacing the load maps' types: the first legal of
     // reduce_map_candidates, so that a type whose dense map the driver refuses still runs.
@@ -73,20 +70,20 @@ std::vector<Recipe> recipes(const Form& f, const PlanOptions& o) {
       auto m = first_legal(padded_candidates(map));
       if (m) map = m->map;
       segments.push_back(m ? m->name : "");
-      stands_in.push_back(m && !m->name.empty());
     }
   }
   segments.resize(maps.size());
-  stands_in.resize(maps.size());
   size_t map_index = 0;
   for (size_t mi = 0; mi < maps.size(); ++mi) {
     const auto& [map, offs] = maps[mi];
     auto verdict = ref::validate_encode(map, 90);
     if (!verdict.must_accept()) continue;  // illegal maps are driver-API cases, not launches
-    // The map's place among the form's maps, which picks its coordinate sets. A padded map takes the place its
-    // refused map would have taken without moving the maps after it: the maps that ran before keep their cases.
+    // The map's place among the form's maps, which picks its coordinate sets. A padded load / store / prefetch map
+    // takes the place its refused map would have taken without moving the maps after it: the maps that ran before
+    // keep their cases. A reduce type's map, padded or not, holds a place of its own.
+    const bool stands_in = !t.reduce && !segments[mi].empty();
     const size_t slot = map_index;
-    if (!stands_in[mi]) ++map_index;
+    if (!stands_in) ++map_index;
     ref::TensorAccess acc;
     acc.mode = t.mode;
     acc.im2col_offsets = offs;
