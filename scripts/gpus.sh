@@ -3,6 +3,7 @@
 # (nvidia-smi --query-gpu=index), slots 1: one run-tier test per GPU at a time. With no GPU (or no nvidia-smi) the
 # list is empty and the exit status 0. Usage: scripts/gpus.sh [FILE]   (default: stdout)
 #   ctest --test-dir build -L run --resource-spec-file FILE -j N     (N = the number of GPUs)
+# scripts/gpus.sh --ids prints the GPUs' numbers alone, one a line (run --gpus all: scripts/run_gpus.sh).
 set -euo pipefail
 out=${1:-}
 ids=()
@@ -12,6 +13,10 @@ if command -v "$smi" >/dev/null 2>&1; then
     line=${line//[[:space:]]/}
     [[ $line =~ ^[0-9]+$ ]] && ids+=("$line")
   done < <("$smi" --query-gpu=index --format=csv,noheader 2>/dev/null || true)
+fi
+if [ "$out" = --ids ]; then
+  for i in "${ids[@]+"${ids[@]}"}"; do echo "$i"; done
+  exit 0
 fi
 entries=""
 for i in "${ids[@]+"${ids[@]}"}"; do

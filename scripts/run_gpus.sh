@@ -29,12 +29,7 @@ done
 [ -n "$out" ] || usage "--out DIR is required with --gpus (the shards go to DIR/shard-<i>/)"
 ids=()
 if [ "$gpus" = all ]; then
-  if command -v nvidia-smi >/dev/null 2>&1; then
-    while IFS= read -r line; do
-      line=${line//[[:space:]]/}
-      [[ $line =~ ^[0-9]+$ ]] && ids+=("$line")
-    done < <(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null || true)
-  fi
+  mapfile -t ids < <(bash "$root/scripts/gpus.sh" --ids)
 else
   IFS=, read -r -a ids <<< "$gpus"
   for i in "${ids[@]}"; do

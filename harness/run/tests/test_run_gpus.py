@@ -85,6 +85,17 @@ class RunGpus(unittest.TestCase):
         self.assertIn("[gpu 5] stand-in shard 1/2", p.stdout)
         self.assertIn(f"merged: {len(self.all_cases)} cases", p.stdout)
 
+    def test_all_is_every_gpu_the_host_lists(self):
+        smi = os.path.join(self.tmp, "nvidia-smi")
+        with open(smi, "w") as f:
+            f.write('#!/bin/sh\nprintf "0\\n2\\n"\n')   # what scripts/gpus.sh reads: one GPU number a line
+        os.chmod(smi, 0o755)
+        out = os.path.join(self.tmp, "run")
+        p = self.run_gpus("all", out, PTXCTS_NVIDIA_SMI=smi)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual([_load(os.path.join(out, f"shard-{k}", "seen.json"))["CUDA_VISIBLE_DEVICES"] for k in (0, 1)],
+                         ["0", "2"])
+
     def test_the_worst_shard_decides_the_exit(self):
         p = self.run_gpus("0,1", os.path.join(self.tmp, "run"), PTXCTS_FAKE_EXIT_1="1")
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
