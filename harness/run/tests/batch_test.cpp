@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <climits>
 #include <csignal>
 #include <map>
 #include <set>
@@ -175,6 +176,7 @@ struct PhaseRun {
   std::vector<Interval> intervals;  // in the order the cases started
   size_t workers = 0;               // worker processes started
   size_t preloads = 0;              // modules spares were asked to load ahead ("P <kernel>")
+  std::vector<long long> preload_at;  // when each was asked
 };
 
 // Cases named "<variant>"; those whose variant starts with trap, victim or explored carry params.traps.
@@ -246,6 +248,9 @@ void EventLog::read(PhaseRun& out) {
   while (in >> what >> ns >> id) {
     if (what == "P") {
       out.preloads += id == "k_fake";
+      out.preload_at.push_back(ns);
+    } else if (what == "X") {
+      continue;  // a worker closed its pipes and began its exit
     } else if (what == "S") {
       open[id].push_back(out.intervals.size());
       out.intervals.push_back({id, ns, 0});
@@ -311,9 +316,9 @@ TEST(TrapPhase, RunsAtMostTrapJobsAtOnceAndNeverBesideACalmCase) {
   EXPECT_EQ(run.timing.traps, 9u);
   EXPECT_EQ(run.timing.trap_workers, 3);
   EXPECT_EQ(run.timing.trap_rerun_alone, 0u);
-  // A worker per trap, spares that stood by besides (the last ones may never be given a case).
-  EXPECT_GT(run.workers, 2u + 9u) << "no spare worker stood by for the trap phase";
-  EXPECT_GT(run.preloads, 0u) << "no spare was asked to load the module of the case it would take";
+  // A worker per trap, each started during the calm phase with the module of the case it takes loaded.
+  EXPECT_EQ(run.workers, 2u + 9u) << "one worker per trapping case, and none besides";
+  EXPECT_GE(run.preloads, 9u) << "a trap worker was not asked to load the module of the case it would take";
 }
 
 // A neighbour's trap must never make a case look like it trapped as predicted: another error, a kernel stopped
@@ -396,6 +401,101 @@ TEST(TrapPhase, OnlyThePredictedTrapOfTheCasesOwnKernelIsTrusted) {
     other = r;
     other.cls = k;
     EXPECT_FALSE(trapped_as_predicted(other)) << k;
+  }
+}
+
+TEST(TrapPhase, ATrapOfTheCasesOwnKernelThatNoAlternativePredictsStandsBesideOthers) {
+  CaseResult r;
+  r.cls = "crash";
+  r.message = "kernel trapped: cudaErrorIllegalInstruction";
+  r.details = Json::object();
+  r.details["kernel_error"] = kPredictedTrapError;
+  r.details["frame_stop"] = frame_stop::before_wait;
+  EXPECT_TRUE(trapped_by_own_kernel(r));
+  EXPECT_FALSE(trapped_as_predicted(r)) << "no alternative predicted it";
+  EXPECT_TRUE(stands_beside_traps(r));
+  CaseResult other = r;
+  other.details["kernel_error"] = "cudaErrorLaunchFailure";
+  EXPECT_FALSE(stands_beside_traps(other)) << "another error: a neighbour's kill";
+  for (auto* stop : {frame_stop::not_begun, frame_stop::past_wait, frame_stop::at_end}) {
+    other = r;
+    other.details["frame_stop"] = stop;
+    EXPECT_FALSE(stands_beside_traps(other)) << stop;
+  }
+  for (auto* k : {"fail", "timeout"}) {
+    other = r;
+    other.cls = k;
+    EXPECT_FALSE(stands_beside_traps(other)) << k << " with the trap's error and stop";
+  }
+  // In a trap phase: kept as seen, not run again alone.
+  Fixture f({"trap_crash_0", "trap_0", "trap_crash_1", "trap_1", "victim_crash"});
+  PhaseOptions po;
+  po.trap_jobs = 5;
+  auto run = run_phases_logged(f, 2, po, 300);
+  ASSERT_EQ(by_id(run.results).size(), f.cases.size());
+  for (auto* t : {"trap_crash_0", "trap_crash_1"}) {
+    const CaseResult& c = result_of(run.results, t);
+    EXPECT_EQ(c.cls, "crash") << t;
+    EXPECT_FALSE(c.details.get("first_attempt_with_other_workers")) << t << ": its own trap is not run again";
+    EXPECT_TRUE(c.details.get("beside_other_workers")) << t;
+  }
+  EXPECT_EQ(result_of(run.results, "victim_crash").cls, "pass") << "a neighbour's kill still runs again alone";
+  EXPECT_EQ(run.timing.trap_rerun_alone, 1u);
+}
+
+// A worker that reported its case and closed its pipes is not waited for while its exit (a dead context's
+// teardown) takes its time: the next cases are fed meanwhile; the batch still returns with every worker gone.
+TEST(TrapPhase, AWorkersSlowExitDoesNotHoldUpTheNextCase) {
+  std::vector<std::string> v;
+  for (int i = 0; i < 6; ++i) v.push_back("trap_" + std::to_string(i));
+  Fixture f(v);
+  PhaseOptions po;
+  po.trap_jobs = 2;
+  setenv("FAKE_WORKER_EXIT_MS", "700", 1);
+  const double t0 = now_s();
+  auto run = run_phases_logged(f, 2, po, 20);
+  const double took = now_s() - t0;
+  unsetenv("FAKE_WORKER_EXIT_MS");
+  ASSERT_EQ(by_id(run.results).size(), f.cases.size());
+  long long first = LLONG_MAX, last = 0;
+  for (auto& i : run.intervals) {
+    first = std::min(first, i.start);
+    last = std::max(last, i.start);
+  }
+  // Waiting on each exit would start the 3rd pair of cases 2 x 700 ms after the first.
+  EXPECT_LT(double(last - first) / 1e9, 0.6) << "the cases waited on earlier workers' exits";
+  EXPECT_GE(took, 0.7) << "the batch returned before its workers' exits ended";
+}
+
+// The trap phase's workers start while the calm phase runs (one per case expected to trap), each loading the
+// module of the case it will take, and launch nothing until the calm phase is over; without prestart they start
+// with their phase.
+TEST(TrapPhase, ItsWorkersStartDuringTheCalmPhaseAndLaunchAfterIt) {
+  for (bool prestart : {true, false}) {
+    std::vector<std::string> v;
+    for (int i = 0; i < 6; ++i) v.push_back("ok_" + std::to_string(i));
+    for (int i = 0; i < 5; ++i) v.push_back("trap_" + std::to_string(i));
+    Fixture f(v);
+    PhaseOptions po;
+    po.trap_jobs = 2;
+    po.prestart_traps = prestart;
+    auto run = run_phases_logged(f, 2, po, 250);
+    ASSERT_EQ(by_id(run.results).size(), f.cases.size());
+    long long calm_end = 0;
+    for (auto& i : run.intervals)
+      if (calm(i.id)) calm_end = std::max(calm_end, i.end);
+    for (auto& i : run.intervals)
+      if (traps(i.id)) EXPECT_GT(i.start, calm_end) << i.id << " launched while a calm case ran";
+    size_t early = 0;
+    for (long long at : run.preload_at) early += at < calm_end;
+    if (prestart) {
+      EXPECT_GE(early, 5u) << "a worker per trapping case loads its module during the calm phase";
+      EXPECT_EQ(run.timing.trap_workers, 2);
+    } else {
+      EXPECT_EQ(early, 0u) << "--no-trap-prestart: the trap phase's workers start with it";
+      EXPECT_GT(run.preloads, 0u) << "no spare stood by, loading the module of the case it would take";
+    }
+    for (auto& r : run.results) EXPECT_EQ(r.cls, traps(r.id) ? "spec_divergence" : "pass") << r.id;
   }
 }
 

@@ -7,6 +7,8 @@
 //   ...#trap    the trap the model's alternative predicts, raised by its own kernel (spec_divergence naming
 //               details.predicted_trap, kernel_error cudaErrorIllegalInstruction, frame_stop at the instruction),
 //               and exits 3
+//   ...#trap_crash  a trap of its own kernel that no alternative predicts (crash, kernel_error
+//               cudaErrorIllegalInstruction, frame_stop at the instruction), and exits 3
 //   ...#victim_error, #victim_unbegun, #victim_crash: a case that does not trap, killed by another worker's trap
 //               when one runs beside it (FAKE_WORKER_RUNNING shows one within a second of its start): the same
 //               predicted-trap verdict but another error / the same verdict but stopped before its frame began /
@@ -21,8 +23,10 @@
 // Environment: FAKE_WORKER_DELAY_MS (each case takes that long), FAKE_WORKER_PIDS (a folder: each worker
 // writes an empty file named by its pid, so a test can check that none outlives the parent), FAKE_WORKER_LOG
 // (a file: "S <ns> <id>" when a case starts, "E <ns> <id>" when it ends, CLOCK_MONOTONIC; "P <ns> <kernel>" for
-// a module a spare was asked to load ahead), FAKE_WORKER_RUNNING
-// (a folder: a file per case while it runs, named by the worker's pid).
+// a module a spare was asked to load ahead; "X <ns> <pid>" when the worker has closed its pipes and begins its
+// exit), FAKE_WORKER_RUNNING (a folder: a file per case while it runs, named by the worker's pid),
+// FAKE_WORKER_EXIT_MS (its exit then takes that long, as a CUDA context's teardown does: the pipes are closed
+// first, as the real worker closes them).
 #include <dirent.h>
 #include <fcntl.h>
 #include <time.h>
@@ -73,6 +77,17 @@ bool other_running() {
   return found;
 }
 
+// The worker's end: its pipes close at once, then FAKE_WORKER_EXIT_MS pass (a context's teardown) before it exits.
+int slow_exit(int code) {
+  std::fflush(stdout);
+  close(1);
+  close(0);
+  log_event("X", std::to_string(getpid()));
+  const char* e = std::getenv("FAKE_WORKER_EXIT_MS");
+  if (e && std::atoi(e) > 0) usleep(useconds_t(std::atoi(e)) * 1000);
+  return code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,7 +120,12 @@ int main(int argc, char** argv) {
     std::string message = "fake " + std::to_string(getpid()), details = "{}";
     bool ends = k == "crash";
     const std::string trap_details = "\"predicted_trap\":\"fake alignment\",\"matched_policy\":\"fake=trap\"";
-    if (id.find("#trap") != std::string::npos) {
+    if (id.find("#trap_crash") != std::string::npos) {
+      k = "crash";
+      message = "kernel trapped: cudaErrorIllegalInstruction";
+      details = "{\"kernel_error\":\"cudaErrorIllegalInstruction\",\"frame_stop\":\"after its start, before its wait ended\"}";
+      ends = true;
+    } else if (id.find("#trap") != std::string::npos) {
       k = "spec_divergence";
       message = "device matches the alternative fake=trap: kernel trapped: cudaErrorIllegalInstruction";
       details = "{" + trap_details + ",\"kernel_error\":\"cudaErrorIllegalInstruction\","
@@ -155,8 +175,9 @@ int main(int argc, char** argv) {
     log_event("E", id);
     std::printf("R {\"id\":\"%s\",\"class\":\"%s\",\"message\":\"%s\",\"duration_ms\":0.1,\"details\":%s}\n", id.c_str(),
                 k.c_str(), message.c_str(), details.c_str());
+    if (ends) std::printf("X context lost\n");  // as the real worker says it ends
     std::fflush(stdout);
-    if (ends) return 3;
+    if (ends) return slow_exit(3);
   }
-  return 0;
+  return slow_exit(0);
 }

@@ -13,6 +13,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "exec.hpp"
 #include "util.hpp"
@@ -192,13 +193,28 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
     }
     if (queued() == 0 && s.to >= 0) { close(s.to); s.to = -1; }
   };
+  // Workers that reported everything they were given and closed their pipes, whose exit (the context's
+  // teardown, which the driver runs one context at a time for the whole host) is waited for at the batch's end,
+  // so that their slots take new workers and cases meanwhile.
+  std::vector<pid_t> lingering;
   // The worker ended (EOF on its stdout): account for what it held.
   auto ended = [&](Slot& s, const std::string& why_killed) {
     if (s.to >= 0) close(s.to);
     if (s.from >= 0) close(s.from);
     s.to = s.from = -1;
     int st = 0;
-    waitpid(s.pid, &st, 0);
+    bool reaped = false;
+    // A worker that reported every case it was given, or a spare told there is nothing left: nothing it held.
+    if (why_killed.empty() && s.current < 0 && s.sent.empty() && (s.fed || queued() == 0)) {
+      if (waitpid(s.pid, &st, WNOHANG) == 0) {
+        lingering.push_back(s.pid);  // its exit status says nothing about a case: none was left with it
+        s.pid = -1;
+        if (s.fed) startup_failures = 0;
+        return;
+      }
+      reaped = true;
+    }
+    if (!reaped) waitpid(s.pid, &st, 0);
     s.pid = -1;
     std::string how = WIFSIGNALED(st) ? "killed by signal " + std::to_string(WTERMSIG(st))
                                       : "exit status " + std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : -1);
@@ -233,8 +249,10 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
     }
   };
 
-  for (int k = 0; k < jobs; ++k) slots[size_t(k)].n = k;
+  for (size_t k = 0; k < slots.size(); ++k) slots[k].n = int(k);
   bool stopped = false;
+  // Held (o.hold_fd, until it reads EOF): every slot's worker starts as a spare and no case is fed.
+  bool held = o.hold_fd >= 0;
   while (remaining > 0) {
     if (g_stop_requested) {
       // SIGINT/SIGTERM: kill every worker now; a case it was running was not judged: skipped, "interrupted".
@@ -277,10 +295,12 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
       if (s.pid > 0 && s.sent.empty() && s.to >= 0) idle.push_back(&s);
     std::stable_sort(idle.begin(), idle.end(), [](const Slot* a, const Slot* b) { return a->born < b->born; });
     for (Slot* s : idle)
-      if (nbusy < jobs && queued() > 0) { feed(*s); nbusy += busy(*s); }
+      if (!held && nbusy < jobs && queued() > 0) { feed(*s); nbusy += busy(*s); }
     for (auto& s : slots) {
       if (s.pid >= 0) continue;
-      const size_t want_idle = std::min(queued(), size_t(std::max(0, jobs - nbusy) + spares));
+      // Held, every slot (a spare that failed three times stops it: spares 0).
+      const size_t want_idle = held ? (spares > 0 ? std::min(queued(), slots.size()) : 0)
+                                    : std::min(queued(), size_t(std::max(0, jobs - nbusy) + spares));
       if (size_t(live - nbusy) >= want_idle) break;
       if (!spawn(s)) {
         for (auto& kv : queue) for (size_t i : kv.second) synth(i, cls::crash, "cannot fork a worker");
@@ -288,7 +308,7 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
         break;
       }
       ++live;
-      if (nbusy < jobs) {
+      if (!held && nbusy < jobs) {
         feed(s);
         nbusy += busy(s);
       } else if (const std::string k = kernel_ahead(size_t(live - nbusy - 1)); !k.empty()) {
@@ -305,6 +325,15 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
     std::vector<Slot*> ps;
     for (auto& s : slots)
       if (s.pid > 0) { pf.push_back({s.from, POLLIN, 0}); ps.push_back(&s); }
+    if (held) {
+      pollfd h{o.hold_fd, POLLIN, 0};
+      if (poll(&h, 1, 0) > 0) {
+        held = false;  // released: the loop feeds the warm workers now
+        continue;
+      }
+      pf.push_back(h);
+      ps.push_back(nullptr);
+    }
     if (pf.empty()) {
       if (queued() == 0 && remaining > 0) {
         // Should not happen: every case is either queued, sent or recorded. Account for the rest loudly.
@@ -316,6 +345,7 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
     poll(pf.data(), pf.size(), 200);
     double now = now_s();
     for (size_t k = 0; k < pf.size(); ++k) {
+      if (!ps[k]) continue;  // the hold: seen at the loop's top
       Slot& s = *ps[k];
       if (pf[k].revents & (POLLIN | POLLHUP | POLLERR)) {
         char buf[65536];
@@ -348,6 +378,9 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
             }
             s.current = -1;
             ++s.done;
+          } else if (line.size() > 1 && line[0] == 'X') {
+            // The worker ends (its context is lost): no case is given to it while its exit takes its time.
+            if (s.to >= 0) { close(s.to); s.to = -1; }
           }
         }
       }
@@ -374,14 +407,27 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
       waitpid(s.pid, &st, 0);
       if (s.from >= 0) close(s.from);
     }
+  for (pid_t p : lingering) {  // every worker of the batch is gone when it returns
+    if (g_stop_requested) kill(p, SIGKILL);
+    int st;
+    waitpid(p, &st, 0);
+  }
   return results;
 }
 
-bool trapped_as_predicted(const CaseResult& r) {
+bool trapped_by_own_kernel(const CaseResult& r) {
   const Json* err = r.details.get("kernel_error");
   const Json* stop = r.details.get("frame_stop");
-  return r.cls == cls::spec_divergence && r.details.get("predicted_trap") && err && err->is_string() &&
-         err->str() == kPredictedTrapError && stop && stop->is_string() && stop->str() == frame_stop::before_wait;
+  return err && err->is_string() && err->str() == kPredictedTrapError && stop && stop->is_string() &&
+         stop->str() == frame_stop::before_wait;
+}
+
+bool trapped_as_predicted(const CaseResult& r) {
+  return r.cls == cls::spec_divergence && r.details.get("predicted_trap") && trapped_by_own_kernel(r);
+}
+
+bool stands_beside_traps(const CaseResult& r) {
+  return trapped_as_predicted(r) || (r.cls == cls::crash && trapped_by_own_kernel(r)) || beyond_neighbours(r);
 }
 
 size_t rerun_alone(const std::vector<const RunCase*>& cs, std::vector<CaseResult>& rs,
@@ -400,6 +446,7 @@ size_t rerun_alone(const std::vector<const RunCase*>& cs, std::vector<CaseResult
   alone.jobs = 1;
   alone.ahead = 8;
   alone.spares = 0;
+  alone.hold_fd = -1;
   auto rs2 = run_batch(again, alone, nullptr);
   for (size_t k = 0; k < rs2.size(); ++k) {
     // Interrupted (or past the deadline) during the re-run: the first verdict stands (it was measured), marked
@@ -464,6 +511,10 @@ Batch plan_phases(const std::vector<const RunCase*>& cases, const BatchOptions& 
   if (b.traps_beside) {
     to.ahead = 1;                   // a trap ends its worker: each worker holds one case
     to.spares = b.t.trap_workers;   // and a warm one stands by for each worker running
+    // Started ahead (Schedule::add): a worker for every case, as far as kMaxPrestartedTrapWorkers allows.
+    b.prestart_traps = po.prestart_traps && !b.calm.empty();
+    if (b.prestart_traps)
+      to.spares = std::max(to.spares, std::min<int>(int(b.trapping.size()), kMaxPrestartedTrapWorkers) - to.jobs);
   } else {
     to.spares = 0;
   }
@@ -484,9 +535,10 @@ void run_traps(Batch& b, const PhaseOptions& po, ProgressFn progress) {
     return;
   }
   if (!po.quiet)
-    std::fprintf(stderr, "\nrun: %s %s: %zu case(s) expected to trap, %d at once%s\n", b.t.load_path.c_str(),
+    std::fprintf(stderr, "\nrun: %s %s: %zu case(s) expected to trap, %d at once%s%s\n", b.t.load_path.c_str(),
                  b.t.target.c_str(), b.trapping.size(), b.trap_o.jobs,
-                 b.traps_beside ? ", each in its own worker" : " (alone)");
+                 b.traps_beside ? ", each in its own worker" : " (alone)",
+                 b.trap_o.hold_fd >= 0 ? "; their workers start now, beside the calm phase, and launch after it" : "");
   b.trap_from = now_s();
   b.trap_rs = run_batch(b.trapping, b.trap_o, progress);
   b.trap_to = now_s();
@@ -519,9 +571,7 @@ void confirm_traps(Batch& b, const PhaseOptions& po, bool beside_calm) {
   // stand; anything else (a fail, another error, a kernel stopped before it began, a timeout, a crash) runs again
   // alone.
   const double t0 = now_s();
-  auto not_trusted = [](const CaseResult& r) {
-    return r.cls != cls::skipped && !trapped_as_predicted(r) && !beyond_neighbours(r);
-  };
+  auto not_trusted = [](const CaseResult& r) { return r.cls != cls::skipped && !stands_beside_traps(r); };
   if (po.rerun_alone)
     b.t.trap_rerun_alone =
         rerun_alone(b.trapping, b.trap_rs, not_trusted, b.trap_o, "trap-phase case(s) not trusted beside others", po.quiet);
@@ -549,13 +599,37 @@ void print_batch_timing(const BatchTiming& t) {
   std::fprintf(stderr, "\n");
 }
 
+void run_in_turn(Batch& b, const PhaseOptions& po, ProgressFn progress, double t0) {
+  b.t.calm_at_s = now_s() - t0;
+  int hold[2] = {-1, -1};
+  std::thread traps;
+  if (b.prestart_traps && !g_stop_requested && pipe2(hold, O_CLOEXEC) == 0) {
+    // The trap phase's workers start now, beside the calm phase: they make their contexts, plans and modules
+    // and launch nothing until the hold ends (run_batch), so the calm phase is not beside traps.
+    b.trap_o.hold_fd = hold[0];
+    traps = std::thread([&b, &po, progress] { run_traps(b, po, progress); });
+  }
+  run_calm(b, progress);
+  confirm_calm(b, po, false);
+  b.t.trap_at_s = b.trapping.empty() ? -1 : now_s() - t0;
+  if (traps.joinable()) {
+    const double released = now_s();
+    close(hold[1]);  // the hold ends: the warm workers take their cases
+    traps.join();
+    close(hold[0]);
+    b.trap_o.hold_fd = -1;
+    b.trap_from = released;  // the phase is its cases' time, not its workers' wait
+    b.t.trap_s = b.trap_to - released;
+  } else {
+    run_traps(b, po, progress);
+  }
+  confirm_traps(b, po, false);
+}
+
 std::vector<CaseResult> run_phases(const std::vector<const RunCase*>& cases, const BatchOptions& o,
                                    const PhaseOptions& po, ProgressFn progress, BatchTiming& t) {
   Batch b = plan_phases(cases, o, po);
-  run_calm(b, progress);
-  confirm_calm(b, po, false);
-  run_traps(b, po, progress);
-  confirm_traps(b, po, false);
+  run_in_turn(b, po, progress, now_s());
   t = b.t;
   if (!po.quiet) print_batch_timing(t);
   return phase_results(b);

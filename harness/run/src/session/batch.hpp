@@ -26,6 +26,9 @@ struct BatchOptions {
                                   // built, the module of the case it will likely take loaded: "P <kernel>")
                                   // takes the next case when a worker ends (the trap phase: every case ends its
                                   // worker); never more than the cases left to give them
+  int hold_fd = -1;               // when set, no case is fed until it reads EOF: until then every slot's worker
+                                  // (jobs + spares) starts as a spare (the trap phase's workers start while the
+                                  // calm phase runs: PhaseOptions::prestart_traps)
   double timeout_s = 10;          // per case, the worker's watchdog; the parent allows a margin on top
   double kill_margin_s = 20;      // the parent kills a worker silent for timeout_s + this after a case started
   double deadline = 0;            // now_s() after which nothing new starts (0: none); the rest is `skipped`
@@ -65,8 +68,14 @@ struct PhaseOptions {
   int trap_jobs = 8;          // --trap-jobs: cases expected to trap, at once (each in a worker of its own)
   bool traps_alone = false;   // --traps-alone: the trap phase one case after another, one worker
   bool rerun_alone = true;    // a result beside other workers that is not trusted runs again alone (--no-rerun-alone)
+  bool prestart_traps = true; // the trap phase's workers, one per case expected to trap (at most
+                              // kMaxPrestartedTrapWorkers), start while the calm phase runs: context, plan and
+                              // module made before the phase, which then costs only the traps (--no-trap-prestart)
   bool quiet = false;         // no stderr lines
 };
+
+// The most trap-phase workers started ahead of their phase (each holds a context on the GPU while it waits).
+inline constexpr int kMaxPrestartedTrapWorkers = 48;
 
 // The error a kernel of a trap-phase case must report for its trap beside other trapping workers to count as its
 // own: the one every trap the model's alternatives predict raised on the H100 (25 per load path in
@@ -86,6 +95,7 @@ struct Batch {
   std::vector<CaseResult> calm_rs, trap_rs; // same order as calm, trapping
   BatchTiming t;
   double calm_from = 0, calm_to = 0, trap_from = 0, trap_to = 0;  // now_s() around each phase; equal: did not run
+  bool prestart_traps = false;  // its workers start while the calm phase runs (PhaseOptions; Schedule::add)
 };
 
 // Splits `cases` into their phases and sets the trap phase's options: po.trap_jobs at once, each in its own
@@ -105,6 +115,10 @@ void confirm_calm(Batch& b, const PhaseOptions& po, bool beside_traps);
 // `beside_calm`) that are neither the predicted trap (trapped_as_predicted) nor a result no neighbour can cause
 // (beyond_neighbours); the others are marked details.beside_other_workers.
 void confirm_traps(Batch& b, const PhaseOptions& po, bool beside_calm);
+// A batch's phases in turn: the calm phase and its re-runs alone, then the trap phase and its re-runs. With
+// b.prestart_traps the trap phase's workers start (on a thread of their own) while the calm phase runs, and its
+// cases are fed once the calm phase and its re-runs are done. calm_at_s and trap_at_s count from `t0`.
+void run_in_turn(Batch& b, const PhaseOptions& po, ProgressFn progress, double t0);
 // The batch's results: head, calm, trapping.
 std::vector<CaseResult> phase_results(const Batch& b);
 // The line that closes a batch on stderr: where its time went.
@@ -127,11 +141,16 @@ bool beyond_neighbours(const CaseResult& r);
 // worker judges no bytes of a kernel that reports one (a kill does).
 bool calm_suspect_beside_traps(const CaseResult& r);
 
-// A trap-phase result beside other trapping workers that stands as it is: the predicted trap (spec_divergence
-// naming details.predicted_trap), the kernel's own error kPredictedTrapError (details.kernel_error), and the
+// A trap of the case's own kernel: the kernel's own error kPredictedTrapError (details.kernel_error), and the
 // issuing CTA stopped after the frame's start, before its wait ended (details.frame_stop is
-// frame_stop::before_wait, exec.hpp): not killed before it began, nor after it got past its instruction.
+// frame_stop::before_wait, exec.hpp): not killed before it began, nor after it got past its instruction. A
+// neighbour's trap that kills a kernel makes it report the kill, not an illegal instruction of its own.
+bool trapped_by_own_kernel(const CaseResult& r);
+// A trap-phase result beside other trapping workers that stands as it is: the predicted trap (spec_divergence
+// naming details.predicted_trap) of the case's own kernel, or a trap of its own kernel that no alternative
+// predicts (a crash: a device finding, which a neighbour could no more imitate than the predicted one).
 bool trapped_as_predicted(const CaseResult& r);
+bool stands_beside_traps(const CaseResult& r);
 
 // Runs again alone (one worker, nothing beside it) each case of `cs` whose result in `rs` (same order) `suspect`
 // flags; that verdict replaces it, the first kept in details.first_attempt_with_other_workers. A case the re-run

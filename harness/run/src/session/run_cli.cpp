@@ -53,9 +53,12 @@ const char* kUsage =
     "                       at least 8, at most the CPUs); a result other than the predicted trap runs again alone\n"
     "  --traps-alone        run the cases expected to trap one after another, one worker, nothing beside them\n"
     "                       (the phase before --trap-jobs; implies --no-overlap)\n"
+    "  --no-trap-prestart   start the trap phase's workers when the phase begins (default: while the calm\n"
+    "                       phase runs, one per case expected to trap, launching nothing until it ends)\n"
     "  --overlap            run the trap phases beside the calm phases; what a trap beside them could have\n"
-    "                       caused runs again alone (off by default: on the H100 a trap stalls the whole GPU,\n"
-    "                       so the calm phases slow down by what the overlap saves; harness/run/RUNNING.md)\n"
+    "                       caused runs again alone (off by default: the driver handles a trap's fault and\n"
+    "                       context one at a time for the whole host, and the calm phases wait on it too, so\n"
+    "                       they slow down by what the overlap saves; harness/run/RUNNING.md)\n"
     "  --no-overlap         each batch's trap phase after its calm phase (the default)\n"
     "  --deadline S         start no case after S seconds; the rest is reported skipped\n"
     "  --no-rerun-alone     keep each crash and watchdog timeout seen beside other workers as it is, marked\n"
@@ -83,7 +86,8 @@ namespace {
 // options that only say how it runs (allowed again with --resume).
 bool how_option(const std::string& a) {
   return a == "--jobs" || a == "--timeout" || a == "--deadline" || a == "--quiet" || a == "--no-rerun-alone" ||
-         a == "--trap-jobs" || a == "--traps-alone" || a == "--no-overlap" || a == "--overlap";
+         a == "--trap-jobs" || a == "--traps-alone" || a == "--no-overlap" || a == "--overlap" ||
+         a == "--no-trap-prestart";
 }
 
 volatile sig_atomic_t g_signal = 0;
@@ -112,7 +116,8 @@ struct Cli {
       };
       if (resuming && !how_option(a) && a != "--resume")
         throw UsageError(a + ": --resume runs the interrupted run's own selection; only --jobs, --trap-jobs, "
-                             "--traps-alone, --overlap, --no-overlap, --timeout, --deadline, --quiet and --no-rerun-alone may be given with it");
+                             "--traps-alone, --no-trap-prestart, --overlap, --no-overlap, --timeout, --deadline, --quiet and "
+                             "--no-rerun-alone may be given with it");
       size_t first = i;
       bool what = true;
       if (a == "--case") sel.cases.push_back(val());
@@ -156,6 +161,7 @@ struct Cli {
       else if (a == "--trap-jobs") { ses.trap_jobs = parse_int(a, val(), 1, 256); what = false; }
       else if (a == "--traps-alone") { ses.traps_alone = true; what = false; }
       else if (a == "--no-overlap") { ses.overlap = false; what = false; }
+      else if (a == "--no-trap-prestart") { ses.trap_prestart = false; what = false; }
       else if (a == "--overlap") { ses.overlap = true; what = false; }
       else if (a == "--deadline") { deadline_s = parse_seconds(a, val(), 30 * 86400); what = false; }
       else if (a == "--level") ses.plan.level = parse_int(a, val(), 0, 2);

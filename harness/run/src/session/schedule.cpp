@@ -35,14 +35,8 @@ Schedule::~Schedule() {
 void Schedule::add(Batch b) {
   if (!overlap_) {
     batches_.push_back(std::move(b));
-    Batch& x = batches_.back();
-    x.t.calm_at_s = now_s() - t0_;
-    run_calm(x, progress_);
-    confirm_calm(x, po_, false);
-    x.t.trap_at_s = x.trapping.empty() ? -1 : now_s() - t0_;
-    run_traps(x, po_, progress_);
-    confirm_traps(x, po_, false);
-    if (!po_.quiet) print_batch_timing(x.t);
+    run_in_turn(batches_.back(), po_, progress_, t0_);
+    if (!po_.quiet) print_batch_timing(batches_.back().t);
     return;
   }
   {

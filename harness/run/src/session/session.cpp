@@ -230,6 +230,7 @@ std::vector<CaseResult> Session::execute() {
   PhaseOptions po;
   po.trap_jobs = trap_jobs > 0 ? trap_jobs : default_trap_jobs(jobs);
   po.traps_alone = traps_alone;
+  po.prestart_traps = trap_prestart;
   po.rerun_alone = rerun_crashes_alone;
   po.quiet = quiet;
   Schedule sched(po, overlap_now, report);

@@ -1,14 +1,17 @@
 // The isolated worker process (ptxcts-run --worker, started by the batch executor, batch.hpp): reads cases on
 // stdin -- a run case ID of its own plan, or an explicit case as one JSON object (case_line) -- and for each
-// writes "S <id>" before and "R <result json>" after it on stdout; "P <kernel>" (a spare, batch.hpp) loads that
-// kernel's module ahead of the case and answers nothing. With --device model[:FAULT] it launches
+// writes "S <id>" before and "R <result json>" after it on stdout, and "X <why>" when it ends before its stdin
+// does (its CUDA context is lost); "P <kernel>" (a spare, batch.hpp) loads that kernel's module ahead of the
+// case and answers nothing. With --device model[:FAULT] it launches
 // nothing: the "device" is harness/refmodel itself, optionally with a planted fault (model_device.hpp), which is
 // how the exploration tier's shrinking is tested on a machine without a GPU.
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <unistd.h>
 
 #include "worker.hpp"
+
 #include "exec.hpp"
 #include "manifest.hpp"
 #include "model_device.hpp"
@@ -186,8 +189,21 @@ int worker_main(int argc, char** argv) {
     if (!c.explicit_params) r.details["replay"] = replay_command(c.id, w.load_path, w.seed, w.target, w.toolchain, w.source);
     std::printf("R %s\n", r.to_json().dump().c_str());
     std::fflush(stdout);
-    if (on_gpu && ex.poisoned()) return 3;  // the context is gone: the parent restarts a worker for the rest
+    if (on_gpu && ex.poisoned()) {
+      // The context is gone: the parent restarts a worker for the rest. The pipes close before the driver tears
+      // the dead context down (host-wide, one context at a time: RUNNING.md, "Where a trap's time goes"), so the
+      // parent sees this worker's end at once and feeds the next case meanwhile; nothing of the dead context is
+      // worth a destructor. "X" first: the parent gives it no further case.
+      std::printf("X context lost\n");
+      std::fflush(stdout);
+      close(1);
+      close(0);
+      _exit(3);
+    }
   }
+  // Stdin ended: every case is reported. The parent sees the end now, not after the context's teardown.
+  std::fflush(stdout);
+  close(1);
   return 0;
 }
 
