@@ -316,9 +316,9 @@ TEST(TrapPhase, RunsAtMostTrapJobsAtOnceAndNeverBesideACalmCase) {
   EXPECT_EQ(run.timing.traps, 9u);
   EXPECT_EQ(run.timing.trap_workers, 3);
   EXPECT_EQ(run.timing.trap_rerun_alone, 0u);
-  // A worker per trap, each started during the calm phase with the module of the case it takes loaded.
-  EXPECT_EQ(run.workers, 2u + 9u) << "one worker per trapping case, and none besides";
-  EXPECT_GE(run.preloads, 9u) << "a trap worker was not asked to load the module of the case it would take";
+  // A worker per trap, spares that stood by besides (the last ones may never be given a case).
+  EXPECT_GE(run.workers, 2u + 9u) << "a worker per trapping case";
+  EXPECT_GT(run.preloads, 0u) << "no spare was asked to load the module of the case it would take";
 }
 
 // A neighbour's trap must never make a case look like it trapped as predicted: another error, a kernel stopped
@@ -491,8 +491,9 @@ TEST(TrapPhase, ItsWorkersStartDuringTheCalmPhaseAndLaunchAfterIt) {
     if (prestart) {
       EXPECT_GE(early, 5u) << "a worker per trapping case loads its module during the calm phase";
       EXPECT_EQ(run.timing.trap_workers, 2);
+      EXPECT_EQ(run.preload_at.size(), 5u) << "one worker per trapping case, and none besides";
     } else {
-      EXPECT_EQ(early, 0u) << "--no-trap-prestart: the trap phase's workers start with it";
+      EXPECT_EQ(early, 0u) << "without prestart the trap phase's workers start with it";
       EXPECT_GT(run.preloads, 0u) << "no spare stood by, loading the module of the case it would take";
     }
     for (auto& r : run.results) EXPECT_EQ(r.cls, traps(r.id) ? "spec_divergence" : "pass") << r.id;

@@ -319,7 +319,7 @@ class Runs(unittest.TestCase):
         judged = {(c["id"], c["load_path"]): c for c in first["cases"] if c["class"] != "skipped"}
         r = run(["--resume", out, "--family", "x"], **fake_env())
         self.assertEqual(r.returncode, 2)
-        self.assertIn("only --jobs, --trap-jobs, --traps-alone, --no-trap-prestart, --overlap, --no-overlap, --timeout, --deadline, --quiet and --no-rerun-alone", r.stderr)
+        self.assertIn("only --jobs, --trap-jobs, --traps-alone, --trap-prestart, --no-trap-prestart, --overlap, --no-overlap, --timeout, --deadline, --quiet and --no-rerun-alone", r.stderr)
         r = run(["--resume", out, "--jobs", "2", "--quiet"], **fake_env(self.pids))
         self.assertEqual(r.returncode, 0, r.stderr)
         d = self.doc(out)

@@ -14,6 +14,7 @@
 // Build and run:
 //   nvcc -std=c++17 -arch=sm_90a -o r repro.cu -lcuda && ./r            (sweep, exit 0 when it ran)
 //   ./r --repro                                                           (minimal case, exit 1 = finding shown)
+//   ./r --only PREFIX                                   (the configurations whose tag starts so: an explored id, overlap)
 // Every configuration runs in a child process (the program re-executes itself with --from N), so a trap costs
 // only its configuration; the parent never initialises CUDA.
 #include <cuda.h>
@@ -84,6 +85,10 @@ static void explored(std::vector<Cfg>& v) {
       {"0x9612cb75ff", LOAD_MCAST, U8, 3, {1, 1, 1}, {16, 16}, {16, 1, 3}, {1, 1, 1}, 1, 1, 0, {0, 0, 0}, 2, 0, 2, 1024, 1408},
       {"0xa969fbbf17", LOAD_CTA, F16, 5, {1, 1, 9, 1, 3}, {16, 16, 144, 144}, {8, 1, 8, 2, 2}, {1, 1, 1, 2, 2}, 1, 0, 0, {0, -14, -1, -1, 0}, 1, 0, 0, 1040, 2048},
       {"0xac96d8382d", LOAD_CTA, F32, 5, {1, 3, 1, 3, 6}, {16, 48, 48, 144}, {4, 4, 1, 4, 2}, {1, 1, 1, 2, 8}, 1, 1, 1, {0, 3, 0, 0, 0}, 1, 0, 0, 1024, 3072},
+      // seed 20261129: a FLOAT16 max whose rows (globalDim[0] chunks) are longer than their stride, minimal and
+      // as first drawn
+      {"0xa12ed5be65", RED_MAX, F16, 3, {9, 1, 24}, {32, 32}, {16, 1, 1}, {1, 1, 1}, 2, 1, 0, {0, 0, 23}, 1, 0, 0, 1024, 2048},
+      {"0xa12ed5be65_first", RED_MAX, F16, 3, {16, 1, 24}, {32, 32}, {16, 2, 8}, {1, 1, 1}, 2, 1, 0, {0, 0, 23}, 1, 0, 0, 1024, 2048},
   };
   for (const E& x : e) {
     Cfg c = make(x.op, x.t, x.rank, x.inter, x.swz, x.id);
@@ -119,10 +124,16 @@ static std::vector<std::vector<uint32_t>> shapes(unsigned rank, unsigned n) {
 }
 static void shape_into(Cfg& c, const std::vector<uint32_t>& s) { for (unsigned d = 1; d < c.rank; ++d) c.box[d] = s[d]; }
 
-static std::vector<Cfg> configs(bool repro_only) {
+// mode: "sweep" (all), "repro" (the first explored case), "only:PREFIX" (the configurations whose tag starts so)
+static std::vector<Cfg> configs(const std::string& mode) {
   std::vector<Cfg> v;
   explored(v);
-  if (repro_only) { v.resize(1); return v; }  // the minimal case: the explored store 0x78116b0441
+  if (mode == "repro") { v.resize(1); return v; }  // the minimal case: the explored store 0x78116b0441
+  if (mode.rfind("only:", 0) == 0) {
+    std::vector<Cfg> all = configs("sweep"), some;
+    for (auto& c : all) if (std::string(c.tag).rfind(mode.substr(5), 0) == 0) some.push_back(c);
+    return some;
+  }
   // 1. stores, UINT8, inner 16 or 32 bytes (interleave NONE: the control)
   for (int inter = 0; inter < 3; ++inter)
     for (int swz : {0, 1})
@@ -202,6 +213,19 @@ static std::vector<Cfg> configs(bool repro_only) {
                 v.push_back(c);
               }
     }
+  // 8. rows longer than their stride: globalDim[0] of 1 to 16 (elements, or chunks under chunk_rows) over rows one
+  //    chunk apart, one row at z = 0, 12 or 23 of 24 (the explored max 0xa12ed5be65); max, add and stores
+  for (int op : {RED_MAX, RED_ADD, STORE})
+    for (int inter = 1; inter < 3; ++inter)
+      for (uint64_t d0 : {1u, 8u, 9u, 16u})
+        for (int z : {0, 12, 23}) {
+          const TypeInfo& t = op == RED_MAX ? F16 : op == RED_ADD ? U32 : U8;
+          const unsigned chunk = inter == 2 ? 32 : 16;
+          Cfg c = make(op, t, 3, inter, inter == 2 ? 1 : 0, "overlap");
+          c.dims[0] = d0; c.dims[1] = 1; c.dims[2] = 24; c.strides[0] = chunk; c.strides[1] = chunk;
+          c.box[0] = chunk / t.es; c.coords[2] = z;
+          v.push_back(c);
+        }
   // 7. an innermost start coordinate of 16 bytes, inside the tensor (loads)
   for (int inter = 1; inter < 3; ++inter)
     for (unsigned rank = 3; rank <= 5; ++rank) {
@@ -480,7 +504,7 @@ static std::string cfg_json(size_t idx, const Cfg& c) {
   return b;
 }
 
-static int child(size_t from, bool repro) {
+static int child(size_t from, const std::string& mode) {
   int ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) { printf("#error no CUDA device\n"); return 2; }
   int optin = 0;
@@ -495,7 +519,8 @@ static int child(size_t from, bool repro) {
   uint8_t *gbuf, *winit, *s0, *s1; Status* st;
   cudaMalloc(&gbuf, 2 * kG); cudaMalloc(&winit, win_load); cudaMalloc(&s0, 4 * size_t(win_load));
   cudaMalloc(&s1, 4 * size_t(win_load)); cudaMalloc(&st, 4 * sizeof(Status));
-  const std::vector<Cfg> cs = configs(repro);
+  const std::vector<Cfg> cs = configs(mode);
+  const bool repro = mode == "repro";
   int rc = 0;
   bool prev_timeout = false;  // an earlier launch of this process timed out (its transfer may still be pending)
   for (size_t idx = from; idx < cs.size(); ++idx) {
@@ -751,12 +776,14 @@ static int info_child() {
 
 int main(int argc, char** argv) {
   bool repro = false;
+  std::string only;  // --only PREFIX: the configurations whose tag starts with PREFIX (an explored id, "overlap")
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--info")) return info_child();
-    if (!strcmp(argv[i], "--from") && i + 2 < argc) return child(strtoull(argv[i + 1], nullptr, 10), !strcmp(argv[i + 2], "repro"));
+    if (!strcmp(argv[i], "--from") && i + 2 < argc) return child(strtoull(argv[i + 1], nullptr, 10), argv[i + 2]);
     if (!strcmp(argv[i], "--repro")) repro = true;
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--list")) {  // the configurations and both predictions, no device needed
-      const std::vector<Cfg> cs = configs(false);
+      const std::vector<Cfg> cs = configs("sweep");
       for (size_t k = 0; k < cs.size(); ++k) {
         const size_t span = is_load(cs[k].op) ? 240u << 10 : kG;
         const Pred d = pred_doc(cs[k], span), ch = pred_chunk(cs[k], span);
@@ -764,7 +791,7 @@ int main(int argc, char** argv) {
                cmp_json("chunk_rows", ch, ch.map).c_str());
       }
       return 0;
-    } else { fprintf(stderr, "usage: %s [--repro | --list]\n", argv[0]); return 2; }
+    } else { fprintf(stderr, "usage: %s [--repro | --list | --only PREFIX]\n", argv[0]); return 2; }
   }
   const char* self = "/proc/self/exe";
   char path[4096]; const ssize_t n = readlink(self, path, sizeof path - 1);
@@ -773,7 +800,8 @@ int main(int argc, char** argv) {
   int rc = run_child(self, {"--info"}, lines, 60);
   for (auto& l : lines) { if (l.rfind("#error ", 0) == 0) fprintf(stderr, "%s\n", l.c_str() + 7); else printf("%s\n", l.c_str()); }
   if (rc != 0) { fprintf(stderr, "device check failed (exit %d): needs an NVIDIA GPU of sm_90 or newer\n", rc); return 2; }
-  const std::vector<Cfg> cs = configs(repro);
+  const std::string mode = repro ? "repro" : only.empty() ? "sweep" : "only:" + only;
+  const std::vector<Cfg> cs = configs(mode);
   g_deadline = now_s() + 200.0;  // the sweep's budget: about 3 minutes on an H100
   bool stopped = false;
   size_t next = 0; int finding = 0;
@@ -781,7 +809,7 @@ int main(int argc, char** argv) {
   while (next < cs.size()) {
     lines.clear();
     const size_t before = next;
-    rc = run_child(self, {"--from", std::to_string(next), repro ? "repro" : "sweep"}, lines, 10);
+    rc = run_child(self, {"--from", std::to_string(next), mode}, lines, 10);
     for (auto& l : lines) {
       if (l.rfind("{\"idx\":", 0) != 0) { fprintf(l.rfind("#error", 0) == 0 ? stderr : stdout, "%s\n", l.c_str()); continue; }
       printf("%s\n", l.c_str()); fflush(stdout);

@@ -68,9 +68,11 @@ struct PhaseOptions {
   int trap_jobs = 8;          // --trap-jobs: cases expected to trap, at once (each in a worker of its own)
   bool traps_alone = false;   // --traps-alone: the trap phase one case after another, one worker
   bool rerun_alone = true;    // a result beside other workers that is not trusted runs again alone (--no-rerun-alone)
-  bool prestart_traps = true; // the trap phase's workers, one per case expected to trap (at most
-                              // kMaxPrestartedTrapWorkers), start while the calm phase runs: context, plan and
-                              // module made before the phase, which then costs only the traps (--no-trap-prestart)
+  bool prestart_traps = false; // the trap phase's workers, one per case expected to trap (at most
+                               // kMaxPrestartedTrapWorkers), start while the calm phase runs: context, plan and
+                               // module made before the phase, which then costs only the traps (--trap-prestart).
+                               // Off: on the H100 the calm phase then waits on the driver as long as the trap
+                               // phase saves, and longer (RUNNING.md, "The trap phase")
   bool quiet = false;         // no stderr lines
 };
 

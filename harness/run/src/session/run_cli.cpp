@@ -53,8 +53,10 @@ const char* kUsage =
     "                       at least 8, at most the CPUs); a result other than the predicted trap runs again alone\n"
     "  --traps-alone        run the cases expected to trap one after another, one worker, nothing beside them\n"
     "                       (the phase before --trap-jobs; implies --no-overlap)\n"
-    "  --no-trap-prestart   start the trap phase's workers when the phase begins (default: while the calm\n"
-    "                       phase runs, one per case expected to trap, launching nothing until it ends)\n"
+    "  --trap-prestart      start the trap phase's workers while the calm phase runs, one per case expected\n"
+    "                       to trap, launching nothing until it ends (off by default: on the H100 the calm\n"
+    "                       phase then waits on the driver longer than the trap phase saves)\n"
+    "  --no-trap-prestart   start them when the trap phase begins (the default)\n"
     "  --overlap            run the trap phases beside the calm phases; what a trap beside them could have\n"
     "                       caused runs again alone (off by default: the driver handles a trap's fault and\n"
     "                       context one at a time for the whole host, and the calm phases wait on it too, so\n"
@@ -87,7 +89,7 @@ namespace {
 bool how_option(const std::string& a) {
   return a == "--jobs" || a == "--timeout" || a == "--deadline" || a == "--quiet" || a == "--no-rerun-alone" ||
          a == "--trap-jobs" || a == "--traps-alone" || a == "--no-overlap" || a == "--overlap" ||
-         a == "--no-trap-prestart";
+         a == "--trap-prestart" || a == "--no-trap-prestart";
 }
 
 volatile sig_atomic_t g_signal = 0;
@@ -116,7 +118,7 @@ struct Cli {
       };
       if (resuming && !how_option(a) && a != "--resume")
         throw UsageError(a + ": --resume runs the interrupted run's own selection; only --jobs, --trap-jobs, "
-                             "--traps-alone, --no-trap-prestart, --overlap, --no-overlap, --timeout, --deadline, --quiet and "
+                             "--traps-alone, --trap-prestart, --no-trap-prestart, --overlap, --no-overlap, --timeout, --deadline, --quiet and "
                              "--no-rerun-alone may be given with it");
       size_t first = i;
       bool what = true;
@@ -161,6 +163,7 @@ struct Cli {
       else if (a == "--trap-jobs") { ses.trap_jobs = parse_int(a, val(), 1, 256); what = false; }
       else if (a == "--traps-alone") { ses.traps_alone = true; what = false; }
       else if (a == "--no-overlap") { ses.overlap = false; what = false; }
+      else if (a == "--trap-prestart") { ses.trap_prestart = true; what = false; }
       else if (a == "--no-trap-prestart") { ses.trap_prestart = false; what = false; }
       else if (a == "--overlap") { ses.overlap = true; what = false; }
       else if (a == "--deadline") { deadline_s = parse_seconds(a, val(), 30 * 86400); what = false; }

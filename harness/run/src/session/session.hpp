@@ -40,7 +40,7 @@ struct Session {
   int trap_jobs = 0;                  // cases expected to trap at once (--trap-jobs); 0: default_trap_jobs(jobs)
   bool traps_alone = false;           // --traps-alone: the trap phase one case after another, nothing beside it
                                       // (no overlap either)
-  bool trap_prestart = true;          // the trap phase's workers start during the calm phase (--no-trap-prestart)
+  bool trap_prestart = false;         // the trap phase's workers start during the calm phase (--trap-prestart)
   bool overlap = false;               // the trap phases beside the calm phases (Schedule); --overlap: on.
                                       // On the GPU only, and never with traps_alone
   DeviceInfo device;
