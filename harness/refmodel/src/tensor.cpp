@@ -1,5 +1,6 @@
 // What tensor copies carry over the box of tensor_box.cpp: swizzle, OOB fill, loads (multicast included), stores
 // and reductions over caller-owned byte spans, the accesses a device traps on, and index tensors for tests.
+#include <algorithm>
 #include <string>
 
 #include "model_checks.hpp"
@@ -269,7 +270,12 @@ std::string tensor_access_trap(const TensorMapParams& map, const TensorAccess& a
 }
 
 std::uint64_t tensor_global_bytes(const TensorMapParams& map) {
-  const std::uint64_t row = ceil_div(map.dims[0] * element_bits(map.dtype), 8);
+  std::uint64_t row = ceil_div(map.dims[0] * element_bits(map.dtype), 8);
+  // An interleaved map's row under interleave_tile_box=chunk_rows is globalDim[0] chunks (16 or 32 bytes), which
+  // may run past the last element (and past the next row's start): the tensor spans whichever row is longer, so
+  // that each reading of its tile copies places its pieces inside it.
+  if (map.interleave != Interleave::NONE)
+    row = std::max<std::uint64_t>(row, map.dims[0] * (map.interleave == Interleave::B32 ? 32 : 16));
   // The last element's end: row bytes plus every dimension's stride times (dim - 1). For dense strides this is
   // the product of the dims; padding after the last row is not included.
   std::uint64_t extent = row;

@@ -263,6 +263,35 @@ TEST(MeasuredPolicies, InterleavedChunkRowsReduceOncePerRow) {
   }
 }
 
+// A row of globalDim[0] chunks runs past the last element (explored.0xa12ed5be65, seed 20261129: FLOAT16 9 x 1 x 24,
+// strides 32, interleave 32B, box 16 x 1 x 1 at (0, 0, 23); on the H100 and the H200 the max reduced 288 bytes at
+// 736, chunks 0-8 of row z = 23, i.e. up to byte 1024 of a tensor whose last element ends at 754): the tensor spans
+// the chunk row, so chunk_rows places every in-bounds chunk inside it and the judge can try it.
+TEST(MeasuredPolicies, InterleavedChunkRowPastTheLastElementIsInsideTheTensor) {
+  TensorMapParams m = tile_map(T::FLOAT16, {9, 1, 24}, {16, 1, 1});
+  m.strides = {32, 32, 0, 0};
+  m.interleave = Interleave::B32;
+  m.swizzle = Swizzle::B32;
+  EXPECT_EQ(tensor_global_bytes(m), 1024u) << "23 rows of 32 bytes, then 9 chunks of 32";
+  TensorMapParams plain = m;
+  plain.interleave = Interleave::NONE;
+  plain.swizzle = Swizzle::NONE;
+  EXPECT_EQ(tensor_global_bytes(plain), 754u) << "without interleave the tensor ends at its last element";
+  TensorAccess a;
+  a.mode = TensorMode::tile;
+  a.coords = {0, 0, 23, 0, 0};
+  std::vector<std::uint8_t> win(512);
+  for (unsigned i = 0; i < win.size(); i += 2) {
+    const std::uint16_t v = 0x3c00 | (i / 2);  // 1.0 and up: larger than the zero old values
+    std::memcpy(&win[i], &v, 2);
+  }
+  std::vector<std::uint8_t> gd(tensor_global_bytes(m), 0);
+  tensor_reduce(m, a, RedOp::max, ByteSpan{gd.data(), gd.size()}, ConstByteSpan{win.data(), win.size()},
+                with_policy("interleave_tile_box", "chunk_rows"));
+  for (unsigned o = 0; o < gd.size(); ++o)  // the box's 288 bytes, read from the 32B-swizzled window
+    EXPECT_EQ(gd[o], o >= 736 ? win[swizzle_address(Swizzle::B32, o - 736)] : 0) << o;
+}
+
 // One rule per behaviour: the measured alternative of a policy is its first single deviation.
 TEST(MeasuredPolicies, MeasuredAlternativeIsTriedFirst) {
   std::string first_f64, first_tf32;

@@ -5,6 +5,7 @@
 //
 //   nvcc -std=c++17 -o r repro.cu -lcuda && ./r            every variant: one line each, then the verdict
 //   nvcc -std=c++17 -o r repro.cu -lcuda && ./r --repro    the drawn map alone: exit 1 when the driver refuses it
+//   ./r --grid                                              the bounding box against W and H, every corner of -3..3
 //
 // Exit 0: ran (and, with --repro, the map was accepted); 1: --repro and the map was refused; 2: no usable device.
 #include <cuda.h>
@@ -69,7 +70,8 @@ void variant(const char* axis, const std::string& value, const Map& m) {
 
 int main(int argc, char** argv) {
   const bool repro = argc > 1 && !std::strcmp(argv[1], "--repro");
-  if (argc > 1 && !repro) { std::fprintf(stderr, "usage: %s [--repro]\n", argv[0]); return 2; }
+  const bool grid = argc > 1 && !std::strcmp(argv[1], "--grid");
+  if (argc > 1 && !repro && !grid) { std::fprintf(stderr, "usage: %s [--repro | --grid]\n", argv[0]); return 2; }
   CUdevice dev;
   CUcontext ctx;
   int major = 0, drv = 0;
@@ -94,6 +96,25 @@ int main(int argc, char** argv) {
   if (repro) {
     std::printf("expected CUDA_SUCCESS (every documented rule is met), actual %s\n", name(r0));
     return r0 == CUDA_SUCCESS ? 0 : 1;
+  }
+  if (grid) {
+    // The bounding box against the spatial extents: W = dims[1] and H = dims[2] of 1..4, every corner of -3..3,
+    // interleave 16B and (the control) NONE: "interleave W H lowerW upperW lowerH upperH verdict" (1 = accepted).
+    for (int il : {1, 0})
+      for (unsigned w = 1; w <= 4; ++w)
+        for (unsigned h = 1; h <= 4; ++h)
+          for (int lw = -3; lw <= 3; ++lw)
+            for (int uw = -3; uw <= 3; ++uw)
+              for (int lh = -3; lh <= 3; ++lh)
+                for (int uh = -3; uh <= 3; ++uh) {
+                  Map m = drawn;
+                  m.inter = CUtensorMapInterleave(il);
+                  m.dims[1] = w; m.dims[2] = h;
+                  m.strides[1] = m.strides[0] * w; m.strides[2] = m.strides[1] * h;
+                  m.lower[0] = lw; m.upper[0] = uw; m.lower[1] = lh; m.upper[1] = uh;
+                  std::printf("%d %u %u %d %d %d %d %d\n", il, w, h, lw, uw, lh, uh, encode(m) == CUDA_SUCCESS);
+                }
+    return 0;
   }
   for (unsigned c : {1u, 2u, 4u, 8u, 16u, 32u, 48u, 64u, 96u, 128u, 256u}) { Map m = drawn; m.channels = c; variant("channels", std::to_string(c), m); }
   for (unsigned p : {1u, 2u, 4u, 7u, 8u, 16u, 64u, 256u, 1024u}) { Map m = drawn; m.pixels = p; variant("pixels", std::to_string(p), m); }

@@ -119,7 +119,8 @@ void tensor_reduce(const TensorMapParams& map, const TensorAccess& access, RedOp
 std::string tensor_access_trap(const TensorMapParams& map, const TensorAccess& access,
                                const PolicySet& policies = PolicySet{});
 
-// The bytes a tensor occupies from globalAddress: up to the end of its last element.
+// The bytes a tensor occupies from globalAddress: up to the end of its last element, or with interleave up to the
+// end of its last row of globalDim[0] chunks (interleave_tile_box=chunk_rows), whichever is later.
 std::uint64_t tensor_global_bytes(const TensorMapParams& map);
 // A tensor whose element at linear index i (innermost dimension fastest) holds base + i truncated to the
 // element width (packed types: bit-packed, value i at bit i*bits of its row). Padding bytes are zero.
