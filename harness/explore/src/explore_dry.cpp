@@ -8,14 +8,29 @@
 
 #include "explore_draw.hpp"
 #include "explore_state.hpp"
+#include "plan.hpp"
 
 namespace ptxcts::run::explore_impl {
 
 int Explorer::dry_draw() {
   set_up();
   const double t0 = now_s();
-  size_t drawn = 0;
-  while (next_ < o_.dry_draws && !g_stop_requested) drawn += draw_chunk(size_t(std::min<uint64_t>(4096, o_.dry_draws - next_))).size();
+  size_t drawn = 0, unbuildable = 0;
+  std::string first_unbuildable;
+  while (next_ < o_.dry_draws && !g_stop_requested) {
+    const std::vector<RunCase> cases = draw_chunk(size_t(std::min<uint64_t>(4096, o_.dry_draws - next_)));
+    drawn += cases.size();
+    // Every drawn case must be one the workers can build (its inputs and the model's expectation): a draw the
+    // harness cannot build would come back as a fail of the harness, not of the device.
+    for (const RunCase& c : cases) {
+      Setup s;
+      try {
+        build_setup(c, case_seed(ses_.seed, c.id), ses_.plan, s);
+      } catch (const std::exception& e) {
+        if (!unbuildable++) first_unbuildable = c.id + ": " + e.what();
+      }
+    }
+  }
   const double took = now_s() - t0;
   Json doc = Json::object();
   doc["schema"] = "ptxcts-explore-draws";
@@ -24,6 +39,8 @@ int Explorer::dry_draw() {
   doc["draws"] = (unsigned long long)next_;
   doc["cases"] = (unsigned long long)drawn;
   doc["nothing_to_draw"] = (unsigned long long)nothing_;
+  doc["unbuildable"] = (unsigned long long)unbuildable;
+  if (unbuildable) doc["first_unbuildable"] = first_unbuildable;
   doc["draw_s"] = took;
   doc["digest"] = hex(digest_, 16);
   doc["forms_drawable"] = (unsigned long long)forms_.size();
@@ -33,6 +50,8 @@ int Explorer::dry_draw() {
   std::printf("dry draw: %llu draws of seed %llu (%s) in %.1f s (%.0f/s), %zu cases, %zu with nothing to draw, digest %s\n",
               (unsigned long long)next_, (unsigned long long)o_.seed, o_.unguided ? "unguided" : "guided", took,
               double(next_) / std::max(1e-3, took), drawn, nothing_, doc.get_str("digest").c_str());
+  if (unbuildable)
+    std::printf("dry draw: %zu drawn case(s) the harness cannot build; the first: %s\n", unbuildable, first_unbuildable.c_str());
   std::printf("forms drawn %zu / %zu reachable, encode rules broken %zu / %zu reachable\n\ncoverage of the draws (value bins reached)\n%s",
               forms, forms_of, rules, rules_of, coverage_text(*doc.get("coverage")).c_str());
   if (!o_.out_dir.empty()) {

@@ -123,6 +123,9 @@ bool draw_tensor_once(const TensorForm& t, Rng& r, const PlanOptions& o, const T
     extra["redtype"] = ty;
   } else {
     m.dtype = chance(r, 85) ? kAllTypes[r.below(13)] : kAllTypes[r.below(16)];
+    // 'cp.async.bulk.tensor with the direction .global.shared::cta doesn't support the type .b4x16_p64': a store
+    // takes the other 4-bit packing instead (no draw of its own, so the rest of the seed's draws stay as they were)
+    if (t.store && m.dtype == TDT::T16U4_ALIGN16B) m.dtype = TDT::T16U4_ALIGN8B;
   }
   if (!im2col && m.rank >= 3 && chance(r, 6)) m.interleave = chance(r, 50) ? ref::Interleave::B16 : ref::Interleave::B32;
   if (chance(r, 1)) m.interleave = ref::Interleave::B16;  // below rank 3 as well: the driver must refuse

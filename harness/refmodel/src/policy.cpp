@@ -195,8 +195,10 @@ std::vector<PolicyInfo> make_catalog() {
       "cuTensorMapEncodeIm2col: 'The bounding box specified by pixelBoxLowerCorner and pixelBoxUpperCorner must have "
       "non-zero area.' Default checked (the documentation's rule im2col_box_nonzero_area, whatever the interleave).",
       {{"checked", "a bounding box of zero or negative extent is refused"},
-       {"unchecked", "with interleave 16B or 32B the encode accepts a bounding box of zero or negative extent "
-                     "(without interleave it refuses it)"}},
+       {"previous_dim", "with interleave 16B or 32B the encode checks the box along spatial dimension i + 1 against "
+                        "globalDim[i], the dimension below it (channels for the first): it refuses the map when "
+                        "globalDim[i] + upper[i] - lower[i] <= 0, whatever the box's own extent (without interleave "
+                        "it checks globalDim[i + 1])"}},
       0);
   add(PolicyId::packed_type_encode, "packed_type_encode",
       "cuTensorMapEncodeTiled/Im2col with a packed data type (16U4_ALIGN8B, 16U4_ALIGN16B, 16U6_ALIGN16B): cuda.h "
@@ -230,9 +232,10 @@ std::vector<PolicyInfo> make_catalog() {
            "results/findings/h100-interleaved-tile-copy-outside-domain (755 interleaved tile copies: stores, "
            "add/inc/max reductions, peer-CTA and multicast loads, elementStrides 2/3/8, coordinates outside the "
            "tensor with OOB fill NONE and NaN: every byte, its source and the bytes credited)");
-  measured(PolicyId::im2col_interleave_box_area, "unchecked", h100,
-           "results/findings/h100-im2col-encode-channels (ranks 3-5, every corner pair in [-16, 15]: 600 empty boxes "
-           "accepted with interleave, 0 without)");
+  measured(PolicyId::im2col_interleave_box_area, "previous_dim", h100,
+           "results/findings/h100-im2col-interleave-encode-refusal (38,416 interleaved rank-4 maps, W and H 1-4, every "
+           "corner of -3..3: every verdict; and results/findings/h100-im2col-encode-channels: 300 empty boxes accepted "
+           "per interleave, all of rank 3, none of ranks 4-5)");
   measured(PolicyId::packed_type_encode, "refused", h100,
            "results/findings/h100-packed-encode (24,384 tiled and im2col maps of the three packed types, the "
            "documented rules met or not: none accepted)");

@@ -256,13 +256,21 @@ EncodeVerdict validate_encode(const TensorMapParams& p, unsigned cc, const Polic
              idx("pixelBoxLowerCorner", i) + " = " + std::to_string(p.lower_corner[i]));
       c.rule(p.upper_corner[i] >= -lim && p.upper_corner[i] <= lim - 1, rule,
              idx("pixelBoxUpperCorner", i) + " = " + std::to_string(p.upper_corner[i]));
-      // The box along a spatial dimension X spans [lower, globalDim[X] + upper).
-      const std::int64_t extent = static_cast<std::int64_t>(p.dims[1 + i]) + p.upper_corner[i] - p.lower_corner[i];
-      const bool area_checked =
-          p.interleave == Interleave::NONE ||
-          policies.get<Im2colInterleaveBoxArea>(PolicyId::im2col_interleave_box_area) == Im2colInterleaveBoxArea::checked;
-      if (area_checked) c.rule(extent > 0, "im2col_box_nonzero_area",
-             "spatial dimension " + std::to_string(1 + i) + ": globalDim + upper - lower = " + std::to_string(extent));
+      // The box along a spatial dimension X spans [lower, globalDim[X] + upper). im2col_interleave_box_area=
+      // previous_dim: an interleaved map's corners i are checked against globalDim[i], the dimension below.
+      const unsigned against =
+          p.kind == EncodeKind::im2col && p.interleave != Interleave::NONE &&
+                  policies.get<Im2colInterleaveBoxArea>(PolicyId::im2col_interleave_box_area) ==
+                      Im2colInterleaveBoxArea::previous_dim
+              ? i
+              : 1 + i;
+      const std::int64_t extent = static_cast<std::int64_t>(p.dims[against]) + p.upper_corner[i] - p.lower_corner[i];
+      c.rule(extent > 0, "im2col_box_nonzero_area",
+             "spatial dimension " + std::to_string(1 + i) +
+                 (against == i ? ", checked against globalDim[" + std::to_string(i) + "] (interleave): globalDim[" +
+                                     std::to_string(i) + "]"
+                               : std::string(": globalDim")) +
+                 " + upper - lower = " + std::to_string(extent));
     }
     c.rule(p.channels_per_pixel <= 256, "channels_per_pixel_range",
            "channelsPerPixel = " + std::to_string(p.channels_per_pixel));

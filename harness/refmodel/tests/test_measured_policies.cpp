@@ -4,6 +4,9 @@
 // H100's sweeps printed (results/findings/h100-tf32-load-rounding, h100-interleaved-tile-load-overrun).
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include <algorithm>
 #include <cstring>
 
@@ -290,6 +293,39 @@ TEST(MeasuredPolicies, InterleavedChunkRowPastTheLastElementIsInsideTheTensor) {
                 with_policy("interleave_tile_box", "chunk_rows"));
   for (unsigned o = 0; o < gd.size(); ++o)  // the box's 288 bytes, read from the 32B-swizzled window
     EXPECT_EQ(gd[o], o >= 736 ? win[swizzle_address(Swizzle::B32, o - 736)] : 0) << o;
+}
+
+// im2col_interleave_box_area=previous_dim gives every verdict of the H100's grid (results/findings/
+// h100-im2col-interleave-encode-refusal/h100-grid-by-extent.txt: 5,408 interleaved and plain rank-4 maps, W and H
+// 1-4, corner differences -6..6 along both): an interleaved map's box along H is checked against W, along W
+// against C; the documented reading (checked) gives the plain maps' verdicts and not the interleaved ones'.
+TEST(MeasuredPolicies, Im2colInterleaveBoxCheckedAgainstTheDimensionBelowGivesTheH100Grid) {
+  std::ifstream in(PTXCTS_ENCODE_GRID);
+  ASSERT_TRUE(in) << PTXCTS_ENCODE_GRID;
+  const PolicySet measured = with_policy("im2col_interleave_box_area", "previous_dim");
+  std::string line;
+  size_t rows = 0, documented_wrong_plain = 0, documented_wrong_interleaved = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream f(line);
+    int il = 0, dw = 0, dh = 0, ok = 0;
+    std::uint64_t w = 0, h = 0;
+    ASSERT_TRUE(f >> il >> w >> h >> dw >> dh >> ok) << line;
+    TensorMapParams m = testing::map_of(EncodeKind::im2col, T::UINT8, 4, {1, w, h, 1, 1}, {16, 16 * w, 16 * w * h, 0});
+    m.channels_per_pixel = 64;
+    m.pixels_per_column = 8;
+    m.global_address = 1216;
+    m.l2_promotion = L2Promotion::L2_128B;
+    m.interleave = il ? Interleave::B16 : Interleave::NONE;
+    m.upper_corner = {dw, dh, 0};  // only upper - lower counts (the grid's lower corners -3..3 say so)
+    EXPECT_EQ(validate_encode(m, 90, measured).must_accept(), ok == 1) << line;
+    const bool documented = validate_encode(m, 90).must_accept();
+    (il ? documented_wrong_interleaved : documented_wrong_plain) += documented != (ok == 1);
+    ++rows;
+  }
+  EXPECT_EQ(rows, 5408u);
+  EXPECT_EQ(documented_wrong_plain, 0u) << "without interleave the documented rule holds";
+  EXPECT_GT(documented_wrong_interleaved, 0u) << "with interleave it does not";
 }
 
 // One rule per behaviour: the measured alternative of a policy is its first single deviation.

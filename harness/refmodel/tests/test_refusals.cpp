@@ -273,14 +273,29 @@ std::vector<RuleRow> rule_rows() {
       // packed_type_encode=refused: every packed-type map is refused, one that meets every documented rule too
       {"\"packed_type_refused\"", "packed data type", p16, {"packed_type_refused: tensorDataType 16U4_ALIGN16B"}, {},
        {t3}, 0, policy("packed_type_encode", "refused")},
-      // im2col_interleave_box_area=unchecked: an empty box of an interleaved map is kept, without interleave refused
+      // im2col_interleave_box_area=previous_dim: an interleaved map's box along W is checked against C (16), so an
+      // empty W box is kept; without interleave it is refused
       {"\"im2col_box_nonzero_area\"", "non-zero area", with(i4, [](auto& m) { m.upper_corner[0] = -8; }),
        {"im2col_box_nonzero_area: spatial dimension 1: globalDim + upper - lower = 0"}, {},
        {with(i4, [](auto& m) {
          m.upper_corner[0] = -8;
          m.interleave = Interleave::B16;
        })},
-       0, policy("im2col_interleave_box_area", "unchecked")},
+       0, policy("im2col_interleave_box_area", "previous_dim")},
+      // ... and its box along H against W: a W of 1 refuses an H box of 6 (explored.0x33158d4bbe's shape), which
+      // without interleave is kept
+      {"\"im2col_box_nonzero_area\"", "non-zero area", with(i4, [](auto& m) {
+         m.dims[1] = 1;
+         m.upper_corner[1] = -2;
+         m.interleave = Interleave::B16;
+       }),
+       {"im2col_box_nonzero_area: spatial dimension 2, checked against globalDim[1] (interleave): globalDim[1] + upper "
+        "- lower = -1"}, {},
+       {with(i4, [](auto& m) {
+         m.dims[1] = 1;
+         m.upper_corner[1] = -2;
+       })},
+       0, policy("im2col_interleave_box_area", "previous_dim")},
       {"\"swizzle_u6_modes\"", "NONE, 128B, 128B_ATOM_32B, 128B_ATOM_64B",
        with(packed16(T::T16U6_ALIGN16B), [](auto& m) { m.swizzle = S::B64; }),
        {"swizzle_inner_box: inner box 96 bytes, swizzle 64B", "swizzle_u6_modes: swizzle 64B"}, {},

@@ -70,7 +70,7 @@ enum class Tf32Load : std::uint8_t { copy, round_nearest_even };
 enum class ChannelBytes : std::uint8_t { any, multiple_16B };
 enum class Interleave32Swizzle : std::uint8_t { swizzle_32B_only, any_swizzle };
 enum class InterleaveTileBox : std::uint8_t { box, chunk_rows };
-enum class Im2colInterleaveBoxArea : std::uint8_t { checked, unchecked };
+enum class Im2colInterleaveBoxArea : std::uint8_t { checked, previous_dim };
 enum class PackedTypeEncode : std::uint8_t { documented_rules, refused };
 enum class InterleaveInnerBox : std::uint8_t { unchecked, multiple_16B };
 
