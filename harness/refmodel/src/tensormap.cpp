@@ -265,11 +265,10 @@ EncodeVerdict validate_encode(const TensorMapParams& p, unsigned cc, const Polic
               ? i
               : 1 + i;
       const std::int64_t extent = static_cast<std::int64_t>(p.dims[against]) + p.upper_corner[i] - p.lower_corner[i];
+      const std::string dim = against == i ? "globalDim[" + std::to_string(i) + "]" : "globalDim";
       c.rule(extent > 0, "im2col_box_nonzero_area",
              "spatial dimension " + std::to_string(1 + i) +
-                 (against == i ? ", checked against globalDim[" + std::to_string(i) + "] (interleave): globalDim[" +
-                                     std::to_string(i) + "]"
-                               : std::string(": globalDim")) +
+                 (against == i ? ", checked against " + dim + " (interleave)" : std::string()) + ": " + dim +
                  " + upper - lower = " + std::to_string(extent));
     }
     c.rule(p.channels_per_pixel <= 256, "channels_per_pixel_range",

@@ -377,6 +377,19 @@ TEST(TrapPhase, TrapsAloneRunsThemOneAfterAnotherInTheOldOrder) {
   EXPECT_EQ(run.timing.trap_rerun_alone, 0u);
 }
 
+// `trusted` refuses a trap result whose kernel reported another error (a neighbour's kill) or stopped elsewhere
+// than between its frame's start and the end of its wait.
+static void expect_own_kernel_trap_required(const CaseResult& r, bool (*trusted)(const CaseResult&)) {
+  CaseResult other = r;
+  other.details["kernel_error"] = "cudaErrorLaunchFailure";
+  EXPECT_FALSE(trusted(other)) << "another error: a collateral kill";
+  for (auto* stop : {frame_stop::not_begun, frame_stop::past_wait, frame_stop::at_end}) {
+    other = r;
+    other.details["frame_stop"] = stop;
+    EXPECT_FALSE(trusted(other)) << stop;
+  }
+}
+
 TEST(TrapPhase, OnlyThePredictedTrapOfTheCasesOwnKernelIsTrusted) {
   CaseResult r;
   r.cls = "spec_divergence";
@@ -385,15 +398,8 @@ TEST(TrapPhase, OnlyThePredictedTrapOfTheCasesOwnKernelIsTrusted) {
   r.details["kernel_error"] = kPredictedTrapError;
   r.details["frame_stop"] = frame_stop::before_wait;
   EXPECT_TRUE(trapped_as_predicted(r));
+  expect_own_kernel_trap_required(r, trapped_as_predicted);
   CaseResult other = r;
-  other.details["kernel_error"] = "cudaErrorLaunchFailure";
-  EXPECT_FALSE(trapped_as_predicted(other)) << "another error: a collateral kill";
-  for (auto* stop : {frame_stop::not_begun, frame_stop::past_wait, frame_stop::at_end}) {
-    other = r;
-    other.details["frame_stop"] = stop;
-    EXPECT_FALSE(trapped_as_predicted(other)) << stop;
-  }
-  other = r;
   other.details = Json::object();
   other.details["predicted_trap"] = "x";
   EXPECT_FALSE(trapped_as_predicted(other)) << "no error or stop recorded (an older worker, the model device)";
@@ -414,16 +420,9 @@ TEST(TrapPhase, ATrapOfTheCasesOwnKernelThatNoAlternativePredictsStandsBesideOth
   EXPECT_TRUE(trapped_by_own_kernel(r));
   EXPECT_FALSE(trapped_as_predicted(r)) << "no alternative predicted it";
   EXPECT_TRUE(stands_beside_traps(r));
-  CaseResult other = r;
-  other.details["kernel_error"] = "cudaErrorLaunchFailure";
-  EXPECT_FALSE(stands_beside_traps(other)) << "another error: a neighbour's kill";
-  for (auto* stop : {frame_stop::not_begun, frame_stop::past_wait, frame_stop::at_end}) {
-    other = r;
-    other.details["frame_stop"] = stop;
-    EXPECT_FALSE(stands_beside_traps(other)) << stop;
-  }
+  expect_own_kernel_trap_required(r, stands_beside_traps);
   for (auto* k : {"fail", "timeout"}) {
-    other = r;
+    CaseResult other = r;
     other.cls = k;
     EXPECT_FALSE(stands_beside_traps(other)) << k << " with the trap's error and stop";
   }

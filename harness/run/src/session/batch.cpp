@@ -203,18 +203,15 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
     if (s.from >= 0) close(s.from);
     s.to = s.from = -1;
     int st = 0;
-    bool reaped = false;
-    // A worker that reported every case it was given, or a spare told there is nothing left: nothing it held.
-    if (why_killed.empty() && s.current < 0 && s.sent.empty() && (s.fed || queued() == 0)) {
-      if (waitpid(s.pid, &st, WNOHANG) == 0) {
-        lingering.push_back(s.pid);  // its exit status says nothing about a case: none was left with it
-        s.pid = -1;
-        if (s.fed) startup_failures = 0;
-        return;
-      }
-      reaped = true;
+    // A worker that reported every case it was given, or a spare told there is nothing left, held nothing: its
+    // exit is not waited for now (its status says nothing about a case).
+    const bool held_nothing = why_killed.empty() && s.current < 0 && s.sent.empty() && (s.fed || queued() == 0);
+    if (waitpid(s.pid, &st, held_nothing ? WNOHANG : 0) == 0) {
+      lingering.push_back(s.pid);
+      s.pid = -1;
+      if (s.fed) startup_failures = 0;
+      return;
     }
-    if (!reaped) waitpid(s.pid, &st, 0);
     s.pid = -1;
     std::string how = WIFSIGNALED(st) ? "killed by signal " + std::to_string(WTERMSIG(st))
                                       : "exit status " + std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : -1);
@@ -567,9 +564,9 @@ void confirm_calm(Batch& b, const PhaseOptions& po, bool beside_traps) {
 
 void confirm_traps(Batch& b, const PhaseOptions& po, bool beside_calm) {
   if (b.trap_rs.empty() || !(b.traps_beside || beside_calm)) return;
-  // Beside other workers only the predicted trap of the case's own kernel, and a result no neighbour can cause,
-  // stand; anything else (a fail, another error, a kernel stopped before it began, a timeout, a crash) runs again
-  // alone.
+  // Beside other workers only a trap of the case's own kernel (predicted or not) and a result no neighbour can
+  // cause stand (stands_beside_traps); anything else (a fail, another error, a kernel stopped before it began or
+  // after its wait, a timeout) runs again alone.
   const double t0 = now_s();
   auto not_trusted = [](const CaseResult& r) { return r.cls != cls::skipped && !stands_beside_traps(r); };
   if (po.rerun_alone)

@@ -114,8 +114,8 @@ void run_traps(Batch& b, const PhaseOptions& po, ProgressFn progress);
 // details.beside_other_workers.
 void confirm_calm(Batch& b, const PhaseOptions& po, bool beside_traps);
 // Runs again alone the trap-phase results seen beside other workers (several trapping workers, or calm phases:
-// `beside_calm`) that are neither the predicted trap (trapped_as_predicted) nor a result no neighbour can cause
-// (beyond_neighbours); the others are marked details.beside_other_workers.
+// `beside_calm`) that do not stand beside them (stands_beside_traps); the others are marked
+// details.beside_other_workers.
 void confirm_traps(Batch& b, const PhaseOptions& po, bool beside_calm);
 // A batch's phases in turn: the calm phase and its re-runs alone, then the trap phase and its re-runs. With
 // b.prestart_traps the trap phase's workers start (on a thread of their own) while the calm phase runs, and its
@@ -148,10 +148,11 @@ bool calm_suspect_beside_traps(const CaseResult& r);
 // frame_stop::before_wait, exec.hpp): not killed before it began, nor after it got past its instruction. A
 // neighbour's trap that kills a kernel makes it report the kill, not an illegal instruction of its own.
 bool trapped_by_own_kernel(const CaseResult& r);
-// A trap-phase result beside other trapping workers that stands as it is: the predicted trap (spec_divergence
-// naming details.predicted_trap) of the case's own kernel, or a trap of its own kernel that no alternative
-// predicts (a crash: a device finding, which a neighbour could no more imitate than the predicted one).
+// The predicted trap (spec_divergence naming details.predicted_trap) of the case's own kernel.
 bool trapped_as_predicted(const CaseResult& r);
+// A trap-phase result beside other trapping workers that stands as it is: the predicted trap, a trap of its own
+// kernel that no alternative predicts (a crash: a device finding, which a neighbour could no more imitate than the
+// predicted one), or a result no neighbour can cause (beyond_neighbours).
 bool stands_beside_traps(const CaseResult& r);
 
 // Runs again alone (one worker, nothing beside it) each case of `cs` whose result in `rs` (same order) `suspect`
