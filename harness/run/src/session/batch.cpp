@@ -508,7 +508,7 @@ Batch plan_phases(const std::vector<const RunCase*>& cases, const BatchOptions& 
   if (b.traps_beside) {
     to.ahead = 1;                   // a trap ends its worker: each worker holds one case
     to.spares = b.t.trap_workers;   // and a warm one stands by for each worker running
-    // Started ahead (Schedule::add): a worker for every case, as far as kMaxPrestartedTrapWorkers allows.
+    // Started ahead (run_in_turn): a worker for every case, as far as kMaxPrestartedTrapWorkers allows.
     b.prestart_traps = po.prestart_traps && !b.calm.empty();
     if (b.prestart_traps)
       to.spares = std::max(to.spares, std::min<int>(int(b.trapping.size()), kMaxPrestartedTrapWorkers) - to.jobs);

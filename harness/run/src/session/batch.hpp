@@ -97,7 +97,7 @@ struct Batch {
   std::vector<CaseResult> calm_rs, trap_rs; // same order as calm, trapping
   BatchTiming t;
   double calm_from = 0, calm_to = 0, trap_from = 0, trap_to = 0;  // now_s() around each phase; equal: did not run
-  bool prestart_traps = false;  // its workers start while the calm phase runs (PhaseOptions; Schedule::add)
+  bool prestart_traps = false;  // its workers start while the calm phase runs (PhaseOptions; run_in_turn)
 };
 
 // Splits `cases` into their phases and sets the trap phase's options: po.trap_jobs at once, each in its own
