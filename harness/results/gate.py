@@ -46,6 +46,37 @@ def _date(text):
         raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD") from None
 
 
+ACROSS = ("device", "driver")
+
+
+def _across(text):
+    items = text.split(",")
+    bad = [i for i in items if i not in ACROSS]
+    if bad or len(set(items)) != len(items):
+        raise argparse.ArgumentTypeError(f"{text!r}: a comma-separated list of {', '.join(ACROSS)}, each once")
+    return frozenset(items)
+
+
+def source_mismatch(header, merged, base_path, across):
+    """A device baseline records the device and driver it was made on (source.device, source.toolchain.driver);
+    a run of another device or driver is not judged against it unless `across` names what may differ: a red gate
+    must mean the run changed, not the machine. -> the UsageError to raise, or None. Runs without a device are not
+    checked (the compile tier's ptxas and nvJitLink verdicts belong to no device or driver)."""
+    if header["sm"] is None:
+        return None
+    source = header["source"] or {}
+    was = {"device": source.get("device"), "driver": (source.get("toolchain") or {}).get("driver")}
+    now = {"device": sorted({r.device["name"] for r in merged.runs if r.device}),
+           "driver": sorted({(r.toolchain or {}).get("driver") or "?" for r in merged.runs})}
+    for what in ACROSS:
+        if what in across or not was[what] or now[what] == [was[what]]:
+            continue
+        return UsageError(f"{base_path} was made on {what} {was[what]!r}, but the run is of {what} "
+                          f"{', '.join(map(repr, now[what]))}: give the baseline of this {what} with --baseline "
+                          f"FILE, or pass --across {what} to gate across the change on purpose")
+    return None
+
+
 def add_arguments(p):
     p.add_argument("runs", nargs="+", metavar="RUN", help="run folder(s) of one architecture (shards are combined)")
     p.add_argument("--baseline", metavar="FILE", help="default: results/baselines/<tier>/[<sm>/]<toolchain>.json "
@@ -60,6 +91,10 @@ def add_arguments(p):
     p.add_argument("--today", metavar="YYYY-MM-DD", type=_date,
                    help="the date waivers expire against (default: today, UTC)")
     p.add_argument("--json", metavar="FILE", help="also write the verdict as JSON")
+    p.add_argument("--across", metavar="WHAT", type=_across, default=frozenset(),
+                   help="gate against a baseline made on another device and/or driver on purpose (a candidate "
+                        "driver against the last release's baseline): 'driver', 'device' or 'device,driver'; "
+                        "without it such a baseline is refused (exit 2)")
     p.add_argument("--list", type=int, default=100, metavar="N",
                    help="list at most N fixed / new / missing cases (regressions are always listed in full)")
 
@@ -141,6 +176,9 @@ def run_gate(args, out=None):
                              f"{baseline_mod.describe(header['tier'], header['toolchain'], header['sm'])}, but the run "
                              f"is of the {baseline_mod.describe(tier, toolchain, sm)}: its baseline is "
                              f"results/baselines/{baseline_mod.relative_path(tier, toolchain, sm)}")
+        refused = source_mismatch(header, merged, base_path, args.across)
+        if refused:
+            raise refused
     elif args.update:
         base = {}
     else:
@@ -196,6 +234,8 @@ def run_gate(args, out=None):
 
     say(f"gate: {', '.join(r.describe() for r in merged.runs)} against {base_path} ({len(base)} cases); "
         f"waivers {waiver_path if waivers else '(none)'}; today {today}")
+    for what in sorted(args.across):
+        say(f"gate: --across {what}: the baseline's {what} may differ from the run's")
     for line in merged.missing_shard_lines() + merged.partial_lines():
         say(f"gate: WARNING (--partial): {line}")
     say(f"\nregressions: {len(regressions)}")

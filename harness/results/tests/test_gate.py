@@ -145,7 +145,8 @@ class WaiverRanges(TempDirTest):
         for i in range(3):
             self.edit_json(os.path.join(run, f"shard-{i}", "results.json"),
                            lambda d: d["toolchain"].update(driver="590.10"))
-        code, out, _ = gate(run, "sm_90.json", "ok.toml", "--today", BEFORE_EXPIRY)
+        # a candidate driver gated against the last driver's baseline: --across driver (else refused, below)
+        code, out, _ = gate(run, "sm_90.json", "ok.toml", "--today", BEFORE_EXPIRY, "--across", "driver")
         self.assertEqual(code, 1, out)
         self.assertIn(f"REGRESSION  pass -> crash  {RUN_REGRESSION}", out)
 
@@ -270,3 +271,46 @@ class ClassSets(TempDirTest):
                 code, out, _ = self.flip(bad, "fail")
                 self.assertEqual(code, 3, out)
                 self.assertIn(f"sm_90-{self.n}.json", out)
+
+
+class BaselineOfAnotherMachine(TempDirTest):
+    """A device baseline names the device and driver it was made on: the gate refuses a run of another one (exit 2,
+    naming both), unless --across names what may differ."""
+    baseline = os.path.join(BASELINES, "sm_90.json")   # made on the H100, driver 580.159.04
+
+    def test_another_device_is_refused_with_both_names(self):
+        code, out, err = gate("h200", self.baseline)
+        self.assertEqual(code, 2, out + err)
+        self.assertIn("device 'NVIDIA H100 80GB HBM3'", err)
+        self.assertIn("device 'NVIDIA H200'", err)
+        self.assertIn("--across device", err)
+
+    def test_another_driver_is_refused_with_both_versions(self):
+        run = self.copy_run("h100")
+        for root, _, files in os.walk(run):
+            if "results.json" in files:
+                self.edit_json(os.path.join(root, "results.json"),
+                               lambda d: d["toolchain"].update(driver="590.10.01"))
+        code, out, err = gate(run, self.baseline)
+        self.assertEqual(code, 2, out + err)
+        self.assertIn("driver '580.159.04'", err)
+        self.assertIn("driver '590.10.01'", err)
+        code, out, err = gate(run, self.baseline, "none.toml", "--across", "driver")
+        self.assertEqual(code, 1, out + err)   # judged: the fixture's regression is there
+        self.assertIn("gate: --across driver", out)
+
+    def test_across_device_gates_the_other_device(self):
+        code, out, err = gate("h200", self.baseline, "none.toml", "--across", "device")
+        self.assertIn(code, (0, 1), out + err)
+        self.assertIn("unchanged", out)
+
+    def test_across_takes_only_device_and_driver(self):
+        for bad in ("gpu", "device,device", ""):
+            with self.subTest(across=bad):
+                code, _, err = gate("h200", self.baseline, "none.toml", "--across", bad)
+                self.assertEqual(code, 2, err)
+                self.assertIn("--across", err)
+
+    def test_the_same_device_and_driver_are_judged(self):
+        code, out, err = gate("h100", self.baseline)
+        self.assertEqual(code, 1, out + err)
