@@ -1,80 +1,123 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: set up (offline where everything is present), generate, build, the compile
-# tier (ptxas and nvJitLink verdicts of the toolchain; on a GPU also the driver JIT's), the run tier where a GPU is
-# present, the report of all of them, and the regression gate of each run against its committed baseline.
+# tier (ptxas and nvJitLink verdicts of the toolchain; on a GPU also the driver JIT's), the front-end and lowering
+# tiers, the run tier where a GPU is present, the report of all of them, and the regression gate of each run
+# against its committed baseline.
 #   ./ptxcts all [--toolchain NAME|PATH]          one toolchain (default $PTXCTS_TOOLCHAIN, else the CUDA toolkit)
 #   ./ptxcts all --toolchains 12.4,...,13.5        the compile tier over the toolchain matrix instead (./ptxcts matrix)
+#   ./ptxcts all --wheels DIR                      set up offline from a folder of wheels (default $PTXCTS_WHEELS)
+# Two lanes run side by side: the CPU lane (compile tier, front-end tier, lowering tier; started as soon as the
+# kernels are generated: it needs no build) and, on a GPU, the device lane (the driver JIT's compile verdicts, the
+# run tier, the run tier over LLVM's kernels). Each tier's lines are prefixed with its lane. The report and the
+# gates follow both. results/<stamp>-all.tsv records each step's seconds and exit, and each run's gate verdict
+# (./ptxcts devcheck reads it); every gate's verdict is also <run>/gate.json.
+# Exit: 0 when every run was gated and passed; 1 when a gate found regressions, or a run could not be gated (no
+# baseline for it, or a malformed file), or a tier did not finish; 2 usage; 130/143 interrupted.
 set -uo pipefail
-# SIGINT/SIGTERM reach the whole group (./ptxcts forwards them): the tier running now writes what it judged,
-# marked partial. With a trap, bash waits for that foreground tier before it ends (docs/CLI.md, "Signals").
-trap 'echo "all: interrupted by SIGINT" >&2; exit 130' INT
-trap 'echo "all: interrupted by SIGTERM" >&2; exit 143' TERM
 root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root"
 export PATH="$PATH:/usr/local/cuda/bin"
-toolchain=() matrix=""
+toolchain=() matrix="" wheels=${PTXCTS_WHEELS:-}
 while [ $# -gt 0 ]; do
   case "$1" in
     --toolchain) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --toolchain needs NAME|PATH" >&2; exit 2; }
                  toolchain=(--toolchain "$2"); shift ;;
     --toolchains) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --toolchains needs a list" >&2; exit 2; }
                   matrix=$2; shift ;;
-    *) echo "all: unknown option '$1' (known: --toolchain NAME|PATH, --toolchains LIST)" >&2; exit 2 ;;
+    --wheels) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --wheels needs a folder" >&2; exit 2; }
+              wheels=$2; shift ;;
+    *) echo "all: unknown option '$1' (known: --toolchain NAME|PATH, --toolchains LIST, --wheels DIR)" >&2; exit 2 ;;
   esac
   shift
 done
+if [ -n "$wheels" ] && [ ! -d "$wheels" ]; then
+  echo "all: --wheels '$wheels' (or PTXCTS_WHEELS): no such folder" >&2; exit 2
+fi
 t0=$(date +%s)
 step() { echo "all: [$(( $(date +%s) - t0 )) s] $*"; }
 if [ ${#toolchain[@]} -gt 0 ]; then   # an unknown toolchain is a usage error before anything starts
   ./ptxcts toolchains resolve "${toolchain[1]}" >/dev/null || exit 2
 fi
-./ptxcts setup || exit $?
-./ptxcts gen || exit $?
-./ptxcts build || exit $?
 stamp=$(date -u +%Y-%m-%dT%H-%M-%SZ)
+mkdir -p results
+tsv="results/$stamp-all.tsv"
+printf 'kind\tname\tseconds\texit\n' > "$tsv"
+# timed NAME CMD...: run a step, record its seconds and exit in the TSV, return its exit
+timed() {
+  local name=$1 s ms r
+  shift
+  s=$(date +%s%N)
+  "$@"
+  r=$?
+  ms=$(( ($(date +%s%N) - s) / 1000000 ))
+  printf 'step\t%s\t%d.%d\t%d\n' "$name" $((ms / 1000)) $((ms % 1000 / 100)) "$r" >> "$tsv"
+  return $r
+}
+lanes=()
+# SIGINT/SIGTERM reach the whole group (./ptxcts forwards them): each tier running now writes what it judged,
+# marked partial. The trap waits for both lanes' tiers before it ends (docs/CLI.md, "Signals").
+stopped() { echo "all: interrupted by $1" >&2; wait; exit "$2"; }
+trap 'stopped SIGINT 130' INT
+trap 'stopped SIGTERM 143' TERM
+setup_args=()
+[ -n "$wheels" ] && setup_args=(--wheels "$wheels")
+timed setup ./ptxcts setup "${setup_args[@]+"${setup_args[@]}"}" || exit $?
+timed gen ./ptxcts gen || exit $?
 gpu=0
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && gpu=1
-runs=()
-if [ -n "$matrix" ]; then
-  step "compile tier over the toolchains $matrix"
-  ./ptxcts matrix --toolchains "$matrix" --out "results/$stamp-matrix"
-  for d in "results/$stamp-matrix"/*/; do [ -f "$d/results.json" ] && runs+=("${d%/}"); done
-else
-  step "compile tier (ptxas, nvJitLink)"
-  ./ptxcts compile "${toolchain[@]}" --verdicts ptxas,nvjitlink --quiet --out "results/$stamp-compile"
-  [ -f "results/$stamp-compile/results.json" ] && runs+=("results/$stamp-compile")
-  if [ $gpu = 1 ]; then   # the driver's verdicts belong to this device: a run of their own, gated per device
-    step "compile tier (the driver's JIT on this GPU)"
-    ./ptxcts compile "${toolchain[@]}" --verdicts driver --quiet --out "results/$stamp-compile-driver"
-    [ -f "results/$stamp-compile-driver/results.json" ] && runs+=("results/$stamp-compile-driver")
+llvm=0
+PYTHONPATH="$root/generator:$root/harness" python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-22") else 1)' && llvm=1
+lane_dir=$(mktemp -d "${TMPDIR:-/tmp}/ptxcts-all.XXXXXX")
+# ran LANE RUN: a tier wrote RUN (results.json there): it is reported and gated
+ran() { [ -f "$2/results.json" ] && echo "$2" >> "$lane_dir/$1"; }
+
+cpu_lane() {
+  if [ -n "$matrix" ]; then
+    step "compile tier over the toolchains $matrix"
+    timed matrix ./ptxcts matrix --toolchains "$matrix" --out "results/$stamp-matrix"
+    for d in "results/$stamp-matrix"/*/; do ran cpu "${d%/}"; done
+  else
+    step "compile tier (ptxas, nvJitLink)"
+    timed compile ./ptxcts compile "${toolchain[@]+"${toolchain[@]}"}" --verdicts ptxas,nvjitlink --quiet \
+      --out "results/$stamp-compile"
+    ran cpu "results/$stamp-compile"
   fi
-fi
-if PYTHONPATH="$root/generator:$root/harness" python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-22") else 1)'; then
-  step "front-end tier (llvm-22, paired with its ptxas)"
-  ./ptxcts frontend run --frontend llvm-22 --quiet --out "results/$stamp-frontend-llvm-22"
-  [ -f "results/$stamp-frontend-llvm-22/results.json" ] && runs+=("results/$stamp-frontend-llvm-22")
-else
-  step "front-end llvm-22 not installed: the front-end tier is skipped (./ptxcts frontend install llvm-22)"
-fi
-if [ $gpu = 1 ]; then
+  if [ $llvm = 1 ]; then
+    step "front-end tier (llvm-22, paired with its ptxas)"
+    timed frontend ./ptxcts frontend run --frontend llvm-22 --quiet --out "results/$stamp-frontend-llvm-22"
+    ran cpu "results/$stamp-frontend-llvm-22"
+  else
+    step "front-end llvm-22 not installed: the front-end tier is skipped (./ptxcts frontend install llvm-22 [--wheels DIR])"
+  fi
+  step "lowering tier (SASS of every valid form, judged by the lowering rules; no GPU needed)"
+  timed lower ./ptxcts lower "${toolchain[@]+"${toolchain[@]}"}" --quiet --out "results/$stamp-lower"
+  # gated below with the others (./ptxcts gate hands it to ./ptxcts lower --gate)
+  ran cpu "results/$stamp-lower" || echo "all: the lowering tier did not finish"
+  step "CPU lane done"
+}
+
+gpu_lane() {
+  step "compile tier (the driver's JIT on this GPU)"   # the driver's verdicts belong to this device: gated per device
+  timed compile-driver ./ptxcts compile "${toolchain[@]+"${toolchain[@]}"}" --verdicts driver --quiet \
+    --out "results/$stamp-compile-driver"
+  ran gpu "results/$stamp-compile-driver"
   step "run tier"
   # one shard per GPU of this host, merged into one run (scripts/run_gpus.sh; with one GPU the plain run tier)
-  ./ptxcts run --gpus all "${toolchain[@]}" --quiet --out "results/$stamp-run"
-  [ -f "results/$stamp-run/results.json" ] && runs+=("results/$stamp-run")
+  timed run ./ptxcts run --gpus all "${toolchain[@]+"${toolchain[@]}"}" --quiet --out "results/$stamp-run"
+  ran gpu "results/$stamp-run"
   # The same cases with kernels LLVM wrote whole (harness/frontend/silicon.py): from llvm-22 where it is
   # installed, else from modules prebuilt elsewhere into build/fe-llvm/<target>.
-  fe_source=()
-  if PYTHONPATH="$root/generator:$root/harness" python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-22") else 1)'; then
+  local fe_source=()
+  if [ $llvm = 1 ]; then
     fe_source=(--frontend llvm-22)
   elif [ -f build/fe-llvm/sm_90/index.json ]; then
     fe_source=(--modules build/fe-llvm)
   fi
   if [ ${#fe_source[@]} -gt 0 ]; then
     step "run tier, kernels written by llvm-22 (${fe_source[*]}), against the hand-written classes"
-    ./ptxcts run "${fe_source[@]}" --quiet --out "results/$stamp-run-llvm-22"
-    if [ -f "results/$stamp-run-llvm-22/results.json" ]; then
-      runs+=("results/$stamp-run-llvm-22")
-      crc=0
+    timed run-llvm-22 ./ptxcts run "${fe_source[@]}" --quiet --out "results/$stamp-run-llvm-22"
+    if ran gpu "results/$stamp-run-llvm-22"; then
+      local crc=0
       ./ptxcts frontend compare "results/$stamp-run-llvm-22" --against "results/$stamp-run" \
         --json "results/$stamp-run-llvm-22/compare.json" > "results/$stamp-run-llvm-22/compare.txt" || crc=$?
       tail -2 "results/$stamp-run-llvm-22/compare.txt"
@@ -83,29 +126,43 @@ if [ $gpu = 1 ]; then
   else
     step "no llvm-22 and no prebuilt build/fe-llvm: the front-end's kernels are not run on silicon"
   fi
-else
-  step "no GPU here: the run tier is skipped (ctest -L run reports its cases as skipped)"
+  step "device lane done"
+}
+
+# The CPU lane needs only the generated kernels and the toolchain: it starts now, beside the build.
+cpu_lane > >(sed -u 's/^/[cpu] /') 2>&1 &
+lanes+=($!)
+if ! timed build ./ptxcts build; then
+  rc=$?
+  wait
+  exit $rc
 fi
-step "lowering tier (SASS of every valid form, judged by the lowering rules; no GPU needed)"
-lrc=0
-./ptxcts lower "${toolchain[@]}" --quiet --out "results/$stamp-lower" || lrc=$?
-if [ -f "results/$stamp-lower/results.json" ]; then
-  runs+=("results/$stamp-lower")   # gated below with the others (./ptxcts gate hands it to ./ptxcts lower --gate)
+if [ $gpu = 1 ]; then
+  gpu_lane > >(sed -u 's/^/[gpu] /') 2>&1 &
+  lanes+=($!)
 else
-  echo "all: the lowering tier did not finish (exit $lrc)"
+  step "no GPU here: the device lane (driver JIT, run tier) is skipped (ctest -L run reports its cases as skipped)"
 fi
+for p in "${lanes[@]}"; do wait "$p"; done
+runs=()
+for lane in cpu gpu; do
+  [ -f "$lane_dir/$lane" ] && mapfile -t -O ${#runs[@]} runs < "$lane_dir/$lane"
+done
+rm -rf "$lane_dir"
 step "report"
-./ptxcts report "${runs[@]}" --out "results/$stamp-report" || echo "all: the report exited $?"
+timed report ./ptxcts report "${runs[@]}" --out "results/$stamp-report" || echo "all: the report exited $?"
 # The regression gate against the committed baselines (results/baselines/), per run and toolchain.
 rc=0
 for run in "${runs[@]}"; do
-  ./ptxcts gate "$run" --list 20
+  ./ptxcts gate "$run" --list 20 --json "$run/gate.json"
   r=$?
+  printf 'gate\t%s\t\t%d\n' "$run" "$r" >> "$tsv"
   case $r in
     0) ;;
     1) echo "all: the gate found regressions in $run"; rc=1 ;;
-    *) echo "all: the gate could not judge $run (exit $r: no baseline for it, or a malformed file)" ;;
+    *) echo "all: the gate could not judge $run (exit $r: no baseline for it, a baseline of another device or" \
+            "driver, or a malformed file)"; rc=1 ;;
   esac
 done
-step "done: results in ${runs[*]}; report in results/$stamp-report/report.html"
+step "done: results in ${runs[*]}; report in results/$stamp-report/report.html; steps and gates in $tsv"
 exit $rc

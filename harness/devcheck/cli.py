@@ -1,0 +1,181 @@
+"""./ptxcts devcheck [--wheels DIR] [--out DIR] [--worktree] [--keep]
+
+On a GPU runner: a fresh copy of the tree (copy.fresh_copy), `./ptxcts all` then `./ptxcts test` in it, and one
+verdict line: GREEN when all exited 0 with every run gated PASS (the run tier among them) and every test passed or
+skipped; RED otherwise, with the reasons. The steps' output streams through, prefixed; everything lands in OUT
+(default results/<stamp>-devcheck/ of this tree): devcheck.json, devcheck.txt (the table and the verdict line, for
+a closing note), all.log, test.log, ctest.xml. Exit 0 green, 1 red, 2 usage (no GPU here, a bad option), 130/143
+interrupted (the steps write what they judged; the verdict so far is kept, marked interrupted)."""
+import argparse
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import boundary
+
+from . import copy as copymod
+from . import verdict as vmod
+
+ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def parse(argv):
+    p = argparse.ArgumentParser(prog="ptxcts devcheck", description=__doc__.split("\n\n", 1)[1],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--wheels", metavar="DIR", help="a folder of wheels for an offline setup (./ptxcts all --wheels; "
+                   "default $PTXCTS_WHEELS)")
+    p.add_argument("--out", metavar="DIR", help="where the verdict and the logs go (default results/<stamp>-devcheck)")
+    p.add_argument("--worktree", action="store_true",
+                   help="check the work tree as it is (tracked and untracked files), not a clone of HEAD")
+    p.add_argument("--keep", action="store_true", help="keep the fresh copy (its results/ hold every run)")
+    a = p.parse_args(argv)
+    a.wheels = a.wheels or os.environ.get("PTXCTS_WHEELS") or None
+    if a.wheels is not None:
+        if not os.path.isdir(a.wheels):
+            p.error(f"--wheels {a.wheels!r}: no such folder")
+        a.wheels = os.path.abspath(a.wheels)
+    if a.out is not None and os.path.exists(a.out) and (not os.path.isdir(a.out) or os.listdir(a.out)):
+        p.error(f"--out {a.out!r}: exists and is not an empty folder (a device check writes a folder of its own)")
+    return a
+
+
+def gpus():
+    """[(index, name, driver)] of this host's GPUs (nvidia-smi; PTXCTS_NVIDIA_SMI as scripts/gpus.sh honours it)."""
+    smi = os.environ.get("PTXCTS_NVIDIA_SMI", "nvidia-smi")
+    if not shutil.which(smi):
+        return []
+    r = subprocess.run([smi, "--query-gpu=index,name,driver_version", "--format=csv,noheader"], capture_output=True,
+                       text=True)
+    rows = [[x.strip() for x in line.split(",")] for line in r.stdout.splitlines() if line.strip()]
+    return [tuple(row[:3]) for row in rows if len(row) >= 3 and row[0].isdigit()] if r.returncode == 0 else []
+
+
+def stream(argv, cwd, log_path, prefix):
+    """Run argv in cwd, its lines to stdout (prefixed) and to log_path; -> (exit, seconds)."""
+    t0 = time.monotonic()
+    with open(log_path, "w", encoding="utf-8") as log:
+        p = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             errors="replace", bufsize=1)
+        try:
+            for line in p.stdout:
+                log.write(line)
+                sys.stdout.write(f"{prefix} {line}")
+                sys.stdout.flush()
+        except KeyboardInterrupt:
+            # the signal reached the step too (one process group): it writes what it judged; wait for that
+            for line in p.stdout:
+                log.write(line)
+            p.wait()
+            raise
+        return p.wait(), round(time.monotonic() - t0, 1)
+
+
+def table(result):
+    """The text of devcheck.txt: what ran where, the steps' times, each run's classes and gate, the tests."""
+    d = result["device"]
+    lines = [f"# ./ptxcts devcheck {result['started']}: {d['gpus']} x {d['name']}, driver {d['driver']}, "
+             f"{d['cores']} cores; {result['source']}",
+             f"./ptxcts all: exit {result['all']['exit']} in {result['all']['seconds']} s; "
+             f"./ptxcts test: exit {result['test']['exit']} in {result['test']['seconds']} s", "",
+             "step              seconds  exit"]
+    lines += [f"{s['name']:<17} {s['seconds']:>7.1f}  {s['exit']}" for s in result["all"]["steps"]]
+    lines += ["", f"{'run':<44} {'toolchain':<10} {'gate':<5} classes"]
+    for r in result["runs"]:
+        g = r["gate"] or {}
+        verdict = {0: "PASS", 1: "FAIL"}.get(g.get("exit"), "-")
+        classes = ", ".join(f"{k} {v:,}" for k, v in r["classes"].items())
+        lines.append(f"{os.path.basename(r['run']):<44} {str(r['toolchain']):<10} {verdict:<5} {classes}")
+        if g.get("counts"):
+            lines.append(f"{'':<44} {'':<10} {'':<5} gate: " + ", ".join(f"{k} {v:,}" for k, v in g["counts"].items()))
+    t = result["test"]["tests"]
+    if t:
+        lines += ["", f"tests: {t['passed']} passed, {len(t['failed'])} failed, {len(t['skipped'])} skipped of "
+                      f"{t['total']}" + (f"; skipped: {', '.join(t['skipped'])}" if t["skipped"] else "")]
+        if t["failed"]:
+            lines.append("failed: " + ", ".join(t["failed"]))
+    lines += ["", result["verdict_line"]]
+    return "\n".join(lines) + "\n"
+
+
+def verdict_line(result):
+    d, t = result["device"], result["test"]["tests"]
+    gated = [r for r in result["runs"] if r["gate"]]
+    passed = sum(1 for r in gated if r["gate"]["exit"] == 0)
+    word = "GREEN" if result["green"] else ("INTERRUPTED" if result.get("interrupted") else "RED")
+    tests = f"test {t['passed']}/{t['total'] - len(t['skipped'])} passed ({len(t['skipped'])} skipped)" if t else \
+        "test: no result"
+    line = (f"devcheck: {word}  {d['gpus']} x {d['name']}, driver {d['driver']}, {d['cores']} cores; "
+            f"all {result['all']['seconds']} s exit {result['all']['exit']}, {passed}/{len(gated)} gates PASS; "
+            f"{tests} in {result['test']['seconds']} s")
+    return line + ("" if result["green"] else "  -- " + "; ".join(result["reasons"]))
+
+
+def main(argv):
+    return boundary.run("devcheck", _main, argv)
+
+
+def _main(argv):
+    a = parse(argv)
+    found = gpus()
+    if not found:
+        sys.stderr.write("devcheck: no GPU here (nvidia-smi lists none): the device check runs ./ptxcts all and "
+                         "./ptxcts test on a GPU runner, and judges them there; run it on one\n")
+        return 2
+    started = datetime.datetime.now(datetime.timezone.utc)
+    stamp = started.strftime("%Y-%m-%dT%H-%M-%SZ")
+    out = os.path.abspath(a.out or os.path.join(ROOT, "results", f"{stamp}-devcheck"))
+    os.makedirs(out, exist_ok=True)
+    tree = tempfile.mkdtemp(prefix="ptxcts-devcheck-")
+    names = sorted({n for _, n, _ in found})
+    drivers = sorted({d for _, _, d in found})
+    result = {"schema": "ptxcts-devcheck", "version": 1, "started": started.isoformat(timespec="seconds"),
+              "device": {"gpus": len(found), "name": ", ".join(names), "driver": ", ".join(drivers),
+                         "cores": len(os.sched_getaffinity(0))},
+              "all": {"exit": None, "seconds": None, "steps": []}, "test": {"exit": None, "seconds": None,
+                                                                           "tests": None},
+              "runs": [], "green": False, "reasons": []}
+    code = None
+    try:
+        os.rmdir(tree)
+        result["source"] = copymod.fresh_copy(ROOT, tree, a.worktree)
+        print(f"devcheck: {result['source']} -> {tree}", flush=True)
+        env_args = ["--wheels", a.wheels] if a.wheels else []
+        result["all"]["exit"], result["all"]["seconds"] = stream(
+            [os.path.join(tree, "ptxcts"), "all", *env_args], tree, os.path.join(out, "all.log"), "[all]")
+        junit = os.path.join(out, "ctest.xml")
+        result["test"]["exit"], result["test"]["seconds"] = stream(
+            [os.path.join(tree, "ptxcts"), "test", "--output-junit", junit], tree, os.path.join(out, "test.log"),
+            "[test]")
+    except KeyboardInterrupt:
+        result["interrupted"] = boundary.signal_name()
+        code = boundary.interrupt_exit_code()
+    finally:
+        steps, gates = vmod.all_table(tree)
+        result["all"]["steps"] = steps
+        result["runs"] = [vmod.run_summary(tree, g["run"]) for g in gates]
+        result["test"]["tests"] = vmod.ctest_junit(os.path.join(out, "ctest.xml"))
+        result["green"], result["reasons"] = vmod.judge(result["all"]["exit"], steps, gates, result["runs"],
+                                                        result["test"]["tests"], result["test"]["exit"])
+        if result.get("interrupted"):
+            result["green"] = False
+            result["reasons"].insert(0, f"interrupted by {result['interrupted']}")
+        result["verdict_line"] = verdict_line(result)
+        result["tree"] = tree if a.keep or result.get("interrupted") else None
+        with boundary.signals_deferred():
+            with open(os.path.join(out, "devcheck.json"), "w", encoding="utf-8") as f:
+                json.dump(result, f, indent=1)
+                f.write("\n")
+            text = table(result)
+            with open(os.path.join(out, "devcheck.txt"), "w", encoding="utf-8") as f:
+                f.write(text)
+        if result["tree"] is None:
+            shutil.rmtree(tree, ignore_errors=True)
+    print()
+    print(text, end="")
+    print(f"devcheck: the verdict and the logs are in {out}")
+    return code if code is not None else (0 if result["green"] else 1)

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""`./ptxcts all` (scripts/all.sh) on the CPU, over a stand-in ptxcts: every verb the job calls is a short script
+that records when it ran and writes a results.json where the real tier would. With a stand-in GPU (a fake
+nvidia-smi on PATH) the device lane (driver JIT compile, run tier, LLVM's kernels) must run beside the CPU lane
+(compile, front-end, lowering), every run must be reported and gated, the steps and gates recorded in
+results/<stamp>-all.tsv, and the exit must be 0 only when every gate passed: a regression (gate exit 1) or a run
+the gate could not judge (exit 2) makes it 1. Without a GPU only the CPU lane runs."""
+import csv
+import glob
+import json
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+import unittest
+
+ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+
+# The stand-in ./ptxcts: each verb appends "verb start end" to $LOG; tiers that take --out write results.json there.
+# FAKE_GATE_<tier word> sets the gate's exit for runs whose folder name ends in that word.
+STAND_IN = r'''#!/usr/bin/env python3
+import json, os, sys, time
+verb, args = sys.argv[1], sys.argv[2:]
+t0 = time.time()
+slow = {"compile": 0.3, "frontend": 0.3, "lower": 3.0, "run": 2.0, "build": 0.5}
+if verb == "frontend" and args[:1] == ["compare"]:
+    verb = "frontend-compare"
+    args = args[1:]
+time.sleep(slow.get(verb, 0.05))
+name = verb
+if "--out" in args and verb != "report":
+    out = args[args.index("--out") + 1]
+    os.makedirs(out, exist_ok=True)
+    json.dump({"tier": verb}, open(os.path.join(out, "results.json"), "w"))
+    name = os.path.basename(out)
+if verb == "gate":
+    name = os.path.basename(args[0])
+    json.dump({"exit": 0}, open(args[args.index("--json") + 1], "w"))
+if verb == "frontend-compare":
+    open(args[args.index("--json") + 1], "w").write("{}")
+with open(os.environ["LOG"], "a") as f:
+    f.write(f"{verb} {name} {t0:.3f} {time.time():.3f}\n")
+if verb == "gate":
+    sys.exit(int(os.environ.get("FAKE_GATE_" + name.rsplit("-", 1)[-1].replace(".", "_"), "0")))
+'''
+FRONTEND = '''import os
+def installed_dir(name):
+    return "/fake" if os.environ.get("FAKE_LLVM") == "1" else None
+'''
+SMI = '#!/bin/sh\necho "GPU 0: Stand-in (UUID: GPU-0)"\n'
+
+
+class AllLanes(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="ptxcts-all-lanes-")
+        self.root = os.path.join(self.tmp, "root")
+        os.makedirs(os.path.join(self.root, "scripts"))
+        os.makedirs(os.path.join(self.root, "harness", "frontend"))
+        os.makedirs(os.path.join(self.root, "generator"))
+        shutil.copy(os.path.join(ROOT, "scripts", "all.sh"), os.path.join(self.root, "scripts"))
+        self._script(os.path.join(self.root, "ptxcts"), STAND_IN)
+        with open(os.path.join(self.root, "harness", "frontend", "__init__.py"), "w") as f:
+            f.write(FRONTEND)
+        self.bin = os.path.join(self.tmp, "bin")
+        os.makedirs(self.bin)
+        self.log = os.path.join(self.tmp, "log")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    @staticmethod
+    def _script(path, text):
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+
+    def all(self, gpu, llvm=True, **gates):
+        if gpu:
+            self._script(os.path.join(self.bin, "nvidia-smi"), SMI)
+        env = dict(os.environ, LOG=self.log, FAKE_LLVM="1" if llvm else "0", PTXCTS_ROOT=self.root,
+                   PATH=self.bin + os.pathsep + "/usr/bin:/bin")
+        env.pop("PTXCTS_WHEELS", None)
+        env.update({f"FAKE_GATE_{k}": str(v) for k, v in gates.items()})
+        p = subprocess.run(["bash", os.path.join(self.root, "scripts", "all.sh")], env=env, capture_output=True,
+                           text=True, timeout=120)
+        with open(self.log) as f:
+            steps = {}
+            for line in f:
+                verb, name, s, e = line.split()
+                if verb != "gate":
+                    steps[name if verb not in ("setup", "gen", "build", "report") else verb] = (float(s), float(e))
+        tsv = glob.glob(os.path.join(self.root, "results", "*-all.tsv"))
+        self.assertEqual(len(tsv), 1, p.stdout + p.stderr)
+        with open(tsv[0]) as f:
+            rows = list(csv.DictReader(f, delimiter="\t"))
+        return p, steps, rows
+
+    def test_the_device_lane_runs_beside_the_cpu_lane(self):
+        p, steps, rows = self.all(gpu=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        stamp = lambda suffix: next(k for k in steps if k.endswith(suffix) and k[:4].isdigit())
+        lower, run = steps[stamp("-lower")], steps[stamp("-run")]
+        self.assertLess(max(lower[0], run[0]), min(lower[1], run[1]), "the lowering tier and the run tier overlap")
+        compile_ = steps[stamp("-compile")]
+        self.assertLess(compile_[0], steps["build"][1], "the CPU lane starts before the build ends")
+        self.assertGreaterEqual(steps[stamp("-run")][0], steps["build"][1], "the device lane waits for the build")
+        self.assertGreater(steps["report"][0], max(lower[1], run[1]), "the report follows both lanes")
+        gated = sorted(r["name"].rsplit("-", 1)[-1] for r in rows if r["kind"] == "gate")
+        self.assertEqual(gated, ["22", "22", "compile", "driver", "lower", "run"])
+        self.assertTrue(all(r["exit"] == "0" for r in rows), rows)
+        self.assertEqual({r["name"] for r in rows if r["kind"] == "step"},
+                         {"setup", "gen", "build", "compile", "frontend", "lower", "compile-driver", "run",
+                          "run-llvm-22", "report"})
+        self.assertIn("[cpu] all:", p.stdout)
+        self.assertIn("[gpu] all:", p.stdout)
+
+    def test_without_a_gpu_only_the_cpu_lane_runs(self):
+        p, steps, rows = self.all(gpu=False, llvm=False)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        gated = sorted(r["name"].rsplit("-", 1)[-1] for r in rows if r["kind"] == "gate")
+        self.assertEqual(gated, ["compile", "lower"])
+        self.assertIn("no GPU here", p.stdout)
+
+    def test_a_regression_makes_it_red(self):
+        p, _, rows = self.all(gpu=True, run=1)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("the gate found regressions in results/", p.stdout)
+
+    def test_a_run_the_gate_cannot_judge_makes_it_red(self):
+        p, _, rows = self.all(gpu=True, driver=2)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("the gate could not judge", p.stdout)
+        self.assertIn("2", [r["exit"] for r in rows if r["kind"] == "gate" and r["name"].endswith("driver")])
+
+    def test_a_missing_wheels_folder_is_refused_before_anything_runs(self):
+        env = dict(os.environ, LOG=self.log, PTXCTS_ROOT=self.root)
+        p = subprocess.run(["bash", os.path.join(self.root, "scripts", "all.sh"), "--wheels",
+                            os.path.join(self.tmp, "no-such")], env=env, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no-such", p.stderr)
+        self.assertFalse(os.path.exists(self.log), "nothing ran")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""`./ptxcts devcheck` on the CPU, over a stand-in tree (a git repository whose ./ptxcts answers `all` and `test`
+as the real ones leave their files: results/<stamp>-all.tsv, the runs with results.json and gate.json, ctest's
+JUnit file) and a stand-in nvidia-smi. The check must run both in a clone of HEAD, print one verdict line naming
+device, driver and times, and be GREEN only when all exited 0, every gate passed, a run-tier run was among them and
+no test failed; without a GPU it says so and exits 2."""
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+
+STAND_IN = r'''#!/usr/bin/env python3
+import json, os, sys
+verb, args = sys.argv[1], sys.argv[2:]
+here = os.path.dirname(os.path.abspath(__file__))
+fault = open(os.path.join(here, "FAULT")).read().strip() if os.path.exists(os.path.join(here, "FAULT")) else ""
+if verb == "all":
+    os.makedirs(os.path.join(here, "results"), exist_ok=True)
+    rows = ["kind\tname\tseconds\texit", "step\tsetup\t1.0\t0", "step\trun\t30.5\t0"]
+    for run, tier, gate in (("results/S-compile", "compile", 0), ("results/S-run", "run", 1 if fault == "gate" else 0)):
+        os.makedirs(os.path.join(here, run))
+        cases = [{"class": "pass"}] * 3 + [{"class": "spec_divergence"}]
+        json.dump({"tier": tier, "device": {"name": "Stand-in GPU"} if tier == "run" else None,
+                   "toolchain": {"name": "13.0"}, "cases": cases}, open(os.path.join(here, run, "results.json"), "w"))
+        json.dump({"exit": gate, "counts": {"unchanged": 4}}, open(os.path.join(here, run, "gate.json"), "w"))
+        rows.append(f"gate\t{run}\t\t{gate}")
+    open(os.path.join(here, "results", "S-all.tsv"), "w").write("\n".join(rows) + "\n")
+    print("all: done")
+    sys.exit(1 if fault == "gate" else 0)
+if verb == "test":
+    junit = args[args.index("--output-junit") + 1]
+    bad = '<failure message="x"/>' if fault == "test" else ""
+    open(junit, "w").write('<testsuite><testcase name="run.cp.async.cubin"/><testcase name="frontend.llvm">'
+                           '<skipped/></testcase><testcase name="selftest.gpu_completion">' + bad + '</testcase>'
+                           '</testsuite>')
+    sys.exit(8 if fault == "test" else 0)
+sys.exit(2)
+'''
+SMI = '#!/bin/sh\necho "0, Stand-in GPU, 580.159.04"\n'
+
+
+class DevCheck(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="ptxcts-devcheck-test-")
+        self.tree = os.path.join(self.tmp, "tree")
+        os.makedirs(self.tree)
+        self._script(os.path.join(self.tree, "ptxcts"), STAND_IN)
+        git = ["git", "-C", self.tree, "-c", "user.name=t", "-c", "user.email=t@t"]
+        subprocess.run(["git", "init", "-q", self.tree], check=True)
+        subprocess.run(git + ["add", "ptxcts"], check=True)
+        subprocess.run(git + ["commit", "-qm", "stand-in"], check=True)
+        self.smi = os.path.join(self.tmp, "nvidia-smi")
+        self._script(self.smi, SMI)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    @staticmethod
+    def _script(path, text):
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+
+    def devcheck(self, *args, smi=None, out="out"):
+        out = os.path.join(self.tmp, out)
+        env = dict(os.environ, PTXCTS_ROOT=self.tree, PTXCTS_NVIDIA_SMI=smi or self.smi,
+                   PYTHONPATH=os.path.join(ROOT, "harness"))
+        env.pop("PTXCTS_WHEELS", None)
+        p = subprocess.run([sys.executable, "-m", "devcheck", "--out", out, *args], env=env, capture_output=True,
+                           text=True, timeout=120)
+        doc = None
+        if os.path.isfile(os.path.join(out, "devcheck.json")):
+            with open(os.path.join(out, "devcheck.json")) as f:
+                doc = json.load(f)
+        return p, doc
+
+    def commit_fault(self, what):
+        with open(os.path.join(self.tree, "FAULT"), "w") as f:
+            f.write(what)
+        git = ["git", "-C", self.tree, "-c", "user.name=t", "-c", "user.email=t@t"]
+        subprocess.run(git + ["add", "FAULT"], check=True)
+        subprocess.run(git + ["commit", "-qm", "fault"], check=True)
+
+    def test_green_names_device_driver_and_times(self):
+        p, doc = self.devcheck()
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        last = [line for line in p.stdout.splitlines() if line.startswith("devcheck: GREEN")]
+        self.assertEqual(len(last), 1, p.stdout)
+        self.assertIn("1 x Stand-in GPU, driver 580.159.04", last[0])
+        self.assertIn("2/2 gates PASS", last[0])
+        self.assertIn("test 2/2 passed (1 skipped)", last[0])
+        self.assertEqual(doc["runs"][1]["classes"], {"pass": 3, "spec_divergence": 1})
+        self.assertEqual(doc["test"]["tests"]["skipped"], ["frontend.llvm"])
+        self.assertIn("[all] all: done", p.stdout)
+
+    def test_a_failed_gate_is_red_and_says_which(self):
+        self.commit_fault("gate")
+        p, doc = self.devcheck()
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertFalse(doc["green"])
+        self.assertIn("gate of results/S-run exited 1 (regressions)", doc["verdict_line"])
+
+    def test_a_failed_test_is_red_and_names_it(self):
+        self.commit_fault("test")
+        p, doc = self.devcheck()
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("selftest.gpu_completion", doc["verdict_line"])
+        self.assertIn("devcheck: RED", p.stdout)
+
+    def test_it_checks_head_not_the_uncommitted_work_tree(self):
+        with open(os.path.join(self.tree, "FAULT"), "w") as f:   # untracked: not in a clone of HEAD
+            f.write("test")
+        p, doc = self.devcheck()
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("a clone of HEAD", doc["source"])
+        p, doc = self.devcheck("--worktree", out="out-worktree")
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("the work tree of HEAD", doc["source"])
+
+    def test_no_gpu_here_is_a_usage_error(self):
+        none = os.path.join(self.tmp, "no-gpu-smi")
+        self._script(none, "#!/bin/sh\nexit 9\n")
+        p, doc = self.devcheck(smi=none)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("devcheck: no GPU here", p.stderr)
+        self.assertIsNone(doc)
+
+    def test_an_out_folder_in_use_is_refused(self):
+        out = os.path.join(self.tmp, "out")
+        os.makedirs(out)
+        with open(os.path.join(out, "x"), "w") as f:
+            f.write("x")
+        p, _ = self.devcheck()
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("not an empty folder", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
