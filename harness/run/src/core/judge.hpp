@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "case.hpp"
+#include "ptxcts/ref/tensormap.hpp"
 
 namespace ptxcts::run {
 
@@ -22,5 +23,17 @@ void judge(const RunCase& c, const Setup& s, const std::vector<uint8_t>& gsrc_af
 // named alternative (e.g. tensor_coord_alignment=16B_trap), fills r as a spec_divergence naming it and returns
 // true; otherwise the trap is a crash (returns false, r untouched).
 bool judge_trap(const Setup& s, const std::string& what, CaseResult& r);
+
+// The driver's verdict on a case's tensor map: `encode_result` is the name of what cuTensorMapEncode* returned
+// (Driver::error_name: "CUDA_SUCCESS", "CUDA_ERROR_INVALID_VALUE", ...), `m` the model's parameters of the map as
+// encoded (tmaps::params_of at the address encoded), `cc` the device's compute capability (90). When the encode
+// decides the case's class -- a driver-API case (encode_only), or a refused encode -- fills r (class, message,
+// details.matched_policy) and returns true: pass when the driver did what t.expect_ok (the planner's validator
+// verdict) says, spec_divergence when a named alternative of the encode rules (ref::single_deviations under
+// ref::validate_encode) agrees with the driver where the documentation does not, else fail. Returns false when the
+// encode was accepted and the case goes on to its launch. The worker (Executor::run) and the re-judge of a run
+// document (rejudge.hpp) both call it, so a recorded encode outcome is judged as the worker judges it.
+bool judge_encode(const TensorMapSpec& t, const ref::TensorMapParams& m, unsigned cc, bool encode_only,
+                  const std::string& encode_result, CaseResult& r);
 
 }  // namespace ptxcts::run

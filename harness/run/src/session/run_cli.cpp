@@ -20,6 +20,7 @@
 #include "options.hpp"
 #include "output.hpp"
 #include "plan.hpp"
+#include "rejudge.hpp"
 #include "repro.hpp"
 #include "util.hpp"
 #include "worker.hpp"
@@ -76,6 +77,8 @@ const char* kUsage =
     "  --list               print the selected case IDs and exit\n"
     "  --dry-build          build every selected case's inputs and expectation on the CPU; launch nothing\n"
     "  --quiet              no progress line\n"
+    "  --rejudge RESULTS    judge a run document's recorded encodes and traps again with this tree's model, on\n"
+    "                       the CPU; the classes it changes and a summary (--rejudge --help; RUNNING.md)\n"
     "Exit: 0 all judged cases pass (or diverge by a named policy), 1 a fail/crash/timeout/compile_error,\n"
     "2 usage (a bad option or environment variable, a copied build folder, an unknown toolchain), 3 a malformed\n"
     "input file, 130/143 interrupted by SIGINT/SIGTERM (the results so far are written, marked partial).\n";
@@ -263,6 +266,9 @@ int load_resume(const std::string& dir, Resumed& r) {
 
 int run_main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--worker") return worker_main(argc, argv);
+  // --rejudge FILE: a recorded run judged again by this tree's model, on the CPU (rejudge.hpp).
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--rejudge") return rejudge_main(std::vector<std::string>(argv + 1, argv + argc));
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "-h" || std::string(argv[i]) == "--help") { std::printf("%s", kUsage); return 0; }
   if (auto e = check_tree(); !e.empty()) return usage_error(e);

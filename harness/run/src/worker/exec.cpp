@@ -221,38 +221,13 @@ CaseResult Executor::run(const RunCase& c, Setup& s) {
     }
     res.details["tensor_map"] = t.to_json();
     res.details["encode_result"] = drv_.error_name(r);
-    // The driver's verdict against the validator under each named alternative of its encode rules: an
-    // alternative that agrees with the driver where the documentation does not names a spec_divergence.
+    // The driver's verdict, judged as the re-judge of a recorded run judges it (judge_encode, judge.hpp).
+    CaseResult v;
     const unsigned cc = unsigned(dev_.major * 10 + dev_.minor);
-    auto encode_divergence = [&](bool accepted) -> bool {
-      const ref::TensorMapParams m = tmaps::params_of(t, uint64_t(reinterpret_cast<uintptr_t>(gaddr)));
-      for (auto& [name, ps] : ref::single_deviations(ref::PolicySet{})) {
-        const ref::EncodeVerdict v = ref::validate_encode(m, cc, ps);
-        if (accepted ? !v.must_accept() : !v.must_reject()) continue;
-        res.details["matched_policy"] = name;
-        std::string why;
-        for (auto& vi : v.violations) why += (why.empty() ? "" : "; ") + vi.rule + ": " + vi.detail;
-        finish(cls::spec_divergence, "device matches the alternative " + name + ", not the documented rules: encode " +
-                                         (accepted ? "accepted" : "refused (" + drv_.error_name(r) + ")") +
-                                         (why.empty() ? "" : " (" + why + ")"));
-        return true;
-      }
-      return false;
-    };
-    if (s.encode_only) {
-      bool ok = r == CUDA_SUCCESS;
-      if (t.expect_ok && ok) return finish(cls::pass, "encode accepted a legal parameter set");
-      if (!t.expect_ok && r == CUDA_ERROR_INVALID_VALUE)
-        return finish(cls::pass, "encode returned CUDA_ERROR_INVALID_VALUE as the validator requires (" + t.validator_reason + ")");
-      if (encode_divergence(ok)) return res;
-      if (t.expect_ok) return finish(cls::fail, "encode refused a parameter set the model's validator calls legal: " + drv_.error_name(r));
-      return finish(cls::fail, "encode returned " + drv_.error_name(r) + " for a parameter set the model's validator calls illegal (" +
-                                   t.validator_reason + "); expected CUDA_ERROR_INVALID_VALUE");
-    }
-    if (r != CUDA_SUCCESS) {
-      if (!t.expect_ok) return finish(cls::fail, "harness: the case's tensor map is illegal by the model (" + t.validator_reason + ")");
-      if (encode_divergence(false)) return res;
-      return finish(cls::fail, "encode refused the case's tensor map (legal by the model's validator): " + drv_.error_name(r));
+    if (judge_encode(t, tmaps::params_of(t, uint64_t(reinterpret_cast<uintptr_t>(gaddr))), cc, s.encode_only,
+                     drv_.error_name(r), v)) {
+      if (const Json* p = v.details.get("matched_policy")) res.details["matched_policy"] = *p;
+      return finish(v.cls.c_str(), v.message);
     }
   }
 
