@@ -18,6 +18,12 @@ equivalent when the worker found the model's expectation unchanged for every per
 prefetch), else a hole.
 
     ./ptxcts selftest [--kind K]... [--family F]... [--seed N] [--out DIR] [--clean DIR]
+    ./ptxcts selftest --tier lower [--kind K]... [--family F]... [--target T]... [--out DIR]   (no GPU)
+    ./ptxcts selftest --repeat N [--kind K]... [--family F]... [--out DIR]   (silicon's catch rate per kind)
+
+--tier lower (selftest/lower_catch.py): the same plants, assembled and disassembled, judged by the lowering rules
+of the original form: the catch that does not depend on timing. --repeat N (selftest/rates.py): the kinds
+(default the completion kinds on the completion families) N times against one clean run, caught per repetition.
 
 Writes DIR/selftest.json (per kind and family: planted, refused by ptxas, caught, equivalent, holes, and every
 survivor with its planted line) and prints the table; exit 0 when every non-equivalent fault was caught, 1 when a
@@ -47,6 +53,7 @@ import boundary  # noqa: E402
 TARGET, PTX = "sm_90", CHAPTER_PTX
 FINE = ("pass", "spec_divergence", "not_supported")
 ALL_KINDS = {**faults.KINDS, **faults.HOST_KINDS}
+DEFAULT_LOWER_TARGETS = ("sm_90", "sm_80")
 
 
 def parse(argv):
@@ -57,7 +64,19 @@ def parse(argv):
     p.add_argument("--seed", type=int, default=1, help="the run tier's seed (default 1)")
     p.add_argument("--out", help="output folder (default results/<stamp>-selftest)")
     p.add_argument("--clean", metavar="DIR", help="reuse this clean run (results.json of the same seed)")
-    p.add_argument("--jobs", type=int, default=12, help="run-tier workers (default 12)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="run-tier workers (default 12); --tier lower: ptxas/nvdisasm processes (default 2)")
+    p.add_argument("--tier", choices=("run", "lower"), default="run",
+                   help="run: plant into the run tier's kernels and run them on the GPU (default); lower: judge the "
+                        "planted kernels' SASS by the lowering rules, no GPU (selftest/lower_catch.py)")
+    p.add_argument("--target", action="append", default=[],
+                   help=f"--tier lower: the targets to assemble for (default {', '.join(DEFAULT_LOWER_TARGETS)})")
+    p.add_argument("--toolchain", metavar="NAME|PATH", help="--tier lower: the toolchain (default $PTXCTS_TOOLCHAIN, "
+                   "else the installed CUDA toolkit)")
+    p.add_argument("--nvdisasm", metavar="PATH|RELEASE", help="--tier lower: the disassembler (as ./ptxcts lower)")
+    p.add_argument("--repeat", type=int, metavar="N",
+                   help="measure silicon's catch rate: the kinds (default the completion kinds, on the completion "
+                        "families) N times on the GPU, one clean run; writes DIR/rates.json (selftest/rates.py)")
     p.add_argument("--cases-per-form", type=int, default=2, metavar="N",
                    help="run at most N of each form's clean-passing cases per fault, the largest transfers first "
                         "(default 2; 0: all)")
@@ -68,6 +87,28 @@ def parse(argv):
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, str) and not v.strip():
                 p.error(f"--{name.replace('_', '-')} '': an empty value (give one, or leave the option out)")
+    lower_only = [o for o in ("target", "toolchain", "nvdisasm") if getattr(a, o)]
+    run_only = [o for o, default in (("seed", 1), ("clean", None), ("cases_per_form", 2), ("budget", 540),
+                                     ("repeat", None)) if getattr(a, o) != default]
+    if a.tier == "run" and lower_only:
+        p.error(f"--{lower_only[0]} goes with --tier lower")
+    if a.tier == "lower" and run_only:
+        p.error(f"--{run_only[0].replace('_', '-')} goes with --tier run (the GPU), not --tier lower")
+    if a.jobs is None:
+        a.jobs = 12 if a.tier == "run" else min(2, os.cpu_count() or 1)
+    if a.repeat is not None and not 1 <= a.repeat <= 1000:
+        p.error(f"--repeat {a.repeat}: must be 1..1000")
+    if a.repeat is not None and a.clean is not None:
+        p.error("--repeat makes its own clean run (once, reused by every repetition): leave --clean out")
+    if a.tier == "lower":
+        from ptxcts_gen.targets import BY_NAME
+        bad = [t for t in a.target if t not in BY_NAME]
+        if bad:
+            p.error(f"--target {', '.join(bad)}: unknown target (known: {', '.join(sorted(BY_NAME))})")
+        bad = [k for k in a.kind if k in faults.HOST_KINDS]
+        if bad:
+            p.error(f"--kind {', '.join(bad)}: a host kind perturbs the tensor map at run time; nothing of it "
+                    f"reaches the lowering tier (kernel kinds: {', '.join(faults.KINDS)})")
     bad = [k for k in a.kind if k not in ALL_KINDS]
     if bad:
         p.error(f"--kind {', '.join(bad)}: unknown fault kind (known: {', '.join(ALL_KINDS)})")
@@ -97,26 +138,38 @@ def parse(argv):
     return a
 
 
-def modules(kind, allow, out):
-    """Render the planted modules into out; {form: plant}."""
+def modules(kind, allow, out, target=TARGET, families=()):
+    """Render the run tier's modules for target into out, with kind planted (None: clean) into the forms the file
+    allow names (None: every form it applies to); {form: plant}. families: only these families' modules."""
     env = env_with(PTXCTS_PLANT_FAULT=kind, PTXCTS_PLANT_FAULT_FORMS=allow)
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "ptxcts"), "modules", "--target", TARGET, "--ptx", PTX,
-                        "--valid-only", "--max-entries", "64", "--out", out], env=env, capture_output=True, text=True)
+    if kind is None:
+        env.pop("PTXCTS_PLANT_FAULT", None)
+        env.pop("PTXCTS_PLANT_FAULT_FORMS", None)
+    argv = [sys.executable, os.path.join(ROOT, "ptxcts"), "modules", "--target", target, "--ptx", PTX,
+            "--valid-only", "--max-entries", "64", "--out", out]
+    for fam in families:
+        argv += ["--family", fam]
+    r = subprocess.run(argv, env=env, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"selftest: ./ptxcts modules with fault {kind} failed: {r.stderr.strip()}")
+    if kind is None:
+        return {}
     with open(os.path.join(out, "faults.json")) as f:
         return json.load(f)["planted"]
 
 
-def refused_by_ptxas(out, ptxas):
-    """Forms whose planted kernel ptxas refuses: their entries' line ranges hold an error."""
+def refused_by_ptxas(out, ptxas, target=TARGET, only=None):
+    """Forms whose planted kernel ptxas refuses: their entries' line ranges hold an error. only: a set of form IDs
+    (the planted ones); a module holding none of them is not assembled (nothing of it can be refused as a plant)."""
     from compile import diagnostics
     with open(os.path.join(out, "index.json")) as f:
         index = json.load(f)
     refused = set()
     for mod in index["modules"]:
+        if only is not None and not any(e["module"] == mod and e["form"] in only for e in index["entries"].values()):
+            continue
         path = os.path.join(out, mod)
-        r = subprocess.run([ptxas, f"-arch={TARGET}", path, "-o", os.devnull], capture_output=True, text=True)
+        r = subprocess.run([ptxas, f"-arch={target}", path, "-o", os.devnull], capture_output=True, text=True)
         if r.returncode == 0:
             continue
         lines = [d.line for d in diagnostics.parse(r.stdout + r.stderr) if d.rejects and d.line]
@@ -128,8 +181,51 @@ def refused_by_ptxas(out, ptxas):
     return refused
 
 
-def main(argv):
+def plant_kind(kind, forms, ptxas, tmp, target=TARGET, keep=None, cache=None):
+    """Plant kind into the run tier's modules of forms ({form ID: Form}) for target, as the self-test runs them
+    (tmp/m, the allow file tmp/forms.txt): plants ptxas refuses are dropped and the modules rendered again until
+    ptxas takes every plant left. keep(form ID): whether a plant ptxas takes is kept (default: all). Returns
+    (planted, refused, live): {form: plant} of every plant, the form IDs ptxas refused, {form: plant} of the kept
+    plants ptxas takes. On return the allow file names the live forms and ptxas takes every plant of the modules in
+    tmp/m (with keep=None, they are exactly the live plants). cache: a dict kept across calls in one process (the
+    repetitions of selftest/rates.py): a kind planted before for the same forms, target and ptxas is not planted
+    and assembled again, and tmp/m is not written (the allow file is)."""
+    allow, mdir = os.path.join(tmp, "forms.txt"), os.path.join(tmp, "m")
+    key = (kind, target, ptxas, tuple(sorted(forms)))
+    if cache is not None and key in cache:
+        planted, refused = cache[key]
+        live = {fid: p for fid, p in planted.items() if fid not in refused and (keep is None or keep(fid))}
+        with open(allow, "w") as f:
+            f.write("\n".join(sorted(live)) + "\n")
+        return planted, refused, live
+    fams = sorted({forms[fid].family for fid in forms})
+    with open(allow, "w") as f:
+        f.write("\n".join(forms) + "\n")
+    planted = {fid: p for fid, p in modules(kind, allow, mdir, target, fams).items() if fid in forms}
+    refused, live = set(), {}
+    for _ in range(8):   # a fatal error hides the lines after it: check again until ptxas takes all
+        new = refused_by_ptxas(mdir, ptxas, target, set(planted)) & set(planted)
+        refused |= new
+        live = {fid: p for fid, p in planted.items() if fid not in refused and (keep is None or keep(fid))}
+        with open(allow, "w") as f:
+            f.write("\n".join(sorted(live)) + "\n")
+        if not new:
+            break
+        modules(kind, allow, mdir, target, fams)
+    if cache is not None:
+        cache[key] = (planted, refused)
+    return planted, refused, live
+
+
+def main(argv, plants=None):
+    """plants: selftest/rates.py's cache of plants across its repetitions (plant_kind's cache)."""
     a = parse(argv)
+    if a.tier == "lower":
+        from selftest import lower_catch
+        return lower_catch.main(a)
+    if a.repeat is not None:
+        from selftest import rates
+        return rates.main(a)
     import toolchains
     ptxas = toolchains.resolve().ptxas
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
@@ -188,20 +284,9 @@ def main(argv):
                 print_kind(i, len(kinds), kind, report["kinds"][kind], k0, t0)
                 continue
             with tempfile.TemporaryDirectory(prefix=f"ptxcts-selftest-{kind}-") as tmp:
+                planted, refused, live = plant_kind(kind, forms, ptxas, tmp, keep=lambda fid: bool(by_form.get(fid)),
+                                                    cache=plants)
                 allow = os.path.join(tmp, "forms.txt")
-                with open(allow, "w") as f:
-                    f.write("\n".join(forms) + "\n")
-                planted = {fid: p for fid, p in modules(kind, allow, os.path.join(tmp, "m")).items() if fid in forms}
-                refused = set()
-                for _ in range(8):   # a fatal error hides the lines after it: check again until ptxas takes all
-                    new = refused_by_ptxas(os.path.join(tmp, "m"), ptxas) & set(planted)
-                    refused |= new
-                    live = {fid: p for fid, p in planted.items() if fid not in refused and by_form.get(fid)}
-                    with open(allow, "w") as f:
-                        f.write("\n".join(sorted(live)) + "\n")
-                    if not new:
-                        break
-                    modules(kind, allow, os.path.join(tmp, "m"))
                 fams = sorted({forms[fid].family for fid in live})
                 faulty, timing = staged(os.path.join(out, kind), {f: by_form[f] for f in live}, clean,
                                         lambda o, ids, alone: run_tier(o, fams, a.seed, 1 if alone else a.jobs, kind,

@@ -1,0 +1,245 @@
+"""./ptxcts selftest --tier lower: the lowering tier's catch of the self-test's planted faults, without a GPU.
+
+Whether silicon sees some faults is timing (a `cp.async.bulk.wait_group.read` where the form waits for the writes
+too is caught only when a write is still in flight as the kernel probes it). The lowering tier sees them whatever
+the timing: the faulty PTX lowers to other SASS. For each fault kind of the run tier's self-test
+(ptxcts_gen.faults.KINDS) and each target, the run tier's own modules are planted exactly as the run-tier
+self-test plants them (selftest.plant_kind: `./ptxcts modules` with PTXCTS_PLANT_FAULT, plants ptxas refuses
+dropped), assembled with ptxas -lineinfo for the target and disassembled (lower.disasm.lower_module); the SASS at
+the planted lines (the `// ptxcts:test` line and the `// ptxcts:fault` lines a plant adds before it) is judged
+against the lowering rules of the ORIGINAL form (lower.judge.judge, rules of ptxcts_gen.lowering). The same modules
+unplanted are lowered and judged too: a plant counts only where the unplanted form passes (a fault in a lowering
+that already fails proves nothing).
+
+Per planted form:
+* caught: the verdict is fail;
+* equivalent: not fail, and the chapter says the fault cannot be observed (faults.KINDS[k].equivalent);
+* not_judged: not fail, and out of the lowering rules' reach: no rule that concerns the form reads a form field
+  the fault changes (PLANT_FIELDS: an address, a size, a coordinate, a ctaMask are no rule's subject), or the
+  lowering key is the unplanted one's (what differs is abstracted by the key); or the unplanted form does not
+  pass;
+* unruled: in reach, the key changed and no rule decides the difference (detected, not caught);
+* hole: in reach, the key changed and the verdict is pass: a lowering rule misses a fault it should decide.
+
+    ./ptxcts selftest --tier lower [--kind K]... [--family F]... [--target T]... [--out DIR] [--jobs N]
+
+Writes DIR/selftest-lower.json (per target and kind: planted, refused, caught, equivalent, not_judged, unruled,
+holes, and every plant with its lines, verdicts and keys) and prints the table; exit 0 without a hole, 1 with one,
+2 on a usage error.
+"""
+import collections
+import concurrent.futures as cf
+import datetime
+import json
+import os
+import sys
+import tempfile
+import time
+
+from ptxcts_gen import faults, linemap
+from ptxcts_gen.model import all_forms
+
+COUNTS = ("planted", "refused", "caught", "equivalent", "not_judged", "unruled", "holes")
+# The form fields (forms.jsonl quals, as a lowering rule's `fields` names them) each fault kind of
+# ptxcts_gen.faults.KINDS changes; () for a kind that changes an operand's value, which no lowering rule reads.
+PLANT_FIELDS = {
+    "redop": ("redop",), "signedness": ("type",), "type": ("type",), "width": ("type",),
+    "address": (), "size": (), "coords": (), "im2col_offsets": (), "cta_mask": (),
+    "wait_count": ("instr", "n"), "wait_read": ("instr",), "arrive": ("instr",),
+    "cp_size": ("cp_size",), "cache_hint": ("cache_hint",),
+}
+
+
+def _tools(toolchain=None, nvdisasm=None):
+    import toolchains
+    from lower import disasm
+    tc = toolchains.resolve_for("selftest", toolchain)
+    dis = disasm.find(tc, nvdisasm)
+    if dis.note:
+        sys.stderr.write(f"selftest: warning: {dis.note}\n")
+    return tc, dis
+
+
+def lowered(mdir, forms, ptxas, nvdisasm, arch, jobs=2, done=None):
+    """{form ID: {"instrs": [Instr], "test_lines": [PTX line], "line": text}} of the given forms in the modules of
+    mdir (`./ptxcts modules` output): each module holding one of them assembled with ptxas -lineinfo for arch and
+    disassembled (lower.disasm.lower_module); the SASS nvdisasm attributes to the entry's `// ptxcts:test` line and
+    the `// ptxcts:fault` lines a plant adds; {form ID: {"error": message}} for a module ptxas or nvdisasm
+    refuses. done: {module: its result, every entry} kept across calls on the same mdir (a module is lowered
+    once)."""
+    from lower import disasm
+    done = {} if done is None else done
+    with open(os.path.join(mdir, "index.json")) as f:
+        index = json.load(f)
+    mods = sorted({e["module"] for e in index["entries"].values() if e["form"] in forms} - set(done))
+
+    def one(mod):
+        with open(os.path.join(mdir, mod)) as f:
+            text = f.read()
+        lines = text.split("\n")
+        ents = [e for e in linemap.entries(lines) if e.form]
+        try:
+            listing = disasm.lower_module(ptxas, nvdisasm, arch, text)
+        except disasm.ToolFailed as e:
+            return mod, {w.form: {"error": str(e)} for w in ents}
+        out = {}
+        for w in ents:
+            at = sorted(set(w.test_lines) | {n for n in range(w.entry, w.last + 1)
+                                             if faults.FAULT_MARK in lines[n - 1]})
+            out[w.form] = {"instrs": listing.at_lines(w.kernel, at), "test_lines": list(w.test_lines),
+                           "line": " ".join(lines[n - 1].strip() for n in at)}
+        return mod, out
+    with cf.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:   # ptxas and nvdisasm are processes
+        for mod, res in pool.map(one, mods):
+            done[mod] = res
+    return {fid: r for res in done.values() for fid, r in res.items() if fid in forms}
+
+
+def verdict(form, got, target):
+    """(class of lower.judge, lowering key, message) of one form's lowered SASS at target."""
+    from lower import judge as judgemod
+    if "error" in got:
+        return "compile_error", "", got["error"].splitlines()[0][:300]
+    v = judgemod.judge(form, got["instrs"], got["line"], target)
+    return v.cls, v.key, v.message
+
+
+def in_reach(kind, form, target):
+    """The lowering rules concerning the form at target that read a field the kind's plant changes."""
+    from ptxcts_gen.lowering import rules_for
+    return sorted({r.name for r, _ in rules_for(form, target) if set(r.fields) & set(PLANT_FIELDS[kind])})
+
+
+def classify(kind, form_obj, form, target, clean, planted):
+    """The class of one plant and why: caught, equivalent, not_judged, unruled or holes (the module's docstring).
+    form_obj: the model's Form; form: its manifest record."""
+    c_cls, c_key, _ = clean
+    p_cls, p_key, _ = planted
+    if c_cls != "pass":
+        return "not_judged", f"the unplanted form's lowering is {c_cls}, not pass"
+    if p_cls == "fail":
+        return "caught", ""
+    reason = faults.KINDS[kind].equivalent(form_obj)
+    if reason:
+        return "equivalent", reason
+    if not in_reach(kind, form, target):
+        return "not_judged", (f"no lowering rule of the form reads what the fault changes "
+                              f"({', '.join(PLANT_FIELDS[kind]) or 'an operand value'})")
+    if p_key == c_key:
+        return "not_judged", "the lowering key is the unplanted one's: what differs is abstracted by the key"
+    if p_cls == "unruled":
+        return "unruled", "the key changed and no lowering rule decides the difference"
+    return "holes", "the key changed and the verdict is pass"
+
+
+def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, progress=None):
+    """The lowering tier's catch of the kinds' plants at each target: the report (a dict, schema
+    ptxcts-selftest-lower). progress(line): one line per target and kind."""
+    from results import manifest
+    from selftest import selftest as runsel
+    unknown = [k for k in kinds if k not in PLANT_FIELDS]
+    if unknown:   # a new kind of ptxcts_gen.faults: say which form fields it changes before judging it here
+        raise ValueError(f"fault kind {', '.join(unknown)}: not in lower_catch.PLANT_FIELDS")
+    tc, dis = _tools(toolchain, nvdisasm)
+    m = manifest.load(manifest.default_dir())
+    t0 = time.monotonic()
+    report = {"schema": "ptxcts-selftest-lower", "version": 1,
+              "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+              "ptx": runsel.PTX, "toolchain": f"{tc.name} (ptxas {tc.ptxas_version})", "nvdisasm": dis.version,
+              "nvdisasm_release_match": dis.matches, "targets": {}, "kinds": {}}
+    forms = {f.id: f for f in all_forms() if f.valid and (not families or f.family in families)}
+    for target in targets:
+        arch = tc.arch(target)
+        if not arch:
+            report["targets"][target] = {"not_supported": tc.why_not(target, runsel.PTX) or "no -arch"}
+            continue
+        tk0 = time.monotonic()
+        per = report["targets"][target] = {"kinds": {}}
+        with tempfile.TemporaryDirectory(prefix=f"ptxcts-selftest-lower-{target}-") as tmp:
+            cdir, clean_done = os.path.join(tmp, "clean"), {}
+            runsel.modules(None, None, cdir, target, sorted({f.family for f in forms.values()}))
+            for kind in kinds:
+                k0 = time.monotonic()
+                kt = os.path.join(tmp, kind)
+                os.makedirs(kt)
+                planted, refused, live = runsel.plant_kind(kind, forms, tc.ptxas, kt, target=target)
+                got = lowered(os.path.join(kt, "m"), set(live), tc.ptxas, dis.path, arch, jobs) if live else {}
+                clean = lowered(cdir, set(live), tc.ptxas, dis.path, arch, jobs, clean_done) if live else {}
+                rows = collections.Counter(planted=len(planted), refused=len(refused))
+                plants = []
+                for fid in sorted(live):
+                    rec = m.form(fid)
+                    cv = verdict(rec, clean.get(fid, {"error": "not in the unplanted modules"}), target)
+                    pv = verdict(rec, got.get(fid, {"error": "not in the planted modules"}), target)
+                    cls, why = classify(kind, forms[fid], rec, target, cv, pv)
+                    rows[cls] += 1
+                    g = got.get(fid, {})
+                    plants.append({"form": fid, "family": forms[fid].family, "was": live[fid]["from"],
+                                   "planted": live[fid]["to"], "class": cls, "why": why, "verdict": pv[0],
+                                   "message": pv[2], "key": pv[1], "clean_verdict": cv[0], "clean_key": cv[1],
+                                   "sass": [i.text for i in g.get("instrs", [])],
+                                   "sass_test_line": [i.text for i in g.get("instrs", [])
+                                                      if i.ptx_line in g.get("test_lines", ())]})
+                secs = time.monotonic() - k0
+                per["kinds"][kind] = dict({c: rows[c] for c in COUNTS}, seconds=round(secs, 1), plants=plants,
+                                          what=faults.KINDS[kind].what)
+                if progress:
+                    progress(f"selftest --tier lower: {target} {kind}: planted {rows['planted']} (refused "
+                             f"{rows['refused']}), caught {rows['caught']}, equivalent {rows['equivalent']}, not "
+                             f"judged {rows['not_judged']}, unruled {rows['unruled']}, holes {rows['holes']} "
+                             f"({secs:.1f} s)")
+        per["seconds"] = round(time.monotonic() - tk0, 1)
+    for kind in kinds:   # over the targets
+        tot = collections.Counter()
+        for t in report["targets"].values():
+            for c in COUNTS:
+                tot[c] += t.get("kinds", {}).get(kind, {}).get(c, 0)
+        report["kinds"][kind] = {c: tot[c] for c in COUNTS}
+    report["seconds"] = round(time.monotonic() - t0, 1)
+    return report
+
+
+def rate(row):
+    """Caught over the plants this tier judges (caught, unruled, holes): 100.0 when every one is caught, None
+    when there is none."""
+    denom = row["caught"] + row["unruled"] + row["holes"]
+    return round(100.0 * row["caught"] / denom, 1) if denom else None
+
+
+def print_table(report, stream=sys.stdout):
+    stream.write(f"\n{'target':8} {'kind':15} " + " ".join(f"{c:>10}" for c in COUNTS) + f" {'caught %':>8}\n")
+    for target, t in report["targets"].items():
+        if "not_supported" in t:
+            stream.write(f"{target:8} not supported: {t['not_supported']}\n")
+            continue
+        for kind, r in t["kinds"].items():
+            pct = rate(r)
+            stream.write(f"{target:8} {kind:15} " + " ".join(f"{r[c]:>10}" for c in COUNTS)
+                         + f" {'-' if pct is None else pct:>8}\n")
+    for target, t in report["targets"].items():
+        for kind, r in t.get("kinds", {}).items():
+            for p in r["plants"]:
+                if p["class"] in ("holes", "unruled"):
+                    stream.write(f"  {target} {kind}: {p['form']}: {p['class'].upper()} ({p['verdict']}): {p['was']}"
+                                 f" -> {' / '.join(p['planted'])}\n      SASS: {' ; '.join(p['sass'])}\n")
+
+
+def main(a):
+    """a: selftest.parse's namespace with tier lower (kind, family, target, out, jobs, toolchain, nvdisasm)."""
+    from results import atomic_write
+    from selftest import selftest as runsel
+    kinds = a.kind or list(faults.KINDS)
+    targets = a.target or list(runsel.DEFAULT_LOWER_TARGETS)
+    report = catch(kinds, targets, a.family, a.toolchain, a.nvdisasm, a.jobs,
+                   progress=lambda line: print(line, flush=True))
+    out = a.out or os.path.join(runsel.ROOT, "results",
+                                datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
+                                + "-selftest-lower")
+    os.makedirs(out, exist_ok=True)
+    atomic_write(os.path.join(out, "selftest-lower.json"), json.dumps(report, indent=1, sort_keys=True) + "\n")
+    print_table(report)
+    holes = sum(r["holes"] for r in report["kinds"].values())
+    print(f"selftest --tier lower: {out}/selftest-lower.json ({report['seconds']} s; toolchain {report['toolchain']},"
+          f" nvdisasm {report['nvdisasm']})")
+    return 1 if holes else 0
+
