@@ -5,7 +5,10 @@
 #   ./ptxcts setup --browser            also chromium, for the report's browser test (optional: it skips without)
 #   ./ptxcts setup --toolchains 12.9,13.5 [--wheels DIR]   also these toolchains (official wheels; ./ptxcts toolchains)
 #   ./ptxcts setup --frontends llvm-22,... [--wheels DIR]   the front-ends the front-end tier judges (default llvm-22,
-#                                       installed when missing; without network and wheels it says how, and goes on)
+#                                       installed when missing; without network and wheels it says how, and goes on).
+#                                       llvmlite is a wheel per CPython: DIR holds the one of this python3 (cp311,
+#                                       cp312: toolchains/frontends.toml pins each); a wheel whose sha256 is not the
+#                                       pin stops setup (exit 3)
 set -euo pipefail
 root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 browser=0 toolchains="" wheels=() frontends="" frontends_given=0
@@ -47,7 +50,7 @@ fi
 command -v ptxas >/dev/null || { echo "setup: no ptxas on PATH or in /usr/local/cuda/bin: install the CUDA toolkit" >&2; exit 1; }
 browser_state="none (results.html_chromium skips; ./ptxcts setup --browser installs it)"
 for b in chromium chromium-browser; do command -v $b >/dev/null && browser_state=$b && break; done
-echo "setup: $(ptxas --version | grep -o 'V[0-9.]*' | head -1) ptxas; cmake $(cmake --version | head -1 | awk '{print $3}');" \
+echo "setup: $(ptxas --version | grep -o 'V[0-9][0-9.]*' | head -1) ptxas; cmake $(cmake --version | head -1 | awk '{print $3}');" \
      "python $(python3 -c 'import sys; print(sys.version.split()[0])'); browser: $browser_state"
 # Hypothesis (PyPI), for the fuzz tests of the loaders and argument parsers (harness/tests/fuzz, CTest cli.fuzz.*):
 # into a cache outside the checkout (the tests add it to their path); offline from --wheels DIR or pip's cache.
@@ -67,14 +70,19 @@ if [ -n "$toolchains" ]; then
   PYTHONPATH="$root/generator:$root/harness" python3 -m toolchains install ${toolchains//,/ } "${wheels[@]}"
 fi
 # The front-ends (harness/frontend): llvm-22 by default, the CPU part of ./ptxcts all. Named with --frontends, a
-# failure to install is an error; by default it is reported with the command that installs it, and setup goes on.
+# failure to install is an error (the install's exit status); by default one that is missing (no network, no wheel
+# for this Python in --wheels DIR: exit 2) is reported with the command that installs it, and setup goes on, but a
+# wheel refused for its sha256 or a malformed catalog (exit 3) stops setup.
 [ $frontends_given = 1 ] || frontends=llvm-22
 if [ -n "$frontends" ]; then
   export PTXCTS_ROOT=$root
-  if ! PYTHONPATH="$root/generator:$root/harness" python3 -m frontend install ${frontends//,/ } "${wheels[@]}"; then
-    [ $frontends_given = 1 ] && exit 1
-    echo "setup: front-end llvm-22 not installed (no network? ./ptxcts frontend install --wheels DIR llvm-22);" \
-         "the front-end tier skips without it" >&2
+  frc=0
+  PYTHONPATH="$root/generator:$root/harness" python3 -m frontend install ${frontends//,/ } "${wheels[@]}" || frc=$?
+  if [ $frc != 0 ]; then
+    { [ $frontends_given = 1 ] || [ $frc = 3 ]; } && exit $frc
+    tag=$(python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
+    echo "setup: front-end llvm-22 not installed (no network? ./ptxcts frontend install --wheels DIR llvm-22, DIR" \
+         "holding the llvmlite wheel of this Python, $tag); the front-end tier skips without it" >&2
   fi
 fi
 # The lowering tier's disassembler: the nvidia-cuda-nvdisasm wheel of the newest release that has one (a toolchain

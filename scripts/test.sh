@@ -24,6 +24,8 @@ value() {   # value OPTION VALUE
   esac
 }
 check=("$@")
+# the CPUs this process may use (scripts/build.sh says why OMP_NUM_THREADS is left out): ctest's -j unless given
+jobs=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) jobs_given=0
 while [ ${#check[@]} -gt 0 ]; do
   a=${check[0]}
   case "$a" in
@@ -31,10 +33,12 @@ while [ ${#check[@]} -gt 0 ]; do
     --exclude-regex|--output-junit|--resource-spec-file|--stop-time|--test-load|--repeat-until-fail)
       [ ${#check[@]} -ge 2 ] || { echo "test: ctest option '$a' needs a value" >&2; exit 2; }
       value "$a" "${check[1]}"
+      case "$a" in -j|--parallel) jobs=${check[1]} jobs_given=1 ;; esac
       check=("${check[@]:2}"); continue ;;
-    -j[0-9]*) value -j "${a#-j}" ;;
+    -j[0-9]*) value -j "${a#-j}"; jobs=${a#-j} jobs_given=1 ;;
     --timeout=*|--repeat=*|--parallel=*|--label-regex=*|--tests-regex=*|--exclude-regex=*)
-      value "${a%%=*}" "${a#*=}" ;;
+      value "${a%%=*}" "${a#*=}"
+      case "$a" in --parallel=*) jobs=${a#*=} jobs_given=1 ;; esac ;;
     -N|-V|-VV|-Q|--quiet|--output-on-failure|--stop-on-failure|--schedule-random|--rerun-failed|\
     --progress|--no-tests=*|\
     --show-only|--show-only=*|--print-labels|--extra-verbose|--verbose|--debug|--no-label-summary|--no-subproject-summary) ;;
@@ -44,14 +48,15 @@ while [ ${#check[@]} -gt 0 ]; do
   esac
   check=("${check[@]:1}")
 done
-bash "$root/scripts/build.sh" || exit $?
+bash "$root/scripts/build.sh" -j "$jobs" || exit $?   # a -j given to test limits the build too
 spec=$build/gpus.json
 bash "$root/scripts/gpus.sh" "$spec" || exit $?
 ngpu=$(grep -c '"id"' "$spec" || true)
 stamp=$(date -u +%Y-%m-%dT%H-%M-%SZ)
 export PTXCTS_RUN_RESULTS=${PTXCTS_RUN_RESULTS:-$build/ctest-results/$stamp}
 export PTXCTS_RUN_ID=${PTXCTS_RUN_ID:-$stamp-ctest}
-args=(--output-on-failure -j "$(nproc)")
+args=(--output-on-failure)
+[ $jobs_given = 1 ] || args+=(-j "$jobs")   # else the -j given, among "$@"
 [ "$ngpu" -gt 0 ] && args+=(--resource-spec-file "$spec")
 echo "test: $ngpu GPU(s); run-tier shards under $PTXCTS_RUN_RESULTS"
 ctest --test-dir "$build" "${args[@]}" "$@"

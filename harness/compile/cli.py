@@ -42,7 +42,9 @@ def parse_args(argv):
     p.add_argument("--case", action="append", default=[], metavar="GLOB", help="only case IDs matching GLOB")
     p.add_argument("--valid-only", action="store_true", help="only the cases expected to be accepted")
     p.add_argument("--limit", type=int, help="at most N cases, spread evenly over the selection")
-    p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="parallel compiler calls (default: cpu count)")
+    p.add_argument("-j", "--jobs", type=int, default=pool.usable_cpus(),
+                   help="parallel compiler calls, 1..%d (default: the CPUs this process may use, %%(default)s here)"
+                        % MAX_JOBS)
     p.add_argument("--module-size", type=int, default=pool.DEFAULT_MODULE_SIZE, help="cases per module (default %(default)s)")
     p.add_argument("--out", help="output folder (default results/<run-id>/)")
     p.add_argument("--resume", metavar="DIR", help="finish the interrupted run in DIR (same selection, same run ID)")

@@ -2,6 +2,7 @@
 all, the modules they are cut into, and the pool of worker processes that judges the modules."""
 import concurrent.futures as cf
 import multiprocessing
+import os
 import signal
 import time
 import types
@@ -16,6 +17,18 @@ from results import manifest
 # ~22-25 ms (process start), 16 entries ~7-9 ms each, 32-128 entries a flat ~5-8 ms each, 192-256 entries 13-16 ms
 # each (the non-linear growth). 64 sits in the flat part, and leaves many modules to spread over the cores.
 DEFAULT_MODULE_SIZE = 64
+
+
+def usable_cpus():
+    """The CPUs this process may run on: its affinity mask (what taskset and a cgroup cpuset leave it, which
+    os.cpu_count() ignores), at least 1; os.cpu_count() where the platform has no affinity call. The default size
+    of the suite's CPU worker pools (compile, lower, frontend): each worker is one compiler process at a time, so
+    one per usable core. A CPU quota (cgroup cpu.max) is not read: `nproc`, the shell scripts' count, ignores it
+    too."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 # ---- worker processes --------------------------------------------------------------------------------------
@@ -115,7 +128,9 @@ def judge_all(chosen, m, mroot, tc, load_path, use_gen, jobs_n, module_size, adv
     calls = 0
     if jobs:
         spec = (load_path, tc.ptxas, tc.nvjitlink)
-        # the driver's JIT needs a CUDA context per worker, which must not be inherited through fork
+        # the driver's JIT needs a CUDA context per worker, which must not be inherited through fork. The pool is
+        # not made smaller for it: the JIT compiles on the CPU, and a context takes well under 1 GB of device
+        # memory, so one per usable core (usable_cpus: 16 or 32 on the H200 runners) leaves the GPU mostly free.
         ctx = multiprocessing.get_context("spawn" if load_path == "driver" else "fork")
         pool = cf.ProcessPoolExecutor(max_workers=jobs_n, mp_context=ctx, initializer=_init,
                                       initargs=(mroot, spec, use_gen, keep))

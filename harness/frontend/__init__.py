@@ -27,8 +27,10 @@ def frontends_dir():
 
 
 def installed_dir(name):
-    d = os.path.join(frontends_dir(), name)
-    return d if os.path.exists(os.path.join(d, "INSTALLED.json")) else None
+    """The install folder of front-end `name` when it was installed for this Python (install.installed_here: an
+    install made by another interpreter does not load here), else None."""
+    from .install import installed_here
+    return installed_here(name)
 
 
 def description_path(name):

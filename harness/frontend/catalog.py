@@ -4,11 +4,15 @@ import re
 
 from toolchains.catalog import checked_wheel, read_versioned
 
-from .errors import MALFORMED, FrontendError
+from .errors import MALFORMED, USAGE, FrontendError
 
 KINDS = ("llvm", "nvrtc")
 _NAME = re.compile(r"^[a-z][a-z0-9.+-]*$")
-_WHEEL_KEYS = {"package", "version", "sha256"}
+_WHEEL_KEYS = {"package", "version", "sha256"}        # one file for every Python (a py3-none wheel)
+_PER_PYTHON_KEYS = {"package", "version", "python"}   # one file per CPython: python.<tag> = {file, sha256}
+_PIN_KEYS = {"file", "sha256"}
+_TAG = re.compile(r"^cp3\d+$")
+_SHA = re.compile(r"^[0-9a-f]{64}$")
 _FIELDS = {"kind", "ptxas", "library", "headers", "wheels"}
 
 
@@ -42,9 +46,64 @@ def load(file=None):
         wheels = e.get("wheels")
         if not isinstance(wheels, list) or not wheels:
             raise FrontendError(f"{where}.wheels: a non-empty list of wheels", MALFORMED)
-        wheels = [checked_wheel(w, f"{where}.wheels[{i}]", _WHEEL_KEYS, FrontendError) for i, w in enumerate(wheels)]
+        wheels = [_checked(w, f"{where}.wheels[{i}]") for i, w in enumerate(wheels)]
         out[name] = {"kind": e["kind"], "ptxas": e["ptxas"], "library": e["library"], "headers": e.get("headers"),
                      "wheels": wheels}
     if not out:
         raise FrontendError(f"{file}: no [frontend.\"NAME\"] entry", MALFORMED)
     return out
+
+
+def _checked(w, where):
+    """A copy of one wheel entry: {package, version, sha256} (the same file for every Python), or {package,
+    version, python: {tag: {file, sha256}}} (a wheel built per CPython: the file pip downloads for each tag it is
+    pinned for, e.g. cp311, cp312, and that file's sha256). FrontendError (exit 3) otherwise."""
+    if not (isinstance(w, dict) and "python" in w):
+        return checked_wheel(w, where, _WHEEL_KEYS, FrontendError)
+    if set(w) != _PER_PYTHON_KEYS:
+        raise FrontendError(f"{where}: a wheel per Python needs exactly {', '.join(sorted(_PER_PYTHON_KEYS))}",
+                            MALFORMED)
+    for k in ("package", "version"):
+        if not isinstance(w[k], str) or not w[k]:
+            raise FrontendError(f"{where}.{k}: missing or not a string", MALFORMED)
+    pins = w["python"]
+    if not isinstance(pins, dict) or not pins:
+        raise FrontendError(f"{where}.python: a table of CPython tags (cp311 = {{file, sha256}}, ...)", MALFORMED)
+    stem = f"{w['package'].replace('-', '_')}-{w['version']}-"
+    out = {}
+    for tag, pin in pins.items():
+        at = f"{where}.python.{tag}"
+        if not _TAG.match(tag):
+            raise FrontendError(f"{at}: not a CPython tag (cp311, cp312, ...)", MALFORMED)
+        if not isinstance(pin, dict) or set(pin) != _PIN_KEYS:
+            raise FrontendError(f"{at}: needs exactly {', '.join(sorted(_PIN_KEYS))}", MALFORMED)
+        if not isinstance(pin["sha256"], str) or not _SHA.match(pin["sha256"]):
+            raise FrontendError(f"{at}.sha256: not a sha256 hex digest", MALFORMED)
+        f = pin["file"]
+        if not isinstance(f, str) or not f.startswith(stem) or not f.endswith(".whl") or "/" in f or \
+                tag not in wheel_python_tags(f):
+            raise FrontendError(f"{at}.file: {f!r} is not a {stem}*.whl file name tagged {tag}", MALFORMED)
+        out[tag] = {"file": f, "sha256": pin["sha256"]}
+    return {"package": w["package"], "version": w["version"], "python": out}
+
+
+def wheel_python_tags(filename):
+    """The Python tags of a wheel's file name (name-version[-build]-PY-ABI-PLATFORM.whl): {"cp312"}, {"py3"}; empty
+    for a name that is not a wheel's."""
+    parts = filename[:-len(".whl")].split("-") if filename.endswith(".whl") else []
+    return set(parts[-3].split(".")) if len(parts) in (5, 6) else set()
+
+
+def pin_for(wheel, tag):
+    """(sha256, file name or None) that wheel (a checked entry) must have for the Python tag (cp312): its one
+    sha256 for a wheel of every Python; for a wheel per Python, the tag's pin, else FrontendError (exit 2) naming
+    the tags it is pinned for."""
+    if "python" not in wheel:
+        return wheel["sha256"], None
+    pin = wheel["python"].get(tag)
+    if pin is None:
+        tags = ", ".join(sorted(wheel["python"]))
+        raise FrontendError(f"{wheel['package']}=={wheel['version']} is pinned for {tags} only (toolchains/"
+                            f"frontends.toml), not for this Python ({tag}): add the file and sha256 of its {tag} wheel "
+                            f"there, or run with one of those", USAGE)
+    return pin["sha256"], pin["file"]

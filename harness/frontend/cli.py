@@ -7,8 +7,12 @@ from collections import Counter, defaultdict
 
 import boundary
 
+from compile.pool import usable_cpus
+
 from . import ENV, FrontendError, catalog, description_path, installed_dir, known_names, resolve
 from .errors import MALFORMED
+
+MAX_JOBS = 1024   # children at once; more is a typo, not a machine (as the compile tier's --jobs)
 
 
 def _root():
@@ -30,7 +34,9 @@ def _parser():
     s = sub.add_parser("probe", help="probe a front-end's library and write toolchains/<name>.json")
     s.add_argument("name", nargs="?", metavar="NAME")
     s.add_argument("--out", metavar="FILE", help="write here instead of toolchains/<name>.json")
-    s.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    s.add_argument("-j", "--jobs", type=int, default=usable_cpus(),
+                   help=f"children probing at once, 1..{MAX_JOBS} (default: the CPUs this process may use, %(default)s "
+                        f"here)")
     s = sub.add_parser("coverage", help="forms each front-end can express, per family; every other form with its reason")
     s.add_argument("--frontend", action="append", default=[], metavar="NAME", help="only this front-end (repeatable)")
     s.add_argument("--json", metavar="FILE", help="also write the coverage as JSON here")
@@ -49,7 +55,9 @@ def _parser():
     s.add_argument("--ptx", action="append", default=[], help="only this PTX ISA version (repeatable)")
     s.add_argument("--case", action="append", default=[], metavar="GLOB", help="only case IDs matching GLOB")
     s.add_argument("--limit", type=int, help="at most N cases, spread evenly over the selection")
-    s.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="parallel children (default: cpus)")
+    s.add_argument("-j", "--jobs", type=int, default=usable_cpus(),
+                   help=f"compiling children (and ptxas calls) at once, 1..{MAX_JOBS} (default: the CPUs this process "
+                        f"may use, %(default)s here)")
     s.add_argument("--out", help="output folder (default results/<run-id>/)")
     s.add_argument("--expectations", help="reviewed ptxas findings (default results/expectations/ptxas.toml)")
     s.add_argument("--findings", help="reviewed front-end findings (default results/expectations/frontends.toml)")
@@ -191,7 +199,14 @@ def cmd_compare(a):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     # compare parses its own options (frontend.compare), --help included
-    a = argparse.Namespace(cmd="compare", args=argv[1:]) if argv[:1] == ["compare"] else _parser().parse_args(argv)
+    if argv[:1] == ["compare"]:
+        a = argparse.Namespace(cmd="compare", args=argv[1:])
+    else:
+        p = _parser()
+        a = p.parse_args(argv)
+        jobs = getattr(a, "jobs", None)   # probe and run
+        if jobs is not None and not 1 <= jobs <= MAX_JOBS:
+            p.error(f"--jobs {jobs}: must be >= 1 and <= {MAX_JOBS}")
     from ptxcts_gen.frontends import MappingError
     import toolchains
     verb = {"list": cmd_list, "install": cmd_install, "probe": cmd_probe, "coverage": cmd_coverage,

@@ -13,12 +13,14 @@ import results
 import toolchains
 from results import manifest
 from results.errors import ResultsError
+from compile import pool as compile_pool
 from compile.progress import Progress
 from lower import coverage, disasm, keys, pool, records
 from lower import plan as planmod
 from lower import selftest as selftestmod
 
 TIER = "lower"
+MAX_JOBS = 1024   # as the compile tier's --jobs
 
 
 def _root():
@@ -40,8 +42,9 @@ def parse_args(argv):
     p.add_argument("--family", action="append", default=[], help="only this family (repeat, or comma-separate)")
     p.add_argument("--target", action="append", default=[], help="only this target, e.g. sm_100a (repeatable)")
     p.add_argument("--form", action="append", default=[], metavar="GLOB", help="only form IDs matching GLOB")
-    p.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1),
-                   help="worker processes (default %(default)s)")
+    p.add_argument("-j", "--jobs", type=int, default=compile_pool.usable_cpus(),
+                   help=f"worker processes, each running ptxas then nvdisasm on one module, 1..{MAX_JOBS} (default: "
+                        f"the CPUs this process may use, %(default)s here)")
     p.add_argument("--module-size", type=int, default=planmod.DEFAULT_MODULE_SIZE,
                    help="forms per module (default %(default)s)")
     p.add_argument("--out", help="output folder (default results/<run-id>/)")
@@ -66,6 +69,8 @@ def parse_args(argv):
     a.target = [t for x in a.target for t in x.split(",") if t]
     if a.jobs < 1:
         p.error(f"--jobs {a.jobs}: must be >= 1")
+    if a.jobs > MAX_JOBS:
+        p.error(f"--jobs {a.jobs}: must be <= {MAX_JOBS} (worker processes at once; more is a typo, not a machine)")
     if a.module_size < 1:
         p.error(f"--module-size {a.module_size}: must be >= 1")
     if (a.baseline or a.update_baseline) and not a.gate:

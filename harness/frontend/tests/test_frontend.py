@@ -16,7 +16,8 @@ from ptxcts_gen.frontends import MappingError, Spelling, Unexpressible
 from ptxcts_gen.frontends import llvm as llvm_map
 
 import frontend
-from frontend import catalog, cli, isolate, judge
+from frontend import catalog, cli, install, isolate, judge
+from frontend.tests.test_install import InstallTest  # noqa: F401  (run with these: install from a folder of wheels)
 
 ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -202,7 +203,7 @@ class BadInputTest(unittest.TestCase):
         with open(os.path.join(site, "llvmlite", "binding", "libllvmlite.so"), "wb") as f:
             f.write(b"not a shared object")
         with open(os.path.join(self.tmp, "frontends", "llvm-22", "INSTALLED.json"), "w") as f:
-            json.dump({"name": "llvm-22"}, f)
+            json.dump({"name": "llvm-22", "python_tag": install.python_tag()}, f)
         rc, err = _cli(["run", "--frontend", "llvm-22", "--case", "cp.async.bulk.commit_group/*"],
                        {"PTXCTS_TOOLCHAIN_CACHE": self.tmp})
         self.assertEqual(rc, 3, err)
