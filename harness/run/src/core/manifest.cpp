@@ -74,6 +74,37 @@ std::string module_dir(const Toolchain& tc, const std::string& target, const std
          (tc.frontend.empty() ? "" : "-" + sanitize(tc.frontend));
 }
 
+void remove_tree(const std::string& dir) {
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n != "." && n != "..") ::unlink((dir + "/" + n).c_str());
+    }
+    closedir(d);
+    ::rmdir(dir.c_str());
+  }
+}
+
+std::string content_folder(const std::string& stage, const std::string& parent) {
+  // The digest of the index and every file beside it, in name order.
+  std::vector<std::string> names;
+  if (DIR* d = opendir(stage.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n != "." && n != "..") names.push_back(n);
+    }
+    closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  uint64_t h = fnv1a("ptxcts-modules");
+  for (auto& n : names) h = fnv1a(read_file(stage + "/" + n), fnv1a(n, h));
+  const std::string dir = parent + "/" + hex(h).substr(2);
+  // Another run that wrote the same modules first keeps its folder (and the cubins assembled there); rename()
+  // fails on a folder that exists, so the first one in wins and the others drop their copies.
+  if (::rename(stage.c_str(), dir.c_str()) != 0) remove_tree(stage);
+  return dir;
+}
+
 std::string scan_modules(const std::string& dir, ModuleSet& out) {
   // The kernel -> module map is the one `./ptxcts modules` wrote beside the modules (index.json, "modules":
   // module file -> its entries; generator/ptxcts_gen/linemap.py), not a second reading of the PTX text.
@@ -112,6 +143,14 @@ std::string scan_modules(const std::string& dir, ModuleSet& out) {
   return "";
 }
 
+namespace {
+// A cubin is assembled into a file of this process's own and renamed into place: two runs assembling the same
+// module at once never write one file.
+std::string part_of(const std::string& cubin, pid_t owner = getpid()) {
+  return cubin + ".part-" + std::to_string(owner);
+}
+}  // namespace
+
 std::string prepare_modules(const Toolchain& tc, const std::string& target, const std::vector<std::string>& families,
                             const std::string& tag, bool cubins, int jobs, ModuleSet& out, bool quiet) {
   const std::string& ptx = tc.ptx;
@@ -131,25 +170,28 @@ std::string prepare_modules(const Toolchain& tc, const std::string& target, cons
     if (int rc = run_process(argv, &log); rc != 0)
       return "--modules " + tc.prebuilt + ": " + (log.empty() ? "the check failed (exit " + std::to_string(rc) + ")" : log.substr(0, 2000));
   } else {
-    dir = module_dir(tc, target, tag);
-    make_dirs(dir);
-    // Stale modules of an earlier manifest must not survive: remove the .ptx files first.
-    if (DIR* d = opendir(dir.c_str())) {
-      while (dirent* e = readdir(d)) {
-        std::string n = e->d_name;
-        if (n.size() > 4 && n.compare(n.size() - 4, 4, ".ptx") == 0) ::unlink((dir + "/" + n).c_str());
-      }
-      closedir(d);
-    }
+    // The modules are written into a folder of this process's own, then kept under the digest of what was
+    // written (content_folder): two runs at once (the shards of run --gpus, the self-test beside the run tier, a
+    // planted fault's modules beside the clean ones) never remove or rewrite the modules another one loads, and
+    // modules of an earlier manifest are never read again (their digest differs).
+    const std::string parent = module_dir(tc, target, tag);
+    make_dirs(parent);
+    const std::string stage = parent + "/.stage-" + std::to_string(getpid());
+    remove_tree(stage);
+    make_dirs(stage);
     std::vector<std::string> argv = {"python3", ptxcts_root() + "/ptxcts", "modules", "--target", target,
-                                     "--ptx", ptx, "--valid-only", "--out", dir,
+                                     "--ptx", ptx, "--valid-only", "--out", stage,
                                      "--max-entries", std::to_string(kMaxEntriesPerModule)};
     if (!tc.frontend.empty()) { argv.push_back("--frontend"); argv.push_back(tc.frontend); }
     for (auto& f : families) { argv.push_back("--family"); argv.push_back(f); }
     int rc = run_process(argv, &log);
-    if (rc != 0) return "`./ptxcts modules --target " + target + " --ptx " + ptx +
-                        (tc.frontend.empty() ? "" : " --frontend " + tc.frontend) + "` failed (exit " +
-                        std::to_string(rc) + "): " + log.substr(0, 2000);
+    if (rc != 0) {
+      remove_tree(stage);
+      return "`./ptxcts modules --target " + target + " --ptx " + ptx +
+             (tc.frontend.empty() ? "" : " --frontend " + tc.frontend) + "` failed (exit " + std::to_string(rc) +
+             "): " + log.substr(0, 2000);
+    }
+    dir = content_folder(stage, parent);
   }
   if (auto e = scan_modules(dir, out); !e.empty()) return e;
   if (!cubins) return "";
@@ -172,9 +214,9 @@ std::string prepare_modules(const Toolchain& tc, const std::string& target, cons
       ::unlink(running[i].log.c_str());
       if (!ok) {
         out.ptxas_error[running[i].ptx] = log.empty() ? "ptxas failed" : log.substr(0, 4000);
-        ::unlink(running[i].cubin.c_str());
+        ::unlink(part_of(running[i].cubin).c_str());
       } else {
-        std::rename((running[i].cubin + ".part").c_str(), running[i].cubin.c_str());
+        std::rename(part_of(running[i].cubin).c_str(), running[i].cubin.c_str());
       }
       running.erase(running.begin() + long(i));
       if (block) return;
@@ -183,11 +225,11 @@ std::string prepare_modules(const Toolchain& tc, const std::string& target, cons
   while (next < todo.size() || !running.empty()) {
     if (g_stop_requested) {
       // Interrupted: stop the ptxas processes (they are ours) and give up; the caller reports the rest skipped.
-      for (auto& j : running) { kill(j.pid, SIGTERM); int st; waitpid(j.pid, &st, 0); ::unlink(j.log.c_str()); ::unlink((j.cubin + ".part").c_str()); }
+      for (auto& j : running) { kill(j.pid, SIGTERM); int st; waitpid(j.pid, &st, 0); ::unlink(j.log.c_str()); ::unlink(part_of(j.cubin).c_str()); }
       return "interrupted";
     }
     while (next < todo.size() && int(running.size()) < std::max(1, jobs)) {
-      Job j{0, todo[next].first, todo[next].second, todo[next].second + ".log"};
+      Job j{0, todo[next].first, todo[next].second, part_of(todo[next].second) + ".log"};
       ++next;
       pid_t pid = fork();
       if (pid == 0) {
@@ -195,7 +237,7 @@ std::string prepare_modules(const Toolchain& tc, const std::string& target, cons
         (void)lf;
         dup2(1, 2);
         std::string arch = "-arch=" + tc.arch_of(target);
-        std::string outp = j.cubin + ".part";
+        std::string outp = part_of(j.cubin, getppid());   // the parent renames it into place
         const std::string& px = tc.ptxas;
         execlp(px.c_str(), px.c_str(), arch.c_str(), "-o", outp.c_str(), j.ptx.c_str(), (char*)nullptr);
         std::perror("exec ptxas");

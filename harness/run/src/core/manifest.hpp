@@ -40,6 +40,10 @@ std::string prepare_modules(const Toolchain& tc, const std::string& target, cons
                             const std::string& tag, bool cubins, int jobs, ModuleSet& out, bool quiet);
 // Rebuilds the kernel -> module map of an already prepared folder (the worker's view).
 std::string scan_modules(const std::string& dir, ModuleSet& out);
+// Keeps the modules written into stage (a folder of this process's own) as parent/<digest of their bytes>, or
+// drops them where another run kept the same ones first; returns that folder.
+std::string content_folder(const std::string& stage, const std::string& parent);
+void remove_tree(const std::string& dir);   // a folder of plain files, and the folder
 std::string module_dir(const Toolchain& tc, const std::string& target, const std::string& tag);
 constexpr int kMaxEntriesPerModule = 16;  // smaller modules: parallel ptxas, and a worker JITs only what it runs
 
