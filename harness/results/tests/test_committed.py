@@ -38,7 +38,7 @@ class Committed(unittest.TestCase):
 
     def test_toolchain_baselines(self):
         """One compile baseline per toolchain of the matrix (ptxas and nvJitLink verdicts of every case of the
-        manifest), the H100 run tier's, and the H100 driver JIT's."""
+        manifest), and the run tier's and the driver JIT's of the reference device, the H200."""
         import gzip
         root = os.path.join(REPO, "results", "baselines")
         with open(os.path.join(REPO, "generated", "manifest", "targets.json"), encoding="utf-8") as f:
@@ -53,10 +53,10 @@ class Committed(unittest.TestCase):
                 self.assertEqual(len(cases), 2 * total, "every case of the manifest, both compilers")
         header, cases = baseline.load(os.path.join(root, "run", "sm_90", "13.0.json.gz"))
         self.assertEqual((header["tier"], header["sm"], header["source"]["device"]),
-                         ("run", "sm_90", "NVIDIA H100 80GB HBM3"))
-        # every case of the committed H100 run the baseline was written from (19,625 on 2026-11-28), and beyond
+                         ("run", "sm_90", "NVIDIA H200"))
+        # every case of the committed H200 run the baseline was written from (19,631 on 2026-11-28), and beyond
         # them only permanent cases the exploration kept after it (results/explore/explored.jsonl)
-        with gzip.open(os.path.join(REPO, "results", "2026-11-28-sm_90-h100-run-3", "results.json.gz"), "rt",
+        with gzip.open(os.path.join(REPO, "results", "2026-11-28-sm_90-h200-run-2", "results.json.gz"), "rt",
                        encoding="utf-8") as f:
             run = json.load(f)
         self.assertEqual(header["source"]["runs"], [run["run_id"]])
@@ -67,7 +67,8 @@ class Committed(unittest.TestCase):
         self.assertEqual({k[0] for k in set(cases) - run_keys} - explored, set(),
                          "beyond the run, the baseline holds explored cases only")
         header, cases = baseline.load(os.path.join(root, "compile", "sm_90", "13.0.json.gz"))
-        self.assertEqual(({k[3] for k in cases}, header["sm"]), ({"driver"}, "sm_90"))
+        self.assertEqual(({k[3] for k in cases}, header["sm"], header["source"]["device"]),
+                         ({"driver"}, "sm_90", "NVIDIA H200"))
         with gzip.open(os.path.join(root, "compile", "13.0.json.gz"), "rt", encoding="utf-8") as f:
             lines = f.read().split("\n")
         self.assertGreater(len(lines), 2 * total, "one case per line")
