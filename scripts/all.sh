@@ -63,8 +63,8 @@ setup_args=()
 [ -n "$wheels" ] && setup_args=(--wheels "$wheels")
 timed setup ./ptxcts setup "${setup_args[@]+"${setup_args[@]}"}" || exit $?
 timed gen ./ptxcts gen || exit $?
-gpu=0
-command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && gpu=1
+gpu=0   # the GPUs of this host as the run tier and ctest count them (scripts/gpus.sh; PTXCTS_NVIDIA_SMI honoured)
+[ -n "$(bash "$root/scripts/gpus.sh" --ids 2>/dev/null)" ] && gpu=1
 llvm=0
 PYTHONPATH="$root/generator:$root/harness" python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-22") else 1)' && llvm=1
 lane_dir=$(mktemp -d "${TMPDIR:-/tmp}/ptxcts-all.XXXXXX")

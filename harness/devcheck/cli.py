@@ -157,7 +157,7 @@ def _main(argv):
     finally:
         steps, gates = vmod.all_table(tree)
         result["all"]["steps"] = steps
-        result["runs"] = [vmod.run_summary(tree, g["run"]) for g in gates]
+        result["runs"] = [vmod.run_summary(tree, g["run"], g["exit"]) for g in gates]
         result["test"]["tests"] = vmod.ctest_junit(os.path.join(out, "ctest.xml"))
         result["green"], result["reasons"] = vmod.judge(result["all"]["exit"], steps, gates, result["runs"],
                                                         result["test"]["tests"], result["test"]["exit"])

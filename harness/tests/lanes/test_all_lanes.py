@@ -49,7 +49,7 @@ FRONTEND = '''import os
 def installed_dir(name):
     return "/fake" if os.environ.get("FAKE_LLVM") == "1" else None
 '''
-SMI = '#!/bin/sh\necho "GPU 0: Stand-in (UUID: GPU-0)"\n'
+SMI = '#!/bin/sh\necho 0\n'   # as nvidia-smi --query-gpu=index --format=csv,noheader answers
 
 
 class AllLanes(unittest.TestCase):
@@ -59,7 +59,8 @@ class AllLanes(unittest.TestCase):
         os.makedirs(os.path.join(self.root, "scripts"))
         os.makedirs(os.path.join(self.root, "harness", "frontend"))
         os.makedirs(os.path.join(self.root, "generator"))
-        shutil.copy(os.path.join(ROOT, "scripts", "all.sh"), os.path.join(self.root, "scripts"))
+        for script in ("all.sh", "gpus.sh"):
+            shutil.copy(os.path.join(ROOT, "scripts", script), os.path.join(self.root, "scripts"))
         self._script(os.path.join(self.root, "ptxcts"), STAND_IN)
         with open(os.path.join(self.root, "harness", "frontend", "__init__.py"), "w") as f:
             f.write(FRONTEND)
@@ -77,10 +78,11 @@ class AllLanes(unittest.TestCase):
         os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
 
     def all(self, gpu, llvm=True, **gates):
+        smi = os.path.join(self.bin, "nvidia-smi")   # absent without a GPU, whatever the host has
         if gpu:
-            self._script(os.path.join(self.bin, "nvidia-smi"), SMI)
+            self._script(smi, SMI)
         env = dict(os.environ, LOG=self.log, FAKE_LLVM="1" if llvm else "0", PTXCTS_ROOT=self.root,
-                   PATH=self.bin + os.pathsep + "/usr/bin:/bin")
+                   PTXCTS_NVIDIA_SMI=smi, PATH=self.bin + os.pathsep + "/usr/bin:/bin")
         env.pop("PTXCTS_WHEELS", None)
         env.update({f"FAKE_GATE_{k}": str(v) for k, v in gates.items()})
         p = subprocess.run(["bash", os.path.join(self.root, "scripts", "all.sh")], env=env, capture_output=True,

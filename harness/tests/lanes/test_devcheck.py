@@ -23,13 +23,16 @@ here = os.path.dirname(os.path.abspath(__file__))
 fault = open(os.path.join(here, "FAULT")).read().strip() if os.path.exists(os.path.join(here, "FAULT")) else ""
 if verb == "all":
     os.makedirs(os.path.join(here, "results"), exist_ok=True)
-    rows = ["kind\tname\tseconds\texit", "step\tsetup\t1.0\t0", "step\trun\t30.5\t0"]
-    for run, tier, gate in (("results/S-compile", "compile", 0), ("results/S-run", "run", 1 if fault == "gate" else 0)):
+    # the run tier exits 1 (it judged findings, which its gate finds reviewed); "tier": it did not finish (exit 2)
+    rows = ["kind\tname\tseconds\texit", "step\tsetup\t1.0\t0", f"step\trun\t30.5\t{2 if fault == 'tier' else 1}"]
+    for run, tier, gate in (("results/S-compile", "compile", 0), ("results/S-run", "run", 1 if fault == "gate" else 0),
+                            ("results/S-lower", "lower", 0)):
         os.makedirs(os.path.join(here, run))
         cases = [{"class": "pass"}] * 3 + [{"class": "spec_divergence"}]
         json.dump({"tier": tier, "device": {"name": "Stand-in GPU"} if tier == "run" else None,
                    "toolchain": {"name": "13.0"}, "cases": cases}, open(os.path.join(here, run, "results.json"), "w"))
-        json.dump({"exit": gate, "counts": {"unchanged": 4}}, open(os.path.join(here, run, "gate.json"), "w"))
+        if tier != "lower":   # the lowering tier's gate writes no gate.json: its exit is all.tsv's
+            json.dump({"exit": gate, "counts": {"unchanged": 4}}, open(os.path.join(here, run, "gate.json"), "w"))
         rows.append(f"gate\t{run}\t\t{gate}")
     open(os.path.join(here, "results", "S-all.tsv"), "w").write("\n".join(rows) + "\n")
     print("all: done")
@@ -94,7 +97,7 @@ class DevCheck(unittest.TestCase):
         last = [line for line in p.stdout.splitlines() if line.startswith("devcheck: GREEN")]
         self.assertEqual(len(last), 1, p.stdout)
         self.assertIn("1 x Stand-in GPU, driver 580.159.04", last[0])
-        self.assertIn("2/2 gates PASS", last[0])
+        self.assertIn("3/3 gates PASS", last[0])
         self.assertIn("test 2/2 passed (1 skipped)", last[0])
         self.assertEqual(doc["runs"][1]["classes"], {"pass": 3, "spec_divergence": 1})
         self.assertEqual(doc["test"]["tests"]["skipped"], ["frontend.llvm"])
@@ -106,6 +109,12 @@ class DevCheck(unittest.TestCase):
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
         self.assertFalse(doc["green"])
         self.assertIn("gate of results/S-run exited 1 (regressions)", doc["verdict_line"])
+
+    def test_a_tier_that_did_not_finish_is_red(self):
+        self.commit_fault("tier")
+        p, doc = self.devcheck()
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("step run exited 2", doc["verdict_line"])
 
     def test_a_failed_test_is_red_and_names_it(self):
         self.commit_fault("test")
