@@ -7,16 +7,15 @@ results/<stamp>-all.tsv, and the exit must be 0 only when every gate passed: a r
 the gate could not judge (exit 2) makes it 1. Without a GPU only the CPU lane runs."""
 import csv
 import glob
-import json
 import os
 import shutil
-import stat
 import subprocess
-import tempfile
+import sys
 import unittest
 
-ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from standin import ROOT, StandInTest  # noqa: E402
+
 
 # The stand-in ./ptxcts: each verb appends "verb start end" to $LOG; tiers that take --out write results.json there.
 # FAKE_GATE_<tier word> sets the gate's exit for runs whose folder name ends in that word.
@@ -52,35 +51,28 @@ def installed_dir(name):
 SMI = '#!/bin/sh\necho 0\n'   # as nvidia-smi --query-gpu=index --format=csv,noheader answers
 
 
-class AllLanes(unittest.TestCase):
+class AllLanes(StandInTest):
+    prefix = "ptxcts-all-lanes-"
+
     def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="ptxcts-all-lanes-")
+        super().setUp()
         self.root = os.path.join(self.tmp, "root")
         os.makedirs(os.path.join(self.root, "scripts"))
         os.makedirs(os.path.join(self.root, "harness", "frontend"))
         os.makedirs(os.path.join(self.root, "generator"))
         for script in ("all.sh", "gpus.sh"):
             shutil.copy(os.path.join(ROOT, "scripts", script), os.path.join(self.root, "scripts"))
-        self._script(os.path.join(self.root, "ptxcts"), STAND_IN)
+        self.script(os.path.join(self.root, "ptxcts"), STAND_IN)
         with open(os.path.join(self.root, "harness", "frontend", "__init__.py"), "w") as f:
             f.write(FRONTEND)
         self.bin = os.path.join(self.tmp, "bin")
         os.makedirs(self.bin)
         self.log = os.path.join(self.tmp, "log")
 
-    def tearDown(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-    @staticmethod
-    def _script(path, text):
-        with open(path, "w") as f:
-            f.write(text)
-        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
-
     def all(self, gpu, llvm=True, **gates):
         smi = os.path.join(self.bin, "nvidia-smi")   # absent without a GPU, whatever the host has
         if gpu:
-            self._script(smi, SMI)
+            self.script(smi, SMI)
         env = dict(os.environ, LOG=self.log, FAKE_LLVM="1" if llvm else "0", PTXCTS_ROOT=self.root,
                    PTXCTS_NVIDIA_SMI=smi, PATH=self.bin + os.pathsep + "/usr/bin:/bin")
         env.pop("PTXCTS_WHEELS", None)

@@ -6,15 +6,13 @@ device, driver and times, and be GREEN only when all exited 0, every gate passed
 no test failed; without a GPU it says so and exits 2."""
 import json
 import os
-import shutil
-import stat
 import subprocess
 import sys
-import tempfile
 import unittest
 
-ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from standin import ROOT, StandInTest  # noqa: E402
+
 
 STAND_IN = r'''#!/usr/bin/env python3
 import json, os, sys
@@ -49,27 +47,20 @@ sys.exit(2)
 SMI = '#!/bin/sh\necho "0, Stand-in GPU, 580.159.04"\n'
 
 
-class DevCheck(unittest.TestCase):
+class DevCheck(StandInTest):
+    prefix = "ptxcts-devcheck-test-"
+
     def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="ptxcts-devcheck-test-")
+        super().setUp()
         self.tree = os.path.join(self.tmp, "tree")
         os.makedirs(self.tree)
-        self._script(os.path.join(self.tree, "ptxcts"), STAND_IN)
+        self.script(os.path.join(self.tree, "ptxcts"), STAND_IN)
         git = ["git", "-C", self.tree, "-c", "user.name=t", "-c", "user.email=t@t"]
         subprocess.run(["git", "init", "-q", self.tree], check=True)
         subprocess.run(git + ["add", "ptxcts"], check=True)
         subprocess.run(git + ["commit", "-qm", "stand-in"], check=True)
         self.smi = os.path.join(self.tmp, "nvidia-smi")
-        self._script(self.smi, SMI)
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-    @staticmethod
-    def _script(path, text):
-        with open(path, "w") as f:
-            f.write(text)
-        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+        self.script(self.smi, SMI)
 
     def devcheck(self, *args, smi=None, out="out"):
         out = os.path.join(self.tmp, out)
@@ -135,7 +126,7 @@ class DevCheck(unittest.TestCase):
 
     def test_no_gpu_here_is_a_usage_error(self):
         none = os.path.join(self.tmp, "no-gpu-smi")
-        self._script(none, "#!/bin/sh\nexit 9\n")
+        self.script(none, "#!/bin/sh\nexit 9\n")
         p, doc = self.devcheck(smi=none)
         self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
         self.assertIn("devcheck: no GPU here", p.stderr)
