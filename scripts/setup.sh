@@ -11,6 +11,9 @@
 #                                       pin stops setup (exit 3)
 set -euo pipefail
 root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+# pip (Hypothesis, the front-ends' and toolchains' wheels) tries a missing network once, not five times with
+# back-off: offline, on a GPU runner, the retries were 13 of setup's 17 s. A PIP_RETRIES of the caller's stands.
+export PIP_RETRIES=${PIP_RETRIES:-1}
 browser=0 toolchains="" wheels=() frontends="" frontends_given=0
 while [ $# -gt 0 ]; do
   case "$1" in
