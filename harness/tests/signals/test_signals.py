@@ -98,7 +98,10 @@ class Interrupted(unittest.TestCase):
 
     def _compile(self, sig, target):
         p = self._start(COMPILE)
-        self._wait_busy(p, "ptxas")
+        # a compiler call on the tier's modules (its temporary folder): cases are being judged. Not any ptxas: the
+        # toolchain's `ptxas --version` at start-up matched too, and a signal then ends the verb before it has
+        # judged anything, so it writes nothing (the test failed under a loaded ctest)
+        self._wait_busy(p, "ptxcts-compile-")
         self._signal(p, sig, target)
         self._ended(p, sig)
         with open(os.path.join(self.out, "results.json")) as f:
