@@ -178,4 +178,22 @@ void print_summary(FILE* f, const std::vector<CaseResult>& results, double wall_
   std::fprintf(f, "\n");
 }
 
+void check_run_document(const Json& doc) {
+  if (!doc.is_object() || doc.get_str("schema") != "ptxcts-results" || doc.get_str("tier") != "run")
+    throw std::runtime_error("not a run-tier ptxcts-results document (schema 'ptxcts-results', tier 'run')");
+  const Json* cs = doc.get("cases");
+  if (!cs || !cs->is_array()) throw std::runtime_error("field 'cases' must be an array");
+  size_t n = 0;
+  for (auto& c : cs->arr()) {   // each kept case must be one the run tier wrote: strings, a class of the closed set
+    const std::string at = "cases[" + std::to_string(n++) + "]";
+    if (!c.is_object()) throw std::runtime_error(at + " must be an object");
+    for (const char* k : {"id", "class", "load_path", "target"}) {
+      const Json* v = c.get(k);
+      if (!v || !v->is_string() || v->str().empty()) throw std::runtime_error(at + "." + k + " must be a non-empty string");
+    }
+    if (std::find(kClasses.begin(), kClasses.end(), c.get("class")->str()) == kClasses.end())
+      throw std::runtime_error(at + ".class '" + c.get("class")->str() + "' is not a result class");
+  }
+}
+
 }  // namespace ptxcts::run

@@ -34,6 +34,12 @@ std::string results_text(const RunMeta& m, const std::vector<CaseResult>& result
 // half-way never sees a torn file); returns "" or an error.
 std::string write_results(const std::string& dir, const RunMeta& m, const std::vector<CaseResult>& results);
 
+// What every reader of a run document written by write_results checks before it uses one (--resume, --rejudge):
+// a run-tier ptxcts-results object whose `cases` is an array of objects, each with id, class, load_path and target
+// non-empty strings and a class of the closed set. Throws std::runtime_error saying what is wrong (the caller
+// names the file).
+void check_run_document(const Json& doc);
+
 class Progress {
  public:
   Progress(size_t total, std::string what) : total_(total), what_(std::move(what)) {}

@@ -13,6 +13,7 @@
 #include "judge.hpp"
 #include "manifest.hpp"
 #include "options.hpp"
+#include "output.hpp"
 #include "plan.hpp"
 #include "tensor_maps.hpp"
 #include "tree.hpp"
@@ -56,13 +57,11 @@ std::string map_identity(const Json& t) {
   return canonical(m);
 }
 
-std::string field_str(const Json& c, const std::string& at, const char* key, bool required) {
+// An optional string field: "" when absent.
+std::string field_str(const Json& c, const std::string& at, const char* key) {
   const Json* v = c.get(key);
-  if (!v) {
-    if (required) throw MalformedDocument(at + "." + key + " is missing");
-    return "";
-  }
-  if (!v->is_string() || (required && v->str().empty())) throw MalformedDocument(at + "." + key + " must be a non-empty string");
+  if (!v) return "";
+  if (!v->is_string()) throw MalformedDocument(at + "." + key + " must be a string");
   return v->str();
 }
 
@@ -147,10 +146,11 @@ Json read_run_document(const std::string& given) {
   } catch (const JsonError& e) {
     throw MalformedDocument(std::string("not JSON: ") + e.what());
   }
-  if (!doc.is_object() || doc.get_str("schema") != "ptxcts-results" || doc.get_str("tier") != "run")
-    throw MalformedDocument("not a run-tier ptxcts-results document (schema 'ptxcts-results', tier 'run')");
-  const Json* cs = doc.get("cases");
-  if (!cs || !cs->is_array()) throw MalformedDocument("field 'cases' must be an array");
+  try {
+    check_run_document(doc);
+  } catch (const std::runtime_error& e) {
+    throw MalformedDocument(e.what());
+  }
   return doc;
 }
 
@@ -163,15 +163,12 @@ std::vector<Rejudged> rejudge(const Json& doc, const std::vector<Form>& forms) {
   size_t n = 0;
   for (const Json& c : doc.get("cases")->arr()) {
     const std::string at = "cases[" + std::to_string(n++) + "]";
-    if (!c.is_object()) throw MalformedDocument(at + " must be an object");
-    Rejudged r;
-    r.id = field_str(c, at, "id", true);
-    r.target = field_str(c, at, "target", true);
-    r.ptx = field_str(c, at, "ptx", false);
-    r.load_path = field_str(c, at, "load_path", true);
-    r.recorded = field_str(c, at, "class", true);
-    if (std::find(kClasses.begin(), kClasses.end(), r.recorded) == kClasses.end())
-      throw MalformedDocument(at + ".class '" + r.recorded + "' is not a result class");
+    Rejudged r;   // id, target, load_path and class were checked by read_run_document (check_run_document)
+    r.id = c.get_str("id");
+    r.target = c.get_str("target");
+    r.ptx = field_str(c, at, "ptx");
+    r.load_path = c.get_str("load_path");
+    r.recorded = c.get_str("class");
     if (!seen.insert(r.load_path + "|" + r.target + "|" + r.ptx + "|" + r.id).second)
       throw MalformedDocument(at + ": the case " + r.id + " [" + r.load_path + " " + r.target + "] is listed twice");
     static const Json kNone = Json::object();
@@ -179,9 +176,9 @@ std::vector<Rejudged> rejudge(const Json& doc, const std::vector<Form>& forms) {
     if (dp && !dp->is_object()) throw MalformedDocument(at + ".details must be an object");
     const Json& d = dp ? *dp : kNone;
     const std::string dat = at + ".details";
-    r.recorded_policy = field_str(d, dat, "matched_policy", false);
-    const std::string encode_result = field_str(d, dat, "encode_result", false);
-    const std::string kernel_error = field_str(d, dat, "kernel_error", false);
+    r.recorded_policy = field_str(d, dat, "matched_policy");
+    const std::string encode_result = field_str(d, dat, "encode_result");
+    const std::string kernel_error = field_str(d, dat, "kernel_error");
     const Json* tmap = d.get("tensor_map");
     if (tmap && !tmap->is_object()) throw MalformedDocument(dat + ".tensor_map must be an object");
     if (!encode_result.empty() && !tmap) throw MalformedDocument(dat + ": encode_result without tensor_map");
@@ -219,7 +216,7 @@ std::vector<Rejudged> rejudge(const Json& doc, const std::vector<Form>& forms) {
                                      canonical(rc.params).substr(0, 200));
       continue;
     }
-    if (const std::string s = field_str(d, dat, "case_seed", false); !s.empty() && s != hex(cs)) {
+    if (const std::string s = field_str(d, dat, "case_seed"); !s.empty() && s != hex(cs)) {
       not_rejudged(kNotSameCase, "details.case_seed " + s + ", today's " + hex(cs));
       continue;
     }

@@ -50,8 +50,8 @@ inline constexpr const char* kNotBuilt = "today's plan cannot build the case";
 // holding one. Throws MalformedDocument (not gzip, not JSON, not a run-tier ptxcts-results document).
 Json read_run_document(const std::string& path);
 
-// Every case of the document, in its order, re-judged where it can be. Throws MalformedDocument for a field of
-// the wrong type, a class outside the closed set, a duplicated case.
+// Every case of a document read_run_document returned (its cases' keys and classes checked there), in its order,
+// re-judged where it can be. Throws MalformedDocument for a details field of the wrong type, a duplicated case.
 std::vector<Rejudged> rejudge(const Json& doc, const std::vector<Form>& forms);
 
 // ptxcts-run --rejudge FILE [--json OUT] [--quiet]: the changed cases and the summary table on stdout; exit 0

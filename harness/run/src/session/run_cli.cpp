@@ -226,10 +226,7 @@ int load_resume(const std::string& dir, Resumed& r) {
   }
   try {
     r.doc = Json::parse(read_file(res_path));
-    if (!r.doc.is_object() || r.doc.get_str("schema") != "ptxcts-results" || r.doc.get_str("tier") != "run")
-      throw std::runtime_error("not a run-tier ptxcts-results document");
-    const Json* cs = r.doc.get("cases");
-    if (!cs || !cs->is_array()) throw std::runtime_error("field 'cases' must be an array");
+    check_run_document(r.doc);
     if (!r.doc.get("seed") || !r.doc.get("seed")->is_number() || !(r.doc.get("seed")->num() >= 0) ||
         r.doc.get("seed")->num() != std::floor(r.doc.get("seed")->num()))
       throw std::runtime_error("field 'seed' must be an integer >= 0");
@@ -243,17 +240,6 @@ int load_resume(const std::string& dir, Resumed& r) {
           !(i->num() >= 0) || i->num() >= n->num() || i->num() != std::floor(i->num()) ||
           n->num() != std::floor(n->num()))
         throw std::runtime_error("field 'shard' must be {\"index\": i, \"count\": n} with 0 <= i < n");
-    }
-    size_t n = 0;
-    for (auto& c : cs->arr()) {   // each kept case must be one the run tier wrote: strings, a class of the closed set
-      const std::string at = "cases[" + std::to_string(n++) + "]";
-      if (!c.is_object()) throw std::runtime_error(at + " must be an object");
-      for (const char* k : {"id", "class", "load_path", "target"}) {
-        const Json* v = c.get(k);
-        if (!v || !v->is_string() || v->str().empty()) throw std::runtime_error(at + "." + k + " must be a non-empty string");
-      }
-      if (std::find(kClasses.begin(), kClasses.end(), c.get("class")->str()) == kClasses.end())
-        throw std::runtime_error(at + ".class '" + c.get("class")->str() + "' is not a result class");
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ptxcts-run: %s: %s\n", res_path.c_str(), e.what());
