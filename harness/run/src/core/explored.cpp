@@ -67,8 +67,7 @@ std::string add_explored(const std::string& path, const std::vector<ExploredRow>
   for (auto& [id, j] : by_id) text += j.dump() + "\n";
   auto slash = path.rfind('/');
   if (slash != std::string::npos) make_dirs(path.substr(0, slash));
-  std::string tmp = path + ".tmp";
-  if (!write_file(tmp, text) || std::rename(tmp.c_str(), path.c_str()) != 0) return "cannot write " + path;
+  if (!write_file(path, text)) return "cannot write " + path;   // atomic (write_file)
   return "";
 }
 

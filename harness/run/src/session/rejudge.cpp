@@ -8,7 +8,6 @@
 #include <map>
 #include <set>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "judge.hpp"
 #include "manifest.hpp"
@@ -402,11 +401,7 @@ int rejudge_main(const std::vector<std::string>& args) {
     std::string body;
     for (size_t k = 0; k < arr.arr().size(); ++k) body += (k ? ",\n  " : "\n  ") + arr.arr()[k].dump();
     text += body + "\n ]\n}\n";
-    const std::string tmp = json_out + ".tmp" + std::to_string(getpid());
-    if (!write_file(tmp, text) || std::rename(tmp.c_str(), json_out.c_str()) != 0) {
-      std::remove(tmp.c_str());
-      return usage("--json " + json_out + ": cannot be written");
-    }
+    if (!write_file(json_out, text)) return usage("--json " + json_out + ": cannot be written");   // atomic
   }
   return changed ? 1 : 0;
 }
