@@ -20,8 +20,11 @@ Exit: 0 nothing stale, 1 stale keys (listed), 2 usage (no ptxcts-run built, no b
 3 a malformed run document or baseline (named).
 """
 import argparse
+import glob
+import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -31,6 +34,7 @@ from . import baseline
 from .errors import EXIT_OK, EXIT_REGRESSION, InputError, ResultsError, UsageError
 from .schema import key_text, toolchain_name
 
+RUN_ID = re.compile(r'"run_id":\s*"([^"]*)"')
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
@@ -105,7 +109,7 @@ def main(argv=None):
     if args.rundoc is None:
         if args.baseline or args.json:
             raise UsageError("--baseline and --json go with a RUNDOC; without one every committed baseline is checked")
-        pairs = committed_pairs(args.baselines, os.path.join(os.path.dirname(args.baselines)))
+        pairs = committed_pairs(args.baselines, os.path.dirname(args.baselines))
         codes = [check_one(rundoc, path, args.exe, None) for path, rundoc in pairs]
         print(f"staleness: {len(pairs)} committed run-tier baseline(s) checked against their source runs: "
               + ("STALE" if any(codes) else "fresh"))
@@ -121,18 +125,15 @@ def committed_pairs(baselines_dir, results_dir):
     """[(baseline path, the committed run document it was written from)] for every run-tier baseline under
     baselines_dir/run/: the document under results_dir/*/ whose run_id is the baseline's source.runs[0]. A baseline
     whose source run is not committed is a usage error naming it: its staleness could not be checked."""
-    import glob
-    import gzip
     docs = {}
     for path in sorted(glob.glob(os.path.join(results_dir, "*", "results.json.gz"))
                        + glob.glob(os.path.join(results_dir, "*", "results.json"))):
+        # the run id is in the document's header, written before its cases (write_run): the first 4 KiB hold it
         opener = gzip.open if path.endswith(".gz") else open
         with opener(path, "rt", encoding="utf-8") as f:
-            head = f.read(4096)
-        marker = head.find('"run_id"')
-        if marker >= 0:
-            run_id = head[marker:].split('"')[3]
-            docs.setdefault(run_id, path)
+            found = RUN_ID.search(f.read(4096))
+        if found:
+            docs.setdefault(found.group(1), path)
     pairs = []
     for path in sorted(glob.glob(os.path.join(baselines_dir, "run", "*", "*.json.gz"))):
         header, _ = baseline.load(path)
@@ -149,22 +150,19 @@ def committed_pairs(baselines_dir, results_dir):
 def check_one(rundoc, baseline_path, exe, json_out, baselines_dir=os.path.join(ROOT, "results", "baselines")):
     """Check one run document against its baseline (baseline_path, or the one of its tier, toolchain and device);
     prints the verdict; -> exit code."""
-    class args:   # the names the report below reads
-        pass
-    args.rundoc, args.baseline, args.json, args.baselines = rundoc, baseline_path, json_out, baselines_dir
-    rj = run_rejudge(args.rundoc, exe)
+    rj = run_rejudge(rundoc, exe)
     sm = (rj.get("device") or {}).get("sm")
     name = toolchain_name(rj.get("toolchain"))
-    path = args.baseline or baseline.locate(args.baselines, "run", name, sm)
+    path = baseline_path or baseline.locate(baselines_dir, "run", name, sm)
     if not os.path.isfile(path):
         raise UsageError(f"no baseline for the {baseline.describe('run', name, sm)} ({path})")
     header, base_cases = baseline.load(path)
     if header["tier"] != "run" or header["sm"] != sm:
         raise UsageError(f"{path} is the baseline of the {baseline.describe(header['tier'], header['toolchain'], header['sm'])}; "
-                         f"{args.rundoc} is a run on {sm}")
+                         f"{rundoc} is a run on {sm}")
     stale, differs, missing, agree = check(rj, base_cases, sm)
     s = rj["summary"]
-    print(f"staleness: {args.rundoc} (run {rj.get('run_id')}) against {os.path.relpath(path)}")
+    print(f"staleness: {rundoc} (run {rj.get('run_id')}) against {os.path.relpath(path)}")
     for row in stale:
         print(f"STALE {row['key']}: baseline {_baseline_text(row['baseline'])}, today {row['today']} "
               f"(recorded {row['recorded']}; {row['rule']}"
@@ -183,19 +181,19 @@ def check_one(rundoc, baseline_path, exe, json_out, baselines_dir=os.path.join(R
     print(f"  not re-judgeable                 {s['cases'] - s['rejudged']:7d}")
     for reason, n in sorted(s["not_rejudgeable"].items()):
         print(f"    {reason}: {n}")
-    if args.json:
-        out = {"schema": "ptxcts-staleness", "version": 1, "run_document": args.rundoc, "baseline": path,
+    if json_out:
+        out = {"schema": "ptxcts-staleness", "version": 1, "run_document": rundoc, "baseline": path,
                "summary": dict(s, stale=len(stale), run_differs=len(differs), not_in_baseline=len(missing),
                                agree=len(agree)),
                "stale": [{k: r.get(k) for k in ("key", "recorded", "today", "rule", "matched_policy", "message")}
                          | {"baseline": _baseline_text(r["baseline"])} for r in stale],
                "run_differs": [{"key": r["key"], "baseline": _baseline_text(r["baseline"]), "recorded": r["recorded"],
                                 "today": r["today"]} for r in differs]}
-        tmp = args.json + f".tmp{os.getpid()}"
+        tmp = json_out + f".tmp{os.getpid()}"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1, sort_keys=True)
             f.write("\n")
-        os.replace(tmp, args.json)
+        os.replace(tmp, json_out)
     return EXIT_REGRESSION if stale else EXIT_OK
 
 
