@@ -65,7 +65,8 @@ def parse(argv):
     p.add_argument("--out", help="output folder (default results/<stamp>-selftest)")
     p.add_argument("--clean", metavar="DIR", help="reuse this clean run (results.json of the same seed)")
     p.add_argument("--jobs", type=int, default=None,
-                   help="run-tier workers (default 12); --tier lower: ptxas/nvdisasm processes (default 2)")
+                   help="run-tier workers (default 12); --tier lower: ptxas/nvdisasm processes (default: the usable "
+                        "cores, as ./ptxcts lower)")
     p.add_argument("--tier", choices=("run", "lower"), default="run",
                    help="run: plant into the run tier's kernels and run them on the GPU (default); lower: judge the "
                         "planted kernels' SASS by the lowering rules, no GPU (selftest/lower_catch.py)")
@@ -95,7 +96,8 @@ def parse(argv):
     if a.tier == "lower" and run_only:
         p.error(f"--{run_only[0].replace('_', '-')} goes with --tier run (the GPU), not --tier lower")
     if a.jobs is None:
-        a.jobs = 12 if a.tier == "run" else min(2, os.cpu_count() or 1)
+        from compile.pool import usable_cpus   # the lowering tier's own default (./ptxcts lower -j)
+        a.jobs = 12 if a.tier == "run" else usable_cpus()
     if a.repeat is not None and not 1 <= a.repeat <= 1000:
         p.error(f"--repeat {a.repeat}: must be 1..1000")
     if a.repeat is not None and a.clean is not None:
