@@ -6,10 +6,12 @@
 #   ./ptxcts all [--toolchain NAME|PATH]          one toolchain (default $PTXCTS_TOOLCHAIN, else the CUDA toolkit)
 #   ./ptxcts all --toolchains 12.4,...,13.5        the compile tier over the toolchain matrix instead (./ptxcts matrix)
 #   ./ptxcts all --wheels DIR                      set up offline from a folder of wheels (default $PTXCTS_WHEELS)
-# Two lanes run side by side: the CPU lane (compile tier, front-end tier, lowering tier; started as soon as the
-# kernels are generated: it needs no build) and, on a GPU, the device lane (the driver JIT's compile verdicts, the
-# run tier, the run tier over LLVM's kernels). Each tier's lines are prefixed with its lane. The report and the
-# gates follow both. results/<stamp>-all.tsv records each step's seconds and exit, and each run's gate verdict
+# Two lanes run side by side, both started as soon as the kernels are generated: the CPU lane (compile tier,
+# front-end tier, lowering tier: they need no build; run at a lower CPU priority, `nice`, so that the device lane's
+# own CPU work is not queued behind theirs) and, on a GPU, the device lane (the driver JIT's compile verdicts, which
+# need no build either; then the run tier, once ptxcts-run alone is built; then the run tier over LLVM's kernels).
+# The rest of the harness (the test binaries) is built meanwhile, also niced. Each tier's lines are prefixed with
+# its lane. The report and the gates, side by side, follow both lanes. results/<stamp>-all.tsv records each step's seconds, exit and start, and each run's gate verdict
 # (./ptxcts devcheck reads it); every gate's verdict is also <run>/gate.json.
 # Exit: 0 when every run was gated and passed; 1 when a gate found regressions, or a run could not be gated (no
 # baseline for it, or a malformed file), or a tier did not finish; 2 usage; 130/143 interrupted.
@@ -33,7 +35,7 @@ done
 if [ -n "$wheels" ] && [ ! -d "$wheels" ]; then
   echo "all: --wheels '$wheels' (or PTXCTS_WHEELS): no such folder" >&2; exit 2
 fi
-t0=$(date +%s)
+t0=$(date +%s) t0ns=$(date +%s%N)
 step() { echo "all: [$(( $(date +%s) - t0 )) s] $*"; }
 if [ ${#toolchain[@]} -gt 0 ]; then   # an unknown toolchain is a usage error before anything starts
   ./ptxcts toolchains resolve "${toolchain[1]}" >/dev/null || exit 2
@@ -41,16 +43,17 @@ fi
 stamp=$(date -u +%Y-%m-%dT%H-%M-%SZ)
 mkdir -p results
 tsv="results/$stamp-all.tsv"
-printf 'kind\tname\tseconds\texit\n' > "$tsv"
-# timed NAME CMD...: run a step, record its seconds and exit in the TSV, return its exit
+printf 'kind\tname\tseconds\texit\tstart\n' > "$tsv"
+# timed NAME CMD...: run a step, record its seconds, exit and start (seconds after all's own) in the TSV, return its exit
 timed() {
-  local name=$1 s ms r
+  local name=$1 s ms r at
   shift
   s=$(date +%s%N)
   "$@"
   r=$?
   ms=$(( ($(date +%s%N) - s) / 1000000 ))
-  printf 'step\t%s\t%d.%d\t%d\n' "$name" $((ms / 1000)) $((ms % 1000 / 100)) "$r" >> "$tsv"
+  at=$(( (s - t0ns) / 100000000 ))
+  printf 'step\t%s\t%d.%d\t%d\t%d.%d\n' "$name" $((ms / 1000)) $((ms % 1000 / 100)) "$r" $((at / 10)) $((at % 10)) >> "$tsv"
   return $r
 }
 lanes=()
@@ -72,6 +75,7 @@ lane_dir=$(mktemp -d "${TMPDIR:-/tmp}/ptxcts-all.XXXXXX")
 ran() { [ -f "$2/results.json" ] && echo "$2" >> "$lane_dir/$1"; }
 
 cpu_lane() {
+  renice -n 10 -p "$BASHPID" >/dev/null 2>&1   # the lane's shell first: every tier it starts inherits the priority
   if [ -n "$matrix" ]; then
     step "compile tier over the toolchains $matrix"
     timed matrix ./ptxcts matrix --toolchains "$matrix" --out "results/$stamp-matrix"
@@ -101,6 +105,12 @@ gpu_lane() {
   timed compile-driver ./ptxcts compile "${toolchain[@]+"${toolchain[@]}"}" --verdicts driver --quiet \
     --out "results/$stamp-compile-driver"
   ran gpu "results/$stamp-compile-driver"
+  # the run tier needs ptxcts-run: built in the main shell beside the lanes; it writes run_ready (its exit) when done
+  while [ ! -f "$lane_dir/run_ready" ]; do sleep 0.2; done
+  if [ "$(cat "$lane_dir/run_ready")" != 0 ]; then
+    step "ptxcts-run did not build: the run tier is skipped"
+    return
+  fi
   step "run tier"
   # one shard per GPU of this host, merged into one run (scripts/run_gpus.sh; with one GPU the plain run tier)
   timed run ./ptxcts run --gpus all "${toolchain[@]+"${toolchain[@]}"}" --quiet --out "results/$stamp-run"
@@ -129,34 +139,48 @@ gpu_lane() {
   step "device lane done"
 }
 
-# The CPU lane needs only the generated kernels and the toolchain: it starts now, beside the build.
+# The CPU lane and the driver JIT need only the generated kernels and the toolchain: both start now, beside the
+# build. ptxcts-run is built first (the device lane waits for it alone), then the rest of the harness.
 cpu_lane > >(sed -u 's/^/[cpu] /') 2>&1 &
 lanes+=($!)
-if ! timed build ./ptxcts build; then
-  rc=$?
-  wait
-  exit $rc
-fi
 if [ $gpu = 1 ]; then
   gpu_lane > >(sed -u 's/^/[gpu] /') 2>&1 &
   lanes+=($!)
 else
   step "no GPU here: the device lane (driver JIT, run tier) is skipped (ctest -L run reports its cases as skipped)"
 fi
+build_rc=0
+timed build-run ./ptxcts build --target ptxcts-run || build_rc=$?
+echo "$build_rc" > "$lane_dir/run_ready"
+[ $build_rc = 0 ] && { timed build nice -n 10 ./ptxcts build || build_rc=$?; }
 for p in "${lanes[@]}"; do wait "$p"; done
+if [ $build_rc != 0 ]; then
+  rm -rf "$lane_dir"
+  echo "all: the build failed (exit $build_rc)" >&2
+  exit "$build_rc"
+fi
 runs=()
 for lane in cpu gpu; do
   [ -f "$lane_dir/$lane" ] && mapfile -t -O ${#runs[@]} runs < "$lane_dir/$lane"
 done
 rm -rf "$lane_dir"
-step "report"
-timed report ./ptxcts report "${runs[@]}" --out "results/$stamp-report" || echo "all: the report exited $?"
-# The regression gate against the committed baselines (results/baselines/), per run and toolchain.
-rc=0
+# The report, and beside it the regression gate of each run against the committed baselines (results/baselines/),
+# per run and toolchain; each gate's verdict is <run>/gate.json, its lines <run>/gate.txt, printed in turn after.
+step "report and gates"
+timed report ./ptxcts report "${runs[@]}" --out "results/$stamp-report" &
+report_pid=$!
+gate_pids=()
 for run in "${runs[@]}"; do
-  ./ptxcts gate "$run" --list 20 --json "$run/gate.json"
+  ./ptxcts gate "$run" --list 20 --json "$run/gate.json" > "$run/gate.txt" 2>&1 &
+  gate_pids+=($!)
+done
+rc=0
+for k in "${!runs[@]}"; do
+  run=${runs[$k]}
+  wait "${gate_pids[$k]}"
   r=$?
-  printf 'gate\t%s\t\t%d\n' "$run" "$r" >> "$tsv"
+  cat "$run/gate.txt"
+  printf 'gate\t%s\t\t%d\t\n' "$run" "$r" >> "$tsv"
   case $r in
     0) ;;
     1) echo "all: the gate found regressions in $run"; rc=1 ;;
@@ -164,5 +188,6 @@ for run in "${runs[@]}"; do
             "driver, or a malformed file)"; rc=1 ;;
   esac
 done
+wait "$report_pid" || echo "all: the report exited $?"
 step "done: results in ${runs[*]}; report in results/$stamp-report/report.html; steps and gates in $tsv"
 exit $rc

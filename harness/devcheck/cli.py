@@ -82,8 +82,10 @@ def table(result):
              f"{d['cores']} cores; {result['source']}",
              f"./ptxcts all: exit {result['all']['exit']} in {result['all']['seconds']} s; "
              f"./ptxcts test: exit {result['test']['exit']} in {result['test']['seconds']} s", "",
-             "step              seconds  exit"]
-    lines += [f"{s['name']:<17} {s['seconds']:>7.1f}  {s['exit']}" for s in result["all"]["steps"]]
+             "step              seconds  exit   from     to"]
+    for s in sorted(result["all"]["steps"], key=lambda s: (s.get("start") is None, s.get("start") or 0)):
+        span = (f"  {s['start']:>5.1f}  {s['start'] + s['seconds']:>5.1f}" if s.get("start") is not None else "")
+        lines.append(f"{s['name']:<17} {s['seconds']:>7.1f}  {s['exit']:>4}{span}")
     lines += ["", f"{'run':<44} {'toolchain':<10} {'gate':<5} classes"]
     for r in result["runs"]:
         g = r["gate"] or {}

@@ -14,7 +14,8 @@ CLASS_ORDER = ("pass", "fail", "spec_divergence", "beyond_chapter", "unruled", "
 
 
 def all_table(tree):
-    """(steps [{name, seconds, exit}], gates [{run, exit}]) of the newest all.tsv under tree/results, or ([], [])."""
+    """(steps [{name, seconds, exit, start}], gates [{run, exit}]) of the newest all.tsv under tree/results, or
+    ([], []). start: seconds after all's own start (None in a table written before the column)."""
     found = sorted(glob.glob(os.path.join(tree, "results", "*-all.tsv")))
     if not found:
         return [], []
@@ -22,7 +23,9 @@ def all_table(tree):
     with open(found[-1], encoding="utf-8", newline="") as f:
         for row in csv.DictReader(f, delimiter="\t"):
             if row["kind"] == "step":
-                steps.append({"name": row["name"], "seconds": float(row["seconds"]), "exit": int(row["exit"])})
+                start = row.get("start")
+                steps.append({"name": row["name"], "seconds": float(row["seconds"]), "exit": int(row["exit"]),
+                              "start": float(start) if start else None})
             elif row["kind"] == "gate":
                 gates.append({"run": row["name"], "exit": int(row["exit"])})
     return steps, gates

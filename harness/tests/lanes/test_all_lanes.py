@@ -2,7 +2,8 @@
 """`./ptxcts all` (scripts/all.sh) on the CPU, over a stand-in ptxcts: every verb the job calls is a short script
 that records when it ran and writes a results.json where the real tier would. With a stand-in GPU (a fake
 nvidia-smi on PATH) the device lane (driver JIT compile, run tier, LLVM's kernels) must run beside the CPU lane
-(compile, front-end, lowering), every run must be reported and gated, the steps and gates recorded in
+(compile, front-end, lowering), the driver JIT beside the build, the run tier as soon as ptxcts-run alone is built,
+every run must be reported and gated (the gates beside the report), the steps and gates recorded in
 results/<stamp>-all.tsv, and the exit must be 0 only when every gate passed: a regression (gate exit 1) or a run
 the gate could not judge (exit 2) makes it 1. Without a GPU only the CPU lane runs."""
 import csv
@@ -23,7 +24,10 @@ STAND_IN = r'''#!/usr/bin/env python3
 import json, os, sys, time
 verb, args = sys.argv[1], sys.argv[2:]
 t0 = time.time()
-slow = {"compile": 0.3, "frontend": 0.3, "lower": 3.0, "run": 2.0, "build": 0.5}
+slow = {"compile": 0.3, "frontend": 0.3, "lower": 3.0, "run": 2.0, "build": 0.5, "report": 0.5}
+if verb == "build" and "--target" in args:   # ./ptxcts build --target ptxcts-run: the run tier's binary alone
+    verb = "build-" + args[args.index("--target") + 1]
+    slow[verb] = 1.0
 if verb == "frontend" and args[:1] == ["compare"]:
     verb = "frontend-compare"
     args = args[1:]
@@ -79,12 +83,16 @@ class AllLanes(StandInTest):
         env.update({f"FAKE_GATE_{k}": str(v) for k, v in gates.items()})
         p = subprocess.run(["bash", os.path.join(self.root, "scripts", "all.sh")], env=env, capture_output=True,
                            text=True, timeout=120)
+        gate_starts = self.gate_starts = []
         with open(self.log) as f:
             steps = {}
             for line in f:
                 verb, name, s, e = line.split()
-                if verb != "gate":
-                    steps[name if verb not in ("setup", "gen", "build", "report") else verb] = (float(s), float(e))
+                if verb == "gate":
+                    gate_starts.append(float(s))
+                else:
+                    steps[name if not verb.startswith(("setup", "gen", "build", "report")) else verb] = (float(s),
+                                                                                                          float(e))
         tsv = glob.glob(os.path.join(self.root, "results", "*-all.tsv"))
         self.assertEqual(len(tsv), 1, p.stdout + p.stderr)
         with open(tsv[0]) as f:
@@ -97,16 +105,21 @@ class AllLanes(StandInTest):
         stamp = lambda suffix: next(k for k in steps if k.endswith(suffix) and k[:4].isdigit())
         lower, run = steps[stamp("-lower")], steps[stamp("-run")]
         self.assertLess(max(lower[0], run[0]), min(lower[1], run[1]), "the lowering tier and the run tier overlap")
-        compile_ = steps[stamp("-compile")]
-        self.assertLess(compile_[0], steps["build"][1], "the CPU lane starts before the build ends")
-        self.assertGreaterEqual(steps[stamp("-run")][0], steps["build"][1], "the device lane waits for the build")
+        compile_, driver = steps[stamp("-compile")], steps[stamp("-compile-driver")]
+        build_run = steps["build-ptxcts-run"]
+        self.assertLess(compile_[0], build_run[1], "the CPU lane starts before the build ends")
+        self.assertLess(driver[0], build_run[1], "the driver JIT starts before the build ends")
+        self.assertGreaterEqual(run[0], build_run[1], "the run tier waits for ptxcts-run")
+        self.assertLess(run[0], steps["build"][1], "the run tier does not wait for the rest of the build")
         self.assertGreater(steps["report"][0], max(lower[1], run[1]), "the report follows both lanes")
+        self.assertLess(min(self.gate_starts), steps["report"][1], "the gates run beside the report")
         gated = sorted(r["name"].rsplit("-", 1)[-1] for r in rows if r["kind"] == "gate")
         self.assertEqual(gated, ["22", "22", "compile", "driver", "lower", "run"])
         self.assertTrue(all(r["exit"] == "0" for r in rows), rows)
         self.assertEqual({r["name"] for r in rows if r["kind"] == "step"},
-                         {"setup", "gen", "build", "compile", "frontend", "lower", "compile-driver", "run",
-                          "run-llvm-22", "report"})
+                         {"setup", "gen", "build-run", "build", "compile", "frontend", "lower", "compile-driver",
+                          "run", "run-llvm-22", "report"})
+        self.assertTrue(all(r["start"] for r in rows if r["kind"] == "step"), "each step's start is recorded")
         self.assertIn("[cpu] all:", p.stdout)
         self.assertIn("[gpu] all:", p.stdout)
 
