@@ -42,8 +42,9 @@ elif [ ${#args[@]} -gt 0 ]; then   # options given for a configured folder: conf
 fi
 if [ ${#targets[@]} -gt 0 ]; then
   # a target this tree does not define: say which, before cmake's own message
+  known=$(cmake --build "$build" --target help 2>/dev/null)   # whole, not piped into grep -q: pipefail and SIGPIPE
   for t in "${targets[@]}"; do
-    cmake --build "$build" --target help 2>/dev/null | grep -Eq "(^|[ .:])$t(:| |$)" || {
+    grep -Eq "(^|[ .:])$t(:| |$)" <<< "$known" || {
       echo "build: --target '$t': no such target in $build (cmake --build $build --target help lists them)" >&2
       exit 2; }
   done
