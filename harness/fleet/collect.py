@@ -19,6 +19,7 @@ import subprocess
 import time
 
 from fleet import record as rec
+from fleet import tasks as taskmod
 
 GATED = ("run", "compile", "lower")
 REPORTED = ("run", "compile", "lower")
@@ -59,6 +60,11 @@ def collect(results, wait_s=None):
             shards = []
             for i in range(g["shards"]):
                 state, reason, task = rec.shard_state(record, g, i)
+                if state == "running" and wait_s:
+                    reason = f"still running after the collector's wait of {wait_s:g} s"
+                elif state == "running":   # afterany: every task has ended; this one ended without a word
+                    state, reason = "failed", ("the task ended without recording how (killed by SIGKILL, a node "
+                                               "failure, out of memory?); its log: " + taskmod.log_path(results, g, i))
                 shards.append({"index": i, "state": state, "reason": reason,
                                "job": (task or {}).get("job", ""), "host": (task or {}).get("host", ""),
                                "restarts": (task or {}).get("restarts", 0),

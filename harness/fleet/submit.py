@@ -148,8 +148,12 @@ def requeue(results, only_job=None):
         check_job_is_plans(record, only_job)
     slurm.check_reachable()
     todo = unfinished(record)
-    running = [(g, i) for g, i, s, _ in todo if s == "running"]
-    todo = [(g, i, s, r) for g, i, s, r in todo if s != "running"]
+    known = slurm.job_states([j["id"] for j in record["jobs"]])
+    # task.json says running: the task is running, or it was killed without a word (SIGKILL, a node failure):
+    # Slurm tells which
+    running = [(g, i) for g, i, s, _ in todo if s == "running" and
+               known.get(f"{array_job_of(record, g['id'], i)}_{i}", {}).get("state") not in slurm.ENDED | {None}]
+    todo = [(g, i, s, r) for g, i, s, r in todo if (g, i) not in running]
     if only_job:
         todo = [(g, i, s, r) for g, i, s, r in todo
                 if array_job_of(record, g["id"], i) == only_job.split("_")[0] and
@@ -158,7 +162,6 @@ def requeue(results, only_job=None):
         print(f"fleet requeue: nothing to requeue ({len(running)} task(s) still running)" if running else
               "fleet requeue: every shard is finished; nothing to requeue")
         return 0
-    known = slurm.job_states([j["id"] for j in record["jobs"]])
     requeued, fresh = [], {}
     for g, i, state, reason in todo:
         job = array_job_of(record, g["id"], i)
