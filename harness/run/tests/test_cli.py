@@ -83,6 +83,9 @@ class Options(unittest.TestCase):
         (["--filter", ""], {}, 2, "--filter ''"),
         (["--out"], {}, 2, "--out needs a value"),
         (["--bogus"], {}, 2, "unknown option '--bogus'"),
+        (["--device", "gpu0"], {}, 2, "--device 'gpu0': expected gpu, model, or model:FAULT"),
+        (["--device-name", "X"], {}, 2, "--device-name X: names the model device only"),
+        (["--device", "model", "--device-name", ""], {}, 2, "--device-name '': expected a name of 1 to 200"),
         (["--toolchain", "nope"], {}, 2, "unknown toolchain 'nope' (known:"),
         (["--toolchain", "/bin/true"], {}, 2, "not a working ptxas"),
         (["--resume", "/nonexistent/run"], {}, 2, "--resume /nonexistent/run: no results.json"),
@@ -226,6 +229,19 @@ class Runs(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("already holds a run (results.json)", r.stderr)
         self.assertEqual(open(os.path.join(out, "results.json")).read(), before)
+
+    def test_model_device_stands_in_for_a_gpu(self):
+        """--device model: no GPU, every case judged against the model itself, the name given kept in the document
+        and the device saved with the selection (a --resume runs on it again)."""
+        out = os.path.join(self.tmp, "model")
+        r = run(SMALL + ["--device", "model", "--device-name", "stand-in A", "--out", out, "--quiet"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = self.doc(out)
+        self.assertEqual((d["device"]["name"], d["device"]["sm"]), ("stand-in A", "sm_90"))
+        self.assertTrue(d["cases"])
+        self.assertEqual({c["class"] for c in d["cases"]} - {"pass", "not_supported"}, set())
+        with open(os.path.join(out, "run-args.json")) as f:
+            self.assertIn("model", json.load(f)["args"])
 
     def timed_run(self, name, args, env):
         """A run of one batch into tmp/name that exits 0 and writes a valid document: (its timing, doc, process)."""

@@ -48,6 +48,11 @@ const char* kUsage =
     "                       'none' for none)\n"
     "  --seed N             run seed, 0..2^64-1 (default 1); each case derives its own from it and its ID\n"
     "  --shard i/n          run the i-th of n shards (0-based); GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS also work\n"
+    "  --device D           gpu (default), or model[:FAULT]: no GPU, the reference model is the device (the\n"
+    "                       CPU stand-in of a GPU: every case judged against the model's own answer, FAULT\n"
+    "                       planted; e.g. the fleet tests' fake devices)\n"
+    "  --device-name NAME   the model device's name in the results (default 'reference model (D)'): stand-ins\n"
+    "                       for several devices keep their report columns apart\n"
     "  --jobs N             worker processes at once, 1..256 (default 4)\n"
     "  --timeout S          host watchdog per case, seconds, > 0 (default 5)\n"
     "  --trap-jobs N        cases expected to trap at once, each in a worker of its own, 1..256 (default: --jobs,\n"
@@ -104,7 +109,7 @@ void on_signal(int sig) {
 struct Cli {
   Session& ses;
   Selection& sel;
-  std::string out, run_id, resume, prepare_only, toolchain, frontend, prebuilt;
+  std::string out, run_id, resume, prepare_only, toolchain, frontend, prebuilt, device = "gpu", device_name;
   bool toolchain_given = false, lower_given = false, list = false, dry_build = false, dry_judge = false;
   bool shard_given = false;
   double deadline_s = 0;
@@ -158,6 +163,14 @@ struct Cli {
         struct stat st {};
         if (prebuilt.empty() || stat(prebuilt.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
           throw UsageError("--modules '" + prebuilt + "': not a folder (one sub-folder per target, written by ./ptxcts modules --frontend F)");
+      }
+      else if (a == "--device") {
+        device = val();
+        if (device != "gpu" && !model_device_known(device)) throw UsageError("--device '" + device + "': " + model_device_help());
+      } else if (a == "--device-name") {
+        device_name = val();
+        if (device_name.empty() || device_name.size() > 200 || device_name.find_first_of("\n\r\t") != std::string::npos)
+          throw UsageError("--device-name '" + device_name + "': expected a name of 1 to 200 characters on one line");
       }
       else if (a == "--seed") ses.seed = parse_u64(a, val());
       else if (a == "--shard") { parse_shard_text(a, val(), sel.shard_index, sel.shard_count); shard_given = true; }
@@ -289,6 +302,9 @@ int run_main(int argc, char** argv) {
     if (cli.shard_given && !env("GTEST_TOTAL_SHARDS").empty())
       std::fprintf(stderr, "run: --shard %d/%d given: GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS are ignored\n",
                    sel.shard_index, sel.shard_count);
+    if (!cli.device_name.empty() && cli.device == "gpu")
+      throw UsageError("--device-name " + cli.device_name + ": names the model device only (--device model); a GPU "
+                       "is named by its driver");
   } catch (const UsageError& e) {
     return usage_error(e.what());
   }
@@ -338,6 +354,15 @@ int run_main(int argc, char** argv) {
     ses.device.cc = std::to_string(n / 10) + "." + std::to_string(n % 10);
     ses.device.runtime = "0.0";
     ses.device.driver = "fake";
+  } else if (cli.device != "gpu") {
+    // The model device (model_device.hpp): the workers judge each case against the model's own answer, no GPU.
+    ses.device_kind = cli.device;
+    ses.device.name = cli.device_name.empty() ? "reference model (" + cli.device + ")" : cli.device_name;
+    ses.device.sm = "sm_90";
+    ses.device.cc = "9.0";
+    ses.device.major = 9;
+    ses.device.runtime = "none";
+    ses.device.driver = "none";
   } else {
     ses.no_device = probe_device(&ses.device);
   }
