@@ -2,7 +2,7 @@
 
 Definitions (results/README.md repeats them for users):
 * A run is identified by its run_id. Documents with the same run_id are shards of that run: they must agree on
-  shard.count, tier, device.sm and seed, and each shard index may appear once. A shard index in 0..count-1 with
+  shard.count, shard.deal, tier, device.sm and seed, and each shard index may appear once. A shard index in 0..count-1 with
   no document is a missing shard: it is named in the merged result (`missing_shards`), never dropped silently.
 * The merged set is the union of all cases keyed by (id, target, ptx, load_path, device.sm). The same key in two
   shards of one run is a conflict. The same key in two runs is a conflict unless prefer_later is set; then the
@@ -175,7 +175,9 @@ def merge(documents, prefer_later=False):
 
 def _check_same_run(run, path, doc):
     first_path, first = run.shards[min(run.shards)]
+    deal = lambda d: d["shard"].get("deal", schema.SHARD_DEALS[0])
     for what, a, b in (("shard count", first["shard"]["count"], doc["shard"]["count"]),
+                       ("shard deal", deal(first), deal(doc)),
                        ("tier", first["tier"], doc["tier"]),
                        ("device.sm", (first["device"] or {}).get("sm"), (doc["device"] or {}).get("sm")),
                        ("seed", first["seed"], doc["seed"]),

@@ -63,6 +63,8 @@ _TOOLCHAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 CASE_REQUIRED = {"id": str, "family": str, "form": str, "target": str, "ptx": str, "load_path": str, "class": str}
 MAX_DURATION_MS = 31 * 86400 * 1000.0   # a case's duration: no run of any tier lasts a month
 CASE_OPTIONAL = {"duration_ms": (int, float), "message": str, "replay": str, "details": dict}
+# how a run's cases are dealt to its shards (ptxcts-run --shard-deal; absent: the first)
+SHARD_DEALS = ("round-robin", "traps")
 TOP_FIELDS = ("schema", "version", "run_id", "tier", "started", "finished", "seed", "shard", "host", "toolchain",
               "device", "cases")
 OPTIONAL_TOP = ("partial", "timing")  # version 2
@@ -167,8 +169,10 @@ def validate(doc, file="results.json", text=None):
     if doc["seed"] is not None and (not isinstance(doc["seed"], int) or isinstance(doc["seed"], bool)):
         c.fail(["seed"], "must be an integer or null")
     shard = doc["shard"]
-    if not isinstance(shard, dict) or set(shard) != {"index", "count"}:
-        c.fail(["shard"], 'must be {"index": i, "count": n}')
+    if not isinstance(shard, dict) or not {"index", "count"} <= set(shard) <= {"index", "count", "deal"}:
+        c.fail(["shard"], 'must be {"index": i, "count": n} or {"index": i, "count": n, "deal": d}')
+    if shard.get("deal", SHARD_DEALS[0]) not in SHARD_DEALS:
+        c.fail(["shard", "deal"], f"{shard['deal']!r} is not one of {', '.join(SHARD_DEALS)} (ptxcts-run --shard-deal)")
     for name in ("index", "count"):
         if not isinstance(shard[name], int) or isinstance(shard[name], bool):
             c.fail(["shard", name], "must be an integer")

@@ -243,6 +243,43 @@ class Runs(unittest.TestCase):
         with open(os.path.join(out, "run-args.json")) as f:
             self.assertIn("model", json.load(f)["args"])
 
+    def test_shard_deal_traps_puts_the_expected_traps_on_shard_0(self):
+        """--shard-deal traps: shard 0 holds exactly the cases the planner expects to trap (details.variant.traps),
+        the other shards the rest; the shards merge to the unsharded run's keys and classes; the deal is kept in
+        the document, and shards dealt two ways are not merged as one run."""
+        sel = ["--family", "cp.async.bulk.prefetch.tensor", "--lower-targets", "none", "--device", "model", "--quiet"]
+        whole = os.path.join(self.tmp, "whole")
+        self.assertEqual(run(sel + ["--out", whole]).returncode, 0)
+        expected = {(c["id"], c["load_path"]): c["class"] for c in self.doc(whole)["cases"]}
+        shards = []
+        for i in range(3):
+            out = os.path.join(self.tmp, f"shard-{i}")
+            r = run(sel + ["--shard", f"{i}/3", "--shard-deal", "traps", "--run-id", "dealt", "--out", out])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            shards.append(out)
+        docs = [self.doc(o) for o in shards]
+        traps = [[bool(c["details"].get("variant", {}).get("traps")) for c in d["cases"]] for d in docs]
+        self.assertTrue(traps[0] and all(traps[0]), "shard 0: the expected traps, and only they")
+        self.assertTrue(traps[1] and traps[2] and not any(traps[1] + traps[2]), "shards 1 and 2: the calm cases")
+        self.assertEqual([d["shard"] for d in docs], [{"index": i, "count": 3, "deal": "traps"} for i in range(3)])
+        merged = os.path.join(self.tmp, "merged")
+        py = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "generator") + os.pathsep + os.path.join(ROOT, "harness"))
+        m = subprocess.run([sys.executable, "-m", "results", "merge", "--out", merged, "--run-id", "dealt"] + shards,
+                           capture_output=True, text=True, env=py)
+        self.assertEqual(m.returncode, 0, m.stderr)
+        self.assertEqual({(c["id"], c["load_path"]): c["class"] for c in self.doc(merged)["cases"]}, expected)
+        # a shard of the same run dealt round-robin: its cases are another set, so the merge refuses it
+        rr = os.path.join(self.tmp, "rr")
+        self.assertEqual(run(sel + ["--shard", "1/3", "--run-id", "dealt", "--out", rr]).returncode, 0)
+        self.assertEqual(self.doc(rr)["shard"], {"index": 1, "count": 3})
+        m = subprocess.run([sys.executable, "-m", "results", "merge", "--out", os.path.join(self.tmp, "mixed"),
+                            "--run-id", "dealt", shards[0], rr, shards[2]], capture_output=True, text=True, env=py)
+        self.assertNotEqual(m.returncode, 0)
+        self.assertIn("disagree on shard deal", m.stderr)
+        bad = run(sel + ["--shard", "0/2", "--shard-deal", "by-size", "--out", os.path.join(self.tmp, "bad")])
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("--shard-deal 'by-size': expected round-robin or traps", bad.stderr)
+
     def timed_run(self, name, args, env):
         """A run of one batch into tmp/name that exits 0 and writes a valid document: (its timing, doc, process)."""
         sys.path.insert(0, os.path.join(ROOT, "harness"))

@@ -26,6 +26,7 @@ std::string results_text(const RunMeta& m, const std::vector<CaseResult>& result
   Json sh = Json::object();
   sh["index"] = m.shard_index;
   sh["count"] = m.shard_count;
+  if (m.shard_deal != "round-robin") sh["deal"] = m.shard_deal;   // absent: round-robin, as before the option
   doc["shard"] = sh;
   char host[256] = {0};
   gethostname(host, sizeof host - 1);

@@ -17,6 +17,7 @@ struct RunMeta {
   std::string run_id, started, finished;
   uint64_t seed = 1;
   int shard_index = 0, shard_count = 1;
+  std::string shard_deal = "round-robin";
   bool have_device = false;
   DeviceInfo device;
   Toolchain toolchain;

@@ -48,6 +48,9 @@ const char* kUsage =
     "                       'none' for none)\n"
     "  --seed N             run seed, 0..2^64-1 (default 1); each case derives its own from it and its ID\n"
     "  --shard i/n          run the i-th of n shards (0-based); GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS also work\n"
+    "  --shard-deal D       round-robin (default: the k-th selected case to shard k % n) or traps (the cases\n"
+    "                       expected to trap to shard 0, the others over shards 1..n-1: traps are handled one\n"
+    "                       at a time host-wide, calm cases are not); every shard of a run gives the same D\n"
     "  --device D           gpu (default), or model[:FAULT]: no GPU, the reference model is the device (the\n"
     "                       CPU stand-in of a GPU: every case judged against the model's own answer, FAULT\n"
     "                       planted; e.g. the fleet tests' fake devices)\n"
@@ -174,6 +177,11 @@ struct Cli {
       }
       else if (a == "--seed") ses.seed = parse_u64(a, val());
       else if (a == "--shard") { parse_shard_text(a, val(), sel.shard_index, sel.shard_count); shard_given = true; }
+      else if (a == "--shard-deal") {
+        sel.shard_deal = val();
+        if (sel.shard_deal != "round-robin" && sel.shard_deal != "traps")
+          throw UsageError("--shard-deal '" + sel.shard_deal + "': expected round-robin or traps");
+      }
       else if (a == "--jobs") { ses.jobs = parse_int(a, val(), 1, 256); what = false; }
       else if (a == "--timeout") { ses.timeout_s = parse_seconds(a, val(), 86400); what = false; }
       else if (a == "--trap-jobs") { ses.trap_jobs = parse_int(a, val(), 1, 256); what = false; }
@@ -337,6 +345,7 @@ int run_main(int argc, char** argv) {
   meta.seed = ses.seed;
   meta.shard_index = sel.shard_index;
   meta.shard_count = sel.shard_count;
+  meta.shard_deal = sel.shard_deal;
   meta.toolchain = tc;
   std::string fake = env("PTXCTS_RUN_FAKE_DEVICE");
   if (!fake.empty()) {

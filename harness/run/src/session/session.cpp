@@ -46,7 +46,7 @@ void Session::load(const Selection& sel) {
   std::set<std::string> want(sel.cases.begin(), sel.cases.end());
   std::set<std::string> fams(sel.families.begin(), sel.families.end());
   std::set<std::string> seen;
-  size_t k = 0;
+  size_t k = 0, k_calm = 0;
   for (auto& c : all) {
     bool ok = true;
     if (!want.empty()) ok = want.count(c.id) > 0;
@@ -56,8 +56,10 @@ void Session::load(const Selection& sel) {
     seen.insert(c.id);
     if (!c.form->kernel.empty() && std::find(families.begin(), families.end(), c.form->family) == families.end())
       families.push_back(c.form->family);
-    // --shard i/n: case k of the selection belongs to shard k % n.
-    if (int(k++ % size_t(sel.shard_count)) != sel.shard_index) continue;
+    // --shard i/n, --shard-deal: which shard the case belongs to (deal_shard)
+    const bool traps = c.params.get("traps") != nullptr;
+    const int shard = deal_shard(sel.shard_deal, traps, k++, traps ? k_calm : k_calm++, sel.shard_count);
+    if (shard != sel.shard_index) continue;
     // Every module is rendered at the toolchain's PTX version: a form newer than it is not_supported, naming
     // the toolchain (never a compile_error).
     c.ptx = toolchain.ptx.empty() ? c.ptx : toolchain.ptx;
@@ -68,6 +70,12 @@ void Session::load(const Selection& sel) {
     if (!seen.count(w)) throw UsageError("--case '" + w + "': no such run case in the plan (list them with --list)");
   if (seen.empty())   // never a run that passes by judging nothing
     throw UsageError("the selection matches no case (0 cases): check --family, --case and --filter (--list lists them)");
+}
+
+int deal_shard(const std::string& deal, bool traps, size_t k, size_t k_calm, int count) {
+  if (count <= 1) return 0;
+  if (deal == "traps") return traps ? 0 : 1 + int(k_calm % size_t(count - 1));
+  return int(k % size_t(count));
 }
 
 int default_trap_jobs(int jobs) {

@@ -18,7 +18,16 @@ struct Selection {
   std::vector<std::string> families;  // family names
   std::vector<std::string> filters;   // substrings of the case ID
   int shard_index = 0, shard_count = 1;
+  // --shard-deal: how the selection is dealt to the shards (deal_shard in session.cpp)
+  std::string shard_deal = "round-robin";
 };
+
+// Which shard of `count` a selected case belongs to. round-robin: the k-th selected case, shard k % count.
+// traps (count >= 2): every case the planner expects to trap (params.traps) to shard 0, the k_calm-th other case to
+// shard 1 + k_calm % (count - 1): the driver handles traps one at a time for the whole host
+// (results/bench/README.md), so shards that trap side by side wait on each other, while calm shards do not.
+// k and k_calm count the selected cases before this one (all of them, and the calm ones).
+int deal_shard(const std::string& deal, bool traps, size_t k, size_t k_calm, int count);
 
 struct Session {
   std::string self;                   // this binary (for workers)
