@@ -17,16 +17,17 @@ import json
 import os
 from collections import Counter, defaultdict
 
-from results import baseline, merge
-from results.errors import ResultsError
-from results.runio import atomic_write
-from results.schema import toolchain_name
+from framework.documents import baseline, merge
+from framework.documents.errors import ResultsError
+from framework.documents.runio import atomic_write
+from framework.documents.schema import toolchain_name
 
 from .errors import FrontendError
 from .summary import family_table
+from framework import paths
 
 NOT_WRITTEN = " did not write this kernel"
-ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = paths.root()
 COLUMNS = ("cases", "same", "differ", "not_written", "no_reference")
 
 

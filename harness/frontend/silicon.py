@@ -314,7 +314,7 @@ def write_modules(a, forms, info, target, out, write, root, stream=sys.stderr, m
         n = sum(len(j.items) for j in jobs)
         stream.write(f"modules: {fe.name} ({fe.description.get('version_string')}) compiles {n} of {len(forms)} "
                      f"kernels for {target} PTX {a.ptx} in {len(jobs)} modules; {len(not_written)} it cannot write\n")
-        from compile.progress import Progress
+        from framework.progress import Progress
         prog = Progress(n, stream=stream, label="modules", unit="kernels", quiet=getattr(a, "quiet", False))
         stats = _compile(pool, jobs, fe, known, target, a.ptx, not_written, prog)
     finally:

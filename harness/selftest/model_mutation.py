@@ -32,9 +32,10 @@ import sys
 import time
 
 from .mutants import MODEL_SRC, generate, sample_order, sha
-import boundary
+from framework import boundary
+from framework import paths
 
-ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = paths.root()
 DEFAULT_OUT = os.path.join(ROOT, "results", "selftest", "model-mutation.json")
 DEFAULT_TRIAGE = os.path.join(ROOT, "results", "selftest", "model-equivalent.json")
 TOOL = "universalmutator"

@@ -4,8 +4,8 @@ import shutil
 import tempfile
 import unittest
 
-from results import manifest
-from results.errors import InputError
+from framework import manifest
+from framework.documents.errors import InputError
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "manifest")
 

@@ -13,8 +13,8 @@ import tempfile
 import unittest
 
 import frontend
-import toolchains
-from compile import ptxas as ptxas_call
+from framework import toolchains
+from framework.toolchains import ptxas as ptxas_call
 from frontend import engines, isolate, llvm_backend, silicon
 from frontend.tests.tier_check import main
 from frontend.tier import split_module

@@ -45,10 +45,10 @@ bool finding_class(const std::string& k) {
   return k == cls::fail || k == cls::crash || k == cls::timeout || k == cls::compile_error;
 }
 
-// The results layer's known findings (harness/results/known.py), as a process: `python3 -m results known ARGS`,
-// harness/ on PYTHONPATH, the request (if any) on stdin from the file `in`.
+// The results layer's known findings (harness/framework/documents/known.py), as a process: `python3 -m results known ARGS`,
+// generator/ and harness/ on PYTHONPATH, the request (if any) on stdin from the file `in`.
 std::vector<std::string> known_cmd(const std::string& args, const std::string& in = "") {
-  std::string sh = "PYTHONPATH=\"$0/harness${PYTHONPATH:+:$PYTHONPATH}\" exec python3 -m results known " + args;
+  std::string sh = "PYTHONPATH=\"$0/generator:$0/harness${PYTHONPATH:+:$PYTHONPATH}\" exec python3 -m results known " + args;
   if (!in.empty()) sh += " < \"$1\"";
   std::vector<std::string> argv = {"sh", "-c", sh, ptxcts_root()};
   if (!in.empty()) argv.push_back(in);

@@ -230,7 +230,7 @@ class Runs(unittest.TestCase):
     def timed_run(self, name, args, env):
         """A run of one batch into tmp/name that exits 0 and writes a valid document: (its timing, doc, process)."""
         sys.path.insert(0, os.path.join(ROOT, "harness"))
-        from results import schema
+        from framework.documents import schema
         out = os.path.join(self.tmp, name)
         r = run(args + ["--out", out], **env)
         self.assertEqual(r.returncode, 0, r.stderr)

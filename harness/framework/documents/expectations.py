@@ -27,7 +27,7 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import List
 
-from boundary import VerbError
+from framework.boundary import VerbError
 
 REQUIRED = ("id", "cases", "verdict", "sentence", "ptxas", "note", "reviewed", "toolchains")
 OPTIONAL = ("rules", "load_paths")
@@ -114,7 +114,7 @@ def load(path: str) -> List[Finding]:
             cases = [cases]
         if not isinstance(cases, list) or not cases or not all(isinstance(c, str) and c for c in cases):
             raise ExpectationsError(f"{where}: finding {e['id']}: 'cases' must be a non-empty list of case IDs or globs")
-        from results.waivers import glob_problem
+        from framework.documents.waivers import glob_problem
         bad_glob = next((glob_problem(c) for c in cases if glob_problem(c)), None)
         if bad_glob:
             raise ExpectationsError(f"{where}: finding {e['id']}: 'cases': not a glob: {bad_glob}")

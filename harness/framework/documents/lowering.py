@@ -20,9 +20,9 @@ import os
 import sys
 from collections import defaultdict
 
-import results
-from boundary import VerbError
-from results import schema
+from framework import documents
+from framework.boundary import VerbError
+from framework.documents import schema
 
 SCHEMA, VERSION = "ptxcts-lowering-baseline", 1
 
@@ -37,13 +37,13 @@ def load_run(path):
         cands = [os.path.join(path, n) for n in ("results.json", "results.json.gz")]
         path = next((c for c in cands if os.path.exists(c)), cands[0])
     if not os.path.exists(path):
-        raise results.errors.UsageError(f"{path}: no such results document (give a lower run's folder)")
+        raise documents.errors.UsageError(f"{path}: no such results document (give a lower run's folder)")
     try:
-        doc = results.load(path)
-    except results.errors.InputError as e:
+        doc = documents.load(path)
+    except documents.errors.InputError as e:
         raise BaselineError(str(e))
     if doc.get("tier") != "lower":
-        raise results.errors.UsageError(f"{path}: a {doc.get('tier')} run, not a lower run")
+        raise documents.errors.UsageError(f"{path}: a {doc.get('tier')} run, not a lower run")
     return doc
 
 
@@ -94,15 +94,15 @@ def gate(run, baseline, update, root, out=sys.stdout):
         src = {"run": doc["run_id"], "ptxas": doc["toolchain"].get("ptxas"),
                "nvdisasm": doc["toolchain"].get("nvdisasm")}
         text = dumps(name, src, now)
-        results.atomic_write(path, gzip.compress(text.encode(), mtime=0) if path.endswith(".gz") else text)
+        documents.atomic_write(path, gzip.compress(text.encode(), mtime=0) if path.endswith(".gz") else text)
         out.write(f"lower gate: wrote {len(now)} lowering keys of toolchain {name} to {path}\n")
         return 0
     if not os.path.exists(path):
-        raise results.errors.UsageError(f"{path}: no lowering baseline for toolchain {name}; review the run and "
+        raise documents.errors.UsageError(f"{path}: no lowering baseline for toolchain {name}; review the run and "
                                         f"write one with ./ptxcts lower --gate {run} --update-baseline")
     base = load_baseline(path)
     if base["toolchain"] != name:
-        raise results.errors.UsageError(f"{path} is the baseline of toolchain {base['toolchain']}, the run is of {name}")
+        raise documents.errors.UsageError(f"{path} is the baseline of toolchain {base['toolchain']}, the run is of {name}")
     covered = {(c["family"], c["target"]) for c in doc["cases"]}
     fam_of = {c["form"]: c["family"] for c in doc["cases"]}
     changed, new, gone = [], [], []

@@ -3,7 +3,7 @@
 time, and per fault kind and family the planted faults, those caught, equivalent, holes and not judged."""
 import os
 
-from .errors import InputError, UsageError
+from framework.documents.errors import InputError, UsageError
 
 SCHEMA = "ptxcts-selftest"
 ROW = ("planted", "refused", "caught", "equivalent", "holes", "no_case")
@@ -15,7 +15,7 @@ def load_one(path):
     if not os.path.isfile(path):
         raise UsageError(f"--selftest {path}: no such file (a self-test's selftest.json, e.g. "
                          "results/selftest/selftest-h100.json.gz)")
-    from .jsonloc import read
+    from framework.documents.jsonloc import read
     doc = read(path)   # InputError: not gzip, not UTF-8, not JSON, nested too deeply, NaN
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise InputError(path, None, "schema", f"must be {SCHEMA!r}")

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from boundary import VerbError
+from framework.boundary import VerbError
 
 PTX_LINE = re.compile(r'^\s*//## File "\.nv_debug_ptx_txt", line (\d+)(?:, inlined at .*)?\s*$')
 OTHER_FILE_LINE = re.compile(r'^\s*//## File ".*", line \d+.*$')

@@ -4,7 +4,7 @@ bins it reached, and its coverage picture (coverage.svg, shown inline on the ind
 import os
 import re
 
-from .errors import InputError, UsageError
+from framework.documents.errors import InputError, UsageError
 
 SCHEMA = "ptxcts-explore"
 REQUIRED = {"id": str, "cases_run": int, "explored_s": (int, float), "cases_per_s": (int, float), "seed": int,
@@ -15,7 +15,7 @@ def _read(folder):
     for name in ("explore.json", "explore.json.gz"):
         path = os.path.join(folder, name)
         if os.path.isfile(path):
-            from .jsonloc import read
+            from framework.documents.jsonloc import read
             return path, read(path)   # InputError: not gzip, not UTF-8, not JSON, nested too deeply, NaN
     raise UsageError(f"--explore {folder}: no explore.json or explore.json.gz there (an exploration's folder)")
 

@@ -1,7 +1,7 @@
 """The report's pictures, as inline SVG (templates/pictures.html.j2): the heat map of families x columns (each cell
 coloured by its worst verdict) and the bar chart of findings per kind. This module lays them out."""
 from .html_page import COLOURS, ENV
-from .schema import FINDINGS
+from framework.documents.schema import FINDINGS
 
 HEAT_KEY = (("#5cb85c", "pass"), ("#f0ad4e", "reviewed divergence"), ("#5bc0de", "beyond chapter"),
             ("#d9534f", "unexplained"), ("#d5d5d5", "no verdict"))

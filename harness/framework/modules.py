@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from results.manifest import Case, Manifest
+from framework.manifest import Case, Manifest
 from ptxcts_gen import linemap
 
 HEADER = "header"

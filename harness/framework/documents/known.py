@@ -26,8 +26,9 @@ import tomllib
 
 from . import waivers
 from .errors import InputError, ResultsError, UsageError
+from framework import paths
 
-ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = paths.root()
 
 VERSION = 1
 REQUIRED = ("id", "cases", "class", "note", "reviewed")

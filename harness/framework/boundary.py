@@ -1,7 +1,7 @@
 """The error boundary every Python verb runs inside (docs/CLI.md): what reaches the user when a verb ends early.
 
     boundary.run("compile", main, argv)     # in a layer's __main__: main(argv) -> exit code
-    python3 -m boundary MODULE ARGS...      # how ./ptxcts runs a Python verb: MODULE's __main__ inside run()
+    python3 -m framework MODULE ARGS...     # how ./ptxcts runs a Python verb: MODULE's __main__ inside run()
 
 Inside the boundary:
 * SIGTERM raises Interrupted (a KeyboardInterrupt, so every tier's "write what was judged, marked partial" path
@@ -12,7 +12,6 @@ Inside the boundary:
 * A document that cannot be decoded (not UTF-8, nested too deeply) becomes exit 3 (EXIT_INPUT).
 * Anything else is a bug: "internal error", the exception, and where to report it; exit 70 (EXIT_INTERNAL).
 """
-import argparse
 import errno
 import os
 import signal
@@ -76,36 +75,9 @@ class signals_deferred:
         return False
 
 
-class _StoreOnce(argparse._StoreAction):
-    """argparse's 'store', refusing an option given twice with different values (`--out a --out b`: which one
-    the user meant is not for the parser to guess; the last would silently win)."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        given = namespace.__dict__.setdefault(_GIVEN, {})
-        if self.dest in given and given[self.dest][1] != values:
-            parser.error(f"{option_string} {values!r}: {given[self.dest][0]} {given[self.dest][1]!r} was given "
-                         "too; give it once")
-        given[self.dest] = (option_string, values)
-        super().__call__(parser, namespace, values, option_string)
-
-
-_GIVEN = "_ptxcts_options_given"
-
-
-class ArgumentParser(argparse.ArgumentParser):
-    """The verbs' argument parser: argparse's, with an option that takes one value refused when it is given twice
-    with different values (docs/CLI.md: conflicting options are usage errors). Sub-commands get the same
-    parser."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.register("action", None, _StoreOnce)
-        self.register("action", "store", _StoreOnce)
-
-    def parse_known_args(self, args=None, namespace=None):
-        ns, rest = super().parse_known_args(args, namespace)
-        ns.__dict__.pop(_GIVEN, None)
-        return ns, rest
+# The verbs' argument parser is the generator's (its verbs parse alike, and the generator imports nothing of the
+# harness): re-exported here, beside the rest of what a verb runs inside.
+from ptxcts_gen.arguments import ArgumentParser  # noqa: E402,F401
 
 
 class VerbError(Exception):

@@ -32,12 +32,11 @@ import hashlib
 import os
 import re
 
-from . import baseline as baseline_mod
-from . import diff as diff_mod
-from .gate import REGRESSION_KINDS, classify
-from .schema import CLASSES, FINDINGS, key_text, target_sort_key
-
-REPO_ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from framework import paths
+from framework.documents import baseline as baseline_mod
+from framework.documents.schema import CLASSES, FINDINGS, key_text, target_sort_key
+from .. import diff as diff_mod
+from ..gate import REGRESSION_KINDS, classify
 
 REPORT_SCHEMA = "ptxcts-report"
 REPORT_VERSION = 2
@@ -263,11 +262,11 @@ def _known_run_findings(instances):
     for col, key, case, run in instances:
         if run.tier == "run" and case["class"] in UNEXPLAINED:
             runs.setdefault(id(run), (run, []))[1].append((col, key, case))
-    expectations = os.path.join(REPO_ROOT, "results", "expectations", "run.toml")
+    expectations = os.path.join(paths.root(), "results", "expectations", "run.toml")
     if not runs or not os.path.isfile(expectations):
         return {}
     import datetime
-    from . import known
+    from framework.documents import known
     findings = known.load_findings(expectations)
     today = datetime.datetime.now(datetime.timezone.utc).date()
     out = {}

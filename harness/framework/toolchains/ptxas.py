@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from compile import diagnostics
+from framework.toolchains import diagnostics
 
 CALL_TIMEOUT_S = 600
 

@@ -1,7 +1,7 @@
 """What a tier needs so that no result is lost or silently wrong: a unique run ID, an
 exclusive lock on the output folder, atomic file writes, and a way to mark a run that stopped early as partial.
 
-    from results import new_run_id, OutputLock, write_run, mark_partial
+    from framework.documents import new_run_id, OutputLock, write_run, mark_partial
 
     run_id = new_run_id("compile")                     # 2026-11-22T19-31-31.123Z-compile-4f2a9c
     with OutputLock(out_dir):                          # exit 2 (UsageError) if another run holds out_dir

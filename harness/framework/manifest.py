@@ -16,8 +16,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from .errors import EXIT_INPUT, InputError, ResultsError, UsageError
-from .jsonloc import load as _json_load, read as _json_read, read_text
+from .documents.errors import EXIT_INPUT, InputError, ResultsError, UsageError
+from .documents.jsonloc import load as _json_load, read as _json_read, read_text
+from framework import paths
 
 CASE_COLUMNS = ("case_id", "form", "target", "ptx", "expect", "rules")
 FORM_FIELDS = ("form", "family")            # what every reader of forms.jsonl needs
@@ -79,7 +80,7 @@ class Manifest:
 
 
 def default_dir():
-    root = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    root = paths.root()
     return os.path.join(root, "generated", "manifest")
 
 

@@ -7,7 +7,7 @@
    format (the message names the file, the line and the field), an unknown schema version, a merge conflict,
    a shard missing where the verb needs a complete run, a bundle over the size limit
 """
-from boundary import EXIT_INPUT, EXIT_USAGE, VerbError
+from framework.boundary import EXIT_INPUT, EXIT_USAGE, VerbError
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1

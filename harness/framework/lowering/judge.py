@@ -4,8 +4,8 @@ decides: a modifier, or a core instruction no rule expects)."""
 from dataclasses import dataclass, field
 from typing import List, Sequence
 
-from lower import key as keymod
-from lower.sass import Instr
+from framework.lowering import key as keymod
+from framework.toolchains.sass import Instr
 from ptxcts_gen.lowering import KNOWN_MODIFIERS, MEANINGFUL_ELSEWHERE, SOFTWARE_CALL, rules_for
 
 PASS, FAIL, UNRULED = "pass", "fail", "unruled"

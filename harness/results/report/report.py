@@ -7,9 +7,12 @@ import json
 import os
 import sys
 
-from . import coverage, explorations, manifest, merge, render_html, render_md, selftests
-from .errors import UsageError
-from .runio import atomic_write
+from framework import manifest
+from framework.documents import merge
+from . import coverage, explorations, render_html, render_md, selftests
+from framework.documents.errors import UsageError
+from framework.documents.runio import atomic_write
+from framework import paths
 
 JSON_DROPPED = ("findings", "rows")  # per finding and per form: on the family pages; derivable from the results
 
@@ -85,7 +88,7 @@ def _remove_stale(out, files):
 
 
 def _root():
-    return os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return paths.root()
 
 
 def _lowering_rules(paths):

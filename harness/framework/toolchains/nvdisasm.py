@@ -14,11 +14,11 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
-from boundary import EXIT_USAGE, VerbError
-import toolchains
-from toolchains import install as tc_install
+from framework.boundary import EXIT_USAGE, VerbError
+from framework import toolchains
+from framework.toolchains import install as tc_install
 
-from lower import sass
+from framework.toolchains import sass
 
 WHEEL = "nvidia-cuda-nvdisasm"
 ENV = "PTXCTS_NVDISASM"

@@ -2,7 +2,8 @@
 
 Markdown keeps what a reader needs first (regressions, unexplained findings, coverage, findings grouped, the
 differences between toolchains, families); the per-form tables are on the HTML family pages."""
-from . import diff as diff_mod, selftests
+from .. import diff as diff_mod
+from . import selftests
 from .html_page import ABBREV
 
 

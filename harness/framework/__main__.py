@@ -1,9 +1,9 @@
-"""python3 -m boundary MODULE ARGS...: run MODULE's __main__ (as python3 -m MODULE would) inside the error boundary.
+"""python3 -m framework MODULE ARGS...: run MODULE's __main__ (as python3 -m MODULE would) inside the error boundary.
 ./ptxcts runs every Python verb this way."""
 import runpy
 import sys
 
-import boundary
+from framework import boundary
 
 
 def _run_module(module):
@@ -12,7 +12,7 @@ def _run_module(module):
 
 
 if len(sys.argv) < 2:
-    sys.stderr.write("usage: python3 -m boundary MODULE [ARGS...]\n")
+    sys.stderr.write("usage: python3 -m framework MODULE [ARGS...]\n")
     sys.exit(2)
 _module = sys.argv[1]
 sys.argv = [_module] + sys.argv[2:]

@@ -14,7 +14,7 @@ scheduling and register allocation, the key only when the lowering itself does.
 import re
 from typing import List, Sequence, Tuple
 
-from lower.sass import Instr
+from framework.toolchains.sass import Instr
 
 CORE_OPCODES = frozenset({
     "LDGSTS", "LDGDEPBAR", "DEPBAR", "ARRIVES", "SYNCS", "UBLKCP", "UBLKRED", "UBLKPF", "UTMALDG", "UTMASTG",
