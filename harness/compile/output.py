@@ -1,5 +1,5 @@
 """What one compile run writes beside results.json and prints at its end: rule_messages.tsv, expectations.json
-and the summary on stderr (results.json and junit.xml are written by harness/results' write_run, the one writer
+and the summary on stderr (results.json and junit.xml are written by the framework's write_run (harness/framework/documents/writer.py), the one writer
 and JUnit mapping of every tier)."""
 import json
 import re

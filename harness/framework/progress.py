@@ -75,3 +75,15 @@ def _w(col):
 def _natural(s):
     import re
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
+
+
+def family_table(rows, columns, width=12, total="TOTAL"):
+    """The summary table of counts per family (the front-end tier's verbs close with it): rows: {family: Counter of
+    column -> count}. Returns the table's text (a line per family, the total last) and the total Counter."""
+    lines = [f"  {'family':32}" + "".join(f" {c[:width]:>{width}}" for c in columns)]
+    tot = Counter()
+    for fam in sorted(rows):
+        tot.update(rows[fam])
+        lines.append(f"  {fam:32}" + "".join(f" {rows[fam][c]:>{width}}" for c in columns))
+    lines.append(f"  {total:32}" + "".join(f" {tot[c]:>{width}}" for c in columns))
+    return "\n".join(lines) + "\n", tot

@@ -23,7 +23,7 @@ from framework.documents.runio import atomic_write
 from framework.documents.schema import toolchain_name
 
 from .errors import FrontendError
-from .summary import family_table
+from framework.progress import family_table
 from framework import paths
 
 NOT_WRITTEN = " did not write this kernel"

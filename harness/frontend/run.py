@@ -19,7 +19,7 @@ from ptxcts_gen.frontends import Spelling
 from . import FrontendError, engines, isolate, judge, resolve, tier
 from . import findings as fe_findings_mod
 from .coverage import coverage_of
-from .summary import family_table
+from framework.progress import family_table
 
 FINDING_CLASSES = ("fail", "crash", "timeout", "compile_error")
 

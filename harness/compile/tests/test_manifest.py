@@ -1,4 +1,4 @@
-"""Reading the manifest (results.manifest, as the compile tier does): malformed input is an error naming the file and line; the filters."""
+"""Reading the manifest (framework.manifest, as the compile tier does): malformed input is an error naming the file and line; the filters."""
 import os
 import shutil
 import tempfile

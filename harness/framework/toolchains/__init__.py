@@ -2,7 +2,7 @@
 
 A toolchain is named (`13.0`, `13.5`, `12.4`: toolchains/catalog.toml says where its files come from) or given as
 a path (a ptxas executable, or a folder with bin/ptxas). Its description (schema `ptxcts-toolchain`, probed from
-the tool by harness/toolchains/probe.py) is committed as toolchains/<name>.json for named ones and cached by
+the tool by harness/framework/toolchains/probe.py) is committed as toolchains/<name>.json for named ones and cached by
 checksum for paths. Every tier selects one with `--toolchain NAME|PATH` or the environment variable
 PTXCTS_TOOLCHAIN (the option wins); without either, the installed CUDA toolkit's ptxas is used.
 

@@ -15,11 +15,11 @@ import unittest
 import frontend
 from framework import toolchains
 from framework.toolchains import ptxas as ptxas_call
-from frontend import engines, isolate, llvm_backend, silicon
+from frontend import engines, isolate, kernel_check, llvm_backend, silicon
 from frontend.tests.tier_check import main
 from frontend.tier import split_module
 from ptxcts_gen import parse
-from ptxcts_gen.cli import _write
+from ptxcts_gen.cli import write_file
 from ptxcts_gen.frontends import MappingError, Spelling
 from ptxcts_gen.frontends import llvm as mapping
 from ptxcts_gen.model import all_forms
@@ -150,12 +150,13 @@ class SiliconModulesTest(unittest.TestCase):
                 row = self.index["entries"][e]
                 (line,) = row["test_lines"]
                 self.assertTrue(index.same_form(form.id, lines[line - 1].split("//")[0].strip())[0], form.id)
-                params = silicon.entry_params(bodies[e])
+                params = kernel_check.entry_params(bodies[e])
                 self.assertEqual(len(params), 2 if form.kernel_cfg["tmap"] else 1, form.id)
                 self.assertRegex(params[0], r"^\.param \.(u64|b64) \w+$")
                 if form.kernel_cfg["tmap"]:
                     self.assertRegex(params[1], r"^\.param \.align 64 \.b8 \w+\[128\]$")
-                self.assertEqual(silicon.protocol(bodies[e], line - row["line_first"]), silicon.protocol(hand),
+                self.assertEqual(kernel_check.protocol(bodies[e], line - row["line_first"]),
+                                 kernel_check.protocol(hand),
                                  form.id)
                 n += 1
         self.assertEqual(n, len(self.index["entries"]))
@@ -216,7 +217,7 @@ class SiliconModulesTest(unittest.TestCase):
 
 
 class PlantedFaultTest(unittest.TestCase):
-    """Wrong kernels the check (silicon.check_entry) and the module writer must catch."""
+    """Wrong kernels the check (kernel_check.check_entry) and the module writer must catch."""
 
     @classmethod
     def setUpClass(cls):
@@ -232,7 +233,7 @@ class PlantedFaultTest(unittest.TestCase):
 
     def check(self, form, ir):
         body = _entries(self.compile(ir))[form.entry]
-        return silicon.check_entry(form, body, self.index, kernel_text(form))[0]
+        return kernel_check.check_entry(form, body, self.index, kernel_text(form))[0]
 
     def ir(self, form, s=None):
         return silicon.module_ir([(form, s or mapping.spell(form, self.known))], form.family, self.known)
@@ -310,7 +311,7 @@ class PlantedFaultTest(unittest.TestCase):
         a = argparse.Namespace(frontend="llvm-22", ptx=PTX, max_entries=0, jobs=1, quiet=True)
         with tempfile.TemporaryDirectory() as out:
             with open(os.devnull, "w") as sink:
-                rc = silicon.write_modules(a, [good, bad], {good.id: [], bad.id: []}, TARGET, out, _write, ROOT,
+                rc = silicon.write_modules(a, [good, bad], {good.id: [], bad.id: []}, TARGET, out, write_file, ROOT,
                                            stream=sink)
             with open(os.path.join(out, "index.json")) as fh:
                 doc = json.load(fh)

@@ -23,7 +23,7 @@ class Committed(unittest.TestCase):
         for path in paths:
             with self.subTest(path):
                 if os.path.relpath(path, root).startswith("lower" + os.sep):
-                    # the lowering tier's baselines hold lowering keys (harness/lower/keys.py), not classes
+                    # the lowering tier's baselines hold lowering keys (harness/framework/documents/lowering.py), not classes
                     from framework.documents import lowering as keys
                     doc = keys.load_baseline(path)
                     self.assertEqual(os.path.basename(path), f"{doc['toolchain']}.json.gz")

@@ -5,7 +5,7 @@
 // not_supported / skipped -> GTEST_SKIP() with the reason, a finding class (fail, crash, timeout, compile_error)
 // covered by an unexpired reviewed finding (results/expectations/run.toml) or waiver (results/waivers.toml) ->
 // success as a known finding (printed with its id and replay, property `known_finding`, counted at the end),
-// anything else -> failure. The matching is harness/results/known.py's (the gate's waiver rules, one implementation).
+// anything else -> failure. The matching is harness/framework/documents/known.py's (the gate's waiver rules, one implementation).
 // Without a CUDA device every case is skipped; the binary exits 77 when nothing passed or failed, which CTest
 // turns into "skipped" (SKIP_RETURN_CODE). Each run writes its results shard (results.json + junit.xml).
 // --from-results FILE reports the cases of a results.json written elsewhere (no device needed).

@@ -25,8 +25,8 @@ from hypothesis import given, strategies as st  # noqa: E402
 
 from framework import documents  # noqa: E402
 from results.report import explorations, selftests  # noqa: E402
-from framework.documents import waivers
-from framework import manifest as results_manifest  # noqa: E402
+from framework.documents import waivers  # noqa: E402
+from framework import manifest  # noqa: E402
 from framework.documents.errors import ResultsError  # noqa: E402
 from framework.documents import expectations  # noqa: E402
 from framework.toolchains import catalog, ToolchainError  # noqa: E402
@@ -194,8 +194,8 @@ class Loaders(unittest.TestCase):
         tsv = self._write("gen/manifest/cases/cp.async.tsv", raw)
         self._write("gen/manifest/forms.jsonl", MANIFEST["forms"].encode("utf-8"))
         self._write("gen/manifest/targets.json", MANIFEST["targets"].encode("utf-8"))
-        for fn, arg, allowed in ((results_manifest.load, man, (ResultsError,)),
-                                 (results_manifest.load_cases, man, (ResultsError,)),
+        for fn, arg, allowed in ((manifest.load, man, (ResultsError,)),
+                                 (manifest.load_cases, man, (ResultsError,)),
                                  (lambda root: list(gen_cli._read_cases(root)), os.path.dirname(man),
                                   (gen_cli.ManifestError, FileNotFoundError))):
             self._loads(fn, arg, tsv, allowed)
