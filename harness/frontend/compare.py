@@ -36,12 +36,17 @@ def _match(key):
     return (key[0], key[1], key[3], key[4])
 
 
-def _merged(paths):
-    """The runs in paths merged (results.merge); its errors keep their message and exit code."""
+def _read(load, what):
+    """load(what), a document reader of the framework: its errors keep their message and exit code."""
     try:
-        return merge.load_and_merge(paths)
+        return load(what)
     except ResultsError as e:
         raise FrontendError(str(e), e.exit_code) from e
+
+
+def _merged(paths):
+    """The runs in paths merged (framework.documents.merge)."""
+    return _read(merge.load_and_merge, paths)
 
 
 def _front_end_run(paths):
@@ -60,11 +65,8 @@ def _baseline_path(sm, paired):
 
 
 def _baseline_cases(path):
-    """(header, {key: class or class tuple}) of a baseline file; its errors keep their message and exit code."""
-    try:
-        return baseline.load(path)
-    except ResultsError as e:
-        raise FrontendError(str(e), e.exit_code) from e
+    """(header, {key: class or class tuple}) of a baseline file."""
+    return _read(baseline.load, path)
 
 
 def _is_baseline_file(paths):

@@ -255,20 +255,21 @@ class PlantedFaultTest(unittest.TestCase):
         ir = self.ir(f).replace("  call void @llvm.nvvm.fence.proxy.async.shared_cta()\n", "")
         self.assertIn("protocol differs", self.check(f, ir))
 
+    def replaced(self, f, old, new):
+        """The check's verdict on the form's kernel with old (which its IR must hold) replaced by new."""
+        ir = self.ir(f)
+        self.assertIn(old, ir)
+        return self.check(f, ir.replace(old, new))
+
     def test_a_frame_that_does_not_report_its_end_is_caught(self):
         f = FORMS["cp.async.bulk.prefetch.tensor/1d.L2.global.tile"]
-        ir = self.ir(f)
-        self.assertIn("store i32 1, ptr addrspace(1) %status0.end.at", ir)
-        problem = self.check(f, ir.replace("store i32 1, ptr addrspace(1) %status0.end.at, align 4\n", ""))
-        self.assertIn("protocol differs", problem)
+        end = "store i32 1, ptr addrspace(1) %status0.end.at, align 4\n"
+        self.assertIn("protocol differs", self.replaced(f, end, ""))
 
     def test_a_group_wait_for_other_groups_is_caught(self):
         f = FORMS["cp.async.bulk.commit_group/empty_group"]
-        ir = self.ir(f)
-        self.assertIn("@llvm.nvvm.cp.async.bulk.wait.group(i32 1)", ir)
-        problem = self.check(f, ir.replace("@llvm.nvvm.cp.async.bulk.wait.group(i32 1)",
-                                           "@llvm.nvvm.cp.async.bulk.wait.group(i32 0)"))
-        self.assertIn("protocol differs", problem)
+        self.assertIn("protocol differs", self.replaced(f, "@llvm.nvvm.cp.async.bulk.wait.group(i32 1)",
+                                                        "@llvm.nvvm.cp.async.bulk.wait.group(i32 0)"))
 
     def test_the_groups_instruction_out_of_its_place_is_caught(self):
         # the commit under test moved after the frame's wait: the commit at the test's place is a companion's
