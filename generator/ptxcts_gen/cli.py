@@ -1,5 +1,4 @@
 """./ptxcts gen | cases | modules (python3 -m ptxcts_gen <verb>)."""
-import argparse
 import csv
 import errno
 import json
@@ -8,6 +7,7 @@ import sys
 import time
 
 from . import faults, linemap
+from .arguments import ArgumentParser
 from .targets import BY_NAME, PTX_VERSIONS, ptx_key, target_order
 
 
@@ -236,7 +236,7 @@ def _count_table(rows, forms):
 
 # ---- modules -------------------------------------------------------------------------------------------
 
-def _planted_fault():
+def planted_fault():
     """(kind, allowed form IDs or None, {}) from PTXCTS_PLANT_FAULT / PTXCTS_PLANT_FAULT_FORMS (the self-test);
     (None, None, {}) when unset; (exit code, None, {}) when they are wrong."""
     kind = os.environ.get("PTXCTS_PLANT_FAULT")
@@ -254,9 +254,11 @@ def _planted_fault():
         return _err(f"PTXCTS_PLANT_FAULT_FORMS={path}: {e.strerror}"), None, {}
 
 
-def cmd_modules(args):
+def module_selection(args):
+    """The forms `modules` writes, from its options: (target, forms, {form ID: the rules that reject it at the
+    target and version}), or the exit status when an option is refused (the error printed). The front-end tier's
+    `modules --frontend` (frontend.modules) selects through this too."""
     from .model import all_forms, _requirement_violations
-    from .render import module_text
     if args.target not in BY_NAME:
         return _err(f"--target {args.target}: unknown target (known: {', '.join(sorted(BY_NAME))})")
     if args.ptx not in PTX_VERSIONS:
@@ -284,17 +286,22 @@ def cmd_modules(args):
         info[f.id] = rules
     if args.valid_only:
         forms = [f for f in forms if not info[f.id]]
-    fault, fault_forms, all_planted = _planted_fault()
+    return t, forms, info
+
+
+def cmd_modules(args):
+    from .render import module_text
+    if args.frontend:   # whole kernels written by a compiler front-end: the front-end tier's (harness/frontend)
+        return _err(f"--frontend {args.frontend}: the front-end tier writes these modules; run ./ptxcts modules "
+                    f"--frontend {args.frontend} ... (python3 -m frontend.modules)")
+    chosen = module_selection(args)
+    if isinstance(chosen, int):
+        return chosen
+    t, forms, info = chosen
+    fault, fault_forms, all_planted = planted_fault()
     if isinstance(fault, int):
         return fault
-    if args.frontend:   # whole kernels written by a compiler front-end (harness/frontend/silicon.py)
-        if args.jobs < 0:
-            return _err(f"--jobs {args.jobs}: must be 0 (one per cpu) or more")
-        if fault:
-            return _err("PTXCTS_PLANT_FAULT: the self-test's faults are planted in hand-written modules only, not "
-                        f"with --frontend {args.frontend}")
-        return _frontend_modules(args, forms, info, t.name)
-    rc = _make_out(args.out)
+    rc = make_out(args.out)
     if rc:
         return rc
     index = {"target": t.name, "ptx": args.ptx, "modules": {}, "module_headers": {},
@@ -311,7 +318,7 @@ def cmd_modules(args):
             if fault:   # the self-test's planted fault (generator/ptxcts_gen/faults.py)
                 text, planted = faults.plant(fault, text, chunk, fault_forms)
                 all_planted.update(planted)
-            _write(os.path.join(args.out, name), text)
+            write_file(os.path.join(args.out, name), text)
             index["modules"][name] = [f.entry for f in chunk]
             lines = text.split("\n")
             mapped = linemap.entries(lines)
@@ -322,16 +329,16 @@ def cmd_modules(args):
                 index["entries"][e.kernel] = dict({"form": f.id, "family": f.family, "module": name,
                                                    "expect": "reject" if info[f.id] else "accept",
                                                    "rules": info[f.id]}, **linemap.index_entry(e))
-    _write(os.path.join(args.out, "index.json"), json.dumps(index, indent=1, sort_keys=True) + "\n")
+    write_file(os.path.join(args.out, "index.json"), json.dumps(index, indent=1, sort_keys=True) + "\n")
     if fault:
-        _write(os.path.join(args.out, "faults.json"),
+        write_file(os.path.join(args.out, "faults.json"),
                json.dumps({"kind": fault, "planted": all_planted}, indent=1, sort_keys=True) + "\n")
     print(f"{len(index['modules'])} modules, {len(index['entries'])} entries for {t.name} PTX {args.ptx} "
           f"in {args.out}")
     return 0
 
 
-def _make_out(out):
+def make_out(out):
     """None when the --out folder exists or was made; else the exit status, the error named."""
     try:
         os.makedirs(out, exist_ok=True)
@@ -342,27 +349,7 @@ def _make_out(out):
     return None
 
 
-def _frontend_modules(args, forms, info, target):
-    """`modules --frontend NAME`: the run tier's kernels written whole by the front-end (harness/frontend)."""
-    try:
-        from frontend import FrontendError, silicon
-    except ImportError as e:
-        return _err(f"--frontend {args.frontend}: the front-end tier (harness/frontend) cannot be imported: {e} "
-                    "(run through ./ptxcts, which puts harness/ on the path)")
-    from .frontends import MappingError
-    from .render import ROOT as root
-    try:
-        return silicon.write_modules(args, forms, info, target, args.out, _write, root,
-                                     make_out=lambda: _make_out(args.out))
-    except FrontendError as e:
-        sys.stderr.write(f"ptxcts_gen modules: {e}\n")
-        return e.code
-    except MappingError as e:
-        sys.stderr.write(f"ptxcts_gen modules: {e}\n")
-        return 3
-
-
-def _write(path, text):
+def write_file(path, text):
     """Write a file of the modules folder whole or not at all (a temporary file, then renamed); an error names
     the file (a full disk's says nothing of where)."""
     try:
@@ -377,14 +364,9 @@ def _write(path, text):
         raise OSError(e.errno, e.strerror, e.filename or path) from e
 
 
-try:   # the harness's parser (an option given twice with different values is refused) when it is on the path
-    from boundary import ArgumentParser as _Parser
-except ImportError:
-    _Parser = argparse.ArgumentParser
-
-
-def main(argv=None):
-    p = _Parser(prog="ptxcts_gen", description=__doc__)
+def parse(argv=None):
+    """The options of `gen`, `cases` or `modules` (argv: the verb first); a usage error exits 2 (argparse)."""
+    p = ArgumentParser(prog="ptxcts_gen", description=__doc__)
     sub = p.add_subparsers(dest="verb", required=True)
     g = sub.add_parser("gen", help="generate generated/ (byte-deterministic)")
     g.add_argument("--check", action="store_true", help="exit 1 naming stale files instead of writing")
@@ -421,6 +403,11 @@ def main(argv=None):
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, str) and not v.strip() and name != "verb":
                 p.error(f"--{name.replace('_', '-')} '': an empty value (give one, or leave the option out)")
+    return args
+
+
+def main(argv=None):
+    args = parse(argv)
     try:
         return {"gen": cmd_gen, "cases": cmd_cases, "modules": cmd_modules}[args.verb](args)
     except ManifestError as e:

@@ -16,7 +16,7 @@ import time
 import types
 from typing import Optional
 
-from compile import diagnostics, ptxas
+from framework.toolchains import diagnostics, ptxas
 
 LOAD_PATHS = ("ptxas", "nvjitlink", "driver")
 

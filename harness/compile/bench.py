@@ -12,9 +12,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(HERE), os.path.join(os.path.dirname(os.path.dirname(HERE)), "generator")]
 
-import toolchains  # noqa: E402
+from framework import toolchains  # noqa: E402
 from compile import pool  # noqa: E402
-from results import manifest  # noqa: E402
+from framework import manifest  # noqa: E402
 
 
 def main(argv):

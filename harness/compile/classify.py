@@ -1,6 +1,7 @@
 """From what the compiler (ptxas, nvJitLink or the driver's JIT) did to the result class of docs/ARCHITECTURE.md
 section 3."""
-from compile import expectations, judge
+from framework.documents import expectations
+from compile import judge
 from ptxcts_gen.targets import CHAPTER_PTX
 
 PASS, FAIL, DIVERGENCE, NOT_SUPPORTED, COMPILE_ERROR, CRASH, TIMEOUT, SKIPPED, BEYOND = (

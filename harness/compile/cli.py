@@ -8,18 +8,22 @@ import tempfile
 import time
 import types
 
-import boundary
-import results
-import toolchains
+from framework import boundary
+from framework import documents
+from framework import toolchains
 from compile import backends
 from compile import classify as cls
-from compile import expectations, modules, output, pool, progress
-from results import manifest
+from framework.documents import expectations
+from framework import modules, progress
+from compile import output, pool
+from framework import manifest
+from framework.pool import usable_cpus
 from compile import records as record_of
+from framework import paths
 
 
 def _root():
-    return os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return paths.root()
 
 
 MAX_JOBS = 1024           # compiler processes at once; more is a typo, not a machine
@@ -42,7 +46,7 @@ def parse_args(argv):
     p.add_argument("--case", action="append", default=[], metavar="GLOB", help="only case IDs matching GLOB")
     p.add_argument("--valid-only", action="store_true", help="only the cases expected to be accepted")
     p.add_argument("--limit", type=int, help="at most N cases, spread evenly over the selection")
-    p.add_argument("-j", "--jobs", type=int, default=pool.usable_cpus(),
+    p.add_argument("-j", "--jobs", type=int, default=usable_cpus(),
                    help="parallel compiler calls, 1..%d (default: the CPUs this process may use, %%(default)s here)"
                         % MAX_JOBS)
     p.add_argument("--module-size", type=int, default=pool.DEFAULT_MODULE_SIZE, help="cases per module (default %(default)s)")
@@ -142,16 +146,16 @@ def _main(a):
     if a.resume:
         out_dir = a.resume
     else:
-        rid = results.new_run_id(f"compile-{tc.name}")
+        rid = documents.new_run_id(f"compile-{tc.name}")
         out_dir = a.out or os.path.join(root, "results", rid)
-        results.refuse_existing_run(out_dir, "--out")
+        documents.refuse_existing_run(out_dir, "--out")
     if a.keep_modules:   # the workers write there: a folder they cannot write would end every case as a crash
         try:
             os.makedirs(a.keep_modules, exist_ok=True)
             tempfile.TemporaryFile(dir=a.keep_modules).close()
         except OSError as e:
             raise Usage(f"--keep-modules {a.keep_modules}: {boundary.describe_os_error(e)}")
-    lock = results.OutputLock(out_dir)
+    lock = documents.OutputLock(out_dir)
     lock.acquire()   # before the resume document is read: a second resume of the same folder is refused here
     try:
         if a.resume:
@@ -174,7 +178,7 @@ def _load_prior(folder):
     path = os.path.join(folder, "results.json")
     if not os.path.isfile(path):
         raise Usage(f"--resume {folder}: no results.json to resume (not a run folder, or the run wrote nothing)")
-    doc = results.load(path)
+    doc = documents.load(path)
     if doc["tier"] != "compile":
         raise Usage(f"--resume {folder}: not a compile-tier run (tier {doc['tier']!r})")
     return doc
@@ -236,14 +240,14 @@ def _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, cho
         finished = datetime.datetime.now(datetime.timezone.utc)
         # the driver JIT's verdicts belong to the device (and driver) they were given on
         on = {k: device[k] for k in ("name", "sm", "cc")} if device and "driver" in a.verdicts else None
-        doc = {"schema": "ptxcts-results", "version": results.VERSION, "run_id": rid, "tier": "compile",
+        doc = {"schema": "ptxcts-results", "version": documents.VERSION, "run_id": rid, "tier": "compile",
                "started": started, "finished": finished.isoformat(), "seed": None,
                "shard": {"index": 0, "count": 1}, "host": {"hostname": socket.gethostname(), "cpus": os.cpu_count()},
                "toolchain": dict(tc.record(), cuda_runtime=None, driver=(device or {}).get("driver")),
                "device": on, "cases": records}
         if run.interrupted:
-            results.mark_partial(doc, run.interrupted, done=run.judged, total=len(records))
-        results.write_run(out_dir, doc)
+            documents.mark_partial(doc, run.interrupted, done=run.judged, total=len(records))
+        documents.write_run(out_dir, doc)
         output.write_rule_messages(os.path.join(out_dir, "rule_messages.tsv"), records)
         used = [f for f in all_findings if any(f.covers(tc.name, lp) for lp in a.verdicts)]
         # a finding is stale only over cases a covered compiler actually judged (not not_supported, not skipped)

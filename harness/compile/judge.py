@@ -18,8 +18,10 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from compile import diagnostics, modules, ptxas
-from results.manifest import Case
+from framework.toolchains import diagnostics, ptxas
+
+from framework import modules
+from framework.manifest import Case
 
 class Interrupted(BaseException):
     """The compiler was stopped by the user's Ctrl-C (SIGINT reaches the whole process group): nothing about the

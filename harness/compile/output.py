@@ -1,14 +1,14 @@
 """What one compile run writes beside results.json and prints at its end: rule_messages.tsv, expectations.json
-and the summary on stderr (results.json and junit.xml are written by harness/results' write_run, the one writer
+and the summary on stderr (results.json and junit.xml are written by the framework's write_run (harness/framework/documents/writer.py), the one writer
 and JUnit mapping of every tier)."""
 import json
 import re
 import sys
 from collections import Counter, defaultdict
 
-import results
+from framework import documents
 from compile import classify as cls
-from compile import progress
+from framework import progress
 
 
 def write_rule_messages(path, cases):
@@ -30,13 +30,13 @@ def write_rule_messages(path, cases):
     for key in sorted(table):
         for msg, n in table[key].most_common():
             lines.append(f"{key}\t{n}\t{msg}\t{example[(key, msg)]}\n")
-    results.atomic_write(path, "".join(lines))
+    documents.atomic_write(path, "".join(lines))
 
 
 def write_expectations(path, exp_path, toolchain_name, all_findings, used, stale):
     """expectations.json: every finding of the findings file, whether it covers this toolchain, how many cases it
     was applied to, and why it is stale (None when it is not)."""
-    results.atomic_write(path, json.dumps({"file": exp_path, "toolchain": toolchain_name, "findings": [
+    documents.atomic_write(path, json.dumps({"file": exp_path, "toolchain": toolchain_name, "findings": [
         {"id": x.id, "line": x.line, "verdict": x.verdict, "toolchains": x.toolchains, "applied": len(x.applied),
          "covers_this_toolchain": x in used,
          "stale": next((s["why"] for s in stale if s["id"] == x.id), None)} for x in all_findings]}, indent=1) + "\n")

@@ -2,33 +2,21 @@
 all, the modules they are cut into, and the pool of worker processes that judges the modules."""
 import concurrent.futures as cf
 import multiprocessing
-import os
 import signal
-import time
 import types
 from collections import defaultdict
 
 from compile import backends
 from compile import classify as cls
-from compile import judge, modules
-from results import manifest
+from compile import judge
+from framework import modules
+from framework import manifest
+from framework.pool import stop, stopped_by_signal
 
 # Cases per module. Measured here (ptxas 13.0, valid modules at sm_100a/PTX 9.0, best of 3): one entry alone costs
 # ~22-25 ms (process start), 16 entries ~7-9 ms each, 32-128 entries a flat ~5-8 ms each, 192-256 entries 13-16 ms
 # each (the non-linear growth). 64 sits in the flat part, and leaves many modules to spread over the cores.
 DEFAULT_MODULE_SIZE = 64
-
-
-def usable_cpus():
-    """The CPUs this process may run on: its affinity mask (what taskset and a cgroup cpuset leave it, which
-    os.cpu_count() ignores), at least 1; os.cpu_count() where the platform has no affinity call. The default size
-    of the suite's CPU worker pools (compile, lower, frontend): each worker is one compiler process at a time, so
-    one per usable core. A CPU quota (cgroup cpu.max) is not read: `nproc`, the shell scripts' count, ignores it
-    too."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
 
 
 # ---- worker processes --------------------------------------------------------------------------------------
@@ -56,29 +44,6 @@ def _work(arch, target, ptx, cases):
         res = {c.id: judge.Outcome(c.id, judge.ERROR, note=f"the compile tier failed on this module: "
                                    f"{type(e).__name__}: {e}", module_cases=len(cases)) for c in cases}
     return res, _JUDGE.calls - before
-
-
-def _workers(pool):
-    """The pool's worker processes (concurrent.futures keeps them in a private mapping; none once it is shut)."""
-    return list((getattr(pool, "_processes", None) or {}).values())
-
-
-def stop(pool):
-    """Stop a pool now: every worker terminated (the workers ignore SIGINT; their compilers got it and die), every
-    job not started cancelled, nothing more collected. The compile and lower tiers' pools on an interrupt."""
-    for p in _workers(pool):
-        p.terminate()
-    pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _stopped_by_signal(pool):
-    """Whether a worker of the pool ended by a signal that stops runs (the user's or a CI runner's), not by a crash."""
-    stops = {-signal.SIGTERM, -signal.SIGINT, -signal.SIGKILL, -signal.SIGHUP}
-    if any(p.exitcode in stops for p in _workers(pool)):
-        return True
-    # the signal that killed the worker may be on its way to this process too: its handler raises here
-    time.sleep(0.2)
-    return False
 
 
 # ---- support: what this toolchain / compiler cannot judge at all ---------------------------------------------
@@ -140,7 +105,7 @@ def judge_all(chosen, m, mroot, tc, load_path, use_gen, jobs_n, module_size, adv
                 try:
                     res, n = fut.result()
                 except cf.process.BrokenProcessPool as e:
-                    if _stopped_by_signal(pool):   # a worker killed by SIGTERM/SIGINT/SIGKILL: an interrupt, no crash
+                    if stopped_by_signal(pool):   # a worker killed by SIGTERM/SIGINT/SIGKILL: an interrupt, no crash
                         raise KeyboardInterrupt from None
                     # a compiler that kills its worker (nvJitLink in process): the module's cases crash
                     res = {c.id: judge.Outcome(c.id, judge.CRASH, note=f"the {load_path} worker died: {e}",

@@ -16,12 +16,13 @@ import sys
 import tempfile
 import time
 
-import boundary
+from framework import boundary
 
 from . import copy as copymod
 from . import verdict as vmod
+from framework import paths
 
-ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = paths.root()
 
 
 def parse(argv):

@@ -10,7 +10,7 @@
 import os
 import sys
 
-import boundary
+from framework import boundary
 from fleet import collect, runner, status, submit
 from fleet import plan as planmod
 from fleet import record as rec

@@ -1,7 +1,7 @@
 """The errors `./ptxcts fleet` expects: each ends the verb with one line naming the input, and an exit code
 (docs/CLI.md): 2 for usage (an unknown tier, device or toolchain, a results folder that cannot be used, a
 scheduler that is missing or unreachable, a job that is not the plan's), 3 for a malformed file."""
-import boundary
+from framework import boundary
 
 
 class FleetError(boundary.VerbError):

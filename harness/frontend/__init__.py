@@ -22,7 +22,7 @@ SCHEMA_VERSION = 1
 
 def frontends_dir():
     """Where installed front-ends live: <toolchain cache>/frontends (outside the repository)."""
-    from toolchains import cache_dir
+    from framework.toolchains import cache_dir
     return os.path.join(cache_dir(), "frontends")
 
 
@@ -34,13 +34,13 @@ def installed_dir(name):
 
 
 def description_path(name):
-    from toolchains import descriptions_dir
+    from framework.toolchains import descriptions_dir
     return os.path.join(descriptions_dir(), f"{name}.json")
 
 
 def load_description(name):
     """toolchains/<name>.json, or None when it was never probed; FrontendError (exit 3) when malformed."""
-    from toolchains import read_description
+    from framework.toolchains import read_description
     p, doc = read_description(name, "front-end description", FrontendError)
     if doc is None:
         return None
@@ -124,7 +124,7 @@ def resolve(spec=None, env=None, need_description=True):
         if fe.description is None:
             raise FrontendError(f"front-end {spec}: no description toolchains/{spec}.json: run "
                                 f"`./ptxcts frontend probe {spec}`")
-        from toolchains import probe as tc_probe
+        from framework.toolchains import probe as tc_probe
         sha = tc_probe.sha256_file(fe.library)
         if sha != fe.description["library_sha256"]:
             fe.notes.append(f"{fe.library} differs from the library toolchains/{spec}.json was probed from (sha256 "

@@ -2,7 +2,7 @@
 import os
 import re
 
-from toolchains.catalog import checked_wheel, read_versioned
+from framework.toolchains.catalog import checked_wheel, read_versioned
 
 from .errors import MALFORMED, USAGE, FrontendError
 
@@ -17,7 +17,7 @@ _FIELDS = {"kind", "ptxas", "library", "headers", "wheels"}
 
 
 def path():
-    from toolchains import descriptions_dir
+    from framework.toolchains import descriptions_dir
     return os.path.join(descriptions_dir(), "frontends.toml")
 
 

@@ -3,13 +3,14 @@ import argparse
 import json
 import os
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 
-import boundary
+from framework import boundary
 
-from compile.pool import usable_cpus
+from framework.pool import usable_cpus
 
 from . import ENV, FrontendError, catalog, description_path, installed_dir, known_names, resolve
+from .coverage import coverage_of
 from .errors import MALFORMED
 
 MAX_JOBS = 1024   # children at once; more is a typo, not a machine (as the compile tier's --jobs)
@@ -25,7 +26,7 @@ _ABOUT = ("The front-end tier: LLVM's NVPTX back-end and CUDA C++ through NVRTC 
 
 
 def _parser():
-    from toolchains.cli import installer_parser
+    from framework.toolchains.installer import installer_parser
     p, sub, _ = installer_parser("./ptxcts frontend", _ABOUT,
                                  ("list", "install", "probe", "coverage", "check-modules", "run", "compare"),
                               list_help="the front-ends: installed or not, version, PTX versions, targets, paired "
@@ -87,7 +88,7 @@ def cmd_list(_):
 
 
 def cmd_install(a):
-    from toolchains.cli import install_named
+    from framework.toolchains.installer import install_named
     from .install import install
     return install_named(a, install, known_names, FrontendError, "frontend", "front-end")
 
@@ -108,45 +109,8 @@ def cmd_probe(a):
     return 0
 
 
-def coverage_of(name, forms, manifest_cases=None):
-    """{"frontend", "families": {family: {"valid", "expressible", "invalid", "invalid_expressible"}},
-    "unexpressible": [{form, family, valid, reason}], "cases": {...}} of one front-end."""
-    from . import load_description
-    d = load_description(name)
-    kind = catalog.load()[name]["kind"]
-    if kind == "llvm":
-        from ptxcts_gen.frontends import llvm as mapping
-        if d is None:
-            raise FrontendError(f"front-end {name}: no toolchains/{name}.json (./ptxcts frontend probe {name})")
-        spell = lambda f: mapping.spell(f, set(d.get("intrinsics") or ()))   # noqa: E731
-    else:
-        from ptxcts_gen.frontends import cccl as mapping
-        spell = mapping.spell
-    from ptxcts_gen.frontends import Spelling
-    fam = defaultdict(Counter)
-    missing, expressible = [], set()
-    for f in forms:
-        s = spell(f)
-        ok = isinstance(s, Spelling)
-        fam[f.family]["valid" if f.valid else "invalid"] += 1
-        if ok:
-            fam[f.family]["expressible" if f.valid else "invalid_expressible"] += 1
-            expressible.add(f.id)
-        else:
-            missing.append({"form": f.id, "family": f.family, "valid": f.valid, "reason": s.reason})
-    out = {"frontend": name, "kind": kind, "families": {k: dict(v) for k, v in sorted(fam.items())},
-           "forms": len(forms), "valid_forms": sum(f.valid for f in forms),
-           "expressible_valid_forms": sum(1 for f in forms if f.valid and f.id in expressible),
-           "unexpressible": missing}
-    if manifest_cases is not None:
-        cs = [c for c in manifest_cases if c.form in expressible]
-        out["cases"] = {"expressible": len(cs), "valid": sum(c.valid for c in cs),
-                        "invalid": sum(not c.valid for c in cs)}
-    return out
-
-
 def cmd_coverage(a):
-    from results import manifest
+    from framework import manifest
     from ptxcts_gen import model
     forms = model.all_forms()
     m = manifest.load(manifest.default_dir())
@@ -208,7 +172,7 @@ def main(argv=None):
         if jobs is not None and not 1 <= jobs <= MAX_JOBS:
             p.error(f"--jobs {jobs}: must be >= 1 and <= {MAX_JOBS}")
     from ptxcts_gen.frontends import MappingError
-    import toolchains
+    from framework import toolchains
     verb = {"list": cmd_list, "install": cmd_install, "probe": cmd_probe, "coverage": cmd_coverage,
             "check-modules": cmd_check_modules, "run": cmd_run, "compare": cmd_compare}
     try:

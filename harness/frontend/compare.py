@@ -17,16 +17,17 @@ import json
 import os
 from collections import Counter, defaultdict
 
-from results import baseline, merge
-from results.errors import ResultsError
-from results.runio import atomic_write
-from results.schema import toolchain_name
+from framework.documents import baseline, merge
+from framework.documents.errors import ResultsError
+from framework.documents.runio import atomic_write
+from framework.documents.schema import toolchain_name
 
 from .errors import FrontendError
-from .summary import family_table
+from framework.progress import family_table
+from framework import paths
 
 NOT_WRITTEN = " did not write this kernel"
-ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = paths.root()
 COLUMNS = ("cases", "same", "differ", "not_written", "no_reference")
 
 
@@ -35,12 +36,17 @@ def _match(key):
     return (key[0], key[1], key[3], key[4])
 
 
-def _merged(paths):
-    """The runs in paths merged (results.merge); its errors keep their message and exit code."""
+def _read(load, what):
+    """load(what), a document reader of the framework: its errors keep their message and exit code."""
     try:
-        return merge.load_and_merge(paths)
+        return load(what)
     except ResultsError as e:
         raise FrontendError(str(e), e.exit_code) from e
+
+
+def _merged(paths):
+    """The runs in paths merged (framework.documents.merge)."""
+    return _read(merge.load_and_merge, paths)
 
 
 def _front_end_run(paths):
@@ -59,11 +65,8 @@ def _baseline_path(sm, paired):
 
 
 def _baseline_cases(path):
-    """(header, {key: class or class tuple}) of a baseline file; its errors keep their message and exit code."""
-    try:
-        return baseline.load(path)
-    except ResultsError as e:
-        raise FrontendError(str(e), e.exit_code) from e
+    """(header, {key: class or class tuple}) of a baseline file."""
+    return _read(baseline.load, path)
 
 
 def _is_baseline_file(paths):

@@ -18,8 +18,8 @@ import shutil
 import subprocess
 import sys
 
-from toolchains import probe as tc_probe
-from toolchains.install import check_sha256, install_atomically, pip_download
+from framework.toolchains import probe as tc_probe
+from framework.toolchains.install import check_sha256, install_atomically, pip_download
 
 from . import catalog, frontends_dir
 from .errors import MALFORMED, USAGE, FrontendError

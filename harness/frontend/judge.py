@@ -16,7 +16,7 @@ Invalid case (it breaks only target / PTX version requirements, so the front-end
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from compile import expectations
+from framework.documents import expectations
 from ptxcts_gen.targets import CHAPTER_PTX, ptx_key
 
 # what the front-end did with one kernel

@@ -14,7 +14,7 @@ import platform
 import re
 
 from ptxcts_gen import targets as isa_targets
-from toolchains import probe as tc_probe
+from framework.toolchains import probe as tc_probe
 
 from . import SCHEMA, SCHEMA_VERSION, isolate, llvm_backend
 from .errors import MALFORMED, FrontendError

@@ -8,18 +8,18 @@ import sys
 import time
 from collections import Counter, defaultdict
 
-import results
-import toolchains
-from compile import expectations
-from results import manifest
-from compile.progress import Progress
+from framework import documents
+from framework import toolchains
+from framework.documents import expectations
+from framework import manifest
+from framework.progress import Progress
 from ptxcts_gen import model, parse, targets
 from ptxcts_gen.frontends import Spelling
 
 from . import FrontendError, engines, isolate, judge, resolve, tier
 from . import findings as fe_findings_mod
-from .cli import coverage_of
-from .summary import family_table
+from .coverage import coverage_of
+from framework.progress import family_table
 
 FINDING_CLASSES = ("fail", "crash", "timeout", "compile_error")
 
@@ -79,7 +79,7 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
     index = parse.FormIndex(forms.values())
     t0 = time.monotonic()
     started = datetime.datetime.now(datetime.timezone.utc)
-    rid = results.new_run_id(f"frontend-{fe.name}")
+    rid = documents.new_run_id(f"frontend-{fe.name}")
     out_dir = a.out or os.path.join(root, "results", rid)
 
     records, groups = [], defaultdict(list)
@@ -132,15 +132,15 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
                 records.append(record(c, fe, klass, msg, details))
     wall = time.monotonic() - t0
     finished = datetime.datetime.now(datetime.timezone.utc)
-    doc = {"schema": "ptxcts-results", "version": results.VERSION, "run_id": rid, "tier": "frontend",
+    doc = {"schema": "ptxcts-results", "version": documents.VERSION, "run_id": rid, "tier": "frontend",
            "started": started.isoformat(), "finished": finished.isoformat(), "seed": None,
            "shard": {"index": 0, "count": 1}, "host": {"hostname": socket.gethostname(), "cpus": os.cpu_count()},
            "toolchain": dict(fe.record(tc), cuda_runtime=None, driver=None), "device": None, "cases": records}
     if stats.interrupted:
-        results.mark_partial(doc, "interrupted by SIGINT", done=sum(r["class"] != "skipped" for r in records),
+        documents.mark_partial(doc, "interrupted by SIGINT", done=sum(r["class"] != "skipped" for r in records),
                              total=len(records))
     os.makedirs(out_dir, exist_ok=True)
-    results.write_run(out_dir, doc)
+    documents.write_run(out_dir, doc)
     cov = coverage_of(fe.name, list(forms.values()), m.cases)
     cov["run"] = {"selected": len(chosen), "unexpressible_cases": dict(unexpressible), "judged": todo,
                   "wall_s": round(wall, 2), "frontend_s": round(stats.seconds["frontend"], 2),

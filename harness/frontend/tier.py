@@ -14,7 +14,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from compile import ptxas as ptxas_call
+from framework.toolchains import ptxas as ptxas_call
 from ptxcts_gen.frontends import MappingError
 
 from . import judge

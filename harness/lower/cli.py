@@ -8,23 +8,26 @@ import socket
 import sys
 import time
 
-import boundary
-import results
-import toolchains
-from results import manifest
-from results.errors import ResultsError
-from compile import pool as compile_pool
-from compile.progress import Progress
-from lower import coverage, disasm, keys, pool, records
+from framework import boundary
+from framework import documents
+from framework import toolchains
+from framework import manifest
+from framework.documents.errors import ResultsError
+from framework import pool as framework_pool
+from framework.progress import Progress
+from lower import coverage, pool, records
+from framework.toolchains import nvdisasm as disasm
+from framework.documents import lowering as keys
 from lower import plan as planmod
 from lower import selftest as selftestmod
+from framework import paths
 
 TIER = "lower"
 MAX_JOBS = 1024   # as the compile tier's --jobs
 
 
 def _root():
-    return os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return paths.root()
 
 
 def parse_args(argv):
@@ -42,7 +45,7 @@ def parse_args(argv):
     p.add_argument("--family", action="append", default=[], help="only this family (repeat, or comma-separate)")
     p.add_argument("--target", action="append", default=[], help="only this target, e.g. sm_100a (repeatable)")
     p.add_argument("--form", action="append", default=[], metavar="GLOB", help="only form IDs matching GLOB")
-    p.add_argument("-j", "--jobs", type=int, default=compile_pool.usable_cpus(),
+    p.add_argument("-j", "--jobs", type=int, default=framework_pool.usable_cpus(),
                    help=f"worker processes, each running ptxas then nvdisasm on one module, 1..{MAX_JOBS} (default: "
                         f"the CPUs this process may use, %(default)s here)")
     p.add_argument("--module-size", type=int, default=planmod.DEFAULT_MODULE_SIZE,
@@ -129,7 +132,7 @@ def _run(a):
                      f"{len(items) - n_ok} not supported by toolchain {tc.name}) in {len(jobs)} modules; ptxas "
                      f"{tc.ptxas_version} ({tc.ptxas}); nvdisasm {dis.version} ({dis.path}); {a.jobs} workers\n")
     started = datetime.datetime.now(datetime.timezone.utc)
-    rid = results.new_run_id(f"lower-{tc.name}")
+    rid = documents.new_run_id(f"lower-{tc.name}")
     out_dir = a.out or os.path.join(root, "results", rid)
     prog = Progress(n_ok, label="lower", unit="forms", quiet=a.quiet)
     t0 = time.monotonic()
@@ -144,8 +147,8 @@ def _run(a):
         lowered = pool.run(jobs, m, use_gen, tc.ptxas, dis.path, a.jobs, prog.advance)
         # the SASS of every instruction under test, saved first (for review, and for --from-lowered should
         # anything after this point fail); not a results document
-        with results.OutputLock(out_dir):
-            results.atomic_write(os.path.join(out_dir, "lowered.json.gz"), gzip.compress(json.dumps(
+        with documents.OutputLock(out_dir):
+            documents.atomic_write(os.path.join(out_dir, "lowered.json.gz"), gzip.compress(json.dumps(
                 {"toolchain": tc.name, "ptxas": tc.ptxas_version, "nvdisasm": dis.version,
                  "lowered": {f"{f}@{t}": r for (f, t), r in sorted(lowered.items())}}).encode(), mtime=0))
     wall = time.monotonic() - t0
@@ -163,20 +166,20 @@ def _run(a):
             raw_by[(it.case.form, it.case.target)] = (form, raw)
     finished = datetime.datetime.now(datetime.timezone.utc)
     tcrec = dict(tc.record(), cuda_runtime=None, driver=None, **dis.record())
-    doc = {"schema": "ptxcts-results", "version": results.VERSION, "run_id": rid, "tier": TIER,
+    doc = {"schema": "ptxcts-results", "version": documents.VERSION, "run_id": rid, "tier": TIER,
            "started": started.isoformat(), "finished": finished.isoformat(), "seed": None,
            "shard": {"index": 0, "count": 1}, "host": {"hostname": socket.gethostname(), "cpus": os.cpu_count()},
            "toolchain": tcrec, "device": None, "cases": recs}
     sil = coverage.silicon_forms(root)
     cov = coverage.rules_coverage(recs, sil)
     st = selftestmod.run(raw_by) if a.selftest else None
-    with results.OutputLock(out_dir):
-        results.write_run(out_dir, doc)
-        results.atomic_write(os.path.join(out_dir, "rules.json"), json.dumps(
+    with documents.OutputLock(out_dir):
+        documents.write_run(out_dir, doc)
+        documents.atomic_write(os.path.join(out_dir, "rules.json"), json.dumps(
             {"toolchain": tc.name, "nvdisasm": dis.version, "release_match": dis.matches, "rules": cov},
             indent=1) + "\n")
         if st is not None:
-            results.atomic_write(os.path.join(out_dir, "selftest.json"), json.dumps(st, indent=1) + "\n")
+            documents.atomic_write(os.path.join(out_dir, "selftest.json"), json.dumps(st, indent=1) + "\n")
     total = records.summary(recs, wall)
     coverage.print_coverage(cov, sys.stderr)
     if dis.note:
@@ -214,7 +217,7 @@ def _load_lowered(folder, tc, dis):
 
 
 def _explain(a):
-    from lower import judge as judgemod
+    from framework.lowering import judge as judgemod
     from ptxcts_gen import linemap
     cubin, ptx = a.explain
     for p in (cubin, ptx):
@@ -250,7 +253,7 @@ def _explain(a):
             v = judgemod.judge(form, got, target=listing.target or None)
             print(f"{e.form or e.kernel}\t{v.cls}\t{v.key}\t{v.frame}\t{v.message}")
         else:
-            from lower import key as keymod
+            from framework.lowering import key as keymod
             k, fr = keymod.reduce(got)
             print(f"{e.form or e.kernel}\t-\t{k}\t{fr}")
     return 0

@@ -9,9 +9,9 @@ import gzip
 import os
 import sys
 
-import results
-from lower import keys
-from results import schema
+from framework import documents
+from framework.documents import lowering as keys
+from framework.documents import schema
 
 
 def _version(doc):
@@ -25,7 +25,7 @@ def main(argv):
     a = p.parse_args(argv)
     try:
         docs = sorted((keys.load_run(r) for r in a.runs), key=_version)
-    except (results.errors.UsageError, keys.BaselineError) as e:
+    except (documents.errors.UsageError, keys.BaselineError) as e:
         sys.stderr.write(f"lower.matrix: {e}\n")
         return 2
     lines = ["# Lowering keys between releases", "",
@@ -49,9 +49,9 @@ def main(argv):
             rows += [f"{na}\t{nb}\t{t}\t{c['form']}\t{c['a']}\t{c['b']}"
                      for c in r["changed"]]
     os.makedirs(a.out, exist_ok=True)
-    results.atomic_write(os.path.join(a.out, "summary.md"), "\n".join(lines) + "\n")
+    documents.atomic_write(os.path.join(a.out, "summary.md"), "\n".join(lines) + "\n")
     body = "release_a\trelease_b\ttarget\tform\tclass_a\tkey_a\tclass_b\tkey_b\n" + "".join(r + "\n" for r in rows)
-    results.atomic_write(os.path.join(a.out, "changes.tsv.gz"), gzip.compress(body.encode(), mtime=0))
+    documents.atomic_write(os.path.join(a.out, "changes.tsv.gz"), gzip.compress(body.encode(), mtime=0))
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 

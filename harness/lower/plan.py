@@ -10,7 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import List, Optional
 
-from results.manifest import Case, select
+from framework.manifest import Case, select
 
 # Forms per module: ptxas and nvdisasm cost grows faster than linearly past ~128 entries (the compile tier measured
 # 32-128 entries flat per entry); 64 measured 44 s against 59 s for 32 on 495 sm_100a forms here.

@@ -5,9 +5,9 @@ import concurrent.futures as cf
 import multiprocessing
 import signal
 
-from compile import modules
-from compile import pool as compile_pool
-from lower import disasm, sass
+from framework import modules
+from framework import pool as framework_pool
+from framework.toolchains import nvdisasm as disasm, sass
 
 # What the workers share, set before the pool forks them (the manifest and the generator's model are loaded once,
 # in the parent, and inherited).
@@ -63,7 +63,7 @@ def run(jobs, manifest, use_gen, ptxas, nvdisasm, workers, advance):
                 results[(form, target)] = r
             advance(len(cases))
     except BaseException:
-        compile_pool.stop(pool)
+        framework_pool.stop(pool)
         raise
     pool.shutdown(wait=True)
     return results

@@ -3,9 +3,9 @@ summary tables that close a run."""
 import sys
 from collections import Counter, defaultdict
 
-from lower import judge as judgemod
-from lower.sass import Instr
-from results.schema import compile_case_id, target_sort_key
+from framework.lowering import judge as judgemod
+from framework.toolchains.sass import Instr
+from framework.documents.schema import compile_case_id, target_sort_key
 
 LOAD_PATH = "sass"
 COLUMNS = ("forms", "located", "pass", "fail", "unruled", "not_supported", "compile_error")
@@ -56,7 +56,7 @@ def judged(form, case, raw, toolchain):
 
 
 def _core_opcodes():
-    from lower.key import CORE_OPCODES
+    from framework.lowering.key import CORE_OPCODES
     return CORE_OPCODES
 
 

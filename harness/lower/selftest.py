@@ -26,10 +26,10 @@ import re
 import sys
 from collections import Counter, defaultdict
 
-from lower import judge as judgemod
-from lower import key as keymod
+from framework.lowering import judge as judgemod
+from framework.lowering import key as keymod
 from lower.records import instrs_of
-from lower.sass import Instr
+from framework.toolchains.sass import Instr
 from ptxcts_gen.lowering import rules_for, rules as rulesmod
 
 ALPHABETS = {

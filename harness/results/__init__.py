@@ -1,15 +1,3 @@
-"""ptx-cts results: the result document (schema), JUnit XML, merging of runs and shards, the coverage report,
-the regression gate against baselines and waivers, the diff of two runs, and repro bundles. Standard library only.
-
-For the tiers:
-    from results import new_run_id, OutputLock, write_run, mark_partial, atomic_write
-    run_id = new_run_id("compile")          # sortable, unique: 2026-11-22T19-31-31.123Z-compile-4f2a9c
-    with OutputLock(out):                   # exclusive; UsageError (exit 2) naming the holder's pid
-        write_run(out, doc)                 # validated, atomic results.json + junit.xml, one case per line
-    mark_partial(doc, "interrupted by SIGINT", done, total)   # before write_run, for a run that stopped early
-"""
-from .schema import (SCHEMA, VERSION, CLASSES, FINDINGS, validate, load, result_key, key_text,  # noqa: F401
-                     toolchain_name)
-from .writer import write_run  # noqa: F401
-from .runio import (new_run_id, OutputLock, atomic_write, mark_partial, refuse_existing_run,  # noqa: F401
-                    same_file)
+"""The results tier: `python3 -m results report|gate|diff|merge|validate|bundle|known` (./ptxcts report, gate, ...)
+over the result documents of every tier (framework/documents). The report is the package report/; the gate, the
+diff, bundles and the staleness of baselines are the modules beside it."""

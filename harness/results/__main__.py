@@ -4,9 +4,11 @@ import argparse
 import os
 import sys
 
-from . import bundle, diff, gate, known, merge, report, schema
-from .errors import EXIT_USAGE, ResultsError
-import boundary
+from framework.documents import known, merge, schema
+from . import bundle, diff, gate
+from .report import report
+from framework.documents.errors import EXIT_USAGE, ResultsError
+from framework import boundary
 
 
 def _validate(args):
@@ -20,8 +22,8 @@ def _validate(args):
 def _merge(args):
     """Merge runs into one result document (union of cases) and write it with write_run."""
     import re
-    from .errors import UsageError
-    from .writer import write_run
+    from framework.documents.errors import UsageError
+    from framework.documents.writer import write_run
     if not re.fullmatch(r"[A-Za-z0-9._:+-]+", args.run_id):   # the schema's rule for run_id
         raise UsageError(f"--run-id {args.run_id!r}: use letters, digits and . _ : + - only")
     merged = merge.load_and_merge(args.runs, args.prefer_later)
@@ -96,7 +98,7 @@ def _inside(path, folder):
 def _output_over_input(args):
     """An output path that is one of the inputs would replace what the verb reads; an output folder holding a run
     would mix two runs in one folder."""
-    from .runio import RUN_FILES, same_file
+    from framework.documents.runio import RUN_FILES, same_file
     inputs = [v for n in INPUTS for v in (lambda x: x if isinstance(x, list) else [x])(getattr(args, n, None))
               if isinstance(v, str) and v != "none" and os.path.exists(v)]
     for n in OUTPUTS:

@@ -21,9 +21,9 @@ import json
 import os
 import tarfile
 
-from . import jsonloc
-from .errors import InputError, UsageError
-from .schema import FINDINGS, LOAD_PATHS
+from framework.documents import jsonloc
+from framework.documents.errors import InputError, UsageError
+from framework.documents.schema import FINDINGS, LOAD_PATHS
 
 SCHEMA = "ptxcts-repro"
 VERSION = 1

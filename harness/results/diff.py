@@ -12,10 +12,11 @@ compare() is also what the report calls for its "differences between toolchains"
 import json
 import sys
 
-from . import manifest, merge
-from .errors import EXIT_OK, EXIT_REGRESSION, UsageError
-from .runio import atomic_write
-from .schema import target_sort_key
+from framework import manifest
+from framework.documents import merge
+from framework.documents.errors import EXIT_OK, EXIT_REGRESSION, UsageError
+from framework.documents.runio import atomic_write
+from framework.documents.schema import target_sort_key
 
 ABSENT = "absent"
 DIMENSIONS = ("family", "rule", "target", "ptx")
@@ -225,7 +226,7 @@ def _lowering_keys(a, b, families):
     """The lowering tier's comparison of keys (lower.keys.compare) when both sides are lowering runs, else None."""
     if {r.tier for r in a.runs} != {"lower"} or {r.tier for r in b.runs} != {"lower"}:
         return None
-    from lower import keys
+    from framework.documents import lowering as keys
 
     def doc(m):
         return {"run_id": ",".join(r.run_id for r in m.runs), "toolchain": {"name": m.toolchain},

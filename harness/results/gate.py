@@ -28,15 +28,16 @@ import json
 import os
 import sys
 
-from .runio import atomic_write
-from . import baseline as baseline_mod
-from . import merge, waivers as waivers_mod
-from .errors import EXIT_OK, EXIT_REGRESSION, IncompleteRun, UsageError
-from .schema import FINDINGS, key_text
+from framework.documents.runio import atomic_write
+from framework.documents import baseline as baseline_mod
+from framework.documents import merge, waivers as waivers_mod
+from framework.documents.errors import EXIT_OK, EXIT_REGRESSION, IncompleteRun, UsageError
+from framework.documents.schema import FINDINGS, key_text
+from framework import paths
 
 
 def _root():
-    return os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return paths.root()
 
 
 def _date(text):
@@ -160,7 +161,7 @@ def run_gate(args, out=None):
     tier, sm, toolchain = select(merged)
     root = _root()
     if tier == "lower":   # its baseline holds lowering keys, not classes: the lowering tier's own gate judges it
-        from lower import keys
+        from framework.documents import lowering as keys
         if len(args.runs) != 1:
             raise UsageError("gate one lowering run at a time")
         return keys.gate(args.runs[0], args.baseline, args.update, root, out)

@@ -29,10 +29,10 @@ import subprocess
 import sys
 import tempfile
 
-import boundary
-from . import baseline
-from .errors import EXIT_OK, EXIT_REGRESSION, InputError, ResultsError, UsageError
-from .schema import key_text, toolchain_name
+from framework import boundary
+from framework.documents import baseline
+from framework.documents.errors import EXIT_OK, EXIT_REGRESSION, InputError, ResultsError, UsageError
+from framework.documents.schema import key_text, toolchain_name
 
 RUN_ID = re.compile(r'"run_id":\s*"([^"]*)"')
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))

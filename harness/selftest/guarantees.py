@@ -11,8 +11,9 @@ CTest selftest.lower_completion checks the lowering tier's catch of every kind t
 """
 import os
 import tomllib
+from framework import paths
 
-ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = paths.root()
 PATH = os.path.join(ROOT, "results", "selftest", "guarantees.toml")
 SCHEMA = "ptxcts-selftest-guarantees"
 TIERS = ("run", "lower")

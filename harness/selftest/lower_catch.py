@@ -4,7 +4,7 @@ Whether silicon sees some faults is timing (a `cp.async.bulk.wait_group.read` wh
 too is caught only when a write is still in flight as the kernel probes it). The lowering tier sees them whatever
 the timing: the faulty PTX lowers to other SASS. For each fault kind of the run tier's self-test
 (ptxcts_gen.faults.KINDS) and each target, the run tier's own modules are planted exactly as the run-tier
-self-test plants them (selftest.plant_kind: `./ptxcts modules` with PTXCTS_PLANT_FAULT, plants ptxas refuses
+self-test plants them (selftest/plants.py plant_kind: `./ptxcts modules` with PTXCTS_PLANT_FAULT, plants ptxas refuses
 dropped), assembled with ptxas -lineinfo for the target and disassembled (lower.disasm.lower_module); the SASS at
 the planted lines (the `// ptxcts:test` line and the `// ptxcts:fault` lines a plant adds before it) is judged
 against the lowering rules of the ORIGINAL form (lower.judge.judge, rules of ptxcts_gen.lowering). The same modules
@@ -38,6 +38,8 @@ import time
 
 from ptxcts_gen import faults, linemap
 from ptxcts_gen.model import all_forms
+from selftest import plants as planting
+from selftest.options import DEFAULT_LOWER_TARGETS
 
 COUNTS = ("planted", "refused", "caught", "equivalent", "not_judged", "unruled", "holes")
 # The form fields (forms.jsonl quals, as a lowering rule's `fields` names them) each fault kind of
@@ -51,8 +53,8 @@ PLANT_FIELDS = {
 
 
 def _tools(toolchain=None, nvdisasm=None):
-    import toolchains
-    from lower import disasm
+    from framework import toolchains
+    from framework.toolchains import nvdisasm as disasm
     tc = toolchains.resolve_for("selftest", toolchain)
     dis = disasm.find(tc, nvdisasm)
     if dis.note:
@@ -67,7 +69,7 @@ def lowered(mdir, forms, ptxas, nvdisasm, arch, jobs=2, done=None):
     the `// ptxcts:fault` lines a plant adds; {form ID: {"error": message}} for a module ptxas or nvdisasm
     refuses. done: {module: its result, every entry} kept across calls on the same mdir (a module is lowered
     once)."""
-    from lower import disasm
+    from framework.toolchains import nvdisasm as disasm
     done = {} if done is None else done
     with open(os.path.join(mdir, "index.json")) as f:
         index = json.load(f)
@@ -97,7 +99,7 @@ def lowered(mdir, forms, ptxas, nvdisasm, arch, jobs=2, done=None):
 
 def verdict(form, got, target):
     """(class of lower.judge, lowering key, message) of one form's lowered SASS at target."""
-    from lower import judge as judgemod
+    from framework.lowering import judge as judgemod
     if "error" in got:
         return "compile_error", "", got["error"].splitlines()[0][:300]
     v = judgemod.judge(form, got["instrs"], got["line"], target)
@@ -135,8 +137,7 @@ def classify(kind, form_obj, form, target, clean, planted):
 def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, progress=None):
     """The lowering tier's catch of the kinds' plants at each target: the report (a dict, schema
     ptxcts-selftest-lower). progress(line): one line per target and kind."""
-    from results import manifest
-    from selftest import selftest as runsel
+    from framework import manifest
     unknown = [k for k in kinds if k not in PLANT_FIELDS]
     if unknown:   # a new kind of ptxcts_gen.faults: say which form fields it changes before judging it here
         raise ValueError(f"fault kind {', '.join(unknown)}: not in lower_catch.PLANT_FIELDS")
@@ -145,24 +146,24 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
     t0 = time.monotonic()
     report = {"schema": "ptxcts-selftest-lower", "version": 1,
               "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-              "ptx": runsel.PTX, "toolchain": f"{tc.name} (ptxas {tc.ptxas_version})", "nvdisasm": dis.version,
+              "ptx": planting.PTX, "toolchain": f"{tc.name} (ptxas {tc.ptxas_version})", "nvdisasm": dis.version,
               "nvdisasm_release_match": dis.matches, "targets": {}, "kinds": {}}
     forms = {f.id: f for f in all_forms() if f.valid and (not families or f.family in families)}
     for target in targets:
         arch = tc.arch(target)
         if not arch:
-            report["targets"][target] = {"not_supported": tc.why_not(target, runsel.PTX) or "no -arch"}
+            report["targets"][target] = {"not_supported": tc.why_not(target, planting.PTX) or "no -arch"}
             continue
         tk0 = time.monotonic()
         per = report["targets"][target] = {"kinds": {}}
         with tempfile.TemporaryDirectory(prefix=f"ptxcts-selftest-lower-{target}-") as tmp:
             cdir, clean_done = os.path.join(tmp, "clean"), {}
-            runsel.modules(None, None, cdir, target, sorted({f.family for f in forms.values()}))
+            planting.modules(None, None, cdir, target, sorted({f.family for f in forms.values()}))
             for kind in kinds:
                 k0 = time.monotonic()
                 kt = os.path.join(tmp, kind)
                 os.makedirs(kt)
-                planted, refused, live = runsel.plant_kind(kind, forms, tc.ptxas, kt, target=target)
+                planted, refused, live = planting.plant_kind(kind, forms, tc.ptxas, kt, target=target)
                 got = lowered(os.path.join(kt, "m"), set(live), tc.ptxas, dis.path, arch, jobs) if live else {}
                 clean = lowered(cdir, set(live), tc.ptxas, dis.path, arch, jobs, clean_done) if live else {}
                 rows = collections.Counter(planted=len(planted), refused=len(refused))
@@ -225,14 +226,13 @@ def print_table(report, stream=sys.stdout):
 
 
 def main(a):
-    """a: selftest.parse's namespace with tier lower (kind, family, target, out, jobs, toolchain, nvdisasm)."""
-    from results import atomic_write
-    from selftest import selftest as runsel
+    """a: selftest/options.py parse's namespace with tier lower (kind, family, target, out, jobs, toolchain, nvdisasm)."""
+    from framework.documents import atomic_write
     kinds = a.kind or list(faults.KINDS)
-    targets = a.target or list(runsel.DEFAULT_LOWER_TARGETS)
+    targets = a.target or list(DEFAULT_LOWER_TARGETS)
     report = catch(kinds, targets, a.family, a.toolchain, a.nvdisasm, a.jobs,
                    progress=lambda line: print(line, flush=True))
-    out = a.out or os.path.join(runsel.ROOT, "results",
+    out = a.out or os.path.join(planting.ROOT, "results",
                                 datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
                                 + "-selftest-lower")
     os.makedirs(out, exist_ok=True)

@@ -9,8 +9,9 @@ import random
 import re
 import shutil
 import subprocess
+from framework import paths
 
-ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = paths.root()
 MODEL_SRC = os.path.join(ROOT, "harness", "refmodel", "src")
 
 RULE_FILES = ["universal.rules", "cpp.rules", "c_like.rules"]  # the order `mutate X.cpp cpp` loads them in

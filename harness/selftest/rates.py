@@ -2,9 +2,9 @@
 
 Whether silicon catches a completion fault can be timing (a weaker wait is seen only while a copy is still in
 flight when the kernel probes it): one self-test run says caught or not, a rate needs repetitions. This runs the
-run-tier self-test (selftest.main, unchanged) N times with the same seed against one clean run (the first
+run-tier self-test (run_catch.main, unchanged) N times with the same seed against one clean run (the first
 repetition's, reused by the others through --clean), the plants planted and checked by ptxas once (the cache of
-selftest.plant_kind; the run tier's cubins are cached by content), and writes per kind: the plants judged in each
+selftest/plants.py plant_kind; the run tier's cubins are cached by content), and writes per kind: the plants judged in each
 repetition, the plants caught in each, and the rate over all repetitions, with the device, driver and toolchain.
 The default is the completion kinds (wait_count, wait_read, arrive) on the completion families (cp.async.groups,
 cp.async.bulk.groups); --kind and --family choose others. The committed figures live in
@@ -22,6 +22,9 @@ import json
 import os
 import sys
 import time
+
+from framework import paths
+from selftest import options, run_catch
 
 COMPLETION_KINDS = ("wait_count", "wait_read", "arrive")
 COMPLETION_FAMILIES = ("cp.async.groups", "cp.async.bulk.groups")
@@ -67,14 +70,13 @@ def toml_lines(doc):
 
 
 def main(a):
-    """a: selftest.parse's namespace with --repeat."""
-    from results import atomic_write
-    import boundary
-    from selftest import selftest as runsel
+    """a: selftest/options.py parse's namespace with --repeat."""
+    from framework.documents import atomic_write
+    from framework import boundary
     kinds = a.kind or list(COMPLETION_KINDS)
     families = a.family or (list(COMPLETION_FAMILIES) if set(kinds) <= set(COMPLETION_KINDS) else [])
     stamp = datetime.datetime.now(datetime.timezone.utc)
-    out = a.out or os.path.join(runsel.ROOT, "results", stamp.strftime("%Y-%m-%dT%H-%M-%SZ") + "-selftest-rates")
+    out = a.out or os.path.join(paths.root(), "results", stamp.strftime("%Y-%m-%dT%H-%M-%SZ") + "-selftest-rates")
     os.makedirs(out, exist_ok=True)
     doc = {"schema": "ptxcts-selftest-rates", "version": 1, "date": stamp.strftime("%Y-%m-%d"),
            "started": stamp.isoformat(), "asked": a.repeat, "seed": a.seed, "kinds_asked": kinds,
@@ -82,7 +84,7 @@ def main(a):
            "device": None, "driver": None, "toolchain": None, "repetition_seconds": [], "kinds": {},
            "interrupted": False}
     reps = []
-    plants = {}   # selftest.plant_kind's cache: each kind planted and checked by ptxas once
+    plants = {}   # selftest/plants.py plant_kind's cache: each kind planted and checked by ptxas once
     t0 = time.monotonic()
 
     def save():
@@ -111,7 +113,7 @@ def main(a):
             argv += ["--clean", os.path.join(out, "rep-01", "clean")]
         r0 = time.monotonic()
         try:
-            code = runsel.main(argv, plants=plants)
+            code = run_catch.main(options.parse(argv), plants=plants)
         except SystemExit as e:
             if "no GPU here" in str(e.code):
                 print(f"{e.code}\nselftest --repeat: skipped: no GPU here", flush=True)

@@ -5,8 +5,9 @@ import json
 import os
 import subprocess
 import time
+from framework import paths
 
-ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = paths.root()
 
 
 def env_with(**kw):

@@ -1,6 +1,6 @@
 import sys
 
-import boundary
+from framework import boundary
 from toolchains.cli import main
 
 sys.exit(boundary.run("ptxcts toolchains", main))

@@ -1,31 +1,16 @@
 """./ptxcts toolchains {list,install,describe,probe,resolve}: the toolchains under test."""
-import argparse
 import json
 import os
 import sys
 
 from ptxcts_gen import targets as isa
 
-from . import (ENV, ToolchainError, cache_dir, catalog, committed_description, descriptions_dir, installed_dir,
-               known_names, probe, resolve, system_ptxas, major_minor)
-from .errors import USAGE
-from .install import install, install_nvdisasm
-import boundary
-
-
-def installer_parser(prog, description, verbs, list_help, install_help, every, parser=argparse.ArgumentParser):
-    """The parser (of class parser) of a command of installable things (toolchains, front-ends), its sub-parsers
-    and its `install` sub-parser, with the verbs `list` and `install` (names, --all, --wheels DIR, --force: read by
-    install_named) added."""
-    p = parser(prog=prog, description=description)
-    sub = p.add_subparsers(dest="cmd", required=True, metavar="{" + ",".join(verbs) + "}")
-    sub.add_parser("list", help=list_help)
-    s = sub.add_parser("install", help=install_help)
-    s.add_argument("names", nargs="*", metavar="NAME")
-    s.add_argument("--all", action="store_true", help=every)
-    s.add_argument("--wheels", metavar="DIR", help="take the wheels from this folder (no network needed)")
-    s.add_argument("--force", action="store_true", help="install again even when installed")
-    return p, sub, s
+from framework import boundary
+from framework.toolchains import (ENV, ToolchainError, cache_dir, catalog, committed_description, descriptions_dir,
+                                  installed_dir, known_names, probe, resolve, system_ptxas, major_minor)
+from framework.toolchains.errors import USAGE
+from framework.toolchains.install import install, install_nvdisasm
+from framework.toolchains.installer import install_named, installer_parser
 
 
 def _parser():
@@ -74,20 +59,6 @@ def cmd_list(_):
         jit = (entry["nvjitlink"] or {}).get("version", "-")
         print(f"{name:6} {state:26} {entry['ptxas']['version']:10} {ptx:10} {ntargets:>7} {jit:10}")
     print(f"cache: {cache_dir()}; descriptions: {descriptions_dir()}/<name>.json")
-    return 0
-
-
-def install_named(a, install, known_names, error=ToolchainError, verb="toolchains", noun="toolchain"):
-    """An install verb (`./ptxcts toolchains install`, `./ptxcts frontend install`): install(name, wheels_dir,
-    force) for each of a.names (every known_names() with a.all); error (exit 2) for a --wheels that is not a
-    folder or no name at all."""
-    if a.wheels and not os.path.isdir(a.wheels):
-        raise error(f"--wheels {a.wheels}: no such folder (the folder of downloaded wheels)")
-    names = known_names() if a.all else a.names
-    if not names:
-        raise error(f"{verb} install: name at least one {noun}, or --all")
-    for n in names:
-        install(n, wheels_dir=a.wheels, force=a.force)
     return 0
 
 

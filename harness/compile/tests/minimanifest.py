@@ -3,7 +3,7 @@ import hashlib
 import json
 import os
 
-from results import manifest
+from framework import manifest
 
 FRAME_TOP = """.visible .entry {k}(.param .u64 args)
 {{

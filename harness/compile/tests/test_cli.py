@@ -57,7 +57,7 @@ class CliTest(unittest.TestCase):
             self.assertEqual(r.returncode, 1, r.stderr)   # one fail and one compile_error
             doc = load(os.path.join(out, "results.json"))
             # the results layer's own reader (harness/results, ARCHITECTURE.md section 3) must accept it
-            from results import schema
+            from framework.documents import schema
             schema.load(out)
             self.assertEqual((doc["schema"], doc["version"], doc["tier"], doc["device"]),
                              ("ptxcts-results", schema.VERSION, "compile", None))
@@ -138,7 +138,7 @@ class CliTest(unittest.TestCase):
         and the document marked partial, exit 130; --resume judges only what is left, under the same run ID."""
         import signal
         import time
-        import toolchains
+        from framework import toolchains
         real = toolchains.resolve("13.0").ptxas
         with tempfile.TemporaryDirectory() as tmp:
             slow = os.path.join(tmp, "ptxas")

@@ -1,7 +1,7 @@
 """The diagnostics parser on ptxas's real output formats."""
 import unittest
 
-from compile import diagnostics as D
+from framework.toolchains import diagnostics as D
 
 SAMPLE = """ptxas /tmp/x/m.ptx, line 12; error   : Argument 2 of instruction 'cp.async': unexpected value '4', expected to be 16
 ptxas /tmp/x/m.ptx, line 25; warning : Advisory: '.multicast::cluster' modifier on instruction 'cp.async.bulk{.tensor}' should be used on .target 'sm_90a'

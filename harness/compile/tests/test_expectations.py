@@ -3,7 +3,7 @@ import os
 import tempfile
 import unittest
 
-from compile import expectations as E
+from framework.documents import expectations as E
 
 GOOD = '''# reviewed findings
 [[finding]]

@@ -5,8 +5,10 @@ import stat
 import tempfile
 import unittest
 
-import toolchains
-from compile import backends, classify, judge, modules, ptxas
+from framework import toolchains
+from compile import backends, classify, judge
+from framework import modules
+from framework.toolchains import ptxas
 from compile.tests import minimanifest
 
 CG4 = "cp.async.cg.shared.global [%r1], [%rd2], 4;"            # error: cp-size must be 16 with .cg

@@ -1,11 +1,11 @@
-"""Reading the manifest (results.manifest, as the compile tier does): malformed input is an error naming the file and line; the filters."""
+"""Reading the manifest (framework.manifest, as the compile tier does): malformed input is an error naming the file and line; the filters."""
 import os
 import shutil
 import tempfile
 import unittest
 
-from results import manifest
-from results.errors import InputError
+from framework import manifest
+from framework.documents.errors import InputError
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "manifest")
 

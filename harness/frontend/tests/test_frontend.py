@@ -106,7 +106,7 @@ class LlvmMappingTest(unittest.TestCase):
 
 class JudgeTest(unittest.TestCase):
     def case(self, fid, valid, target="sm_90a", ptx="8.0", rules=()):
-        from results.manifest import Case
+        from framework.manifest import Case
         return Case(f"{fid}@{target}.ptx{ptx.replace('.', '')}", FORMS[fid].family, fid, target, ptx,
                     "accept" if valid else "reject", tuple(rules))
 

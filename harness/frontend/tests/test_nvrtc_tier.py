@@ -6,7 +6,7 @@ import os
 import unittest
 
 import frontend
-import toolchains
+from framework import toolchains
 from frontend.tests.tier_check import OUT, check_every_case, check_known, main
 
 NAME = "nvrtc-13.5+cccl-3.5"

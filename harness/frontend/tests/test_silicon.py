@@ -13,13 +13,13 @@ import tempfile
 import unittest
 
 import frontend
-import toolchains
-from compile import ptxas as ptxas_call
-from frontend import engines, isolate, llvm_backend, silicon
+from framework import toolchains
+from framework.toolchains import ptxas as ptxas_call
+from frontend import engines, isolate, kernel_check, llvm_backend, silicon
 from frontend.tests.tier_check import main
 from frontend.tier import split_module
 from ptxcts_gen import parse
-from ptxcts_gen.cli import _write
+from ptxcts_gen.cli import write_file
 from ptxcts_gen.frontends import MappingError, Spelling
 from ptxcts_gen.frontends import llvm as mapping
 from ptxcts_gen.model import all_forms
@@ -150,12 +150,13 @@ class SiliconModulesTest(unittest.TestCase):
                 row = self.index["entries"][e]
                 (line,) = row["test_lines"]
                 self.assertTrue(index.same_form(form.id, lines[line - 1].split("//")[0].strip())[0], form.id)
-                params = silicon.entry_params(bodies[e])
+                params = kernel_check.entry_params(bodies[e])
                 self.assertEqual(len(params), 2 if form.kernel_cfg["tmap"] else 1, form.id)
                 self.assertRegex(params[0], r"^\.param \.(u64|b64) \w+$")
                 if form.kernel_cfg["tmap"]:
                     self.assertRegex(params[1], r"^\.param \.align 64 \.b8 \w+\[128\]$")
-                self.assertEqual(silicon.protocol(bodies[e], line - row["line_first"]), silicon.protocol(hand),
+                self.assertEqual(kernel_check.protocol(bodies[e], line - row["line_first"]),
+                                 kernel_check.protocol(hand),
                                  form.id)
                 n += 1
         self.assertEqual(n, len(self.index["entries"]))
@@ -216,7 +217,7 @@ class SiliconModulesTest(unittest.TestCase):
 
 
 class PlantedFaultTest(unittest.TestCase):
-    """Wrong kernels the check (silicon.check_entry) and the module writer must catch."""
+    """Wrong kernels the check (kernel_check.check_entry) and the module writer must catch."""
 
     @classmethod
     def setUpClass(cls):
@@ -232,7 +233,7 @@ class PlantedFaultTest(unittest.TestCase):
 
     def check(self, form, ir):
         body = _entries(self.compile(ir))[form.entry]
-        return silicon.check_entry(form, body, self.index, kernel_text(form))[0]
+        return kernel_check.check_entry(form, body, self.index, kernel_text(form))[0]
 
     def ir(self, form, s=None):
         return silicon.module_ir([(form, s or mapping.spell(form, self.known))], form.family, self.known)
@@ -254,20 +255,21 @@ class PlantedFaultTest(unittest.TestCase):
         ir = self.ir(f).replace("  call void @llvm.nvvm.fence.proxy.async.shared_cta()\n", "")
         self.assertIn("protocol differs", self.check(f, ir))
 
+    def replaced(self, f, old, new):
+        """The check's verdict on the form's kernel with old (which its IR must hold) replaced by new."""
+        ir = self.ir(f)
+        self.assertIn(old, ir)
+        return self.check(f, ir.replace(old, new))
+
     def test_a_frame_that_does_not_report_its_end_is_caught(self):
         f = FORMS["cp.async.bulk.prefetch.tensor/1d.L2.global.tile"]
-        ir = self.ir(f)
-        self.assertIn("store i32 1, ptr addrspace(1) %status0.end.at", ir)
-        problem = self.check(f, ir.replace("store i32 1, ptr addrspace(1) %status0.end.at, align 4\n", ""))
-        self.assertIn("protocol differs", problem)
+        end = "store i32 1, ptr addrspace(1) %status0.end.at, align 4\n"
+        self.assertIn("protocol differs", self.replaced(f, end, ""))
 
     def test_a_group_wait_for_other_groups_is_caught(self):
         f = FORMS["cp.async.bulk.commit_group/empty_group"]
-        ir = self.ir(f)
-        self.assertIn("@llvm.nvvm.cp.async.bulk.wait.group(i32 1)", ir)
-        problem = self.check(f, ir.replace("@llvm.nvvm.cp.async.bulk.wait.group(i32 1)",
-                                           "@llvm.nvvm.cp.async.bulk.wait.group(i32 0)"))
-        self.assertIn("protocol differs", problem)
+        self.assertIn("protocol differs", self.replaced(f, "@llvm.nvvm.cp.async.bulk.wait.group(i32 1)",
+                                                        "@llvm.nvvm.cp.async.bulk.wait.group(i32 0)"))
 
     def test_the_groups_instruction_out_of_its_place_is_caught(self):
         # the commit under test moved after the frame's wait: the commit at the test's place is a companion's
@@ -310,7 +312,7 @@ class PlantedFaultTest(unittest.TestCase):
         a = argparse.Namespace(frontend="llvm-22", ptx=PTX, max_entries=0, jobs=1, quiet=True)
         with tempfile.TemporaryDirectory() as out:
             with open(os.devnull, "w") as sink:
-                rc = silicon.write_modules(a, [good, bad], {good.id: [], bad.id: []}, TARGET, out, _write, ROOT,
+                rc = silicon.write_modules(a, [good, bad], {good.id: [], bad.id: []}, TARGET, out, write_file, ROOT,
                                            stream=sink)
             with open(os.path.join(out, "index.json")) as fh:
                 doc = json.load(fh)

@@ -21,7 +21,7 @@ def forms():
 
 def fixture_lowering():
     """{form ID: (form record, [Instr] at its test line)} of the fixture module."""
-    from lower import sass
+    from framework.toolchains import sass
     from ptxcts_gen import linemap
     ptx = fixture_text("sm_100a.ptx.gz").splitlines()
     listing = sass.parse(fixture_text("sm_100a.sass.gz"), "sm_100a.sass.gz")
@@ -30,8 +30,8 @@ def fixture_lowering():
 
 
 def installed_nvdisasm():
-    import toolchains
-    from lower import disasm
+    from framework import toolchains
+    from framework.toolchains import nvdisasm as disasm
     try:
         return disasm.find(toolchains.resolve(None))
     except Exception:

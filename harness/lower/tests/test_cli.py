@@ -141,7 +141,7 @@ class WithRealNvdisasm(unittest.TestCase):
         ptx = os.path.join(self.tmp, "m.ptx")
         with open(ptx, "w") as f:
             f.write(helpers.fixture_text("sm_100a.ptx.gz"))
-        import toolchains
+        from framework import toolchains
         tc = toolchains.resolve(None)
         cubin = os.path.join(self.tmp, "m.cubin")
         subprocess.run([tc.ptxas, "-arch=sm_100a", ptx, "-o", cubin], check=True)

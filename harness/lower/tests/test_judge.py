@@ -2,8 +2,8 @@
 SASS text, turns the verdict into fail naming the rule."""
 import unittest
 
-from lower import judge
-from lower.sass import Instr
+from framework.lowering import judge
+from framework.toolchains.sass import Instr
 from lower.tests import helpers
 
 

@@ -5,8 +5,10 @@ import shutil
 import tempfile
 import unittest
 
-from lower import keys, matrix
-import results
+from framework.documents import lowering as keys
+
+from lower import matrix
+from framework import documents
 
 
 def case(form, target, key, frame="loop(ELECT)", cls="pass"):
@@ -45,7 +47,7 @@ class Compare(unittest.TestCase):
         tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tmp, True)
         for name, d in (("a", B), ("b", A)):    # given out of release order
-            results.write_run(os.path.join(tmp, name), d)
+            documents.write_run(os.path.join(tmp, name), d)
         out = os.path.join(tmp, "m")
         self.assertEqual(matrix.main([os.path.join(tmp, "b"), os.path.join(tmp, "a"), "--out", out]), 0)
         with open(os.path.join(out, "summary.md")) as f:

@@ -2,8 +2,8 @@
 located at its PTX line, and the lowering key abstracts registers but keeps the lowering."""
 import unittest
 
-from lower import key as keymod
-from lower import sass
+from framework.lowering import key as keymod
+from framework.toolchains import sass
 from lower.tests import helpers
 
 

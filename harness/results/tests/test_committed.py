@@ -7,8 +7,8 @@ import os
 import re
 import unittest
 
-from results import baseline, waivers
-from results.html_page import STYLESHEET
+from framework.documents import baseline, waivers
+from results.report.html_page import STYLESHEET
 
 from .common import REPO
 
@@ -23,8 +23,8 @@ class Committed(unittest.TestCase):
         for path in paths:
             with self.subTest(path):
                 if os.path.relpath(path, root).startswith("lower" + os.sep):
-                    # the lowering tier's baselines hold lowering keys (harness/lower/keys.py), not classes
-                    from lower import keys
+                    # the lowering tier's baselines hold lowering keys (harness/framework/documents/lowering.py), not classes
+                    from framework.documents import lowering as keys
                     doc = keys.load_baseline(path)
                     self.assertEqual(os.path.basename(path), f"{doc['toolchain']}.json.gz")
                     self.assertTrue(doc["keys"], "an empty baseline gates nothing")

@@ -5,7 +5,7 @@ import json
 import os
 import unittest
 
-from results import write_run
+from framework.documents import write_run
 
 from .common import MANIFEST, RUNS, TempDirTest, cli
 from .test_beyond import INVALID

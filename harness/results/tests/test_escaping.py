@@ -8,7 +8,7 @@ import os
 import re
 import unittest
 
-from results.html_page import esc
+from results.report.html_page import esc
 
 from .common import FIXTURES, TempDirTest, cli
 

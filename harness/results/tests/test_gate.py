@@ -151,7 +151,7 @@ class WaiverRanges(TempDirTest):
         self.assertIn(f"REGRESSION  pass -> crash  {RUN_REGRESSION}", out)
 
     def test_range_semantics(self):
-        from results.waivers import in_range, parse_range
+        from framework.documents.waivers import in_range, parse_range
         self.assertTrue(in_range((13, 0, 88), parse_range("13.0", False)))
         self.assertFalse(in_range((13, 1), parse_range("13.0", False)))
         self.assertTrue(in_range((9, 0), parse_range(">=sm_90, <sm_100", True)))

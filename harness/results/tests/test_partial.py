@@ -5,8 +5,8 @@ import os
 import shutil
 import unittest
 
-from results import mark_partial, schema, write_run
-from results.errors import InputError, UsageError
+from framework.documents import mark_partial, schema, write_run
+from framework.documents.errors import InputError, UsageError
 
 from .common import RUNS, WAIVERS, TempDirTest, cli
 from .test_report import BASELINES_V2, build_report

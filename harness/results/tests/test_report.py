@@ -170,7 +170,7 @@ class Denominator(TempDirTest):
     def test_sm75_counts_only_cases_expected_to_assemble(self):
         """Nothing is expected to be accepted at sm_75: its valid-passing denominator is 0, though the forms'
         cases there pass (ptxas rejects them, as it should)."""
-        from results import write_run
+        from framework.documents import write_run
         with open(os.path.join(RUNS, "compile", "results.json"), encoding="utf-8") as f:
             doc = json.load(f)
         forms = {c["form"]: c for c in doc["cases"]}
@@ -189,7 +189,7 @@ class GroupedAndSmall(TempDirTest):
     """Thousands of findings with a few causes: one row per cause, and the index page stays small."""
 
     def test_grouped_findings_and_page_size(self):
-        from results import write_run
+        from framework.documents import write_run
         with open(os.path.join(RUNS, "h100", "shard-0", "results.json"), encoding="utf-8") as f:
             doc = json.load(f)
         base = doc["cases"][0]

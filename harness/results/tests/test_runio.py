@@ -5,12 +5,12 @@ import subprocess
 import sys
 import unittest
 
-from results import OutputLock, atomic_write, new_run_id, schema
-from results.errors import UsageError
+from framework.documents import OutputLock, atomic_write, new_run_id, schema
+from framework.documents.errors import UsageError
 
 from .common import REPO, TempDirTest
 
-HOLD = ("import sys, time; sys.path.insert(0, sys.argv[2]); from results import OutputLock; "
+HOLD = ("import sys, time; sys.path.insert(0, sys.argv[2]); from framework.documents import OutputLock; "
         "l = OutputLock(sys.argv[1]).acquire(); print('locked', flush=True); time.sleep(60)")
 
 
@@ -68,7 +68,7 @@ class Atomic(TempDirTest):
 
         def boom(fd):
             raise OSError(28, "No space left on device")
-        with mock.patch("results.runio.os.fsync", boom), self.assertRaises(OSError):
+        with mock.patch("framework.documents.runio.os.fsync", boom), self.assertRaises(OSError):
             atomic_write(path, "new, half written\n")
         with open(path, encoding="utf-8") as f:
             self.assertEqual(f.read(), "old\n")
@@ -78,7 +78,7 @@ class Atomic(TempDirTest):
             self.assertEqual(f.read(), "new\n")
 
     def test_write_run_writes_one_case_per_line(self):
-        from results import write_run
+        from framework.documents import write_run
         from .common import RUNS
         import json
         with open(os.path.join(RUNS, "compile", "results.json"), encoding="utf-8") as f:

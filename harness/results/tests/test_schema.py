@@ -4,8 +4,8 @@ import os
 import unittest
 import xml.etree.ElementTree as ET
 
-from results import schema, write_run
-from results.errors import InputError
+from framework.documents import schema, write_run
+from framework.documents.errors import InputError
 
 from .common import RUNS, TempDirTest, cli, line_containing
 

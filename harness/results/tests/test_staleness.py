@@ -10,7 +10,8 @@ import subprocess
 import tempfile
 import unittest
 
-from results import baseline, staleness
+from framework.documents import baseline
+from results import staleness
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 H200 = os.path.join(REPO, "results", "2026-11-28-sm_90-h200-run", "results.json.gz")

@@ -5,7 +5,7 @@
 // not_supported / skipped -> GTEST_SKIP() with the reason, a finding class (fail, crash, timeout, compile_error)
 // covered by an unexpired reviewed finding (results/expectations/run.toml) or waiver (results/waivers.toml) ->
 // success as a known finding (printed with its id and replay, property `known_finding`, counted at the end),
-// anything else -> failure. The matching is harness/results/known.py's (the gate's waiver rules, one implementation).
+// anything else -> failure. The matching is harness/framework/documents/known.py's (the gate's waiver rules, one implementation).
 // Without a CUDA device every case is skipped; the binary exits 77 when nothing passed or failed, which CTest
 // turns into "skipped" (SKIP_RETURN_CODE). Each run writes its results shard (results.json + junit.xml).
 // --from-results FILE reports the cases of a results.json written elsewhere (no device needed).
@@ -45,10 +45,10 @@ bool finding_class(const std::string& k) {
   return k == cls::fail || k == cls::crash || k == cls::timeout || k == cls::compile_error;
 }
 
-// The results layer's known findings (harness/results/known.py), as a process: `python3 -m results known ARGS`,
-// harness/ on PYTHONPATH, the request (if any) on stdin from the file `in`.
+// The results layer's known findings (harness/framework/documents/known.py), as a process: `python3 -m results known ARGS`,
+// generator/ and harness/ on PYTHONPATH, the request (if any) on stdin from the file `in`.
 std::vector<std::string> known_cmd(const std::string& args, const std::string& in = "") {
-  std::string sh = "PYTHONPATH=\"$0/harness${PYTHONPATH:+:$PYTHONPATH}\" exec python3 -m results known " + args;
+  std::string sh = "PYTHONPATH=\"$0/generator:$0/harness${PYTHONPATH:+:$PYTHONPATH}\" exec python3 -m results known " + args;
   if (!in.empty()) sh += " < \"$1\"";
   std::vector<std::string> argv = {"sh", "-c", sh, ptxcts_root()};
   if (!in.empty()) argv.push_back(in);

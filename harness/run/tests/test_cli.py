@@ -282,8 +282,8 @@ class Runs(unittest.TestCase):
 
     def timed_run(self, name, args, env):
         """A run of one batch into tmp/name that exits 0 and writes a valid document: (its timing, doc, process)."""
-        sys.path.insert(0, os.path.join(ROOT, "harness"))
-        from results import schema
+        sys.path[:0] = [os.path.join(ROOT, "harness"), os.path.join(ROOT, "generator")]
+        from framework.documents import schema
         out = os.path.join(self.tmp, name)
         r = run(args + ["--out", out], **env)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -501,7 +501,7 @@ class KnownFindings(unittest.TestCase):
 
     def test_committed_files_parse(self):
         r = subprocess.run([sys.executable, "-m", "results", "known", "--check"], cwd=os.path.join(ROOT, "harness"),
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "generator")))
         self.assertEqual(r.returncode, 0, r.stderr)
 
 

@@ -79,7 +79,7 @@ def main():
           f"survivors in {', '.join(survived) or 'none'}")
     if timing:
         from selftest import lower_catch
-        import boundary
+        from framework import boundary
         try:
             rep = lower_catch.catch(timing, ("sm_90",), FAMILIES, progress=print)
         except boundary.VerbError as e:   # no nvdisasm, no toolchain: the guarantee cannot be shown here

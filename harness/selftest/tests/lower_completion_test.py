@@ -2,7 +2,7 @@
 """CTest selftest.lower_completion (CPU): the lowering tier catches every completion fault, whatever the timing.
 
 The completion kinds (wait_count, wait_read, arrive) are planted into the run tier's kernels exactly as the run-tier
-self-test plants them (selftest.plant_kind), assembled for sm_90 and sm_80 and judged by the original form's
+self-test plants them (selftest/plants.py plant_kind), assembled for sm_90 and sm_80 and judged by the original form's
 lowering rules (selftest/lower_catch.py). Required, with the toolchain under test (13.0 here):
 * every plant caught (verdict fail) at sm_90, and at sm_80 for the cp.async forms (no bulk forms there);
 * the catch is not an artefact: each form unplanted passes the same judge, the planted SASS differs from the
@@ -89,9 +89,9 @@ class LowerCompletion(unittest.TestCase):
     def test_planted_sass_is_the_planted_form(self):
         # the planted SASS at the test line passes the rules of the instruction the plant wrote: the judge tells
         # the forms apart (a .read wait is DEPBAR alone, a plain one DEPBAR then CCTL.IVALL, ...)
-        from lower import judge as judgemod
-        from lower.sass import Instr
-        from results import manifest
+        from framework.lowering import judge as judgemod
+        from framework.toolchains.sass import Instr
+        from framework import manifest
         m = manifest.load(manifest.default_dir())
         checked, plants = 0, 0
         for target, t in self.r["targets"].items():
@@ -123,7 +123,7 @@ class LowerCompletion(unittest.TestCase):
 
 
 def main():
-    from lower import disasm
+    from framework.toolchains import nvdisasm as disasm
     try:
         lower_catch._tools()
     except disasm.DisasmError as e:

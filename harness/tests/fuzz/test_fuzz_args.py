@@ -29,7 +29,7 @@ from hostile import CRASH_MARKS, ROOT, budget  # noqa: E402
 hostile.require_hypothesis()
 from hypothesis import given, strategies as st  # noqa: E402
 
-import boundary  # noqa: E402
+from framework import boundary  # noqa: E402
 
 BUILD = os.path.abspath(os.environ.get("PTXCTS_BUILD") or os.path.join(ROOT, "build"))
 FENCE = tempfile.mkdtemp(prefix="ptxcts-fuzz-fence-")

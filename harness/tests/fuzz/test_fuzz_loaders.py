@@ -23,12 +23,13 @@ from hostile import ROOT, budget, check_error  # noqa: E402
 hostile.require_hypothesis()
 from hypothesis import given, strategies as st  # noqa: E402
 
-import results  # noqa: E402
-from results import explorations, selftests, waivers  # noqa: E402
-from results import manifest as results_manifest  # noqa: E402
-from results.errors import ResultsError  # noqa: E402
-from compile import expectations  # noqa: E402
-from toolchains import catalog, ToolchainError  # noqa: E402
+from framework import documents  # noqa: E402
+from results.report import explorations, selftests  # noqa: E402
+from framework.documents import waivers  # noqa: E402
+from framework import manifest  # noqa: E402
+from framework.documents.errors import ResultsError  # noqa: E402
+from framework.documents import expectations  # noqa: E402
+from framework.toolchains import catalog, ToolchainError  # noqa: E402
 from ptxcts_gen import cli as gen_cli  # noqa: E402
 
 
@@ -154,7 +155,7 @@ class Loaders(unittest.TestCase):
         except RecursionError as e:
             self.fail(f"RecursionError escaped: {e}")
 
-    test_results_document = loader_test(150, broken_json(RUN_DOC), "run/results.json", results.load, (ResultsError,))
+    test_results_document = loader_test(150, broken_json(RUN_DOC), "run/results.json", documents.load, (ResultsError,))
     test_explore_document = loader_test(80, broken_json(EXPLORE_DOC), "explore/explore.json", explorations.load_one,
                                         (ResultsError,), os.path.dirname)
     test_selftest_score = loader_test(80, broken_json(SELFTEST_DOC), "selftest.json", selftests.load_one,
@@ -193,8 +194,8 @@ class Loaders(unittest.TestCase):
         tsv = self._write("gen/manifest/cases/cp.async.tsv", raw)
         self._write("gen/manifest/forms.jsonl", MANIFEST["forms"].encode("utf-8"))
         self._write("gen/manifest/targets.json", MANIFEST["targets"].encode("utf-8"))
-        for fn, arg, allowed in ((results_manifest.load, man, (ResultsError,)),
-                                 (results_manifest.load_cases, man, (ResultsError,)),
+        for fn, arg, allowed in ((manifest.load, man, (ResultsError,)),
+                                 (manifest.load_cases, man, (ResultsError,)),
                                  (lambda root: list(gen_cli._read_cases(root)), os.path.dirname(man),
                                   (gen_cli.ManifestError, FileNotFoundError))):
             self._loads(fn, arg, tsv, allowed)
@@ -203,7 +204,7 @@ class Loaders(unittest.TestCase):
     @given(st.text(max_size=40) | st.sampled_from(hostile.BAD_LITERALS))
     def test_json_reader(self, text):
         path = self._write("x.json", text.encode("utf-8", "surrogatepass"))
-        self._loads(results.jsonloc.read, path, path, (ResultsError,))
+        self._loads(documents.jsonloc.read, path, path, (ResultsError,))
 
 
 def _small_manifest():

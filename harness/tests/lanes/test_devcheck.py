@@ -65,7 +65,7 @@ class DevCheck(StandInTest):
     def devcheck(self, *args, smi=None, out="out"):
         out = os.path.join(self.tmp, out)
         env = dict(os.environ, PTXCTS_ROOT=self.tree, PTXCTS_NVIDIA_SMI=smi or self.smi,
-                   PYTHONPATH=os.path.join(ROOT, "harness"))
+                   PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "generator"), os.path.join(ROOT, "harness")]))
         env.pop("PTXCTS_WHEELS", None)
         p = subprocess.run([sys.executable, "-m", "devcheck", "--out", out, *args], env=env, capture_output=True,
                            text=True, timeout=120)

@@ -11,7 +11,12 @@ Code is every tracked .cpp/.hpp/.h/.cu/.py file outside generated/ and outside t
 A module is a file name without its extension within one layer (harness/<layer>): `session.hpp` and `session.cpp`
 are one module. Module A depends on module B when a file of A includes a file of B; the include graph must have no
 cycle, so that every layer reads as floors, each using only the floors below it.
+
+The Python import graph is read the same way (python_imports): a module is a dotted name under generator/ or
+harness/ (ptxcts_gen.cli, framework.documents.schema, compile.pool), its package the first part of the name; every
+import counts, at the top of a file or inside a function.
 """
+import ast
 import argparse
 import collections
 import os
@@ -97,6 +102,48 @@ def include_graph(files, root=ROOT):
                 graph[a].add(b)
                 why[(a, b)].append((f, target))
     return graph, why
+
+
+PY_ROOTS = ("generator", "harness")
+
+
+def python_modules(files):
+    """{dotted module name: path} of the Python code under generator/ and harness/ (tests left out)."""
+    out = {}
+    for f in code_files(files):
+        parts = f.split("/")
+        if not f.endswith(".py") or parts[0] not in PY_ROOTS or len(parts) < 3:
+            continue
+        name = [p for p in parts[1:-1]] + ([] if parts[-1] == "__init__.py" else [parts[-1][:-3]])
+        out[".".join(name)] = f
+    return out
+
+
+def python_imports(files, root=ROOT):
+    """{(importer, imported): line} over the modules of python_modules: absolute and relative imports, a name
+    imported from a package counted as its module where it is one."""
+    mods = python_modules(files)
+    edges = {}
+    for name, path in mods.items():
+        with open(os.path.join(root, path), encoding="utf-8") as fh:
+            tree = ast.parse(fh.read(), filename=path)
+        pkg = name.split(".") if path.endswith("__init__.py") else name.split(".")[:-1]
+        for node in ast.walk(tree):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = pkg[:len(pkg) - (node.level - 1)]
+                    base = ".".join(up + ([base] if base else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names]
+            for t in targets:
+                while t and t not in mods:   # a name of a module (compile.pool.usable_cpus): the module
+                    t = t.rpartition(".")[0]
+                if t and t != name:
+                    edges.setdefault((name, t), f"{path}:{node.lineno}")
+    return edges
 
 
 def cycles(graph):

@@ -2,8 +2,13 @@
 """The project's structure rules (CTest label `structure`, CPU only, no build needed):
 
 - no two modules of the harness's C++ include each other, directly or around a longer loop (structure.py);
+- the C++ layers are floors (the table "Floors" of docs/ARCHITECTURE.md, read here): a layer includes only itself
+  and the layers below it;
 - the run tier's folders are floors: core, testbeds, worker, session, each including only itself and those below;
-- no code folder holds more than 20 files or 25 % of the code's lines;
+- the Python packages are floors (the same table): the generator (ptxcts_gen) imports nothing of the harness, the
+  framework only the generator, every tier the framework and the generator, never another tier; and no two Python
+  modules import each other, directly or around a longer loop;
+- no code folder holds more than 20 files or 25 % of the code's lines (no exemptions);
 - the Python floor: one version, the one the top-level CMakeLists.txt asks for, which every Python file's syntax
   keeps to and which the standard modules the code imports need.
 """
@@ -18,12 +23,27 @@ import structure  # noqa: E402
 
 MAX_FILES = 20
 MAX_SHARE = 0.25
-# Folders over the limits, each with why it is allowed for now. A folder that comes back under them must leave the
-# list (the test says so), so the list only shrinks.
-OVER_LIMIT = {
-    "harness/results": "the results layer's modules (report, gate, diff, merge, bundle, schema, known findings, "
-                       "renderers); the renderers move into a package of their own with the report's templates",
-}
+ARCHITECTURE = os.path.join(structure.ROOT, "docs", "ARCHITECTURE.md")
+
+
+def floors_of_architecture(text):
+    """(Python floors, C++ floors), lowest first, from the table under "### Floors" of docs/ARCHITECTURE.md: per
+    row, the backquoted package names of its Python column and the backquoted harness/<layer> of its C++ column.
+    A Python package on no row is a tier: the floor above them all."""
+    section = text.split("### Floors", 1)[1].split("\n#", 1)[0]
+    py, cxx = [], []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or not cells[0].isdigit():
+            continue
+        names = re.findall(r"`([^`]+)`", cells[1])
+        py.append([n for n in names if "/" not in n])
+        cxx.append(re.findall(r"`(harness/[\w-]+)`", cells[2]))
+    return [row for row in py if row], [row for row in cxx if row]
+
+
+with open(ARCHITECTURE, encoding="utf-8") as _fh:
+    PY_FLOORS, CXX_FLOORS = floors_of_architecture(_fh.read())
 # Standard modules new in a Python version: the floor must be at least the newest the code imports.
 STDLIB_SINCE = {"tomllib": (3, 11), "zoneinfo": (3, 9), "graphlib": (3, 9)}
 
@@ -70,16 +90,96 @@ class RunTierFloors(unittest.TestCase):
         self.assertEqual(up, [], "includes that run up a floor (move the shared part down):\n" + "\n".join(up))
 
 
+def floor_of(floors, name):
+    """The index of name's floor; len(floors) (the top: the tiers) for a name on none."""
+    return next((i for i, row in enumerate(floors) if name in row), len(floors))
+
+
+def up_or_across(edges, floors):
+    """The edges (a, b) that run up a floor, or across it between two names of one floor."""
+    bad = []
+    for a, b in edges:
+        fa, fb = floor_of(floors, a), floor_of(floors, b)
+        if a != b and fa <= fb:
+            bad.append((a, b))
+    return bad
+
+
+class ArchitectureFloors(unittest.TestCase):
+    def test_the_table_names_every_layer_that_exists(self):
+        self.assertEqual(PY_FLOORS[:2], [["ptxcts_gen"], ["framework"]], "docs/ARCHITECTURE.md, Floors: the "
+                         "generator, then the framework, at the bottom of the Python packages")
+        files = structure.tracked_files()
+        layers = {structure.layer_of(f) for f in files if f.startswith("harness/") and f.endswith(structure.CXX)
+                  and not structure.is_test(f)}
+        named = {n for row in CXX_FLOORS for n in row}
+        self.assertEqual(sorted(layers - named), [], "C++ layers on no floor of docs/ARCHITECTURE.md")
+        self.assertEqual(sorted(named - layers), [], "floors of docs/ARCHITECTURE.md naming no C++ layer")
+        packages = set(structure.python_modules(files)) | {"ptxcts_gen"}
+        for row in PY_FLOORS:
+            for name in row:
+                self.assertIn(name, packages, f"docs/ARCHITECTURE.md, Floors: no Python package {name}")
+
+    def test_the_table_is_read(self):
+        py, cxx = floors_of_architecture("### Floors\n\n| floor | Python packages | C++ layers |\n| --- | --- | --- |\n"
+                                         "| 1 | `a` (`x/`) | `harness/c` |\n| 2 | the tiers | `harness/d`, `harness/e` |\n"
+                                         "\n## Next\n| 3 | `z` | `harness/z` |\n")
+        self.assertEqual((py, cxx), ([["a"]], [["harness/c"], ["harness/d", "harness/e"]]))
+
+
+class CxxLayers(unittest.TestCase):
+    def test_no_include_runs_up_or_across_a_floor(self):
+        _, why = structure.include_graph(structure.tracked_files())
+        edges, seen = {}, 0
+        for (a, b), pairs in why.items():
+            for f, t in pairs:
+                if structure.is_test(f):
+                    continue
+                seen += 1
+                edges.setdefault((a[0], b[0]), f"{f} includes {t}")
+        self.assertGreater(seen, 100, "no includes found")
+        bad = up_or_across(edges, CXX_FLOORS)
+        self.assertEqual(bad, [], "includes up or across a floor of the C++ layers (CXX_FLOORS):\n" +
+                         "\n".join(edges[e] for e in bad))
+
+
+class PythonLayers(unittest.TestCase):
+    def setUp(self):
+        self.edges = structure.python_imports(structure.tracked_files())
+        self.assertGreater(len(self.edges), 200, "the import graph is nearly empty: the scan found no Python files")
+
+    def test_no_package_imports_up_or_across_a_floor(self):
+        packages = {}
+        for (a, b), where in self.edges.items():
+            packages.setdefault((a.split(".")[0], b.split(".")[0]), f"{where}: {a} imports {b}")
+        bad = up_or_across(packages, PY_FLOORS)
+        self.assertEqual(bad, [], "imports up a floor or between two tiers (a tier imports the framework and the "
+                         "generator only; what two tiers share belongs in the framework):\n" +
+                         "\n".join(packages[e] for e in bad))
+
+    def test_no_two_modules_import_each_other(self):
+        graph = {}
+        for a, b in self.edges:
+            if not a.startswith(b + "."):   # a module's own package (its __init__) is loaded before it: no loop
+                graph.setdefault(a, set()).add(b)
+        found = structure.cycles(graph)
+        self.assertEqual(found, [], "modules that import each other (move what both need into a module of its "
+                         "own):\n" + "\n".join(" <-> ".join(c) for c in found))
+
+    def test_a_tier_importing_another_is_found(self):
+        self.assertEqual(up_or_across({("compile", "framework"): "", ("framework", "ptxcts_gen"): "",
+                                       ("lower", "compile"): "", ("ptxcts_gen", "framework"): "",
+                                       ("framework", "results"): ""}, PY_FLOORS),
+                         [("lower", "compile"), ("ptxcts_gen", "framework"), ("framework", "results")])
+
+
 class Folders(unittest.TestCase):
     def test_no_folder_over_the_limits(self):
         table = structure.folders(structure.tracked_files())
         total = sum(lines for _, lines in table.values())
         over = {d: (n, l) for d, (n, l) in table.items() if n > MAX_FILES or l > MAX_SHARE * total}
-        self.assertEqual(sorted(set(over) - set(OVER_LIMIT)), [],
-                         f"folders over {MAX_FILES} files or {MAX_SHARE:.0%} of {total} lines: "
-                         f"{ {d: over[d] for d in sorted(set(over) - set(OVER_LIMIT))} }; split them by concern")
-        self.assertEqual(sorted(set(OVER_LIMIT) - set(over)), [],
-                         "these folders are within the limits now: remove them from OVER_LIMIT")
+        self.assertEqual(over, {}, f"folders over {MAX_FILES} files or {MAX_SHARE:.0%} of {total} lines: {over}; "
+                         "split them by concern")
 
 
 class PythonFloor(unittest.TestCase):

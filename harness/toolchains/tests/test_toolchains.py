@@ -11,8 +11,8 @@ import tempfile
 import unittest
 import zipfile
 
-import toolchains
-from toolchains import catalog, install, probe
+from framework import toolchains
+from framework.toolchains import catalog, install, probe
 
 HARNESS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REPO = os.path.dirname(HARNESS)

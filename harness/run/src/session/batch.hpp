@@ -40,7 +40,7 @@ struct BatchOptions {
   bool repro = true;              // workers write repro bundles for fails and divergences
 };
 
-// Where one batch's time went (results.json's `timing`, harness/results/schema.py TIMING_FIELDS).
+// Where one batch's time went (results.json's `timing`, harness/framework/documents/schema.py TIMING_FIELDS).
 // The calm phase (`cases` with `workers` at once), its crashes and timeouts re-run alone (`rerun_alone`), the
 // trap phase (`traps` with `trap_workers` at once, 1: one after another) and the trap-phase results re-run alone
 // because they were not the predicted trap (`trap_rerun_alone`).

@@ -111,15 +111,16 @@ std::string write_results(const std::string& dir, const RunMeta& m, const std::v
   std::string text = results_text(m, results);
   std::string tmp = dir + "/.results.run." + std::to_string(getpid()) + ".json";
   if (!write_file(tmp, text)) return "cannot write " + tmp;
-  // One writer for every tier: harness/results' write_run (schema check, results.json, the one JUnit mapping).
+  // One writer for every tier: the framework's write_run (harness/framework/documents/writer.py: schema check,
+  // results.json, the one JUnit mapping), with harness/ and generator/ on the path as every Python verb has them.
   // A document it refuses is a harness error: it stays beside the results for inspection, nothing is guessed.
   std::string root = ptxcts_root(), log;
   std::string code =
-      "import json,sys; sys.path.insert(0, sys.argv[3]); from results.writer import write_run; "
+      "import json,sys; sys.path[:0] = sys.argv[3:5]; from framework.documents.writer import write_run; "
       "write_run(sys.argv[1], json.load(open(sys.argv[2])))";
-  int rc = run_process({"python3", "-c", code, dir, tmp, root + "/harness"}, &log);
+  int rc = run_process({"python3", "-c", code, dir, tmp, root + "/harness", root + "/generator"}, &log);
   if (rc != 0)
-    return "harness/results' writer refused the run's document (kept as " + tmp + "): " + log.substr(0, 1500);
+    return "the framework's writer refused the run's document (kept as " + tmp + "): " + log.substr(0, 1500);
   ::unlink(tmp.c_str());
   return "";
 }

@@ -1,6 +1,6 @@
-// What a run leaves: results/<run-id>/results.json and junit.xml (ARCHITECTURE section 3; written by
-// harness/results' write_run, the one writer and JUnit mapping of every tier), the progress line while it runs
-// and the closing summary table (family x class).
+// What a run leaves: results/<run-id>/results.json and junit.xml (ARCHITECTURE section 3; written by the
+// framework's write_run, harness/framework/documents/writer.py, the one writer and JUnit mapping of every tier), the
+// progress line while it runs and the closing summary table (family x class).
 #pragma once
 #include <cstdio>
 #include <string>

@@ -412,7 +412,7 @@ int run_main(int argc, char** argv) {
     return ms.ptxas_error.empty() ? 0 : 1;
   }
   if (!meta.have_device) {
-    // harness/results' schema needs a device for a run-tier document: a run with no GPU leaves no results folder.
+    // the results schema (harness/framework/documents/schema.py) needs a device for a run-tier document: a run with no GPU leaves no results folder.
     std::fprintf(stderr, "run: %s: every case is reported skipped\n", ses.no_device.c_str());
   }
   // Unique run ids: a millisecond stamp and this process's id (two runs started in the same second differ).

@@ -1,0 +1,186 @@
+"""The error boundary every Python verb runs inside (docs/CLI.md): what reaches the user when a verb ends early.
+
+    boundary.run("compile", main, argv)     # in a layer's __main__: main(argv) -> exit code
+    python3 -m framework MODULE ARGS...     # how ./ptxcts runs a Python verb: MODULE's __main__ inside run()
+
+Inside the boundary:
+* SIGTERM raises Interrupted (a KeyboardInterrupt, so every tier's "write what was judged, marked partial" path
+  handles both signals alike); SIGINT raises KeyboardInterrupt as usual. A verb that does not handle them ends
+  with one line and exit 128 + signal (130, 143), never a traceback.
+* An OSError (read-only folder, full disk, not a folder, permission, missing file) becomes one line naming the path
+  and what happened, exit 2 (EXIT_USAGE: the path given cannot be used).
+* A document that cannot be decoded (not UTF-8, nested too deeply) becomes exit 3 (EXIT_INPUT).
+* Anything else is a bug: "internal error", the exception, and where to report it; exit 70 (EXIT_INTERNAL).
+"""
+import errno
+import os
+import signal
+import sys
+
+EXIT_USAGE = 2
+EXIT_INPUT = 3
+EXIT_INTERNAL = 70
+REPORT_TO = "the ptx-cts maintainers with the command line and this message (docs/CLI.md, 'Internal errors')"
+
+_received = {"signal": None}
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, as KeyboardInterrupt is for SIGINT."""
+
+
+def _on_term(signum, _frame):
+    _received["signal"] = signum
+    raise Interrupted()
+
+
+def _on_int(signum, _frame):
+    _received["signal"] = signum
+    raise KeyboardInterrupt()
+
+
+def received_signal():
+    """The signal that interrupted the verb (signal.SIGINT when none was recorded: a KeyboardInterrupt)."""
+    return _received["signal"] or signal.SIGINT
+
+
+def signal_name():
+    return signal.Signals(received_signal()).name
+
+
+def interrupt_exit_code():
+    """128 + the signal: 130 for SIGINT, 143 for SIGTERM."""
+    return 128 + int(received_signal())
+
+
+def install_signal_handlers():
+    signal.signal(signal.SIGTERM, _on_term)
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, _on_int)
+    # SIGPIPE stays ignored (Python's default): a process pool writes to pipes of its own while it stops, and a
+    # reader gone there must be an error it handles, not the end of the run; a closed standard output is handled
+    # in handle() (BrokenPipeError)
+
+
+class signals_deferred:
+    """`with boundary.signals_deferred():` -- SIGINT and SIGTERM wait until the block ends (writing the results
+    document of a run that was already interrupted, or finished: the signal then stops nothing half-written)."""
+
+    def __enter__(self):
+        self._old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        return self
+
+    def __exit__(self, *exc):
+        signal.pthread_sigmask(signal.SIG_SETMASK, self._old)
+        return False
+
+
+# The verbs' argument parser is the generator's (its verbs parse alike, and the generator imports nothing of the
+# harness): re-exported here, beside the rest of what a verb runs inside.
+from ptxcts_gen.arguments import ArgumentParser  # noqa: E402,F401
+
+
+class VerbError(Exception):
+    """An error a verb expects (bad input, not a bug): it ends the verb with its message and `code`, EXIT_USAGE or
+    EXIT_INPUT. Each layer's error derives from it with its own default code."""
+    code = EXIT_INPUT
+
+    def __init__(self, message, code=None):
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+
+def reported(prog, call, errors):
+    """call(), with the errors a verb expects each ended as one line and an exit code. `errors`: rows of
+    (exception type, prefix, exit code), the first row whose type the exception is decides: the line is
+    "<prog>: <prefix><message>" on standard error, the code the row's (None: the error's own `code`). Any other
+    exception goes on to run()'s boundary."""
+    try:
+        return call()
+    except tuple(kind for kind, _, _ in errors) as e:
+        prefix, code = next((prefix, code) for kind, prefix, code in errors if isinstance(e, kind))
+        sys.stderr.write(f"{prog}: {prefix}{e}\n")
+        return e.code if code is None else code
+
+
+def describe_os_error(e):
+    """'PATH: what happened' for an OSError (both paths of a rename or copy)."""
+    what = e.strerror or str(e)
+    if e.errno == errno.EEXIST and e.filename and not os.path.isdir(e.filename):   # mkdir over a file
+        what = "exists and is not a folder"
+    elif e.errno == errno.ENOTDIR:
+        what = "a part of this path is a file, not a folder"
+    paths = [p for p in (e.filename, e.filename2) if p not in (None, "")]
+    if not paths:
+        return what
+    return f"{' -> '.join(os.fsdecode(p) for p in paths)}: {what}"
+
+
+def handle(prog, e):
+    """The exit code and the one line for an exception that reached the boundary."""
+    if isinstance(e, KeyboardInterrupt):
+        return interrupt_exit_code(), f"{prog}: interrupted by {signal_name()}"
+    if isinstance(e, UnicodeDecodeError):
+        return EXIT_INPUT, f"{prog}: an input file is not UTF-8 text ({e.reason} at byte {e.start})"
+    if isinstance(e, RecursionError):
+        return EXIT_INPUT, f"{prog}: an input document is nested too deeply to read ({e})"
+    if isinstance(e, BrokenPipeError) and e.filename is None:   # `./ptxcts cases | head`: the reader is done
+        _silence_stdout()
+        return 128 + signal.SIGPIPE, None
+    if isinstance(e, OSError):
+        return EXIT_USAGE, f"{prog}: {describe_os_error(e)}"
+    where = ""
+    tb = e.__traceback__
+    while tb is not None:
+        where = f" at {os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno} ({tb.tb_frame.f_code.co_name})"
+        tb = tb.tb_next
+    return EXIT_INTERNAL, (f"{prog}: internal error: {type(e).__name__}: {e}{where}\n"
+                           f"{prog}: this is a bug of ptx-cts, not of your input; please report it to {REPORT_TO}"
+                           + ("" if os.environ.get("PTXCTS_TRACEBACK") else
+                              " (PTXCTS_TRACEBACK=1 prints the whole traceback)"))
+
+
+def run(prog, main, *args):
+    """Call main(*args) inside the boundary and return the exit code to pass to sys.exit."""
+    install_signal_handlers()
+    try:
+        code = main(*args)
+    except SystemExit as e:
+        code = e.code
+    except BaseException as e:   # noqa: B036 -- the boundary: nothing past here may print a traceback
+        if os.environ.get("PTXCTS_TRACEBACK") and not isinstance(e, KeyboardInterrupt):
+            import traceback
+            traceback.print_exc()
+        code, line = handle(prog, e)
+        if line:
+            _write_err(line)
+    return _flush(code)
+
+
+def _silence_stdout():
+    """Standard output's reader is gone: what is still buffered goes nowhere (not a second error at exit)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _write_err(line):
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _flush(code):
+    """Flush stdout inside the boundary: a closed pipe or a full disk at exit is reported, not a traceback."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+    except OSError as e:
+        _write_err(f"standard output: {describe_os_error(e)}")
+        return code or EXIT_USAGE
+    return code

@@ -1,0 +1,160 @@
+"""What a tier needs so that no result is lost or silently wrong: a unique run ID, an
+exclusive lock on the output folder, atomic file writes, and a way to mark a run that stopped early as partial.
+
+    from framework.documents import new_run_id, OutputLock, write_run, mark_partial
+
+    run_id = new_run_id("compile")                     # 2026-11-22T19-31-31.123Z-compile-4f2a9c
+    with OutputLock(out_dir):                          # exit 2 (UsageError) if another run holds out_dir
+        ...
+        if interrupted:
+            mark_partial(doc, "interrupted by SIGINT", done=len(doc["cases"]), total=planned)
+        write_run(out_dir, doc)                        # atomic: results.json and junit.xml
+"""
+import datetime
+import fcntl
+import os
+import re
+import secrets
+import tempfile
+
+from .errors import UsageError
+
+LOCK_NAME = ".ptxcts.lock"
+_LABEL = re.compile(r"[A-Za-z0-9._+-]+")
+
+
+def new_run_id(label, now=None):
+    """A run ID that sorts by start time and is unique even for runs started in the same millisecond:
+    `YYYY-MM-DDTHH-MM-SS.mmmZ-<label>-<6 hex digits>` (UTC; the suffix is random). `label` names the tier
+    and, where there is one, the device ("compile", "sm_90-run"). `now` (an aware datetime) is for tests."""
+    if not isinstance(label, str) or not _LABEL.fullmatch(label):
+        raise UsageError(f"run ID label {label!r}: use letters, digits and . _ + - only")
+    now = (now or datetime.datetime.now(datetime.timezone.utc)).astimezone(datetime.timezone.utc)
+    stamp = now.strftime("%Y-%m-%dT%H-%M-%S") + f".{now.microsecond // 1000:03d}Z"
+    return f"{stamp}-{label}-{secrets.token_hex(3)}"
+
+
+# What a run folder holds: a folder with any of these holds a run (or an exploration, a self-test) already.
+RUN_FILES = ("results.json", "results.json.gz", "explore.json", "explore.json.gz", "selftest.json")
+
+
+def refuse_existing_run(folder, option="--out"):
+    """UsageError (exit 2) unless `folder` can take a new run: it is a folder (or does not exist yet) and holds no
+    run already. A run never writes over another; finishing an interrupted one is --resume's job."""
+    folder = os.fspath(folder)
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise UsageError(f"{option} {folder}: exists and is not a folder")
+    held = [n for n in RUN_FILES if os.path.exists(os.path.join(folder, n))]
+    if held:
+        raise UsageError(f"{option} {folder}: holds a run already ({held[0]}); choose another folder, or finish an "
+                         "interrupted run with --resume DIR (nothing was written)")
+
+
+def same_file(a, b):
+    """Whether paths a and b name one file or folder (through links): an output that would write over an input."""
+    return os.path.realpath(os.fspath(a)) == os.path.realpath(os.fspath(b))
+
+
+def atomic_write(path, data):
+    """Write `data` (str, UTF-8, or bytes) to `path` so that a reader sees the old file or the whole new one,
+    never a part: a temporary file in the same folder, flushed and fsync'ed, then renamed over `path`, then the
+    folder fsync'ed. On an error the temporary file is removed and `path` is untouched."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        if isinstance(e, OSError) and e.filename is None:   # a full disk says nothing of where: name the file
+            raise OSError(e.errno, e.strerror, path) from e
+        raise
+    dir_fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+    return path
+
+
+class OutputLock:
+    """An exclusive lock on an output folder for the life of one run (a context manager; or acquire()/release()).
+
+    The lock is an fcntl.flock on `<folder>/.ptxcts.lock`, which holds the owner's pid. A second run on the same
+    folder gets UsageError (exit 2) naming the folder and the holder's pid; the kernel drops the lock when the
+    holder exits, however it exits, so a stale lock file never blocks a later run. The file is removed on
+    release."""
+
+    def __init__(self, folder):
+        self.folder = os.fspath(folder)
+        self.path = os.path.join(self.folder, LOCK_NAME)
+        self._fd = None
+
+    def acquire(self):
+        os.makedirs(self.folder, exist_ok=True)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.read(fd, 64).decode("ascii", "replace").strip() or "unknown"
+                os.close(fd)
+                raise UsageError(f"{self.folder}: this output folder is in use by another ptx-cts run (pid {holder}, "
+                                 f"lock {self.path}); wait for it to finish or choose another --out") from None
+            # the holder before us may have removed the file between our open and our lock: lock the file that
+            # is at the path now, not an unlinked one
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        except OSError as e:   # a full disk: no run can be written here; say where, before any work
+            os.close(fd)
+            raise OSError(e.errno, e.strerror, self.path) from e
+        self._fd = fd
+        return self
+
+    def release(self):
+        if self._fd is None:
+            return
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+        os.close(self._fd)
+        self._fd = None
+
+    def __enter__(self):
+        return self.acquire()
+
+    def __exit__(self, *exc):
+        self.release()
+        return False
+
+
+def mark_partial(doc, reason, done, total):
+    """Mark a result document as partial: the run stopped before it judged every planned case (interrupted, a
+    deadline, a fatal error). Sets the top-level `"partial": {"reason", "done", "total"}` (schema version 2) and
+    returns `doc`. The report shows it in a red box; `gate` refuses a partial run unless --partial."""
+    if not isinstance(reason, str) or not reason:
+        raise UsageError("mark_partial: the reason must be a non-empty string")
+    if not (isinstance(done, int) and isinstance(total, int) and 0 <= done <= total):
+        raise UsageError(f"mark_partial: done {done!r} of total {total!r}: need integers 0 <= done <= total")
+    doc["partial"] = {"reason": reason, "done": done, "total": total}
+    return doc
