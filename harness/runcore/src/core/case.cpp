@@ -7,11 +7,7 @@ namespace {
 
 // The string fields of a result record (ARCHITECTURE section 3), in the order they are written; duration_ms,
 // message and details follow them.
-struct ResultKey {
-  const char* key;
-  std::string CaseResult::*field;
-};
-constexpr ResultKey kResultKeys[] = {
+constexpr StringField<CaseResult> kResultKeys[] = {
     {"id", &CaseResult::id}, {"family", &CaseResult::family}, {"form", &CaseResult::form},
     {"target", &CaseResult::target}, {"ptx", &CaseResult::ptx}, {"load_path", &CaseResult::load_path},
     {"class", &CaseResult::cls}};
@@ -20,7 +16,7 @@ constexpr ResultKey kResultKeys[] = {
 
 Json CaseResult::to_json() const {
   Json j = Json::object();
-  for (const ResultKey& k : kResultKeys) j[k.key] = this->*k.field;
+  for (const auto& k : kResultKeys) j[k.key] = this->*k.field;
   j["duration_ms"] = duration_ms;
   j["message"] = message;
   j["details"] = details;
@@ -29,7 +25,7 @@ Json CaseResult::to_json() const {
 
 CaseResult CaseResult::from_json(const Json& j) {
   CaseResult r;
-  for (const ResultKey& k : kResultKeys) r.*k.field = j.get_str(k.key);
+  for (const auto& k : kResultKeys) r.*k.field = j.get_str(k.key);
   r.message = j.get_str("message");
   if (auto* d = j.get("duration_ms"); d && d->is_number()) r.duration_ms = d->num();
   if (auto* d = j.get("details")) r.details = *d;
