@@ -45,7 +45,7 @@ def words_comment():
 
 # ---- run fields (contract.toml [fields]): name -> (type, who reads it, meaning) ----
 # type: bool | int | str | size (an int, or "args": the size comes from args.size) | str_list | type_cells
-# reader: "run" (the run tier reads it: harness/run/src names it as field::<name>) or "info: <why no tier needs it>"
+# reader: "run" (the run tier reads it: harness/runcore/src names it as field::<name>) or "info: <why no tier needs it>"
 FIELDS = {name: (f["type"], f["reader"], f["meaning"]) for name, f in _TABLES["fields"].items()}
 
 # ---- run ABIs: name -> (flow, cluster, tmap, required fields, optional fields) ----

@@ -213,14 +213,14 @@ KINDS = {k.name: k for k in (
 
 
 # Faults of the host's driver-API calls: one field of the tensor map the run tier encodes is perturbed
-# at run time (harness/run/src/testbeds/host_faults.cpp, when PTXCTS_PLANT_HOST_FAULT names the kind) while the
+# at run time (harness/runcore/src/testbeds/host_faults.cpp, when PTXCTS_PLANT_HOST_FAULT names the kind) while the
 # model keeps its expectation of the unperturbed map; nothing is planted into the kernels. They apply to the forms that take
 # a tensor map (kernel `tmap`), reported as family "tensor". The worker says per case what it changed, when no
 # legal change exists (like a plant ptxas refuses), and when the model shows no observable difference for that
 # case (an equivalent fault); a prefetch has no visible result at all.
 @dataclass(frozen=True)
 class HostKind:
-    name: str                    # as harness/run/src/testbeds/host_faults.cpp names it
+    name: str                    # as harness/runcore/src/testbeds/host_faults.cpp names it
     what: str
     equivalent: Callable = lambda form: None
 

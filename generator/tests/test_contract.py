@@ -11,8 +11,9 @@ from ptxcts_gen import contract
 from ptxcts_gen.model import all_forms
 
 ROOT = os.environ.get("PTXCTS_ROOT") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-# The C++ that reads forms: the run tier and the exploration tier (its draws build the same run fields).
-RUN_SRC = [os.path.join(ROOT, "harness", "run", "src"), os.path.join(ROOT, "harness", "explore", "src")]
+# The C++ that reads forms: the core of running a case, the run tier and the exploration tier (its draws build the
+# same run fields).
+RUN_SRC = [os.path.join(ROOT, "harness", d, "src") for d in ("runcore", "run", "explore")]
 
 
 def run_sources():
@@ -30,9 +31,9 @@ class Fields(unittest.TestCase):
             self.assertTrue(meaning, name)
             if reader == "run":
                 self.assertTrue(re.search(r"field::" + name + r"\b", text),
-                                 f"run.{name} is declared read by the run tier, but neither harness/run/src nor "
-                                 f"harness/explore/src names field::{name}; read it, or mark it 'info: <why no tier "
-                                 f"needs it>'")
+                                 f"run.{name} is declared read by the run tier, but none of harness/runcore/src, "
+                                 f"harness/run/src, harness/explore/src names field::{name}; read it, or mark it "
+                                 f"'info: <why no tier needs it>'")
             else:
                 self.assertTrue(reader.startswith("info: ") and len(reader) > 12,
                                 f"run.{name}: reader must be 'run' or 'info: <why no tier needs it>'")

@@ -8,7 +8,7 @@ forms.jsonl and cases/<family>.tsv.
 
 Every file is read once here: a line that breaks its format is an InputError naming the file, the line and what is
 wrong (exit 3); a manifest without its parts is a ManifestError (exit 3) or, for the report's --manifest, a
-UsageError (exit 2). The C++ reader of the run tier is harness/run/src/core/manifest.cpp.
+UsageError (exit 2). The C++ reader of the run tier is harness/runcore/src/core/manifest.cpp.
 """
 import fnmatch
 import json

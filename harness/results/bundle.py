@@ -1,6 +1,6 @@
 """Repro bundles: one folder per failing case, checked complete and packed into a .tar.gz small enough to attach.
 
-The run tier writes the folders (harness/run/src/worker/repro.cpp, into results/<run-id>/repro/<case>.<load_path>/);
+The run tier writes the folders (harness/runcore/src/worker/repro.cpp, into results/<run-id>/repro/<case>.<load_path>/);
 this module checks and packs them. Layout, schema `ptxcts-repro` version 1 (results/README.md for users):
   case.json               id, form, family, kernel, target, ptx, load_path (cubin|jit), class (a finding),
                           message, seed (integer), replay (one line that names the case ID), files (name -> size

@@ -5,7 +5,7 @@
 
 RUNDOC is a committed run document (results.json[.gz] or its folder) whose device outcomes the baseline reviewed.
 The run tier judges its recorded outcomes again with this tree's model and plan (`ptxcts-run --rejudge RUNDOC
---json`, harness/run/src/session/rejudge.hpp: every refused encode or driver-API encode through judge_encode, every
+--json`, harness/run/src/rejudge.hpp: every refused encode or driver-API encode through judge_encode, every
 kernel trap through judge_trap; the rest is not re-judgeable, counted by reason). Each re-judged case is then looked
 up in the baseline of the document's tier, toolchain and device (baseline.locate, or --baseline):
 

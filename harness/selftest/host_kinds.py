@@ -1,6 +1,6 @@
 """The self-test's host fault kinds (faults.HOST_KINDS, family "tensor"): nothing is planted into the kernels; the
 run tier's worker perturbs one field of each tensor map it encodes (PTXCTS_PLANT_HOST_FAULT,
-harness/run/src/testbeds/host_faults.cpp), says per case what it changed, and whether the model expects any observable
+harness/runcore/src/testbeds/host_faults.cpp), says per case what it changed, and whether the model expects any observable
 difference with the perturbed map (equivalent when it does not)."""
 import os
 import time

@@ -11,7 +11,7 @@ a crash or watchdog timeout seen beside other workers counts only once the case,
 (a form never confirmed is "not judged", counted under no_case).
 
 Host kinds (faults.HOST_KINDS, family "tensor"): nothing is planted into the kernels; the run tier's worker perturbs
-one field of each tensor map it encodes (PTXCTS_PLANT_HOST_FAULT, harness/run/src/testbeds/host_faults.cpp) and says per
+one field of each tensor map it encodes (PTXCTS_PLANT_HOST_FAULT, harness/runcore/src/testbeds/host_faults.cpp) and says per
 case what it changed. A form is planted when one of its cases ran with a perturbed map the driver encoded; a case
 without a legal perturbation, or whose perturbed map the driver refused, counts as refused. A surviving form is
 equivalent when the worker found the model's expectation unchanged for every perturbed case (or the form is a

@@ -80,7 +80,7 @@ def _chunks_after_wait(q):
 
 # The arrive flow's phase checks after its chunk bit (bit 0), in templates/cp_async_groups.ptx.j2: bit 1, phase 1
 # still pending after its copy landed (cp.async.wait_all, then 64 polls) and before the thread's last own arrival;
-# bit 2, phase 1 complete after that arrival. harness/run/src/testbeds/abi_cp_async.cpp names them in a failure.
+# bit 2, phase 1 complete after that arrival. harness/runcore/src/testbeds/abi_cp_async.cpp names them in a failure.
 ARRIVE_PHASE_BITS = 0b110
 # mbarrier.init count of the arrive flow: two arrivals of thread 0 per phase, plus the asynchronous arrive-on
 # with .noinc (without .noinc the instruction increments the pending count first: the pair counts for nothing).

@@ -8,6 +8,7 @@
 #include "ptxcts/ref/tensormap.hpp"
 #include "ptxcts/xml.hpp"
 #include "tensor_form.hpp"
+#include "tensor_map_json.hpp"
 #include "tensor_maps.hpp"
 #include "util.hpp"
 

@@ -16,6 +16,7 @@
 #include "explore_registry.hpp"
 #include "tensor_form.hpp"
 #include "tensor_mode_gate.hpp"
+#include "tensor_map_json.hpp"
 #include "tensor_maps.hpp"
 
 namespace ptxcts::run {

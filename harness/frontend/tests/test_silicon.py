@@ -41,7 +41,7 @@ def _modules(out, extra=()):
 
 
 def scan_modules(folder):
-    """The run tier's reading of a modules folder (harness/run/src/core/manifest.cpp scan_modules), in Python:
+    """The run tier's reading of a modules folder (harness/runcore/src/core/manifest.cpp scan_modules), in Python:
     index.json's `modules` object, module file -> list of entry names, each file present. {entry: module path}."""
     with open(os.path.join(folder, "index.json")) as f:
         index = json.load(f)

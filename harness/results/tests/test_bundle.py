@@ -1,4 +1,4 @@
-"""Repro bundles (the layout harness/run/src/worker/repro.cpp writes): a complete bundle is accepted and packed
+"""Repro bundles (the layout harness/runcore/src/worker/repro.cpp writes): a complete bundle is accepted and packed
 deterministically with a README.txt; incomplete or inconsistent ones are rejected naming the file."""
 import json
 import os

@@ -1,4 +1,4 @@
-"""The re-judge of a run document (`ptxcts-run --rejudge`, harness/run/src/session/rejudge.hpp) and the staleness
+"""The re-judge of a run document (`ptxcts-run --rejudge`, harness/run/src/rejudge.hpp) and the staleness
 check of a baseline built on it (harness/results/staleness.py), on the CPU. CTest: run.rejudge (RejudgeTest) and
 results.staleness (StalenessTest), both registered by harness/run/CMakeLists.txt (they need ptxcts-run)."""
 import contextlib

@@ -14,6 +14,8 @@
 #include <sstream>
 
 #include "batch.hpp"
+#include "phases.hpp"
+#include "rerun_alone.hpp"
 #include "exec.hpp"
 #include "schedule.hpp"
 #include "util.hpp"

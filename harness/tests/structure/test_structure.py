@@ -4,7 +4,8 @@
 - no two modules of the harness's C++ include each other, directly or around a longer loop (structure.py);
 - the C++ layers are floors (the table "Floors" of docs/ARCHITECTURE.md, read here): a layer includes only itself
   and the layers below it;
-- the run tier's folders are floors: core, testbeds, worker, session, each including only itself and those below;
+- the folders of harness/runcore (what the run and exploration tiers share) are floors: core, judge, testbeds,
+  worker, session, each including only itself and those below;
 - the Python packages are floors (the same table): the generator (ptxcts_gen) imports nothing of the harness, the
   framework only the generator, every tier the framework and the generator, never another tier; and no two Python
   modules import each other, directly or around a longer loop;
@@ -70,14 +71,14 @@ class IncludeGraph(unittest.TestCase):
         self.assertEqual(structure.cycles(graph), [[("harness/x", "a"), ("harness/x", "b")]])
 
 
-# The run tier's floors, lowest first (harness/run/README.md).
-RUN_FLOORS = ["core", "testbeds", "worker", "session"]
+# The floors of harness/runcore, lowest first (harness/runcore/README.md).
+RUN_FLOORS = ["core", "judge", "testbeds", "worker", "session"]
 
 
-class RunTierFloors(unittest.TestCase):
+class RuncoreFloors(unittest.TestCase):
     def test_no_include_runs_up_a_floor(self):
         _, why = structure.include_graph(structure.tracked_files())
-        prefix = "harness/run/src/"
+        prefix = "harness/runcore/src/"
         floor = lambda f: RUN_FLOORS.index(f[len(prefix):].split("/")[0])  # noqa: E731
         seen, up = 0, []
         for pairs in why.values():
@@ -86,7 +87,7 @@ class RunTierFloors(unittest.TestCase):
                     seen += 1
                     if floor(t) > floor(f):
                         up.append(f"{f} includes {t}")
-        self.assertGreater(seen, 50, "no includes between run-tier files found")
+        self.assertGreater(seen, 50, "no includes between harness/runcore files found")
         self.assertEqual(up, [], "includes that run up a floor (move the shared part down):\n" + "\n".join(up))
 
 

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <set>
 
-#include "batch.hpp"
+#include "phases.hpp"
 #include "judge.hpp"
 #include "manifest.hpp"
 #include "model_device.hpp"
@@ -243,7 +243,7 @@ std::vector<CaseResult> Session::execute() {
   po.quiet = quiet;
   Schedule sched(po, overlap_now, report);
   // One batch per load path and target, handed to the schedule: its results decided before any launch, then its
-  // phases (batch.hpp).
+  // phases (phases.hpp).
   auto batch = [&](const std::string& lp, const std::string& target, const ModuleSet& ms,
                    const std::vector<const RunCase*>& all_cs) {
     std::vector<const RunCase*> cs;

@@ -1,5 +1,5 @@
-// A run session, shared by ptxcts-run (its command line, run_cli.cpp) and the GoogleTest binary: select cases,
-// prepare modules, run the isolated batches per load path, collect results.
+// A run session, shared by ptxcts-run (its command line, harness/run/src/run_cli.cpp), the GoogleTest binary and
+// ptxcts-explore: select cases, prepare modules, run the isolated batches per load path, collect results.
 #pragma once
 #include <set>
 #include <string>

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "abi.hpp"
+#include "tensor_map_json.hpp"
 #include "tensor_maps.hpp"
 
 namespace ptxcts::run {

@@ -11,6 +11,7 @@
 #include "device_quirks.hpp"
 #include "tensor_form.hpp"
 #include "tensor_mode_gate.hpp"
+#include "tensor_map_json.hpp"
 #include "tensor_maps.hpp"
 #include "values.hpp"
 

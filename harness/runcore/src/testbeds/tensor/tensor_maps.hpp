@@ -41,11 +41,4 @@ std::optional<NamedMap> reduce_map(TDT dt, unsigned rank, bool im2col);
 TensorMapSpec spec_of(const ref::TensorMapParams& m);
 ref::TensorMapParams params_of(const TensorMapSpec& t, uint64_t gaddr);  // spec_of's inverse
 
-// A map and an access as data (explicit cases: exploration's drawn and shrunk cases). Names are the driver's
-// enum names without their prefix (ref::to_string); from_json throws std::runtime_error naming a bad field.
-Json map_json(const ref::TensorMapParams& m);
-ref::TensorMapParams map_from_json(const Json& j);
-Json access_json(const ref::TensorAccess& a, unsigned rank);
-ref::TensorAccess access_from_json(const Json& j);
-
 }  // namespace ptxcts::run::tmaps

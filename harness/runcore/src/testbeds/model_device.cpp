@@ -7,6 +7,7 @@
 #include "plan.hpp"
 #include "util.hpp"
 #include "ptxcts/ref/tensor.hpp"
+#include "tensor_map_json.hpp"
 #include "tensor_maps.hpp"
 
 namespace ptxcts::run {

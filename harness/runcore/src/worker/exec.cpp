@@ -166,7 +166,7 @@ CaseResult Executor::run(const RunCase& c, Setup& s) {
   s.w[W_WINDOW] = s.window;
   // A case expected to trap keeps its status words in mapped host memory: after the trap the context is gone and
   // nothing can be copied back, but these still say where its kernel stopped (frame_stop), which is how the
-  // parent tells the case's own trap from a kill by another worker's (batch.hpp, trapped_as_predicted).
+  // parent tells the case's own trap from a kill by another worker's (rerun_alone.hpp, trapped_as_predicted).
   volatile uint32_t* host_status = nullptr;
   const size_t status_words = size_t(s.ranks) * kStatusWords;
   if (c.params.get("traps")) {

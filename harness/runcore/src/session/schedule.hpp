@@ -9,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-#include "batch.hpp"
+#include "phases.hpp"
 
 namespace ptxcts::run {
 

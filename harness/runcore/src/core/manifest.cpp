@@ -21,11 +21,7 @@ namespace ptxcts::run {
 namespace {
 
 // The string fields of a forms.jsonl entry (ARCHITECTURE section 2) a Form keeps as they are.
-struct FormKey {
-  const char* key;
-  std::string Form::*field;
-};
-constexpr FormKey kFormKeys[] = {
+constexpr StringField<Form> kFormKeys[] = {
     {"form", &Form::form}, {"family", &Form::family}, {"instr", &Form::instr}, {"kernel", &Form::kernel},
     {"kernel_file", &Form::kernel_file}, {"abi", &Form::abi}, {"min_ptx", &Form::min_ptx},
     {"targets", &Form::targets}};
@@ -49,7 +45,7 @@ std::vector<Form> load_forms(const std::string& root) {
       throw std::runtime_error(path + ":" + std::to_string(lineno) + ": " + e.what());
     }
     Form f;
-    for (const FormKey& k : kFormKeys) f.*k.field = j.get_str(k.key);
+    for (const auto& k : kFormKeys) f.*k.field = j.get_str(k.key);
     if (auto* q = j.get("quals")) f.quals = *q;
     if (auto* r = j.get("run")) f.run = *r;
     if (auto* ib = j.get("invalid_by"); ib && ib->is_array())
