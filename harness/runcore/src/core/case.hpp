@@ -29,6 +29,11 @@ struct RunCase {
   bool explicit_params = false;
 };
 
+// Whether the planner expects the case to trap (params.traps: a named alternative predicts it,
+// ref::tensor_access_trap). Its own phase (plan_phases), its status words in mapped host memory (exec.cpp), and
+// shard 0 under --shard-deal traps (deal_shard) all follow from this one mark.
+inline bool expects_trap(const RunCase& c) { return c.params.get("traps") != nullptr; }
+
 // The line the batch executor sends a worker for a case: its ID, or for an explicit case the case itself as
 // one JSON object {"id", "form", "variant", "params"} (the worker rebuilds exactly that case).
 std::string case_line(const RunCase& c);

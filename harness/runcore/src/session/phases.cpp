@@ -29,7 +29,7 @@ Batch plan_phases(const std::vector<const RunCase*>& cases, const BatchOptions& 
   // Cases the planner expects to trap (params.traps: a named alternative predicts it) run in a phase of their
   // own: a trap ends its worker, and it can take down kernels that other workers run on the GPU at that moment.
   Batch b;
-  for (auto* c : cases) (c->params.get("traps") ? b.trapping : b.calm).push_back(c);
+  for (auto* c : cases) (expects_trap(*c) ? b.trapping : b.calm).push_back(c);
   b.o = o;
   b.t.load_path = o.load_path;
   b.t.target = o.target;

@@ -57,7 +57,7 @@ void Session::load(const Selection& sel) {
     if (!c.form->kernel.empty() && std::find(families.begin(), families.end(), c.form->family) == families.end())
       families.push_back(c.form->family);
     // --shard i/n, --shard-deal: which shard the case belongs to (deal_shard)
-    const bool traps = c.params.get("traps") != nullptr;
+    const bool traps = expects_trap(c);
     const int shard = deal_shard(sel.shard_deal, traps, k++, traps ? k_calm : k_calm++, sel.shard_count);
     if (shard != sel.shard_index) continue;
     // Every module is rendered at the toolchain's PTX version: a form newer than it is not_supported, naming

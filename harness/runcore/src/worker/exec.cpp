@@ -169,7 +169,7 @@ CaseResult Executor::run(const RunCase& c, Setup& s) {
   // parent tells the case's own trap from a kill by another worker's (rerun_alone.hpp, trapped_as_predicted).
   volatile uint32_t* host_status = nullptr;
   const size_t status_words = size_t(s.ranks) * kStatusWords;
-  if (c.params.get("traps")) {
+  if (expects_trap(c)) {
     if (mapped_status_words_ < status_words) {
       if (mapped_status_) cudaFreeHost(mapped_status_);
       mapped_status_ = nullptr;
