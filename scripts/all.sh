@@ -35,7 +35,7 @@ done
 if [ -n "$wheels" ] && [ ! -d "$wheels" ]; then
   echo "all: --wheels '$wheels' (or PTXCTS_WHEELS): no such folder" >&2; exit 2
 fi
-t0=$(date +%s) t0ns=$(date +%s%N)
+t0ns=$(date +%s%N) t0=$(( t0ns / 1000000000 ))
 step() { echo "all: [$(( $(date +%s) - t0 )) s] $*"; }
 if [ ${#toolchain[@]} -gt 0 ]; then   # an unknown toolchain is a usage error before anything starts
   ./ptxcts toolchains resolve "${toolchain[1]}" >/dev/null || exit 2
@@ -59,7 +59,13 @@ timed() {
 lanes=()
 # SIGINT/SIGTERM reach the whole group (./ptxcts forwards them): each tier running now writes what it judged,
 # marked partial. The trap waits for both lanes' tiers before it ends (docs/CLI.md, "Signals").
-stopped() { echo "all: interrupted by $1" >&2; wait; exit "$2"; }
+# The device lane may be waiting for ptxcts-run's build (run_ready): it is told the build will not come.
+stopped() {
+  echo "all: interrupted by $1" >&2
+  [ -n "${lane_dir:-}" ] && [ ! -f "$lane_dir/run_ready" ] && echo "$2" > "$lane_dir/run_ready"
+  wait
+  exit "$2"
+}
 trap 'stopped SIGINT 130' INT
 trap 'stopped SIGTERM 143' TERM
 setup_args=()

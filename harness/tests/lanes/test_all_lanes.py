@@ -10,8 +10,10 @@ import csv
 import glob
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -27,7 +29,8 @@ t0 = time.time()
 slow = {"compile": 0.3, "frontend": 0.3, "lower": 3.0, "run": 2.0, "build": 0.5, "report": 0.5}
 if verb == "build" and "--target" in args:   # ./ptxcts build --target ptxcts-run: the run tier's binary alone
     verb = "build-" + args[args.index("--target") + 1]
-    slow[verb] = 1.0
+    slow[verb] = float(os.environ.get("FAKE_BUILD_RUN_S", "1.0"))
+    open(os.environ["LOG"] + ".build-run-started", "w").close()
 if verb == "frontend" and args[:1] == ["compare"]:
     verb = "frontend-compare"
     args = args[1:]
@@ -140,6 +143,34 @@ class AllLanes(StandInTest):
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
         self.assertIn("the gate could not judge", p.stdout)
         self.assertIn("2", [r["exit"] for r in rows if r["kind"] == "gate" and r["name"].endswith("driver")])
+
+    def test_an_interrupt_while_ptxcts_run_builds_ends_both_lanes(self):
+        """SIGINT to all.sh while ptxcts-run is being built: the device lane, waiting for that build, is told it
+        will not come and ends; all exits 130 within a bounded time, with no lane left waiting."""
+        smi = os.path.join(self.bin, "nvidia-smi")
+        self.script(smi, SMI)
+        env = dict(os.environ, LOG=self.log, FAKE_LLVM="0", PTXCTS_ROOT=self.root, PTXCTS_NVIDIA_SMI=smi,
+                   PATH=self.bin + os.pathsep + "/usr/bin:/bin", FAKE_BUILD_RUN_S="3")
+        env.pop("PTXCTS_WHEELS", None)
+        p = subprocess.Popen(["bash", os.path.join(self.root, "scripts", "all.sh")], env=env, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        started = self.log + ".build-run-started"
+        for _ in range(300):
+            if os.path.exists(started) or p.poll() is not None:
+                break
+            time.sleep(0.1)
+        self.assertTrue(os.path.exists(started), "ptxcts-run's build began")
+        os.kill(p.pid, signal.SIGINT)   # all.sh alone, as a signal to the verb's process, not its group
+        try:
+            out, err = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            self.fail("all did not end within 30 s of SIGINT: a lane waits for a build that will not come")
+        self.assertEqual(p.returncode, 130, out + err)
+        self.assertIn("interrupted by SIGINT", err)
+        with open(self.log) as f:
+            self.assertNotIn(" run ", " ".join(line.split()[0] + " " for line in f), "no run tier after the stop")
 
     def test_a_missing_wheels_folder_is_refused_before_anything_runs(self):
         env = dict(os.environ, LOG=self.log, PTXCTS_ROOT=self.root)
