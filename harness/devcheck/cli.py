@@ -16,11 +16,10 @@ import sys
 import tempfile
 import time
 
-from framework import boundary
+from framework import boundary, paths
 
 from . import copy as copymod
 from . import verdict as vmod
-from framework import paths
 
 ROOT = paths.root()
 
