@@ -15,11 +15,11 @@ crashed before writing).
 """
 import json
 import os
+import tempfile
 import time
 
 from fleet import tasks as taskmod
 from fleet.errors import FleetError, MalformedFile
-from framework.documents.runio import atomic_write
 
 SCHEMA = "ptxcts-fleet"
 TASK_SCHEMA = "ptxcts-fleet-task"
@@ -32,8 +32,22 @@ def now_iso():
 
 
 def write_json(path, doc):
-    """fleet.json and task.json: whole or not at all (framework.documents.runio.atomic_write)."""
-    atomic_write(path, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    folder = os.path.dirname(path) or "."
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(doc, f, indent=1, sort_keys=True)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
 
 
 def read_json(path, what):
