@@ -14,6 +14,19 @@ def _git(root, *args):
     return subprocess.run(["git", "-C", root, *args], capture_output=True, text=True)
 
 
+def _one_commit(dest, message):
+    """Make the copy a git checkout of one commit holding its files (what .gitignore lets in), so that what the tests
+    read through git (the tracked files, the generated tree's freshness) sees the copy as a clone would."""
+    if not shutil.which("git"):
+        return
+    for args in (["init", "--quiet"], ["add", "--all"],
+                 ["-c", "user.name=ptxcts devcheck", "-c", "user.email=devcheck@localhost", "commit", "--quiet",
+                  "--no-verify", "--message", message]):
+        r = _git(dest, *args)
+        if r.returncode != 0:
+            raise OSError(f"git {' '.join(args)} in {dest}: {r.stderr.strip()}")
+
+
 def describe_source(root):
     """(kind, text): 'git' with HEAD's commit and whether the work tree has changes HEAD lacks, or 'files'."""
     if shutil.which("git") and _git(root, "rev-parse", "--is-inside-work-tree").stdout.strip() == "true":
@@ -42,6 +55,7 @@ def fresh_copy(root, dest, worktree=False):
             if os.path.isfile(src) or os.path.islink(src):
                 os.makedirs(os.path.dirname(os.path.join(dest, name)), exist_ok=True)
                 shutil.copy2(src, os.path.join(dest, name), follow_symlinks=False)
+        _one_commit(dest, f"the work tree of HEAD {head} as it is")
         return f"the work tree of HEAD {head} as it is ({dirty} changed file(s)), tracked and untracked files"
 
     def ignore(folder, names):
@@ -51,4 +65,5 @@ def fresh_copy(root, dest, worktree=False):
         return skip
 
     shutil.copytree(root, dest, ignore=ignore, symlinks=True, dirs_exist_ok=True)
+    _one_commit(dest, "the tree's files as given")
     return "the tree's files (no git here): without build folders and earlier runs' outputs"

@@ -162,7 +162,10 @@ class Scheduler(Base):
     def test_slurm_missing(self):
         bin_dir = os.path.join(self.tmp, "bin")
         os.makedirs(bin_dir)
-        os.symlink(sys.executable, os.path.join(bin_dir, "python3"))
+        # a script, not a link: a virtual environment's python found through a link elsewhere loses its packages
+        with open(os.path.join(bin_dir, "python3"), "w") as f:
+            f.write(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+        os.chmod(os.path.join(bin_dir, "python3"), 0o755)
         env = dict(os.environ, PATH=bin_dir)
         self.refused(["fleet", "submit", "--slurm", self.plan(GOOD)], 2, "Slurm: not installed here: sbatch", env=env)
 

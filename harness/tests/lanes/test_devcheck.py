@@ -124,6 +124,23 @@ class DevCheck(StandInTest):
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
         self.assertIn("the work tree of HEAD", doc["source"])
 
+    def test_a_work_tree_copy_is_a_checkout_of_what_it_copied(self):
+        # tests that list the tree through git (layout.document_paths) must see the copy as they see a clone
+        sys.path.insert(0, os.path.join(ROOT, "harness"))
+        from devcheck import copy as copymod
+        with open(os.path.join(self.tree, ".gitignore"), "w") as f:
+            f.write("ignored.txt\n")
+        for name in ("untracked.txt", "ignored.txt"):
+            with open(os.path.join(self.tree, name), "w") as f:
+                f.write(name)
+        dest = os.path.join(self.tmp, "copy")
+        os.makedirs(dest)
+        copymod.fresh_copy(self.tree, dest, worktree=True)
+        listed = subprocess.run(["git", "-C", dest, "ls-files"], capture_output=True, text=True, check=True).stdout
+        self.assertEqual(sorted(listed.split()), [".gitignore", "ptxcts", "untracked.txt"])
+        self.assertEqual(subprocess.run(["git", "-C", dest, "status", "--porcelain"], capture_output=True,
+                                        text=True, check=True).stdout, "")
+
     def test_no_gpu_here_is_a_usage_error(self):
         none = os.path.join(self.tmp, "no-gpu-smi")
         self.script(none, "#!/bin/sh\nexit 9\n")
