@@ -32,20 +32,29 @@ SKIP = 77
 
 
 def judged(kind_doc):
-    """(plants judged, plants caught) of one kind in one selftest.json: planted less refused and not judged."""
+    """(plants judged, plants caught) of one kind in one selftest.json. Judged: the plants silicon must catch,
+    planted less refused, not judged (no case) and equivalent (the model expects the same outcome: nothing to
+    catch); a rate over equivalents would read low for a kind that catches every fault it can."""
     rows = (kind_doc or {}).get("families", {}).values()
-    return (sum(r["planted"] - r["refused"] - r["no_case"] for r in rows), sum(r["caught"] for r in rows))
+    return (sum(r["planted"] - r["refused"] - r["no_case"] - r.get("equivalent", 0) for r in rows),
+            sum(r["caught"] for r in rows))
+
+
+def equivalent(kind_doc):
+    return sum(r.get("equivalent", 0) for r in (kind_doc or {}).get("families", {}).values())
 
 
 def tally(reps, kinds):
-    """{kind: {planted, judged_per_repetition, caught_per_repetition, judged, caught, rate}} over the
-    repetitions' selftest.json documents."""
+    """{kind: {planted, equivalent_per_repetition, judged_per_repetition, caught_per_repetition, judged, caught,
+    rate}} over the repetitions' selftest.json documents (judged: see judged)."""
     out = {}
     for k in kinds:
-        per = [judged(r.get("kinds", {}).get(k)) for r in reps if k in r.get("kinds", {})]
+        docs = [r["kinds"][k] for r in reps if k in r.get("kinds", {})]
+        per = [judged(d) for d in docs]
         n = sum(j for j, _ in per)
         c = sum(c for _, c in per)
         out[k] = {"planted": max((j for j, _ in per), default=0),
+                  "equivalent_per_repetition": [equivalent(d) for d in docs],
                   "judged_per_repetition": [j for j, _ in per], "caught_per_repetition": [c for _, c in per],
                   "repetitions": len(per), "judged": n, "caught": c,
                   "rate": round(100.0 * c / n, 2) if n else None}
