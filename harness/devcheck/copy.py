@@ -14,12 +14,14 @@ def _git(root, *args):
     return subprocess.run(["git", "-C", root, *args], capture_output=True, text=True)
 
 
-def _one_commit(dest, message):
-    """Make the copy a git checkout of one commit holding its files (what .gitignore lets in), so that what the tests
-    read through git (the tracked files, the generated tree's freshness) sees the copy as a clone would."""
+def _one_commit(dest, message, force=False):
+    """Make the copy a git checkout of one commit holding its files, so that what the tests read through git (the
+    tracked files, the generated tree's freshness) sees the copy as a clone would. force: every file copied, as the
+    source's git listed them (tracked files .gitignore would refuse, such as committed run folders, included);
+    else what .gitignore lets in."""
     if not shutil.which("git"):
         return
-    for args in (["init", "--quiet"], ["add", "--all"],
+    for args in (["init", "--quiet"], ["add", "--all"] + (["--force"] if force else []),
                  ["-c", "user.name=ptxcts devcheck", "-c", "user.email=devcheck@localhost", "commit", "--quiet",
                   "--no-verify", "--message", message]):
         r = _git(dest, *args)
@@ -55,7 +57,7 @@ def fresh_copy(root, dest, worktree=False):
             if os.path.isfile(src) or os.path.islink(src):
                 os.makedirs(os.path.dirname(os.path.join(dest, name)), exist_ok=True)
                 shutil.copy2(src, os.path.join(dest, name), follow_symlinks=False)
-        _one_commit(dest, f"the work tree of HEAD {head} as it is")
+        _one_commit(dest, f"the work tree of HEAD {head} as it is", force=True)
         return f"the work tree of HEAD {head} as it is ({dirty} changed file(s)), tracked and untracked files"
 
     def ignore(folder, names):

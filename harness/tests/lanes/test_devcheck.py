@@ -129,15 +129,19 @@ class DevCheck(StandInTest):
         sys.path.insert(0, os.path.join(ROOT, "harness"))
         from devcheck import copy as copymod
         with open(os.path.join(self.tree, ".gitignore"), "w") as f:
-            f.write("ignored.txt\n")
-        for name in ("untracked.txt", "ignored.txt"):
+            f.write("ignored.txt\nkept/\n")
+        os.makedirs(os.path.join(self.tree, "kept"))
+        for name in ("untracked.txt", "ignored.txt", "kept/forced.txt"):
             with open(os.path.join(self.tree, name), "w") as f:
                 f.write(name)
+        # a committed run folder: tracked although .gitignore refuses its folder (git add -f)
+        subprocess.run(["git", "-C", self.tree, "-c", "user.name=t", "-c", "user.email=t@t", "add", "-f",
+                        "kept/forced.txt"], check=True)
         dest = os.path.join(self.tmp, "copy")
         os.makedirs(dest)
         copymod.fresh_copy(self.tree, dest, worktree=True)
         listed = subprocess.run(["git", "-C", dest, "ls-files"], capture_output=True, text=True, check=True).stdout
-        self.assertEqual(sorted(listed.split()), [".gitignore", "ptxcts", "untracked.txt"])
+        self.assertEqual(sorted(listed.split()), [".gitignore", "kept/forced.txt", "ptxcts", "untracked.txt"])
         self.assertEqual(subprocess.run(["git", "-C", dest, "status", "--porcelain"], capture_output=True,
                                         text=True, check=True).stdout, "")
 
