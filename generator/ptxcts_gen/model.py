@@ -176,9 +176,12 @@ def family_forms(mod):
 
 def vocabulary_forms(mod):
     """Every combination of the family's qualifiers the model can spell: the product of AXES and all EXT_AXES
-    together, plus the explicit forms (not all of them are generated as cases: family_forms). The drift detector
+    together (and the values VOCAB_VALUES adds to a base axis for the vocabulary only, e.g. the absent .load_mode
+    the product leaves to EXTRA forms), plus the explicit forms (not all generated as cases). The drift detector
     (harness/toolchains/drift.py) classifies a spelling a toolchain accepts by these forms and their rules."""
-    axes = tuple(mod.AXES) + tuple(getattr(mod, "EXT_AXES", ()))
+    more = getattr(mod, "VOCAB_VALUES", {})
+    axes = tuple((a, tuple(vs) + tuple(v for v in more.get(a, ()) if v not in vs)) for a, vs in mod.AXES)
+    axes += tuple(getattr(mod, "EXT_AXES", ()))
     forms = {}
     for q in _product(mod, axes):
         f = _form(mod, q, False)

@@ -471,9 +471,14 @@ def run(tc, families=None, only_targets=None, forget=(), jobs=None, log=sys.stde
                     done += 1
                     _progress(log, "targets", done, len(tgts), t0)
         # a qualifier that brings an operand: the mismatched candidates with one more operand
+        # (an operand belongs to the qualifier, not to its place: one candidate per seed and added token, the one
+        # with the token last, and none for a token ptxas ignores anyway)
         extra = []
+        seeds = {(f, o, q) for f in model.families for o, q, _ in model.families[f]["seeds"]}
         for i, where in mismatched.items():
             family, o, q, ops = cands[i]
+            if (family, o, q[:-1]) not in seeds or q[-1] in inert:
+                continue
             for ops2 in operand_variants(ops):
                 extra.append(((family, o, q, ops2), where))
         if extra:

@@ -22,6 +22,9 @@ def ext_keep(q):
     return q["dim"] == (3 if q["load_mode"].startswith("im2col") else 2)
 
 
+# the vocabulary (model.vocabulary_forms) also spells every form without .load_mode (the default .tile), which the
+# product leaves to the EXTRA forms
+VOCAB_VALUES = {"load_mode": ("",)}
 EXTRA = tuple(
     [{"dim": n, "load_mode": ""} for n in (1, 2, 3, 4, 5)]                           # default .tile
     + [

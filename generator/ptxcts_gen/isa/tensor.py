@@ -34,6 +34,9 @@ def ext_keep(q):
             and not q["cta_group"])
 
 
+# the vocabulary (model.vocabulary_forms) also spells every form without .load_mode (the default .tile), which the
+# product leaves to the EXTRA forms
+VOCAB_VALUES = {"load_mode": ("",)}
 EXTRA = tuple(
     # the default load mode (no .load_mode qualifier: .tile) for every direction and dimension
     [{"dir": d, "dim": n, "load_mode": ""} for d in ("shared::cta.global", "shared::cluster.global",
