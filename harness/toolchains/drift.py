@@ -3,10 +3,10 @@ model does not know, per family, target and PTX version.
 
 Candidates. Per family, seed spellings are a few of the model's valid forms (a greedy cover of every qualifier of
 its valid forms). The token pool is the model's whole qualifier vocabulary (every family's, model.vocabulary_forms)
-plus the modifier-shaped strings of the ptxas binary itself and those tokens extended by one `::component` seen in
-either. One cheap probe per family keeps the tokens ptxas does not call "Unknown modifier" for that instruction;
-each kept token is then inserted at every position of every seed, and every pair of a seed's qualifiers is
-swapped. A candidate whose qualifiers the model spells takes the model's operands, any other the seed's; a
+plus the modifier-shaped strings of the ptxas binary itself, and the model's tokens extended by one `::component`
+seen in either. One cheap probe per family keeps the tokens ptxas does not call "Unknown modifier" for that instruction;
+each kept token is then inserted at every position of every seed and put in place of each of its qualifiers,
+and every pair of a seed's qualifiers is swapped. A candidate whose qualifiers the model spells takes the model's operands, any other the seed's; a
 candidate ptxas answers "Arguments mismatch" is tried again with one extra operand of each register width at
 every position (a qualifier that brings an operand is found too).
 
@@ -190,11 +190,11 @@ def ptxas_tokens(ptxas):
 
 
 def token_pool(model, ptxas):
-    """The model's vocabulary, ptxas's modifier strings, and every token with '::' extended by one more component
-    seen in either (e.g. `.multicast::cluster` + `::16b`)."""
+    """The model's vocabulary, ptxas's modifier strings, and every token of the model's vocabulary extended by one
+    more `::component` seen in either (e.g. `.multicast::cluster` + `::16b`, `.im2col_no_offs` + `::w`)."""
     base = set(model.vocabulary()) | ptxas_tokens(ptxas) | set(model.forget)   # a forgotten one stays a candidate
     comps = {c for t in base for c in t.split("::")[1:]}
-    ext = {t + "::" + c for t in model.vocabulary() if "::" in t for c in comps}
+    ext = {t + "::" + c for t in model.vocabulary() for c in comps}
     return sorted(base | ext)
 
 
@@ -337,8 +337,8 @@ def parsable_pool(pool, model, ptxas, arch, target, ptx, workdir):
 
 
 def candidates(model, family, tokens):
-    """(opcode, quals, operands) per candidate: each token at every position of every seed, and every pair of a
-    seed's qualifiers swapped; deduplicated, in a stable order."""
+    """(opcode, quals, operands) per candidate: each token at every position of every seed and in place of each of
+    its qualifiers, and every pair of a seed's qualifiers swapped; deduplicated, in a stable order."""
     out = {}
     for opcode, quals, ops in model.families[family]["seeds"]:
         out.setdefault((opcode, quals), ops)     # the seed itself: accepted and known, or the run says why not
@@ -347,6 +347,9 @@ def candidates(model, family, tokens):
                 continue
             for i in range(len(quals) + 1):
                 q = quals[:i] + (t,) + quals[i:]
+                out.setdefault((opcode, q), model.operands(family, opcode, q, ops))
+            for i in range(len(quals)):           # a new value of an axis: in place of each qualifier
+                q = quals[:i] + (t,) + quals[i + 1:]
                 out.setdefault((opcode, q), model.operands(family, opcode, q, ops))
         for i, j in itertools.combinations(range(len(quals)), 2):
             q = list(quals)
@@ -366,7 +369,8 @@ def operand_variants(ops):
 # ---- the reviewed list ----
 
 def load_reviewed(path=REVIEWED):
-    """[{id, spellings (globs), toolchains (globs), targets and verdicts (optional), reason}] of drift.toml."""
+    """[{id, spellings (globs), unless (globs), toolchains (globs), targets and verdicts (optional), reason}] of
+    drift.toml."""
     if not os.path.exists(path):
         return []
     try:
@@ -390,6 +394,8 @@ def reviewed_for(entries, toolchain, spelling, target, verdict):
         if e.get("verdicts") and verdict not in e["verdicts"]:
             continue
         if e.get("targets") and not any(fnmatch.fnmatchcase(target, g) for g in e["targets"]):
+            continue
+        if any(fnmatch.fnmatchcase(spelling, g) for g in e.get("unless", ())):
             continue
         if any(fnmatch.fnmatchcase(spelling, g) for g in e["spellings"]):
             return e
@@ -433,6 +439,7 @@ def run(tc, families=None, only_targets=None, forget=(), jobs=None, log=sys.stde
             if not model.families[family]["seeds"]:
                 continue
             toks = family_tokens(model, family, pool, tc.ptxas, probe_at[1], probe_at[0], probe_at[2][-1], work)
+            toks = [t for t in toks if t not in inert]   # ignored everywhere: listed once (summary), not tried
             fc = candidates(model, family, toks)
             if max_candidates:
                 fc = fc[:max_candidates]
