@@ -178,7 +178,7 @@ def vocabulary_forms(mod):
     """Every combination of the family's qualifiers the model can spell: the product of AXES and all EXT_AXES
     together (and the values VOCAB_VALUES adds to a base axis for the vocabulary only, e.g. the absent .load_mode
     the product leaves to EXTRA forms), plus the explicit forms (not all generated as cases). The drift detector
-    (harness/toolchains/drift.py) classifies a spelling a toolchain accepts by these forms and their rules."""
+    (harness/toolchains/drift/spelling.py) classifies a spelling a toolchain accepts by these forms and their rules."""
     more = getattr(mod, "VOCAB_VALUES", {})
     axes = tuple((a, tuple(vs) + tuple(v for v in more.get(a, ()) if v not in vs)) for a, vs in mod.AXES)
     axes += tuple(getattr(mod, "EXT_AXES", ()))
