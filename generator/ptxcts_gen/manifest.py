@@ -13,9 +13,12 @@ TSV_HEADER = "case_id\tform\ttarget\tptx\texpect\trules\n"
 
 
 def form_record(f):
-    return {"form": f.id, "family": f.family, "instr": f.instr, "quals": f.quals, "min_ptx": f.min_ptx,
+    rec = {"form": f.id, "family": f.family, "instr": f.instr, "quals": f.quals_record, "min_ptx": f.min_ptx,
             "targets": f.targets_summary or "any", "requires": list(f.requires), "kernel": f.entry,
             "kernel_file": f"kernels/{f.family}.ptx", "abi": f.abi, "run": f.run, "invalid_by": list(f.invalid_by)}
+    if f.valid_from:
+        rec["valid_from"] = f.valid_from   # invalid below this PTX version only (a rule a later text lifts)
+    return rec
 
 
 def build(progress=None):

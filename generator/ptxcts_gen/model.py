@@ -22,6 +22,13 @@ class Form:
     kernel_cfg: dict
     template: str
     explicit: bool = False
+    ext_quals: tuple = ()   # the family's qualifiers of later PTX ISA versions (EXT_AXES, EXT_QUALS)
+
+    @property
+    def quals_record(self):
+        """The qualifiers as the manifest records them: a later version's qualifier only where the form sets it,
+        so the record of every older form stays what it was."""
+        return {k: v for k, v in self.quals.items() if k not in self.ext_quals or v}
 
     @property
     def entry(self):
@@ -34,6 +41,22 @@ class Form:
     @property
     def min_ptx(self):
         return max((REQUIREMENTS[r].ptx for r in self.requires), key=ptx_key)
+
+    @property
+    def generation(self):
+        """The generation of the table (targets.PTX_GENERATIONS) the form belongs to: the first whose versions
+        reach its minimum PTX version. A qualifier of a later PTX ISA version carries a requirement of that
+        version, so its forms join the later generation and leave every older one's selection untouched."""
+        return _generation_of(self.min_ptx)
+
+    @property
+    def valid_from(self):
+        """For a form invalid only by rules a later PTX ISA version lifts for it (Rule.lifted): the version from
+        which it is valid; otherwise None."""
+        if not self.invalid_by:
+            return None
+        at = [RULES[r].lifted_at(self.quals) for r in self.invalid_by]
+        return None if None in at else max(at, key=ptx_key)
 
     @property
     def targets_summary(self):
@@ -62,6 +85,13 @@ class Case:
         return "reject" if self.rules else "accept"
 
 
+def _generation_of(v):
+    for g, vs in PTX_GENERATIONS:
+        if ptx_key(v) <= ptx_key(vs[-1]):
+            return g
+    return GENERATIONS[-1]
+
+
 def _form(mod, q, explicit):
     for r in mod.RULES:
         if r not in RULES:
@@ -71,25 +101,52 @@ def _form(mod, q, explicit):
     for name in requires:
         if name not in REQUIREMENTS:
             raise KeyError(f"family {mod.FAMILY}: unknown requirement {name}")
+    ext = tuple(name for name, _ in getattr(mod, "EXT_AXES", ())) + tuple(getattr(mod, "EXT_QUALS", ()))
     return Form(mod.form_id(q), mod.FAMILY, q, mod.instr(q), requires, violated, mod.run(q), mod.kernel(q),
-                mod.TEMPLATE, explicit)
+                mod.TEMPLATE, explicit, ext)
 
 
-def family_forms(mod):
-    """Every valid form of the product, the explicit forms, and a proportionate set of invalid product forms:
-    at most KEEP_INVALID_PER_RULE per rule among those breaking exactly one rule (plus keep_invalid(q))."""
-    names = [a for a, _ in mod.AXES]
+def _product(mod, axes):
+    names = [a for a, _ in axes]
     links = getattr(mod, "AXIS_LINKS", ())
-    keep_all = getattr(mod, "keep_invalid", lambda q: False)
     derive = getattr(mod, "derive", lambda q: None)
-    product = []
-    for values in (itertools.product(*[v for _, v in mod.AXES]) if mod.AXES else ()):
+    for values in (itertools.product(*[v for _, v in axes]) if axes else ()):
         q = dict(mod.DEFAULTS)
         q.update(zip(names, values))
         for dst, src in links:
             q[dst] = q[src]
         derive(q)
-        product.append(_form(mod, q, False))
+        yield q
+
+
+def _extension_products(mod):
+    """The product of AXES once per value of each extension axis (EXT_AXES: the qualifiers of later PTX ISA
+    versions), that value set and every other extension axis at its default: each new qualifier on every form of
+    the base product, one at a time (their combinations are EXTRA forms, or known to the vocabulary only), where
+    the family's ext_keep(q) selects the form."""
+    keep = getattr(mod, "ext_keep", lambda q: True)
+    for name, values in getattr(mod, "EXT_AXES", ()):
+        for v in values:
+            if v == mod.DEFAULTS[name]:
+                continue
+            yield from (q for q in _product(mod, tuple(mod.AXES) + ((name, (v,)),)) if keep(q))
+
+
+def family_forms(mod):
+    """Every valid form of the product (and of the extension products), the explicit forms, and a proportionate
+    set of invalid product forms: at most KEEP_INVALID_PER_RULE per rule and generation among those breaking
+    exactly one rule (plus keep_invalid(q))."""
+    keep_all = getattr(mod, "keep_invalid", lambda q: False)
+    derive = getattr(mod, "derive", lambda q: None)
+    product = [_form(mod, q, False) for q in _product(mod, mod.AXES)]
+    # an extension value that derive() drops (e.g. ::16b without .multicast::cluster) gives a form of the base
+    # product again: it is not a second candidate for the invalid forms kept per rule
+    seen = {f.id for f in product}
+    for q in _extension_products(mod):
+        f = _form(mod, q, False)
+        if f.id not in seen:
+            seen.add(f.id)
+            product.append(f)
     explicit = []
     for extra in mod.EXTRA:
         q = dict(mod.DEFAULTS)
@@ -102,10 +159,11 @@ def family_forms(mod):
         if not f.valid and not f.explicit and not keep_all(f.quals):
             if len(f.invalid_by) != 1:
                 continue
-            n = kept_per_rule.get(f.invalid_by[0], 0)
+            key = (f.generation, f.invalid_by[0])
+            n = kept_per_rule.get(key, 0)
             if n >= mod.KEEP_INVALID_PER_RULE:
                 continue
-            kept_per_rule[f.invalid_by[0]] = n + 1
+            kept_per_rule[key] = n + 1
         if f.id in out:
             if out[f.id].quals != f.quals and not f.explicit:
                 raise ValueError(f"form ID {f.id} names two different forms: {out[f.id].quals} / {f.quals}")
@@ -114,6 +172,28 @@ def family_forms(mod):
             raise ValueError(f"form ID {f.id} contains '@'")
         out[f.id] = f
     return [out[k] for k in sorted(out)]
+
+
+def vocabulary_forms(mod):
+    """Every combination of the family's qualifiers the model can spell: the product of AXES and all EXT_AXES
+    together (and the values VOCAB_VALUES adds to a base axis for the vocabulary only, e.g. the absent .load_mode
+    the product leaves to EXTRA forms), plus the explicit forms (not all generated as cases). The drift detector
+    (harness/toolchains/drift/spelling.py) classifies a spelling a toolchain accepts by these forms and their rules."""
+    more = getattr(mod, "VOCAB_VALUES", {})
+    axes = tuple((a, tuple(vs) + tuple(v for v in more.get(a, ()) if v not in vs)) for a, vs in mod.AXES)
+    axes += tuple(getattr(mod, "EXT_AXES", ()))
+    forms = {}
+    for q in _product(mod, axes):
+        f = _form(mod, q, False)
+        forms.setdefault(f.id, f)
+    derive = getattr(mod, "derive", lambda q: None)
+    for extra in mod.EXTRA:
+        q = dict(mod.DEFAULTS)
+        q.update(extra)
+        derive(q)
+        f = _form(mod, q, True)
+        forms.setdefault(f.id, f)
+    return list(forms.values())
 
 
 def all_forms(family=None):
@@ -207,8 +287,15 @@ def form_targets(form):
     return (sorted(app.values(), key=target_order), sorted(near.values(), key=target_order))
 
 
+def case_rules(form, t, v):
+    """The rules a form breaks at target t and PTX version v: its form rules that hold at v (Rule.applies) and its
+    requirements' version/target rules."""
+    rules = {r for r in form.invalid_by if RULES[r].applies(form.quals, v)}
+    return rules | set(_requirement_violations(form, t, v))
+
+
 def _case(form, t, v, extra=()):
-    rules = set(form.invalid_by) | set(_requirement_violations(form, t, v)) | set(extra)
+    rules = case_rules(form, t, v) | set(extra)
     return Case(form, t.name, v, tuple(sorted(rules)))
 
 
@@ -230,10 +317,25 @@ def _form_cases_at(form, g, cases):
                 cases[c.id] = c
 
 
+def _lifted_cases_at(form, g, cases):
+    """A form a later PTX ISA version makes valid (Form.valid_from): on each applicable target, the version below
+    and the version the rule is lifted at, in the generation that knows that version."""
+    v = form.valid_from
+    if v is None or v not in g.versions or g.name != _generation_of(v):
+        return
+    app, _ = _form_targets_at(form, g)
+    for t in app:
+        for x in (g.below(v), v):
+            if x and t.exists_at(x) and g.effective_min(form, t) and ptx_key(x) >= ptx_key(g.effective_min(form, t)):
+                c = _case(form, t, x)
+                cases[c.id] = c
+
+
 def form_cases(form):
     cases = {}
     for g in GENS:
         _form_cases_at(form, g, cases)
+        _lifted_cases_at(form, g, cases)
     return cases
 
 

@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 from ptxcts_gen import manifest
-from ptxcts_gen.targets import targets_document
+from ptxcts_gen.targets import ptx_key, targets_document
 
 ROOT = os.environ.get("PTXCTS_ROOT") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -27,8 +27,10 @@ class Build(unittest.TestCase):
         self.assertEqual(again, self.files)
 
     def test_size_budget(self):
+        # generated/ is committed: 16 MB for the PTX 9.0 chapter, 19.7 MB with the PTX 9.2-9.5 qualifiers; the
+        # budget leaves room for one more PTX version (generator.add_ptx_version adds one: 24.2 MB measured)
         size = sum(len(t.encode()) for t in self.files.values())
-        self.assertLess(size, 20_000_000)
+        self.assertLess(size, 26_000_000)
 
     def test_tsv_and_forms_agree(self):
         forms = [json.loads(line) for line in self.files["manifest/forms.jsonl"].splitlines()]
@@ -46,8 +48,12 @@ class Build(unittest.TestCase):
                 self.assertEqual(cid, f"{form}@{target}.ptx{ptx.replace('.', '')}")
                 self.assertIn(form, by_id)
                 self.assertEqual(expect, "reject" if rules else "accept")
+                lifted = by_id[form].get("valid_from")
                 for r in by_id[form]["invalid_by"]:
-                    self.assertIn(r, rules.split(","))
+                    if lifted and ptx_key(ptx) >= ptx_key(lifted):
+                        self.assertNotIn(r, rules.split(","))   # a later PTX ISA text lifted it (Rule.lifted)
+                    else:
+                        self.assertIn(r, rules.split(","))
         for f in forms:
             self.assertIn(f"// form: {f['form']}\n", self.files[f["kernel_file"]])
 

@@ -85,6 +85,7 @@ class RedopTypeCells(unittest.TestCase):
         mod = next(m for m in isa.families() if m.FAMILY == "cp.reduce.async.bulk")
         forms = {(f.quals["dst"], f.quals["redop"], f.quals["type"]): f for f in family_forms(mod)
                  if not f.quals["noftz"] and not f.quals["cache_hint"] and f.quals["size_imm"] is None
+                 and not f.quals["sem"]
                  and f.quals["src"] == "shared::cta" and f.quals["policy"] is False
                  and f.quals["completion"] == ("bulk_group" if f.quals["dst"] == "global"
                                                else "mbarrier::complete_tx::bytes")}

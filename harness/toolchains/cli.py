@@ -1,4 +1,4 @@
-"""./ptxcts toolchains {list,install,describe,probe,resolve}: the toolchains under test."""
+"""./ptxcts toolchains {list,install,describe,probe,resolve,drift}: the toolchains under test."""
 import json
 import os
 import sys
@@ -12,12 +12,14 @@ from framework.toolchains.errors import USAGE
 from framework.toolchains.install import install, install_nvdisasm
 from framework.toolchains.installer import install_named, installer_parser
 
+from . import drift
+
 
 def _parser():
     p, sub, s = installer_parser(
         "./ptxcts toolchains", "List, install, describe and probe the toolchains (ptxas + nvJitLink) the tiers can "
         f"judge. Every tier takes --toolchain NAME|PATH or ${ENV}.",
-        ("list", "install", "describe", "probe", "resolve"),
+        ("list", "install", "describe", "probe", "resolve", "drift"),
         "the named toolchains: installed or not, version, PTX range, targets",
         "install named toolchains from the official wheels into the cache", "every toolchain of the catalog",
         boundary.ArgumentParser)
@@ -32,6 +34,7 @@ def _parser():
     s = sub.add_parser("resolve", help="the resolved toolchain (paths, versions, targets) for another tier")
     s.add_argument("toolchain", nargs="?", metavar="NAME|PATH")
     s.add_argument("--json", action="store_true", help="one JSON object (the only format)")
+    drift.add_parser(sub)
     return p
 
 
@@ -145,10 +148,10 @@ def main(argv=None):
     for name, value in vars(a).items():
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, str) and not v.strip():
-                p.error(f"{'--' + name if name in ('wheels', 'out') else name.upper()} {v!r}: an empty value "
+                p.error(f"{'--' + name if name in ('wheels', 'out', 'json') else name.upper()} {v!r}: an empty value "
                         "(leave it out for the default)")
     verb = {"list": cmd_list, "install": cmd_install, "describe": cmd_describe, "probe": cmd_probe,
-            "resolve": cmd_resolve}[a.cmd]
+            "resolve": cmd_resolve, "drift": drift.cmd_drift}[a.cmd]
     try:
         return boundary.reported("ptxcts toolchains", lambda: verb(a),
                                  ((ToolchainError, "", None), (probe.ProbeError, "", USAGE)))

@@ -84,5 +84,40 @@ def mbarrier_operand(q, remote):
         return None
     return "[%c_mbar]" if remote else "[%mbar]"
 
+# ---- qualifiers of PTX ISA 9.1-9.5 (the extension axes, EXT_AXES, of the families that take them) ----
+
+def multicast_qualifier(q):
+    """`.multicast::cluster`, with the ::16b / ::32b ctaMask width sub-qualifier of PTX ISA 9.4 when set."""
+    if not q["multicast"]:
+        return None
+    return "multicast::cluster" + (f"::{q['mc_width']}" if q.get("mc_width") else "")
+
+
+def multicast_segments(q):
+    """Form-ID segments of .multicast::cluster{::16b, ::32b}."""
+    return [seg(multicast_qualifier(q))] if q["multicast"] else []
+
+
+def cta_mask_operand(q):
+    """The ctaMask operand: 16-bit by default and with ::16b, the 32-bit register with ::32b."""
+    if not q["multicast"]:
+        return None
+    return "%cta_mask32" if q.get("mc_width") == "32b" else "%cta_mask"
+
+
+def report_qualifier(q):
+    """The .report_mechanism qualifier (PTX ISA 9.4) when set."""
+    return q.get("report") or None
+
+
+def report_segments(q):
+    return [seg(q["report"])] if q.get("report") else []
+
+
+def uses_9x_registers(q):
+    """The kernel needs the operand registers of the PTX ISA 9.x qualifiers (templates/frame.ptx.j2, regs9x)."""
+    return bool(q.get("ignore_oob") or q.get("mc_width") == "32b")
+
+
 def families():
     return [importlib.import_module(f"{__name__}.{name}") for name in FAMILY_MODULES]

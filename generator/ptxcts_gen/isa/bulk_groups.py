@@ -29,6 +29,10 @@ EXTRA = (
     {"instr": "cp.async.bulk.commit_group", "flow": "empty_group"},
     # negative: N is not an integer constant
     {"instr": "cp.async.bulk.wait_group", "n": 0, "n_operand": "register", "flow": "groups_3"},
+    # PTX ISA 9.5: .sync_restrict::proxy::async (shared/spec/PTX9x.md), and its combination with .read
+    {"instr": "cp.async.bulk.wait_group.sync_restrict::proxy::async", "n": 1, "flow": "groups_3"},
+    {"instr": "cp.async.bulk.wait_group.sync_restrict::proxy::async", "n": 0, "flow": "groups_3"},
+    {"instr": "cp.async.bulk.wait_group.read.sync_restrict::proxy::async", "n": 0, "flow": "groups_3"},
     # fence.proxy.async as the bulk copies use it (9.7.9.25.2): a generic-proxy write, the fence, then an
     # async-proxy access of the same bytes: the bulk copy must see (read) / land after (write) the generic write
     {"instr": "fence.proxy.async", "flow": "generic_write_then_bulk_read"},
@@ -42,8 +46,9 @@ REQUIRES = (
     (lambda q: True, "bulk.commit_group"),
     (lambda q: True, "bulk.wait_group"),
     (lambda q: q["instr"] == "fence.proxy.async", "fence_proxy_async"),
+    (lambda q: "sync_restrict::proxy::async" in q["instr"], "bulk.wait_group_sync_restrict"),
 )
-RULES = ("bulk.wait_group_n_constant",)
+RULES = ("bulk.wait_group_n_constant", "bulk.wait_group_sync_restrict_not_read")
 KEEP_INVALID_PER_RULE = 2
 
 
@@ -52,6 +57,7 @@ def form_id(q):
     if q["space"]:
         parts.append(seg(q["space"]))
     if q["instr"].startswith("cp.async.bulk.wait_group"):
+        parts[0] = seg(parts[0])
         parts.append(f"N_{q['n']}" if q["n_operand"] == "immediate" else "N_register")
     parts.append(q["flow"])
     return "/".join(parts)
@@ -72,7 +78,7 @@ def run(q):
     else:
         n, chunks = 1, 1
     out = {"chunks": chunks, "chunk_bytes": 16 if q["instr"] == "fence.proxy.async" else CHUNK_BYTES, "checked_after_wait": n, "expect_bits": (1 << n) - 1,
-           "flow": q["flow"], "read_only_wait": q["instr"].endswith(".read")}
+           "flow": q["flow"], "read_only_wait": ".read" in q["instr"]}
     if q["flow"] == "generic_write_then_bulk_read":
         # the kernel overwrites source chunk 0 with its bitwise not before the fence and the copy
         out["expect_window_src_chunk0"] = "not_original"

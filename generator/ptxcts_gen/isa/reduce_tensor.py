@@ -18,6 +18,9 @@ AXES = (
     ("load_mode", REDUCE_MODES + tuple(m for m in (IM2COL_LOAD[0],) + STORE_MODES if m not in REDUCE_MODES)),
     ("cache_hint", (False, True)),
 )
+# the vocabulary (model.vocabulary_forms) also spells every form without .load_mode (the default .tile), which the
+# product leaves to the EXTRA forms
+VOCAB_VALUES = {"load_mode": ("",)}
 EXTRA = tuple(
     [{"dim": n, "redop": op, "load_mode": ""} for n in (1, 3, 5) for op in ("add", "xor")]   # default .tile
     + [

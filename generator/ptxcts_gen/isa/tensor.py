@@ -1,9 +1,13 @@
 """cp.async.bulk.tensor (9.7.9.25.5.2): .1d-.5d; loads global -> .shared::cta / .shared::cluster with load modes
 .tile, .tile::gather4, .im2col, .im2col::w, .im2col::w::128, .multicast::cluster, .cta_group::1/::2; stores
 .shared::cta -> global with .tile, .tile::scatter4, .im2col_no_offs; .L2::cache_hint; tensorCoords and
-im2colInfo vector lengths."""
-from . import (cache_hint, derive_direction, hint_segments, im2col_operand, instruction, mbarrier_operand,
-               policy_operand, seg, tensor_operand)
+im2colInfo vector lengths. PTX ISA 9.4 (EXT_AXES): .multicast::cluster::16b / ::32b (32-bit ctaMask) and
+.report_mechanism, on the forms ext_keep selects; .override::* and .im2col_no_offs::w are not modelled yet
+(docs/EXTENDING.md, "PTX ISA 9.x: what the model lacks")."""
+from . import (cache_hint, cta_mask_operand, derive_direction, hint_segments, im2col_operand, instruction,
+               mbarrier_operand, multicast_qualifier, multicast_segments, policy_operand, report_qualifier,
+               report_segments, seg, tensor_operand, uses_9x_registers)
+from ..rules.common import MULTICAST_WIDTHS, REPORTS
 from ..rules.tensor import MODES, expected_coords, expected_im2col_info
 
 FAMILY = "cp.async.bulk.tensor"
@@ -11,7 +15,7 @@ TEMPLATE = "copy.ptx.j2"  # shared with the other copy families
 
 DEFAULTS = {"dir": "shared::cluster.global", "dst": None, "src": None, "dim": 2, "load_mode": "tile",
             "completion": None, "multicast": False, "cta_group": "", "cache_hint": False, "policy": None,
-            "coords": None, "im2col_info": None}
+            "coords": None, "im2col_info": None, "mc_width": "", "report": ""}
 AXES = (
     ("dir", ("shared::cta.global", "shared::cluster.global", "global.shared::cta")),
     ("dim", (1, 2, 3, 4, 5)),
@@ -20,6 +24,19 @@ AXES = (
     ("cta_group", ("", "cta_group::1", "cta_group::2")),
     ("cache_hint", (False, True)),
 )
+EXT_AXES = (("mc_width", ("",) + MULTICAST_WIDTHS), ("report", ("",) + REPORTS))
+
+
+def ext_keep(q):
+    """The 9.4 forms generated: each mode at one dimension (2d for the tile modes, 3d for im2col), without cache hint
+    and .cta_group (the vocabulary, model.vocabulary_forms, knows every combination)."""
+    return (q["dim"] == (3 if q["load_mode"].startswith("im2col") else 2) and not q["cache_hint"]
+            and not q["cta_group"])
+
+
+# the vocabulary (model.vocabulary_forms) also spells every form without .load_mode (the default .tile), which the
+# product leaves to the EXTRA forms
+VOCAB_VALUES = {"load_mode": ("",)}
 EXTRA = tuple(
     # the default load mode (no .load_mode qualifier: .tile) for every direction and dimension
     [{"dir": d, "dim": n, "load_mode": ""} for d in ("shared::cta.global", "shared::cluster.global",
@@ -66,16 +83,21 @@ REQUIRES = (
     (lambda q: q["load_mode"] == "tile::scatter4", "tensor.scatter4"),
     (lambda q: q["load_mode"] == "im2col::w::128", "tensor.im2col_w_128"),
     (lambda q: bool(q["cta_group"]), "tensor.cta_group"),
+    (lambda q: q["mc_width"] == "16b", "tensor.multicast_16b"),
+    (lambda q: q["mc_width"] == "32b", "tensor.multicast_32b"),
+    (lambda q: bool(q["report"]), "tensor.report"),
 )
 RULES = ("tensor.direction", "common.completion_mechanism", "tensor.load_mode_load", "tensor.load_mode_store",
          "tensor.coords_count", "tensor.im2col_min_3d", "tensor.gather4_scatter4_2d",
          "tensor.im2col_info_only_im2col", "tensor.im2col_info_length", "tensor.multicast_dst_cluster",
-         "tensor.cta_group_mbarrier_only", "common.cache_policy_requires_hint")
+         "tensor.cta_group_mbarrier_only", "common.cache_policy_requires_hint", "common.report_global_to_shared")
 KEEP_INVALID_PER_RULE = 2
 
 
 def derive(q):
     derive_direction(q)
+    if not q["multicast"]:
+        q["mc_width"] = ""   # a sub-qualifier of .multicast::cluster
     if q["coords"] is None:
         q["coords"] = expected_coords(q)
     if q["im2col_info"] is None:
@@ -87,8 +109,7 @@ def form_id(q):
     parts = ["cp.async.bulk.tensor", seg(head)]
     if q["completion"] != ("bulk_group" if q["dst"] == "global" else "mbarrier::complete_tx::bytes"):
         parts.append(seg(q["completion"]))
-    if q["multicast"]:
-        parts.append("multicast_cluster")
+    parts += multicast_segments(q)
     if q["cta_group"]:
         parts.append(seg(q["cta_group"]))
     parts += hint_segments(q)
@@ -96,6 +117,7 @@ def form_id(q):
         parts.append(f"coords_{q['coords']}")
     if q["im2col_info"] != (expected_im2col_info(q) if q["src"] == "global" else 0):
         parts.append(f"im2col_info_{q['im2col_info']}")
+    parts += report_segments(q)
     return "/".join(parts)
 
 
@@ -108,10 +130,10 @@ def instr(q):
     tensor = tensor_operand(q["coords"])
     dst_src = [tensor, "[%w_src]"] if q["dst"] == "global" else ["[%c_dst]" if remote else "[%w_dst]", tensor]
     return instruction("cp.async.bulk.tensor",
-                       [f"{q['dim']}d", q["dst"], q["src"], q["load_mode"], q["completion"],
-                        q["multicast"] and "multicast::cluster", q["cta_group"], cache_hint(q)],
+                       [f"{q['dim']}d", q["dst"], q["src"], q["load_mode"], q["completion"], report_qualifier(q),
+                        multicast_qualifier(q), q["cta_group"], cache_hint(q)],
                        dst_src + [mbarrier_operand(q, remote), q["im2col_info"] and im2col_operand(q["im2col_info"]),
-                                  q["multicast"] and "%cta_mask", policy_operand(q)])
+                                  cta_mask_operand(q), policy_operand(q)])
 
 
 def run(q):
@@ -126,4 +148,4 @@ def run(q):
 def kernel(q):
     return {"completion": "mbarrier" if q["completion"].startswith("mbarrier") else "bulk_group",
             "cluster": q["dst"] == "shared::cluster", "tmap": True, "sm90": True, "policy": q["policy"],
-            "remote": _remote(q)}
+            "remote": _remote(q), "regs9x": uses_9x_registers(q)}

@@ -300,6 +300,12 @@ RULES = (
          OBSERVED + ": DEPBAR.LE SB0, N then CCTL.IVALL (the L1 invalidated: the writes become visible); "
          ".read: DEPBAR.LE SB0, N alone",
          _bulk_wait, instrs=("cp.async.bulk.wait_group", "cp.async.bulk.wait_group.read")),
+    Rule("bulk.wait_group.sync_restrict", ("cp.async.bulk.groups",), ("instr", "n"), "",
+         "observed: ptxas 13.5.37 at sm_90a, sm_100a and sm_120a (nvdisasm 13.5.37; PTX ISA 9.5, which 13.0 does not "
+         "know): cp.async.bulk.wait_group.sync_restrict::proxy::async N: DEPBAR.LE SB0, N alone, as .read "
+         "(no CCTL.IVALL)",
+         lambda q: Demand(sequence=(f"{DEPBAR} SB0, {_hex(q['n'])}",)) if q.get("n_operand") == "immediate" else None,
+         instrs=("cp.async.bulk.wait_group.sync_restrict::proxy::async",)),
     Rule("fence.proxy.async", ("cp.async.bulk.groups",), ("space",),
          "`fence.proxy.async` should be used to synchronize memory between *generic",
          OBSERVED + ": FENCE.VIEW.ASYNC.S after MEMBAR.ALL.GPU (no space, .shared::cluster) or MEMBAR.ALL.CTA "

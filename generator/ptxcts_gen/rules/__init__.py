@@ -26,9 +26,26 @@ class Rule:
     section: str
     sentence: str
     check: Optional[Callable] = field(default=None, compare=False)
+    # A later PTX ISA version of the chapter that lifts the rule for some forms: (version, predicate(q), sentence).
+    # From that version on the rule no longer applies to the forms the predicate selects (the form stays invalid
+    # below it). None: the rule holds at every version.
+    lifted: Optional[Tuple] = field(default=None, compare=False)
 
     def violated(self, q):
         return bool(self.check(q))
+
+    def applies(self, q, ptx):
+        """Whether the rule holds for a form (that breaks it) at PTX version `ptx`."""
+        if self.lifted is None:
+            return True
+        version, pred, _ = self.lifted
+        return not (pred(q) and ptx_key(ptx) >= ptx_key(version))
+
+    def lifted_at(self, q):
+        """The PTX version from which the rule stops applying to this form, or None."""
+        if self.lifted is None or not self.lifted[1](q):
+            return None
+        return self.lifted[0]
 
 
 def _register(r):
@@ -40,10 +57,13 @@ def _register(r):
     return r
 
 
-def rule(name, kind, section, sentence):
-    """Decorator: register a form rule; the function returns True when the form's qualifiers break it."""
+def rule(name, kind, section, sentence, lifted=None):
+    """Decorator: register a form rule; the function returns True when the form's qualifiers break it.
+    `lifted` = (version, predicate(q), sentence): the chapter lifts the rule for the forms the predicate selects
+    from that PTX ISA version on (the sentence quotes the later text that lifts it)."""
     def wrap(fn):
-        _register(Rule(name, kind, section, " ".join(sentence.split()), fn))
+        lift = None if lifted is None else (lifted[0], lifted[1], " ".join(lifted[2].split()))
+        _register(Rule(name, kind, section, " ".join(sentence.split()), fn, lift))
         return fn
     return wrap
 
@@ -136,6 +156,8 @@ def describe(name):
     if r is None:
         raise KeyError(name)
     lines = [f"rule:     {r.name}", f"kind:     {r.kind}", f"section:  {r.section}", f"sentence: {r.sentence}"]
+    if r.lifted:
+        lines.append(f"lifted:   from PTX ISA {r.lifted[0]} for some forms: {r.lifted[2]}")
     base = name.rsplit(".", 1)[0]
     req = REQUIREMENTS.get(base)
     if req and name.endswith(".ptx"):

@@ -41,3 +41,23 @@ def completion_mechanism(q):
         return False
     want = "bulk_group" if q["dst"] == "global" else "mbarrier::complete_tx::bytes"
     return q["completion"] != want
+
+
+# ---- qualifiers of PTX ISA 9.1-9.5 shared by several families (text: PTX ISA 9.4, 9.7.10.28; shared/spec/PTX9x.md
+# says where it is) ----
+SEC_9X = "9.7.10.28 (PTX ISA 9.4)"
+# .report_mechanism: "{ .mbarrier::report::disabled, .mbarrier::report::validity::per_16bytes::80000000, ...,
+# .mbarrier::report::validity::per_element::ff }" (cp.async.bulk and cp.async.bulk.tensor syntax)
+REPORTS = ("mbarrier::report::disabled", "mbarrier::report::validity::per_16bytes::80000000",
+           "mbarrier::report::validity::per_16bytes::8000", "mbarrier::report::validity::per_16bytes::80",
+           "mbarrier::report::validity::per_16bytes::8", "mbarrier::report::validity::per_element::ff")
+MULTICAST_WIDTHS = ("16b", "32b")
+SCOPES = ("cta", "cluster", "gpu", "sys")
+
+
+@rule("common.report_global_to_shared", "syntax", "9.7.10.28.1.3 / .4.1 / .5.3 (PTX ISA 9.4)",
+      "Asynchronous copy operations with copy-direction from .global to .shared::cta or .shared::cluster support "
+      "reporting data validity through an mbarrier object. ... .completion_mechanism = "
+      "{ .mbarrier::complete_tx::bytes{.report_mechanism} }")
+def report_global_to_shared(q):
+    return bool(q.get("report")) and not (q.get("src") == "global" and q.get("dst", "").startswith("shared::"))

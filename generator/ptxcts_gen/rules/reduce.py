@@ -48,7 +48,11 @@ def add_f16_bf16_requires_noftz(q):
 
 @rule("reduce_bulk.noftz_only_add_f16_bf16", "syntax", SEC,
       "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.add.noftz.type ... .dst = { .global } "
-      "... .type = { .f16, .bf16 }  (.noftz exists only with .add on .f16/.bf16 to .global)")
+      "... .type = { .f16, .bf16 }  (.noftz exists only with .add on .f16/.bf16 to .global)",
+      lifted=("9.4", lambda q: q["redop"] == "add" and q["type"] == "f32" and q["dst"] == "global",
+              "Qualifier .noftz with .f32 type introduced in PTX ISA version 9.4. ... "
+              "cp.reduce.async.bulk{.sem.scope}.dst.src.completion_mechanism{.level::cache_hint}.add.noftz.type ... "
+              ".type = { .f16, .bf16, .f32 }  (9.7.10.28.4.2, PTX ISA 9.4)"))
 def noftz_only_add_f16_bf16(q):
     return q.get("noftz", False) and not (q["redop"] == "add" and q["type"] in ("f16", "bf16")
                                           and q["dst"] == "global")
@@ -75,3 +79,15 @@ def reduce_tensor_direction(q):
       "cp.reduce.async.bulk doesn't support the types .b4x16, .b4x16_p64, .b6x16_p32 and .b6p2x16.")
 def no_packed_types(q):
     return q["type"] in ("b4x16", "b4x16_p64", "b6x16_p32", "b6p2x16")
+
+
+# ---- PTX ISA 9.3 (the text of PTX ISA 9.4, 9.7.10.28.4.2) ----
+SEC_9X = "9.7.10.28.4.2 (PTX ISA 9.4)"
+requirement("reduce_bulk.sem", SEC_9X, "9.3", "Support for .sem.scope qualifier is introduced in PTX ISA version 9.3.")
+
+
+@rule("reduce_bulk.relaxed_scope_shared_cluster", "syntax", SEC_9X,
+      "cp.reduce.async.bulk{.sem.scope}.dst.src.completion_mechanism.redOp.type [dstMem], [srcMem], size, [mbar] "
+      ".sem = { .relaxed } .scope = { .cta, .cluster } .dst = { .shared::cluster }")
+def relaxed_scope_shared_cluster(q):
+    return q.get("sem", "") in ("relaxed.gpu", "relaxed.sys") and q["dst"] == "shared::cluster"

@@ -161,3 +161,33 @@ def cta_group_mbarrier_only(q):
 def tensor_direction(q):
     return (q["dst"], q["src"]) not in (("shared::cta", "global"), ("shared::cluster", "global"),
                                         ("global", "shared::cta"))
+
+
+# ---- PTX ISA 9.4 (the text of PTX ISA 9.4, 9.7.10.28.5.3 and .5.5) ----
+SEC_9X = "9.7.10.28.5.3 (PTX ISA 9.4)"
+SEC_9X_P = "9.7.10.28.5.5 (PTX ISA 9.4)"
+SM107F = (family("sm_107f"),)
+requirement("tensor.multicast_16b", SEC_9X, "9.4",
+            "Support for .multicast::cluster::16b and .multicast::cluster::32b qualifiers introduced in PTX ISA "
+            "version 9.4.")
+requirement("tensor.multicast_32b", SEC_9X, "9.4",
+            "Support for .multicast::cluster::16b and .multicast::cluster::32b qualifiers introduced in PTX ISA "
+            "version 9.4.", SM107F,
+            "Qualifier .multicast::cluster::32b is supported on following family-specific architectures: sm_107f or "
+            "higher in the same family")
+requirement("tensor.report", SEC_9X, "9.4", "Support for qualifier .report_mechanism introduced in PTX ISA version 9.4.",
+            SM107F, "Qualifier .report_mechanism is supported on following family-specific architectures: sm_107f or "
+            "higher in the same family")
+requirement("prefetch_tensor.eviction_priority", SEC_9X_P, "9.4",
+            "Support for qualifier .level::eviction_priority introduced in PTX ISA version 9.4.", SM107F,
+            "Qualifier .level::eviction_priority is supported on following family-specific architectures: sm_107f or "
+            "higher in the same family")
+
+
+@rule("prefetch_tensor.eviction_priority_or_cache_hint", "syntax", SEC_9X_P,
+      "cp.async.bulk.prefetch.tensor.dim.L2.src{.load_mode}{.level::cache_hint}{.override::global_address}"
+      "{.override_attribute} [...] {, im2colInfo } {, cache_policy} cp.async.bulk.prefetch.tensor.dim.L2.src"
+      "{.load_mode}{.level::eviction_priority}{.override::global_address}{.override_attribute} [...] {, im2colInfo }"
+      "  (one or the other)")
+def prefetch_eviction_priority_or_cache_hint(q):
+    return bool(q.get("eviction")) and (q.get("cache_hint", False) or bool(q.get("policy")))

@@ -109,8 +109,15 @@ class WithRealNvdisasm(unittest.TestCase):
         self.assertEqual(doc["tier"], "lower")
         self.assertEqual(doc["toolchain"]["nvdisasm"], self.dis.version)
         self.assertTrue(doc["toolchain"]["ptxas"])
-        self.assertEqual({c["class"] for c in doc["cases"]}, {"pass"})
-        self.assertTrue(all(c["details"]["located"] for c in doc["cases"]))
+        # a form newer than the toolchain (cp.async.bulk.wait_group.sync_restrict::proxy::async is PTX ISA 9.5; the
+        # default toolchain may know 9.0 at most) is not_supported with the toolchain's reason; every other one passes
+        newer = [c for c in doc["cases"] if c["class"] == "not_supported"]
+        self.assertTrue(all("does not know PTX ISA" in c["message"] for c in newer),
+                        [c["message"] for c in newer])
+        lowered = [c for c in doc["cases"] if c["class"] != "not_supported"]
+        self.assertTrue(lowered)
+        self.assertEqual({c["class"] for c in lowered}, {"pass"})
+        self.assertTrue(all(c["details"]["located"] for c in lowered))
         if not self.dis.matches:
             self.assertIn("release mismatch", self.proc.stderr)
         self.assertIn("fence.proxy.async", self.proc.stderr)        # the rules' coverage table

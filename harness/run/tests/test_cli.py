@@ -381,7 +381,11 @@ class Runs(unittest.TestCase):
         self.assertEqual(d["seed"], 7)
         self.assertEqual(d["started"], first["started"])
         self.assertEqual(len(d["cases"]), len(first["cases"]))
-        self.assertEqual(collections.Counter(c["class"] for c in d["cases"]), {"pass": len(d["cases"])})
+        # the family's PTX ISA 9.4 forms (.L2::evict_last) are newer than the version the tier renders at: not_supported
+        newer = [c for c in d["cases"] if c["class"] == "not_supported"]
+        self.assertTrue(all("the form needs" in c["message"] for c in newer), [c["message"] for c in newer])
+        self.assertEqual(collections.Counter(c["class"] for c in d["cases"] if c["class"] != "not_supported"),
+                         {"pass": len(d["cases"]) - len(newer)})
         for c in d["cases"]:  # the judged ones are kept as they were, not run again
             if (c["id"], c["load_path"]) in judged:
                 self.assertEqual(c["message"], judged[(c["id"], c["load_path"])]["message"])
