@@ -44,30 +44,34 @@ stamp=$(date -u +%Y-%m-%dT%H-%M-%SZ)
 mkdir -p results
 tsv="results/$stamp-all.tsv"
 printf 'kind\tname\tseconds\texit\tstart\n' > "$tsv"
-# timed NAME CMD...: run a step, record its seconds, exit and start (seconds after all's own) in the TSV, return its exit
+# timed NAME CMD...: run a step, record its seconds, exit and start (seconds after all's own) in the TSV, return its
+# exit. A step interrupted by a signal (130, 143) ends the shell that ran it (a lane, or all): nothing after it starts.
 timed() {
   local name=$1 s ms r at
   shift
   s=$(date +%s%N)
-  "$@"
+  run_step "$@"
   r=$?
   ms=$(( ($(date +%s%N) - s) / 1000000 ))
   at=$(( (s - t0ns) / 100000000 ))
   printf 'step\t%s\t%d.%d\t%d\t%d.%d\n' "$name" $((ms / 1000)) $((ms % 1000 / 100)) "$r" $((at / 10)) $((at % 10)) >> "$tsv"
+  case $r in 130|143) exit "$r" ;; esac
   return $r
 }
 lanes=()
-# SIGINT/SIGTERM reach the whole group (./ptxcts forwards them): each tier running now writes what it judged,
-# marked partial. The trap waits for both lanes' tiers before it ends (docs/CLI.md, "Signals").
-# The device lane may be waiting for ptxcts-run's build (run_ready): it is told the build will not come.
-stopped() {
-  echo "all: interrupted by $1" >&2
-  [ -n "${lane_dir:-}" ] && [ ! -f "$lane_dir/run_ready" ] && echo "$2" > "$lane_dir/run_ready"
-  wait
-  exit "$2"
+# SIGINT/SIGTERM: each tier running now writes what it judged, marked partial; the trap waits for both lanes'
+# tiers before it ends (scripts/stopping.sh; docs/CLI.md, "Signals"). Every step runs through `timed` (`run_step`),
+# so that the trap runs at once. The device lane may be waiting for ptxcts-run's build (run_ready): it is told the
+# build will not come. A lane's shell, stopped by SIGTERM, waits for its tier, then ends; it ignores SIGINT (bash
+# starts background shells so) and ends after its step, interrupted (timed). The lanes' line prefixers ignore
+# both: they end when their lane does, and none of its last lines is lost (nor its tier cut off by a closed pipe).
+source "$root/scripts/stopping.sh"
+no_build() {
+  [ -n "${lane_dir:-}" ] && [ ! -f "$lane_dir/run_ready" ] && echo 1 > "$lane_dir/run_ready"
 }
-trap 'stopped SIGINT 130' INT
-trap 'stopped SIGTERM 143' TERM
+STOP_HOOK=no_build
+trap 'stop_verb all SIGINT' INT
+trap 'stop_verb all SIGTERM' TERM
 setup_args=()
 [ -n "$wheels" ] && setup_args=(--wheels "$wheels")
 timed setup ./ptxcts setup "${setup_args[@]+"${setup_args[@]}"}" || exit $?
@@ -81,6 +85,7 @@ lane_dir=$(mktemp -d "${TMPDIR:-/tmp}/ptxcts-all.XXXXXX")
 ran() { [ -f "$2/results.json" ] && echo "$2" >> "$lane_dir/$1"; }
 
 cpu_lane() {
+  trap 'wait; exit 143' TERM
   renice -n 10 -p "$BASHPID" >/dev/null 2>&1   # the lane's shell first: every tier it starts inherits the priority
   if [ -n "$matrix" ]; then
     step "compile tier over the toolchains $matrix"
@@ -107,6 +112,7 @@ cpu_lane() {
 }
 
 gpu_lane() {
+  trap 'wait; exit 143' TERM
   step "compile tier (the driver's JIT on this GPU)"   # the driver's verdicts belong to this device: gated per device
   timed compile-driver ./ptxcts compile "${toolchain[@]+"${toolchain[@]}"}" --verdicts driver --quiet \
     --out "results/$stamp-compile-driver"
@@ -147,10 +153,10 @@ gpu_lane() {
 
 # The CPU lane and the driver JIT need only the generated kernels and the toolchain: both start now, beside the
 # build. ptxcts-run is built first (the device lane waits for it alone), then the rest of the harness.
-cpu_lane > >(sed -u 's/^/[cpu] /') 2>&1 &
+cpu_lane > >(trap '' INT TERM; exec sed -u 's/^/[cpu] /') 2>&1 &
 lanes+=($!)
 if [ $gpu = 1 ]; then
-  gpu_lane > >(sed -u 's/^/[gpu] /') 2>&1 &
+  gpu_lane > >(trap '' INT TERM; exec sed -u 's/^/[gpu] /') 2>&1 &
   lanes+=($!)
 else
   step "no GPU here: the device lane (driver JIT, run tier) is skipped (ctest -L run reports its cases as skipped)"
