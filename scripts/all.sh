@@ -6,6 +6,8 @@
 #   ./ptxcts all [--toolchain NAME|PATH]          one toolchain (default $PTXCTS_TOOLCHAIN, else the CUDA toolkit)
 #   ./ptxcts all --toolchains 12.4,...,13.5        the compile tier over the toolchain matrix instead (./ptxcts matrix)
 #   ./ptxcts all --wheels DIR                      set up offline from a folder of wheels (default $PTXCTS_WHEELS)
+#   ./ptxcts all --family LIST                     the tiers on these families only (a short run, e.g. for a test;
+#                                                  its gates then judge a part of each baseline)
 # Two lanes run side by side, both started as soon as the kernels are generated: the CPU lane (compile tier,
 # front-end tier, lowering tier: they need no build; run at a lower CPU priority, `nice`, so that the device lane's
 # own CPU work is not queued behind theirs) and, on a GPU, the device lane (the driver JIT's compile verdicts, which
@@ -19,7 +21,7 @@ set -uo pipefail
 root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root"
 export PATH="$PATH:/usr/local/cuda/bin"
-toolchain=() matrix="" wheels=${PTXCTS_WHEELS:-}
+toolchain=() matrix="" wheels=${PTXCTS_WHEELS:-} family=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --toolchain) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --toolchain needs NAME|PATH" >&2; exit 2; }
@@ -28,7 +30,10 @@ while [ $# -gt 0 ]; do
                   matrix=$2; shift ;;
     --wheels) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --wheels needs a folder" >&2; exit 2; }
               wheels=$2; shift ;;
-    *) echo "all: unknown option '$1' (known: --toolchain NAME|PATH, --toolchains LIST, --wheels DIR)" >&2; exit 2 ;;
+    --family) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --family needs a list of families" >&2; exit 2; }
+              family+=(--family "$2"); shift ;;
+    *) echo "all: unknown option '$1' (known: --toolchain NAME|PATH, --toolchains LIST, --wheels DIR," \
+            "--family LIST)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -89,23 +94,25 @@ cpu_lane() {
   renice -n 10 -p "$BASHPID" >/dev/null 2>&1   # the lane's shell first: every tier it starts inherits the priority
   if [ -n "$matrix" ]; then
     step "compile tier over the toolchains $matrix"
-    timed matrix ./ptxcts matrix --toolchains "$matrix" --out "results/$stamp-matrix"
+    timed matrix ./ptxcts matrix --toolchains "$matrix" "${family[@]+"${family[@]}"}" --out "results/$stamp-matrix"
     for d in "results/$stamp-matrix"/*/; do ran cpu "${d%/}"; done
   else
     step "compile tier (ptxas, nvJitLink)"
     timed compile ./ptxcts compile "${toolchain[@]+"${toolchain[@]}"}" --verdicts ptxas,nvjitlink --quiet \
-      --out "results/$stamp-compile"
+      "${family[@]+"${family[@]}"}" --out "results/$stamp-compile"
     ran cpu "results/$stamp-compile"
   fi
   if [ $llvm = 1 ]; then
     step "front-end tier (llvm-22, paired with its ptxas)"
-    timed frontend ./ptxcts frontend run --frontend llvm-22 --quiet --out "results/$stamp-frontend-llvm-22"
+    timed frontend ./ptxcts frontend run --frontend llvm-22 --quiet "${family[@]+"${family[@]}"}" \
+      --out "results/$stamp-frontend-llvm-22"
     ran cpu "results/$stamp-frontend-llvm-22"
   else
     step "front-end llvm-22 not installed: the front-end tier is skipped (./ptxcts frontend install llvm-22 [--wheels DIR])"
   fi
   step "lowering tier (SASS of every valid form, judged by the lowering rules; no GPU needed)"
-  timed lower ./ptxcts lower "${toolchain[@]+"${toolchain[@]}"}" --quiet --out "results/$stamp-lower"
+  timed lower ./ptxcts lower "${toolchain[@]+"${toolchain[@]}"}" --quiet "${family[@]+"${family[@]}"}" \
+    --out "results/$stamp-lower"
   # gated below with the others (./ptxcts gate hands it to ./ptxcts lower --gate)
   ran cpu "results/$stamp-lower" || echo "all: the lowering tier did not finish"
   step "CPU lane done"
@@ -115,7 +122,7 @@ gpu_lane() {
   trap 'wait; exit 143' TERM
   step "compile tier (the driver's JIT on this GPU)"   # the driver's verdicts belong to this device: gated per device
   timed compile-driver ./ptxcts compile "${toolchain[@]+"${toolchain[@]}"}" --verdicts driver --quiet \
-    --out "results/$stamp-compile-driver"
+    "${family[@]+"${family[@]}"}" --out "results/$stamp-compile-driver"
   ran gpu "results/$stamp-compile-driver"
   # the run tier needs ptxcts-run: built in the main shell beside the lanes; it writes run_ready (its exit) when done
   while [ ! -f "$lane_dir/run_ready" ]; do sleep 0.2; done
@@ -125,7 +132,8 @@ gpu_lane() {
   fi
   step "run tier"
   # one shard per GPU of this host, merged into one run (scripts/run_gpus.sh; with one GPU the plain run tier)
-  timed run ./ptxcts run --gpus all "${toolchain[@]+"${toolchain[@]}"}" --quiet --out "results/$stamp-run"
+  timed run ./ptxcts run --gpus all "${toolchain[@]+"${toolchain[@]}"}" --quiet "${family[@]+"${family[@]}"}" \
+    --out "results/$stamp-run"
   ran gpu "results/$stamp-run"
   # The same cases with kernels LLVM wrote whole (harness/frontend/silicon.py): from llvm-22 where it is
   # installed, else from modules prebuilt elsewhere into build/fe-llvm/<target>.
@@ -137,7 +145,8 @@ gpu_lane() {
   fi
   if [ ${#fe_source[@]} -gt 0 ]; then
     step "run tier, kernels written by llvm-22 (${fe_source[*]}), against the hand-written classes"
-    timed run-llvm-22 ./ptxcts run "${fe_source[@]}" --quiet --out "results/$stamp-run-llvm-22"
+    timed run-llvm-22 ./ptxcts run "${fe_source[@]}" --quiet "${family[@]+"${family[@]}"}" \
+      --out "results/$stamp-run-llvm-22"
     if ran gpu "results/$stamp-run-llvm-22"; then
       local crc=0
       ./ptxcts frontend compare "results/$stamp-run-llvm-22" --against "results/$stamp-run" \

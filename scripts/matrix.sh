@@ -2,7 +2,8 @@
 # The toolchain matrix: the compile tier (ptxas + nvJitLink verdicts) of every toolchain in the list, one report
 # with the toolchains as columns, and the differences between each toolchain and the one before it.
 #   ./ptxcts matrix [--toolchains 12.4,12.8,12.9,13.0,13.2,13.5] [--verdicts ptxas,nvjitlink] [--out DIR]
-#                   [--wheels DIR] [-j N]
+#                   [--wheels DIR] [-j N] [--family LIST]
+# --family LIST: only these families (as the compile tier's --family; a short matrix, e.g. for a test)
 # Toolchains that are not installed are installed first (needs network, or --wheels DIR). Writes DIR/<name>/
 # (one compile run per toolchain), DIR/diff/<A>_to_<B>.md, DIR/report/ and DIR/matrix.md (classes per toolchain
 # and load path). Exit 0 when every run finished, 1 when a run failed to finish, 2 on a usage error.
@@ -14,17 +15,18 @@ source "$root/scripts/stopping.sh"
 trap 'stop_verb matrix SIGINT' INT
 trap 'stop_verb matrix SIGTERM' TERM
 cd "$root"
-toolchains=12.4,12.8,12.9,13.0,13.2,13.5 verdicts=ptxas,nvjitlink out="" wheels=() jobs=()
+toolchains=12.4,12.8,12.9,13.0,13.2,13.5 verdicts=ptxas,nvjitlink out="" wheels=() jobs=() family=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --toolchains|--verdicts|--out|--wheels|-j)
+    --toolchains|--verdicts|--out|--wheels|-j|--family)
       [ $# -ge 2 ] && [ -n "$2" ] || { echo "matrix: $1 needs a value" >&2; exit 2; }
       case "$1" in
         --toolchains) toolchains=$2 ;; --verdicts) verdicts=$2 ;; --out) out=$2 ;;
-        --wheels) wheels=(--wheels "$2") ;; -j) jobs=(-j "$2") ;;
+        --wheels) wheels=(--wheels "$2") ;; -j) jobs=(-j "$2") ;; --family) family+=(--family "$2") ;;
       esac
       shift ;;
-    *) echo "matrix: unknown option '$1' (known: --toolchains LIST, --verdicts LIST, --out DIR, --wheels DIR, -j N)" >&2
+    *) echo "matrix: unknown option '$1' (known: --toolchains LIST, --verdicts LIST, --out DIR, --wheels DIR, -j N," \
+            "--family LIST)" >&2
        exit 2 ;;
   esac
   shift
@@ -58,7 +60,7 @@ mkdir -p "$out/diff"
 t0=$(date +%s) rc=0 runs=()
 for n in "${names[@]}"; do
   t1=$(date +%s)
-  run_step python3 -m compile --toolchain "$n" --verdicts "$verdicts" --out "$out/$n" --quiet "${jobs[@]}" \
+  run_step python3 -m compile --toolchain "$n" --verdicts "$verdicts" --out "$out/$n" --quiet "${jobs[@]}" "${family[@]}" \
     > "$out/$n.log" 2>&1
   r=$?
   echo "matrix: toolchain $n: compile tier exit $r in $(( $(date +%s) - t1 )) s (log $out/$n.log)"

@@ -149,6 +149,24 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
               "ptx": planting.PTX, "toolchain": f"{tc.name} (ptxas {tc.ptxas_version})", "nvdisasm": dis.version,
               "nvdisasm_release_match": dis.matches, "targets": {}, "kinds": {}}
     forms = {f.id: f for f in all_forms() if f.valid and (not families or f.family in families)}
+    try:
+        _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress)
+    except KeyboardInterrupt:   # what was measured is kept: every (target, kind) whose plants were all judged
+        from framework import boundary
+        report["interrupted"] = f"interrupted by {boundary.signal_name()}"
+        if progress:
+            progress(f"selftest --tier lower: {report['interrupted']}; writing what was measured")
+    for kind in kinds:   # over the targets
+        tot = collections.Counter()
+        for t in report["targets"].values():
+            for c in COUNTS:
+                tot[c] += t.get("kinds", {}).get(kind, {}).get(c, 0)
+        report["kinds"][kind] = {c: tot[c] for c in COUNTS}
+    report["seconds"] = round(time.monotonic() - t0, 1)
+    return report
+
+
+def _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress):
     for target in targets:
         arch = tc.arch(target)
         if not arch:
@@ -190,14 +208,6 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
                              f"judged {rows['not_judged']}, unruled {rows['unruled']}, holes {rows['holes']} "
                              f"({secs:.1f} s)")
         per["seconds"] = round(time.monotonic() - tk0, 1)
-    for kind in kinds:   # over the targets
-        tot = collections.Counter()
-        for t in report["targets"].values():
-            for c in COUNTS:
-                tot[c] += t.get("kinds", {}).get(kind, {}).get(c, 0)
-        report["kinds"][kind] = {c: tot[c] for c in COUNTS}
-    report["seconds"] = round(time.monotonic() - t0, 1)
-    return report
 
 
 def rate(row):
@@ -235,11 +245,17 @@ def main(a):
     out = a.out or os.path.join(planting.ROOT, "results",
                                 datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
                                 + "-selftest-lower")
-    os.makedirs(out, exist_ok=True)
-    atomic_write(os.path.join(out, "selftest-lower.json"), json.dumps(report, indent=1, sort_keys=True) + "\n")
+    from framework import boundary
+    with boundary.signals_deferred():   # a signal now waits for the report: it cannot tear it
+        os.makedirs(out, exist_ok=True)
+        atomic_write(os.path.join(out, "selftest-lower.json"), json.dumps(report, indent=1, sort_keys=True) + "\n")
     print_table(report)
     holes = sum(r["holes"] for r in report["kinds"].values())
     print(f"selftest --tier lower: {out}/selftest-lower.json ({report['seconds']} s; toolchain {report['toolchain']},"
           f" nvdisasm {report['nvdisasm']})")
+    if report.get("interrupted"):
+        print(f"selftest --tier lower: PARTIAL ({report['interrupted']}): the targets and kinds measured are in "
+              f"{out}/selftest-lower.json")
+        return boundary.interrupt_exit_code()
     return 1 if holes else 0
 
