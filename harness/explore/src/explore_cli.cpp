@@ -26,7 +26,9 @@ const char* kUsage =
     "disagreement no alternative explains to a minimal case and keeps it as a permanent run-tier case.\n"
     "  --time S          seconds of drawing and running, > 0 (default 60)\n"
     "  --cases N         also stop after N draws of this call, 1..10^9 (whichever comes first): every drawn case\n"
-    "                    runs, so the same seed runs the same cases however fast the machine is\n"
+    "                    runs, so the same seed runs the same cases however fast the machine is; an interrupted\n"
+    "                    exploration's drawn cases not run yet run first on --resume, without counting; with\n"
+    "                    --resume, --cases 0 runs only them\n"
     "  --seed N          exploration seed, 0..2^64-1 (default 1): the same seed draws the same cases\n"
     "  --family F        only this family (repeatable); default every family with a draw\n"
     "  --shrink-time S   seconds for shrinking the findings after the exploration (default 120); 0: none, a\n"
@@ -111,7 +113,10 @@ int explore_main(int argc, char** argv) {
         return args[++i];
       };
       if (a == "--time") o.time_s = parse_seconds(a, val(), 7 * 86400);
-      else if (a == "--cases") o.cases = uint64_t(parse_int(a, val(), 1, 1000000000));
+      else if (a == "--cases") {
+        o.cases = uint64_t(parse_int(a, val(), 0, 1000000000));
+        o.only_pending = o.cases == 0;
+      }
       else if (a == "--seed") { o.seed = parse_u64(a, val()); what_options.push_back(a); }
       else if (a == "--family") { o.families.push_back(val()); what_options.push_back(a); }
       else if (a == "--shrink-time") {
@@ -140,9 +145,11 @@ int explore_main(int argc, char** argv) {
   }
   if (o.dry_draws) {
     if (!resume.empty()) return usage_error("--dry-draw with --resume: a dry draw starts at the seed's first case");
-    if (o.cases) return usage_error("--cases with --dry-draw: a dry draw's count is its own (--dry-draw N)");
+    if (o.cases || o.only_pending) return usage_error("--cases with --dry-draw: a dry draw's count is its own (--dry-draw N)");
     return dry_draw_main(o);
   }
+  if (o.only_pending && resume.empty())
+    return usage_error("--cases 0: only with --resume DIR (it runs the cases an interruption left drawn and not run)");
   if (!resume.empty()) {
     try {
       load_resume(resume, o);

@@ -115,14 +115,14 @@ VERBS = {
                     lambda out: {"explore": os.path.join(out, "explore.json")},
                     lambda n, out, doc: ["explore", "--resume", out, "--device", "model", "--jobs", "2",
                                          "--cases-file", "none", "--shrink-time", "0", "--quiet", "--cases",
-                                         str(max(1, EXPLORE_N - doc.get("cases_drawn", 0)))],
+                                         str(EXPLORE_N - doc.get("cases_drawn", 0))],   # 0: only the pending
                     "form(s), seed", needs=lambda: _built("ptxcts-explore") or _built("ptxcts-run")),
     "lower": Verb("lower", LOWER, _results, lambda n, out, doc: LOWER + ["--resume", out], "pairs from"),
     "frontend": Verb("frontend", FRONTEND, _results, lambda n, out, doc: FRONTEND + ["--resume", out],
                      "to judge in", needs=_llvm),
-    # the self-test measures kinds, not cases: no --resume; its partial report keeps every kind measured
+    # the self-test measures kinds: its partial report keeps every kind measured, --resume measures the rest
     "selftest": Verb("selftest", SELFTEST, lambda out: {"selftest": os.path.join(out, "selftest-lower.json")},
-                     lambda n, out, doc: None, "selftest --tier lower: sm_90 "),
+                     lambda n, out, doc: SELFTEST + ["--resume", out], "selftest --tier lower: sm_90 "),
     "matrix": Verb("matrix", MATRIX, lambda out: {t: os.path.join(out, t, "results.json") for t in MATRIX_TC},
                    lambda n, out, doc: ["compile", "--toolchain", n, "--verdicts", "ptxas", "--family", SMALL, "-j",
                                         "2", "--quiet", "--resume", os.path.dirname(doc["_path"])],
@@ -372,7 +372,7 @@ def _documents(runner, verb, out, ref, text, rec):
             rec["problems"].append(f"{name}: {len(changed)} judged result(s) differ from the uninterrupted run's "
                                    f"(e.g. {changed[0]})")
         if not is_partial(kind, doc):
-            if kind != "explore" and got != want:
+            if got != want:
                 rec["problems"].append(f"{name}: a complete document whose classes differ from the reference's")
             outcomes.append("complete")
             continue
