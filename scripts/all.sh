@@ -90,7 +90,7 @@ lane_dir=$(mktemp -d "${TMPDIR:-/tmp}/ptxcts-all.XXXXXX")
 ran() { [ -f "$2/results.json" ] && echo "$2" >> "$lane_dir/$1"; }
 
 cpu_lane() {
-  trap 'wait; exit 143' TERM
+  trap 'wait "${step_pid:-}" 2>/dev/null; exit 143' TERM   # its step, not its line prefixer (its own child)
   renice -n 10 -p "$BASHPID" >/dev/null 2>&1   # the lane's shell first: every tier it starts inherits the priority
   if [ -n "$matrix" ]; then
     step "compile tier over the toolchains $matrix"
@@ -119,7 +119,7 @@ cpu_lane() {
 }
 
 gpu_lane() {
-  trap 'wait; exit 143' TERM
+  trap 'wait "${step_pid:-}" 2>/dev/null; exit 143' TERM   # its step, not its line prefixer (its own child)
   step "compile tier (the driver's JIT on this GPU)"   # the driver's verdicts belong to this device: gated per device
   timed compile-driver ./ptxcts compile "${toolchain[@]+"${toolchain[@]}"}" --verdicts driver --quiet \
     "${family[@]+"${family[@]}"}" --out "results/$stamp-compile-driver"

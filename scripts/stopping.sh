@@ -1,6 +1,7 @@
 # Sourced by the shell verbs that run tiers (matrix.sh, all.sh): how they stop on SIGINT and SIGTERM (docs/CLI.md,
 # "Signals").
 #   run_step CMD...       run a step in the background and wait for it: a trap runs at once, not when the step ends
+#                         ($step_pid: the step, for a trap of a shell that must not end before it)
 #   stop_verb VERB SIG    the trap: say so, pass SIG on, wait for the tiers to write what they judged, exit 128 + SIG
 # The signal is passed on to the verb's whole process group when this shell leads it (as ./ptxcts starts a verb):
 # a signal sent to the shell alone, or the parent-death SIGTERM ./ptxcts sets (when ./ptxcts is killed outright),
@@ -11,7 +12,8 @@
 
 run_step() {
   "$@" &
-  wait $!
+  step_pid=$!   # what a trap waits for (a plain `wait` would also wait for this shell's process substitutions)
+  wait $step_pid
 }
 
 leads_group() {
