@@ -161,10 +161,14 @@ def handle(prog, e):
                               " (PTXCTS_TRACEBACK=1 prints the whole traceback)"))
 
 
-def run(prog, main, *args):
-    """Call main(*args) inside the boundary and return the exit code to pass to sys.exit."""
+def run(prog, main, *args, early=()):
+    """Call main(*args) inside the boundary and return the exit code to pass to sys.exit. early: the signals that
+    came before the boundary's handlers were in place (framework/__main__ records them): main is not called."""
     install_signal_handlers()
     try:
+        if early:
+            _first(early[0])
+            raise KeyboardInterrupt()
         code = main(*args)
     except SystemExit as e:
         code = e.code
