@@ -458,6 +458,8 @@ def main(argv=None):
             for k in range(a.trials):
                 rec = trial(runner, verb, wall, ref, k, rng)
                 trials.append(rec)
+                if a.json:   # after every trial: a benchmark cut short keeps what it measured
+                    _write_json(a.json, seed, trials, skipped, refs)
                 status = "ok" if not rec["problems"] else "BROKEN: " + "; ".join(rec["problems"])
                 print(f"stress: {name} #{k} {rec['signal']} -> {rec['target'] or 'nothing (ended)'} at "
                       f"{rec['delay_s']} s ({phase(rec['at'])}): exit {rec['exit']} in {rec['exit_s']} s, "
@@ -474,8 +476,7 @@ def main(argv=None):
     summary = _summary(trials, skipped, refs, seed, a, time.monotonic() - t_all)
     print(summary)
     if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"seed": seed, "trials": trials, "skipped": skipped, "reference_s": refs}, f, indent=1)
+        _write_json(a.json, seed, trials, skipped, refs)
     if a.md:
         with open(a.md, "w") as f:
             f.write(summary)
@@ -484,6 +485,12 @@ def main(argv=None):
         print("stress: no verb could run here: nothing was measured", file=sys.stderr)
         return 1
     return 1 if broken else 0
+
+
+def _write_json(path, seed, trials, skipped, refs):
+    with open(path + ".part", "w") as f:
+        json.dump({"seed": seed, "trials": trials, "skipped": skipped, "reference_s": refs}, f, indent=1)
+    os.replace(path + ".part", path)
 
 
 def _summary(trials, skipped, refs, seed, a, secs):
