@@ -82,16 +82,27 @@ def install_signal_handlers():
     # in handle() (BrokenPipeError)
 
 
+_STOPS = {signal.SIGINT, signal.SIGTERM}
+
+
+def hold_signals():
+    """SIGINT and SIGTERM wait from now until the end of the `signals_deferred` block that follows: for a step whose
+    end must reach the writing of the document with no signal between them (a signal there would be raised before
+    the document is begun). No other block may come between."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+
+
 class signals_deferred:
     """`with boundary.signals_deferred():` -- SIGINT and SIGTERM wait until the block ends (writing the results
-    document of a run that was already interrupted, or finished: the signal then stops nothing half-written)."""
+    document of a run that was already interrupted, or finished: the signal then stops nothing half-written). The
+    end of the block lets them through, also those held since hold_signals()."""
 
     def __enter__(self):
-        self._old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
         return self
 
     def __exit__(self, *exc):
-        signal.pthread_sigmask(signal.SIG_SETMASK, self._old)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
         return False
 
 

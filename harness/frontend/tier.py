@@ -123,30 +123,30 @@ def run_cases(groups, build_module, pool, extract, tc, jobs, progress, stats):
     except KeyboardInterrupt:   # keep what was compiled: it is assembled and judged, the rest recorded skipped
         stats.interrupted = True
         sys.stderr.write("\nfrontend: interrupted: judging what was compiled, the rest is recorded skipped\n")
-    # what was compiled is assembled whole: a signal now waits for it (the caller judges and writes next, as
-    # held); it cannot cost what was compiled
-    with boundary.signals_deferred():
-        stats.seconds["frontend"] += time.monotonic() - t0
-        # assemble what came back: per group, every kernel in one module (the header of the group's modules),
-        # ptxas's diagnostics charged to the kernel whose lines they name
-        t1 = time.monotonic()
-        merged, split_cache = {}, {}
-        for (key, e), (target, text) in ptx_of.items():
-            m = merged.setdefault(key, {"target": target, "head": None, "chunks": {}})
-            if id(text) not in split_cache:   # a batch's entries share one text: split it once
-                split_cache[id(text)] = split_module(text)
-            parts = split_cache[id(text)]
-            if e in parts:
-                head, chunk = parts[e]
-                m["head"] = m["head"] or head
-                m["chunks"][e] = chunk
-        with tempfile.TemporaryDirectory(prefix="ptxcts-fe-ptxas-") as wd:
-            assembled = assemble_groups(merged, tc, jobs, stats, wd)
-        stats.seconds["ptxas"] += time.monotonic() - t1
-        out = {}
-        for k, em in emitted.items():
-            out[k] = (em, assembled.get(k) if k in ptx_of else None)
-        return out
+    # what was compiled is assembled whole: a signal now waits until the caller has judged and written it
+    # (run.py's signals_deferred block, which follows this at once); it cannot cost what was compiled
+    boundary.hold_signals()
+    stats.seconds["frontend"] += time.monotonic() - t0
+    # assemble what came back: per group, every kernel in one module (the header of the group's modules),
+    # ptxas's diagnostics charged to the kernel whose lines they name
+    t1 = time.monotonic()
+    merged, split_cache = {}, {}
+    for (key, e), (target, text) in ptx_of.items():
+        m = merged.setdefault(key, {"target": target, "head": None, "chunks": {}})
+        if id(text) not in split_cache:   # a batch's entries share one text: split it once
+            split_cache[id(text)] = split_module(text)
+        parts = split_cache[id(text)]
+        if e in parts:
+            head, chunk = parts[e]
+            m["head"] = m["head"] or head
+            m["chunks"][e] = chunk
+    with tempfile.TemporaryDirectory(prefix="ptxcts-fe-ptxas-") as wd:
+        assembled = assemble_groups(merged, tc, jobs, stats, wd)
+    stats.seconds["ptxas"] += time.monotonic() - t1
+    out = {}
+    for k, em in emitted.items():
+        out[k] = (em, assembled.get(k) if k in ptx_of else None)
+    return out
 
 
 def assemble_groups(merged, tc, jobs, stats, workdir):
