@@ -6,6 +6,8 @@
 #   ./ptxcts all [--toolchain NAME|PATH]          one toolchain (default $PTXCTS_TOOLCHAIN, else the CUDA toolkit)
 #   ./ptxcts all --toolchains 12.4,...,13.5        the compile tier over the toolchain matrix instead (./ptxcts matrix)
 #   ./ptxcts all --wheels DIR                      set up offline from a folder of wheels (default $PTXCTS_WHEELS)
+#   ./ptxcts all --family LIST                     the tiers on these families only (a short run, e.g. for a test;
+#                                                  its gates then judge a part of each baseline)
 # Two lanes run side by side, both started as soon as the kernels are generated: the CPU lane (compile tier,
 # front-end tier, lowering tier: they need no build; run at a lower CPU priority, `nice`, so that the device lane's
 # own CPU work is not queued behind theirs) and, on a GPU, the device lane (the driver JIT's compile verdicts, which
@@ -19,7 +21,7 @@ set -uo pipefail
 root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root"
 export PATH="$PATH:/usr/local/cuda/bin"
-toolchain=() matrix="" wheels=${PTXCTS_WHEELS:-}
+toolchain=() matrix="" wheels=${PTXCTS_WHEELS:-} family=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --toolchain) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --toolchain needs NAME|PATH" >&2; exit 2; }
@@ -28,7 +30,10 @@ while [ $# -gt 0 ]; do
                   matrix=$2; shift ;;
     --wheels) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --wheels needs a folder" >&2; exit 2; }
               wheels=$2; shift ;;
-    *) echo "all: unknown option '$1' (known: --toolchain NAME|PATH, --toolchains LIST, --wheels DIR)" >&2; exit 2 ;;
+    --family) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --family needs a list of families" >&2; exit 2; }
+              family+=(--family "$2"); shift ;;
+    *) echo "all: unknown option '$1' (known: --toolchain NAME|PATH, --toolchains LIST, --wheels DIR," \
+            "--family LIST)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -44,30 +49,34 @@ stamp=$(date -u +%Y-%m-%dT%H-%M-%SZ)
 mkdir -p results
 tsv="results/$stamp-all.tsv"
 printf 'kind\tname\tseconds\texit\tstart\n' > "$tsv"
-# timed NAME CMD...: run a step, record its seconds, exit and start (seconds after all's own) in the TSV, return its exit
+# timed NAME CMD...: run a step, record its seconds, exit and start (seconds after all's own) in the TSV, return its
+# exit. A step interrupted by a signal (130, 143) ends the shell that ran it (a lane, or all): nothing after it starts.
 timed() {
   local name=$1 s ms r at
   shift
   s=$(date +%s%N)
-  "$@"
+  run_step "$@"
   r=$?
   ms=$(( ($(date +%s%N) - s) / 1000000 ))
   at=$(( (s - t0ns) / 100000000 ))
   printf 'step\t%s\t%d.%d\t%d\t%d.%d\n' "$name" $((ms / 1000)) $((ms % 1000 / 100)) "$r" $((at / 10)) $((at % 10)) >> "$tsv"
+  case $r in 130|143) exit "$r" ;; esac
   return $r
 }
 lanes=()
-# SIGINT/SIGTERM reach the whole group (./ptxcts forwards them): each tier running now writes what it judged,
-# marked partial. The trap waits for both lanes' tiers before it ends (docs/CLI.md, "Signals").
-# The device lane may be waiting for ptxcts-run's build (run_ready): it is told the build will not come.
-stopped() {
-  echo "all: interrupted by $1" >&2
-  [ -n "${lane_dir:-}" ] && [ ! -f "$lane_dir/run_ready" ] && echo "$2" > "$lane_dir/run_ready"
-  wait
-  exit "$2"
+# SIGINT/SIGTERM: each tier running now writes what it judged, marked partial; the trap waits for both lanes'
+# tiers before it ends (scripts/stopping.sh; docs/CLI.md, "Signals"). Every step runs through `timed` (`run_step`),
+# so that the trap runs at once. The device lane may be waiting for ptxcts-run's build (run_ready): it is told the
+# build will not come. A lane's shell, stopped by SIGTERM, waits for its tier, then ends; it ignores SIGINT (bash
+# starts background shells so) and ends after its step, interrupted (timed). The lanes' line prefixers ignore
+# both: they end when their lane does, and none of its last lines is lost (nor its tier cut off by a closed pipe).
+source "$root/scripts/stopping.sh"
+no_build() {
+  [ -n "${lane_dir:-}" ] && [ ! -f "$lane_dir/run_ready" ] && echo 1 > "$lane_dir/run_ready"
 }
-trap 'stopped SIGINT 130' INT
-trap 'stopped SIGTERM 143' TERM
+STOP_HOOK=no_build
+trap 'stop_verb all SIGINT' INT
+trap 'stop_verb all SIGTERM' TERM
 setup_args=()
 [ -n "$wheels" ] && setup_args=(--wheels "$wheels")
 timed setup ./ptxcts setup "${setup_args[@]+"${setup_args[@]}"}" || exit $?
@@ -81,35 +90,39 @@ lane_dir=$(mktemp -d "${TMPDIR:-/tmp}/ptxcts-all.XXXXXX")
 ran() { [ -f "$2/results.json" ] && echo "$2" >> "$lane_dir/$1"; }
 
 cpu_lane() {
+  trap 'wait "${step_pid:-}" 2>/dev/null; exit 143' TERM   # its step, not its line prefixer (its own child)
   renice -n 10 -p "$BASHPID" >/dev/null 2>&1   # the lane's shell first: every tier it starts inherits the priority
   if [ -n "$matrix" ]; then
     step "compile tier over the toolchains $matrix"
-    timed matrix ./ptxcts matrix --toolchains "$matrix" --out "results/$stamp-matrix"
+    timed matrix ./ptxcts matrix --toolchains "$matrix" "${family[@]+"${family[@]}"}" --out "results/$stamp-matrix"
     for d in "results/$stamp-matrix"/*/; do ran cpu "${d%/}"; done
   else
     step "compile tier (ptxas, nvJitLink)"
     timed compile ./ptxcts compile "${toolchain[@]+"${toolchain[@]}"}" --verdicts ptxas,nvjitlink --quiet \
-      --out "results/$stamp-compile"
+      "${family[@]+"${family[@]}"}" --out "results/$stamp-compile"
     ran cpu "results/$stamp-compile"
   fi
   if [ $llvm = 1 ]; then
     step "front-end tier (llvm-22, paired with its ptxas)"
-    timed frontend ./ptxcts frontend run --frontend llvm-22 --quiet --out "results/$stamp-frontend-llvm-22"
+    timed frontend ./ptxcts frontend run --frontend llvm-22 --quiet "${family[@]+"${family[@]}"}" \
+      --out "results/$stamp-frontend-llvm-22"
     ran cpu "results/$stamp-frontend-llvm-22"
   else
     step "front-end llvm-22 not installed: the front-end tier is skipped (./ptxcts frontend install llvm-22 [--wheels DIR])"
   fi
   step "lowering tier (SASS of every valid form, judged by the lowering rules; no GPU needed)"
-  timed lower ./ptxcts lower "${toolchain[@]+"${toolchain[@]}"}" --quiet --out "results/$stamp-lower"
+  timed lower ./ptxcts lower "${toolchain[@]+"${toolchain[@]}"}" --quiet "${family[@]+"${family[@]}"}" \
+    --out "results/$stamp-lower"
   # gated below with the others (./ptxcts gate hands it to ./ptxcts lower --gate)
   ran cpu "results/$stamp-lower" || echo "all: the lowering tier did not finish"
   step "CPU lane done"
 }
 
 gpu_lane() {
+  trap 'wait "${step_pid:-}" 2>/dev/null; exit 143' TERM   # its step, not its line prefixer (its own child)
   step "compile tier (the driver's JIT on this GPU)"   # the driver's verdicts belong to this device: gated per device
   timed compile-driver ./ptxcts compile "${toolchain[@]+"${toolchain[@]}"}" --verdicts driver --quiet \
-    --out "results/$stamp-compile-driver"
+    "${family[@]+"${family[@]}"}" --out "results/$stamp-compile-driver"
   ran gpu "results/$stamp-compile-driver"
   # the run tier needs ptxcts-run: built in the main shell beside the lanes; it writes run_ready (its exit) when done
   while [ ! -f "$lane_dir/run_ready" ]; do sleep 0.2; done
@@ -119,7 +132,8 @@ gpu_lane() {
   fi
   step "run tier"
   # one shard per GPU of this host, merged into one run (scripts/run_gpus.sh; with one GPU the plain run tier)
-  timed run ./ptxcts run --gpus all "${toolchain[@]+"${toolchain[@]}"}" --quiet --out "results/$stamp-run"
+  timed run ./ptxcts run --gpus all "${toolchain[@]+"${toolchain[@]}"}" --quiet "${family[@]+"${family[@]}"}" \
+    --out "results/$stamp-run"
   ran gpu "results/$stamp-run"
   # The same cases with kernels LLVM wrote whole (harness/frontend/silicon.py): from llvm-22 where it is
   # installed, else from modules prebuilt elsewhere into build/fe-llvm/<target>.
@@ -131,7 +145,8 @@ gpu_lane() {
   fi
   if [ ${#fe_source[@]} -gt 0 ]; then
     step "run tier, kernels written by llvm-22 (${fe_source[*]}), against the hand-written classes"
-    timed run-llvm-22 ./ptxcts run "${fe_source[@]}" --quiet --out "results/$stamp-run-llvm-22"
+    timed run-llvm-22 ./ptxcts run "${fe_source[@]}" --quiet "${family[@]+"${family[@]}"}" \
+      --out "results/$stamp-run-llvm-22"
     if ran gpu "results/$stamp-run-llvm-22"; then
       local crc=0
       ./ptxcts frontend compare "results/$stamp-run-llvm-22" --against "results/$stamp-run" \
@@ -147,10 +162,10 @@ gpu_lane() {
 
 # The CPU lane and the driver JIT need only the generated kernels and the toolchain: both start now, beside the
 # build. ptxcts-run is built first (the device lane waits for it alone), then the rest of the harness.
-cpu_lane > >(sed -u 's/^/[cpu] /') 2>&1 &
+cpu_lane > >(trap '' INT TERM; exec sed -u 's/^/[cpu] /') 2>&1 &
 lanes+=($!)
 if [ $gpu = 1 ]; then
-  gpu_lane > >(sed -u 's/^/[gpu] /') 2>&1 &
+  gpu_lane > >(trap '' INT TERM; exec sed -u 's/^/[gpu] /') 2>&1 &
   lanes+=($!)
 else
   step "no GPU here: the device lane (driver JIT, run tier) is skipped (ctest -L run reports its cases as skipped)"

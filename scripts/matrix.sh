@@ -2,28 +2,31 @@
 # The toolchain matrix: the compile tier (ptxas + nvJitLink verdicts) of every toolchain in the list, one report
 # with the toolchains as columns, and the differences between each toolchain and the one before it.
 #   ./ptxcts matrix [--toolchains 12.4,12.8,12.9,13.0,13.2,13.5] [--verdicts ptxas,nvjitlink] [--out DIR]
-#                   [--wheels DIR] [-j N]
+#                   [--wheels DIR] [-j N] [--family LIST]
+# --family LIST: only these families (as the compile tier's --family; a short matrix, e.g. for a test)
 # Toolchains that are not installed are installed first (needs network, or --wheels DIR). Writes DIR/<name>/
 # (one compile run per toolchain), DIR/diff/<A>_to_<B>.md, DIR/report/ and DIR/matrix.md (classes per toolchain
 # and load path). Exit 0 when every run finished, 1 when a run failed to finish, 2 on a usage error.
 set -uo pipefail
-# SIGINT/SIGTERM reach the whole group (./ptxcts forwards them): the tier running now writes what it judged,
-# marked partial. With a trap, bash waits for that foreground tier before it ends (docs/CLI.md, "Signals").
-trap 'echo "matrix: interrupted by SIGINT" >&2; exit 130' INT
-trap 'echo "matrix: interrupted by SIGTERM" >&2; exit 143' TERM
 root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+# SIGINT/SIGTERM: the tier running now writes what it judged, marked partial; matrix waits for it, then ends
+# (scripts/stopping.sh). Every long step runs through `run_step`, so that the trap runs at once.
+source "$root/scripts/stopping.sh"
+trap 'stop_verb matrix SIGINT' INT
+trap 'stop_verb matrix SIGTERM' TERM
 cd "$root"
-toolchains=12.4,12.8,12.9,13.0,13.2,13.5 verdicts=ptxas,nvjitlink out="" wheels=() jobs=()
+toolchains=12.4,12.8,12.9,13.0,13.2,13.5 verdicts=ptxas,nvjitlink out="" wheels=() jobs=() family=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --toolchains|--verdicts|--out|--wheels|-j)
+    --toolchains|--verdicts|--out|--wheels|-j|--family)
       [ $# -ge 2 ] && [ -n "$2" ] || { echo "matrix: $1 needs a value" >&2; exit 2; }
       case "$1" in
         --toolchains) toolchains=$2 ;; --verdicts) verdicts=$2 ;; --out) out=$2 ;;
-        --wheels) wheels=(--wheels "$2") ;; -j) jobs=(-j "$2") ;;
+        --wheels) wheels=(--wheels "$2") ;; -j) jobs=(-j "$2") ;; --family) family+=(--family "$2") ;;
       esac
       shift ;;
-    *) echo "matrix: unknown option '$1' (known: --toolchains LIST, --verdicts LIST, --out DIR, --wheels DIR, -j N)" >&2
+    *) echo "matrix: unknown option '$1' (known: --toolchains LIST, --verdicts LIST, --out DIR, --wheels DIR, -j N," \
+            "--family LIST)" >&2
        exit 2 ;;
   esac
   shift
@@ -51,27 +54,29 @@ if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
 fi
 export PTXCTS_ROOT=$root PYTHONPATH="$root/generator:$root/harness"
 for n in "${names[@]}"; do   # validates every name before any long work starts (and before --out is made)
-  python3 -m toolchains resolve "$n" >/dev/null 2>&1 || python3 -m toolchains install "$n" "${wheels[@]}" || exit 2
+  run_step python3 -m toolchains resolve "$n" >/dev/null 2>&1 || run_step python3 -m toolchains install "$n" "${wheels[@]}" || exit 2
 done
 mkdir -p "$out/diff"
 t0=$(date +%s) rc=0 runs=()
 for n in "${names[@]}"; do
   t1=$(date +%s)
-  python3 -m compile --toolchain "$n" --verdicts "$verdicts" --out "$out/$n" --quiet "${jobs[@]}" \
+  run_step python3 -m compile --toolchain "$n" --verdicts "$verdicts" --out "$out/$n" --quiet "${jobs[@]}" "${family[@]}" \
     > "$out/$n.log" 2>&1
   r=$?
   echo "matrix: toolchain $n: compile tier exit $r in $(( $(date +%s) - t1 )) s (log $out/$n.log)"
+  # stopped by a signal sent to it alone: its partial document is written; the next toolchain is not started
+  case $r in 130|143) echo "matrix: interrupted (the compile tier of $n exited $r)" >&2; exit "$r" ;; esac
   # exit 1 means cases failed (they are the matrix's content); anything else means the run did not finish
   [ $r -le 1 ] && runs+=("$out/$n") || rc=1
 done
 prev=""
 for run in "${runs[@]}"; do
   n=$(basename "$run")
-  [ -n "$prev" ] && python3 -m results diff "$prev" "$run" --examples 3 \
+  [ -n "$prev" ] && run_step python3 -m results diff "$prev" "$run" --examples 3 \
       --markdown "$out/diff/$(basename "$prev")_to_$n.md" --json "$out/diff/$(basename "$prev")_to_$n.json" >/dev/null
   prev=$run
 done
-python3 -m results report "${runs[@]}" --out "$out/report" --baselines none >/dev/null || rc=1
+run_step python3 -m results report "${runs[@]}" --out "$out/report" --baselines none >/dev/null || rc=1
 python3 - "$out" "${runs[@]}" <<'PY' > "$out/matrix.md"
 import collections, json, os, sys
 out, runs = sys.argv[1], sys.argv[2:]

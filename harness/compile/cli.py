@@ -177,7 +177,9 @@ def _load_prior(folder):
     field)."""
     path = os.path.join(folder, "results.json")
     if not os.path.isfile(path):
-        raise Usage(f"--resume {folder}: no results.json to resume (not a run folder, or the run wrote nothing)")
+        raise Usage(f"--resume {folder}: no results.json there: nothing was judged there (a run stopped before its "
+                    f"first case writes no document), or it is not a run folder; start the run afresh with the same "
+                    f"options and --out {folder}")
     doc = documents.load(path)
     if doc["tier"] != "compile":
         raise Usage(f"--resume {folder}: not a compile-tier run (tier {doc['tier']!r})")

@@ -6,7 +6,14 @@
 Inside the boundary:
 * SIGTERM raises Interrupted (a KeyboardInterrupt, so every tier's "write what was judged, marked partial" path
   handles both signals alike); SIGINT raises KeyboardInterrupt as usual. A verb that does not handle them ends
-  with one line and exit 128 + signal (130, 143), never a traceback.
+  with one line and exit 128 + signal (130, 143), never a traceback. Only the first signal raises: the verb is
+  then already stopping, and a second one (Ctrl-C pressed twice, a signal to the group and to the process) must
+  not cut off the writing of what was judged; `./ptxcts` kills the group at the third (docs/CLI.md, "Signals").
+* SIGINT is handled even when the verb was started with it ignored (a job started with `&` by a non-interactive
+  shell inherits SIGINT ignored): a verb that ran on after a Ctrl-C sent to it would hold its lock to the end.
+* A verb that leads its process group (as `./ptxcts` starts it) passes the first signal on to the whole group:
+  a signal sent to the verb's own process alone (`kill PID`, or the SIGTERM its parent-death signal sends when
+  `./ptxcts` is killed outright) stops every process of the verb, as one sent to the group does.
 * An OSError (read-only folder, full disk, not a folder, permission, missing file) becomes one line naming the path
   and what happened, exit 2 (EXIT_USAGE: the path given cannot be used).
 * A document that cannot be decoded (not UTF-8, nested too deeply) becomes exit 3 (EXIT_INPUT).
@@ -29,14 +36,28 @@ class Interrupted(KeyboardInterrupt):
     """SIGTERM, raised where the program is, as KeyboardInterrupt is for SIGINT."""
 
 
-def _on_term(signum, _frame):
+def _first(signum):
+    """Record the first stopping signal and pass it on to the group this process leads; False for any later one
+    (already stopping: nothing more is raised)."""
+    if _received["signal"] is not None:
+        return False
     _received["signal"] = signum
-    raise Interrupted()
+    if os.getpgrp() == os.getpid():
+        try:
+            os.killpg(0, signum)   # this process gets it again too: a later signal, ignored just above
+        except OSError:
+            pass
+    return True
+
+
+def _on_term(signum, _frame):
+    if _first(signum):
+        raise Interrupted()
 
 
 def _on_int(signum, _frame):
-    _received["signal"] = signum
-    raise KeyboardInterrupt()
+    if _first(signum):
+        raise KeyboardInterrupt()
 
 
 def received_signal():
@@ -55,23 +76,33 @@ def interrupt_exit_code():
 
 def install_signal_handlers():
     signal.signal(signal.SIGTERM, _on_term)
-    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
-        signal.signal(signal.SIGINT, _on_int)
+    signal.signal(signal.SIGINT, _on_int)   # also when inherited ignored (module docstring)
     # SIGPIPE stays ignored (Python's default): a process pool writes to pipes of its own while it stops, and a
     # reader gone there must be an error it handles, not the end of the run; a closed standard output is handled
     # in handle() (BrokenPipeError)
 
 
+_STOPS = {signal.SIGINT, signal.SIGTERM}
+
+
+def hold_signals():
+    """SIGINT and SIGTERM wait from now until the end of the `signals_deferred` block that follows: for a step whose
+    end must reach the writing of the document with no signal between them (a signal there would be raised before
+    the document is begun). No other block may come between."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+
+
 class signals_deferred:
     """`with boundary.signals_deferred():` -- SIGINT and SIGTERM wait until the block ends (writing the results
-    document of a run that was already interrupted, or finished: the signal then stops nothing half-written)."""
+    document of a run that was already interrupted, or finished: the signal then stops nothing half-written). The
+    end of the block lets them through, also those held since hold_signals()."""
 
     def __enter__(self):
-        self._old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
         return self
 
     def __exit__(self, *exc):
-        signal.pthread_sigmask(signal.SIG_SETMASK, self._old)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
         return False
 
 
@@ -141,10 +172,14 @@ def handle(prog, e):
                               " (PTXCTS_TRACEBACK=1 prints the whole traceback)"))
 
 
-def run(prog, main, *args):
-    """Call main(*args) inside the boundary and return the exit code to pass to sys.exit."""
+def run(prog, main, *args, early=()):
+    """Call main(*args) inside the boundary and return the exit code to pass to sys.exit. early: the signals that
+    came before the boundary's handlers were in place (framework/__main__ records them): main is not called."""
     install_signal_handlers()
     try:
+        if early:
+            _first(early[0])
+            raise KeyboardInterrupt()
         code = main(*args)
     except SystemExit as e:
         code = e.code

@@ -60,6 +60,8 @@ def _parser():
                    help=f"compiling children (and ptxas calls) at once, 1..{MAX_JOBS} (default: the CPUs this process "
                         f"may use, %(default)s here)")
     s.add_argument("--out", help="output folder (default results/<run-id>/)")
+    s.add_argument("--resume", metavar="DIR", help="finish the interrupted run in DIR (its results.json marked "
+                   "partial): the same run ID, only the cases not judged; give the same selection")
     s.add_argument("--expectations", help="reviewed ptxas findings (default results/expectations/ptxas.toml)")
     s.add_argument("--findings", help="reviewed front-end findings (default results/expectations/frontends.toml)")
     s.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -180,6 +182,6 @@ def main(argv=None):
         return boundary.reported("ptxcts frontend", lambda: verb[a.cmd](a), (
             (MappingError, "malformed mapping entry: ", MALFORMED), (toolchains.ToolchainError, "--toolchain: ", None),
             (boundary.VerbError, "", None)))
-    except KeyboardInterrupt:
-        print("ptxcts frontend: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt:   # before the first case was judged (frontend run keeps what it judged)
+        print(f"ptxcts frontend: interrupted by {boundary.signal_name()}", file=sys.stderr)
+        return boundary.interrupt_exit_code()

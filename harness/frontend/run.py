@@ -8,6 +8,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 
+from framework import boundary
 from framework import documents
 from framework import toolchains
 from framework.documents import expectations
@@ -78,13 +79,20 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
                                      "run ./ptxcts gen")
     index = parse.FormIndex(forms.values())
     t0 = time.monotonic()
-    started = datetime.datetime.now(datetime.timezone.utc)
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat()
     rid = documents.new_run_id(f"frontend-{fe.name}")
     out_dir = a.out or os.path.join(root, "results", rid)
+    prior = {}
+    if getattr(a, "resume", None):
+        if a.out:
+            raise Usage(f"--resume {a.resume} writes into {a.resume}: not with --out")
+        rid, started, prior = _resumed(a.resume, fe)
+        out_dir = a.resume
 
     records, groups = [], defaultdict(list)
     unexpressible = Counter()
     spellings = {}
+    recorded = set()   # the cases this selection records (every expressible one): --resume's check
     for c in chosen:
         f = forms[c.form]
         s = eng.spell(f)
@@ -92,6 +100,10 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
             unexpressible[c.family] += 1
             continue
         spellings[f.id] = s
+        recorded.add(c.id)
+        if c.id in prior:   # judged before the interruption
+            records.append(prior[c.id])
+            continue
         why = fe.why_not(c.target, c.ptx)
         if why is None and tc.why_not(c.target, c.ptx):
             why = f"the paired ptxas cannot check its output: {tc.why_not(c.target, c.ptx)}"
@@ -99,6 +111,8 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
             records.append(record(c, fe, "not_supported", why))
             continue
         groups[(c.target, c.ptx, c.valid)].append((f, c))
+    if getattr(a, "resume", None):
+        _check_same_selection(a.resume, recorded, prior)
     tier.check_spellings(spellings, eng.verify)
     todo = sum(len(v) for v in groups.values())
     sys.stderr.write(
@@ -113,60 +127,92 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
     stats = tier.Stats()
     prog = Progress(todo, label="frontend", quiet=a.quiet)
     answers = tier.run_cases(batches, eng.build, pool, eng.extract, tc, a.jobs, prog, stats)
-    def valid_at(form_id, target, ptx):
-        f, t = forms.get(form_id), targets.BY_NAME.get(target)
-        return bool(f and t and f.valid and t.exists_at(ptx) and not model._requirement_violations(f, t, ptx))
+    # From the last case compiled to the last file written a signal waits: it can no longer cost what was judged;
+    # it ends the verb (exit 130/143) once the documents are whole.
+    with boundary.signals_deferred():
+        def valid_at(form_id, target, ptx):
+            f, t = forms.get(form_id), targets.BY_NAME.get(target)
+            return bool(f and t and f.valid and t.exists_at(ptx) and not model._requirement_violations(f, t, ptx))
 
-    frontend_label = f"{fe.name}"
-    ptxas_label = f"ptxas {tc.name}"
-    for key, target, ptx, kernels, _valid in batches:
-        for entry, cases in kernels:
-            if (key, entry) not in answers:   # not compiled: the run was interrupted
-                records += [record(c, fe, "skipped", "interrupted before the front-end compiled it") for c in cases]
-                continue
-            em, asm = answers[(key, entry)]
-            for c in cases:
-                klass, msg, details = judge.judge(c, c.form, em, asm, index, findings, frontend_label, ptxas_label,
-                                                  valid_at, fe_findings)
-                details["call"] = eng.describe_call(spellings[c.form])
-                records.append(record(c, fe, klass, msg, details))
-    wall = time.monotonic() - t0
-    finished = datetime.datetime.now(datetime.timezone.utc)
-    doc = {"schema": "ptxcts-results", "version": documents.VERSION, "run_id": rid, "tier": "frontend",
-           "started": started.isoformat(), "finished": finished.isoformat(), "seed": None,
-           "shard": {"index": 0, "count": 1}, "host": {"hostname": socket.gethostname(), "cpus": os.cpu_count()},
-           "toolchain": dict(fe.record(tc), cuda_runtime=None, driver=None), "device": None, "cases": records}
-    if stats.interrupted:
-        documents.mark_partial(doc, "interrupted by SIGINT", done=sum(r["class"] != "skipped" for r in records),
-                             total=len(records))
-    os.makedirs(out_dir, exist_ok=True)
-    documents.write_run(out_dir, doc)
-    cov = coverage_of(fe.name, list(forms.values()), m.cases)
-    cov["run"] = {"selected": len(chosen), "unexpressible_cases": dict(unexpressible), "judged": todo,
-                  "wall_s": round(wall, 2), "frontend_s": round(stats.seconds["frontend"], 2),
-                  "ptxas_s": round(stats.seconds["ptxas"], 2), "batches": stats.batches,
-                  "batches_that_died": stats.batch_failures, "compiled_alone": stats.alone,
-                  "ptxas_calls": stats.ptxas_calls, "jobs": a.jobs}
-    full = not (a.family or a.target or a.ptx or a.case or a.limit) and not stats.interrupted
-    cov["findings"] = {f.id: len(f.applied) for f in fe_findings}
-    stale = [f.id for f in fe_findings if full and not f.applied]
-    for fid in stale:
-        sys.stderr.write(f"frontend: finding {fid} covered no case of this full run: stale (review it, or remove "
-                         f"it from results/expectations/frontends.toml)\n")
-    with open(os.path.join(out_dir, "coverage.json"), "w") as f:
-        json.dump(cov, f, indent=1, sort_keys=True)
-        f.write("\n")
-    _summary(records, wall, stats, fe, tc)
-    bad = [r for r in records if r["class"] in FINDING_CLASSES]
-    for r in bad[:10]:
-        sys.stderr.write(f"  {r['class']}: {r['id']}: {r['message'][:300]}\n    replay: {r['replay']}\n")
-    if len(bad) > 10:
-        sys.stderr.write(f"  ... and {len(bad) - 10} more in {out_dir}/results.json\n")
-    sys.stderr.write(f"frontend: results in {out_dir}/results.json, junit.xml and coverage.json\n")
-    if stats.interrupted:
-        sys.stderr.write("frontend: PARTIAL: the run was interrupted; the cases not compiled are recorded skipped\n")
-        return 130
-    return 1 if bad else 0
+        frontend_label = f"{fe.name}"
+        ptxas_label = f"ptxas {tc.name}"
+        for key, target, ptx, kernels, _valid in batches:
+            for entry, cases in kernels:
+                if (key, entry) not in answers:   # not compiled: the run was interrupted
+                    records += [record(c, fe, "skipped", "interrupted before the front-end compiled it") for c in cases]
+                    continue
+                em, asm = answers[(key, entry)]
+                for c in cases:
+                    klass, msg, details = judge.judge(c, c.form, em, asm, index, findings, frontend_label, ptxas_label,
+                                                      valid_at, fe_findings)
+                    details["call"] = eng.describe_call(spellings[c.form])
+                    records.append(record(c, fe, klass, msg, details))
+        wall = time.monotonic() - t0
+        finished = datetime.datetime.now(datetime.timezone.utc)
+        doc = {"schema": "ptxcts-results", "version": documents.VERSION, "run_id": rid, "tier": "frontend",
+               "started": started, "finished": finished.isoformat(), "seed": None,
+               "shard": {"index": 0, "count": 1}, "host": {"hostname": socket.gethostname(), "cpus": os.cpu_count()},
+               "toolchain": dict(fe.record(tc), cuda_runtime=None, driver=None), "device": None, "cases": records}
+        if stats.interrupted:
+            documents.mark_partial(doc, f"interrupted by {boundary.signal_name()}",
+                                   done=sum(r["class"] != "skipped" for r in records), total=len(records))
+        os.makedirs(out_dir, exist_ok=True)
+        documents.write_run(out_dir, doc)
+        cov = coverage_of(fe.name, list(forms.values()), m.cases)
+        cov["run"] = {"selected": len(chosen), "unexpressible_cases": dict(unexpressible), "judged": todo,
+                      "wall_s": round(wall, 2), "frontend_s": round(stats.seconds["frontend"], 2),
+                      "ptxas_s": round(stats.seconds["ptxas"], 2), "batches": stats.batches,
+                      "batches_that_died": stats.batch_failures, "compiled_alone": stats.alone,
+                      "ptxas_calls": stats.ptxas_calls, "jobs": a.jobs}
+        full = not (a.family or a.target or a.ptx or a.case or a.limit) and not stats.interrupted
+        cov["findings"] = {f.id: len(f.applied) for f in fe_findings}
+        stale = [f.id for f in fe_findings if full and not f.applied]
+        for fid in stale:
+            sys.stderr.write(f"frontend: finding {fid} covered no case of this full run: stale (review it, or remove "
+                             f"it from results/expectations/frontends.toml)\n")
+        with open(os.path.join(out_dir, "coverage.json"), "w") as f:
+            json.dump(cov, f, indent=1, sort_keys=True)
+            f.write("\n")
+        _summary(records, wall, stats, fe, tc)
+        bad = [r for r in records if r["class"] in FINDING_CLASSES]
+        for r in bad[:10]:
+            sys.stderr.write(f"  {r['class']}: {r['id']}: {r['message'][:300]}\n    replay: {r['replay']}\n")
+        if len(bad) > 10:
+            sys.stderr.write(f"  ... and {len(bad) - 10} more in {out_dir}/results.json\n")
+        sys.stderr.write(f"frontend: results in {out_dir}/results.json, junit.xml and coverage.json\n")
+        if stats.interrupted:
+            sys.stderr.write(f"frontend: PARTIAL: the run was interrupted; the cases not compiled are recorded "
+                             f"skipped; finish with ./ptxcts frontend run --resume {out_dir} (same options)\n")
+            return boundary.interrupt_exit_code()
+        return 1 if bad else 0
+
+
+def _resumed(folder, fe):
+    """(run ID, started, {case ID: record judged}) of the interrupted run in `folder`."""
+    path = os.path.join(folder, "results.json")
+    if not os.path.isfile(path):
+        raise Usage(f"--resume {folder}: no results.json there: nothing was judged there (a run stopped before its "
+                    f"first case writes no document), or it is not a run folder; start the run afresh with the same "
+                    f"options and --out {folder}")
+    doc = documents.load(path)
+    if doc["tier"] != "frontend":
+        raise Usage(f"--resume {folder}: not a front-end tier run (tier {doc['tier']!r})")
+    if "partial" not in doc:
+        raise Usage(f"--resume {folder}: that run is complete: nothing to finish")
+    if doc["toolchain"].get("name") != fe.name:
+        raise Usage(f"--resume {folder}: that run judged front-end {doc['toolchain'].get('name')}, this one is "
+                    f"{fe.name}")
+    judged = {c["id"]: c for c in doc["cases"] if c["class"] != "skipped"}
+    judged[None] = {c["id"] for c in doc["cases"]}   # every case it recorded: the selection's check
+    return doc["run_id"], doc["started"], judged
+
+
+def _check_same_selection(folder, recorded, prior):
+    theirs = prior.pop(None)
+    if theirs != recorded:
+        raise Usage(f"--resume {folder}: that run recorded {len(theirs)} case(s), this selection {len(recorded)} "
+                    f"({len(theirs - recorded)} of its not in this one): give the interrupted run's options "
+                    f"(--family, --target, --ptx, --case, --limit)")
 
 
 def _summary(records, wall, stats, fe, tc):

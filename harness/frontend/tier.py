@@ -14,6 +14,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from framework import boundary
 from framework.toolchains import ptxas as ptxas_call
 from ptxcts_gen.frontends import MappingError
 
@@ -122,9 +123,12 @@ def run_cases(groups, build_module, pool, extract, tc, jobs, progress, stats):
     except KeyboardInterrupt:   # keep what was compiled: it is assembled and judged, the rest recorded skipped
         stats.interrupted = True
         sys.stderr.write("\nfrontend: interrupted: judging what was compiled, the rest is recorded skipped\n")
+    # what was compiled is assembled whole: a signal now waits until the caller has judged and written it
+    # (run.py's signals_deferred block, which follows this at once); it cannot cost what was compiled
+    boundary.hold_signals()
     stats.seconds["frontend"] += time.monotonic() - t0
-    # assemble what came back: per group, every kernel in one module (the header of the group's modules), ptxas's
-    # diagnostics charged to the kernel whose lines they name
+    # assemble what came back: per group, every kernel in one module (the header of the group's modules),
+    # ptxas's diagnostics charged to the kernel whose lines they name
     t1 = time.monotonic()
     merged, split_cache = {}, {}
     for (key, e), (target, text) in ptx_of.items():

@@ -36,7 +36,8 @@ def parse_args(argv):
         "assembled (ptxas -lineinfo), disassembled (nvdisasm -c -gp), reduced to a lowering key and judged by the "
         "named lowering rules (generator/ptxcts_gen/lowering). Exit codes: 0 every form pass, 1 a fail or "
         "compile_error (or, with --selftest, a kill rate under --min-kill; with --gate, an unreviewed change of "
-        "key), 2 usage, 3 malformed input (nvdisasm output, manifest, baseline), 130 interrupted."))
+        "key), 2 usage, 3 malformed input (nvdisasm output, manifest, baseline), 130/143 interrupted by "
+        "SIGINT/SIGTERM (what was lowered is written, marked partial; --resume DIR finishes it)."))
     p.add_argument("--toolchain", metavar="NAME|PATH",
                    help=f"the toolchain to judge (default ${toolchains.ENV}, else the installed CUDA toolkit)")
     p.add_argument("--nvdisasm", metavar="PATH|RELEASE",
@@ -51,6 +52,9 @@ def parse_args(argv):
     p.add_argument("--module-size", type=int, default=planmod.DEFAULT_MODULE_SIZE,
                    help="forms per module (default %(default)s)")
     p.add_argument("--out", help="output folder (default results/<run-id>/)")
+    p.add_argument("--resume", metavar="DIR", help="finish the interrupted run in DIR (its results.json marked "
+                   "partial and lowered.json.gz): the same run ID, only the forms not lowered yet; give the same "
+                   "selection (--family, --target, --form, --toolchain)")
     p.add_argument("--manifest", default=None, help="manifest folder (default generated/manifest)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--from-lowered", metavar="DIR",
@@ -76,6 +80,8 @@ def parse_args(argv):
         p.error(f"--jobs {a.jobs}: must be <= {MAX_JOBS} (worker processes at once; more is a typo, not a machine)")
     if a.module_size < 1:
         p.error(f"--module-size {a.module_size}: must be >= 1")
+    if a.resume is not None and (a.out is not None or a.from_lowered):
+        p.error("--resume DIR writes into DIR from what it lowered: not with --out or --from-lowered")
     if (a.baseline or a.update_baseline) and not a.gate:
         p.error("--baseline and --update-baseline go with --gate RUN")
     return a
@@ -103,9 +109,10 @@ def main(argv):
         return boundary.reported("lower", lambda: _verb(a), (
             (toolchains.ToolchainError, "--toolchain: " if a.toolchain else "", None),
             (boundary.VerbError, "", None)))   # Usage, Malformed, nvdisasm's, the manifest's, results', baselines'
-    except KeyboardInterrupt:
-        sys.stderr.write("\nlower: interrupted; nothing written\n")
-        return 130
+    except KeyboardInterrupt:   # before the first form was lowered (the toolchain, the manifest): nothing to keep
+        sys.stderr.write(f"\nlower: {boundary.signal_name()} before any form was lowered: nothing written; the same "
+                         f"command starts the run afresh\n")
+        return boundary.interrupt_exit_code()
 
 
 def _disassembler(a, tc):
@@ -131,10 +138,14 @@ def _run(a):
     sys.stderr.write(f"lower: {len(items)} (form, target) pairs from {mroot} ({n_ok} assembled, "
                      f"{len(items) - n_ok} not supported by toolchain {tc.name}) in {len(jobs)} modules; ptxas "
                      f"{tc.ptxas_version} ({tc.ptxas}); nvdisasm {dis.version} ({dis.path}); {a.jobs} workers\n")
-    started = datetime.datetime.now(datetime.timezone.utc)
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat()
     rid = documents.new_run_id(f"lower-{tc.name}")
     out_dir = a.out or os.path.join(root, "results", rid)
-    prog = Progress(n_ok, label="lower", unit="forms", quiet=a.quiet)
+    lowered, interrupted = {}, None
+    if a.resume:
+        rid, started, lowered = _resumed(a.resume, items, tc, dis)
+        out_dir = a.resume
+    prog = Progress(n_ok - len(lowered), label="lower", unit="forms", quiet=a.quiet)
     t0 = time.monotonic()
     if a.from_lowered:
         lowered = _load_lowered(a.from_lowered, tc, dis)
@@ -144,19 +155,62 @@ def _run(a):
             raise Usage(f"--from-lowered {a.from_lowered}: it has no SASS of {len(missing)} selected forms "
                         f"(e.g. {missing[0]}): select what that run lowered")
     else:
-        lowered = pool.run(jobs, m, use_gen, tc.ptxas, dis.path, a.jobs, prog.advance)
-        # the SASS of every instruction under test, saved first (for review, and for --from-lowered should
-        # anything after this point fail); not a results document
+        todo = [it for it in items if (it.case.form, it.case.target) not in lowered]
+        try:
+            pool.run(planmod.modules(todo, a.module_size), m, use_gen, tc.ptxas, dis.path, a.jobs, prog.advance,
+                     lowered)
+        except KeyboardInterrupt:   # the workers are stopped (pool.run); what was lowered is kept
+            interrupted = f"interrupted by {boundary.signal_name()}"
+            sys.stderr.write("\nlower: interrupted: the workers are stopped; writing what was lowered\n")
+    # From here to the last file written a signal waits: it can no longer cost what was lowered; it ends the verb
+    # (exit 130/143) once the documents are whole.
+    with boundary.signals_deferred():
+        return _judge_and_write(a, root, m, items, tc, dis, lowered, interrupted, rid, started, out_dir,
+                                time.monotonic() - t0, n_ok)
+
+
+def _resumed(folder, items, tc, dis):
+    """(run ID, started, lowered) of the interrupted run in `folder`, refused unless it is a partial lowering run
+    of this selection, toolchain and disassembler."""
+    path = os.path.join(folder, "results.json")
+    if not os.path.isfile(path):
+        raise Usage(f"--resume {folder}: no results.json there: nothing was lowered there (a run stopped before its "
+                    f"first form writes no document), or it is not a run folder; start the run afresh with the same "
+                    f"options and --out {folder}")
+    doc = documents.load(path)
+    if doc["tier"] != TIER:
+        raise Usage(f"--resume {folder}: not a lowering-tier run (tier {doc['tier']!r})")
+    if "partial" not in doc:
+        raise Usage(f"--resume {folder}: that run is complete: nothing to finish")
+    if doc["toolchain"].get("name") != tc.name:
+        raise Usage(f"--resume {folder}: that run lowered with toolchain {doc['toolchain'].get('name')}, this one is "
+                    f"{tc.name}")
+    mine = {records.compile_case_id(it.case.form, it.case.target, it.case.ptx) for it in items}
+    theirs = {c["id"] for c in doc["cases"]}
+    if mine != theirs:
+        raise Usage(f"--resume {folder}: that run selected {len(theirs)} (form, target) pair(s), this one "
+                    f"{len(mine)} ({len(theirs - mine)} of its not in this selection): give the interrupted run's "
+                    f"options (--family, --target, --form)")
+    lowered = _load_lowered(folder, tc, dis) if os.path.exists(os.path.join(folder, "lowered.json.gz")) else {}
+    return doc["run_id"], doc["started"], lowered
+
+
+def _judge_and_write(a, root, m, items, tc, dis, lowered, interrupted, rid, started, out_dir, wall, n_ok):
+    # the SASS of every instruction under test lowered so far, saved first (for review, for --from-lowered should
+    # anything after this point fail, and for --resume); not a results document
+    if not a.from_lowered:
         with documents.OutputLock(out_dir):
             documents.atomic_write(os.path.join(out_dir, "lowered.json.gz"), gzip.compress(json.dumps(
                 {"toolchain": tc.name, "ptxas": tc.ptxas_version, "nvdisasm": dis.version,
                  "lowered": {f"{f}@{t}": r for (f, t), r in sorted(lowered.items())}}).encode(), mtime=0))
-    wall = time.monotonic() - t0
     recs, verdicts, raw_by = [], {}, {}
     for it in items:
         form = m.form(it.case.form)
         if not it.arch:
             recs.append(records.record(form, it.case, "not_supported", it.reason))
+            continue
+        if (it.case.form, it.case.target) not in lowered:   # interrupted before it was lowered
+            recs.append(records.record(form, it.case, "skipped", "interrupted"))
             continue
         raw = lowered[(it.case.form, it.case.target)]
         rec, v = records.judged(form, it.case, raw, tc.name)
@@ -167,12 +221,14 @@ def _run(a):
     finished = datetime.datetime.now(datetime.timezone.utc)
     tcrec = dict(tc.record(), cuda_runtime=None, driver=None, **dis.record())
     doc = {"schema": "ptxcts-results", "version": documents.VERSION, "run_id": rid, "tier": TIER,
-           "started": started.isoformat(), "finished": finished.isoformat(), "seed": None,
+           "started": started, "finished": finished.isoformat(), "seed": None,
            "shard": {"index": 0, "count": 1}, "host": {"hostname": socket.gethostname(), "cpus": os.cpu_count()},
            "toolchain": tcrec, "device": None, "cases": recs}
+    if interrupted:
+        documents.mark_partial(doc, interrupted, done=sum(r["class"] != "skipped" for r in recs), total=len(recs))
     sil = coverage.silicon_forms(root)
     cov = coverage.rules_coverage(recs, sil)
-    st = selftestmod.run(raw_by) if a.selftest else None
+    st = selftestmod.run(raw_by) if a.selftest and not interrupted else None
     with documents.OutputLock(out_dir):
         documents.write_run(out_dir, doc)
         documents.atomic_write(os.path.join(out_dir, "rules.json"), json.dumps(
@@ -191,6 +247,10 @@ def _run(a):
         sys.stderr.write(f"lower: ... and {len(bad) - 20} more (results.json)\n")
     sys.stderr.write(f"lower: {total['located']} of {n_ok} assembled forms located at their line; "
                      f"results in {out_dir}/results.json, rules.json\n")
+    if interrupted:
+        sys.stderr.write(f"lower: PARTIAL: {doc['partial']['done']} of {len(recs)} judged; finish with "
+                         f"./ptxcts lower --resume {out_dir} (same options)\n")
+        return boundary.interrupt_exit_code()
     rc = 1 if bad else 0
     if st is not None:
         selftestmod.print_table(st, sys.stderr)

@@ -48,9 +48,10 @@ def _work(arch, target, ptx, cases):
     return lower_cases(_W["asm"], _W["ptxas"], _W["nvdisasm"], arch, target, ptx, cases)
 
 
-def run(jobs, manifest, use_gen, ptxas, nvdisasm, workers, advance):
-    """{(form, target): result} for every job; advance(n) after each module."""
-    results = {}
+def run(jobs, manifest, use_gen, ptxas, nvdisasm, workers, advance, results=None):
+    """{(form, target): result} for every job; advance(n) after each module. `results` (a dict), when given, is
+    filled as the modules come back: what was lowered before an interrupt is kept there."""
+    results = {} if results is None else results
     _W.update(asm=modules.Assembler(manifest, use_generator=use_gen), ptxas=ptxas, nvdisasm=nvdisasm)
     pool = cf.ProcessPoolExecutor(max_workers=workers, initializer=_init,
                                   mp_context=multiprocessing.get_context("fork"))

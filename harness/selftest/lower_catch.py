@@ -134,9 +134,10 @@ def classify(kind, form_obj, form, target, clean, planted):
     return "holes", "the key changed and the verdict is pass"
 
 
-def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, progress=None):
+def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, progress=None, prior=None):
     """The lowering tier's catch of the kinds' plants at each target: the report (a dict, schema
-    ptxcts-selftest-lower). progress(line): one line per target and kind."""
+    ptxcts-selftest-lower). progress(line): one line per target and kind. prior: an interrupted report of the same
+    selection (--resume): what it measured is kept, the rest measured."""
     from framework import manifest
     unknown = [k for k in kinds if k not in PLANT_FIELDS]
     if unknown:   # a new kind of ptxcts_gen.faults: say which form fields it changes before judging it here
@@ -148,18 +149,43 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
               "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
               "ptx": planting.PTX, "toolchain": f"{tc.name} (ptxas {tc.ptxas_version})", "nvdisasm": dis.version,
               "nvdisasm_release_match": dis.matches, "targets": {}, "kinds": {}}
+    if prior is not None:
+        if (prior.get("toolchain"), prior.get("nvdisasm")) != (report["toolchain"], report["nvdisasm"]):
+            raise ValueError(f"that self-test measured {prior.get('toolchain')} with nvdisasm {prior.get('nvdisasm')}, "
+                             f"this one is {report['toolchain']} with nvdisasm {report['nvdisasm']}")
+        report["started"], report["targets"] = prior["started"], prior["targets"]
     forms = {f.id: f for f in all_forms() if f.valid and (not families or f.family in families)}
+    try:
+        _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress)
+    except KeyboardInterrupt:   # what was measured is kept: every (target, kind) whose plants were all judged
+        from framework import boundary
+        report["interrupted"] = f"interrupted by {boundary.signal_name()}"
+        if progress:
+            progress(f"selftest --tier lower: {report['interrupted']}; writing what was measured")
+    for kind in kinds:   # over the targets
+        tot = collections.Counter()
+        for t in report["targets"].values():
+            for c in COUNTS:
+                tot[c] += t.get("kinds", {}).get(kind, {}).get(c, 0)
+        report["kinds"][kind] = {c: tot[c] for c in COUNTS}
+    report["seconds"] = round(time.monotonic() - t0, 1)
+    return report
+
+
+def _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress):
     for target in targets:
         arch = tc.arch(target)
         if not arch:
             report["targets"][target] = {"not_supported": tc.why_not(target, planting.PTX) or "no -arch"}
             continue
         tk0 = time.monotonic()
-        per = report["targets"][target] = {"kinds": {}}
+        per = report["targets"].setdefault(target, {"kinds": {}})   # --resume: the kinds measured are kept
         with tempfile.TemporaryDirectory(prefix=f"ptxcts-selftest-lower-{target}-") as tmp:
             cdir, clean_done = os.path.join(tmp, "clean"), {}
             planting.modules(None, None, cdir, target, sorted({f.family for f in forms.values()}))
             for kind in kinds:
+                if kind in per["kinds"]:   # measured before the interruption (--resume)
+                    continue
                 k0 = time.monotonic()
                 kt = os.path.join(tmp, kind)
                 os.makedirs(kt)
@@ -190,14 +216,6 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
                              f"judged {rows['not_judged']}, unruled {rows['unruled']}, holes {rows['holes']} "
                              f"({secs:.1f} s)")
         per["seconds"] = round(time.monotonic() - tk0, 1)
-    for kind in kinds:   # over the targets
-        tot = collections.Counter()
-        for t in report["targets"].values():
-            for c in COUNTS:
-                tot[c] += t.get("kinds", {}).get(kind, {}).get(c, 0)
-        report["kinds"][kind] = {c: tot[c] for c in COUNTS}
-    report["seconds"] = round(time.monotonic() - t0, 1)
-    return report
 
 
 def rate(row):
@@ -225,21 +243,58 @@ def print_table(report, stream=sys.stdout):
                                  f" -> {' / '.join(p['planted'])}\n      SASS: {' ; '.join(p['sass'])}\n")
 
 
+def _resumed(folder, kinds, targets, families):
+    """The interrupted report in `folder`; exit 2 (SystemExit) when there is none to finish, or another
+    selection's."""
+    path = os.path.join(folder, "selftest-lower.json")
+
+    def refuse(why):
+        sys.stderr.write(f"selftest: --resume {folder}: {why}\n")
+        raise SystemExit(2)
+    if not os.path.isfile(path):
+        refuse("no selftest-lower.json there: nothing was measured there (a self-test stopped before its first "
+               "kind writes none), or it is not a self-test's folder; start it afresh with the same options and "
+               f"--out {folder}")
+    from framework.documents import jsonloc
+    doc = jsonloc.load(jsonloc.read_text(path), path)
+    if not doc.get("interrupted"):
+        refuse("that self-test is complete: nothing to finish")
+    if doc.get("selection") != {"kinds": kinds, "targets": targets, "families": sorted(families)}:
+        refuse(f"that self-test selected {doc.get('selection')}: give its options (--kind, --target, --family)")
+    return doc
+
+
 def main(a):
     """a: selftest/options.py parse's namespace with tier lower (kind, family, target, out, jobs, toolchain, nvdisasm)."""
     from framework.documents import atomic_write
     kinds = a.kind or list(faults.KINDS)
     targets = a.target or list(DEFAULT_LOWER_TARGETS)
-    report = catch(kinds, targets, a.family, a.toolchain, a.nvdisasm, a.jobs,
-                   progress=lambda line: print(line, flush=True))
+    prior = _resumed(a.resume, kinds, targets, a.family) if getattr(a, "resume", None) else None
+    try:
+        report = catch(kinds, targets, a.family, a.toolchain, a.nvdisasm, a.jobs,
+                       progress=lambda line: print(line, flush=True), prior=prior)
+    except ValueError as e:
+        if prior is None:
+            raise
+        sys.stderr.write(f"selftest: --resume {a.resume}: {e}\n")
+        return 2
+    report["selection"] = {"kinds": kinds, "targets": targets, "families": sorted(a.family)}
+    if prior is not None:
+        a.out = a.resume
     out = a.out or os.path.join(planting.ROOT, "results",
                                 datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
                                 + "-selftest-lower")
-    os.makedirs(out, exist_ok=True)
-    atomic_write(os.path.join(out, "selftest-lower.json"), json.dumps(report, indent=1, sort_keys=True) + "\n")
+    from framework import boundary
+    with boundary.signals_deferred():   # a signal now waits for the report: it cannot tear it
+        os.makedirs(out, exist_ok=True)
+        atomic_write(os.path.join(out, "selftest-lower.json"), json.dumps(report, indent=1, sort_keys=True) + "\n")
     print_table(report)
     holes = sum(r["holes"] for r in report["kinds"].values())
     print(f"selftest --tier lower: {out}/selftest-lower.json ({report['seconds']} s; toolchain {report['toolchain']},"
           f" nvdisasm {report['nvdisasm']})")
+    if report.get("interrupted"):
+        print(f"selftest --tier lower: PARTIAL ({report['interrupted']}): the targets and kinds measured are in "
+              f"{out}/selftest-lower.json")
+        return boundary.interrupt_exit_code()
     return 1 if holes else 0
 

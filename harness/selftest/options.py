@@ -38,12 +38,16 @@ def parse(argv):
                         "(default 2; 0: all)")
     p.add_argument("--budget", type=float, default=540, metavar="S",
                    help="start no fault kind after S seconds (default 540: the whole self-test within 10 minutes)")
+    p.add_argument("--resume", metavar="DIR", help="--tier lower: finish the interrupted self-test in DIR (its "
+                   "selftest-lower.json): only the targets and kinds not measured yet; give the same selection")
     a = p.parse_args(argv)
     for name, value in vars(a).items():   # an empty value (an unset shell variable) never means "all"
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, str) and not v.strip():
                 p.error(f"--{name.replace('_', '-')} '': an empty value (give one, or leave the option out)")
-    lower_only = [o for o in ("target", "toolchain", "nvdisasm") if getattr(a, o)]
+    lower_only = [o for o in ("target", "toolchain", "nvdisasm", "resume") if getattr(a, o)]
+    if a.resume and a.out:
+        p.error("--resume DIR writes into DIR: not with --out")
     run_only = [o for o, default in (("seed", 1), ("clean", None), ("cases_per_form", 2), ("budget", 540),
                                      ("repeat", None)) if getattr(a, o) != default]
     if a.tier == "run" and lower_only:

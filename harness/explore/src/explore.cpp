@@ -237,7 +237,7 @@ int Explorer::run() {
   const double t0 = now_s(), end = t0 + o_.time_s;
   ses_.deadline = end;
   // --cases: the draw index this segment stops at (the deadline still applies).
-  const uint64_t last = o_.cases ? next_ + o_.cases : UINT64_MAX;
+  const uint64_t last = o_.only_pending ? next_ : o_.cases ? next_ + o_.cases : UINT64_MAX;
   size_t chunk = 256;
   double last_print = -1e9;  // the first progress line after the first chunk, then one every 2 s or so
   std::fprintf(stderr, "explore: %zu form(s), seed %llu, %.0f s on %s (%s)%s\n", forms_.size(),
@@ -254,16 +254,28 @@ int Explorer::run() {
       return v;
     });
   };
-  auto next = draw_async(chunk);
+  // the cases an earlier segment drew and a signal kept from running come first (they hold no draw of this call)
+  std::vector<RunCase> resumed = std::move(pending_);
+  pending_.clear();
+  auto next = draw_async(resumed.empty() ? chunk : 0);
   while (now_s() < end && !g_stop_requested) {
-    auto cases = next.get();
+    const bool from_pending = !resumed.empty();
+    auto cases = from_pending ? std::move(resumed) : next.get();
+    resumed.clear();
     if (cases.empty() && next_ >= last) break;  // --cases drawn, and each of them run
     std::map<std::string, const RunCase*> by_id;
     for (auto& c : cases) by_id[c.id] = &c;
     const double tc = now_s();
+    if (next.valid()) next.wait();   // the empty draw started beside the pending cases
     next = draw_async(chunk);
     auto rs = execute(cases);
     const double took = now_s() - tc;
+    std::set<std::string> ran_ids;
+    for (auto& r : rs)
+      if (r.cls != cls::skipped) ran_ids.insert(r.id);
+    if (g_stop_requested || now_s() >= end)   // stopped in this chunk: what it did not run waits for --resume
+      for (auto& c : cases)
+        if (!ran_ids.count(c.id)) pending_.push_back(c);
     for (auto& r : rs) {
       if (r.cls == cls::skipped) continue;
       auto it = by_id.find(r.id);
@@ -298,7 +310,14 @@ int Explorer::run() {
     }
   }
   const double explore_s = now_s() - t0;
-  if (next.valid()) next.wait();  // no chunk in flight when --cases' last one ran
+  if (next.valid()) {   // no chunk in flight when --cases' last one ran
+    auto ahead = next.get();
+    // drawn ahead and never run: the drawing's state is past them, so they wait for --resume (an exploration that
+    // ends at its time runs them then too; one that ends at --cases has none)
+    if (g_stop_requested || now_s() >= end)
+      for (auto& c : ahead) pending_.push_back(std::move(c));
+  }
+  for (auto& c : resumed) pending_.push_back(std::move(c));   // stopped before the pending cases ran
   std::fprintf(stderr, "\n");
   // Shrinking: each finding in turn, within the shrink budget (the same isolated workers; no deadline).
   ses_.deadline = 0;

@@ -26,7 +26,9 @@ const char* kUsage =
     "disagreement no alternative explains to a minimal case and keeps it as a permanent run-tier case.\n"
     "  --time S          seconds of drawing and running, > 0 (default 60)\n"
     "  --cases N         also stop after N draws of this call, 1..10^9 (whichever comes first): every drawn case\n"
-    "                    runs, so the same seed runs the same cases however fast the machine is\n"
+    "                    runs, so the same seed runs the same cases however fast the machine is; an interrupted\n"
+    "                    exploration's drawn cases not run yet run first on --resume, without counting; with\n"
+    "                    --resume, --cases 0 runs only them\n"
     "  --seed N          exploration seed, 0..2^64-1 (default 1): the same seed draws the same cases\n"
     "  --family F        only this family (repeatable); default every family with a draw\n"
     "  --shrink-time S   seconds for shrinking the findings after the exploration (default 120); 0: none, a\n"
@@ -49,21 +51,11 @@ const char* kUsage =
     "Exit: 0 nothing unexplained found, 1 findings (each shrunk and kept), 2 usage, 3 a malformed input file,\n"
     "130/143 interrupted (every result and finding so far is written).\n";
 
-void on_signal(int sig) { g_stop_requested = sig; }
-
 int usage_error(const std::string& m) {
   std::fprintf(stderr, "ptxcts-explore: %s\n", m.c_str());
   return 2;
 }
 
-// SIGTERM / SIGINT: stop drawing, keep everything measured (exit 130 / 143).
-void stop_on_signals() {
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGINT, &sa, nullptr);
-}
 
 // Every --family must be one exploration draws for: exit 2 naming it, 3 for an unreadable manifest, else 0. The
 // manifest's forms go to *forms when asked for.
@@ -86,7 +78,6 @@ int check_families(const ExploreOptions& o, std::vector<Form>* forms) {
 int dry_draw_main(ExploreOptions& o) {
   Session ses;
   if (int rc = check_families(o, &ses.forms)) return rc;
-  stop_on_signals();
   try {
     return explore(ses, o);
   } catch (const std::exception& e) {
@@ -98,6 +89,9 @@ int dry_draw_main(ExploreOptions& o) {
 }  // namespace
 
 int explore_main(int argc, char** argv) {
+  // SIGTERM / SIGINT from the start (util.hpp): stop drawing, keep everything measured (exit 130 / 143); before
+  // the exploration begins, nothing is written.
+  stop_on_signals();
   std::vector<std::string> args(argv + 1, argv + argc);
   for (auto& a : args)
     if (a == "-h" || a == "--help") { std::printf("%s", kUsage); return 0; }
@@ -119,7 +113,10 @@ int explore_main(int argc, char** argv) {
         return args[++i];
       };
       if (a == "--time") o.time_s = parse_seconds(a, val(), 7 * 86400);
-      else if (a == "--cases") o.cases = uint64_t(parse_int(a, val(), 1, 1000000000));
+      else if (a == "--cases") {
+        o.cases = uint64_t(parse_int(a, val(), 0, 1000000000));
+        o.only_pending = o.cases == 0;
+      }
       else if (a == "--seed") { o.seed = parse_u64(a, val()); what_options.push_back(a); }
       else if (a == "--family") { o.families.push_back(val()); what_options.push_back(a); }
       else if (a == "--shrink-time") {
@@ -148,9 +145,11 @@ int explore_main(int argc, char** argv) {
   }
   if (o.dry_draws) {
     if (!resume.empty()) return usage_error("--dry-draw with --resume: a dry draw starts at the seed's first case");
-    if (o.cases) return usage_error("--cases with --dry-draw: a dry draw's count is its own (--dry-draw N)");
+    if (o.cases || o.only_pending) return usage_error("--cases with --dry-draw: a dry draw's count is its own (--dry-draw N)");
     return dry_draw_main(o);
   }
+  if (o.only_pending && resume.empty())
+    return usage_error("--cases 0: only with --resume DIR (it runs the cases an interruption left drawn and not run)");
   if (!resume.empty()) {
     try {
       load_resume(resume, o);
@@ -167,7 +166,7 @@ int explore_main(int argc, char** argv) {
   } catch (const UsageError& e) {
     return usage_error(e.what());
   }
-  if (auto e = resolve_toolchain(spec, ses.toolchain); !e.empty()) return usage_error(e);
+  if (auto e = resolve_toolchain(spec, ses.toolchain); !e.empty()) return stopped_or("explore", usage_error(e));
   ses.self = self_exe(argv[0]);
   // The workers are ptxcts-run's (beside this binary).
   auto slash = ses.self.rfind('/');
@@ -197,10 +196,10 @@ int explore_main(int argc, char** argv) {
     ses.plan.explored = false;
     ses.load(sel);
   } catch (const UsageError& e) {
-    return usage_error(e.what());
+    return stopped_or("explore", usage_error(e.what()));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ptxcts-explore: %s\n", e.what());
-    return 3;
+    return stopped_or("explore", 3);
   }
   if (!o.families.empty()) ses.families = o.families;
   if (!o.resumed.is_null()) {
@@ -238,10 +237,10 @@ int explore_main(int argc, char** argv) {
     }
   }
   // One writer per folder, as for ./ptxcts run and compile: a second exploration into it is refused.
+  if (g_stop_requested) return stopped_or("explore", 0);   // not even the output folder made yet
   FolderLock lock;
   if (auto e = lock.acquire(o.out_dir); !e.empty()) return usage_error(e);
   ses.out_dir = o.out_dir + "/work";
-  stop_on_signals();
   try {
     return explore(ses, o);
   } catch (const MalformedExplore& e) {

@@ -52,6 +52,10 @@ void Explorer::restore(const Json& doc) {
   cov_.restore(*doc.get("coverage"));
   if (const Json* g = doc.get("draw_guide")) guide_.restore(*g);
   digest_ = std::stoull(doc.get_str("draws_digest", "0"), nullptr, 16);
+  if (const Json* pd = doc.get("pending")) {
+    CaseResult unused;
+    for (auto& j : pd->arr()) pending_.push_back(case_of(j, unused));
+  }
   for (auto& j : doc.get("findings")->arr()) {
     Finding f;
     f.sig = j.get_str("signature");
@@ -87,6 +91,15 @@ void Explorer::write(double wall, bool interrupted) {
   doc["forms_drawable"] = (unsigned long long)forms_.size();
   doc["guided"] = !o_.unguided;
   doc["cases_drawn"] = (unsigned long long)next_;
+  Json pend = Json::array();   // drawn, not run (interrupted): --resume runs them first
+  for (auto& c : pending_) {
+    Json j = Json::object();
+    j["form"] = c.form->form;
+    j["id"] = c.id;
+    j["params"] = draw::clone(c.params);
+    pend.push(j);
+  }
+  doc["pending"] = pend;
   doc["cases_run"] = (unsigned long long)ran_;
   doc["nothing_to_draw"] = (unsigned long long)nothing_;
   doc["cases_per_s"] = double(ran_) / std::max(1e-3, before_s_ + wall);
@@ -175,7 +188,10 @@ void load_resume(const std::string& dir, ExploreOptions& o) {
   try {
     text = read_file(path);
   } catch (const std::exception&) {
-    throw std::runtime_error("no explore.json there (not an exploration's folder)");  // a usage error
+    // a usage error; an exploration stopped before it began writes no document (docs/CLI.md, "Signals")
+    throw std::runtime_error("no explore.json there: nothing was explored there (an exploration stopped before its "
+                             "first case writes none), or it is not an exploration's folder; start it afresh with "
+                             "the same options and --out " + dir);
   }
   Json doc;
   try {
@@ -190,6 +206,13 @@ void load_resume(const std::string& dir, ExploreOptions& o) {
   for (const char* k : {"classes", "divergences", "coverage", "device"})
     if (!doc.get(k) || !doc.get(k)->is_object()) throw bad(std::string("field '") + k + "' is missing or not an object");
   if (!doc.get("findings") || !doc.get("findings")->is_array()) throw bad("field 'findings' is missing or not an array");
+  if (const Json* pd = doc.get("pending")) {
+    if (!pd->is_array()) throw bad("field 'pending' is not an array");
+    for (auto& j : pd->arr())
+      if (!j.is_object() || !j.get("form") || !j.get("form")->is_string() || !j.get("id") || !j.get("id")->is_string() ||
+          !j.get("params") || !j.get("params")->is_object())
+        throw bad("field 'pending': each entry must be {\"form\": ..., \"id\": ..., \"params\": {...}}");
+  }
   if (!doc.get("id") || !doc.get("id")->is_string() || doc.get("id")->str().empty())
     throw bad("field 'id' is missing or not a string");
   // Counts and times add up over the segments of an exploration: each must be a finite number >= 0, a count

@@ -12,6 +12,7 @@ namespace ptxcts::run {
 struct ExploreOptions {
   double time_s = 60;                 // drawing stops after this; shrinking may run on within shrink_s
   uint64_t cases = 0;                 // --cases N: drawing also stops after N draws of this segment (0: no limit)
+  bool only_pending = false;          // --cases 0 (with --resume): no draw, only the cases an interruption left
   uint64_t seed = 1;
   std::vector<std::string> families;  // empty: every family with a draw
   double shrink_s = 120;              // time for shrinking all findings of the run; 0: none (a --resume shrinks)

@@ -58,6 +58,10 @@ class Explorer {
   std::map<std::string, size_t> by_class_;
   std::map<std::string, size_t> divergences_;  // spec_divergence signature -> count
   std::vector<Finding> findings_;
+  // Drawn but not run when a signal stopped the exploration (the chunk running, the chunk drawn ahead): kept in
+  // explore.json ("pending") and run first by --resume, so that the seed's cases are each run once, interrupted or
+  // not (the drawing's state went past them).
+  std::vector<RunCase> pending_;
   Coverage cov_;                    // of the executed cases
   DrawGuide guide_;                 // of the drawn cases (drawing's state: restored by --resume)
   double drawn_s_ = 0;

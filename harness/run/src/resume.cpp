@@ -12,7 +12,21 @@ namespace ptxcts::run {
 
 int load_resume(const std::string& dir, Resumed& r) {
   std::string args_path = dir + "/run-args.json", res_path = dir + "/results.json";
-  if (!file_exists(res_path)) return usage_error("--resume " + dir + ": no results.json there (is it a run folder?)");
+  if (!file_exists(res_path)) {
+    // A run interrupted before it judged a case writes no document (docs/CLI.md, "Signals"): say so, and how to
+    // start it again, with the options run-args.json kept where it has them.
+    std::string how = "./ptxcts run [the same options] --out " + dir;
+    try {
+      Json a = Json::parse(read_file(args_path));
+      if (const Json* v = a.get("args"); v && v->is_array()) {
+        how = "./ptxcts run";
+        for (auto& x : v->arr()) how += " " + (x.is_string() ? x.str() : x.dump());
+        how += " --out " + dir;
+      }
+    } catch (const std::exception&) {}
+    return usage_error("--resume " + dir + ": no results.json there: nothing was judged there (a run stopped before "
+                       "its first case writes no document), or it is not a run folder; start the run afresh: " + how);
+  }
   if (!file_exists(args_path))
     return usage_error("--resume " + dir + ": no run-args.json there (written by ptxcts-run at the start of each run; "
                        "this folder was not written by one that can resume)");

@@ -29,16 +29,13 @@ using namespace ptxcts::run;
 
 namespace {
 
-volatile sig_atomic_t g_signal = 0;
-void on_signal(int sig) {
-  g_signal = sig;
-  g_stop_requested = sig;
-}
+int stopped_or(int rc) { return ptxcts::run::stopped_or("run", rc); }
 
 }  // namespace
 
 int run_main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--worker") return worker_main(argc, argv);
+  stop_on_signals();   // from the start: a signal at any moment ends the run as interrupted (util.hpp)
   // --rejudge FILE: a recorded run judged again by this tree's model, on the CPU (rejudge.hpp).
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--rejudge") return rejudge_main(std::vector<std::string>(argv + 1, argv + argc));
@@ -89,7 +86,7 @@ int run_main(int argc, char** argv) {
   } catch (const UsageError& e) {
     return usage_error(e.what());
   }
-  if (auto e = resolve_toolchain(spec, ses.toolchain); !e.empty()) return usage_error(e);
+  if (auto e = resolve_toolchain(spec, ses.toolchain); !e.empty()) return stopped_or(usage_error(e));
   if (cli.frontend.empty()) cli.frontend = env("PTXCTS_FRONTEND");
   if (!cli.frontend.empty() && !cli.prebuilt.empty())
     return usage_error("--frontend " + cli.frontend + " and --modules " + cli.prebuilt + ": give one (a prebuilt folder names its front-end)");
@@ -147,12 +144,12 @@ int run_main(int argc, char** argv) {
   try {
     ses.load(sel);
   } catch (const UsageError& e) {
-    return usage_error(e.what());
+    return stopped_or(usage_error(e.what()));
   } catch (const MalformedCasesFile& e) {
     std::fprintf(stderr, "ptxcts-run: %s\n", e.what());
-    return 3;
+    return stopped_or(3);
   } catch (const std::exception& e) {
-    return usage_error(e.what());
+    return stopped_or(usage_error(e.what()));
   }
   if (int(cli.list) + int(cli.dry_build) + int(!cli.prepare_only.empty()) > 1)   // each ends the run its own way
     return usage_error("--list, --dry-build/--dry-judge and --prepare-only: give one of them");
@@ -167,7 +164,7 @@ int run_main(int argc, char** argv) {
     std::string tag = ses.families.size() == 1 ? sanitize(ses.families[0]) : "all";
     for (auto& lp : ses.load_paths) tag += "-" + lp;
     if (auto e = prepare_modules(tc, cli.prepare_only, ses.families, tag, true, int(sysconf(_SC_NPROCESSORS_ONLN)), ms, false); !e.empty())
-      return usage_error(e);
+      return g_stop_requested ? 128 + int(g_stop_requested) : usage_error(e);
     std::printf("%zu kernels in %zu modules under %s, %zu ptxas failure(s), %.1f s (%s, PTX ISA %s)\n", ms.module_of.size(),
                 ms.cubin_of.size(), ms.dir.c_str(), ms.ptxas_error.size(), now_s() - t0, tc.describe().c_str(), tc.ptx.c_str());
     if (!ms.unavailable.empty()) std::printf("%s\n", ms.unavailable.c_str());
@@ -195,6 +192,7 @@ int run_main(int argc, char** argv) {
         return usage_error("--out " + ses.out_dir + ": already holds a run (" + held + "); use --resume " +
                            ses.out_dir + " to finish an interrupted run, or choose another folder");
   }
+  if (g_stop_requested) return stopped_or(0);   // not even the output folder made yet
   FolderLock lock;
   std::vector<CaseResult> kept;  // --resume: the results judged before the interruption
   if (meta.have_device) {
@@ -226,12 +224,8 @@ int run_main(int argc, char** argv) {
                (unsigned long long)ses.seed, ses.jobs);
   double t0 = now_s();
   if (cli.deadline_s > 0) ses.deadline = t0 + cli.deadline_s;
-  // SIGTERM / SIGINT: the workers are stopped, the results so far written (marked partial), exit 128 + signal.
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGINT, &sa, nullptr);
+  // SIGTERM / SIGINT (stop_on_signals, above): the workers are stopped, every case not judged is recorded skipped
+  // ("interrupted"), the results so far written (marked partial), exit 128 + signal.
   std::vector<CaseResult> results;
   try {
     results = ses.execute();
@@ -256,13 +250,13 @@ int run_main(int argc, char** argv) {
     if (r.cls != cls::pass && r.cls != cls::skipped && r.cls != cls::not_supported)
       std::printf("%-15s %s [%s] %s\n    replay: %s\n", r.cls.c_str(), r.id.c_str(), r.load_path.c_str(),
                   r.message.substr(0, 400).c_str(), replay_command(r.id, r.load_path, ses.seed, r.target, tc.replay_arg(), tc.source_args()).c_str());
-  int sig = g_signal;
+  int sig = g_stop_requested;
   if (!meta.have_device) {
     std::printf("no results written: %s\n", ses.no_device.c_str());
     return sig ? 128 + sig : 0;
   }
   if (sig) {
-    meta.partial_reason = std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+    meta.partial_reason = stop_reason();
     meta.partial_total = results.size();
     meta.partial_done = results.size() - interrupted;
   }

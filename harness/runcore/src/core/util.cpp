@@ -1,6 +1,7 @@
 #include "util.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/select.h>
@@ -21,6 +22,34 @@
 namespace ptxcts::run {
 
 volatile sig_atomic_t g_stop_requested = 0;
+
+namespace {
+void on_stop_signal(int sig) {
+  if (g_stop_requested) return;   // already stopping (and the group's own copy of the first one)
+  g_stop_requested = sig;
+  if (getpgrp() == getpid()) kill(0, sig);
+}
+}  // namespace
+
+void stop_on_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+}
+
+int stopped_or(const char* tier, int rc) {
+  if (!g_stop_requested) return rc;
+  std::fprintf(stderr, "%s: %s before any case was judged: nothing written; the same command starts it afresh\n",
+               tier, stop_reason().c_str());
+  return 128 + int(g_stop_requested);
+}
+
+std::string stop_reason() {
+  int s = g_stop_requested;
+  return std::string("interrupted by ") + (s == SIGINT ? "SIGINT" : s == SIGTERM ? "SIGTERM" : "a signal");
+}
 
 uint64_t fnv1a(const std::string& s, uint64_t h) {
   for (unsigned char c : s) { h ^= c; h *= 0x100000001b3ull; }
@@ -136,9 +165,14 @@ namespace {
 
 // Forks a child that runs argv with its stdout on out_fd and its stderr on err_fd; the child closes the
 // descriptors of `pipes` (both ends of each) first. The child's pid, or -1.
-pid_t spawn(const std::vector<std::string>& argv, int out_fd, int err_fd, const std::vector<int>& pipes) {
+pid_t spawn(const std::vector<std::string>& argv, int out_fd, int err_fd, const std::vector<int>& pipes,
+            bool shielded = false) {
   pid_t pid = fork();
   if (pid != 0) return pid;
+  if (shielded) {   // SIG_IGN survives exec
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+  }
   dup2(out_fd, 1);
   dup2(err_fd, 2);
   for (int fd : pipes) close(fd);
@@ -155,18 +189,19 @@ int exit_status(pid_t pid) {
 
 }  // namespace
 
-int run_process(const std::vector<std::string>& argv, std::string* out) {
+int run_process(const std::vector<std::string>& argv, std::string* out, bool shielded) {
   // Close-on-exec: a worker the batch executor starts meanwhile (another thread, Schedule) must not hold this
   // pipe's write end, or the read below waits for that worker's end.
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return -1;
-  pid_t pid = spawn(argv, fds[1], fds[1], {fds[0], fds[1]});
+  pid_t pid = spawn(argv, fds[1], fds[1], {fds[0], fds[1]}, shielded);
   if (pid < 0) return -1;
   close(fds[1]);
   char buf[4096];
   ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0)
-    if (out) out->append(buf, size_t(n));
+  // read to the end, through signals: a pipe closed early would end the child by SIGPIPE
+  while ((n = read(fds[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0 && out) out->append(buf, size_t(n));
   close(fds[0]);
   return exit_status(pid);
 }
@@ -193,6 +228,7 @@ int run_capture(const std::vector<std::string>& argv, std::string* out, std::str
     for (int k = 0; k < 2; ++k) {
       if (!open_[k] || !FD_ISSET(fds[k], &rs)) continue;
       ssize_t n = read(fds[k], buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;   // a signal: read again (a pipe closed early ends the child)
       if (n <= 0) { open_[k] = false; continue; }
       if (dst[k]) dst[k]->append(buf, size_t(n));
     }

@@ -49,12 +49,27 @@ std::string sanitize(const std::string& s);  // a file-name-safe rendering of a 
 // Set from a signal handler (SIGTERM/SIGINT) to the signal's number: whatever runs long (module preparation, the
 // batch executor, exploration) stops at once and reports what is left as interrupted.
 extern volatile sig_atomic_t g_stop_requested;
+// Installs the handler of SIGINT and SIGTERM that sets g_stop_requested, as the first thing a tier does (a signal
+// during start-up ends the run as interrupted, never by the default action). Only the first signal counts; a
+// process that leads its group (as ./ptxcts starts a tier) passes it on to the group once, so that a signal sent
+// to the tier alone, or the parent-death signal ./ptxcts sets, stops every process of the run (docs/CLI.md,
+// "Signals"; harness/framework/boundary.py does the same for the Python tiers). No SA_RESTART: a blocking call
+// returns EINTR and the loop around it sees the stop.
+void stop_on_signals();
+// "interrupted by SIGINT" / "SIGTERM" for g_stop_requested.
+std::string stop_reason();
+// rc, unless a stop was requested before the tier judged anything (the toolchain, the manifest, the output
+// folder): then "<tier>: interrupted by ... before any case was judged: nothing written" and 128 + the signal. A
+// child the tier waited on meanwhile may have failed of the same signal, which is no usage error.
+int stopped_or(const char* tier, int rc);
 
 // In a forked child: executes argv (found on PATH), or prints 'cannot execute <what><argv[0]>: <why>' and exits
 // 127.
 [[noreturn]] void exec_or_exit(const std::vector<std::string>& argv, const char* what);
-// Runs argv, returns exit status; output (stdout+stderr) captured into *out when given.
-int run_process(const std::vector<std::string>& argv, std::string* out);
+// Runs argv, returns exit status; output (stdout+stderr) captured into *out when given. shielded: the child
+// ignores SIGINT and SIGTERM (the writer of a run's document: a signal to the group must not tear it; ./ptxcts
+// kills the group at the third signal).
+int run_process(const std::vector<std::string>& argv, std::string* out, bool shielded = false);
 // Runs argv with stdout and stderr captured apart; 127 when it cannot be executed.
 int run_capture(const std::vector<std::string>& argv, std::string* out, std::string* err);
 

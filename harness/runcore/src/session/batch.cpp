@@ -221,7 +221,9 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
     }
     if (s.current >= 0) {
       size_t i = size_t(s.current);
-      if (why_killed == "interrupted") synth(i, cls::skipped, "interrupted");
+      // A stop was requested: the worker most likely died of the same signal (sent to the whole group), so its
+      // case was not judged; a crash would be a verdict that --resume keeps.
+      if (why_killed == "interrupted" || (why_killed.empty() && g_stop_requested)) synth(i, cls::skipped, "interrupted");
       else if (!why_killed.empty()) synth(i, cls::timeout, why_killed);
       else synth(i, cls::crash, "the worker process died while running this case (" + how + "); log: " + tail_of(s.log, 600));
       for (auto it = s.sent.begin(); it != s.sent.end(); ++it)
@@ -233,7 +235,7 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
       if (!have[*it]) queue[cases[*it]->form->family].push_front(*it);
     s.sent.clear();
     s.current = -1;
-    if (startup) {
+    if (startup && !g_stop_requested) {   // workers killed by a stop are no failure to start
       if (++startup_failures >= 3) {
         std::string msg = "the worker could not start (" + how + "): " + tail_of(s.log, 800);
         for (auto& kv : queue) for (size_t i : kv.second) synth(i, cls::crash, msg);

@@ -118,7 +118,8 @@ std::string write_results(const std::string& dir, const RunMeta& m, const std::v
   std::string code =
       "import json,sys; sys.path[:0] = sys.argv[3:5]; from framework.documents.writer import write_run; "
       "write_run(sys.argv[1], json.load(open(sys.argv[2])))";
-  int rc = run_process({"python3", "-c", code, dir, tmp, root + "/harness", root + "/generator"}, &log);
+  // shielded: a signal while the document is written waits for it (docs/CLI.md, "Signals")
+  int rc = run_process({"python3", "-c", code, dir, tmp, root + "/harness", root + "/generator"}, &log, true);
   if (rc != 0)
     return "the framework's writer refused the run's document (kept as " + tmp + "): " + log.substr(0, 1500);
   ::unlink(tmp.c_str());

@@ -130,7 +130,7 @@ std::vector<CaseResult> Session::execute() {
     for (; prepared < upto && any_kernel && !interrupted && on_gpu; ++prepared) {
       const size_t i = prepared;
       std::string e = prepare_modules(toolchain, targets[i], families, tag, want_cubin, cpus, sets[i], quiet);
-      if (e == "interrupted") interrupted = true;
+      if (e == "interrupted" || g_stop_requested) interrupted = true;   // a child that died of the stop too
       else if (!e.empty()) throw std::runtime_error(e);
       // A prebuilt folder names the front-end that wrote it: the results are that front-end's.
       if (toolchain.frontend.empty() && !sets[i].written_by.empty()) toolchain.frontend = sets[i].written_by;
@@ -142,7 +142,7 @@ std::vector<CaseResult> Session::execute() {
   auto prepare_lower = [&]() {
     for (size_t i = 0; i < lower_targets.size() && any_kernel && !interrupted && on_gpu; ++i) {
       std::string e = prepare_modules(toolchain, lower_targets[i], families, tag, false, cpus, lower[i], quiet);
-      if (e == "interrupted") interrupted = true;
+      if (e == "interrupted" || g_stop_requested) interrupted = true;   // a child that died of the stop too
       else if (!e.empty()) throw std::runtime_error(e);
     }
   };

@@ -1,0 +1,35 @@
+# Sourced by the shell verbs that run tiers (matrix.sh, all.sh): how they stop on SIGINT and SIGTERM (docs/CLI.md,
+# "Signals").
+#   run_step CMD...       run a step in the background and wait for it: a trap runs at once, not when the step ends
+#                         ($step_pid: the step, for a trap of a shell that must not end before it)
+#   stop_verb VERB SIG    the trap: say so, pass SIG on, wait for the tiers to write what they judged, exit 128 + SIG
+# The signal is passed on to the verb's whole process group when this shell leads it (as ./ptxcts starts a verb):
+# a signal sent to the shell alone, or the parent-death SIGTERM ./ptxcts sets (when ./ptxcts is killed outright),
+# stops every tier as one sent to the group does. A shell that does not lead its group (a verb run by another)
+# passes it to its own steps. A tier that gets it twice acts on the first (harness/framework/boundary.py, and
+# stop_on_signals of harness/runcore). The shell ends only once its steps have: ./ptxcts kills what is left of the
+# group 2 s after the verb's end, which must not cut off a tier still writing its document.
+
+run_step() {
+  "$@" &
+  step_pid=$!   # what a trap waits for (a plain `wait` would also wait for this shell's process substitutions)
+  wait $step_pid
+}
+
+leads_group() {
+  [ "$(ps -o pgid= -p $$ | tr -d ' ')" = "$$" ]
+}
+
+stop_verb() {
+  local verb=$1 sig=$2 job
+  trap '' INT TERM
+  echo "$verb: interrupted by $sig" >&2
+  if leads_group; then
+    kill -s "${sig#SIG}" 0 2>/dev/null
+  else
+    for job in $(jobs -p); do kill -s "${sig#SIG}" "$job" 2>/dev/null; done
+  fi
+  [ -n "${STOP_HOOK:-}" ] && "$STOP_HOOK" "$sig"
+  wait
+  case $sig in SIGINT) exit 130 ;; *) exit 143 ;; esac
+}
