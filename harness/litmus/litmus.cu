@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "ptxcts/boundary.hpp"
+#include "ptxcts/no_device.hpp"
 
 #include <cerrno>
 #include <cinttypes>
@@ -71,9 +72,12 @@ int litmus_main(int argc, char** argv) {
   if (names.empty())
     for (const Case& c : kCases) names.push_back(c.name);
   int ndev = 0;
-  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-    std::printf("litmus: no CUDA device: every case skipped\n");
-    return 77;   // CTest SKIP_RETURN_CODE
+  cudaError_t dev_status = cudaGetDeviceCount(&ndev);
+  if (auto why = ptxcts::no_device_reason(int(dev_status), ndev, cudaGetErrorName(dev_status),
+                                          cudaGetErrorString(dev_status)); !why.empty()) {
+    std::fprintf(stderr, "litmus: skipped, no GPU here: %s: every case skipped, exit %d\n", why.c_str(),
+                 ptxcts::kExitSkipped);
+    return ptxcts::kExitSkipped;
   }
   // CTest's resource allocation (scripts/gpus.sh spec): "id:N,slots:1" names the device to use
   if (const char* r = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS")) {
@@ -90,7 +94,7 @@ int litmus_main(int argc, char** argv) {
   CUDA_OK(cudaGetDeviceProperties(&prop, dev));
   if (prop.major < 9) {
     std::printf("litmus: %s is sm_%d%d; the cases need sm_90: skipped\n", prop.name, prop.major, prop.minor);
-    return 77;
+    return ptxcts::kExitSkipped;
   }
   const uint64_t n = cold_mib * 1024 * 1024 / 16;
   uint4 *cold, *dst;

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "ptxcts/boundary.hpp"
+#include "ptxcts/no_device.hpp"
 #include "batch.hpp"
 #include "explore.hpp"
 #include "explored.hpp"
@@ -182,8 +183,9 @@ int explore_main(int argc, char** argv) {
   if (device == "gpu") {
     ses.no_device = probe_device(&ses.device);
     if (!ses.no_device.empty()) {
-      std::printf("explore: no GPU: %s; nothing explored (--device model explores against the model on the CPU)\n", ses.no_device.c_str());
-      return 0;
+      std::fprintf(stderr, "explore: skipped, no GPU here: %s: nothing explored, exit %d (--device model explores "
+                   "against the model on the CPU)\n", ses.no_device.c_str(), ptxcts::kExitSkipped);
+      return ptxcts::kExitSkipped;
     }
     if (ses.device.max_smem_optin > 0) ses.plan.max_smem = ses.device.max_smem_optin;
   } else {
@@ -235,6 +237,8 @@ int explore_main(int argc, char** argv) {
     } catch (const MalformedCasesFile& e) {
       std::fprintf(stderr, "ptxcts-explore: --cases-file %s\n", e.what());
       return 3;
+    } catch (const UnusableCasesPath& e) {
+      return usage_error(e.what());
     }
   }
   // One writer per folder, as for ./ptxcts run and compile: a second exploration into it is refused.

@@ -11,6 +11,7 @@
 #include <map>
 
 #include "ptxcts/boundary.hpp"
+#include "ptxcts/no_device.hpp"
 #include "cli_options.hpp"
 #include "explored.hpp"
 #include "model_device.hpp"
@@ -178,8 +179,13 @@ int run_main(int argc, char** argv) {
     return ms.ptxas_error.empty() ? 0 : 1;
   }
   if (!meta.have_device) {
-    // the results schema (harness/framework/documents/schema.py) needs a device for a run-tier document: a run with no GPU leaves no results folder.
-    std::fprintf(stderr, "run: %s: every case is reported skipped\n", ses.no_device.c_str());
+    // No GPU is never a pass: every case is skipped, the reason said, exit 77 (CTest's skip; docs/CLI.md). The
+    // results schema (harness/framework/documents/schema.py) needs a device for a run-tier document: a run with no
+    // GPU leaves no results folder (--device model runs the model on the CPU instead).
+    std::fprintf(stderr, "run: skipped, no GPU here: %s: all %zu case(s) skipped, no results written, exit %d "
+                 "(--device model judges the cases against the model on the CPU)\n", ses.no_device.c_str(),
+                 ses.cases.size(), ptxcts::kExitSkipped);
+    return ptxcts::kExitSkipped;
   }
   // Unique run ids: a millisecond stamp and this process's id (two runs started in the same second differ).
   if (cli.run_id.empty())
@@ -257,10 +263,6 @@ int run_main(int argc, char** argv) {
       std::printf("%-15s %s [%s] %s\n    replay: %s\n", r.cls.c_str(), r.id.c_str(), r.load_path.c_str(),
                   r.message.substr(0, 400).c_str(), replay_command(r.id, r.load_path, ses.seed, r.target, tc.replay_arg(), tc.source_args()).c_str());
   int sig = g_signal;
-  if (!meta.have_device) {
-    std::printf("no results written: %s\n", ses.no_device.c_str());
-    return sig ? 128 + sig : 0;
-  }
   if (sig) {
     meta.partial_reason = std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
     meta.partial_total = results.size();
