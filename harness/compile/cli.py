@@ -9,6 +9,7 @@ import time
 import types
 
 from framework import boundary
+from ptxcts_gen.arguments import comma_list
 from framework import documents
 from framework import toolchains
 from compile import backends
@@ -76,10 +77,7 @@ def parse_args(argv):
     a.family = [f for x in a.family for f in x.split(",") if f]
     a.target = [t for x in a.target for t in x.split(",") if t]
     a.ptx = [t for x in a.ptx for t in x.split(",") if t]
-    a.verdicts = [v for v in a.verdicts.split(",") if v]
-    bad = [v for v in a.verdicts if v not in backends.LOAD_PATHS]
-    if bad or not a.verdicts:
-        p.error(f"--verdicts {','.join(bad) or '(empty)'}: each must be one of {', '.join(backends.LOAD_PATHS)}")
+    a.verdicts = comma_list(p, "--verdicts", a.verdicts, backends.LOAD_PATHS)
     if not 1 <= a.jobs <= MAX_JOBS:
         p.error(f"--jobs {a.jobs}: must be 1..{MAX_JOBS}")
     if not 1 <= a.module_size <= MAX_MODULE_SIZE:

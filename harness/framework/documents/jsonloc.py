@@ -5,6 +5,7 @@ It runs only when an error is being reported, so it favours simplicity over spee
 into are skipped with the C decoder's raw_decode).
 """
 import json
+import re
 from json.decoder import scanstring
 
 _WS = " \t\n\r"
@@ -122,8 +123,11 @@ def load(text, file):
     except _NotFinite as e:
         lit = e.args[0]
         at = text.find(lit)
-        raise InputError(file, _line(text, at) if at >= 0 else None, None,
-                         f"{lit} is not a finite number (JSON has no NaN or Infinity; a duration or count must be "
+        # the field it is the value of: the key just before it ("duration_ms": 1e400)
+        key = re.search(r'"((?:[^"\\]|\\.)*)"\s*:\s*$', text[max(0, at - 200):at]) if at >= 0 else None
+        raise InputError(file, _line(text, at) if at >= 0 else None, key.group(1) if key else None,
+                         f"{lit if len(lit) <= 40 else lit[:12] + '...'} is not a finite number (it overflows a "
+                         "64-bit float, or is NaN/Infinity, which JSON has not; a duration or count must be "
                          "finite)") from None
     except json.JSONDecodeError as e:
         hint = ""
