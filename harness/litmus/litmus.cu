@@ -7,6 +7,9 @@
 #include "ptxcts/no_device.hpp"
 
 #include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +41,22 @@ bool parse_u64(const char* s, uint64_t* out) {
   return true;
 }
 
+// Why --json PATH cannot be written, before any case runs ("" when it can): a folder, a missing or read-only
+// parent folder (docs/CLI.md: where a verb will write is checked before it works).
+std::string json_path_problem(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return "is a folder; --json names the file the report is written to (e.g. " + path + "/litmus.json)";
+    if (::access(path.c_str(), W_OK) != 0) return std::string("cannot be written: ") + std::strerror(errno);
+    return "";
+  }
+  auto slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return "its folder " + dir + " does not exist";
+  if (::access(dir.c_str(), W_OK) != 0) return "its folder " + dir + " cannot be written: " + std::strerror(errno);
+  return "";
+}
+
 }  // namespace
 
 int litmus_main(int argc, char** argv) {
@@ -62,7 +81,11 @@ int litmus_main(int argc, char** argv) {
     else if (a == "--seed") { if (!parse_u64(val("--seed"), &seed)) return usage(std::string("--seed ") + argv[i] + ": a non-negative integer"); }
     else if (a == "--iters") { if (!parse_u64(val("--iters"), &iters) || iters < 1 || iters > 1000000) return usage(std::string("--iters ") + argv[i] + ": 1 .. 1000000"); }
     else if (a == "--cold-mib") { if (!parse_u64(val("--cold-mib"), &cold_mib) || cold_mib < 64 || cold_mib > 65536) return usage(std::string("--cold-mib ") + argv[i] + ": 64 .. 65536"); }
-    else if (a == "--json") { json = val("--json"); if (json.empty()) return usage("--json '': expected a file"); }
+    else if (a == "--json") {
+      json = val("--json");
+      if (json.empty()) return usage("--json '': expected a file");
+      if (auto why = json_path_problem(json); !why.empty()) return usage("--json " + json + ": " + why);
+    }
     else return usage("unknown option " + a);
   }
   if (list) {

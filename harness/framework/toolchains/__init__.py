@@ -22,7 +22,7 @@ from framework.documents import atomic_write, jsonloc
 from framework.documents.errors import ResultsError
 
 from . import catalog, probe
-from .errors import ToolchainError, USAGE, MALFORMED  # noqa: F401  (re-exported)
+from .errors import ToolchainError, USAGE, MALFORMED, cache_entry  # noqa: F401  (re-exported)
 
 ENV = "PTXCTS_TOOLCHAIN"
 # The PTX ISA version of the chapter the ISA model follows (shared/spec/000_*.txt); newer versions are "beyond
@@ -206,7 +206,7 @@ def _check_description(doc, path):
 def installed_dir(name):
     """The cache folder of an installed catalog toolchain, or None when it is not (completely) installed: a
     toolchain folder exists only once every file in it has been verified (install renames it into place last)."""
-    d = os.path.join(cache_dir(), name)
+    d = cache_entry(cache_dir(), name)
     return d if os.path.exists(os.path.join(d, "INSTALLED.json")) else None
 
 
