@@ -48,7 +48,8 @@ const char* kUsage =
     "  --dry-draw N      draw N cases (1..10^9) as the exploration would, run none (no GPU, no toolchain), and\n"
     "                    report the draws' coverage; with --out DIR also DIR/draws.json\n"
     "Exit: 0 nothing unexplained found, 1 findings (each shrunk and kept), 2 usage, 3 a malformed input file,\n"
-    "130/143 interrupted (every result and finding so far is written).\n";
+    "77 skipped: no usable GPU (nothing explored; --device model needs none), 130/143 interrupted (every result\n"
+    "and finding so far is written).\n";
 
 void on_signal(int sig) { g_stop_requested = sig; }
 
