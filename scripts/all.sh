@@ -27,8 +27,8 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --toolchain) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --toolchain needs NAME|PATH" >&2; exit 2; }
                  toolchain=(--toolchain "$2"); shift ;;
-    --toolchains) [ $# -ge 2 ] || { echo "all: --toolchains needs a list" >&2; exit 2; }
-                  check_list all --toolchains "$2"
+    --toolchains) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --toolchains needs a list" >&2; exit 2; }
+                  check_list all --toolchains toolchain "$2"
                   matrix=$2; shift ;;
     --wheels) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --wheels needs a folder" >&2; exit 2; }
               wheels=$2; shift ;;

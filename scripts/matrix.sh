@@ -33,12 +33,12 @@ while [ $# -gt 0 ]; do
   shift
 done
 # a name twice would compile the whole tier again into the folder of its first run (refused there, hours later)
-check_list matrix --toolchains "$toolchains"
+check_list matrix --toolchains toolchain "$toolchains"
 IFS=, read -r -a names <<< "$toolchains"
 if [ ${#jobs[@]} -gt 0 ] && ! [[ ${jobs[1]} =~ ^[1-9][0-9]*$ ]]; then
   echo "matrix: -j '${jobs[1]}': expected a number of parallel compiler calls, 1 or more" >&2; exit 2
 fi
-check_list matrix --verdicts "$verdicts" ptxas nvjitlink driver
+check_list matrix --verdicts verdict "$verdicts" ptxas nvjitlink driver
 out=${out:-results/$(date -u +%Y-%m-%dT%H-%M-%SZ)-matrix}
 if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
   echo "matrix: --out $out exists and is not empty: choose another folder" >&2; exit 2

@@ -20,10 +20,10 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --browser) browser=1 ;;
     --toolchains) [ $# -ge 2 ] || { echo "setup: --toolchains needs a list, e.g. 12.9,13.5" >&2; exit 2; }
-                  check_list setup --toolchains "$2"   # '' installs nothing: refused, not a silent exit 0
+                  check_list setup --toolchains toolchain "$2"   # '' installs nothing: refused, not a silent exit 0
                   toolchains=$2; shift ;;
     --frontends) [ $# -ge 2 ] || { echo "setup: --frontends needs a list, e.g. llvm-22" >&2; exit 2; }
-                 [ -z "$2" ] || check_list setup --frontends "$2"   # '' names none: no front-end (see below)
+                 [ -z "$2" ] || check_list setup --frontends front-end "$2"   # '' names none: no front-end (see below)
                  frontends=$2; frontends_given=1; shift ;;
     --wheels) [ $# -ge 2 ] && [ -d "$2" ] || { echo "setup: --wheels needs an existing folder" >&2; exit 2; }
               wheels=(--wheels "$2"); shift ;;
