@@ -178,15 +178,6 @@ int run_main(int argc, char** argv) {
     for (auto& [m, e] : ms.ptxas_error) std::printf("ptxas failed on %s:\n%s\n", m.c_str(), e.c_str());
     return ms.ptxas_error.empty() ? 0 : 1;
   }
-  if (!meta.have_device) {
-    // No GPU is never a pass: every case is skipped, the reason said, exit 77 (CTest's skip; docs/CLI.md). The
-    // results schema (harness/framework/documents/schema.py) needs a device for a run-tier document: a run with no
-    // GPU leaves no results folder (--device model runs the model on the CPU instead).
-    std::fprintf(stderr, "run: skipped, no GPU here: %s: all %zu case(s) skipped, no results written, exit %d "
-                 "(--device model judges the cases against the model on the CPU)\n", ses.no_device.c_str(),
-                 ses.cases.size(), ptxcts::kExitSkipped);
-    return ptxcts::kExitSkipped;
-  }
   // Unique run ids: a millisecond stamp and this process's id (two runs started in the same second differ).
   if (cli.run_id.empty())
     cli.run_id = now_stamp() + "-" + (meta.have_device ? ses.device.sm : std::string("nogpu")) + "-run-" + std::to_string(getpid());
@@ -200,6 +191,16 @@ int run_main(int argc, char** argv) {
       if (file_exists(ses.out_dir + "/" + held))
         return usage_error("--out " + ses.out_dir + ": already holds a run (" + held + "); use --resume " +
                            ses.out_dir + " to finish an interrupted run, or choose another folder");
+  }
+  if (!meta.have_device) {
+    // No GPU is never a pass: every case is skipped, the reason said, exit 77 (CTest's skip; docs/CLI.md), after
+    // every usage check (a skip must not hide a bad option). The results schema
+    // (harness/framework/documents/schema.py) needs a device for a run-tier document: a run with no GPU leaves no
+    // results folder (--device model runs the model on the CPU instead).
+    std::fprintf(stderr, "run: skipped, no GPU here: %s: all %zu case(s) skipped, no results written, exit %d "
+                 "(--device model judges the cases against the model on the CPU)\n", ses.no_device.c_str(),
+                 ses.cases.size(), ptxcts::kExitSkipped);
+    return ptxcts::kExitSkipped;
   }
   FolderLock lock;
   std::vector<CaseResult> kept;  // --resume: the results judged before the interruption
