@@ -182,12 +182,7 @@ int explore_main(int argc, char** argv) {
   // The families first: a bad --family is refused with or without a GPU.
   if (int rc = check_families(o, nullptr)) return rc;
   if (device == "gpu") {
-    ses.no_device = probe_device(&ses.device);
-    if (!ses.no_device.empty()) {
-      std::fprintf(stderr, "explore: skipped, no GPU here: %s: nothing explored, exit %d (--device model explores "
-                   "against the model on the CPU)\n", ses.no_device.c_str(), ptxcts::kExitSkipped);
-      return ptxcts::kExitSkipped;
-    }
+    ses.no_device = probe_device(&ses.device);   // without one: skipped (exit 77) once every input is checked
     if (ses.device.max_smem_optin > 0) ses.plan.max_smem = ses.device.max_smem_optin;
   } else {
     ses.device.name = "reference model (" + device + ")";
@@ -206,7 +201,7 @@ int explore_main(int argc, char** argv) {
     return 3;
   }
   if (!o.families.empty()) ses.families = o.families;
-  if (!o.resumed.is_null()) {
+  if (!o.resumed.is_null() && ses.no_device.empty()) {
     // One exploration, one device and toolchain: its results say where they came from.
     const Json& d = *o.resumed.get("device");
     if (d.get_str("sm") != ses.device.sm || d.get_str("driver") != ses.device.driver ||
@@ -241,6 +236,11 @@ int explore_main(int argc, char** argv) {
     } catch (const UnusableCasesPath& e) {
       return usage_error(e.what());
     }
+  }
+  if (!ses.no_device.empty()) {   // after every usage check: a skip must not hide a bad option or file
+    std::fprintf(stderr, "explore: skipped, no GPU here: %s: nothing explored, exit %d (--device model explores "
+                 "against the model on the CPU)\n", ses.no_device.c_str(), ptxcts::kExitSkipped);
+    return ptxcts::kExitSkipped;
   }
   // One writer per folder, as for ./ptxcts run and compile: a second exploration into it is refused.
   FolderLock lock;
