@@ -63,7 +63,10 @@ def atomic_write(path, data):
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    except OSError as e:   # a read-only or full folder: name the file being written, not its temporary twin
+        raise OSError(e.errno, e.strerror, path) from e
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
@@ -134,8 +137,8 @@ class OutputLock:
             return
         try:
             os.unlink(self.path)
-        except FileNotFoundError:
-            pass
+        except OSError:   # gone, or the folder became read-only: the kernel drops the lock all the same, and a
+            pass          # lock file left behind blocks nobody; the run's own error (if any) is the one to report
         fcntl.flock(self._fd, fcntl.LOCK_UN)
         os.close(self._fd)
         self._fd = None
