@@ -164,7 +164,7 @@ def _run(a):
         if v is not None:
             verdicts[(it.case.form, it.case.target)] = v
             raw_by[(it.case.form, it.case.target)] = (form, raw)
-    finished = datetime.datetime.now(datetime.timezone.utc)
+    finished = documents.finished_time(started, time.monotonic() - t0)   # a clock set back loses nothing
     tcrec = dict(tc.record(), cuda_runtime=None, driver=None, **dis.record())
     doc = {"schema": "ptxcts-results", "version": documents.VERSION, "run_id": rid, "tier": TIER,
            "started": started.isoformat(), "finished": finished.isoformat(), "seed": None,

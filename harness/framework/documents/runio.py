@@ -55,6 +55,20 @@ def same_file(a, b):
     return os.path.realpath(os.fspath(a)) == os.path.realpath(os.fspath(b))
 
 
+def finished_time(started, seconds):
+    """A run's `finished` for its document: now by the wall clock -- unless that clock was set back below
+    `started` (an NTP step, a restored VM, a clock changed by hand) while the run went on: then `started` plus the
+    run's `seconds` by the monotonic clock. A clock jump never makes a tier's document break the schema (finished
+    before started), which would lose every case it judged. started: an ISO-8601 string or a datetime."""
+    import datetime
+    now = datetime.datetime.now(datetime.timezone.utc)
+    begin = started if isinstance(started, datetime.datetime) else \
+        datetime.datetime.fromisoformat(str(started).replace("Z", "+00:00"))
+    if begin.tzinfo is None:
+        begin = begin.replace(tzinfo=datetime.timezone.utc)
+    return now if now >= begin else begin + datetime.timedelta(seconds=max(0.0, seconds))
+
+
 def atomic_write(path, data):
     """Write `data` (str, UTF-8, or bytes) to `path` so that a reader sees the old file or the whole new one,
     never a part: a temporary file in the same folder, flushed and fsync'ed, then renamed over `path`, then the

@@ -248,7 +248,7 @@ int run_main(int argc, char** argv) {
   size_t fresh = results.size();
   for (auto& r : kept) results.push_back(r);
   double wall = now_s() - t0;
-  meta.finished = now_iso();
+  meta.finished = finished_iso(meta.started, wall);
   meta.timing = ses.timing;
   meta.toolchain = ses.toolchain;  // a prebuilt folder named its front-end while the modules were prepared
   print_summary(stdout, results, wall, tc);
@@ -269,7 +269,19 @@ int run_main(int argc, char** argv) {
     meta.partial_total = results.size();
     meta.partial_done = results.size() - interrupted;
   }
-  if (auto e = write_results(ses.out_dir, meta, results); !e.empty()) return usage_error(e);
+  if (auto e = write_results(ses.out_dir, meta, results); !e.empty()) {
+    // A full disk, a folder remounted read-only: the judged cases are kept elsewhere, as the Python tiers keep
+    // theirs (framework/documents/writer.py, PTXCTS_RESCUE; docs/CLI.md "Outputs").
+    std::string rescue = env("PTXCTS_RESCUE");
+    if (rescue.empty()) rescue = (env("TMPDIR").empty() ? std::string("/tmp") : env("TMPDIR")) + "/ptxcts-rescue";
+    rescue += "/" + meta.run_id;
+    if (make_dirs(rescue) && write_results(rescue, meta, results).empty())
+      return usage_error(e + "; the " + std::to_string(results.size()) + " judged cases are kept in " + rescue +
+                         "/results.json instead: free the disk (or make " + ses.out_dir + " writable) and copy that "
+                         "folder there; a partial run's --resume then finishes it");
+    return usage_error(e + "; the judged cases could not be kept elsewhere either (" + rescue +
+                       "; PTXCTS_RESCUE names another folder)");
+  }
   std::printf("results: %s/results.json%s\n", ses.out_dir.c_str(),
               sig ? (" (partial: " + std::to_string(meta.partial_done) + " of " + std::to_string(meta.partial_total) +
                      " judged; finish it with ./ptxcts run --resume " + ses.out_dir + ")").c_str() : "");
