@@ -40,6 +40,9 @@ if [ ${#jobs[@]} -gt 0 ] && ! [[ ${jobs[1]} =~ ^[1-9][0-9]*$ ]]; then
 fi
 check_list matrix --verdicts verdict "$verdicts" ptxas nvjitlink driver
 out=${out:-results/$(date -u +%Y-%m-%dT%H-%M-%SZ)-matrix}
+if [ -e "$out" ] && [ ! -d "$out" ]; then
+  echo "matrix: --out $out is a file, not a folder (the matrix writes a folder per toolchain into it)" >&2; exit 2
+fi
 if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
   echo "matrix: --out $out exists and is not empty: choose another folder" >&2; exit 2
 fi

@@ -39,6 +39,9 @@ def cache_dir():
     """Where installed toolchains live: $PTXCTS_TOOLCHAIN_CACHE, else ~/.cache/ptxcts/toolchains (outside the
     repository)."""
     given = os.environ.get("PTXCTS_TOOLCHAIN_CACHE")
+    if given is not None and not given.strip():   # set but blank is never "the default" (nor a folder named ' ')
+        raise ToolchainError(f"PTXCTS_TOOLCHAIN_CACHE={given!r} is set but empty; unset it for the default cache "
+                             "(~/.cache/ptxcts/toolchains), or name a folder")
     if given and os.path.exists(given) and not os.path.isdir(given):
         raise ToolchainError(f"PTXCTS_TOOLCHAIN_CACHE={given}: not a folder (it names where toolchains are installed)")
     d = given or os.path.join(
