@@ -1,5 +1,6 @@
 // explore.json: written after every segment (classes, rate, divergences, findings with their first and minimal
 // case, coverage, segments; the permanent cases; coverage.svg and summary.txt) and read back by --resume.
+#include <sys/stat.h>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -172,6 +173,10 @@ void Explorer::write(double wall, bool interrupted) {
 void load_resume(const std::string& dir, ExploreOptions& o) {
   const std::string path = dir + "/explore.json";
   std::string text;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))   // a FIFO would wait for a writer for ever
+    throw std::runtime_error(path + ": is " + (S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a folder" :
+                             "a device or socket") + ", not an exploration's explore.json");  // a usage error
   try {
     text = read_file(path);
   } catch (const std::exception&) {

@@ -76,7 +76,16 @@ def _walk(text, pos, path, nth):
 def read_text(path):
     """A file's text (a `.gz` file is decompressed: committed documents are gzip-compressed); InputError if it is
     not UTF-8 or not gzip."""
-    from .errors import InputError
+    from .errors import InputError, UsageError
+    import os
+    import stat
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None   # open() below says what is wrong
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        # a FIFO would wait for a writer for ever, a device would be read without end
+        raise UsageError(f"{path}: is {'a FIFO' if stat.S_ISFIFO(mode) else 'a device or socket'}, not a file")
     if str(path).endswith(".gz"):
         import gzip
         try:

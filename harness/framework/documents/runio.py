@@ -11,8 +11,10 @@ exclusive lock on the output folder, atomic file writes, and a way to mark a run
         write_run(out_dir, doc)                        # atomic: results.json and junit.xml
 """
 import datetime
+import errno
 import fcntl
 import os
+import stat
 import re
 import secrets
 import tempfile
@@ -75,6 +77,17 @@ def atomic_write(path, data):
     folder fsync'ed. On an error the temporary file is removed and `path` is untouched."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode) and \
+            not stat.S_ISLNK(os.lstat(path).st_mode):
+        # the rename would put a file in place of a device, a FIFO or a socket (as root: /dev/full gone)
+        kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else \
+            "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file"
+        raise OSError(errno.EINVAL, f"is {kind}, not a file this document can be written to (it is replaced "
+                      "whole, atomically: name a regular file)", path)
     os.makedirs(folder, exist_ok=True)
     raw = data.encode("utf-8") if isinstance(data, str) else data
     try:

@@ -26,6 +26,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_bad_inputs as table  # noqa: E402
 
+TIMEOUT_S = 90   # a bad input is refused in seconds (a compiler's probe gives up after 60 s); one still
+#                  running then hangs or started real work
 RUN = "harness/results/tests/fixtures/runs/compile/results.json"   # a compile document to spoil
 H100 = "harness/results/tests/fixtures/runs/h100"                   # a run-tier run (three shards)
 SHARD = "harness/results/tests/fixtures/runs/h100/shard-0/results.json"
@@ -193,6 +195,49 @@ INPUTS = [
          files=[{"path": "plan.toml", "text": "version = \"1\"\nname = \"p\"\nresults = \"r\"\n"
                  "toolchains = [\"13.0\"]\n[tiers.compile]\n"}]),
     dict(id="devcheck.unknown_option", argv=["{ptxcts}", "devcheck", "--bogus"], names=["--bogus"]),
+    # ---- files that are not files: FIFOs, links in a loop, devices, names too long ----------------------------------
+    dict(id="validate.results_a_fifo", argv=["{ptxcts}", "validate", "{tmp}/run"], names=["{tmp}/run/results.json"],
+         setup="mkdir run && mkfifo run/results.json"),
+    dict(id="validate.link_loop", argv=["{ptxcts}", "validate", "{tmp}/run/results.json"],
+         names=["{tmp}/run/results.json"], setup="mkdir run && ln -s results.json run/results.json"),
+    dict(id="validate.dev_zero", argv=["{ptxcts}", "validate", "/dev/zero"], names=["/dev/zero"]),
+    dict(id="cases.root_dev_null", argv=["{ptxcts}", "cases", "--root", "/dev/null"], names=["/dev/null"]),
+    dict(id="gate.json_dev_full", argv=["{ptxcts}", "gate", "{tmp}/run", "--json", "/dev/full"],
+         names=["/dev/full"], files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="diff.markdown_dev_full", argv=["{ptxcts}", "diff", "{tmp}/a", "{tmp}/a", "--markdown", "/dev/full"],
+         names=["/dev/full"], files=[{"path": "a/results.json", "copy": RUN}]),
+    dict(id="compile.out_name_too_long", argv=["{ptxcts}", "compile", "--limit", "1", "--out", "{tmp}/" + "n" * 300],
+         names=["File name too long"]),
+    dict(id="compile.out_dev_null", argv=["{ptxcts}", "compile", "--limit", "1", "--out", "/dev/null"],
+         names=["/dev/null"]),
+    dict(id="compile.toolchain_bin_false", argv=["{ptxcts}", "compile", "--toolchain", "/bin/false", "--limit", "1",
+                                                 "--out", "{tmp}/o"], names=["/bin/false"]),
+    dict(id="compile.toolchain_that_hangs", argv=["{ptxcts}", "compile", "--toolchain", "{tmp}/ptxas", "--limit",
+                                                  "1", "--out", "{tmp}/o"], names=["{tmp}/ptxas"],
+         files=[{"path": "ptxas", "text": "#!/bin/sh\nsleep 600\n", "mode": 0o755}]),
+    dict(id="compile.expectations_a_fifo", argv=["{ptxcts}", "compile", "--expectations", "{tmp}/exp.toml",
+                                                 "--limit", "1", "--out", "{tmp}/o"],
+         names=["{tmp}/exp.toml"], setup="mkfifo exp.toml"),
+    dict(id="explore.resume_state_a_fifo", argv=["{ptxcts}", "explore", "--resume", "{tmp}/ex", "--cases-file",
+                                                 "none"], names=["{tmp}/ex/explore.json"],
+         setup="mkdir ex && mkfifo ex/explore.json"),
+    dict(id="report.out_under_proc", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "/proc/ptxcts-report"],
+         names=["/proc/ptxcts-report"], files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="merge.gz_empty", argv=["{ptxcts}", "merge", "{tmp}/a", "--out", "{tmp}/m", "--run-id", "x"],
+         names=["{tmp}/a/results.json.gz"], files=[{"path": "a/results.json.gz", "text": ""}]),
+    dict(id="bundle.garbage", argv=["{ptxcts}", "bundle", "{tmp}/b"], names=["{tmp}/b"],
+         files=[{"path": "b/bundle.json", "text": "\u0000\u0001garbage"}]),
+    dict(id="env.root_without_tree", argv=["{ptxcts}", "cases", "--count"], env={"PTXCTS_ROOT": "{tmp}/empty"},
+         names=["{tmp}/empty"], files=[{"path": "empty", "dir": True}]),
+    dict(id="env.build_a_file", argv=["{ptxcts}", "run", "--list"], env={"PTXCTS_BUILD": "{tmp}/afile"},
+         names=["{tmp}/afile"], files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="lower.toolchain_that_hangs", argv=["{ptxcts}", "lower", "--toolchain", "{tmp}/ptxas", "--out",
+                                                "{tmp}/o"], names=["{tmp}/ptxas"],
+         files=[{"path": "ptxas", "text": "#!/bin/sh\nsleep 600\n", "mode": 0o755}]),
+    dict(id="fleet.results_under_proc", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                              "--dry-run"], names=["/proc/ptxcts-fleet"],
+         files=[{"path": "plan.toml", "text": "version = 1\nname = \"p\"\nresults = \"/proc/ptxcts-fleet\"\n"
+                 "toolchains = [\"13.0\"]\n[tiers.compile]\n"}]),
     # ---- environment ----------------------------------------------------------------------------------------------
     dict(id="env.gtest_total_shards_zero", argv=["{ptxcts}", "run", "--list"],
          env={"GTEST_TOTAL_SHARDS": "0", "GTEST_SHARD_INDEX": "0"}, names=["GTEST_TOTAL_SHARDS"]),
@@ -239,14 +284,16 @@ def check(inp):
     t0 = time.monotonic()
     try:
         table.prepare(row, tmp)
+        if "setup" in row:   # what the table's files cannot make: a FIFO, a symbolic link
+            subprocess.run(["bash", "-c", table.subst(row["setup"], tmp)], cwd=tmp, check=True)
         before = table.snapshot(tmp)
         env = table.base_env()
         for k, v in row.get("env", {}).items():
             env[k] = table.subst(v, tmp)
         p = table._start([table.subst(a, tmp) for a in row["argv"]], env, table.subst(row.get("cwd", "{tmp}"), tmp))
-        end = table._finish(p, "")
+        end = table._finish(p, "", TIMEOUT_S)
         if end is None:
-            return inp, "silent", f"ran past {table.TIMEOUT_S} s (real work started)", "", time.monotonic() - t0
+            return inp, "silent", f"ran past {TIMEOUT_S} s (it hangs, or real work started)", "", time.monotonic() - t0
         rc, out, err = end
         after = table.snapshot(tmp)
         problems = [f"{k} was removed" if k not in after else f"{k} was changed"

@@ -42,6 +42,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -175,15 +176,27 @@ def _start(argv, env, cwd):
                             stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
 
 
-def _finish(p, stdin):
-    """(exit, stdout, stderr) of a started command, or None when it ran past TIMEOUT_S (then killed)."""
+def _finish(p, stdin, timeout=TIMEOUT_S):
+    """(exit, stdout, stderr) of a started command, or None when it ran past timeout seconds (then killed)."""
     try:
-        out, err = p.communicate(stdin, timeout=TIMEOUT_S)
+        out, err = p.communicate(stdin, timeout=timeout)
         return p.returncode, out, err
     except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
+        kill_session(p.pid)
         p.communicate()
         return None
+
+
+def kill_session(sid):
+    """SIGKILL to every process of the session sid leads (the command's own, start_new_session): the groups the
+    verb made inside it too, whose stragglers would otherwise keep the output pipes open."""
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if os.getsid(int(pid)) == sid:
+                    os.kill(int(pid), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
 def snapshot(folder):
@@ -194,6 +207,11 @@ def snapshot(folder):
             out[os.path.relpath(os.path.join(dirpath, d), folder)] = "dir"
         for n in filenames:
             p = os.path.join(dirpath, n)
+            st = os.lstat(p)
+            if not stat.S_ISREG(st.st_mode):   # a FIFO (opening it would wait for a writer), a link, a device
+                out[os.path.relpath(p, folder)] = f"mode {stat.S_IFMT(st.st_mode):o}" + (
+                    f" -> {os.readlink(p)}" if stat.S_ISLNK(st.st_mode) else "")
+                continue
             with open(p, "rb") as f:
                 out[os.path.relpath(p, folder)] = hashlib.sha256(f.read()).hexdigest()
     return out
