@@ -58,7 +58,12 @@ for n in "${names[@]}"; do
     > "$out/$n.log" 2>&1
   r=$?
   echo "matrix: toolchain $n: compile tier exit $r in $(( $(date +%s) - t1 )) s (log $out/$n.log)"
-  # exit 1 means cases failed (they are the matrix's content); anything else means the run did not finish
+  # exit 1 means cases failed (they are the matrix's content); anything else means the run did not finish. A
+  # usage error (2) or a malformed file (3) is the same for every toolchain: said once, the matrix stops there
+  if [ $r = 2 ] || [ $r = 3 ]; then
+    echo "matrix: toolchain $n: $(grep -m1 '^compile: \|error:' "$out/$n.log" || tail -1 "$out/$n.log")" >&2
+    exit $r
+  fi
   [ $r -le 1 ] && runs+=("$out/$n") || rc=1
 done
 prev=""

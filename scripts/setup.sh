@@ -25,7 +25,8 @@ while [ $# -gt 0 ]; do
     --frontends) [ $# -ge 2 ] || { echo "setup: --frontends needs a list, e.g. llvm-22" >&2; exit 2; }
                  [ -z "$2" ] || check_list setup --frontends front-end "$2"   # '' names none: no front-end (see below)
                  frontends=$2; frontends_given=1; shift ;;
-    --wheels) [ $# -ge 2 ] && [ -d "$2" ] || { echo "setup: --wheels needs an existing folder" >&2; exit 2; }
+    --wheels) [ $# -ge 2 ] || { echo "setup: --wheels needs an existing folder" >&2; exit 2; }
+              [ -d "$2" ] || { echo "setup: --wheels '$2': not a folder (it names a folder of wheels)" >&2; exit 2; }
               wheels=(--wheels "$2"); shift ;;
     *) echo "setup: unknown option '$1' (known: --browser, --toolchains LIST, --frontends LIST, --wheels DIR)" >&2; exit 2 ;;
   esac

@@ -132,7 +132,11 @@ def _main(a):
     m.check_filters(a.family, a.target, a.ptx)
     chosen = manifest.select(m.cases, a.target, a.ptx, a.case, a.limit, families=a.family, valid_only=a.valid_only)
     if not chosen:
-        raise Usage("the filters select no case (0 cases)" + (f" (--case {' '.join(a.case)})" if a.case else ""))
+        given = [f"{opt} {','.join(v)}" for opt, v in (("--family", a.family), ("--target", a.target),
+                                                       ("--ptx", a.ptx)) if v] + ["--valid-only"] * bool(a.valid_only)
+        raise Usage("the filters select no case (0 cases)" + (f": {' '.join(given)}" if given else "")
+                    + (f" (--case {' '.join(a.case)})" if a.case else "")
+                    + "; ./ptxcts cases with the same filters shows what each one selects")
 
     device_check, driver_note, device = None, "", None
     if "driver" in a.verdicts:

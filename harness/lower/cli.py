@@ -134,6 +134,7 @@ def _run(a):
     started = datetime.datetime.now(datetime.timezone.utc)
     rid = documents.new_run_id(f"lower-{tc.name}")
     out_dir = a.out or os.path.join(root, "results", rid)
+    documents.refuse_existing_run(out_dir)   # a file there, or a run: refused now, not after every form is lowered
     prog = Progress(n_ok, label="lower", unit="forms", quiet=a.quiet)
     t0 = time.monotonic()
     if a.from_lowered:
