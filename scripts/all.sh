@@ -15,18 +15,22 @@
 # The rest of the harness (the test binaries) is built meanwhile, also niced. Each tier's lines are prefixed with
 # its lane. The report and the gates, side by side, follow both lanes. results/<stamp>-all.tsv records each step's seconds, exit and start, and each run's gate verdict
 # (./ptxcts devcheck reads it); every gate's verdict is also <run>/gate.json.
-# Exit: 0 when every run was gated and passed; 1 when a gate found regressions, or a run could not be gated (no
-# baseline for it, or a malformed file), or a tier did not finish; 2 usage; 130/143 interrupted.
+# Exit: 0 when every run was gated and passed, the GPU part included; 1 when a gate found regressions, or a run could
+# not be gated (no baseline for it, or a malformed file), or a tier did not finish; 77 when the CPU part passed but
+# the GPU part was skipped (no GPU here, CUDA_VISIBLE_DEVICES empty, a GPU step that exited 77: the step table
+# records it); 2 usage; 130/143 interrupted.
 set -uo pipefail
 root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root"
 export PATH="$PATH:/usr/local/cuda/bin"
 toolchain=() matrix="" wheels=${PTXCTS_WHEELS:-} family=()
+source "$(dirname "${BASH_SOURCE[0]}")/lists.sh"
 while [ $# -gt 0 ]; do
   case "$1" in
     --toolchain) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --toolchain needs NAME|PATH" >&2; exit 2; }
                  toolchain=(--toolchain "$2"); shift ;;
     --toolchains) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --toolchains needs a list" >&2; exit 2; }
+                  check_list all --toolchains toolchain "$2"
                   matrix=$2; shift ;;
     --wheels) [ $# -ge 2 ] && [ -n "$2" ] || { echo "all: --wheels needs a folder" >&2; exit 2; }
               wheels=$2; shift ;;
@@ -82,7 +86,12 @@ setup_args=()
 timed setup ./ptxcts setup "${setup_args[@]+"${setup_args[@]}"}" || exit $?
 timed gen ./ptxcts gen || exit $?
 gpu=0   # the GPUs of this host as the run tier and ctest count them (scripts/gpus.sh; PTXCTS_NVIDIA_SMI honoured)
-[ -n "$(bash "$root/scripts/gpus.sh" --ids 2>/dev/null)" ] && gpu=1
+no_gpu="no GPU here (nvidia-smi lists none)"
+if [ -n "${CUDA_VISIBLE_DEVICES+set}" ] && [ -z "${CUDA_VISIBLE_DEVICES//[[:space:]]/}" ]; then
+  no_gpu="CUDA_VISIBLE_DEVICES is set but empty: it hides every device"
+elif [ -n "$(bash "$root/scripts/gpus.sh" --ids 2>/dev/null)" ]; then
+  gpu=1 no_gpu=""
+fi
 llvm=0
 PYTHONPATH="$root/generator:$root/harness" python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-22") else 1)' && llvm=1
 lane_dir=$(mktemp -d "${TMPDIR:-/tmp}/ptxcts-all.XXXXXX")
@@ -168,7 +177,8 @@ if [ $gpu = 1 ]; then
   gpu_lane > >(trap '' INT TERM; exec sed -u 's/^/[gpu] /') 2>&1 &
   lanes+=($!)
 else
-  step "no GPU here: the device lane (driver JIT, run tier) is skipped (ctest -L run reports its cases as skipped)"
+  step "$no_gpu: the device lane (driver JIT, run tier) is skipped, exit 77 at the end (ctest -L run reports its cases as skipped)"
+  printf 'step\tdevice-lane\t0.0\t77\t%s\n' "$(( ($(date +%s) - t0) ))" >> "$tsv"   # recorded: skipped, not passed
 fi
 build_rc=0
 timed build-run ./ptxcts build --target ptxcts-run || build_rc=$?
@@ -211,4 +221,12 @@ for k in "${!runs[@]}"; do
 done
 wait "$report_pid" || echo "all: the report exited $?"
 step "done: results in ${runs[*]}; report in results/$stamp-report/report.html; steps and gates in $tsv"
+# No green without a GPU (docs/CLI.md, "./ptxcts all"): a finding decides first (1); else a GPU part that was
+# skipped -- no GPU here, or a GPU step that exited 77 (its driver failed) -- makes the whole 77, never 0.
+skipped=$(awk -F'\t' '$1 == "step" && $4 == 77 { printf "%s%s", sep, $2; sep = ", " }' "$tsv")
+if [ $rc = 0 ] && [ -n "$skipped" ]; then
+  echo "all: the tiers that ran passed their gates, but a part was skipped ($skipped${no_gpu:+: $no_gpu}):" \
+       "exit 77, not a pass (steps in $tsv)"
+  rc=77
+fi
 exit $rc

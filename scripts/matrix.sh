@@ -16,13 +16,17 @@ trap 'stop_verb matrix SIGINT' INT
 trap 'stop_verb matrix SIGTERM' TERM
 cd "$root"
 toolchains=12.4,12.8,12.9,13.0,13.2,13.5 verdicts=ptxas,nvjitlink out="" wheels=() jobs=() family=()
+source "$(dirname "${BASH_SOURCE[0]}")/lists.sh"
 while [ $# -gt 0 ]; do
   case "$1" in
     --toolchains|--verdicts|--out|--wheels|-j|--family)
       [ $# -ge 2 ] && [ -n "$2" ] || { echo "matrix: $1 needs a value" >&2; exit 2; }
       case "$1" in
         --toolchains) toolchains=$2 ;; --verdicts) verdicts=$2 ;; --out) out=$2 ;;
-        --wheels) wheels=(--wheels "$2") ;; -j) jobs=(-j "$2") ;; --family) family+=(--family "$2") ;;
+        --wheels) [ -d "$2" ] || { echo "matrix: --wheels '$2': no such folder (a folder of toolchain wheels)" >&2
+                                   exit 2; }
+                  wheels=(--wheels "$2") ;;
+        -j) jobs=(-j "$2") ;; --family) family+=(--family "$2") ;;
       esac
       shift ;;
     *) echo "matrix: unknown option '$1' (known: --toolchains LIST, --verdicts LIST, --out DIR, --wheels DIR, -j N," \
@@ -31,24 +35,17 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+# a name twice would compile the whole tier again into the folder of its first run (refused there, hours later)
+check_list matrix --toolchains toolchain "$toolchains"
 IFS=, read -r -a names <<< "$toolchains"
-[ ${#names[@]} -ge 1 ] || { echo "matrix: --toolchains names no toolchain" >&2; exit 2; }
-declare -A seen=()
-for n in "${names[@]}"; do
-  [ -n "$n" ] || { echo "matrix: --toolchains '$toolchains' names no toolchain (an empty name)" >&2; exit 2; }
-  # a name twice would compile the whole tier again into the folder of its first run (refused there, hours later)
-  [ -z "${seen[$n]:-}" ] || { echo "matrix: --toolchains '$toolchains' names $n twice" >&2; exit 2; }
-  seen[$n]=1
-done
 if [ ${#jobs[@]} -gt 0 ] && ! [[ ${jobs[1]} =~ ^[1-9][0-9]*$ ]]; then
   echo "matrix: -j '${jobs[1]}': expected a number of parallel compiler calls, 1 or more" >&2; exit 2
 fi
-IFS=, read -r -a vlist <<< "$verdicts"
-for v in "${vlist[@]}"; do
-  case "$v" in ptxas|nvjitlink|driver) ;; *) echo "matrix: --verdicts '$verdicts': '$v' is not ptxas, nvjitlink or driver" >&2
-                                              exit 2 ;; esac
-done
+check_list matrix --verdicts verdict "$verdicts" ptxas nvjitlink driver
 out=${out:-results/$(date -u +%Y-%m-%dT%H-%M-%SZ)-matrix}
+if [ -e "$out" ] && [ ! -d "$out" ]; then
+  echo "matrix: --out $out is a file, not a folder (the matrix writes a folder per toolchain into it)" >&2; exit 2
+fi
 if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
   echo "matrix: --out $out exists and is not empty: choose another folder" >&2; exit 2
 fi
@@ -66,7 +63,12 @@ for n in "${names[@]}"; do
   echo "matrix: toolchain $n: compile tier exit $r in $(( $(date +%s) - t1 )) s (log $out/$n.log)"
   # stopped by a signal sent to it alone: its partial document is written; the next toolchain is not started
   case $r in 130|143) echo "matrix: interrupted (the compile tier of $n exited $r)" >&2; exit "$r" ;; esac
-  # exit 1 means cases failed (they are the matrix's content); anything else means the run did not finish
+  # exit 1 means cases failed (they are the matrix's content); anything else means the run did not finish. A
+  # usage error (2) or a malformed file (3) is the same for every toolchain: said once, the matrix stops there
+  if [ $r = 2 ] || [ $r = 3 ]; then
+    echo "matrix: toolchain $n: $(grep -m1 '^compile: \|error:' "$out/$n.log" || tail -1 "$out/$n.log")" >&2
+    exit $r
+  fi
   [ $r -le 1 ] && runs+=("$out/$n") || rc=1
 done
 prev=""

@@ -15,14 +15,18 @@ root=${PTXCTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 # back-off: offline, on a GPU runner, the retries were 13 of setup's 17 s. A PIP_RETRIES of the caller's stands.
 export PIP_RETRIES=${PIP_RETRIES:-1}
 browser=0 toolchains="" wheels=() frontends="" frontends_given=0
+source "$(dirname "${BASH_SOURCE[0]}")/lists.sh"
 while [ $# -gt 0 ]; do
   case "$1" in
     --browser) browser=1 ;;
     --toolchains) [ $# -ge 2 ] || { echo "setup: --toolchains needs a list, e.g. 12.9,13.5" >&2; exit 2; }
+                  check_list setup --toolchains toolchain "$2"   # '' installs nothing: refused, not a silent exit 0
                   toolchains=$2; shift ;;
     --frontends) [ $# -ge 2 ] || { echo "setup: --frontends needs a list, e.g. llvm-22" >&2; exit 2; }
+                 [ -z "$2" ] || check_list setup --frontends front-end "$2"   # '' names none: no front-end (see below)
                  frontends=$2; frontends_given=1; shift ;;
-    --wheels) [ $# -ge 2 ] && [ -d "$2" ] || { echo "setup: --wheels needs an existing folder" >&2; exit 2; }
+    --wheels) [ $# -ge 2 ] || { echo "setup: --wheels needs an existing folder" >&2; exit 2; }
+              [ -d "$2" ] || { echo "setup: --wheels '$2': not a folder (it names a folder of wheels)" >&2; exit 2; }
               wheels=(--wheels "$2"); shift ;;
     *) echo "setup: unknown option '$1' (known: --browser, --toolchains LIST, --frontends LIST, --wheels DIR)" >&2; exit 2 ;;
   esac

@@ -23,7 +23,18 @@ value() {   # value OPTION VALUE
         echo "test: --repeat '$v': expected until-fail:N, until-pass:N or after-timeout:N" >&2; exit 2; } ;;
   esac
 }
-check=("$@")
+check=("$@") sel=()   # sel: the options that select tests (-L, -R, -E, ...), checked to select at least one
+# A selection that matches no test is a usage error (docs/CLI.md), never a green run of nothing: `test -L
+# no-such-label` in a CI job must fail. Checked against the configured tree before the build (when there is one)
+# and after it.
+selects_nothing() {
+  [ ${#sel[@]} -gt 0 ] && [ -f "$build/CTestTestfile.cmake" ] || return 1
+  local n
+  n=$(ctest --test-dir "$build" -N "${sel[@]}" 2>/dev/null | sed -n 's/^Total Tests: \([0-9]*\)$/\1/p')
+  [ "$n" = 0 ] || return 1
+  echo "test: ${sel[*]}: selects no test of $build (ctest --test-dir $build --print-labels lists the labels," \
+       "ctest --test-dir $build -N the tests)" >&2
+}
 # the CPUs this process may use (scripts/build.sh says why OMP_NUM_THREADS is left out): ctest's -j unless given
 jobs=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) jobs_given=0
 while [ ${#check[@]} -gt 0 ]; do
@@ -33,12 +44,13 @@ while [ ${#check[@]} -gt 0 ]; do
     --exclude-regex|--output-junit|--resource-spec-file|--stop-time|--test-load|--repeat-until-fail)
       [ ${#check[@]} -ge 2 ] || { echo "test: ctest option '$a' needs a value" >&2; exit 2; }
       value "$a" "${check[1]}"
-      case "$a" in -j|--parallel) jobs=${check[1]} jobs_given=1 ;; esac
+      case "$a" in -j|--parallel) jobs=${check[1]} jobs_given=1 ;;
+        -L|-LE|-R|-E|-I|--label-regex|--label-exclude|--tests-regex|--exclude-regex) sel+=("$a" "${check[1]}") ;; esac
       check=("${check[@]:2}"); continue ;;
     -j[0-9]*) value -j "${a#-j}"; jobs=${a#-j} jobs_given=1 ;;
     --timeout=*|--repeat=*|--parallel=*|--label-regex=*|--tests-regex=*|--exclude-regex=*)
       value "${a%%=*}" "${a#*=}"
-      case "$a" in --parallel=*) jobs=${a#*=} jobs_given=1 ;; esac ;;
+      case "$a" in --parallel=*) jobs=${a#*=} jobs_given=1 ;; --parallel*|--timeout*|--repeat*) ;; *) sel+=("$a") ;; esac ;;
     -N|-V|-VV|-Q|--quiet|--output-on-failure|--stop-on-failure|--schedule-random|--rerun-failed|\
     --progress|--no-tests=*|\
     --show-only|--show-only=*|--print-labels|--extra-verbose|--verbose|--debug|--no-label-summary|--no-subproject-summary) ;;
@@ -48,7 +60,9 @@ while [ ${#check[@]} -gt 0 ]; do
   esac
   check=("${check[@]:1}")
 done
+selects_nothing && exit 2
 bash "$root/scripts/build.sh" -j "$jobs" || exit $?   # a -j given to test limits the build too
+selects_nothing && exit 2
 spec=$build/gpus.json
 bash "$root/scripts/gpus.sh" "$spec" || exit $?
 ngpu=$(grep -c '"id"' "$spec" || true)

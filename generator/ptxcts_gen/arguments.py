@@ -34,3 +34,19 @@ class ArgumentParser(argparse.ArgumentParser):
         ns, rest = super().parse_known_args(args, namespace)
         ns.__dict__.pop(_GIVEN, None)
         return ns, rest
+
+
+def comma_list(parser, option, value, known=None):
+    """The items of a comma-separated option value (--verdicts ptxas,nvjitlink), or a usage error naming the option
+    (parser.error, exit 2) for an empty item (a,,b; a trailing comma), an item named twice, or one not in `known`.
+    The shell verbs' twin is scripts/lists.sh."""
+    items = value.split(",")
+    if any(not i.strip() for i in items):
+        parser.error(f"{option} {value!r}: an empty item (a leading, trailing or doubled comma)")
+    twice = sorted({i for i in items if items.count(i) > 1})
+    if twice:
+        parser.error(f"{option} {value!r}: names {twice[0]!r} twice")
+    bad = [i for i in items if known is not None and i not in known]
+    if bad:
+        parser.error(f"{option} {','.join(bad)}: each must be one of {', '.join(known)} (given: {value!r})")
+    return items

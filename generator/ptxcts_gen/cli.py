@@ -403,6 +403,13 @@ def parse(argv=None):
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, str) and not v.strip() and name != "verb":
                 p.error(f"--{name.replace('_', '-')} '': an empty value (give one, or leave the option out)")
+    if args.verb == "cases" and args.rules:
+        # --rules lists every rule of the model: a filter beside it would be ignored, never applied
+        given = [f"--{n}" for n in ("rule", "family", "target", "ptx", "valid", "invalid", "form", "root")
+                 if getattr(args, n)]
+        if given:
+            p.error(f"--rules lists every rule and takes no filter: {', '.join(given)} conflicts with it "
+                    f"(drop --rules{' to print the rule and list the cases breaking it' if given == ['--rule'] else ''})")
     return args
 
 

@@ -9,13 +9,14 @@ import time
 import types
 
 from framework import boundary
+from ptxcts_gen.arguments import comma_list
 from framework import documents
 from framework import toolchains
 from compile import backends
 from compile import classify as cls
 from framework.documents import expectations
 from framework import modules, progress
-from compile import output, pool
+from compile import judge, output, pool
 from framework import manifest
 from framework.pool import usable_cpus
 from compile import records as record_of
@@ -76,10 +77,7 @@ def parse_args(argv):
     a.family = [f for x in a.family for f in x.split(",") if f]
     a.target = [t for x in a.target for t in x.split(",") if t]
     a.ptx = [t for x in a.ptx for t in x.split(",") if t]
-    a.verdicts = [v for v in a.verdicts.split(",") if v]
-    bad = [v for v in a.verdicts if v not in backends.LOAD_PATHS]
-    if bad or not a.verdicts:
-        p.error(f"--verdicts {','.join(bad) or '(empty)'}: each must be one of {', '.join(backends.LOAD_PATHS)}")
+    a.verdicts = comma_list(p, "--verdicts", a.verdicts, backends.LOAD_PATHS)
     if not 1 <= a.jobs <= MAX_JOBS:
         p.error(f"--jobs {a.jobs}: must be 1..{MAX_JOBS}")
     if not 1 <= a.module_size <= MAX_MODULE_SIZE:
@@ -123,6 +121,8 @@ def _main(a):
     root = _root()
     mroot = manifest.given_root(a.manifest)
     tc = toolchains.resolve_for("compile", a.toolchain)
+    # the compilers' files as resolved (and probed): one replaced later in the run stops it (judge.ToolchainChanged)
+    tc.identities = {p: judge.binary_identity(p) for p in (tc.ptxas, tc.nvjitlink) if p}
     exp_path = a.expectations or os.path.join(root, "results", "expectations", "ptxas.toml")
     all_findings = expectations.load(exp_path)
     m = manifest.load(mroot)
@@ -132,7 +132,11 @@ def _main(a):
     m.check_filters(a.family, a.target, a.ptx)
     chosen = manifest.select(m.cases, a.target, a.ptx, a.case, a.limit, families=a.family, valid_only=a.valid_only)
     if not chosen:
-        raise Usage("the filters select no case (0 cases)" + (f" (--case {' '.join(a.case)})" if a.case else ""))
+        given = [f"{opt} {','.join(v)}" for opt, v in (("--family", a.family), ("--target", a.target),
+                                                       ("--ptx", a.ptx)) if v] + ["--valid-only"] * bool(a.valid_only)
+        raise Usage("the filters select no case (0 cases)" + (f": {' '.join(given)}" if given else "")
+                    + (f" (--case {' '.join(a.case)})" if a.case else "")
+                    + "; ./ptxcts cases with the same filters shows what each one selects")
 
     device_check, driver_note, device = None, "", None
     if "driver" in a.verdicts:
@@ -239,7 +243,7 @@ def _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, cho
         wall = time.monotonic() - t0
         records = run.records
 
-        finished = datetime.datetime.now(datetime.timezone.utc)
+        finished = documents.finished_time(started, time.monotonic() - t0)   # a clock set back loses nothing
         # the driver JIT's verdicts belong to the device (and driver) they were given on
         on = {k: device[k] for k in ("name", "sm", "cc")} if device and "driver" in a.verdicts else None
         doc = {"schema": "ptxcts-results", "version": documents.VERSION, "run_id": rid, "tier": "compile",
@@ -260,6 +264,10 @@ def _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, cho
                                   stale)
     output.print_summary(records, wall, total, run.calls, run.modules, tc, used, stale, exp_path)
     bad = output.print_bad(records, out_dir)
+    if run.toolchain_changed:
+        raise Usage(f"--toolchain {tc.name}: {run.toolchain_changed}: the {run.judged} results judged before are kept "
+                    f"in {out_dir}/results.json (partial); put the toolchain back and finish with ./ptxcts compile "
+                    f"--resume {out_dir} (a resume with another toolchain is refused)")
     if run.interrupted:
         sys.stderr.write(f"compile: PARTIAL: {run.judged} of {len(records)} results judged; finish with "
                          f"./ptxcts compile --resume {out_dir} (same options)\n")
@@ -272,7 +280,7 @@ def _judge_every_verdict(a, m, mroot, tc, todo, prior, active, use_gen, prog, de
     """Judge the cases of todo with each compiler of --verdicts in turn. On an interrupt, every case judged so far
     becomes a record and the rest are recorded skipped ("interrupted")."""
     records = list(prior.values())
-    interrupted, calls, nmodules = None, 0, 0
+    interrupted, calls, nmodules, changed = None, 0, 0, None
     pending = dict(todo)
     try:
         for lp in a.verdicts:
@@ -294,9 +302,13 @@ def _judge_every_verdict(a, m, mroot, tc, todo, prior, active, use_gen, prog, de
     except KeyboardInterrupt:
         interrupted = f"interrupted by {boundary.signal_name()}"
         sys.stderr.write("\ncompile: interrupted: the workers are stopped; writing what was judged\n")
+    except judge.ToolchainChanged as e:   # kept as a partial run of the toolchain it began with; exit 2
+        interrupted = f"toolchain changed: {e}"
+        changed = str(e)
+        sys.stderr.write(f"\ncompile: {e}: the workers are stopped; writing what was judged before\n")
     judged = len(records)
     for lp, cs in pending.items():
         for c in cs:
             records.append(record_of.result(c, lp, tc, cls.SKIPPED, "interrupted"))
     return types.SimpleNamespace(records=records, interrupted=interrupted, judged=judged, calls=calls,
-                                 modules=nmodules)
+                                 modules=nmodules, toolchain_changed=changed)

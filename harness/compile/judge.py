@@ -28,6 +28,22 @@ class Interrupted(BaseException):
     module is known, and the run is being interrupted (a BaseException, so no judging code catches it)."""
 
 
+class ToolchainChanged(BaseException):
+    """The compiler's file was replaced (or removed) while the run judged with it: a verdict from then on may be
+    another compiler's. Raised after the call that noticed it, whose verdicts are dropped; a BaseException, so no
+    per-case handler turns it into a harness error."""
+
+
+def binary_identity(path):
+    """What identifies a compiler's file on disk (device, inode, size, modification time), or None when there is
+    no file there: a file replaced by another (a reinstall, a package upgrade, a copy over it) changes it."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 ACCEPTED, REJECTED, CRASH, TIMEOUT, ERROR, HEADER_REFUSED = (
     "accepted", "rejected", "crash", "timeout", "harness_error", "header_refused")
 
@@ -51,8 +67,9 @@ class Outcome:
 
 class Judge:
     def __init__(self, backend, assembler: modules.Assembler, workdir: Optional[str] = None,
-                 keep_modules: Optional[str] = None):
+                 keep_modules: Optional[str] = None, identity=None):
         self.backend = backend        # compile.backends.Ptxas | NvJitLink | Driver
+        self.identity = identity      # binary_identity of the compiler's file when the run began (None: unchecked)
         self.assembler = assembler
         self.workdir = workdir
         self.keep = keep_modules      # a folder: every module and ptxas's output stay there, for review
@@ -78,6 +95,9 @@ class Judge:
         name = f"{target}.ptx{ptx.replace('.', '')}.{self.backend.load_path}.{os.getpid()}.{self.calls}"
         call = self.backend.assemble(arch, mod.text, self.keep or wd, name)
         self.calls += 1
+        if self.identity is not None and binary_identity(self.backend.path) != self.identity:
+            raise ToolchainChanged(f"{self.backend.path}: the compiler's file was replaced or removed during the run "
+                                   f"(it is not the file the run began with)")
         if self.keep:
             with open(os.path.join(self.keep, name + ".log"), "w") as f:
                 f.write(f"$ {' '.join(call.argv)}\nexit {call.returncode}\n{call.output}")

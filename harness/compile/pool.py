@@ -31,9 +31,9 @@ def _init(manifest_root, backend_spec, use_gen, keep):
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     m = manifest.load(manifest_root)
     asm = modules.Assembler(m, use_generator=use_gen)
-    load_path, ptxas_path, nvjitlink_path = backend_spec
+    load_path, ptxas_path, nvjitlink_path, identity = backend_spec
     tc = types.SimpleNamespace(ptxas=ptxas_path, nvjitlink=nvjitlink_path)
-    _JUDGE = judge.Judge(backends.make(load_path, tc), asm, keep_modules=keep)
+    _JUDGE = judge.Judge(backends.make(load_path, tc), asm, keep_modules=keep, identity=identity)
 
 
 def _work(arch, target, ptx, cases):
@@ -92,7 +92,10 @@ def judge_all(chosen, m, mroot, tc, load_path, use_gen, jobs_n, module_size, adv
     advance(len(unsupported))
     calls = 0
     if jobs:
-        spec = (load_path, tc.ptxas, tc.nvjitlink)
+        # the compiler's file as the run begins: a worker that finds it replaced stops the run (ToolchainChanged)
+        compiler = {"ptxas": tc.ptxas, "nvjitlink": tc.nvjitlink}.get(load_path)
+        spec = (load_path, tc.ptxas, tc.nvjitlink,
+                getattr(tc, "identities", {}).get(compiler) or (judge.binary_identity(compiler) if compiler else None))
         # the driver's JIT needs a CUDA context per worker, which must not be inherited through fork. The pool is
         # not made smaller for it: the JIT compiles on the CPU, and a context takes well under 1 GB of device
         # memory, so one per usable core (usable_cpus: 16 or 32 on the H200 runners) leaves the GPU mostly free.
@@ -113,6 +116,9 @@ def judge_all(chosen, m, mroot, tc, load_path, use_gen, jobs_n, module_size, adv
                     n = 0
                 except judge.Interrupted:
                     raise KeyboardInterrupt from None
+                except judge.ToolchainChanged:
+                    stop(pool)
+                    raise
                 outcomes.update(res)
                 calls += n
                 advance(len(res))

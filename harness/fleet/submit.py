@@ -14,6 +14,7 @@ tasks: afterany is not satisfied while one is pending again). A requeued task re
 import os
 import shlex
 import socket
+import tempfile
 import time
 
 from fleet import plan as planmod
@@ -52,6 +53,12 @@ def check_results_folder(results):
         parent = os.path.dirname(parent) or "."
     if not os.access(parent, os.W_OK | os.X_OK):
         raise FleetError(f"results {results}: not writable ({parent}: permission denied)")
+    # access() answers yes to root everywhere, /proc and a read-only mount included: a folder made and removed
+    # again is the proof (nothing is left behind, even for --dry-run)
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".ptxcts-fleet-probe-", dir=parent))
+    except OSError as e:
+        raise FleetError(f"results {results}: cannot be written ({parent}: {e.strerror})") from None
 
 
 def _stamp():

@@ -17,6 +17,8 @@ Inside the boundary:
 * An OSError (read-only folder, full disk, not a folder, permission, missing file) becomes one line naming the path
   and what happened, exit 2 (EXIT_USAGE: the path given cannot be used).
 * A document that cannot be decoded (not UTF-8, nested too deeply) becomes exit 3 (EXIT_INPUT).
+* A VerbError (a malformed document, a usage error of a layer) that the verb did not end itself becomes its one
+  line and its own code (2 or 3): it names the input, it is never a bug of ptx-cts.
 * Anything else is a bug: "internal error", the exception, and where to report it; exit 70 (EXIT_INTERNAL).
 """
 import errno
@@ -161,6 +163,8 @@ def handle(prog, e):
         return 128 + signal.SIGPIPE, None
     if isinstance(e, OSError):
         return EXIT_USAGE, f"{prog}: {describe_os_error(e)}"
+    if isinstance(e, VerbError):   # an expected error no row of reported() named: its own message and code
+        return e.code, f"{prog}: {e}"
     where = ""
     tb = e.__traceback__
     while tb is not None:

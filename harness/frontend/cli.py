@@ -102,10 +102,8 @@ def cmd_probe(a):
     out = a.out or description_path(fe.name)
     if not os.path.isdir(os.path.dirname(os.path.abspath(out))):
         raise FrontendError(f"--out {out}: its folder does not exist")
-    with open(out + ".tmp", "w") as f:
-        json.dump(doc, f, indent=1, sort_keys=True)
-        f.write("\n")
-    os.replace(out + ".tmp", out)
+    from framework.documents import atomic_write   # never over a device or FIFO; a temporary twin, renamed
+    atomic_write(out, json.dumps(doc, indent=1, sort_keys=True) + "\n")
     print(f"frontend: {fe.name}: {doc['version_string']}, PTX {', '.join(doc['ptx_versions'])}, "
           f"{len(doc['targets'])} targets -> {out}")
     return 0

@@ -153,7 +153,8 @@ def installed_here(name, tag=None, cat=None):
     interpreter's), else None: a front-end with a wheel per CPython counts as installed only for the tag its
     INSTALLED.json records (an install made by Python 3.11 is not one for 3.12; the cache's folder is one per
     front-end name, <cache>/frontends/<name>, shared by every Python)."""
-    d = os.path.join(frontends_dir(), name)
+    from framework.toolchains import cache_entry
+    d = cache_entry(frontends_dir(), name, "front-end")
     if not os.path.exists(os.path.join(d, "INSTALLED.json")):
         return None
     cat = cat or catalog.load()

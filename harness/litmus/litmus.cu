@@ -4,8 +4,12 @@
 #include <cuda_runtime.h>
 
 #include "ptxcts/boundary.hpp"
+#include "ptxcts/no_device.hpp"
 
 #include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +41,22 @@ bool parse_u64(const char* s, uint64_t* out) {
   return true;
 }
 
+// Why --json PATH cannot be written, before any case runs ("" when it can): a folder, a missing or read-only
+// parent folder (docs/CLI.md: where a verb will write is checked before it works).
+std::string json_path_problem(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return "is a folder; --json names the file the report is written to (e.g. " + path + "/litmus.json)";
+    if (::access(path.c_str(), W_OK) != 0) return std::string("cannot be written: ") + std::strerror(errno);
+    return "";
+  }
+  auto slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return "its folder " + dir + " does not exist";
+  if (::access(dir.c_str(), W_OK) != 0) return "its folder " + dir + " cannot be written: " + std::strerror(errno);
+  return "";
+}
+
 }  // namespace
 
 int litmus_main(int argc, char** argv) {
@@ -61,7 +81,11 @@ int litmus_main(int argc, char** argv) {
     else if (a == "--seed") { if (!parse_u64(val("--seed"), &seed)) return usage(std::string("--seed ") + argv[i] + ": a non-negative integer"); }
     else if (a == "--iters") { if (!parse_u64(val("--iters"), &iters) || iters < 1 || iters > 1000000) return usage(std::string("--iters ") + argv[i] + ": 1 .. 1000000"); }
     else if (a == "--cold-mib") { if (!parse_u64(val("--cold-mib"), &cold_mib) || cold_mib < 64 || cold_mib > 65536) return usage(std::string("--cold-mib ") + argv[i] + ": 64 .. 65536"); }
-    else if (a == "--json") { json = val("--json"); if (json.empty()) return usage("--json '': expected a file"); }
+    else if (a == "--json") {
+      json = val("--json");
+      if (json.empty()) return usage("--json '': expected a file");
+      if (auto why = json_path_problem(json); !why.empty()) return usage("--json " + json + ": " + why);
+    }
     else return usage("unknown option " + a);
   }
   if (list) {
@@ -71,9 +95,12 @@ int litmus_main(int argc, char** argv) {
   if (names.empty())
     for (const Case& c : kCases) names.push_back(c.name);
   int ndev = 0;
-  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-    std::printf("litmus: no CUDA device: every case skipped\n");
-    return 77;   // CTest SKIP_RETURN_CODE
+  cudaError_t dev_status = cudaGetDeviceCount(&ndev);
+  if (auto why = ptxcts::no_device_reason(int(dev_status), ndev, cudaGetErrorName(dev_status),
+                                          cudaGetErrorString(dev_status)); !why.empty()) {
+    std::fprintf(stderr, "litmus: skipped, no GPU here: %s: every case skipped, exit %d\n", why.c_str(),
+                 ptxcts::kExitSkipped);
+    return ptxcts::kExitSkipped;
   }
   // CTest's resource allocation (scripts/gpus.sh spec): "id:N,slots:1" names the device to use
   if (const char* r = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS")) {
@@ -90,7 +117,7 @@ int litmus_main(int argc, char** argv) {
   CUDA_OK(cudaGetDeviceProperties(&prop, dev));
   if (prop.major < 9) {
     std::printf("litmus: %s is sm_%d%d; the cases need sm_90: skipped\n", prop.name, prop.major, prop.minor);
-    return 77;
+    return ptxcts::kExitSkipped;
   }
   const uint64_t n = cold_mib * 1024 * 1024 / 16;
   uint4 *cold, *dst;

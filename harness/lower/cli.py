@@ -145,6 +145,8 @@ def _run(a):
     if a.resume:
         rid, started, lowered = _resumed(a.resume, items, tc, dis)
         out_dir = a.resume
+    else:
+        documents.refuse_existing_run(out_dir)   # a file there, or a run: refused now, not after every form is lowered
     prog = Progress(n_ok - len(lowered), label="lower", unit="forms", quiet=a.quiet)
     t0 = time.monotonic()
     if a.from_lowered:
@@ -218,7 +220,7 @@ def _judge_and_write(a, root, m, items, tc, dis, lowered, interrupted, rid, star
         if v is not None:
             verdicts[(it.case.form, it.case.target)] = v
             raw_by[(it.case.form, it.case.target)] = (form, raw)
-    finished = datetime.datetime.now(datetime.timezone.utc)
+    finished = documents.finished_time(started, wall)   # a clock set back loses nothing
     tcrec = dict(tc.record(), cuda_runtime=None, driver=None, **dis.record())
     doc = {"schema": "ptxcts-results", "version": documents.VERSION, "run_id": rid, "tier": TIER,
            "started": started, "finished": finished.isoformat(), "seed": None,

@@ -187,6 +187,7 @@ def markdown(result, heading="##"):
 
 def _one_toolchain(paths, side, prefer_later):
     groups = merge.load_and_merge_groups([paths], prefer_later)
+    merge.one_tier(groups, f"the runs of {side} ({paths})")
     if len(groups) != 1:
         raise UsageError(f"{side} ({paths}) holds runs of {merge.describe_groups(groups)}:"
                          " give one run (or its shards) per side")
@@ -198,6 +199,10 @@ def main(args):
         raise UsageError(f"--examples {args.examples}: must be 0 or more")
     a = _one_toolchain(args.a, "A", args.prefer_later)
     b = _one_toolchain(args.b, "B", args.prefer_later)
+    ta, tb = a.runs[0].tier, b.runs[0].tier
+    if not merge.comparable(ta, tb):
+        raise UsageError(f"A ({args.a}) is a {ta}-tier run and B ({args.b}) a {tb}-tier run: their cases share no key, "
+                         "so every case would read as absent on one side; compare two runs of one tier")
     cases = manifest.load_cases(args.manifest or manifest.default_dir())
     known = {c["family"] for m in (a, b) for c, _ in m.results.values()}
     unknown = sorted(set(args.family or ()) - known)

@@ -189,11 +189,8 @@ def check_one(rundoc, baseline_path, exe, json_out, baselines_dir=os.path.join(R
                          | {"baseline": _baseline_text(r["baseline"])} for r in stale],
                "run_differs": [{"key": r["key"], "baseline": _baseline_text(r["baseline"]), "recorded": r["recorded"],
                                 "today": r["today"]} for r in differs]}
-        tmp = json_out + f".tmp{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(out, f, indent=1, sort_keys=True)
-            f.write("\n")
-        os.replace(tmp, json_out)
+        from framework.documents import atomic_write   # never over a device or FIFO; a temporary twin, renamed
+        atomic_write(json_out, json.dumps(out, indent=1, sort_keys=True) + "\n")
     return EXIT_REGRESSION if stale else EXIT_OK
 
 

@@ -24,11 +24,10 @@ import sys
 import time
 
 from framework import paths
-from selftest import options, run_catch
+from selftest import options, run_catch, runs
 
 COMPLETION_KINDS = ("wait_count", "wait_read", "arrive")
 COMPLETION_FAMILIES = ("cp.async.groups", "cp.async.bulk.groups")
-SKIP = 77
 
 
 def judged(kind_doc):
@@ -123,16 +122,13 @@ def main(a):
         r0 = time.monotonic()
         try:
             code = run_catch.main(options.parse(argv), plants=plants)
-        except SystemExit as e:
-            if "no GPU here" in str(e.code):
-                print(f"{e.code}\nselftest --repeat: skipped: no GPU here", flush=True)
-                for d in (os.path.join(rdir, "clean"), rdir, out):   # nothing measured: leave no empty folder
-                    try:
-                        os.rmdir(d)
-                    except OSError:
-                        pass
-                return SKIP
-            raise
+        except runs.NoGpu:
+            for d in (os.path.join(rdir, "clean"), rdir, out):   # nothing measured: leave no empty folder
+                try:
+                    os.rmdir(d)
+                except OSError:
+                    pass
+            raise   # selftest.main says why and exits 77
         path = os.path.join(rdir, "selftest.json")
         if os.path.isfile(path):
             with open(path) as f:

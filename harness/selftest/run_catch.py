@@ -25,7 +25,6 @@ def main(a, plants=None):
     ptxas = toolchains.resolve().ptxas
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
     out = a.out or os.path.join(paths.root(), "results", f"{stamp}-selftest")
-    os.makedirs(out, exist_ok=True)
     forms = {f.id: f for f in all_forms() if f.valid and (not a.family or f.family in a.family)}
     kinds = a.kind or list(ALL_KINDS)
     t0 = time.monotonic()
@@ -37,6 +36,8 @@ def main(a, plants=None):
     else:
         print(f"selftest: clean run of {len(families)} families (cubin, seed {a.seed})", flush=True)
         clean, clean_doc = run_tier(os.path.join(out, "clean"), families, a.seed, a.jobs)
+    # made once the clean run is there: a malformed --clean, or no GPU, leaves no folder behind
+    os.makedirs(out, exist_ok=True)
     # A fault is caught when a case that passes clean changes class; only those cases run (no expected traps, which
     # cost a worker restart each), on the cubin path.
     by_form = collections.defaultdict(list)

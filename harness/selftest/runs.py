@@ -10,6 +10,13 @@ from framework import paths
 ROOT = paths.root()
 
 
+SKIPPED = 77   # the run tier's exit without a usable GPU (docs/CLI.md), CTest's skip
+
+
+class NoGpu(Exception):
+    """The run tier found no usable GPU here; the message is its reason."""
+
+
 def env_with(**kw):
     e = dict(os.environ, PTXCTS_ROOT=ROOT)
     e.update({k: v for k, v in kw.items() if v is not None})
@@ -39,8 +46,11 @@ def run_tier(out, families, seed, jobs, kind=None, allow=None, cases=(), host=No
         env.pop("PTXCTS_PLANT_HOST_FAULT", None)
     r = subprocess.run(argv, env=env, capture_output=True, text=True)
     path = os.path.join(out, "results.json")
-    if "no CUDA device" in r.stderr:
-        raise SystemExit("selftest: no GPU here: the self-test runs the run tier on a GPU")
+    if r.returncode == SKIPPED:
+        # the run tier's line says why (no device, the driver failed, CUDA_VISIBLE_DEVICES empty)
+        why = next((ln.split("no GPU here: ", 1)[1] for ln in r.stderr.splitlines() if "no GPU here: " in ln),
+                   r.stderr.strip()[-300:])
+        raise NoGpu(why.split(": all ", 1)[0])
     if not os.path.isfile(path):
         raise SystemExit(f"selftest: the run tier wrote no results (exit {r.returncode}): {r.stderr[-1500:]}")
     with open(path) as f:

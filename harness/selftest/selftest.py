@@ -27,7 +27,7 @@ of the original form: the catch that does not depend on timing. --repeat N (self
 
 Writes DIR/selftest.json (per kind and family: planted, refused by ptxas, caught, equivalent, holes, and every
 survivor with its planted line) and prints the table; exit 0 when every non-equivalent fault was caught, 1 when a
-hole is left, 2 on a usage error, 130 when interrupted (what was measured is written).
+hole is left, 2 on a usage error, 77 without a usable GPU (skipped, saying why), 130 when interrupted (what was measured is written).
 """
 import os
 import sys
@@ -37,7 +37,7 @@ ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(HERE))
 sys.path[:0] = [os.path.join(ROOT, "generator"), os.path.join(ROOT, "harness")]
 
 from framework import boundary  # noqa: E402
-from selftest import lower_catch, options, rates, run_catch  # noqa: E402
+from selftest import lower_catch, options, rates, run_catch, runs  # noqa: E402
 
 
 def main(argv):
@@ -46,9 +46,12 @@ def main(argv):
     a = options.parse(argv)
     if a.tier == "lower":
         return lower_catch.main(a)
-    if a.repeat is not None:
-        return rates.main(a)
-    return run_catch.main(a)
+    try:
+        return rates.main(a) if a.repeat is not None else run_catch.main(a)
+    except runs.NoGpu as e:   # never a pass without a GPU: skipped, with the run tier's reason (docs/CLI.md)
+        sys.stderr.write(f"selftest: skipped, no GPU here: {e}: nothing measured, exit {runs.SKIPPED} (the self-test "
+                         f"plants faults in the run tier on a GPU; --tier lower needs none)\n")
+        return runs.SKIPPED
 
 
 if __name__ == "__main__":

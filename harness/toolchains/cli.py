@@ -121,12 +121,9 @@ def cmd_probe(a):
     source = tc.description.get("source")
     doc = probe.describe(tc.ptxas, tc.name, nvjitlink=tc.nvjitlink, source=source)
     out = a.out or os.path.join(descriptions_dir(), f"{tc.name}.json")
-    tmp = out + ".tmp"
+    from framework.documents import atomic_write   # never over a device or FIFO; a temporary twin, renamed
     try:
-        with open(tmp, "w") as f:
-            json.dump(doc, f, indent=1, sort_keys=True)
-            f.write("\n")
-        os.replace(tmp, out)
+        atomic_write(out, json.dumps(doc, indent=1, sort_keys=True) + "\n")
     except OSError as e:
         raise ToolchainError(f"--out {out}: cannot write the description: {e.strerror}") from None
     print(f"toolchains: {tc.name}: ptxas {doc['ptxas_version']}, PTX {doc['ptx_versions'][0]}..{doc['newest_ptx']}, "

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "ptxcts/boundary.hpp"
+#include "ptxcts/no_device.hpp"
 #include "batch.hpp"
 #include "explore.hpp"
 #include "explored.hpp"
@@ -49,7 +50,8 @@ const char* kUsage =
     "  --dry-draw N      draw N cases (1..10^9) as the exploration would, run none (no GPU, no toolchain), and\n"
     "                    report the draws' coverage; with --out DIR also DIR/draws.json\n"
     "Exit: 0 nothing unexplained found, 1 findings (each shrunk and kept), 2 usage, 3 a malformed input file,\n"
-    "130/143 interrupted (every result and finding so far is written).\n";
+    "77 skipped: no usable GPU (nothing explored; --device model needs none), 130/143 interrupted (every result\n"
+    "and finding so far is written).\n";
 
 int usage_error(const std::string& m) {
   std::fprintf(stderr, "ptxcts-explore: %s\n", m.c_str());
@@ -179,11 +181,7 @@ int explore_main(int argc, char** argv) {
   // The families first: a bad --family is refused with or without a GPU.
   if (int rc = check_families(o, nullptr)) return rc;
   if (device == "gpu") {
-    ses.no_device = probe_device(&ses.device);
-    if (!ses.no_device.empty()) {
-      std::printf("explore: no GPU: %s; nothing explored (--device model explores against the model on the CPU)\n", ses.no_device.c_str());
-      return 0;
-    }
+    ses.no_device = probe_device(&ses.device);   // without one: skipped (exit 77) once every input is checked
     if (ses.device.max_smem_optin > 0) ses.plan.max_smem = ses.device.max_smem_optin;
   } else {
     ses.device.name = "reference model (" + device + ")";
@@ -202,7 +200,7 @@ int explore_main(int argc, char** argv) {
     return stopped_or("explore", 3);
   }
   if (!o.families.empty()) ses.families = o.families;
-  if (!o.resumed.is_null()) {
+  if (!o.resumed.is_null() && ses.no_device.empty()) {
     // One exploration, one device and toolchain: its results say where they came from.
     const Json& d = *o.resumed.get("device");
     if (d.get_str("sm") != ses.device.sm || d.get_str("driver") != ses.device.driver ||
@@ -234,7 +232,14 @@ int explore_main(int argc, char** argv) {
     } catch (const MalformedCasesFile& e) {
       std::fprintf(stderr, "ptxcts-explore: --cases-file %s\n", e.what());
       return 3;
+    } catch (const UnusableCasesPath& e) {
+      return usage_error(e.what());
     }
+  }
+  if (!ses.no_device.empty()) {   // after every usage check: a skip must not hide a bad option or file
+    std::fprintf(stderr, "explore: skipped, no GPU here: %s: nothing explored, exit %d (--device model explores "
+                 "against the model on the CPU)\n", ses.no_device.c_str(), ptxcts::kExitSkipped);
+    return ptxcts::kExitSkipped;
   }
   // One writer per folder, as for ./ptxcts run and compile: a second exploration into it is refused.
   if (g_stop_requested) return stopped_or("explore", 0);   // not even the output folder made yet

@@ -1,5 +1,6 @@
 // explore.json: written after every segment (classes, rate, divergences, findings with their first and minimal
 // case, coverage, segments; the permanent cases; coverage.svg and summary.txt) and read back by --resume.
+#include <sys/stat.h>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -185,6 +186,10 @@ void Explorer::write(double wall, bool interrupted) {
 void load_resume(const std::string& dir, ExploreOptions& o) {
   const std::string path = dir + "/explore.json";
   std::string text;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))   // a FIFO would wait for a writer for ever
+    throw std::runtime_error(path + ": is " + (S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a folder" :
+                             "a device or socket") + ", not an exploration's explore.json");  // a usage error
   try {
     text = read_file(path);
   } catch (const std::exception&) {
@@ -236,6 +241,11 @@ void load_resume(const std::string& dir, ExploreOptions& o) {
       for (auto& [bin, n] : hits->obj()) count(n, "coverage." + name + ".hits." + bin);
     }
   }
+  // Every case run leaves its bins in the coverage: none at all beside cases run is a coverage lost, and
+  // resuming would restart the guide from nothing while counting the old cases as covered.
+  if (doc.get("coverage")->obj().empty() && doc.get("cases_run")->num() > 0)
+    throw bad("field 'coverage' is empty, but cases_run is " + std::to_string(uint64_t(doc.get("cases_run")->num())) +
+              ": the coverage of the cases run is missing");
   size_t i = 0;
   for (auto& f : doc.get("findings")->arr()) {
     const std::string at = "findings[" + std::to_string(i++) + "]";
@@ -251,8 +261,16 @@ void load_resume(const std::string& dir, ExploreOptions& o) {
         throw bad(at + "." + k + " needs 'id', 'form' and an object 'params'");
     }
   }
-  if (const Json* fam = doc.get("families"))
-    for (auto& f : fam->arr()) o.families.push_back(f.str());
+  if (const Json* fam = doc.get("families")) {
+    if (!fam->is_array()) throw bad("field 'families' must be an array of family names (e.g. [\"cp.async.bulk\"])");
+    size_t k = 0;
+    for (auto& f : fam->arr()) {
+      if (!f.is_string() || f.str().empty())
+        throw bad("field 'families[" + std::to_string(k) + "]' must be a family name (a non-empty string)");
+      o.families.push_back(f.str());
+      ++k;
+    }
+  }
   if (const Json* g = doc.get("draw_guide")) {
     // The drawing's state (DrawGuide::to_json): counts only, each an integer >= 0.
     if (!g->is_object()) throw bad("field 'draw_guide' must be an object");

@@ -161,8 +161,12 @@ def interrupted(tmp):
 def gpu():
     with tempfile.TemporaryDirectory() as tmp:
         p = explore(["--time", "20", "--shrink-time", "30", "--out", tmp, "--cases-file", "none", "--quiet"])
-        if "no GPU" in p.stdout:
-            print(p.stdout.strip())
+        if p.returncode == 77:   # no GPU here: explore says why and skips, never a pass
+            if "skipped, no GPU here" not in p.stderr:
+                check(False, f"exit 77 says why (no device, the driver failed, CUDA_VISIBLE_DEVICES empty): "
+                             f"{p.stderr[-400:]}")
+                return 1
+            print(p.stderr.strip())
             return 77
         check(p.returncode in (0, 1), f"exploration ran (exit {p.returncode}) {p.stderr[-400:]}")
         doc = json.load(open(os.path.join(tmp, "explore.json")))

@@ -69,6 +69,9 @@ class Finding:
 
 def load(path: str) -> List[Finding]:
     """Parse and check the file. Any problem: ExpectationsError naming the file and line."""
+    if os.path.isdir(path):
+        raise ExpectationsError(f"--expectations {path}: is a folder, not a findings file (the default is "
+                                f"results/expectations/ptxas.toml)", code=2)
     if not os.path.isfile(path):
         raise ExpectationsError(f"--expectations {path}: no such file (the reviewed findings would silently be "
                                 f"lost; the default is results/expectations/ptxas.toml)", code=2)

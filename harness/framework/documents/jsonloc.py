@@ -5,6 +5,7 @@ It runs only when an error is being reported, so it favours simplicity over spee
 into are skipped with the C decoder's raw_decode).
 """
 import json
+import re
 from json.decoder import scanstring
 
 _WS = " \t\n\r"
@@ -75,7 +76,16 @@ def _walk(text, pos, path, nth):
 def read_text(path):
     """A file's text (a `.gz` file is decompressed: committed documents are gzip-compressed); InputError if it is
     not UTF-8 or not gzip."""
-    from .errors import InputError
+    from .errors import InputError, UsageError
+    import os
+    import stat
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None   # open() below says what is wrong
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        # a FIFO would wait for a writer for ever, a device would be read without end
+        raise UsageError(f"{path}: is {'a FIFO' if stat.S_ISFIFO(mode) else 'a device or socket'}, not a file")
     if str(path).endswith(".gz"):
         import gzip
         try:
@@ -122,8 +132,11 @@ def load(text, file):
     except _NotFinite as e:
         lit = e.args[0]
         at = text.find(lit)
-        raise InputError(file, _line(text, at) if at >= 0 else None, None,
-                         f"{lit} is not a finite number (JSON has no NaN or Infinity; a duration or count must be "
+        # the field it is the value of: the key just before it ("duration_ms": 1e400)
+        key = re.search(r'"((?:[^"\\]|\\.)*)"\s*:\s*$', text[max(0, at - 200):at]) if at >= 0 else None
+        raise InputError(file, _line(text, at) if at >= 0 else None, key.group(1) if key else None,
+                         f"{lit if len(lit) <= 40 else lit[:12] + '...'} is not a finite number (it overflows a "
+                         "64-bit float, or is NaN/Infinity, which JSON has not; a duration or count must be "
                          "finite)") from None
     except json.JSONDecodeError as e:
         hint = ""

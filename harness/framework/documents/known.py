@@ -160,15 +160,26 @@ def add_arguments(ap):
 def main(a):
     """python3 -m results known: exit 0, 2 usage, 3 a malformed findings or waiver file or request."""
     # PTXCTS_RUN_EXPECTATIONS / PTXCTS_WAIVERS: other files (tests; a reviewer trying a change before committing).
-    exp = a.expectations or os.environ.get("PTXCTS_RUN_EXPECTATIONS") or os.path.join(a.root, "results", "expectations", "run.toml")
-    wai = a.waivers or os.environ.get("PTXCTS_WAIVERS") or os.path.join(a.root, "results", "waivers.toml")
+    def chosen(option, value, var, default):   # the file and how it was named, for a message
+        if value:
+            return value, f"{option} "
+        if os.environ.get(var) is not None:
+            if not os.environ[var].strip():
+                raise UsageError(f"{var} is set but empty; unset it for {default}, or name a file")
+            return os.environ[var], f"{var}="
+        return default, ""
+    exp, exp_how = chosen("--expectations", a.expectations, "PTXCTS_RUN_EXPECTATIONS",
+                          os.path.join(a.root, "results", "expectations", "run.toml"))
+    wai, wai_how = chosen("--waivers", a.waivers, "PTXCTS_WAIVERS", os.path.join(a.root, "results", "waivers.toml"))
     try:
         today = datetime.date.fromisoformat(a.today) if a.today else datetime.datetime.now(datetime.timezone.utc).date()
     except ValueError:
         raise UsageError(f"--today {a.today!r}: expected YYYY-MM-DD") from None
-    for p in (exp, wai):
+    for p, how in ((exp, exp_how), (wai, wai_how)):
+        if os.path.isdir(p):
+            raise UsageError(f"{how}{p}: is a folder, not a file")
         if not os.path.isfile(p):
-            raise UsageError(f"{p}: no such file")
+            raise UsageError(f"{how}{p}: no such file")
     findings = load_findings(exp)
     waiver_list = waivers.load(wai)
     if a.check:

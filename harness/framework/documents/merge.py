@@ -224,10 +224,38 @@ def describe_groups(groups):
                         + f" ({', '.join(r.run_id for r in g.runs)})" for g in groups)
 
 
+# Tiers whose case keys are alike (a compile case ID, <form>@<target>.ptx<MM>): their runs can be compared key by
+# key. Any other two tiers share no key, so a comparison of them would read every case as absent on one side.
+COMPARABLE_TIERS = ({"compile", "frontend"},)
+
+
+def comparable(tier_a, tier_b):
+    return tier_a == tier_b or any({tier_a, tier_b} <= s for s in COMPARABLE_TIERS)
+
+
+def tiers_of(groups):
+    """{tier: [run IDs]} of the merged groups' runs."""
+    out = {}
+    for g in groups:
+        for r in g.runs:
+            out.setdefault(r.tier, []).append(r.run_id)
+    return out
+
+
+def one_tier(groups, what="these runs"):
+    """UsageError when the groups hold runs of more than one tier (gate, merge, one side of diff): a baseline, a
+    merged document and a side of a comparison are each of one tier."""
+    tiers = tiers_of(groups)
+    if len(tiers) > 1:
+        raise UsageError(f"{what} are of {len(tiers)} tiers: " + "; ".join(
+            f"{t} ({', '.join(ids)})" for t, ids in sorted(tiers.items())) + ": give the runs of one tier")
+
+
 def load_and_merge(paths, prefer_later=False):
-    """Read the run folders and merge them; they must be of one toolchain name and one device (gate, merge verb:
-    a baseline and a merged document are of one device)."""
+    """Read the run folders and merge them; they must be of one tier, one toolchain name and one device (gate,
+    merge verb: a baseline and a merged document are of one device)."""
     groups = load_and_merge_groups(paths, prefer_later)
+    one_tier(groups)
     if len(groups) > 1:
         one_toolchain = len({g.toolchain for g in groups}) == 1
         raise UsageError("these runs are of " + describe_groups(groups) + ": give the runs of one "

@@ -11,8 +11,10 @@ exclusive lock on the output folder, atomic file writes, and a way to mark a run
         write_run(out_dir, doc)                        # atomic: results.json and junit.xml
 """
 import datetime
+import errno
 import fcntl
 import os
+import stat
 import re
 import secrets
 import tempfile
@@ -55,15 +57,43 @@ def same_file(a, b):
     return os.path.realpath(os.fspath(a)) == os.path.realpath(os.fspath(b))
 
 
+def finished_time(started, seconds):
+    """A run's `finished` for its document: now by the wall clock -- unless that clock was set back below
+    `started` (an NTP step, a restored VM, a clock changed by hand) while the run went on: then `started` plus the
+    run's `seconds` by the monotonic clock. A clock jump never makes a tier's document break the schema (finished
+    before started), which would lose every case it judged. started: an ISO-8601 string or a datetime."""
+    import datetime
+    now = datetime.datetime.now(datetime.timezone.utc)
+    begin = started if isinstance(started, datetime.datetime) else \
+        datetime.datetime.fromisoformat(str(started).replace("Z", "+00:00"))
+    if begin.tzinfo is None:
+        begin = begin.replace(tzinfo=datetime.timezone.utc)
+    return now if now >= begin else begin + datetime.timedelta(seconds=max(0.0, seconds))
+
+
 def atomic_write(path, data):
     """Write `data` (str, UTF-8, or bytes) to `path` so that a reader sees the old file or the whole new one,
     never a part: a temporary file in the same folder, flushed and fsync'ed, then renamed over `path`, then the
     folder fsync'ed. On an error the temporary file is removed and `path` is untouched."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode) and \
+            not stat.S_ISLNK(os.lstat(path).st_mode):
+        # the rename would put a file in place of a device, a FIFO or a socket (as root: /dev/full gone)
+        kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else \
+            "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file"
+        raise OSError(errno.EINVAL, f"is {kind}, not a file this document can be written to (it is replaced "
+                      "whole, atomically: name a regular file)", path)
     os.makedirs(folder, exist_ok=True)
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    except OSError as e:   # a read-only or full folder: name the file being written, not its temporary twin
+        raise OSError(e.errno, e.strerror, path) from e
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
@@ -134,8 +164,8 @@ class OutputLock:
             return
         try:
             os.unlink(self.path)
-        except FileNotFoundError:
-            pass
+        except OSError:   # gone, or the folder became read-only: the kernel drops the lock all the same, and a
+            pass          # lock file left behind blocks nobody; the run's own error (if any) is the one to report
         fcntl.flock(self._fd, fcntl.LOCK_UN)
         os.close(self._fd)
         self._fd = None

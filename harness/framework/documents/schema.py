@@ -122,6 +122,15 @@ def _iso(value):
         return False
 
 
+MAX_SEED = 2 ** 64 - 1   # the tiers' --seed: an unsigned 64-bit integer
+
+
+def _shown(value):
+    """A value for a message: a number of hundreds of digits shown by its size, not in full."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:12]}...({len(text)} digits)"
+
+
 class _Checker:
     def __init__(self, text, file):
         self.text, self.file = text, file
@@ -168,6 +177,9 @@ def validate(doc, file="results.json", text=None):
         c.fail(["finished"], f"{doc['finished']} is before started ({doc['started']}): a run finishes after it starts")
     if doc["seed"] is not None and (not isinstance(doc["seed"], int) or isinstance(doc["seed"], bool)):
         c.fail(["seed"], "must be an integer or null")
+    if doc["seed"] is not None and not 0 <= doc["seed"] <= MAX_SEED:
+        c.fail(["seed"], f"{_shown(doc['seed'])}: out of range (a seed is from 0 to 2^64-1 = {MAX_SEED}, as the "
+                         "tiers' --seed takes it)")
     shard = doc["shard"]
     if not isinstance(shard, dict) or not {"index", "count"} <= set(shard) <= {"index", "count", "deal"}:
         c.fail(["shard"], 'must be {"index": i, "count": n} or {"index": i, "count": n, "deal": d}')
@@ -315,7 +327,7 @@ def _validate_case(c, i, case, tier, paths):
     elif tier == "run" and not case["id"].startswith(case["form"] + "#"):
         c.fail(at + ["id"], f"a run case ID is <form>#<variant>; it does not start with {case['form'] + '#'!r}")
     if "duration_ms" in case and not 0 <= case["duration_ms"] <= MAX_DURATION_MS:
-        c.fail(at + ["duration_ms"], f"{case['duration_ms']!r}: must be a number of milliseconds from 0 to "
+        c.fail(at + ["duration_ms"], f"{_shown(case['duration_ms'])}: must be a number of milliseconds from 0 to "
                                      f"{MAX_DURATION_MS:.0f} (31 days: no run lasts longer)")
     if cls in FINDINGS and not case.get("replay"):
         c.fail(at, f"a {cls} result needs a 'replay' command that replays this case alone")

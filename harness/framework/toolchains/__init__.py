@@ -22,7 +22,7 @@ from framework.documents import atomic_write, jsonloc
 from framework.documents.errors import ResultsError
 
 from . import catalog, probe
-from .errors import ToolchainError, USAGE, MALFORMED  # noqa: F401  (re-exported)
+from .errors import ToolchainError, USAGE, MALFORMED, cache_entry  # noqa: F401  (re-exported)
 
 ENV = "PTXCTS_TOOLCHAIN"
 # The PTX ISA version of the chapter the ISA model follows (shared/spec/000_*.txt); newer versions are "beyond
@@ -39,6 +39,9 @@ def cache_dir():
     """Where installed toolchains live: $PTXCTS_TOOLCHAIN_CACHE, else ~/.cache/ptxcts/toolchains (outside the
     repository)."""
     given = os.environ.get("PTXCTS_TOOLCHAIN_CACHE")
+    if given is not None and not given.strip():   # set but blank is never "the default" (nor a folder named ' ')
+        raise ToolchainError(f"PTXCTS_TOOLCHAIN_CACHE={given!r} is set but empty; unset it for the default cache "
+                             "(~/.cache/ptxcts/toolchains), or name a folder")
     if given and os.path.exists(given) and not os.path.isdir(given):
         raise ToolchainError(f"PTXCTS_TOOLCHAIN_CACHE={given}: not a folder (it names where toolchains are installed)")
     d = given or os.path.join(
@@ -206,7 +209,7 @@ def _check_description(doc, path):
 def installed_dir(name):
     """The cache folder of an installed catalog toolchain, or None when it is not (completely) installed: a
     toolchain folder exists only once every file in it has been verified (install renames it into place last)."""
-    d = os.path.join(cache_dir(), name)
+    d = cache_entry(cache_dir(), name)
     return d if os.path.exists(os.path.join(d, "INSTALLED.json")) else None
 
 

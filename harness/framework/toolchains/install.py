@@ -20,7 +20,7 @@ import tempfile
 import zipfile
 
 from . import cache_dir, catalog, probe
-from .errors import MALFORMED, USAGE, ToolchainError
+from .errors import MALFORMED, USAGE, ToolchainError, cache_entry
 
 PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux2010_x86_64", "manylinux_2_12_x86_64",
              "manylinux_2_27_x86_64", "manylinux_2_28_x86_64")
@@ -56,7 +56,7 @@ def install_atomically(root, name, build, force=False, log=print, who="toolchain
     last, so a half-installed one never exists under its name. The log lines name it label (default name).
     Returns the folder."""
     os.makedirs(root, exist_ok=True)
-    final = os.path.join(root, name)
+    final = cache_entry(root, name, who.rstrip("s").replace("frontend", "front-end"))
     label = label or name
     with open(os.path.join(root, ".lock"), "w") as lockf:
         fcntl.flock(lockf, fcntl.LOCK_EX)

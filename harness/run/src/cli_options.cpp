@@ -70,7 +70,9 @@ const char* const kUsage =
     "                       the CPU; the classes it changes and a summary (--rejudge --help; RUNNING.md)\n"
     "Exit: 0 all judged cases pass (or diverge by a named policy), 1 a fail/crash/timeout/compile_error,\n"
     "2 usage (a bad option or environment variable, a copied build folder, an unknown toolchain), 3 a malformed\n"
-    "input file, 130/143 interrupted by SIGINT/SIGTERM (the results so far are written, marked partial).\n";
+    "input file, 77 skipped: no usable GPU (no device, the driver failed, CUDA_VISIBLE_DEVICES empty; nothing\n"
+    "written; --device model needs none), 130/143 interrupted by SIGINT/SIGTERM (the results so far are written,\n"
+    "marked partial).\n";
 
 bool how_option(const std::string& a) {
   return a == "--jobs" || a == "--timeout" || a == "--deadline" || a == "--quiet" || a == "--no-rerun-alone" ||

@@ -11,6 +11,7 @@
 #include <map>
 
 #include "ptxcts/boundary.hpp"
+#include "ptxcts/no_device.hpp"
 #include "cli_options.hpp"
 #include "explored.hpp"
 #include "model_device.hpp"
@@ -174,10 +175,6 @@ int run_main(int argc, char** argv) {
     for (auto& [m, e] : ms.ptxas_error) std::printf("ptxas failed on %s:\n%s\n", m.c_str(), e.c_str());
     return ms.ptxas_error.empty() ? 0 : 1;
   }
-  if (!meta.have_device) {
-    // the results schema (harness/framework/documents/schema.py) needs a device for a run-tier document: a run with no GPU leaves no results folder.
-    std::fprintf(stderr, "run: %s: every case is reported skipped\n", ses.no_device.c_str());
-  }
   // Unique run ids: a millisecond stamp and this process's id (two runs started in the same second differ).
   if (cli.run_id.empty())
     cli.run_id = now_stamp() + "-" + (meta.have_device ? ses.device.sm : std::string("nogpu")) + "-run-" + std::to_string(getpid());
@@ -193,6 +190,16 @@ int run_main(int argc, char** argv) {
                            ses.out_dir + " to finish an interrupted run, or choose another folder");
   }
   if (g_stop_requested) return stopped_or(0);   // not even the output folder made yet
+  if (!meta.have_device) {
+    // No GPU is never a pass: every case is skipped, the reason said, exit 77 (CTest's skip; docs/CLI.md), after
+    // every usage check (a skip must not hide a bad option). The results schema
+    // (harness/framework/documents/schema.py) needs a device for a run-tier document: a run with no GPU leaves no
+    // results folder (--device model runs the model on the CPU instead).
+    std::fprintf(stderr, "run: skipped, no GPU here: %s: all %zu case(s) skipped, no results written, exit %d "
+                 "(--device model judges the cases against the model on the CPU)\n", ses.no_device.c_str(),
+                 ses.cases.size(), ptxcts::kExitSkipped);
+    return ptxcts::kExitSkipped;
+  }
   FolderLock lock;
   std::vector<CaseResult> kept;  // --resume: the results judged before the interruption
   if (meta.have_device) {
@@ -235,7 +242,7 @@ int run_main(int argc, char** argv) {
   size_t fresh = results.size();
   for (auto& r : kept) results.push_back(r);
   double wall = now_s() - t0;
-  meta.finished = now_iso();
+  meta.finished = finished_iso(meta.started, wall);
   meta.timing = ses.timing;
   meta.toolchain = ses.toolchain;  // a prebuilt folder named its front-end while the modules were prepared
   print_summary(stdout, results, wall, tc);
@@ -251,16 +258,24 @@ int run_main(int argc, char** argv) {
       std::printf("%-15s %s [%s] %s\n    replay: %s\n", r.cls.c_str(), r.id.c_str(), r.load_path.c_str(),
                   r.message.substr(0, 400).c_str(), replay_command(r.id, r.load_path, ses.seed, r.target, tc.replay_arg(), tc.source_args()).c_str());
   int sig = g_stop_requested;
-  if (!meta.have_device) {
-    std::printf("no results written: %s\n", ses.no_device.c_str());
-    return sig ? 128 + sig : 0;
-  }
   if (sig) {
     meta.partial_reason = stop_reason();
     meta.partial_total = results.size();
     meta.partial_done = results.size() - interrupted;
   }
-  if (auto e = write_results(ses.out_dir, meta, results); !e.empty()) return usage_error(e);
+  if (auto e = write_results(ses.out_dir, meta, results); !e.empty()) {
+    // A full disk, a folder remounted read-only: the judged cases are kept elsewhere, as the Python tiers keep
+    // theirs (framework/documents/writer.py, PTXCTS_RESCUE; docs/CLI.md "Outputs").
+    std::string rescue = env("PTXCTS_RESCUE");
+    if (rescue.empty()) rescue = (env("TMPDIR").empty() ? std::string("/tmp") : env("TMPDIR")) + "/ptxcts-rescue";
+    rescue += "/" + meta.run_id;
+    if (make_dirs(rescue) && write_results(rescue, meta, results).empty())
+      return usage_error(e + "; the " + std::to_string(results.size()) + " judged cases are kept in " + rescue +
+                         "/results.json instead: free the disk (or make " + ses.out_dir + " writable) and copy that "
+                         "folder there; a partial run's --resume then finishes it");
+    return usage_error(e + "; the judged cases could not be kept elsewhere either (" + rescue +
+                       "; PTXCTS_RESCUE names another folder)");
+  }
   std::printf("results: %s/results.json%s\n", ses.out_dir.c_str(),
               sig ? (" (partial: " + std::to_string(meta.partial_done) + " of " + std::to_string(meta.partial_total) +
                      " judged; finish it with ./ptxcts run --resume " + ses.out_dir + ")").c_str() : "");

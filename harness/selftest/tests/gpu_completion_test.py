@@ -50,7 +50,10 @@ def main():
             argv += ["--family", f]
         p = subprocess.run(argv, capture_output=True, text=True)
         print(p.stdout[-4000:], p.stderr[-2000:], sep="\n")
-        if "no GPU here" in p.stderr + p.stdout:
+        if p.returncode == 77:   # selftest's skip without a usable GPU, never a pass
+            if "skipped, no GPU here" not in p.stderr:
+                print(f"FAIL selftest exited 77 without saying why: {p.stderr[-400:]}")
+                return 1
             print("skipped: no GPU")
             return 77
         with open(os.path.join(tmp, "selftest.json")) as f:

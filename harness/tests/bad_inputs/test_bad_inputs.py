@@ -18,8 +18,22 @@ Row fields (rows.toml, [[row]]):
     files     [[row.files]]: path (under {tmp}) and one of text | copy (a repository file or folder) | dir = true,
               then edits: head = N lines, replace = [old, new] (old must occur), append, gzip = true
     new_ok    paths under {tmp} the command may create (default none)
+Rows of what happens to a run while it runs (the harder categories: a disk that fills, a folder remounted
+read-only, a clock set back, a compiler replaced, two runs racing for one folder) add:
+    mounts    [[row.mounts]]: path (under {tmp}) and tmpfs = SIZE (a tmpfs of that size) or bind = PATH (a bind
+              mount of another folder under {tmp}); made before the files, undone afterwards. They need root:
+              without it the row is reported SKIPPED (never passed)
+    during    [[row.during]]: after_s and run (a shell command, placeholders substituted) at that many seconds
+              after the command started
+    hogs      CPU hogs (busy processes, one per count) for the row's whole life: the machine under load
+    race      true: the command runs twice at once; one must end with `exit` and the message, the other with
+              0 or 1 (it judged and wrote its document)
+    changed_ok  prepared paths the row's own `during` changes (not counted as lost)
+    created   paths under {tmp} that must exist afterwards (what the command kept: a rescued document)
+    valid     result folders under {tmp} whose results.json `./ptxcts validate` must accept afterwards
+    exit      may also be 0 or 1 for such a row: a clock set back is no bad input, and the run must end normally
 Placeholders: {tmp} the row's folder, {root} the checkout, {build} PTXCTS_BUILD, {ptxcts} the entry point,
-{python} this interpreter, {ref} the ptxcts-ref tool.
+{python} this interpreter, {ref} the ptxcts-ref tool, {faketime} libfaketime (empty when not installed).
 """
 import concurrent.futures as cf
 import gzip
@@ -28,9 +42,11 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -43,7 +59,11 @@ TIMEOUT_S = 120
 # What a crash looks like, whatever the language: none may appear on stdout or stderr.
 CRASH_MARKS = ("Traceback (most recent call last)", "terminate called", "Aborted", "Segmentation fault",
                "core dumped")
-ROW_KEYS = {"id", "verb", "argv", "env", "exit", "message", "stdin", "cwd", "files", "new_ok", "note"}
+ROW_KEYS = {"id", "verb", "argv", "env", "exit", "message", "stdin", "cwd", "files", "new_ok", "note", "mounts", "during",
+            "hogs", "race", "changed_ok", "created", "valid"}
+MIDRUN_KEYS = {"mounts", "during", "race"}   # a row of what happens while a run runs
+FAKETIME = next((p for p in ("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+                             "/usr/lib/faketime/libfaketime.so.1") if os.path.exists(p)), "")
 FILE_KEYS = {"path", "text", "copy", "dir", "head", "replace", "append", "gzip", "mode"}
 
 
@@ -67,8 +87,9 @@ def load_rows(path=TABLE):
         if r["id"] in seen:
             raise ValueError(f"{path}: row id {r['id']} twice")
         seen.add(r["id"])
-        if r["exit"] not in (2, 3):
-            raise ValueError(f"{path}: row {r['id']}: exit must be 2 (usage) or 3 (malformed file)")
+        if r["exit"] not in (2, 3) and not (MIDRUN_KEYS & set(r) and r["exit"] in (0, 1)):
+            raise ValueError(f"{path}: row {r['id']}: exit must be 2 (usage) or 3 (malformed file); 0 or 1 only "
+                             "for a row of what happens while a run runs")
         for fi in r.get("files", []):
             bad = set(fi) - FILE_KEYS
             if bad or "path" not in fi or sum(k in fi for k in ("text", "copy", "dir")) != 1:
@@ -77,14 +98,14 @@ def load_rows(path=TABLE):
     return rows
 
 
-PLACEHOLDER = re.compile(r"\{(tmp|root|build|ptxcts|python|ref)\}")
+PLACEHOLDER = re.compile(r"\{(tmp|root|build|ptxcts|python|ref|faketime)\}")
 
 
 def subst(text, tmp):
     """The placeholders {tmp} {root} {build} {ptxcts} {python} {ref} replaced; every other brace kept (JSON)."""
     b = build_dir() or "<PTXCTS_BUILD is not set>"
     values = dict(tmp=tmp, root=ROOT, build=b, ptxcts=os.path.join(ROOT, "ptxcts"), python=sys.executable,
-                  ref=os.path.join(b, "harness", "tools", "ptxcts-ref"))
+                  ref=os.path.join(b, "harness", "tools", "ptxcts-ref"), faketime=FAKETIME)
     return PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
 
 
@@ -125,6 +146,59 @@ def prepare(row, tmp):
             os.chmod(dst, fi["mode"])
 
 
+SKIPPED = "SKIPPED: "   # a row that cannot run here (no root for its mounts): reported, never counted as passed
+
+
+def mount(row, tmp, mounted):
+    """The row's mounts under tmp (appended to mounted as they are made); None, or why they cannot be made."""
+    for m in row.get("mounts", []):
+        where = os.path.join(tmp, m["path"])
+        os.makedirs(where, exist_ok=True)
+        if "tmpfs" in m:
+            argv = ["mount", "-t", "tmpfs", "-o", f"size={m['tmpfs']}", "ptxcts-bad", where]
+        else:
+            src = os.path.join(tmp, m["bind"])
+            os.makedirs(src, exist_ok=True)
+            argv = ["mount", "--bind", src, where]
+        if os.geteuid() != 0:
+            return f"the row mounts {m['path']} (needs root)"
+        r = subprocess.run(argv, capture_output=True, text=True)
+        if r.returncode != 0:
+            return f"cannot mount {m['path']}: {r.stderr.strip()}"
+        mounted.append(where)
+    return None
+
+
+def _start(argv, env, cwd):
+    # its own process group: a row that runs away (a long tier started by a bad input that was not refused)
+    # is stopped with everything it started
+    return subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
+
+
+def _finish(p, stdin, timeout=TIMEOUT_S):
+    """(exit, stdout, stderr) of a started command, or None when it ran past timeout seconds (then killed)."""
+    try:
+        out, err = p.communicate(stdin, timeout=timeout)
+        return p.returncode, out, err
+    except subprocess.TimeoutExpired:
+        kill_session(p.pid)
+        p.communicate()
+        return None
+
+
+def kill_session(sid):
+    """SIGKILL to every process of the session sid leads (the command's own, start_new_session): the groups the
+    verb made inside it too, whose stragglers would otherwise keep the output pipes open."""
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if os.getsid(int(pid)) == sid:
+                    os.kill(int(pid), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
 def snapshot(folder):
     """{relative path: sha256 of a file, or 'dir'} of everything under folder."""
     out = {}
@@ -133,6 +207,11 @@ def snapshot(folder):
             out[os.path.relpath(os.path.join(dirpath, d), folder)] = "dir"
         for n in filenames:
             p = os.path.join(dirpath, n)
+            st = os.lstat(p)
+            if not stat.S_ISREG(st.st_mode):   # a FIFO (opening it would wait for a writer), a link, a device
+                out[os.path.relpath(p, folder)] = f"mode {stat.S_IFMT(st.st_mode):o}" + (
+                    f" -> {os.readlink(p)}" if stat.S_ISLNK(st.st_mode) else "")
+                continue
             with open(p, "rb") as f:
                 out[os.path.relpath(p, folder)] = hashlib.sha256(f.read()).hexdigest()
     return out
@@ -149,7 +228,11 @@ def check_row(row, keep=False):
     """Run one row: a list of what is wrong (empty when the row holds), the exit code, stderr and seconds."""
     tmp = tempfile.mkdtemp(prefix="ptxcts-bad-")
     problems, rc, err, t0 = [], None, "", time.monotonic()
+    mounted = []
     try:
+        why = mount(row, tmp, mounted)
+        if why:
+            return [SKIPPED + why], None, "", time.monotonic() - t0
         prepare(row, tmp)
         before = snapshot(tmp)
         env = base_env()
@@ -160,18 +243,31 @@ def check_row(row, keep=False):
                 env[k] = subst(v, tmp)
         argv = [subst(a, tmp) for a in row["argv"]]
         cwd = subst(row.get("cwd", "{tmp}"), tmp)
-        # its own process group: a row that runs away (a long tier started by a bad input that was not refused)
-        # is stopped with everything it started
-        p = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
+        hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(row.get("hogs", 0))]
+        events = [threading.Timer(d["after_s"], subprocess.run, args=(["bash", "-c", subst(d["run"], tmp)],),
+                                  kwargs={"capture_output": True}) for d in row.get("during", [])]
         try:
-            out, err = p.communicate(row.get("stdin", ""), timeout=TIMEOUT_S)
-            rc = p.returncode
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.communicate()
+            runs = [_start(argv, env, cwd) for _ in range(2 if row.get("race") else 1)]
+            for e in events:
+                e.start()
+            ends = [_finish(p, row.get("stdin", "")) for p in runs]
+        finally:
+            for e in events:
+                e.cancel()
+                if e.is_alive():
+                    e.join()
+            for h in hogs:
+                h.kill()
+                h.wait()
+        if any(x is None for x in ends):
             return [f"did not finish in {TIMEOUT_S} s (a bad input that started real work?)"], None, "", \
                 time.monotonic() - t0
+        if row.get("race"):   # the loser is the one that must say why; the winner judged and wrote its document
+            ends.sort(key=lambda x: x[0] != row["exit"])
+            if ends[1][0] not in (0, 1):
+                problems.append(f"the other run of the race ended with exit {ends[1][0]}, expected 0 or 1: "
+                                f"{ends[1][2].strip()[-300:]!r}")
+        rc, out, err = ends[0]
         if rc != row["exit"]:
             problems.append(f"exit {rc}, expected {row['exit']}")
         frags = row["message"] if isinstance(row["message"], list) else [row["message"]]
@@ -184,17 +280,30 @@ def check_row(row, keep=False):
                 problems.append(f"{mark!r} printed")
         after = snapshot(tmp)
         allowed = [subst(x, tmp) for x in row.get("new_ok", [])]
+        changing = set(row.get("changed_ok", []))
         for path, digest in before.items():
+            if path in changing:
+                continue
             if path not in after:
                 problems.append(f"{path} was removed")
             elif after[path] != digest:
                 problems.append(f"{path} was changed")
+        for path in row.get("created", []):
+            if not os.path.exists(os.path.join(tmp, subst(path, tmp))):
+                problems.append(f"{path} was not created (what the command must keep)")
+        for folder in row.get("valid", []):
+            v = subprocess.run([sys.executable, os.path.join(ROOT, "ptxcts"), "validate", os.path.join(tmp, folder)],
+                               env=base_env(), capture_output=True, text=True)
+            if v.returncode != 0:
+                problems.append(f"{folder}: its document is not valid: {v.stderr.strip()[-300:]}")
         for path in sorted(set(after) - set(before)):
             if not any(path == a or path.startswith(a.rstrip("/") + "/") for a in allowed):
                 problems.append(f"{path} was created")
     except AssertionError as e:
         problems.append(str(e))
     finally:
+        for m in reversed(mounted):
+            subprocess.run(["umount", "-l", m], capture_output=True)
         if keep:
             sys.stderr.write(f"  {row['id']}: kept {tmp}\n")
         else:
@@ -209,18 +318,17 @@ def check_row(row, keep=False):
 
 
 def summary(results):
-    """The table: rows per verb, passed and failed."""
+    """The table: rows per verb, passed, failed and skipped (rows that cannot run here)."""
     per = {}
     for row, problems, _, _, _ in results:
-        a = per.setdefault(row["verb"], [0, 0])
-        a[1 if problems else 0] += 1
-    lines = [f"{'verb':28s} {'rows':>5s} {'passed':>7s} {'failed':>7s}"]
+        a = per.setdefault(row["verb"], [0, 0, 0])
+        a[2 if problems and problems[0].startswith(SKIPPED) else 1 if problems else 0] += 1
+    lines = [f"{'verb':28s} {'rows':>5s} {'passed':>7s} {'failed':>7s} {'skipped':>8s}"]
     for verb in sorted(per):
-        ok, bad = per[verb]
-        lines.append(f"{verb:28s} {ok + bad:5d} {ok:7d} {bad:7d}")
-    ok = sum(v[0] for v in per.values())
-    bad = sum(v[1] for v in per.values())
-    lines.append(f"{'total':28s} {ok + bad:5d} {ok:7d} {bad:7d}")
+        ok, bad, skip = per[verb]
+        lines.append(f"{verb:28s} {ok + bad + skip:5d} {ok:7d} {bad:7d} {skip:8d}")
+    ok, bad, skip = (sum(v[i] for v in per.values()) for i in range(3))
+    lines.append(f"{'total':28s} {ok + bad + skip:5d} {ok:7d} {bad:7d} {skip:8d}")
     return "\n".join(lines)
 
 
@@ -252,7 +360,10 @@ class BadInputs(unittest.TestCase):
         t0 = time.monotonic()
         results = run_rows(rows)
         wall = time.monotonic() - t0
-        failed = [(r, p, rc, err) for r, p, rc, err, _ in results if p]
+        skipped = [(r, p) for r, p, _, _, _ in results if p and p[0].startswith(SKIPPED)]
+        for r, p in skipped:
+            sys.stderr.write(f"SKIPPED {r['id']} [{r['verb']}]: {p[0][len(SKIPPED):]}\n")
+        failed = [(r, p, rc, err) for r, p, rc, err, _ in results if p and not p[0].startswith(SKIPPED)]
         for r, p, rc, err in failed:
             sys.stderr.write(f"FAILED {r['id']} [{r['verb']}]: {'; '.join(p)}\n  argv: {r['argv']}"
                              f"{'  env: ' + str(r['env']) if r.get('env') else ''}\n"
@@ -270,7 +381,11 @@ class Table(unittest.TestCase):
         rows = load_rows()
         self.assertGreaterEqual(len(rows), 100)
         exits = {r["exit"] for r in rows}
-        self.assertEqual(exits, {2, 3})
+        self.assertEqual(exits & {2, 3}, {2, 3})
+        self.assertLessEqual(exits, {0, 1, 2, 3})
+        midrun = {r["id"].split(".", 1)[1] for r in rows if MIDRUN_KEYS & set(r)}
+        for category in ("disk_fills", "read_only", "clock_set_back", "replaced", "race"):
+            self.assertTrue(any(category in m for m in midrun), f"no row of what happens mid-run: {category}")
         verbs = {r["argv"][1] for r in rows if r["argv"][0] == "{ptxcts}" and len(r["argv"]) > 1}
         missing = _verbs() - verbs
         self.assertFalse(missing, f"verbs with no bad-input row: {sorted(missing)}")

@@ -5,7 +5,8 @@ nvidia-smi on PATH) the device lane (driver JIT compile, run tier, LLVM's kernel
 (compile, front-end, lowering), the driver JIT beside the build, the run tier as soon as ptxcts-run alone is built,
 every run must be reported and gated (the gates beside the report), the steps and gates recorded in
 results/<stamp>-all.tsv, and the exit must be 0 only when every gate passed: a regression (gate exit 1) or a run
-the gate could not judge (exit 2) makes it 1. Without a GPU only the CPU lane runs."""
+the gate could not judge (exit 2) makes it 1. Without a GPU only the CPU lane runs, and all exits 77 (skipped,
+recorded in the step table), never 0."""
 import csv
 import glob
 import os
@@ -35,6 +36,8 @@ if verb == "frontend" and args[:1] == ["compare"]:
     verb = "frontend-compare"
     args = args[1:]
 time.sleep(slow.get(verb, 0.05))
+if verb == "run" and os.environ.get("FAKE_RUN_EXIT"):   # the run tier without a usable device: no document
+    sys.exit(int(os.environ["FAKE_RUN_EXIT"]))
 name = verb
 if "--out" in args and verb != "report":
     out = args[args.index("--out") + 1]
@@ -67,7 +70,7 @@ class AllLanes(StandInTest):
         os.makedirs(os.path.join(self.root, "scripts"))
         os.makedirs(os.path.join(self.root, "harness", "frontend"))
         os.makedirs(os.path.join(self.root, "generator"))
-        for script in ("all.sh", "gpus.sh"):
+        for script in ("all.sh", "gpus.sh", "lists.sh"):
             shutil.copy(os.path.join(ROOT, "scripts", script), os.path.join(self.root, "scripts"))
         self.script(os.path.join(self.root, "ptxcts"), STAND_IN)
         with open(os.path.join(self.root, "harness", "frontend", "__init__.py"), "w") as f:
@@ -76,13 +79,15 @@ class AllLanes(StandInTest):
         os.makedirs(self.bin)
         self.log = os.path.join(self.tmp, "log")
 
-    def all(self, gpu, llvm=True, **gates):
+    def all(self, gpu, llvm=True, extra_env=None, **gates):
         smi = os.path.join(self.bin, "nvidia-smi")   # absent without a GPU, whatever the host has
         if gpu:
             self.script(smi, SMI)
         env = dict(os.environ, LOG=self.log, FAKE_LLVM="1" if llvm else "0", PTXCTS_ROOT=self.root,
                    PTXCTS_NVIDIA_SMI=smi, PATH=self.bin + os.pathsep + "/usr/bin:/bin")
         env.pop("PTXCTS_WHEELS", None)
+        env.pop("CUDA_VISIBLE_DEVICES", None)
+        env.update(extra_env or {})
         env.update({f"FAKE_GATE_{k}": str(v) for k, v in gates.items()})
         p = subprocess.run(["bash", os.path.join(self.root, "scripts", "all.sh")], env=env, capture_output=True,
                            text=True, timeout=120)
@@ -126,12 +131,31 @@ class AllLanes(StandInTest):
         self.assertIn("[cpu] all:", p.stdout)
         self.assertIn("[gpu] all:", p.stdout)
 
-    def test_without_a_gpu_only_the_cpu_lane_runs(self):
+    def test_without_a_gpu_only_the_cpu_lane_runs_and_it_is_not_green(self):
         p, steps, rows = self.all(gpu=False, llvm=False)
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(p.returncode, 77, p.stdout + p.stderr)
         gated = sorted(r["name"].rsplit("-", 1)[-1] for r in rows if r["kind"] == "gate")
         self.assertEqual(gated, ["compile", "lower"])
         self.assertIn("no GPU here", p.stdout)
+        self.assertIn("exit 77, not a pass", p.stdout)
+        self.assertEqual([r["exit"] for r in rows if r["name"] == "device-lane"], ["77"], "the skip is recorded")
+
+    def test_without_a_gpu_a_regression_is_still_red(self):
+        p, _, _ = self.all(gpu=False, llvm=False, compile=1)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+
+    def test_cuda_visible_devices_empty_skips_the_device_lane(self):
+        p, steps, rows = self.all(gpu=True, llvm=False, extra_env={"CUDA_VISIBLE_DEVICES": ""})
+        self.assertEqual(p.returncode, 77, p.stdout + p.stderr)
+        self.assertIn("CUDA_VISIBLE_DEVICES is set but empty", p.stdout)
+        self.assertNotIn("run", {r["name"] for r in rows if r["kind"] == "step"})
+
+    def test_a_run_tier_without_a_usable_device_is_not_green(self):
+        """nvidia-smi lists a GPU but the run tier cannot use it (the driver failed): its exit 77 makes all's."""
+        p, _, rows = self.all(gpu=True, llvm=False, extra_env={"FAKE_RUN_EXIT": "77"})
+        self.assertEqual(p.returncode, 77, p.stdout + p.stderr)
+        self.assertIn("a part was skipped (run", p.stdout)
+        self.assertEqual([r["exit"] for r in rows if r["name"] == "run"], ["77"])
 
     def test_a_regression_makes_it_red(self):
         p, _, rows = self.all(gpu=True, run=1)

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <sys/stat.h>
+
 #include "manifest.hpp"
 #include "util.hpp"
 
@@ -17,7 +19,15 @@ std::string explored_cases_path() {
 
 std::vector<ExploredRow> read_explored(const std::string& path) {
   std::vector<ExploredRow> rows;
-  if (!file_exists(path)) return rows;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return rows;
+  if (!S_ISREG(st.st_mode)) {
+    std::string e = env("PTXCTS_EXPLORED_CASES");
+    throw UnusableCasesPath((e == path ? "PTXCTS_EXPLORED_CASES=" : "") + path + ": is " +
+                            (S_ISDIR(st.st_mode) ? "a folder" : "not a regular file") +
+                            "; it names the file of explored cases (one JSON object a line, like "
+                            "results/explore/explored.jsonl)");
+  }
   std::istringstream in(read_file(path));
   std::string line;
   int n = 0;

@@ -115,6 +115,16 @@ std::string now_iso() {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
 }
+std::string finished_iso(const std::string& started, double seconds) {
+  std::string now = now_iso();
+  std::tm tm{};
+  // started: now_iso's format (a resumed run's own); anything else is left to the wall clock
+  if (now >= started || !strptime(started.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm)) return now;
+  std::time_t t = timegm(&tm) + std::time_t(seconds > 0 ? seconds : 0);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
 std::string now_stamp() {
   using namespace std::chrono;
   auto ms = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();

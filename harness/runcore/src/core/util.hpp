@@ -37,6 +37,10 @@ bool make_dirs(const std::string& path);
 std::string hex(uint64_t v, int width = 0);
 std::string hex_bytes(const uint8_t* p, size_t n);
 std::string now_iso();
+// A run's finish time for its document: now_iso(), unless the wall clock was set back below `started` (an NTP
+// step, a restored VM) while the run went on: then started plus the run's `seconds` (steady clock). A clock jump
+// never leaves a document that finishes before it starts, which every reader refuses (the schema).
+std::string finished_iso(const std::string& started, double seconds);
 std::string now_stamp();  // 2026-11-22T18-30-00.123Z (milliseconds: two runs a second apart never share a stamp)
 double now_s();           // monotonic seconds
 std::string env(const char* name, const std::string& def = "");

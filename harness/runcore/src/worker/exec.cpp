@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "host_faults.hpp"
+#include "ptxcts/no_device.hpp"
 #include "tensor_maps.hpp"
 #include "util.hpp"
 
@@ -53,8 +54,7 @@ std::string driver_release() {
 std::string probe_device(DeviceInfo* info) {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) return std::string("no CUDA device (") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e) + ")";
-  if (n == 0) return "no CUDA device";
+  if (auto why = no_device_reason(int(e), n, cudaGetErrorName(e), cudaGetErrorString(e)); !why.empty()) return why;
   if (info) {
     cudaDeviceProp p{};
     if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return "no CUDA device (cudaGetDeviceProperties failed)";
