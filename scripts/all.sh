@@ -71,9 +71,9 @@ lanes=()
 # SIGINT/SIGTERM: each tier running now writes what it judged, marked partial; the trap waits for both lanes'
 # tiers before it ends (scripts/stopping.sh; docs/CLI.md, "Signals"). Every step runs through `timed` (`run_step`),
 # so that the trap runs at once. The device lane may be waiting for ptxcts-run's build (run_ready): it is told the
-# build will not come. A lane's shell, stopped by SIGTERM, waits for its tier, then ends; it ignores SIGINT (bash
-# starts background shells so) and ends after its step, interrupted (timed). The lanes' line prefixers ignore
-# both: they end when their lane does, and none of its last lines is lost (nor its tier cut off by a closed pipe).
+# build will not come. A lane's shell, stopped by a signal, waits for its tier, then ends (step_traps); a step that
+# ends 130/143 ends its lane (timed). The lanes' line prefixers ignore both signals: they end when their lane does,
+# and none of its last lines is lost (nor its tier cut off by a closed pipe).
 source "$root/scripts/stopping.sh"
 no_build() {
   [ -n "${lane_dir:-}" ] && [ ! -f "$lane_dir/run_ready" ] && echo 1 > "$lane_dir/run_ready"
@@ -99,7 +99,7 @@ lane_dir=$(mktemp -d "${TMPDIR:-/tmp}/ptxcts-all.XXXXXX")
 ran() { [ -f "$2/results.json" ] && echo "$2" >> "$lane_dir/$1"; }
 
 cpu_lane() {
-  trap 'wait "${step_pid:-}" 2>/dev/null; exit 143' TERM   # its step, not its line prefixer (its own child)
+  step_traps   # a signal: the lane waits for its tier, then ends (scripts/stopping.sh)
   renice -n 10 -p "$BASHPID" >/dev/null 2>&1   # the lane's shell first: every tier it starts inherits the priority
   if [ -n "$matrix" ]; then
     step "compile tier over the toolchains $matrix"
@@ -128,7 +128,7 @@ cpu_lane() {
 }
 
 gpu_lane() {
-  trap 'wait "${step_pid:-}" 2>/dev/null; exit 143' TERM   # its step, not its line prefixer (its own child)
+  step_traps   # a signal: the lane waits for its tier, then ends (scripts/stopping.sh)
   step "compile tier (the driver's JIT on this GPU)"   # the driver's verdicts belong to this device: gated per device
   timed compile-driver ./ptxcts compile "${toolchain[@]+"${toolchain[@]}"}" --verdicts driver --quiet \
     "${family[@]+"${family[@]}"}" --out "results/$stamp-compile-driver"

@@ -16,6 +16,15 @@ run_step() {
   wait $step_pid
 }
 
+# step_traps: for a background shell of the verb that runs steps (all's lanes): on SIGINT or SIGTERM it waits for
+# its step (the tier writes what it judged), then ends 130/143 -- never before the step (the verb's shell would end,
+# and ./ptxcts kill the group, while the tier still writes), nor waiting for its own process substitutions. Without
+# the trap, bash's default would end such a shell at once.
+step_traps() {
+  trap 'wait "${step_pid:-}" 2>/dev/null; exit 130' INT
+  trap 'wait "${step_pid:-}" 2>/dev/null; exit 143' TERM
+}
+
 leads_group() {
   [ "$(ps -o pgid= -p $$ | tr -d ' ')" = "$$" ]
 }

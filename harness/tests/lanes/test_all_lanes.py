@@ -70,7 +70,7 @@ class AllLanes(StandInTest):
         os.makedirs(os.path.join(self.root, "scripts"))
         os.makedirs(os.path.join(self.root, "harness", "frontend"))
         os.makedirs(os.path.join(self.root, "generator"))
-        for script in ("all.sh", "gpus.sh", "lists.sh"):
+        for script in ("all.sh", "gpus.sh", "lists.sh", "stopping.sh"):
             shutil.copy(os.path.join(ROOT, "scripts", script), os.path.join(self.root, "scripts"))
         self.script(os.path.join(self.root, "ptxcts"), STAND_IN)
         with open(os.path.join(self.root, "harness", "frontend", "__init__.py"), "w") as f:
