@@ -28,7 +28,9 @@ done
 [ -n "$gpus" ] || usage "--gpus is required"
 [ -n "$out" ] || usage "--out DIR is required with --gpus (the shards go to DIR/shard-<i>/)"
 ids=()
-if [ "$gpus" = all ]; then
+if [ "$gpus" = all ] && [ -n "${CUDA_VISIBLE_DEVICES+set}" ] && [ -z "${CUDA_VISIBLE_DEVICES//[[:space:]]/}" ]; then
+  ids=()   # every device hidden: the plain run tier says so and skips (exit 77), whatever nvidia-smi lists
+elif [ "$gpus" = all ]; then
   mapfile -t ids < <(bash "$root/scripts/gpus.sh" --ids)
 else
   IFS=, read -r -a ids <<< "$gpus"

@@ -23,8 +23,8 @@ read-only, a clock set back, a compiler replaced, two runs racing for one folder
     mounts    [[row.mounts]]: path (under {tmp}) and tmpfs = SIZE (a tmpfs of that size) or bind = PATH (a bind
               mount of another folder under {tmp}); made before the files, undone afterwards. They need root:
               without it the row is reported SKIPPED (never passed)
-    during    [[row.during]]: after_s and run (a shell command, placeholders substituted) at that many seconds
-              after the command started
+    during    [[row.during]]: run (a shell command, placeholders substituted) after_s seconds after the command
+              started, or -- with when = PATH under {tmp} -- after PATH appeared (the run's lock: it judges now)
     hogs      CPU hogs (busy processes, one per count) for the row's whole life: the machine under load
     race      true: the command runs twice at once; one must end with `exit` and the message, the other with
               0 or 1 (it judged and wrote its document)
@@ -169,6 +169,18 @@ def mount(row, tmp, mounted):
     return None
 
 
+def _event(during, tmp, stop):
+    """A row's `during`: once `when` (a path under tmp, e.g. the run's lock: it judges now) exists -- or at once
+    without one -- and after_s more seconds, its shell command; nothing once the command has ended (stop)."""
+    when = os.path.join(tmp, subst(during["when"], tmp)) if "when" in during else None
+    while when and not os.path.exists(when):
+        if stop.wait(0.05):
+            return
+    if stop.wait(during.get("after_s", 0)):
+        return
+    subprocess.run(["bash", "-c", subst(during["run"], tmp)], capture_output=True)
+
+
 def _start(argv, env, cwd):
     # its own process group: a row that runs away (a long tier started by a bad input that was not refused)
     # is stopped with everything it started
@@ -244,16 +256,16 @@ def check_row(row, keep=False):
         argv = [subst(a, tmp) for a in row["argv"]]
         cwd = subst(row.get("cwd", "{tmp}"), tmp)
         hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(row.get("hogs", 0))]
-        events = [threading.Timer(d["after_s"], subprocess.run, args=(["bash", "-c", subst(d["run"], tmp)],),
-                                  kwargs={"capture_output": True}) for d in row.get("during", [])]
+        stop = threading.Event()
+        events = [threading.Thread(target=_event, args=(d, tmp, stop), daemon=True) for d in row.get("during", [])]
         try:
             runs = [_start(argv, env, cwd) for _ in range(2 if row.get("race") else 1)]
             for e in events:
                 e.start()
             ends = [_finish(p, row.get("stdin", "")) for p in runs]
         finally:
+            stop.set()
             for e in events:
-                e.cancel()
                 if e.is_alive():
                     e.join()
             for h in hogs:
