@@ -177,17 +177,8 @@ def _main(a):
 
 
 def _load_prior(folder):
-    """The interrupted run's document, validated by the result schema (InputError, exit 3, names file, line and
-    field)."""
-    path = os.path.join(folder, "results.json")
-    if not os.path.isfile(path):
-        raise Usage(f"--resume {folder}: no results.json there: nothing was judged there (a run stopped before its "
-                    f"first case writes no document), or it is not a run folder; start the run afresh with the same "
-                    f"options and --out {folder}")
-    doc = documents.load(path)
-    if doc["tier"] != "compile":
-        raise Usage(f"--resume {folder}: not a compile-tier run (tier {doc['tier']!r})")
-    return doc
+    """The interrupted run's document (framework.documents.interrupted_run)."""
+    return documents.interrupted_run(folder, "compile", "compile-tier", Usage, need_partial=False)
 
 
 def _check_same_selection(a, doc, chosen, tc):

@@ -2,7 +2,6 @@
 all, the modules they are cut into, and the pool of worker processes that judges the modules."""
 import concurrent.futures as cf
 import multiprocessing
-import signal
 import types
 from collections import defaultdict
 
@@ -11,7 +10,7 @@ from compile import classify as cls
 from compile import judge
 from framework import modules
 from framework import manifest
-from framework.pool import stop, stopped_by_signal
+from framework.pool import stop, stopped_by_signal, worker_signals
 
 # Cases per module. Measured here (ptxas 13.0, valid modules at sm_100a/PTX 9.0, best of 3): one entry alone costs
 # ~22-25 ms (process start), 16 entries ~7-9 ms each, 32-128 entries a flat ~5-8 ms each, 192-256 entries 13-16 ms
@@ -25,10 +24,7 @@ _JUDGE = None
 
 def _init(manifest_root, backend_spec, use_gen, keep):
     global _JUDGE
-    # Ctrl-C goes to the whole process group: the parent stops the workers; a worker does not print a traceback.
-    # SIGTERM (the parent's terminate(), or a signal to the group) ends a worker quietly, without a traceback.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    worker_signals()
     m = manifest.load(manifest_root)
     asm = modules.Assembler(m, use_generator=use_gen)
     load_path, ptxas_path, nvjitlink_path, identity = backend_spec

@@ -17,6 +17,15 @@ def usable_cpus():
         return max(1, os.cpu_count() or 1)
 
 
+def worker_signals():
+    """A pool worker's signal actions, set first thing in the worker (its pool's initializer): an interrupt is the
+    tier's to handle (the group's Ctrl-C reaches the worker too: ignored; the tier stops the pool), and SIGTERM (the
+    tier's stop(), or a signal to the group) ends it quietly. A forked worker inherits the tier's handlers
+    (framework.boundary), which raise: without this a stopped worker printed a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _workers(pool):
     """The pool's worker processes (concurrent.futures keeps them in a private mapping; none once it is shut)."""
     return list((getattr(pool, "_processes", None) or {}).values())

@@ -189,16 +189,7 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
 
 def _resumed(folder, fe):
     """(run ID, started, {case ID: record judged}) of the interrupted run in `folder`."""
-    path = os.path.join(folder, "results.json")
-    if not os.path.isfile(path):
-        raise Usage(f"--resume {folder}: no results.json there: nothing was judged there (a run stopped before its "
-                    f"first case writes no document), or it is not a run folder; start the run afresh with the same "
-                    f"options and --out {folder}")
-    doc = documents.load(path)
-    if doc["tier"] != "frontend":
-        raise Usage(f"--resume {folder}: not a front-end tier run (tier {doc['tier']!r})")
-    if "partial" not in doc:
-        raise Usage(f"--resume {folder}: that run is complete: nothing to finish")
+    doc = documents.interrupted_run(folder, "frontend", "front-end tier", Usage)
     if doc["toolchain"].get("name") != fe.name:
         raise Usage(f"--resume {folder}: that run judged front-end {doc['toolchain'].get('name')}, this one is "
                     f"{fe.name}")

@@ -174,16 +174,7 @@ def _run(a):
 def _resumed(folder, items, tc, dis):
     """(run ID, started, lowered) of the interrupted run in `folder`, refused unless it is a partial lowering run
     of this selection, toolchain and disassembler."""
-    path = os.path.join(folder, "results.json")
-    if not os.path.isfile(path):
-        raise Usage(f"--resume {folder}: no results.json there: nothing was lowered there (a run stopped before its "
-                    f"first form writes no document), or it is not a run folder; start the run afresh with the same "
-                    f"options and --out {folder}")
-    doc = documents.load(path)
-    if doc["tier"] != TIER:
-        raise Usage(f"--resume {folder}: not a lowering-tier run (tier {doc['tier']!r})")
-    if "partial" not in doc:
-        raise Usage(f"--resume {folder}: that run is complete: nothing to finish")
+    doc = documents.interrupted_run(folder, TIER, "lowering-tier", Usage, unit="form")
     if doc["toolchain"].get("name") != tc.name:
         raise Usage(f"--resume {folder}: that run lowered with toolchain {doc['toolchain'].get('name')}, this one is "
                     f"{tc.name}")

@@ -3,7 +3,6 @@ module_text, runs ptxas -lineinfo and nvdisasm -c -gp, and returns, per form, th
 attributes to the form's `// ptxcts:test` line(s)."""
 import concurrent.futures as cf
 import multiprocessing
-import signal
 
 from framework import modules
 from framework import pool as framework_pool
@@ -12,11 +11,6 @@ from framework.toolchains import nvdisasm as disasm, sass
 # What the workers share, set before the pool forks them (the manifest and the generator's model are loaded once,
 # in the parent, and inherited).
 _W = {}
-
-
-def _init():
-    # Ctrl-C goes to the whole process group: the parent stops the workers; a worker prints no traceback
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def lower_cases(asm, ptxas, nvdisasm, arch, target, ptx, cases):
@@ -53,7 +47,7 @@ def run(jobs, manifest, use_gen, ptxas, nvdisasm, workers, advance, results=None
     filled as the modules come back: what was lowered before an interrupt is kept there."""
     results = {} if results is None else results
     _W.update(asm=modules.Assembler(manifest, use_generator=use_gen), ptxas=ptxas, nvdisasm=nvdisasm)
-    pool = cf.ProcessPoolExecutor(max_workers=workers, initializer=_init,
+    pool = cf.ProcessPoolExecutor(max_workers=workers, initializer=framework_pool.worker_signals,
                                   mp_context=multiprocessing.get_context("fork"))
     try:
         futs = {pool.submit(_work, *j): j for j in jobs}

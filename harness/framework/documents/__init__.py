@@ -12,5 +12,5 @@ For the tiers:
 from .schema import (SCHEMA, VERSION, CLASSES, FINDINGS, validate, load, result_key, key_text,  # noqa: F401
                      toolchain_name)
 from .writer import write_run  # noqa: F401
-from .runio import (new_run_id, OutputLock, atomic_write, finished_time, mark_partial, refuse_existing_run,  # noqa: F401
-                    same_file)
+from .runio import (new_run_id, OutputLock, atomic_write, finished_time, interrupted_run, mark_partial,  # noqa: F401
+                    refuse_existing_run, same_file)

@@ -52,6 +52,25 @@ def refuse_existing_run(folder, option="--out"):
                          "interrupted run with --resume DIR (nothing was written)")
 
 
+def interrupted_run(folder, tier, label, error, unit="case", need_partial=True):
+    """The document of the interrupted run in `folder` that `--resume folder` finishes, validated by the schema (a
+    malformed one: InputError, exit 3, naming file, line and field). error: the verb's usage exception (exit 2),
+    raised with what there is not to finish: no results.json (a run stopped before its first `unit` writes none:
+    start afresh), a run of another tier, or (need_partial) a complete run."""
+    from .schema import load
+    path = os.path.join(folder, "results.json")
+    if not os.path.isfile(path):
+        raise error(f"--resume {folder}: no results.json there: nothing was judged there (a run stopped before its "
+                    f"first {unit} writes no document), or it is not a run folder; start the run afresh with the same "
+                    f"options and --out {folder}")
+    doc = load(path)
+    if doc["tier"] != tier:
+        raise error(f"--resume {folder}: not a {label} run (tier {doc['tier']!r})")
+    if need_partial and "partial" not in doc:
+        raise error(f"--resume {folder}: that run is complete: nothing to finish")
+    return doc
+
+
 def same_file(a, b):
     """Whether paths a and b name one file or folder (through links): an output that would write over an input."""
     return os.path.realpath(os.fspath(a)) == os.path.realpath(os.fspath(b))
