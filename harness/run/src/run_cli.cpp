@@ -280,7 +280,9 @@ int run_main(int argc, char** argv) {
               sig ? (" (partial: " + std::to_string(meta.partial_done) + " of " + std::to_string(meta.partial_total) +
                      " judged; finish it with ./ptxcts run --resume " + ses.out_dir + ")").c_str() : "");
   (void)fresh;
-  if (sig) return 128 + sig;
+  // A signal that came while the whole document was written, or after, still ends the run as interrupted: the exit
+  // says what reached it, the document is complete (explore.cpp ends the same way; docs/CLI.md, "Signals").
+  if (int s = sig ? sig : int(g_stop_requested)) return 128 + s;
   return bad ? 1 : 0;
 }
 
