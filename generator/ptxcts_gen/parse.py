@@ -69,9 +69,14 @@ def split(text):
     if t.startswith("@"):
         t = t.split(None, 1)[1]
     head, _, rest = t.partition(" ") if " " in t or "\t" not in t else t.partition("\t")
-    head = head.strip()
+    return head.strip().split("."), split_operands(rest)
+
+
+def split_operands(text):
+    """The operand texts of an operand list, split at the commas outside [...] and {...} (an address or a vector
+    keeps its commas)."""
     operands, depth, cur = [], 0, ""
-    for ch in rest.strip():
+    for ch in text.strip():
         if ch in "[{":
             depth += 1
         elif ch in "]}":
@@ -83,7 +88,7 @@ def split(text):
             cur += ch
     if cur.strip():
         operands.append(cur.strip())
-    return head.split("."), operands
+    return operands
 
 
 def operand_shape(op):

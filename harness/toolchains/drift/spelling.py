@@ -4,6 +4,7 @@ import collections
 
 from ptxcts_gen import isa
 from ptxcts_gen.model import case_rules, family_forms, vocabulary_forms
+from ptxcts_gen.parse import split_operands
 from ptxcts_gen.targets import BY_NAME
 
 
@@ -12,7 +13,7 @@ def split(instr):
     head, _, ops = instr.rstrip(";").partition(" ")
     opcode = next(o for o in _OPCODES if head == o or head.startswith(o + "."))
     quals = tuple(head[len(opcode) + 1:].split(".")) if head != opcode else ()
-    return opcode, _qual_tokens(quals), _operands(ops)
+    return opcode, _qual_tokens(quals), split_operands(ops)
 
 
 # the opcodes, longest first (cp.async.bulk.prefetch.tensor before cp.async.bulk)
@@ -25,23 +26,6 @@ _OPCODES = ("cp.async.bulk.prefetch.tensor", "cp.reduce.async.bulk.tensor", "cp.
 def _qual_tokens(parts):
     """Dot-separated parts -> qualifier tokens: a scope after .relaxed and the parts of a `a::b` stay whole."""
     return tuple("." + p for p in parts if p)
-
-
-def _operands(text):
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
 
 
 def spell(opcode, quals, operands):
