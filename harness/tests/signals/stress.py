@@ -43,6 +43,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path[:0] = [os.path.join(ROOT, "harness"), os.path.join(ROOT, "generator")]
 from framework import documents  # noqa: E402
 from framework.documents.errors import ResultsError  # noqa: E402
+from processes import session  # noqa: E402  (this folder: sys.path[0] of a script)
 
 BUILD = os.path.abspath(os.environ.get("PTXCTS_BUILD") or os.path.join(ROOT, "build"))
 BOUND_S = 30.0   # signal to exit: a few seconds to stop, plus the write, on a loaded 2-core machine
@@ -162,16 +163,6 @@ def judged(kind, classes):
     if kind in ("explore", "selftest"):
         return classes
     return {k: v for k, v in classes.items() if v != "skipped"}
-
-
-def session(sid):
-    out = subprocess.run(["ps", "-eo", "pid=,sid=,stat=,args="], capture_output=True, text=True).stdout
-    procs = []
-    for line in out.splitlines():
-        parts = line.split(None, 3)
-        if len(parts) >= 3 and parts[1] == str(sid) and not parts[2].startswith("Z"):
-            procs.append((int(parts[0]), parts[3] if len(parts) > 3 else ""))
-    return procs
 
 
 def held_locks(folder):

@@ -17,6 +17,8 @@ import tempfile
 import time
 import unittest
 
+from processes import session  # this folder: sys.path[0] of a script
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 PTXCTS = os.path.join(ROOT, "ptxcts")
@@ -28,17 +30,6 @@ EXPLORE = ["explore", "--device", "model", "--family", "cp.async.bulk", "--time"
            "--cases-file", "none", "--shrink-time", "0", "--quiet"]
 
 
-def _session(sid):
-    """(pid, command) of every live process of session `sid` (the wrapper is started as a session leader)."""
-    out = subprocess.run(["ps", "-eo", "pid=,sid=,stat=,args="], capture_output=True, text=True).stdout
-    procs = []
-    for line in out.splitlines():
-        parts = line.split(None, 3)
-        if len(parts) >= 3 and parts[1] == str(sid) and not parts[2].startswith("Z"):
-            procs.append((int(parts[0]), parts[3] if len(parts) > 3 else ""))
-    return procs
-
-
 class Interrupted(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="ptxcts-signals-")
@@ -47,7 +38,7 @@ class Interrupted(unittest.TestCase):
         self.env["PTXCTS_BUILD"] = BUILD
 
     def tearDown(self):
-        for pid, _ in _session(getattr(self, "sid", -1)):
+        for pid, _ in session(getattr(self, "sid", -1)):
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -66,7 +57,7 @@ class Interrupted(unittest.TestCase):
         while time.monotonic() - t0 < timeout:
             if p.poll() is not None:
                 self.fail(f"ended (exit {p.returncode}) before it was busy: {p.stdout.read()[-800:]}")
-            if any(marker in cmd for _, cmd in _session(self.sid)):
+            if any(marker in cmd for _, cmd in session(self.sid)):
                 return
             time.sleep(0.05)
         self.fail(f"no {marker} process within {timeout} s")
@@ -87,7 +78,7 @@ class Interrupted(unittest.TestCase):
         for mark in CRASH_MARKS:
             self.assertNotIn(mark, out)
         time.sleep(2.0)
-        self.assertEqual(_session(self.sid), [], "processes left 2 s after the wrapper ended")
+        self.assertEqual(session(self.sid), [], "processes left 2 s after the wrapper ended")
         return out
 
     def _resume(self, argv):
