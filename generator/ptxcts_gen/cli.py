@@ -259,12 +259,16 @@ def module_selection(args):
     target and version}), or the exit status when an option is refused (the error printed). The front-end tier's
     `modules --frontend` (frontend.modules) selects through this too."""
     from .model import all_forms, _requirement_violations
+    from .rules import RULES
     if args.target not in BY_NAME:
         return _err(f"--target {args.target}: unknown target (known: {', '.join(sorted(BY_NAME))})")
     if args.ptx not in PTX_VERSIONS:
         return _err(f"--ptx {args.ptx}: unknown PTX ISA version (known: {', '.join(PTX_VERSIONS)})")
     if not 0 <= args.max_entries <= 1_000_000:
         return _err(f"--max-entries {args.max_entries}: must be 0 (one module per family) or more")
+    newer = getattr(args, "newer_than", None)
+    if newer is not None and newer not in PTX_VERSIONS:
+        return _err(f"--newer-than {newer}: unknown PTX ISA version (known: {', '.join(PTX_VERSIONS)})")
     t = BY_NAME[args.target]
     forms = all_forms()
     fams = sorted({f.family for f in forms})
@@ -280,9 +284,14 @@ def module_selection(args):
                                                                           if args.family else ""))
     renamed = t.rename and ptx_key(args.ptx) > ptx_key(t.max_ptx)
     tgt_rules = [] if t.exists_at(args.ptx) else (["target.renamed"] if renamed else ["target.not_at_ptx"])
+    if newer is not None:   # the run tier's second module set: the forms that need a later version than NEWER
+        forms = [f for f in forms if ptx_key(f.valid_from or f.min_ptx) > ptx_key(newer)]
     info = {}
     for f in forms:
-        rules = sorted(set(f.invalid_by) | set(_requirement_violations(f, t, args.ptx)) | set(tgt_rules))
+        # a rule a later version lifts for this form (Rule.lifted) no longer rejects it from that version
+        own = {r for r in f.invalid_by
+               if not ((at := RULES[r].lifted_at(f.quals)) and ptx_key(args.ptx) >= ptx_key(at))}
+        rules = sorted(own | set(_requirement_violations(f, t, args.ptx)) | set(tgt_rules))
         info[f.id] = rules
     if args.valid_only:
         forms = [f for f in forms if not info[f.id]]
@@ -392,6 +401,9 @@ def parse(argv=None):
     m.add_argument("--form", help="form ID substring")
     m.add_argument("--valid-only", action="store_true", help="only forms expected to assemble at target/ptx")
     m.add_argument("--max-entries", type=int, default=0, help="split a family's module every N entries")
+    m.add_argument("--newer-than", metavar="PTX", help="only the forms that need a later PTX ISA version than this "
+                   "(their minimum, or the version a lifted rule makes them valid from): the run tier's modules of "
+                   "the forms beyond the version its toolchain renders the chapter at")
     m.add_argument("--out", required=True)
     m.add_argument("--frontend", metavar="NAME", help="the kernels written whole by this compiler front-end "
                    "(llvm-22: LLVM IR templates/llvm/, compiled by its NVPTX back-end) instead of the hand-written "

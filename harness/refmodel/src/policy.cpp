@@ -49,7 +49,10 @@ std::vector<PolicyInfo> make_catalog() {
 
   add(PolicyId::f32_add_subnormals, "f32_add_subnormals",
       "cp.reduce.async.bulk add.f32: the chapter says 'The current implementation of cp.reduce.async.bulk.add.f32 "
-      "flushes subnormal inputs and results to sign-preserving zero'. Default: that sentence.",
+      "flushes subnormal inputs and results to sign-preserving zero'. Default: that sentence (the modelled chapter, "
+      "PTX ISA 9.0). PTX ISA 9.4 says the opposite: 'The default behavior for cp.reduce.async.bulk.add.f32 is "
+      "equivalent to specifying optional .noftz qualifier which preserves input and result subnormals' (keep); "
+      ".add.noftz.f32 (9.4) keeps them whatever this policy says.",
       subnormal_alts, 0);
   add(PolicyId::tensor_f32_add_subnormals, "tensor_f32_add_subnormals",
       "cp.reduce.async.bulk.tensor add on a FLOAT32/FLOAT32_FTZ map: the chapter states no subnormal rule (NOTES: "

@@ -36,9 +36,11 @@ AddNan add_nan_policy(ElemType t, const PolicySet& p) {
 }
 
 // Which subnormal treatment an add gets, by site and type (see the policies' texts).
-SubnormalMode subnormal_mode(ElemType t, const PolicySet& p, const ReduceContext& ctx) {
+SubnormalMode subnormal_mode(ElemType t, bool noftz, const PolicySet& p, const ReduceContext& ctx) {
   if (t == ElemType::f64) return SubnormalMode::keep;  // the chapter states only rounding for f64
   if (t == ElemType::f32) {
+    // PTX ISA 9.4: ".noftz qualifier which preserves input and result subnormals, and does not flush them to zero"
+    if (noftz) return SubnormalMode::keep;
     if (ctx.site != ReduceSite::tensor) return p.get<SubnormalMode>(PolicyId::f32_add_subnormals);
     switch (p.get<TensorF32Subnormals>(PolicyId::tensor_f32_add_subnormals)) {
       case TensorF32Subnormals::by_dtype: return ctx.map_ftz ? SubnormalMode::flush : SubnormalMode::keep;
@@ -52,9 +54,10 @@ SubnormalMode subnormal_mode(ElemType t, const PolicySet& p, const ReduceContext
                                                                                                : SubnormalMode::keep;
 }
 
-std::uint64_t float_add(ElemType t, std::uint64_t a, std::uint64_t b, const PolicySet& p, const ReduceContext& ctx) {
+std::uint64_t float_add(ElemType t, bool noftz, std::uint64_t a, std::uint64_t b, const PolicySet& p,
+                        const ReduceContext& ctx) {
   const FloatFormat f = format_of(t);
-  const SubnormalMode sm = subnormal_mode(t, p, ctx);
+  const SubnormalMode sm = subnormal_mode(t, noftz, p, ctx);
   const bool flush_in = sm == SubnormalMode::flush || sm == SubnormalMode::flush_inputs;
   const bool flush_out = sm == SubnormalMode::flush || sm == SubnormalMode::flush_results;
   if (flush_in) {
@@ -113,7 +116,7 @@ std::uint64_t reduce_element(const ReduceOp& op, std::uint64_t old_value, std::u
     case RedOp::inc: return (a >= b ? 0 : a + 1) & m;                  // PTX atom.inc
     case RedOp::dec: return ((a == 0 || a > b) ? b : a - 1) & m;       // PTX atom.dec
     case RedOp::add:
-      if (is_float(op.type)) return float_add(op.type, a, b, p, ctx) & m;
+      if (is_float(op.type)) return float_add(op.type, op.noftz, a, b, p, ctx) & m;
       return (a + b) & m;
     case RedOp::min:
     case RedOp::max: {

@@ -149,7 +149,12 @@ bool reduce_op_allowed(ReduceSite site, const ReduceOp& op, std::string* why) {
     return fail(
         "noftz_required: 'The cp.reduce.async.bulk.add.f16 and cp.reduce.async.bulk.add.bf16 operations require "
         ".noftz qualifier.'");
-  if (op.noftz && !half_add) return fail("noftz_only_half_add: .noftz is defined only for .add.f16 and .add.bf16");
+  // PTX ISA 9.4 adds .f32 to the .add.noftz line of the .global syntax (.type = { .f16, .bf16, .f32 }); the
+  // version is the generator's rule (reduce_bulk.noftz_only_add_f16_bf16, lifted from 9.4).
+  const bool noftz_f32 = site == ReduceSite::bulk_global && op.red == RedOp::add && t == E::f32;
+  if (op.noftz && !half_add && !noftz_f32)
+    return fail("noftz_only_half_add: .noftz is defined only for .add.f16 and .add.bf16, and .add.f32 to .global "
+                "(PTX ISA 9.4)");
   return true;
 }
 

@@ -164,7 +164,7 @@ int run_main(int argc, char** argv) {
     double t0 = now_s();
     std::string tag = ses.families.size() == 1 ? sanitize(ses.families[0]) : "all";
     for (auto& lp : ses.load_paths) tag += "-" + lp;
-    if (auto e = prepare_modules(tc, cli.prepare_only, ses.families, tag, true, int(sysconf(_SC_NPROCESSORS_ONLN)), ms, false); !e.empty())
+    if (auto e = prepare_modules(tc, cli.prepare_only, "", ses.families, tag, true, int(sysconf(_SC_NPROCESSORS_ONLN)), ms, false); !e.empty())
       return g_stop_requested ? 128 + int(g_stop_requested) : usage_error(e);
     std::printf("%zu kernels in %zu modules under %s, %zu ptxas failure(s), %.1f s (%s, PTX ISA %s)\n", ms.module_of.size(),
                 ms.cubin_of.size(), ms.dir.c_str(), ms.ptxas_error.size(), now_s() - t0, tc.describe().c_str(), tc.ptx.c_str());

@@ -12,10 +12,17 @@ namespace ptxcts::run {
 // One line of generated/manifest/forms.jsonl (docs/ARCHITECTURE.md section 2).
 struct Form {
   std::string form, family, instr, kernel, kernel_file, abi, min_ptx, targets;
+  // A form invalid only by rules a later PTX ISA version lifts (`.add.noftz.f32` from PTX 9.4): the version from
+  // which it is valid; "" for every other form.
+  std::string valid_from;
   Json quals, run;  // checked against the contract when loaded (contract.hpp)
   const contract::Abi* abi_row = nullptr;  // the contract's row of `abi` (flow, cluster, tmap)
   std::vector<std::string> invalid_by;
   bool valid() const { return invalid_by.empty(); }
+  // Whether the run tier plans it: valid, or valid from a later version (rendered there, toolchain.hpp).
+  bool runnable() const { return valid() || !valid_from.empty(); }
+  // The PTX ISA version a module holding it must be rendered at, at least.
+  const std::string& needs_ptx() const { return valid_from.empty() ? min_ptx : valid_from; }
 };
 
 }  // namespace ptxcts::run

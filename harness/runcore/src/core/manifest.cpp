@@ -24,7 +24,7 @@ namespace {
 constexpr StringField<Form> kFormKeys[] = {
     {"form", &Form::form}, {"family", &Form::family}, {"instr", &Form::instr}, {"kernel", &Form::kernel},
     {"kernel_file", &Form::kernel_file}, {"abi", &Form::abi}, {"min_ptx", &Form::min_ptx},
-    {"targets", &Form::targets}};
+    {"targets", &Form::targets}, {"valid_from", &Form::valid_from}};
 
 }  // namespace
 
@@ -147,9 +147,11 @@ std::string part_of(const std::string& cubin, pid_t owner = getpid()) {
 }
 }  // namespace
 
-std::string prepare_modules(const Toolchain& tc, const std::string& target, const std::vector<std::string>& families,
-                            const std::string& tag, bool cubins, int jobs, ModuleSet& out, bool quiet) {
-  const std::string& ptx = tc.ptx;
+std::string prepare_modules(const Toolchain& tc, const std::string& target, const std::string& ptx_in,
+                            const std::vector<std::string>& families, const std::string& tag, bool cubins, int jobs,
+                            ModuleSet& out, bool quiet) {
+  const std::string& ptx = ptx_in.empty() ? tc.ptx : ptx_in;
+  const bool beyond = ptx != tc.ptx;  // only the forms that need more than the toolchain's own version
   out.target = target;
   out.ptx = ptx;
   std::string dir;
@@ -170,7 +172,7 @@ std::string prepare_modules(const Toolchain& tc, const std::string& target, cons
     // written (content_folder): two runs at once (the shards of run --gpus, the self-test beside the run tier, a
     // planted fault's modules beside the clean ones) never remove or rewrite the modules another one loads, and
     // modules of an earlier manifest are never read again (their digest differs).
-    const std::string parent = module_dir(tc, target, tag);
+    const std::string parent = module_dir(tc, target, beyond ? tag + "-ptx" + ptx : tag);
     make_dirs(parent);
     const std::string stage = parent + "/.stage-" + std::to_string(getpid());
     remove_tree(stage);
@@ -179,6 +181,7 @@ std::string prepare_modules(const Toolchain& tc, const std::string& target, cons
                                      "--ptx", ptx, "--valid-only", "--out", stage,
                                      "--max-entries", std::to_string(kMaxEntriesPerModule)};
     if (!tc.frontend.empty()) { argv.push_back("--frontend"); argv.push_back(tc.frontend); }
+    if (beyond) { argv.push_back("--newer-than"); argv.push_back(tc.ptx); }
     for (auto& f : families) { argv.push_back("--family"); argv.push_back(f); }
     int rc = run_process(argv, &log);
     if (rc != 0) {

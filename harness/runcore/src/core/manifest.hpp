@@ -36,8 +36,11 @@ struct ModuleSet {
 // Returns "" or an error message.
 // `families` limits the modules to those families (empty: all); `tag` names the folder, so concurrent runs over
 // different selections never share one.
-std::string prepare_modules(const Toolchain& tc, const std::string& target, const std::vector<std::string>& families,
-                            const std::string& tag, bool cubins, int jobs, ModuleSet& out, bool quiet);
+// `ptx` other than tc.ptx: the modules of the forms beyond the toolchain's own version only (render_ptx,
+// `./ptxcts modules --newer-than tc.ptx`), in a folder of their own.
+std::string prepare_modules(const Toolchain& tc, const std::string& target, const std::string& ptx,
+                            const std::vector<std::string>& families, const std::string& tag, bool cubins, int jobs,
+                            ModuleSet& out, bool quiet);
 // Rebuilds the kernel -> module map of an already prepared folder (the worker's view).
 std::string scan_modules(const std::string& dir, ModuleSet& out);
 // Keeps the modules written into stage (a folder of this process's own) as parent/<digest of their bytes>, or

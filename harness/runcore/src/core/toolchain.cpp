@@ -132,22 +132,34 @@ std::string resolve_toolchain(const std::string& spec, Toolchain& out) {
   return "";
 }
 
-std::string toolchain_support(const Form& form, const std::string& target, const Toolchain& tc) {
-  if (form.kernel.empty()) return "";  // a driver-API case assembles nothing
-  if (!form.min_ptx.empty() && ptx_less(tc.ptx, form.min_ptx)) {
-    std::string why = tc.ptx == tc.newest_ptx ? " knows PTX ISA up to " + tc.ptx : " renders at PTX ISA " + tc.ptx;
-    return tc.describe() + why + "; the form needs " + form.min_ptx;
-  }
-  return target.empty() ? "" : toolchain_target_support(target, tc);
+std::string render_ptx(const Form& form, const Toolchain& tc) {
+  const std::string& need = form.needs_ptx();
+  if (need.empty() || !ptx_less(tc.ptx, need)) return tc.ptx;
+  if (tc.prebuilt.empty() && !ptx_less(tc.newest_ptx, need)) return tc.newest_ptx;
+  return tc.ptx;
 }
 
-std::string toolchain_target_support(const std::string& target, const Toolchain& tc) {
+std::string toolchain_support(const Form& form, const std::string& target, const Toolchain& tc) {
+  if (form.kernel.empty()) return "";  // a driver-API case assembles nothing
+  const std::string& need = form.needs_ptx();
+  const std::string at = render_ptx(form, tc);
+  if (!need.empty() && ptx_less(at, need)) {
+    std::string why = !tc.prebuilt.empty() && !ptx_less(tc.newest_ptx, need)
+                          ? " reads modules written at PTX ISA " + tc.ptx + " (--modules)"
+                          : " knows PTX ISA up to " + tc.newest_ptx;
+    return tc.describe() + why + "; the form needs " + need;
+  }
+  return target.empty() ? "" : toolchain_target_support(target, tc, at);
+}
+
+std::string toolchain_target_support(const std::string& target, const Toolchain& tc, const std::string& ptx_in) {
+  const std::string& ptx = ptx_in.empty() ? tc.ptx : ptx_in;
   auto it = tc.targets.find(target);
   if (it == tc.targets.end()) return tc.describe() + " has no target " + target;
-  if (ptx_less(tc.ptx, it->second))
-    return tc.describe() + ": target " + target + " needs PTX ISA " + it->second + ", the toolchain renders at " + tc.ptx;
-  if (auto mx = tc.max_ptx.find(target); mx != tc.max_ptx.end() && ptx_less(mx->second, tc.ptx))
-    return tc.describe() + ": target " + target + " exists up to PTX ISA " + mx->second + ", the toolchain renders at " + tc.ptx;
+  if (ptx_less(ptx, it->second))
+    return tc.describe() + ": target " + target + " needs PTX ISA " + it->second + ", the toolchain renders at " + ptx;
+  if (auto mx = tc.max_ptx.find(target); mx != tc.max_ptx.end() && ptx_less(mx->second, ptx))
+    return tc.describe() + ": target " + target + " exists up to PTX ISA " + mx->second + ", the toolchain renders at " + ptx;
   return "";
 }
 

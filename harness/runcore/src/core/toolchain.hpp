@@ -46,10 +46,15 @@ Toolchain parse_toolchain(const std::string& json_text, const std::string& spec)
 // for tests and trees without that verb). Returns "" or the resolver's message (the caller exits 2 with it).
 std::string resolve_toolchain(const std::string& spec, Toolchain& out);
 
+// The PTX ISA version the module holding `form` is rendered at: the toolchain's (tc.ptx) for every form of the
+// modelled chapter; for a form that needs a later version (a PTX ISA 9.x qualifier, a rule lifted later), the
+// newest version the toolchain knows, when that is enough and the modules are written here (not --modules).
+// Cases of such forms run on the cubin path; the driver's JIT answers for itself (exec.hpp).
+std::string render_ptx(const Form& form, const Toolchain& tc);
 // "" when the toolchain can assemble `form` for `target`, else the reason (the one place that says so).
 std::string toolchain_support(const Form& form, const std::string& target, const Toolchain& tc);
-// "" when the toolchain knows `target` at the PTX version it renders at, else the reason.
-std::string toolchain_target_support(const std::string& target, const Toolchain& tc);
+// "" when the toolchain knows `target` at PTX version `ptx` (default: the version it renders at), else the reason.
+std::string toolchain_target_support(const std::string& target, const Toolchain& tc, const std::string& ptx = "");
 
 // Compares PTX ISA versions "8.6" < "9.0"; false for malformed text.
 bool ptx_less(const std::string& a, const std::string& b);

@@ -174,8 +174,16 @@ void print_summary(FILE* f, const std::vector<CaseResult>& results, double wall_
   };
   for (auto& kv : t) row(kv.first, kv.second);
   row("TOTAL", tot);
-  if (!tc.name.empty())
-    std::fprintf(f, "%s at %s, modules rendered at PTX ISA %s\n", tc.describe().c_str(), tc.ptxas.c_str(), tc.ptx.c_str());
+  if (!tc.name.empty()) {
+    // The forms beyond the toolchain's own version ran from modules rendered later (render_ptx): say how many.
+    std::map<std::string, size_t> later;
+    for (auto& r : results)
+      if (!r.ptx.empty() && r.ptx != tc.ptx) ++later[r.ptx];
+    std::string more;
+    for (auto& [v, n] : later) more += ", " + std::to_string(n) + " result(s) of later forms at " + v;
+    std::fprintf(f, "%s at %s, modules rendered at PTX ISA %s%s\n", tc.describe().c_str(), tc.ptxas.c_str(),
+                 tc.ptx.c_str(), more.c_str());
+  }
   std::fprintf(f, "wall time %.1f s", wall_s);
   if (wall_s > 0) std::fprintf(f, ", %.0f cases/s", results.size() / wall_s);
   std::fprintf(f, "\n");

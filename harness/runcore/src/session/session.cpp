@@ -60,9 +60,9 @@ void Session::load(const Selection& sel) {
     const bool traps = expects_trap(c);
     const int shard = deal_shard(sel.shard_deal, traps, k++, traps ? k_calm : k_calm++, sel.shard_count);
     if (shard != sel.shard_index) continue;
-    // Every module is rendered at the toolchain's PTX version: a form newer than it is not_supported, naming
-    // the toolchain (never a compile_error).
-    c.ptx = toolchain.ptx.empty() ? c.ptx : toolchain.ptx;
+    // Every module is rendered at the toolchain's PTX version, a form beyond it at the newest the toolchain knows
+    // (render_ptx); a form newer than that is not_supported, naming the toolchain (never a compile_error).
+    c.ptx = toolchain.ptx.empty() ? c.ptx : render_ptx(*c.form, toolchain);
     if (c.not_supported.empty() && !toolchain.ptx.empty()) c.not_supported = toolchain_support(*c.form, "", toolchain);
     cases.push_back(c);
   }
@@ -107,11 +107,20 @@ std::vector<CaseResult> Session::execute() {
   // Modules: the device's exact target and its `a` variant (sm_90 and sm_90a run on an sm_90 device), where the
   // toolchain has them.
   std::string base = device.sm;
-  std::vector<std::string> targets, lacking;
+  // One module set per (target, PTX version): the toolchain's version, then each later one that a form beyond it
+  // is rendered at (render_ptx), holding only those forms.
+  std::vector<std::string> targets, target_ptx, lacking;
   for (auto t : {base, base + "a"}) {
     std::string why = toolchain_target_support(t, toolchain);
     (why.empty() ? targets : lacking).push_back(why.empty() ? t : why);
+    if (why.empty()) target_ptx.push_back(toolchain.ptx);
   }
+  std::set<std::string> beyond;
+  for (auto& c : cases)
+    if (!c.form->kernel.empty() && c.not_supported.empty() && c.ptx != toolchain.ptx) beyond.insert(c.ptx);
+  for (auto& v : beyond)
+    for (auto t : {base, base + "a"})
+      if (toolchain_target_support(t, toolchain, v).empty()) { targets.push_back(t); target_ptx.push_back(v); }
   std::vector<ModuleSet> sets(targets.size());
   std::string tag = families.size() == 1 ? sanitize(families[0]) : "all";
   for (auto& lp : load_paths) tag += "-" + lp;
@@ -129,7 +138,7 @@ std::vector<CaseResult> Session::execute() {
   auto prepare_targets = [&](size_t upto) {
     for (; prepared < upto && any_kernel && !interrupted && on_gpu; ++prepared) {
       const size_t i = prepared;
-      std::string e = prepare_modules(toolchain, targets[i], families, tag, want_cubin, cpus, sets[i], quiet);
+      std::string e = prepare_modules(toolchain, targets[i], target_ptx[i], families, tag, want_cubin, cpus, sets[i], quiet);
       if (e == "interrupted" || g_stop_requested) interrupted = true;   // a child that died of the stop too
       else if (!e.empty()) throw std::runtime_error(e);
       // A prebuilt folder names the front-end that wrote it: the results are that front-end's.
@@ -141,7 +150,7 @@ std::vector<CaseResult> Session::execute() {
   std::vector<ModuleSet> lower(lower_targets.size());
   auto prepare_lower = [&]() {
     for (size_t i = 0; i < lower_targets.size() && any_kernel && !interrupted && on_gpu; ++i) {
-      std::string e = prepare_modules(toolchain, lower_targets[i], families, tag, false, cpus, lower[i], quiet);
+      std::string e = prepare_modules(toolchain, lower_targets[i], "", families, tag, false, cpus, lower[i], quiet);
       if (e == "interrupted" || g_stop_requested) interrupted = true;   // a child that died of the stop too
       else if (!e.empty()) throw std::runtime_error(e);
     }
@@ -150,14 +159,19 @@ std::vector<CaseResult> Session::execute() {
   // Which module set each case uses: the first target whose modules hold its kernel. Before every target's modules
   // are prepared (`final` false), a kernel none of them holds yet waits in `later`.
   std::vector<CaseResult> pre;
-  std::map<std::string, std::vector<const RunCase*>> runnable;  // target -> cases
+  std::map<size_t, std::vector<const RunCase*>> runnable;  // module set (targets[i] at target_ptx[i]) -> cases
   std::vector<const RunCase*> later;
   auto assign = [&](const std::vector<const RunCase*>& which, bool final) {
     for (const RunCase* cp : which) {
       const RunCase& c = *cp;
       std::string found;
+      size_t found_i = 0;
       for (size_t i = 0; i < sets.size(); ++i)
-        if (!c.form->kernel.empty() && sets[i].module_of.count(c.form->kernel)) { found = targets[i]; break; }
+        if (!c.form->kernel.empty() && (target_ptx[i].empty() || target_ptx[i] == c.ptx) && sets[i].module_of.count(c.form->kernel)) {
+          found = targets[i];
+          found_i = i;
+          break;
+        }
       auto mk = [&](const char* k, const std::string& msg, const std::string& lp) {
         std::string t = found.empty() ? base : found;
         if (!done(lp, t, c.id)) pre.push_back(make(c, lp, t, k, msg));
@@ -167,7 +181,17 @@ std::vector<CaseResult> Session::execute() {
           if (!c.form->kernel.empty() || lp == load_paths.front()) mk(cls::not_supported, c.not_supported, lp);
         continue;
       }
-      if (c.form->kernel.empty() || !on_gpu) found = base;  // driver-API case or the model device: no module
+      if (c.form->kernel.empty() || !on_gpu) {  // driver-API case or the model device: no module
+        found = base;
+        found_i = targets.size();
+        for (size_t i = 0; i < targets.size(); ++i)
+          if (targets[i] == base && (target_ptx[i].empty() || target_ptx[i] == c.ptx)) { found_i = i; break; }
+        if (found_i == targets.size() && !on_gpu) {  // the model device runs what no toolchain target holds
+          targets.push_back(base);
+          target_ptx.push_back(c.ptx);
+          sets.emplace_back();
+        }
+      }
       if (found.empty() && !final && !interrupted) {
         later.push_back(&c);
         continue;
@@ -193,7 +217,7 @@ std::vector<CaseResult> Session::execute() {
         continue;
       }
       const_cast<RunCase&>(c).target = found;
-      runnable[found].push_back(&c);
+      runnable[found_i].push_back(&c);
     }
   };
   std::vector<const RunCase*> all;
@@ -201,10 +225,11 @@ std::vector<CaseResult> Session::execute() {
   assign(all, prepared == targets.size());
   auto runs_of = [&]() {  // the results the runnable cases will have
     size_t n = 0;
-    for (auto& [t, v] : runnable)
+    for (auto& [i, v] : runnable)
       for (auto* c : v)
         for (auto& lp : load_paths)
-          if ((!c->form->kernel.empty() || lp == load_paths.front()) && !done(lp, t, c->id)) ++n;
+          if (i < targets.size() && (!c->form->kernel.empty() || lp == load_paths.front()) && !done(lp, targets[i], c->id))
+            ++n;
     return n;
   };
   size_t total = pre.size() + runs_of();
@@ -244,7 +269,7 @@ std::vector<CaseResult> Session::execute() {
   Schedule sched(po, overlap_now, report);
   // One batch per load path and target, handed to the schedule: its results decided before any launch, then its
   // phases (phases.hpp).
-  auto batch = [&](const std::string& lp, const std::string& target, const ModuleSet& ms,
+  auto batch = [&](const std::string& lp, const std::string& target, const std::string& ptx, const ModuleSet& ms,
                    const std::vector<const RunCase*>& all_cs) {
     std::vector<const RunCase*> cs;
     for (auto* c : all_cs)
@@ -274,7 +299,7 @@ std::vector<CaseResult> Session::execute() {
     bo.load_path = lp;
     bo.modules = ms.dir;
     bo.target = target;
-    bo.ptx = toolchain.ptx;
+    bo.ptx = ptx;
     bo.toolchain = toolchain.replay_arg();
     bo.source = toolchain.source_args();
     bo.seed = seed;
@@ -300,7 +325,7 @@ std::vector<CaseResult> Session::execute() {
   auto batches = [&]() {
     for (auto& lp : load_paths)
       for (size_t i = 0; i < targets.size(); ++i)
-        if (runnable.count(targets[i])) batch(lp, targets[i], sets[i], runnable[targets[i]]);
+        if (runnable.count(i)) batch(lp, targets[i], target_ptx[i], sets[i], runnable[i]);
   };
   batches();
   if (!later.empty()) {  // overlapped: the other targets' modules (only when a kernel needs them), their batches
@@ -326,7 +351,7 @@ std::vector<CaseResult> Session::execute() {
   for (size_t i = 0; i < lower_cases.size(); ++i) {
     std::vector<const RunCase*> v;
     for (auto& c : lower_cases[i].second) v.push_back(&c);
-    batch("jit", lower_targets[i], lower[i], v);
+    batch("jit", lower_targets[i], toolchain.ptx, lower[i], v);
   }
   sched.finish();
   // Where the time goes, per load path and target: results.json's timing (the schedule prints it on stderr, so

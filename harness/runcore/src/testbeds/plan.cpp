@@ -50,7 +50,7 @@ std::vector<RunCase> plan_cases(const std::vector<Form>& forms, const PlanOption
   for (const Form* fp : all) {
     const Form& f = *fp;
     if (!o.families.empty() && std::find(o.families.begin(), o.families.end(), f.family) == o.families.end()) continue;
-    if (!f.valid()) continue;  // invalid forms are the compile tier's negative cases; never launched
+    if (!f.runnable()) continue;  // invalid forms are the compile tier's negative cases; never launched
     auto it = reg.find(f.abi);
     if (it == reg.end()) {
       RunCase c;
@@ -82,7 +82,7 @@ std::vector<RunCase> plan_cases(const std::vector<Form>& forms, const PlanOption
       if (it == by_name.end()) throw std::runtime_error(explored_cases_path() + ": case " + row.id + ": no form '" + row.form + "' in the manifest");
       const Form& f = *it->second;
       if (!o.families.empty() && std::find(o.families.begin(), o.families.end(), f.family) == o.families.end()) continue;
-      if (!f.valid() || !abi_registry().count(f.abi)) continue;
+      if (!f.runnable() || !abi_registry().count(f.abi)) continue;
       RunCase c;
       c.id = row.id;
       c.form = &f;

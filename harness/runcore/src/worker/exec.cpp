@@ -112,7 +112,10 @@ Executor::Loaded& Executor::module_for(const std::string& path) {
     L.mod = nullptr;
     L.error = "cuModuleLoadDataEx (" + load_path_ + ") failed: " + drv_.error_name(r) + (errlog[0] ? ": " : "") +
               std::string(errlog).substr(0, 3000);
-    L.error_class = r == CUDA_ERROR_NO_BINARY_FOR_GPU ? cls::not_supported : cls::compile_error;
+    // A driver without this PTX ISA version (a module rendered beyond the chapter for a newer toolchain) or
+    // without code for this GPU cannot run it: not_supported, with the driver's own words.
+    L.error_class = r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION ? cls::not_supported
+                                                                                                : cls::compile_error;
     if (sticky(int(r))) poisoned_ = true;
   }
   return L;
