@@ -33,7 +33,9 @@ enum Word : int {
   W_PEER = 22,
   W_ISSUER = 23,
   W_WAITERS = 24,
-  W_COUNT = 25
+  W_IGNORE_LEFT = 25,
+  W_IGNORE_RIGHT = 26,
+  W_COUNT = 27
 };
 constexpr int kStatusWords = 16;  // u32 per CTA rank
 
@@ -51,6 +53,7 @@ inline constexpr Field kFields[] = {
   {"cache_hint", FieldType::boolean, true, ""},
   {"redop", FieldType::string, true, ""},
   {"type", FieldType::string, true, ""},
+  {"ignore_oob", FieldType::boolean, true, ""},
   {"noftz", FieldType::boolean, true, ""},
   {"cell_allowed", FieldType::boolean, false, "a form outside the redOp x type table is invalid (invalid_by), never launched"},
   {"dims", FieldType::integer, true, ""},
@@ -87,6 +90,7 @@ inline constexpr const char size[] = "size";
 inline constexpr const char cache_hint[] = "cache_hint";
 inline constexpr const char redop[] = "redop";
 inline constexpr const char type[] = "type";
+inline constexpr const char ignore_oob[] = "ignore_oob";
 inline constexpr const char noftz[] = "noftz";
 inline constexpr const char dims[] = "dims";
 inline constexpr const char load_mode[] = "load_mode";
@@ -113,10 +117,10 @@ inline constexpr Abi kAbis[] = {
   {"v1.self_check.cp_async", "self_check.cp_async", false, false, "chunks chunk_bytes checked_after_wait expect_bits flow completion mbarrier_count", ""},
   {"v1.self_check.bulk_group", "self_check.bulk_group", false, false, "chunks chunk_bytes checked_after_wait expect_bits flow read_only_wait", ""},
   {"v1.self_check.fence_proxy_async", "self_check.fence_proxy_async", false, false, "chunks chunk_bytes checked_after_wait expect_bits flow read_only_wait expect_dst_chunk0 expect_window_src_chunk0", ""},
-  {"v1.bulk_group", "bulk_group", false, false, "direction completion cache_hint remote size", "multicast cp_mask peer_must_differ redop type noftz cell_allowed"},
-  {"v1.bulk_group.cluster", "bulk_group", true, false, "direction completion cache_hint remote size", "multicast cp_mask peer_must_differ redop type noftz cell_allowed"},
-  {"v1.mbarrier", "mbarrier", false, false, "direction completion cache_hint remote size", "multicast cp_mask peer_must_differ redop type noftz cell_allowed"},
-  {"v1.mbarrier.cluster", "mbarrier", true, false, "direction completion cache_hint remote size", "multicast cp_mask peer_must_differ redop type noftz cell_allowed"},
+  {"v1.bulk_group", "bulk_group", false, false, "direction completion cache_hint remote size", "multicast cp_mask peer_must_differ redop type noftz cell_allowed ignore_oob"},
+  {"v1.bulk_group.cluster", "bulk_group", true, false, "direction completion cache_hint remote size", "multicast cp_mask peer_must_differ redop type noftz cell_allowed ignore_oob"},
+  {"v1.mbarrier", "mbarrier", false, false, "direction completion cache_hint remote size", "multicast cp_mask peer_must_differ redop type noftz cell_allowed ignore_oob"},
+  {"v1.mbarrier.cluster", "mbarrier", true, false, "direction completion cache_hint remote size", "multicast cp_mask peer_must_differ redop type noftz cell_allowed ignore_oob"},
   {"v1.prefetch", "prefetch", false, false, "cache_hint size", ""},
   {"v1.bulk_group.tmap", "bulk_group", false, true, "direction completion cache_hint coords dims load_mode", "coords_nonnegative cta_group im2col_info multicast remote redop types type_cells"},
   {"v1.bulk_group.cluster.tmap", "bulk_group", true, true, "direction completion cache_hint coords dims load_mode", "coords_nonnegative cta_group im2col_info multicast remote redop types type_cells"},

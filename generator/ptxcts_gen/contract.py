@@ -33,12 +33,20 @@ def words():
 WORDS = {name: 8 * index for name, index in words()}  # byte offsets, for the frame template
 
 
+# The words after this one are those of PTX ISA 9.x qualifiers: the frame names them where it loads them (its
+# `regs9x` block), so the comment every other kernel carries stays as it was.
+_LAST_CHAPTER_WORD = "waiters"
+
+
 def words_comment():
-    """The frame's comment naming every word (three lines, as the kernels have always carried it)."""
+    """The frame's comment naming every word up to _LAST_CHAPTER_WORD (three lines, as the kernels have always
+    carried it)."""
     items, k = [], 0
     for name, n, _ in WORD_GROUPS:
         items.append(f"{k} {name}" if n == 1 else f"{k}..{k + n - 1} {name}0..{n - 1}")
         k += n
+        if name == _LAST_CHAPTER_WORD:
+            break
     return (f"// args words (little endian u64): {', '.join(items[:7])},\n\t// {', '.join(items[7:14])},\n"
             f"\t// {', '.join(items[14:])}")
 
@@ -50,7 +58,7 @@ FIELDS = {name: (f["type"], f["reader"], f["meaning"]) for name, f in _TABLES["f
 
 # ---- run ABIs: name -> (flow, cluster, tmap, required fields, optional fields) ----
 _BULK = ("direction", "completion", "cache_hint", "remote", "size")
-_BULK_OPT = ("multicast", "cp_mask", "peer_must_differ", "redop", "type", "noftz", "cell_allowed")
+_BULK_OPT = ("multicast", "cp_mask", "peer_must_differ", "redop", "type", "noftz", "cell_allowed", "ignore_oob")
 _TENSOR = ("direction", "completion", "cache_hint", "coords", "dims", "load_mode")
 _TENSOR_OPT = ("coords_nonnegative", "cta_group", "im2col_info", "multicast", "remote", "redop", "types", "type_cells")
 _CHECK = ("chunks", "chunk_bytes", "checked_after_wait", "expect_bits", "flow")

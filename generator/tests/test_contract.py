@@ -68,8 +68,13 @@ class Fields(unittest.TestCase):
 class Words(unittest.TestCase):
     def test_layout(self):
         w = dict(contract.words())
-        self.assertEqual(len(w), 25)
+        self.assertEqual(len(w), 27)
         self.assertEqual((w["src"], w["coord0"], w["coord4"], w["im2col2"], w["waiters"]), (0, 14, 18, 21, 24))
+        # the words of PTX ISA 9.x qualifiers come after the chapter's, which keep their places
+        self.assertEqual((w["ignore_left"], w["ignore_right"]), (25, 26))
+
+    def test_kernels_of_the_chapter_name_only_its_words(self):
+        self.assertTrue(contract.words_comment().endswith("24 waiters"), contract.words_comment())
 
     def test_templates_use_contract_offsets(self):
         for p in glob.glob(os.path.join(ROOT, "templates", "*.j2")):

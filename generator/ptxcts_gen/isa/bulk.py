@@ -128,11 +128,14 @@ def instr(q):
 
 
 def run(q):
-    return {"direction": f"{q['src']}->{q['dst']}", "completion": q["completion"], "multicast": q["multicast"],
-            "cache_hint": q["cache_hint"], "cp_mask": q["cp_mask"], "remote": _remote(q),
-            "size": q["size_imm"] if q["size_imm"] is not None else "args",
-            # "the destination has to be in the shared memory of a different CTA within the cluster"
-            "peer_must_differ": (q["dst"], q["src"]) == ("shared::cluster", "shared::cta")}
+    r = {"direction": f"{q['src']}->{q['dst']}", "completion": q["completion"], "multicast": q["multicast"],
+         "cache_hint": q["cache_hint"], "cp_mask": q["cp_mask"], "remote": _remote(q),
+         "size": q["size_imm"] if q["size_imm"] is not None else "args",
+         # "the destination has to be in the shared memory of a different CTA within the cluster"
+         "peer_must_differ": (q["dst"], q["src"]) == ("shared::cluster", "shared::cta")}
+    if q["ignore_oob"]:   # recorded only where set: the forms of PTX ISA <= 9.0 keep their run objects
+        r["ignore_oob"] = True
+    return r
 
 
 def kernel(q):

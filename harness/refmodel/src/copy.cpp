@@ -73,6 +73,23 @@ std::vector<std::uint32_t> bulk_copy_multicast(std::vector<Window>& windows, std
   return tx;
 }
 
+std::uint32_t bulk_copy_ignore_oob(ByteSpan dst, ConstByteSpan src, std::uint32_t size, IgnoredBytes ignored,
+                                   const PolicySet& policies) {
+  check_bulk_size(size, "cp.async.bulk .ignore_oob");
+  need(ignored.left <= 15 && ignored.right <= 15,
+       "cp.async.bulk .ignore_oob: 'The only valid values for ignoreBytesLeft and ignoreBytesRight are [0..15], and "
+       "any other value may result in undefined behavior.' (got " + std::to_string(ignored.left) + ", " +
+           std::to_string(ignored.right) + ")");
+  need(dst.size >= size && src.size >= size, "cp.async.bulk: a range overflows its memory space");
+  std::uint32_t determinate = 0;
+  for (std::uint32_t i = 0; i < size; ++i)
+    if (!ignored.indeterminate(i, size)) {
+      dst.data[i] = src.data[i];
+      ++determinate;
+    }
+  return policies.get<IgnoreOobTxBytes>(PolicyId::ignore_oob_tx_bytes) == IgnoreOobTxBytes::size ? size : determinate;
+}
+
 void bulk_reduce(const ReduceOp& op, ReduceSite site, ByteSpan dst, ConstByteSpan src, std::uint32_t size,
                  const PolicySet& policies) {
   check_bulk_size(size, "cp.reduce.async.bulk");

@@ -217,6 +217,14 @@ std::vector<PolicyInfo> make_catalog() {
        {"multiple_16B", "with interleave 16B or 32B too, boxDim[0] x element size must be a multiple of 16 bytes, "
                         "else the encode refuses the map (CUDA_ERROR_INVALID_VALUE)"}},
       0);
+  add(PolicyId::ignore_oob_tx_bytes, "ignore_oob_tx_bytes",
+      "cp.async.bulk .ignore_oob (PTX ISA 9.2): the complete-tx operation is performed 'with completeCount argument "
+      "equal to amount of data copied in bytes', and the bytes ignored at either end are 'indeterminate' in the "
+      "destination: whether they count as copied is open. Default size (the operand that 'specifies the amount of "
+      "memory to be copied').",
+      {{"size", "the mbarrier is credited the size operand, ignored bytes included"},
+       {"determinate", "only the bytes not ignored at either end are credited"}},
+      0);
 
   measured(PolicyId::f16_add_nan, "canonical", h100, "results/findings/h100-add-nan (178 NaN results of 225 pairs)");
   measured(PolicyId::bf16_add_nan, "canonical", h100, "results/findings/h100-add-nan (178 NaN results of 225 pairs)");

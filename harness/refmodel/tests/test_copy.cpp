@@ -98,6 +98,32 @@ TEST(BulkCopy, CpMaskPerChunk) {
   for (unsigned i = 0; i < 16; ++i) EXPECT_EQ(dst2[i], 0x40 + i);
 }
 
+// .ignore_oob (PTX ISA 9.2): the bytes between the ignored ends are copied, the ignored ones are left for the judge
+// to skip; the credit is `size` or only the determinate bytes, by policy ignore_oob_tx_bytes.
+TEST(BulkCopy, IgnoreOobCopiesTheDeterminateBytesAndCreditsByPolicy) {
+  const auto src = iota_bytes(48, 0x10);
+  std::vector<std::uint8_t> dst(48, 0xee);
+  const IgnoredBytes ignored{3, 9};
+  EXPECT_EQ(bulk_copy_ignore_oob(span(dst), cspan(src), 48, ignored), 48u);
+  for (unsigned i = 0; i < 48; ++i) {
+    EXPECT_EQ(ignored.indeterminate(i, 48), i < 3 || i >= 39) << i;
+    EXPECT_EQ(dst[i], ignored.indeterminate(i, 48) ? 0xee : 0x10 + i) << i;
+  }
+  PolicySet p;
+  p.set("ignore_oob_tx_bytes", "determinate");
+  EXPECT_EQ(bulk_copy_ignore_oob(span(dst), cspan(src), 48, ignored, p), 36u);
+  // 16 bytes with 15 ignored at both ends: every byte is indeterminate, nothing is credited but by `size`
+  EXPECT_EQ(bulk_copy_ignore_oob(span(dst), cspan(src), 16, IgnoredBytes{15, 15}, p), 0u);
+  EXPECT_EQ(bulk_copy_ignore_oob(span(dst), cspan(src), 16, IgnoredBytes{0, 0}, p), 16u);
+}
+
+TEST(BulkCopy, IgnoreOobRefusesACountPast15) {
+  const auto src = iota_bytes(32, 0);
+  std::vector<std::uint8_t> dst(32, 0);
+  EXPECT_THROW(bulk_copy_ignore_oob(span(dst), cspan(src), 32, IgnoredBytes{16, 0}), ModelError);
+  EXPECT_THROW(bulk_copy_ignore_oob(span(dst), cspan(src), 32, IgnoredBytes{0, 16}), ModelError);
+}
+
 // ctaMask 0b1010 in a cluster of 4: ranks 1 and 3 receive the data at dst_off and size tx bytes; 0 and 2 nothing.
 TEST(BulkCopy, MulticastToEveryMaskedCta) {
   std::vector<Window> w(4, Window(64, 0xee));

@@ -63,6 +63,20 @@ TEST(ReduceFloat, F32SubnormalPolicies) {
   EXPECT_EQ(red("add.f32", 0x00400000u, 0x00400000u), 0x00000000u);
 }
 
+// .add.noftz.f32 (PTX ISA 9.4): "preserves input and result subnormals" whatever f32_add_subnormals says.
+TEST(ReduceFloat, F32NoftzKeepsSubnormalsUnderEveryPolicy) {
+  for (const char* p : {static_cast<const char*>(nullptr), "f32_add_subnormals=flush",
+                        "f32_add_subnormals=flush_inputs", "f32_add_subnormals=flush_results"}) {
+    SCOPED_TRACE(p ? p : "default");
+    EXPECT_EQ(red("add.noftz.f32", 0x00800000u, 0x80000001u, p), 0x007fffffu);
+    EXPECT_EQ(red("add.noftz.f32", 0x00400000u, 0x00400000u, p), 0x00800000u);
+  }
+  std::string why;
+  EXPECT_TRUE(reduce_op_allowed(ReduceSite::bulk_global, *parse_reduce_op("add.noftz.f32", &why), &why)) << why;
+  EXPECT_FALSE(reduce_op_allowed(ReduceSite::tensor, *parse_reduce_op("add.noftz.f32", &why), &why));
+  EXPECT_FALSE(reduce_op_allowed(ReduceSite::bulk_global, *parse_reduce_op("add.noftz.u32", &why), &why));
+}
+
 // The tensor form: by_dtype -> FLOAT32 keeps, FLOAT32_FTZ flushes (vector 3 above).
 TEST(ReduceFloat, TensorF32SubnormalPolicy) {
   const ReduceContext f32{ReduceSite::tensor, false}, ftz{ReduceSite::tensor, true};

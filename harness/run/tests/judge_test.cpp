@@ -219,6 +219,32 @@ TEST(Judge, CompletionBitsAreChecked) {
   EXPECT_EQ(judged(*c, s, s.gsrc, s.expected, st).cls, "fail");
 }
 
+TEST(Judge, IgnoreOobsIgnoredBytesAreNotJudgedAndTheCreditIsANamedAlternative) {
+  // .ignore_oob with ignoreBytesLeft 3, ignoreBytesRight 9: the first 3 and last 9 destination bytes are
+  // indeterminate (never compared, what the device left there reported); the others are judged as any copy's.
+  ptxcts::run::Setup s;
+  const RunCase* c = setup_of("/ignore_oob", "size_48.align_16.ignore_3_9", s);
+  ASSERT_NE(c, nullptr);
+  const size_t dst = s.w[W_DST_OFF];
+  ASSERT_EQ(s.smem_open.size(), s.smem_init.size());
+  EXPECT_EQ(s.w[W_IGNORE_LEFT], 3u);
+  EXPECT_EQ(s.w[W_IGNORE_RIGHT], 9u);
+  Image act = s.expected;
+  for (size_t i = 0; i < 48; ++i) act.smem[dst + i] = s.gsrc[s.gsrc_off + i];  // the device copied all 48
+  auto r = judged(*c, s, s.gsrc, act, ok_status(s));
+  EXPECT_EQ(r.cls, "pass") << r.message;
+  EXPECT_EQ(r.details.get_str("indeterminate_bytes"), "12 byte(s) the source's bytes");
+  act.smem[dst + 3] ^= 1;  // the first determinate byte
+  r = judged(*c, s, s.gsrc, act, ok_status(s));
+  EXPECT_EQ(r.cls, "fail") << r.message;
+  // A phase that never completes, every determinate byte landed: the device credits only those (36 bytes).
+  auto st = ok_status(s);
+  st[1] = 2;
+  r = judged(*c, s, s.gsrc, s.expected, st);
+  EXPECT_EQ(r.cls, "spec_divergence") << r.message;
+  EXPECT_EQ(r.details.get_str("matched_policy"), "ignore_oob_tx_bytes=determinate") << r.message;
+}
+
 TEST(Judge, AnArriveOnThatCompletesThePhaseEarlyFailsByName) {
   // cp.async.mbarrier.arrive{.noinc}: bit 1 is the phase-1 check that the phase is still pending after the copy
   // landed and before thread 0's last mbarrier.arrive (the self-test's planted .noinc clears it); bit 2 that the

@@ -99,6 +99,11 @@ struct Setup {
   TensorMapSpec tmap;
   bool encode_only = false;              // driver-API case: judge the encode call, launch nothing
   Image expected;                        // the chapter's reading, from harness/refmodel (default policies)
+  // Window bytes (ranks * window, nonzero = indeterminate) the chapter leaves open (.ignore_oob's ignored bytes):
+  // never compared; `open_bytes` says what the device left there (details.indeterminate_bytes), which the chapter
+  // does not decide.
+  std::vector<uint8_t> smem_open;
+  std::function<std::string(const Image&)> open_bytes;
   // Recomputes the expected images under another policy set (harness/refmodel): the judge calls it with each
   // single deviation from the defaults when the device does not match, to name a spec_divergence.
   std::function<Image(const ref::PolicySet&)> model;

@@ -18,6 +18,7 @@ using contract::W_STATUS; using contract::W_SIZE; using contract::W_WINDOW; usin
 using contract::W_DST_OFF; using contract::W_CTA_MASK; using contract::W_BYTE_MASK; using contract::W_IGNORE_SRC;
 using contract::W_TX_BYTES; using contract::W_WAIT_LIMIT; using contract::W_COORD0; using contract::W_IM2COL0;
 using contract::W_PEER; using contract::W_ISSUER; using contract::W_WAITERS; using contract::W_COUNT;
+using contract::W_IGNORE_LEFT; using contract::W_IGNORE_RIGHT;
 
 struct Form;
 

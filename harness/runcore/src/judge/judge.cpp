@@ -33,8 +33,9 @@ void diff_region(const Setup& s, bool smem, uint32_t ranks, uint32_t window, con
                  const std::vector<uint8_t>& act, Diff& d, size_t max_items) {
   unsigned eb = std::max(1u, s.elem_bytes);
   size_t last_elem = size_t(-1);
+  const std::vector<uint8_t>* open = smem && !s.smem_open.empty() ? &s.smem_open : nullptr;
   for (size_t i = 0; i < exp.size() && i < act.size(); ++i) {
-    if (exp[i] == act[i]) continue;
+    if (exp[i] == act[i] || (open && i < open->size() && (*open)[i])) continue;  // equal, or indeterminate
     ++d.count;
     size_t elem = i / eb * eb;
     if (elem == last_elem || d.first.size() >= max_items) continue;
@@ -97,15 +98,17 @@ std::string written(const Setup& s, const Image& act) {
 // the alternative's value, and every byte the alternative leaves alone is unchanged. What a phase that completes
 // early (or never) leaves when the device credits other bytes than the kernel expects: the rest land late.
 bool partial_match(const Setup& s, const Image& alt, const Image& act) {
-  auto region = [](const std::vector<uint8_t>& init, const std::vector<uint8_t>& a, const std::vector<uint8_t>& d) {
+  auto region = [](const std::vector<uint8_t>& init, const std::vector<uint8_t>& a, const std::vector<uint8_t>& d,
+                   const std::vector<uint8_t>& open) {
     if (a.size() != d.size() || init.size() != d.size()) return false;
     for (size_t i = 0; i < d.size(); ++i) {
+      if (i < open.size() && open[i]) continue;  // indeterminate (Setup::smem_open)
       if (d[i] != init[i] && d[i] != a[i]) return false;  // a byte the alternative does not write this way
       if (a[i] == init[i] && d[i] != init[i]) return false;
     }
     return true;
   };
-  return region(s.gdst, alt.gdst, act.gdst) && region(s.smem_init, alt.smem, act.smem);
+  return region(s.gdst, alt.gdst, act.gdst, {}) && region(s.smem_init, alt.smem, act.smem, s.smem_open);
 }
 
 // The measured profile (every alternative measured on a device at once) reduced to the alternatives a match needs:
@@ -233,6 +236,7 @@ void judge(const RunCase& c, const Setup& s, const std::vector<uint8_t>& gsrc_af
   }
   // 4. Destinations, guard bands and windows, byte for byte.
   Diff d = compare(s, s.expected, actual, 8);
+  if (s.open_bytes) r.details["indeterminate_bytes"] = s.open_bytes(actual);
   if (d.count == 0) {
     r.cls = cls::pass;
     return;

@@ -36,6 +36,20 @@ std::uint32_t bulk_copy(ByteSpan dst, ConstByteSpan src, std::uint32_t size);
 // other destination bytes keep their value.
 void bulk_copy_cp_mask(ByteSpan dst, ConstByteSpan src, std::uint32_t size, std::uint16_t byte_mask);
 
+// cp.async.bulk.shared::cta.global ... .ignore_oob [dstMem], [srcMem], size, ignoreBytesLeft, ignoreBytesRight
+// (PTX ISA 9.2): "up to 15 bytes at the beginning or ending of [srcMem .. srcMem+size) may be out-of-bounds of a
+// global memory allocation, and the value of the corresponding bytes in destination shared memory [dstMem ..
+// dstMem+size) is indeterminate". Copies the determinate bytes (the others keep their value: the caller does not
+// judge them, IgnoredBytes says which they are) and returns the complete-tx byte count, which the text leaves
+// open (policy ignore_oob_tx_bytes). Throws for a count outside [0..15] ("any other value may result in undefined
+// behavior").
+struct IgnoredBytes {
+  std::uint32_t left = 0, right = 0;  // [0, left) and [size - right, size) of the destination are indeterminate
+  bool indeterminate(std::uint32_t i, std::uint32_t size) const { return i < left || i + right >= size; }
+};
+std::uint32_t bulk_copy_ignore_oob(ByteSpan dst, ConstByteSpan src, std::uint32_t size, IgnoredBytes ignored,
+                                   const PolicySet& policies = PolicySet{});
+
 // One CTA's shared-memory window image (rank order in a cluster).
 using Window = std::vector<std::uint8_t>;
 

@@ -43,6 +43,7 @@ enum class PolicyId : std::uint8_t {
   im2col_interleave_box_area,  // cuTensorMapEncodeIm2col: the bounding box's area with interleave
   packed_type_encode,
   interleave_inner_box,        // cuTensorMapEncodeTiled with interleave 16B / 32B: boxDim[0] x element size          // cuTensorMapEncode*: maps of the packed types (16U4_ALIGN8B, 16U4_ALIGN16B, 16U6_ALIGN16B)
+  ignore_oob_tx_bytes,         // cp.async.bulk .ignore_oob (PTX ISA 9.2): the complete-tx count
   count_
 };
 constexpr std::size_t kPolicyCount = static_cast<std::size_t>(PolicyId::count_);
@@ -60,6 +61,7 @@ enum class NarrowBox : std::uint8_t { dense, pad_to_span };
 enum class InterleaveRowPitch : std::uint8_t { granule_16B, interleave_span };
 enum class PackedGapFill : std::uint8_t { zero, untouched };
 enum class PackedTxBytes : std::uint8_t { smem_bytes, global_bytes };
+enum class IgnoreOobTxBytes : std::uint8_t { size, determinate };
 enum class WrapStride : std::uint8_t { reset, carry };
 enum class WHalo : std::uint8_t { append, ignore };
 enum class StoreOob : std::uint8_t { not_written, granule16_written };
