@@ -32,7 +32,12 @@ Json bulk_draw(const Form& f, Rng& r, const PlanOptions& o, DrawGuide* guide) {
     cluster = uint32_t(steer(guide, r, 20, "cluster.size", 2, 8, edgy(r, 2, 8, {2, 8})));
     peer = uint32_t(1 + r.below(cluster - 1));  // another CTA: the chapter leaves a copy into the issuer undefined for some forms
   }
-  return bulk_params(size, align, cluster, mask, peer);
+  Json p = bulk_params(size, align, cluster, mask, peer);
+  if (run_bool(f, field::ignore_oob)) {  // .ignore_oob (PTX ISA 9.2): 0..15 bytes ignored at each end
+    p["ignore_left"] = (unsigned long long)edgy(r, 0, 15, {0, 15});
+    p["ignore_right"] = (unsigned long long)edgy(r, 0, 15, {0, 15});
+  }
+  return p;
 }
 
 std::vector<Json> bulk_simplify(const Form& f, const Json& p) {
@@ -58,6 +63,8 @@ std::vector<Json> bulk_simplify(const Form& f, const Json& p) {
     if (cluster > 2) { Json q = clone(p); q["cluster"] = 2; q["peer"] = 1; out.push_back(q); }
     if (peer > 1) with("peer", 1);
   }
+  for (const char* k : {"ignore_left", "ignore_right"})
+    if (p.get_int(k) > 0) with(k, 0);
   return out;
 }
 
