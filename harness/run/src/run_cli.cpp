@@ -192,12 +192,21 @@ int run_main(int argc, char** argv) {
   if (g_stop_requested) return stopped_or(0);   // not even the output folder made yet
   if (!meta.have_device) {
     // No GPU is never a pass: every case is skipped, the reason said, exit 77 (CTest's skip; docs/CLI.md), after
-    // every usage check (a skip must not hide a bad option). The results schema
-    // (harness/framework/documents/schema.py) needs a device for a run-tier document: a run with no GPU leaves no
-    // results folder (--device model runs the model on the CPU instead).
-    std::fprintf(stderr, "run: skipped, no GPU here: %s: all %zu case(s) skipped, no results written, exit %d "
+    // every usage check (a skip must not hide a bad option). The document records the skip: device null, every case
+    // `skipped` with the reason (the schema allows nothing else without a device; harness/framework/documents/
+    // schema.py). A --resume keeps the interrupted run's document as it is: nothing judged is ever overwritten.
+    std::string where = "no results written";
+    if (cli.resume.empty()) {
+      FolderLock skip_lock;
+      if (auto e = skip_lock.acquire(ses.out_dir); !e.empty()) return usage_error(e);
+      std::vector<CaseResult> results = ses.execute();   // every case skipped, with the reason (Session::execute)
+      meta.finished = finished_iso(meta.started, 0);
+      if (auto e = write_results(ses.out_dir, meta, results); !e.empty()) return usage_error(e);
+      where = "recorded in " + ses.out_dir + "/results.json";
+    }
+    std::fprintf(stderr, "run: skipped, no GPU here: %s: all %zu case(s) skipped, %s, exit %d "
                  "(--device model judges the cases against the model on the CPU)\n", ses.no_device.c_str(),
-                 ses.cases.size(), ptxcts::kExitSkipped);
+                 ses.cases.size(), where.c_str(), ptxcts::kExitSkipped);
     return ptxcts::kExitSkipped;
   }
   FolderLock lock;

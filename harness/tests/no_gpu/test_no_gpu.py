@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """No green without a GPU (docs/CLI.md, "No GPU here"): every GPU verb, with every device hidden
 (CUDA_VISIBLE_DEVICES set but empty -- the same on a GPU runner as on a CPU one), must exit 77, say
-"VERB: skipped, no GPU here:" and why, and write nothing; what needs no GPU (--list, --device model, a usage error)
-must keep its own exit. Run by CTest (cli.no_gpu) with PTXCTS_BUILD naming the build folder."""
+"VERB: skipped, no GPU here:" and why, and judge nothing (the run tier records the skip: a document with no device
+and every case skipped with the reason); what needs no GPU (--list, --device model, a usage error) must keep its
+own exit. Run by CTest (cli.no_gpu) with PTXCTS_BUILD naming the build folder."""
+import json
 import os
 import shutil
 import subprocess
@@ -31,18 +33,39 @@ class HiddenGpu(unittest.TestCase):
         self.out = os.path.join(self.tmp, "out")
         self.addCleanup(shutil.rmtree, self.tmp, True)
 
-    def skipped(self, verb, args):
+    def skipped(self, verb, args, writes=False):
         p = ptxcts(args, self.tmp)
         self.assertEqual(p.returncode, SKIPPED, f"{args}: {p.stdout[-500:]}{p.stderr[-500:]}")
         self.assertIn(f"{verb}: skipped, no GPU here: {WHY}", p.stderr)
-        self.assertFalse(os.path.exists(self.out), f"{args} wrote {self.out}")
+        if not writes:
+            self.assertFalse(os.path.exists(self.out), f"{args} wrote {self.out}")
         return p
 
-    def test_run(self):
-        self.skipped("run", ["run", "--family", "cp.async.bulk.prefetch", "--out", self.out])
+    def only_skips(self):
+        """Whatever run document the verb left under --out records skips only."""
+        for d, _, files in os.walk(self.out):
+            if "results.json" in files:
+                with open(os.path.join(d, "results.json")) as f:
+                    doc = json.load(f)
+                self.assertEqual({c["class"] for c in doc["cases"]} - {"skipped"}, set(), d)
+
+    def test_run_records_the_skip(self):
+        p = self.skipped("run", ["run", "--family", "cp.async.bulk.prefetch", "--out", self.out], writes=True)
+        self.assertIn(f"recorded in {self.out}/results.json", p.stderr)
+        with open(os.path.join(self.out, "results.json")) as f:
+            doc = json.load(f)
+        self.assertIsNone(doc["device"])
+        self.assertTrue(doc["cases"])
+        self.assertEqual({c["class"] for c in doc["cases"]}, {"skipped"})
+        self.assertTrue(all(c["message"].startswith(WHY) for c in doc["cases"]), doc["cases"][0]["message"])
+        v = subprocess.run([sys.executable, PTXCTS, "validate", os.path.join(self.out, "results.json")],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
 
     def test_run_over_every_gpu(self):
-        self.skipped("run", ["run", "--gpus", "all", "--family", "cp.async.bulk.prefetch", "--out", self.out])
+        self.skipped("run", ["run", "--gpus", "all", "--family", "cp.async.bulk.prefetch", "--out", self.out],
+                     writes=True)
+        self.only_skips()
 
     def test_explore(self):
         self.skipped("explore", ["explore", "--time", "5", "--cases-file", "none", "--out", self.out])
@@ -52,7 +75,8 @@ class HiddenGpu(unittest.TestCase):
 
     def test_selftest(self):
         self.skipped("selftest", ["selftest", "--kind", "wait_count", "--family", "cp.async.bulk.groups", "--out",
-                                  self.out])
+                                  self.out], writes=True)
+        self.only_skips()
 
     def test_what_needs_no_gpu_keeps_its_exit(self):
         self.assertEqual(ptxcts(["run", "--family", "cp.async", "--list"], self.tmp).returncode, 0)
