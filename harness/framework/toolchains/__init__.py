@@ -11,10 +11,13 @@ PTXCTS_TOOLCHAIN (the option wins); without either, the installed CUDA toolkit's
     tc.ptxas, tc.knows_ptx("9.5"), tc.target_ok("sm_107a", "9.4"), tc.arch("sm_101a")
 """
 import ctypes
+import functools
 import json
 import os
 import shutil
+import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -27,7 +30,7 @@ from .errors import ToolchainError, USAGE, MALFORMED, cache_entry  # noqa: F401 
 ENV = "PTXCTS_TOOLCHAIN"
 # The PTX ISA version of the chapter the ISA model follows (shared/spec/000_*.txt); newer versions are "beyond
 # the modelled chapter". The generator writes it into targets.json; this is its one definition.
-from ptxcts_gen.targets import CHAPTER_PTX  # noqa: E402
+from ptxcts_gen.targets import CHAPTER_PTX, PTX_VERSIONS  # noqa: E402
 from framework import paths
 
 
@@ -127,10 +130,13 @@ class Toolchain:
         return row["arch"] if row else None
 
     def why_not(self, target, ptx):
-        """None when the toolchain takes (target, ptx); else the reason, naming the toolchain."""
+        """None when the toolchain takes (target, ptx); else the reason, naming the toolchain (and, for a version it
+        does not know, in ptxas's own words: refusal)."""
         who = f"toolchain {self.name} (ptxas {self.ptxas_version})"
         if not self.knows_ptx(ptx):
-            return f"{who} does not know PTX ISA {ptx} (it knows {self.ptx_versions[0]}..{self.newest_ptx})"
+            said = refusal(self.ptxas, ptx)
+            return (f"{who} does not know PTX ISA {ptx} (it knows {self.ptx_versions[0]}..{self.newest_ptx})"
+                    + (f"; ptxas: {said}" if said else ""))
         row = self.target_row(target)
         if not row:
             return f"{who} does not know target {target}"
@@ -153,7 +159,29 @@ class Toolchain:
                 "ptx_versions": d["ptx_versions"], "newest_ptx": d["newest_ptx"], "chapter_ptx": CHAPTER_PTX,
                 "targets": {t: {"min_ptx": r["min_ptx"], "max_ptx": r["max_ptx"], "arch": r["arch"], "ptx": r["ptx"]}
                             for t, r in d["targets"].items()},
-                "notes": self.notes}
+                "notes": self.notes,
+                # ptxas's own words for each version of the model it does not know (the run tier's not_supported)
+                "refusals": {v: refusal(self.ptxas, v) for v in PTX_VERSIONS
+                             if v not in d["ptx_versions"] and refusal(self.ptxas, v)}}
+
+
+@functools.lru_cache(maxsize=None)
+def refusal(ptxas, ptx):
+    """What ptxas itself says of a module of PTX ISA version `ptx` (`.version` and `.target sm_90` alone), one line,
+    or "" when it says nothing or cannot be run: the tool's own words beside the suite's reason."""
+    with tempfile.TemporaryDirectory(prefix="ptxcts-refusal-") as d:
+        src = os.path.join(d, "v.ptx")
+        with open(src, "w") as f:
+            f.write(f".version {ptx}\n.target sm_90\n.address_size 64\n")
+        try:
+            r = subprocess.run([ptxas, "-arch=sm_90", src, "-o", os.path.join(d, "v.cubin")], capture_output=True,
+                               text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    if r.returncode == 0:
+        return ""
+    line = next((l for l in r.stderr.splitlines() if "fatal" in l or "error" in l.lower()), "")
+    return " ".join(line.replace(src, "<module>").split())
 
 
 def _ranges(versions):

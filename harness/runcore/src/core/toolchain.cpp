@@ -101,6 +101,9 @@ Toolchain parse_toolchain(const std::string& text, const std::string& spec) {
     }
     if (std::string a = v.get_str("arch"); !a.empty()) t.arch[name] = a;
   }
+  if (const Json* rf = j.get("refusals"); rf && rf->is_object())
+    for (auto& [v, said] : rf->obj())
+      if (said.is_string()) t.refusals[v] = said.str();
   bool knows_chapter = std::find(t.ptx_versions.begin(), t.ptx_versions.end(), t.chapter_ptx) != t.ptx_versions.end();
   t.ptx = knows_chapter ? t.chapter_ptx : t.newest_ptx;
   return t;
@@ -147,7 +150,8 @@ std::string toolchain_support(const Form& form, const std::string& target, const
     std::string why = !tc.prebuilt.empty() && !ptx_less(tc.newest_ptx, need)
                           ? " reads modules written at PTX ISA " + tc.ptx + " (--modules)"
                           : " knows PTX ISA up to " + tc.newest_ptx;
-    return tc.describe() + why + "; the form needs " + need;
+    auto said = tc.refusals.find(need);
+    return tc.describe() + why + "; the form needs " + need + (said == tc.refusals.end() ? "" : "; ptxas: " + said->second);
   }
   return target.empty() ? "" : toolchain_target_support(target, tc, at);
 }

@@ -20,6 +20,7 @@ struct Toolchain {
   std::map<std::string, std::string> targets;  // target -> the PTX version it starts at
   std::map<std::string, std::string> max_ptx;  // target -> the last PTX version it exists at (when the resolver says)
   std::map<std::string, std::string> arch;     // target -> ptxas -arch value (when it differs, e.g. renamed targets)
+  std::map<std::string, std::string> refusals; // PTX version it does not know -> ptxas's own words (the resolver's)
   std::string ptx;                  // the version modules are rendered at: chapter_ptx if known, else newest_ptx
   // Who writes the kernels: "" = the hand-written PTX of generated/ (`./ptxcts modules`); else a compiler
   // front-end (harness/frontend, e.g. "llvm-22") writes each whole kernel and this ptxas assembles it (the
