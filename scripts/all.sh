@@ -93,7 +93,8 @@ elif [ -n "$(bash "$root/scripts/gpus.sh" --ids 2>/dev/null)" ]; then
   gpu=1 no_gpu=""
 fi
 llvm=0
-PYTHONPATH="$root/generator:$root/harness" python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-22") else 1)' && llvm=1
+# (signals ignored while it asks: a quick question, never a KeyboardInterrupt traceback; stopping.sh, py)
+( trap '' INT TERM; PYTHONPATH="$root/generator:$root/harness" exec python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-22") else 1)' ) && llvm=1
 lane_dir=$(mktemp -d "${TMPDIR:-/tmp}/ptxcts-all.XXXXXX")
 # ran LANE RUN: a tier wrote RUN (results.json there): it is reported and gated
 ran() { [ -f "$2/results.json" ] && echo "$2" >> "$lane_dir/$1"; }

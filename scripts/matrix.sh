@@ -51,13 +51,13 @@ if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
 fi
 export PTXCTS_ROOT=$root PYTHONPATH="$root/generator:$root/harness"
 for n in "${names[@]}"; do   # validates every name before any long work starts (and before --out is made)
-  run_step python3 -m toolchains resolve "$n" >/dev/null 2>&1 || run_step python3 -m toolchains install "$n" "${wheels[@]}" || exit 2
+  run_step py toolchains resolve "$n" >/dev/null 2>&1 || run_step py toolchains install "$n" "${wheels[@]}" || exit 2
 done
 mkdir -p "$out/diff"
 t0=$(date +%s) rc=0 runs=()
 for n in "${names[@]}"; do
   t1=$(date +%s)
-  run_step python3 -m compile --toolchain "$n" --verdicts "$verdicts" --out "$out/$n" --quiet "${jobs[@]}" "${family[@]}" \
+  run_step py compile --toolchain "$n" --verdicts "$verdicts" --out "$out/$n" --quiet "${jobs[@]}" "${family[@]}" \
     > "$out/$n.log" 2>&1
   r=$?
   echo "matrix: toolchain $n: compile tier exit $r in $(( $(date +%s) - t1 )) s (log $out/$n.log)"
@@ -74,12 +74,12 @@ done
 prev=""
 for run in "${runs[@]}"; do
   n=$(basename "$run")
-  [ -n "$prev" ] && run_step python3 -m results diff "$prev" "$run" --examples 3 \
+  [ -n "$prev" ] && run_step py results diff "$prev" "$run" --examples 3 \
       --markdown "$out/diff/$(basename "$prev")_to_$n.md" --json "$out/diff/$(basename "$prev")_to_$n.json" >/dev/null
   prev=$run
 done
-run_step python3 -m results report "${runs[@]}" --out "$out/report" --baselines none >/dev/null || rc=1
-python3 - "$out" "${runs[@]}" <<'PY' > "$out/matrix.md"
+run_step py results report "${runs[@]}" --out "$out/report" --baselines none >/dev/null || rc=1
+( trap '' INT TERM; exec python3 - "$out" "${runs[@]}" ) <<'PY' > "$out/matrix.md"
 import collections, json, os, sys
 out, runs = sys.argv[1], sys.argv[2:]
 classes = ("pass", "fail", "compile_error", "spec_divergence", "beyond_chapter", "not_supported", "crash", "timeout",

@@ -10,6 +10,12 @@
 # stop_on_signals of harness/runcore). The shell ends only once its steps have: ./ptxcts kills what is left of the
 # group 2 s after the verb's end, which must not cut off a tier still writing its document.
 
+# py MODULE ARGS...: a Python layer of this tree, started as ./ptxcts starts a verb: inside the error boundary
+# (python3 -m framework) and with SIGINT and SIGTERM ignored until framework/__main__ puts its handlers in place (an
+# ignored disposition survives exec; ./ptxcts blocks them instead). A signal while the interpreter starts is then
+# never a KeyboardInterrupt traceback; stop_verb sends the signal again once that start is over.
+py() { ( trap '' INT TERM; exec python3 -m framework "$@" ); }
+
 run_step() {
   "$@" &
   step_pid=$!   # what a trap waits for (a plain `wait` would also wait for this shell's process substitutions)
@@ -35,6 +41,9 @@ stop_verb() {
   echo "$verb: interrupted by $sig" >&2
   if leads_group; then
     kill -s "${sig#SIG}" 0 2>/dev/null
+    # once more after a second: a step started with the signals ignored (py) that was still starting missed the
+    # first; a tier that got it acts on the first only
+    ( sleep 1; kill -s "${sig#SIG}" 0 2>/dev/null ) &
   else
     for job in $(jobs -p); do kill -s "${sig#SIG}" "$job" 2>/dev/null; done
   fi
