@@ -10,11 +10,17 @@
 # stop_on_signals of harness/runcore). The shell ends only once its steps have: ./ptxcts kills what is left of the
 # group 2 s after the verb's end, which must not cut off a tier still writing its document.
 
-# py MODULE ARGS...: a Python layer of this tree, started as ./ptxcts starts a verb: inside the error boundary
-# (python3 -m framework) and with SIGINT and SIGTERM ignored until framework/__main__ puts its handlers in place (an
-# ignored disposition survives exec; ./ptxcts blocks them instead). A signal while the interpreter starts is then
-# never a KeyboardInterrupt traceback; stop_verb sends the signal again once that start is over.
-py() { ( trap '' INT TERM; exec python3 -m framework "$@" ); }
+# run_step py MODULE ARGS...: a Python layer of this tree, started as ./ptxcts starts a verb: inside the error
+# boundary (python3 -m framework) and with SIGINT and SIGTERM ignored until framework/__main__ puts its handlers in
+# place (an ignored disposition survives exec; ./ptxcts blocks them instead). A signal while the interpreter starts
+# is then never a KeyboardInterrupt traceback; stop_verb sends the signal again once that start is over. py execs
+# in the subshell run_step starts, so the Python process is the step the shell waits for (never a grandchild that a
+# signal would orphan); called in the shell itself it refuses.
+py() {
+  if [ "$BASHPID" = "$$" ]; then echo "py $1: run it as a step (run_step py ...), not in the shell itself" >&2; return 2; fi
+  trap '' INT TERM
+  exec python3 -m framework "$@"
+}
 
 run_step() {
   "$@" &
