@@ -11,11 +11,11 @@ qualifier value of the model: the function or tag that writes it, or why none do
 Unexpressible with the text the headers never contain (`absent`, header names under
 cuda/__ptx/instructions/generated/ of the installed CCCL; the front-end tests check it there).
 """
-from .. import model  # noqa: F401  (loads the rules: REQUIREMENTS)
-from ..rules import REQUIREMENTS, RULES
+from ..rules import REQUIREMENTS, RULES, load_all
 from . import MappingError, Spelling, Unexpressible, Written
 from .table import family_table, ruled_out, spell_form
 
+load_all()   # the rules' requirements (PTX ISA versions quoted in the reasons)
 NAME = "cccl"
 ROLES = {"dst": "void*", "src": "const void*", "size": "uint32_t", "mbar": "uint64_t*", "tmap": "const void*",
          "cta_mask": "uint16_t", "cta_mask32": "uint32_t", "policy": "uint64_t", "byte_mask": "uint16_t",
@@ -64,7 +64,8 @@ _NO_HINT = {fam: Unexpressible(f"cuda::ptx::{fn} has no overload with .L2::cache
     ("cp.reduce.async.bulk.tensor", "cp_reduce_async_bulk_tensor"))}
 _HALF = Unexpressible("the .f16 / .bf16 overloads of cuda::ptx::cp_reduce_async_bulk take __half / __nv_bfloat16 "
                       "pointers, whose headers (cuda_fp16.h, cuda_bf16.h) the NVRTC and CCCL wheels do not carry")
-_IM2COL = "cuda::ptx has no {fn} overload for .{mode}: checked in cuda/__ptx/instructions/generated/{headers}, "           "which never contain 'im2col'"
+_IM2COL = ("cuda::ptx has no {fn} overload for .{mode}: checked in cuda/__ptx/instructions/generated/{headers}, "
+           "which never contain 'im2col'")
 
 
 def _no_im2col(fn, mode, headers):
@@ -88,7 +89,8 @@ QUALIFIERS = {
     **{("cp.async.groups", "instr", i): Unexpressible(
         "cuda::ptx::cp_async_mbarrier_arrive{_noinc} writes the generic-address form `cp.async.mbarrier.arrive"
         "{.noinc}.b64 [addr]`; the model has the `.shared.b64` forms only, and the syntax of the generic one "
-        "(9.7.13.15) is not in the chapter at hand") for i in ("cp.async.mbarrier.arrive", "cp.async.mbarrier.arrive.noinc")},
+        "(9.7.13.15) is not in the chapter at hand")
+       for i in ("cp.async.mbarrier.arrive", "cp.async.mbarrier.arrive.noinc")},
     # cp.async.bulk (cp_async_bulk.h, cp_async_bulk_multicast.h)
     ("cp.async.bulk", "dir", "shared::cta.global"):
         Written("cuda::ptx::cp_async_bulk(space_shared, space_global, ...) (PTX ISA 86)"),

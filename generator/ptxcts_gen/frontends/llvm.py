@@ -9,11 +9,11 @@ always the intrinsic's, never inline asm (the tier judges what the back-end sele
 flag selects is Unexpressible in QUALIFIERS, with the text the library would need to print it (`absent`, checked
 against the installed library by the front-end tests).
 """
-from .. import model  # noqa: F401  (loads the rules: REQUIREMENTS, RULES)
-from ..rules import REQUIREMENTS
+from ..rules import REQUIREMENTS, load_all
 from . import MappingError, Spelling, Unexpressible, Written
 from .table import family_table, ruled_out, spell_form
 
+load_all()   # the rules' requirements (PTX ISA versions quoted in the reasons)
 NAME = "llvm"
 # every kernel parameter a spelling may use, with its LLVM IR type (address spaces: 1 global, 3 shared::cta,
 # 7 shared::cluster, 0 generic)
@@ -214,7 +214,8 @@ def _hint(q):
 
 
 def _cp_async(q):
-    # .L2::cache_hint, a prefetch size and ignore-src are refused in QUALIFIERS; the intrinsics print `.shared`; a `.shared::cta` form is the same instruction by the chapter's
+    # .L2::cache_hint, a prefetch size and ignore-src are refused in QUALIFIERS. The intrinsics print `.shared`; a
+    # `.shared::cta` form is the same instruction by the chapter's
     # `.shared{::cta}` (ptxcts_gen.parse rule shared_is_shared_cta), so both spellings are asked of the one intrinsic
     sized = "src_size" in q["src_op"]
     return Spelling(f"llvm.nvvm.cp.async.{q['cop']}.shared.global.{q['cp_size']}" + (".s" if sized else ""),
