@@ -42,6 +42,8 @@ def _parser():
     s.add_argument("--frontend", action="append", default=[], metavar="NAME", help="only this front-end (repeatable)")
     s.add_argument("--json", metavar="FILE", help="also write the coverage as JSON here")
     s.add_argument("--reasons", action="store_true", help="list every form that cannot be expressed, with its reason")
+    s.add_argument("--qualifiers", action="store_true", help="list the decision on every qualifier value of the "
+                   "model: how the front-end writes it, or why it cannot")
     s = sub.add_parser("check-modules", help="whether a folder `./ptxcts modules --frontend NAME` wrote can be run "
                        "as it is here (made from this tree's manifest, contract and templates); no library needed")
     s.add_argument("folder", metavar="DIR")
@@ -133,6 +135,11 @@ def cmd_coverage(a):
         if a.reasons:
             for x in d["unexpressible"]:
                 print(f"    {x['form']}: {x['reason']}")
+        if a.qualifiers:
+            print("  qualifier values of the model (family qualifier = value: writes / cannot):")
+            for x in d["qualifiers"]:
+                verdict = f"writes: {x['writes']}" if "writes" in x else f"cannot: {x['cannot']}"
+                print(f"    {x['family']} {x['qualifier']} = {x['value']!r}: {verdict}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(docs, f, indent=1, sort_keys=True)

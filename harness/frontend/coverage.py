@@ -5,9 +5,21 @@ from collections import Counter, defaultdict
 from . import FrontendError, catalog
 
 
+def qualifier_decisions(mapping):
+    """The mapping's QUALIFIERS as records, in vocabulary order: [{family, qualifier, value, writes | cannot}]."""
+    from ptxcts_gen.frontends import Written
+    out = []
+    for (fam, q, v), d in sorted(mapping.QUALIFIERS.items(), key=lambda kv: (kv[0][0], kv[0][1], repr(kv[0][2]))):
+        rec = {"family": fam, "qualifier": q, "value": v}
+        rec.update({"writes": d.how} if isinstance(d, Written) else {"cannot": d.reason})
+        out.append(rec)
+    return out
+
+
 def coverage_of(name, forms, manifest_cases=None):
     """{"frontend", "families": {family: {"valid", "expressible", "invalid", "invalid_expressible"}},
-    "unexpressible": [{form, family, valid, reason}], "cases": {...}} of one front-end."""
+    "unexpressible": [{form, family, valid, reason}], "qualifiers": qualifier_decisions, "cases": {...}} of one
+    front-end."""
     from . import load_description
     d = load_description(name)
     kind = catalog.load()[name]["kind"]
@@ -34,7 +46,7 @@ def coverage_of(name, forms, manifest_cases=None):
     out = {"frontend": name, "kind": kind, "families": {k: dict(v) for k, v in sorted(fam.items())},
            "forms": len(forms), "valid_forms": sum(f.valid for f in forms),
            "expressible_valid_forms": sum(1 for f in forms if f.valid and f.id in expressible),
-           "unexpressible": missing}
+           "unexpressible": missing, "qualifiers": qualifier_decisions(mapping)}
     if manifest_cases is not None:
         cs = [c for c in manifest_cases if c.form in expressible]
         out["cases"] = {"expressible": len(cs), "valid": sum(c.valid for c in cs),

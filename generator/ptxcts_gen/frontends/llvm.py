@@ -4,11 +4,16 @@ form, its operands and its flag arguments; the forms it cannot select, each with
 Operands are kernel parameters named by role (ROLES gives each its LLVM IR type); flag arguments are constants.
 The intrinsic names are checked against the list the LLVM library itself carries (harness/frontend probes it into
 toolchains/<front-end>.json): a call to an llvm.nvvm.* name LLVM does not know silently becomes a call of an
-external function, so an unknown name is an error of this table, never a verdict.
+external function, so an unknown name is an error of this table, never a verdict. The instruction under test is
+always the intrinsic's, never inline asm (the tier judges what the back-end selects): a qualifier no intrinsic or
+flag selects is Unexpressible in QUALIFIERS, with the text the library would need to print it (`absent`, checked
+against the installed library by the front-end tests).
 """
-from . import MappingError, Spelling, Unexpressible
-from .table import family_table, spell_form
+from ..rules import REQUIREMENTS, load_all
+from . import MappingError, Spelling, Unexpressible, Written
+from .table import family_table, ruled_out, spell_form
 
+load_all()   # the rules' requirements (PTX ISA versions quoted in the reasons)
 NAME = "llvm"
 # every kernel parameter a spelling may use, with its LLVM IR type (address spaces: 1 global, 3 shared::cta,
 # 7 shared::cluster, 0 generic)
@@ -28,6 +33,163 @@ _S2G_MODES = {"": "tile", "tile": "tile", "tile::scatter4": "tile.scatter4", "im
 _PREFETCH_MODES = {"": "tile", "tile": "tile", "tile::gather4": "tile.gather4", "im2col": "im2col",
                    "im2col::w": "im2col.w", "im2col::w::128": "im2col.w.128"}
 _REDUCE_MODES = {"": "tile", "tile": "tile", "im2col_no_offs": "im2col"}
+# the bulk copy intrinsic of each direction (dst.src)
+_BULK = {"shared::cta.global": "llvm.nvvm.cp.async.bulk.global.to.shared.cta",
+         "shared::cluster.global": "llvm.nvvm.cp.async.bulk.global.to.shared.cluster",
+         "shared::cluster.shared::cta": "llvm.nvvm.cp.async.bulk.shared.cta.to.cluster",
+         "global.shared::cta": "llvm.nvvm.cp.async.bulk.shared.cta.to.global"}
+_TENSOR_DIRS = {"shared::cta.global": "llvm.nvvm.cp.async.bulk.tensor.g2s.cta.<mode>.<n>d",
+                "shared::cluster.global": "llvm.nvvm.cp.async.bulk.tensor.g2s.<mode>.<n>d",
+                "global.shared::cta": "llvm.nvvm.cp.async.bulk.tensor.s2g.<mode>.<n>d"}
+_REDOPS = ("add", "min", "max", "inc", "dec", "and", "or", "xor")
+_REDUCE_TYPES = ("b32", "u32", "s32", "b64", "u64", "s64", "f16", "bf16", "f32", "f64")
+_SCOPES = ("cta", "cluster", "gpu", "sys")
+_REPORTS = ("disabled", "validity::per_16bytes::80000000", "validity::per_16bytes::8000",
+            "validity::per_16bytes::80", "validity::per_16bytes::8", "validity::per_element::ff")
+
+
+def _later(qualifier, requirement, missing, absent):
+    """A qualifier of a later PTX ISA version (its requirement names the version) LLVM 22 cannot select: no
+    intrinsic or flag (missing says which were looked at), `absent` the texts its library does not contain."""
+    return Unexpressible(f"LLVM 22 has no intrinsic or flag that selects {qualifier} (PTX ISA "
+                         f"{REQUIREMENTS[requirement].ptx}): {missing}; its NVPTX back-end never prints "
+                         f"{' / '.join(repr(a) for a in absent)}, and it writes PTX ISA 9.0 at most "
+                         "(toolchains/llvm-22.json)", tuple((a, ("library",)) for a in absent))
+
+
+_NO_REDUCE_BULK = Unexpressible("LLVM 22 has no llvm.nvvm.cp.reduce.async.bulk.* intrinsic (only the tensor "
+                                "reductions): its NVPTX back-end never prints cp.reduce.async.bulk.global / "
+                                ".shared::cluster", (("cp.reduce.async.bulk.global", ("library",)),
+                                                     ("cp.reduce.async.bulk.shared::cluster", ("library",))))
+_HINT_FLAG = Written("the i1 cache-hint flag argument (the i64 policy operand is passed always, printed when 1)")
+_NONE = Written("nothing: the intrinsics write no such qualifier")
+_CP_ASYNC_NAME = "llvm.nvvm.cp.async.{cop}.shared.global.{cp_size}[.s]"
+
+# The decision on every (family, qualifier, value) of the model's vocabulary (table.vocabulary()): how LLVM
+# writes it, or why it cannot. spell_form refuses a form carrying an Unexpressible value with that reason.
+QUALIFIERS = {
+    **ruled_out(),
+    # cp.async: llvm.nvvm.cp.async.{ca,cg}.shared.global.{4,8,16}[.s]
+    **{("cp.async", "cop", c): Written(_CP_ASYNC_NAME.replace("{cop}", c)) for c in ("ca", "cg")},
+    ("cp.async", "space", "shared"): Written("the intrinsics print .shared"),
+    ("cp.async", "space", "shared::cta"): Written("the intrinsics print .shared (parse rule shared_is_shared_cta)"),
+    **{("cp.async", "cp_size", n): Written(_CP_ASYNC_NAME.replace("{cp_size}", str(n))) for n in (4, 8, 16)},
+    ("cp.async", "src_op", ""): Written("the intrinsic without .s"),
+    ("cp.async", "src_op", "src_size"): Written("the .s intrinsic and its i32 src-size operand"),
+    ("cp.async", "src_op", "ignore_src"): Unexpressible("no llvm.nvvm.cp.async.* intrinsic has the ignore-src "
+                                                        "predicate operand"),
+    ("cp.async", "cache_hint", False): _NONE,
+    ("cp.async", "cache_hint", True): Unexpressible("no llvm.nvvm.cp.async.* intrinsic takes a cache-policy "
+                                                    "operand: .L2::cache_hint cannot be selected"),
+    ("cp.async", "prefetch", ""): _NONE,
+    **{("cp.async", "prefetch", p): Unexpressible(f"no llvm.nvvm.cp.async.* intrinsic spells the prefetch size .{p}")
+       for p in ("L2::64B", "L2::128B", "L2::256B")},
+    # cp.async.groups
+    ("cp.async.groups", "instr", "cp.async.wait_group"): Written("llvm.nvvm.cp.async.wait.group"),
+    ("cp.async.groups", "instr", "cp.async.wait_all"): Written("llvm.nvvm.cp.async.wait.all"),
+    ("cp.async.groups", "instr", "cp.async.mbarrier.arrive"): Written("llvm.nvvm.cp.async.mbarrier.arrive.shared"),
+    ("cp.async.groups", "instr", "cp.async.mbarrier.arrive.noinc"):
+        Written("llvm.nvvm.cp.async.mbarrier.arrive.noinc.shared"),
+    # cp.async.bulk
+    **{("cp.async.bulk", "dir", d): Written(name) for d, name in _BULK.items()},
+    ("cp.async.bulk", "multicast", False): Written("the i1 multicast flag 0 (global.to.shared.cluster)"),
+    ("cp.async.bulk", "multicast", True): Written("the i1 multicast flag 1 and the i16 ctaMask operand of "
+                                                  "llvm.nvvm.cp.async.bulk.global.to.shared.cluster"),
+    ("cp.async.bulk", "cache_hint", False): _HINT_FLAG, ("cp.async.bulk", "cache_hint", True): _HINT_FLAG,
+    ("cp.async.bulk", "cp_mask", False): _NONE,
+    ("cp.async.bulk", "cp_mask", True): Written("llvm.nvvm.cp.async.bulk.shared.cta.to.global.bytemask"),
+    ("cp.async.bulk", "ignore_oob", False): _NONE,
+    ("cp.async.bulk", "ignore_oob", True): _later(
+        ".ignore_oob", "bulk.ignore_oob", "llvm.nvvm.cp.async.bulk.global.to.shared.cta takes dst, mbar, src, size, "
+        "policy and the hint flag, no ignoreBytesLeft/Right", (".ignore_oob",)),
+    ("cp.async.bulk", "sem", ""): _NONE,
+    ("cp.async.bulk", "sem", "weak"): _later(
+        ".weak", "bulk.sem", "the llvm.nvvm.cp.async.bulk.* intrinsics have no memory-semantics argument",
+        ("cp.async.bulk.weak",)),
+    **{("cp.async.bulk", "sem", f"relaxed.{s}"): _later(
+        f".relaxed.{s} (with .b128)", "bulk.sem", "the llvm.nvvm.cp.async.bulk.* intrinsics have no "
+        "memory-semantics or scope argument", ("cp.async.bulk.relaxed",)) for s in _SCOPES},
+    ("cp.async.bulk", "b128", False): _NONE,
+    ("cp.async.bulk", "b128", True): _later(
+        ".b128", "bulk.sem", "it comes with .relaxed.scope, which no llvm.nvvm.cp.async.bulk.* intrinsic has",
+        ("cp.async.bulk.relaxed",)),
+    ("cp.async.bulk", "mc_width", ""): _NONE,
+    **{("cp.async.bulk", "mc_width", w): _later(
+        f".multicast::cluster::{w}", f"bulk.multicast_{w}", "the multicast flag of "
+        "llvm.nvvm.cp.async.bulk.global.to.shared.cluster writes .multicast::cluster with an i16 ctaMask",
+        (f"multicast::cluster::{w}",)) for w in ("16b", "32b")},
+    ("cp.async.bulk", "report", ""): _NONE,
+    **{("cp.async.bulk", "report", f"mbarrier::report::{r}"): _later(
+        f".mbarrier::report::{r}", "bulk.report", "the llvm.nvvm.cp.async.bulk.* intrinsics have no "
+        "report-mechanism argument", ("mbarrier::report::",)) for r in _REPORTS},
+    # cp.reduce.async.bulk: no intrinsic at all
+    **{("cp.reduce.async.bulk", k, v): _NO_REDUCE_BULK
+       for k, vs in (("dir", ("global.shared::cta", "shared::cluster.shared::cta")), ("redop", _REDOPS),
+                     ("type", _REDUCE_TYPES), ("noftz", (False, True)), ("cache_hint", (False, True)),
+                     ("sem", ("",) + tuple(f"relaxed.{s}" for s in _SCOPES)))
+       for v in vs},
+    # cp.async.bulk.prefetch
+    ("cp.async.bulk.prefetch", "cache_hint", False): _HINT_FLAG,
+    ("cp.async.bulk.prefetch", "cache_hint", True): _HINT_FLAG,
+    ("cp.async.bulk.prefetch", "eviction", ""): _NONE,
+    ("cp.async.bulk.prefetch", "eviction", "L2::evict_last"): _later(
+        ".L2::evict_last", "bulk_prefetch.eviction_priority", "llvm.nvvm.cp.async.bulk.prefetch.L2 takes src, size, "
+        "policy and the hint flag, no eviction priority", ("cp.async.bulk.prefetch.L2.global.L2::evict_last",)),
+    # cp.async.bulk.tensor
+    **{("cp.async.bulk.tensor", "dir", d): Written(name) for d, name in _TENSOR_DIRS.items()},
+    **{("cp.async.bulk.tensor", "dim", n): Written(f"the intrinsic name's .{n}d") for n in (1, 2, 3, 4, 5)},
+    **{("cp.async.bulk.tensor", "load_mode", m): Written(f"the intrinsic name's .{name} (g2s)")
+       for m, name in _G2S_MODES.items()},
+    **{("cp.async.bulk.tensor", "load_mode", m): Written(f"the intrinsic name's .{name} (s2g)")
+       for m, name in _S2G_MODES.items() if m not in _G2S_MODES},
+    ("cp.async.bulk.tensor", "multicast", False): Written("the i1 multicast flag 0 (g2s to shared::cluster)"),
+    ("cp.async.bulk.tensor", "multicast", True): Written("the i1 multicast flag 1 and the i16 ctaMask operand "
+                                                         "(g2s to shared::cluster)"),
+    **{("cp.async.bulk.tensor", "cta_group", g): Written(f"the i32 cta_group argument {i} (g2s to shared::cluster)")
+       for i, g in enumerate(("", "cta_group::1", "cta_group::2"))},
+    ("cp.async.bulk.tensor", "cache_hint", False): _HINT_FLAG, ("cp.async.bulk.tensor", "cache_hint", True): _HINT_FLAG,
+    ("cp.async.bulk.tensor", "mc_width", ""): _NONE,
+    **{("cp.async.bulk.tensor", "mc_width", w): _later(
+        f".multicast::cluster::{w}", f"tensor.multicast_{w}", "the multicast flag of "
+        "llvm.nvvm.cp.async.bulk.tensor.g2s.* writes .multicast::cluster with an i16 ctaMask",
+        (f"multicast::cluster::{w}",)) for w in ("16b", "32b")},
+    ("cp.async.bulk.tensor", "report", ""): _NONE,
+    **{("cp.async.bulk.tensor", "report", f"mbarrier::report::{r}"): _later(
+        f".mbarrier::report::{r}", "tensor.report", "the llvm.nvvm.cp.async.bulk.tensor.g2s.* intrinsics have no "
+        "report-mechanism argument", ("mbarrier::report::",)) for r in _REPORTS},
+    # cp.reduce.async.bulk.tensor: llvm.nvvm.cp.async.bulk.tensor.reduce.<op>.<mode>.<n>d
+    ("cp.reduce.async.bulk.tensor", "dir", "global.shared::cta"):
+        Written("llvm.nvvm.cp.async.bulk.tensor.reduce.<op>.<mode>.<n>d"),
+    **{("cp.reduce.async.bulk.tensor", "dim", n): Written(f"the intrinsic name's .{n}d") for n in (1, 2, 3, 4, 5)},
+    **{("cp.reduce.async.bulk.tensor", "redop", op): Written(f"the intrinsic name's .{op}") for op in _REDOPS},
+    **{("cp.reduce.async.bulk.tensor", "load_mode", m): Written(f"the intrinsic name's .{name}")
+       for m, name in _REDUCE_MODES.items()},
+    ("cp.reduce.async.bulk.tensor", "cache_hint", False): _HINT_FLAG,
+    ("cp.reduce.async.bulk.tensor", "cache_hint", True): _HINT_FLAG,
+    # cp.async.bulk.prefetch.tensor: llvm.nvvm.cp.async.bulk.tensor.prefetch.<mode>.<n>d
+    **{("cp.async.bulk.prefetch.tensor", "dim", n): Written(f"the intrinsic name's .{n}d") for n in (1, 2, 3, 4, 5)},
+    **{("cp.async.bulk.prefetch.tensor", "load_mode", m): Written(f"the intrinsic name's .{name}")
+       for m, name in _PREFETCH_MODES.items()},
+    ("cp.async.bulk.prefetch.tensor", "cache_hint", False): _HINT_FLAG,
+    ("cp.async.bulk.prefetch.tensor", "cache_hint", True): _HINT_FLAG,
+    ("cp.async.bulk.prefetch.tensor", "eviction", ""): _NONE,
+    ("cp.async.bulk.prefetch.tensor", "eviction", "L2::evict_last"): _later(
+        ".L2::evict_last", "prefetch_tensor.eviction_priority", "the llvm.nvvm.cp.async.bulk.tensor.prefetch.* "
+        "intrinsics take the tensor map, coordinates, policy and the hint flag, no eviction priority",
+        ("tile.L2::evict_last", "im2col.L2::evict_last")),
+    # cp.async.bulk.groups
+    ("cp.async.bulk.groups", "instr", "cp.async.bulk.commit_group"): Written("llvm.nvvm.cp.async.bulk.commit.group"),
+    ("cp.async.bulk.groups", "instr", "cp.async.bulk.wait_group"): Written("llvm.nvvm.cp.async.bulk.wait.group"),
+    ("cp.async.bulk.groups", "instr", "cp.async.bulk.wait_group.read"):
+        Written("llvm.nvvm.cp.async.bulk.wait.group.read"),
+    ("cp.async.bulk.groups", "instr", "cp.async.bulk.wait_group.sync_restrict::proxy::async"): _later(
+        ".sync_restrict::proxy::async", "bulk.wait_group_sync_restrict", "llvm.nvvm.cp.async.bulk.wait.group{.read} "
+        "take N only", ("wait_group.sync_restrict",)),
+    ("cp.async.bulk.groups", "instr", "fence.proxy.async"): Written("llvm.nvvm.fence.proxy.async[.<space>]"),
+    **{("cp.async.bulk.groups", "space", s): Written("llvm.nvvm.fence.proxy.async" + (f".{s.replace('::', '_')}"
+                                                                                     if s else ""))
+       for s in ("", "shared::cta", "shared::cluster", "global")},
+}
 
 
 def _role(name):
@@ -52,14 +214,8 @@ def _hint(q):
 
 
 def _cp_async(q):
-    if q["cache_hint"]:
-        return Unexpressible("no llvm.nvvm.cp.async.* intrinsic takes a cache-policy operand: .L2::cache_hint "
-                             "cannot be selected")
-    if q["prefetch"]:
-        return Unexpressible(f"no llvm.nvvm.cp.async.* intrinsic spells the prefetch size .{q['prefetch']}")
-    if "ignore_src" in q["src_op"]:
-        return Unexpressible("no llvm.nvvm.cp.async.* intrinsic has the ignore-src predicate operand")
-    # the intrinsics print `.shared`; a `.shared::cta` form is the same instruction by the chapter's
+    # .L2::cache_hint, a prefetch size and ignore-src are refused in QUALIFIERS. The intrinsics print `.shared`; a
+    # `.shared::cta` form is the same instruction by the chapter's
     # `.shared{::cta}` (ptxcts_gen.parse rule shared_is_shared_cta), so both spellings are asked of the one intrinsic
     sized = "src_size" in q["src_op"]
     return Spelling(f"llvm.nvvm.cp.async.{q['cop']}.shared.global.{q['cp_size']}" + (".s" if sized else ""),
@@ -86,7 +242,7 @@ def _bulk(q):
     dst, src = q["dst"], q["src"]
     hint_op, hint_flag = _hint(q)
     if (dst, src) == ("shared::cta", "global"):
-        return Spelling("llvm.nvvm.cp.async.bulk.global.to.shared.cta",
+        return Spelling(_BULK["shared::cta.global"],
                         tuple([_role("dst_cta"), _role("mbar"), _role("gsrc"), _role("size")] + hint_op + hint_flag))
     if (dst, src) == ("shared::cluster", "global"):
         return Spelling("llvm.nvvm.cp.async.bulk.global.to.shared.cluster",
@@ -106,7 +262,7 @@ def _bulk(q):
 
 
 def _reduce_bulk(q):
-    return Unexpressible("LLVM 22 has no llvm.nvvm.cp.reduce.async.bulk.* intrinsic (only the tensor reductions)")
+    return _NO_REDUCE_BULK   # every qualifier value of the family is refused in QUALIFIERS with this reason
 
 
 def _bulk_prefetch(q):
@@ -180,7 +336,8 @@ FAMILIES = family_table(globals())
 def spell(form, known=None):
     """The Spelling of a form (model.Form), or Unexpressible with the reason. known: the intrinsic names the
     library carries; a spelling naming one outside it raises MappingError."""
-    return spell_form(form, FAMILIES, "LLVM intrinsic", "LLVM", lambda form_id, s: check(form_id, s, known))
+    return spell_form(form, FAMILIES, QUALIFIERS, "LLVM intrinsic", "LLVM",
+                      lambda form_id, s: check(form_id, s, known))
 
 
 def check(form_id, s, known=None):

@@ -1,10 +1,15 @@
-"""What the mapping modules (cccl, llvm) share: the families each spells, and spelling one form through its table.
+"""What the mapping modules (cccl, llvm) share: the families each spells, the model's qualifier vocabulary each
+decides on, and spelling one form through its tables.
 
 A mapping module defines one function per family, named as FAMILY_FUNCTIONS says (each takes the form's
 qualifiers and returns a Spelling or an Unexpressible); family_table gathers them into the module's FAMILIES.
+It also defines QUALIFIERS, its decision for every (family, qualifier, value) of vocabulary(): Written (how it
+writes the value) or Unexpressible (why it cannot). spell_form asks QUALIFIERS first, so a value the front-end
+cannot write is refused with its own reason whatever the family's function would do.
 """
-from ..targets import CHAPTER_PTX, ptx_key
-from . import MappingError, Spelling, Unexpressible, rule_invalid_reason
+import functools
+
+from . import MappingError, Spelling, Unexpressible, Written, rule_invalid_reason
 
 # family -> the name of the function that spells one form's qualifiers, in every mapping module
 FAMILY_FUNCTIONS = {
@@ -14,25 +19,85 @@ FAMILY_FUNCTIONS = {
     "cp.async.bulk.prefetch.tensor": "_prefetch_tensor", "cp.async.bulk.groups": "_bulk_groups",
 }
 
+# the keys of a form's qualifier dict (isa/<family>.py DEFAULTS) that are not qualifiers of the instruction: the
+# state spaces and completion mechanism derived from `dir`, operands and their shapes (cache policy, byte mask,
+# immediate size, [mbar], coordinate and im2colInfo counts, wait_group's N) and the run tier's kernel flows
+NOT_QUALIFIERS = frozenset({"dst", "src", "completion", "policy", "byte_mask", "size_imm", "mbar_operand", "coords",
+                            "im2col_info", "n", "n_operand", "flow"})
+
+# the qualifier values only forms breaking a form rule of the chapter carry (model.vocabulary_forms: no valid form
+# has them), with the rule: no front-end is asked for them (rule_invalid_reason), so every mapping gives this
+# reason (ruled_out())
+RULED_OUT = {
+    ("cp.async", "cp_size", 2): "cp_async.cp_size_values", ("cp.async", "cp_size", 32): "cp_async.cp_size_values",
+    ("cp.async", "prefetch", "L2::512B"): "cp_async.prefetch_size_values",
+    ("cp.async", "space", "shared::cluster"): "cp_async.dst_shared_cta",
+    ("cp.async", "src_op", "src_size+ignore_src"): "cp_async.src_size_or_ignore_src",
+    ("cp.async.bulk", "dir", "global.global"): "bulk.direction",
+    ("cp.reduce.async.bulk", "dir", "shared::cluster.global"): "reduce_bulk.direction",
+    ("cp.reduce.async.bulk", "type", "b4x16"): "reduce_bulk.no_packed_types",
+    ("cp.reduce.async.bulk", "type", "b6x16_p32"): "reduce_bulk.no_packed_types",
+    ("cp.async.bulk.tensor", "dir", "shared::cluster.shared::cta"): "tensor.direction",
+    ("cp.reduce.async.bulk.tensor", "dir", "shared::cluster.global"): "reduce_tensor.direction",
+    ("cp.reduce.async.bulk.tensor", "load_mode", "im2col"): "reduce_tensor.load_mode",
+    ("cp.reduce.async.bulk.tensor", "load_mode", "im2col::w"): "reduce_tensor.load_mode",
+    ("cp.reduce.async.bulk.tensor", "load_mode", "tile::gather4"): "reduce_tensor.load_mode",
+    ("cp.reduce.async.bulk.tensor", "load_mode", "tile::scatter4"): "reduce_tensor.load_mode",
+    ("cp.async.bulk.prefetch.tensor", "load_mode", "im2col_no_offs"): "prefetch_tensor.load_mode",
+    ("cp.async.bulk.prefetch.tensor", "load_mode", "tile::scatter4"): "prefetch_tensor.load_mode",
+    ("cp.async.bulk.groups", "instr", "cp.async.bulk.wait_group.read.sync_restrict::proxy::async"):
+        "bulk.wait_group_sync_restrict_not_read",
+}
+
 
 def family_table(namespace):
     """{family: function} from a mapping module's globals(), one function per entry of FAMILY_FUNCTIONS."""
     return {family: namespace[fn] for family, fn in FAMILY_FUNCTIONS.items()}
 
 
-def spell_form(form, families, frontend, mapping, check):
-    """The Spelling of a form by the table families, or Unexpressible with the reason: first the rules' verdict
-    (rule_invalid_reason, naming frontend), then a form of a PTX ISA version after the chapter's (not mapped yet),
-    then the family's function; check(form_id, spelling) raises
-    MappingError on a malformed spelling. A family outside the table is a MappingError naming mapping."""
+def ruled_out():
+    """The decisions of RULED_OUT, the same in every mapping."""
+    return {k: Unexpressible(f"no valid form of the model has it: every form with it breaks the chapter's rule "
+                             f"{rule}, which no front-end call can state") for k, rule in RULED_OUT.items()}
+
+
+def qualifiers_of(family, quals):
+    """The (family, qualifier, value) triples of one form's qualifier dict, in its key order."""
+    return [(family, k, v) for k, v in quals.items() if k not in NOT_QUALIFIERS]
+
+
+@functools.lru_cache(maxsize=None)
+def vocabulary():
+    """Every (family, qualifier, value) of the model's vocabulary (model.vocabulary_forms: every combination of
+    the families' axes, extension axes and explicit forms), the qualifiers each mapping's QUALIFIERS decides."""
+    from .. import isa
+    from ..model import vocabulary_forms
+    out = set()
+    for mod in isa.families():
+        for f in vocabulary_forms(mod):
+            out.update(qualifiers_of(mod.FAMILY, f.quals))
+    return frozenset(out)
+
+
+def spell_form(form, families, qualifiers, frontend, mapping, check):
+    """The Spelling of a form by the tables, or Unexpressible with the reason: first the rules' verdict
+    (rule_invalid_reason, naming frontend), then the decision on each of its qualifier values (qualifiers: the
+    mapping's QUALIFIERS; the first Unexpressible one is the reason), then the family's function;
+    check(form_id, spelling) raises MappingError on a malformed spelling. A family outside the table, or a
+    qualifier value without a decision, is a MappingError naming mapping."""
     why = rule_invalid_reason(form, frontend)
     if why:
         return why
-    if ptx_key(form.min_ptx) > ptx_key(CHAPTER_PTX):
-        # the qualifiers of a later PTX ISA version (the model's extension axes): the family functions spell the
-        # chapter's qualifiers and would drop these silently, so the form is not asked of the front-end
-        return Unexpressible(f"the {mapping} mapping spells the forms of the modelled chapter (PTX ISA {CHAPTER_PTX}); "
-                             f"this form needs PTX ISA {form.min_ptx}, whose qualifiers it does not map yet")
+    for key in qualifiers_of(form.family, form.quals):
+        d = qualifiers.get(key)
+        if d is None:
+            raise MappingError(f"{form.id}: the {mapping} mapping has no decision for qualifier {key[1]} = "
+                               f"{key[2]!r} of {key[0]} (its QUALIFIERS)")
+        if isinstance(d, Unexpressible):
+            return d
+        if not isinstance(d, Written):
+            raise MappingError(f"{form.id}: the {mapping} mapping's decision for {key[1]} = {key[2]!r} is neither "
+                               "Written nor Unexpressible")
     fn = families.get(form.family)
     if fn is None:
         raise MappingError(f"{form.id}: the {mapping} mapping has no entry for family {form.family!r}")
