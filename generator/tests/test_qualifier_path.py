@@ -11,9 +11,10 @@ such as `dst` of `dir`, may differ too). A value that is the same instruction as
 
 Front-end mapping decision, per front-end module (every module of ptxcts_gen.frontends with `spell` and a
 FAMILIES table) and per valid form carrying the value:
-  - the family table (FAMILIES) answers the form: an answer spell() gives without asking the table (a rule the
-    form breaks at the chapter's version, a PTX ISA version the mapping does not map yet) decides nothing about
-    the qualifier;
+  - the family table (FAMILIES) answers the form, or spell() gives without asking it an Unexpressible whose
+    reason names the value (its spelling; for an on/off qualifier its name): an answer that names nothing of it
+    (a rule the form breaks at the chapter's version, a PTX ISA version the mapping does not map yet) decides
+    nothing about the qualifier;
   - a Spelling must differ from every partner's Spelling (the same spelling for two instructions drops the
     qualifier silently), or an Unexpressible states its reason; a MappingError is no decision.
 Lowering rule, per valid form carrying the value: a rule of lowering.rules_for(form) reads the qualifier, or a
@@ -152,6 +153,14 @@ class Missing:
         return "\n".join(f"  {where}: {what}\n" + "\n".join(lines) for (where, what), lines in by.items())
 
 
+def names(reason, k, v):
+    """Whether a reason names the qualifier value: its spelling (`relaxed.cta`, `L2::evict_last`, `16b`), or for
+    an on/off qualifier its name (`ignore_oob`)."""
+    if isinstance(v, bool) or v is None:
+        return bool(v) and k in reason
+    return str(v) in reason
+
+
 def frontend_gaps(plans, mappings):
     """Missing front-end decisions: a value is decided when the family table answers at least one form carrying
     it; a Spelling equal to a partner's, and a MappingError, are reported on every form. Also the mappings whose
@@ -185,12 +194,14 @@ def frontend_gaps(plans, mappings):
                 else:
                     decided.add((k, repr(v)))
             for (k, rv), rows in unasked.items():
-                if (k, rv) in decided:
+                if (k, rv) in decided or any(isinstance(a, Unexpressible) and names(a.reason, k, v)
+                                             for v, _, a in rows):
                     continue
                 v, f, a = rows[0]
                 said = a.reason if isinstance(a, Unexpressible) else repr(a)
                 missing.add(family, k, v, where, "no mapping decision: spell() answers every form carrying it "
-                            f"without asking its family table (FAMILIES): {said!r}", f.id, len(rows))
+                            f"without its family table (FAMILIES), with a reason that does not name it: {said!r}",
+                            f.id, len(rows))
         if not asked_any:
             blind.append(m.__name__)
     return missing, blind
