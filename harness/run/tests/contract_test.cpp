@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "abi.hpp"
 #include "contract.hpp"
 #include "manifest.hpp"
 #include "model_device.hpp"
@@ -413,3 +414,78 @@ TEST(Contract, ReduceMapIsLegalForEveryTypeAndRank) {
 }
 
 }  // namespace
+
+// The driver-API cases (tensormap.encode, tensor/tensor_encode.cpp) draw every value of every driver enum the
+// chapter's tensor maps take, on each encode function -- CUtensorMapDataType, CUtensorMapInterleave,
+// CUtensorMapSwizzle (the 128B_ATOM_* modes included), CUtensorMapL2promotion, CUtensorMapFloatOOBfill, and for
+// cuTensorMapEncodeIm2colWide CUtensorMapIm2ColWideMode -- each case's verdict the validator's at sm_90 (the
+// documented rules), an "enum." case named "legal." exactly when it must be accepted. Every Im2colWide map must be refused below
+// compute capability 10.0 (cuda.h: "This API is only supported on devices of compute capability 10.0 or higher").
+TEST(Contract, EncodeCasesDrawEveryValueOfEveryDriverEnum) {
+  const auto& reg = abi_registry();
+  ASSERT_TRUE(reg.count("v1.encode_only"));
+  auto names = [](auto of) {
+    std::set<int> v;
+    for (int i = 0; std::string(of(i)) != "?"; ++i) v.insert(i);
+    return v;
+  };
+  const std::set<int> dtypes = names([](int i) { return ref::to_string(ref::TensorDataType(i)); });
+  const std::set<int> interleaves = names([](int i) { return ref::to_string(ref::Interleave(i)); });
+  const std::set<int> swizzles = names([](int i) { return ref::to_string(ref::Swizzle(i)); });
+  const std::set<int> l2 = names([](int i) { return ref::to_string(ref::L2Promotion(i)); });
+  const std::set<int> oob = names([](int i) { return ref::to_string(ref::OobFill(i)); });
+  EXPECT_EQ(dtypes.size(), 16u);  // cuda.h (CUDA 13.0): UINT8 .. 16U6_ALIGN16B
+  EXPECT_EQ(swizzles.size(), 8u);  // NONE .. 128B_ATOM_64B, and the chapter's 96B (no CUDA 13.0 value: refused)
+  for (const char* fn : {"cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col", "cuTensorMapEncodeIm2colWide"}) {
+    Form f;
+    f.form = std::string("tensormap/") + fn;
+    f.family = "tensormap.encode";
+    f.instr = fn;
+    f.abi = "v1.encode_only";
+    const bool wide = std::string(fn) == "cuTensorMapEncodeIm2colWide";
+    std::map<std::string, std::set<int>> seen, legal;
+    size_t n = 0;
+    for (auto& [variant, params] : reg.at("v1.encode_only").variants(f, PlanOptions{})) {
+      RunCase c;
+      c.id = f.form + "#" + variant;
+      c.form = &f;
+      c.variant = variant;
+      c.params = params;
+      ptxcts::run::Setup s;
+      build_setup(c, 1, PlanOptions{}, s);
+      const TensorMapSpec& t = s.tmap;
+      ++n;
+      EXPECT_EQ(t.kind, wide ? TensorMapSpec::Im2colWide
+                             : std::string(fn) == "cuTensorMapEncodeIm2col" ? TensorMapSpec::Im2col : TensorMapSpec::Tiled)
+          << c.id;
+      if (variant.find("enum.") != std::string::npos)  // the enum cases' names say their verdict
+        EXPECT_EQ(variant.rfind("legal.", 0) == 0, t.expect_ok) << c.id << ": " << t.validator_reason;
+      if (wide) EXPECT_FALSE(t.expect_ok) << c.id << ": an Im2colWide map the validator accepts at sm_90";
+      const std::map<std::string, int> values = {{"dtype", t.dtype}, {"interleave", t.interleave},
+                                                 {"swizzle", t.swizzle}, {"l2promotion", t.l2promo},
+                                                 {"oobfill", t.oobfill}, {"wide_mode", t.wide_mode}};
+      for (auto& [e, v] : values) {
+        seen[e].insert(v);
+        if (t.expect_ok) legal[e].insert(v);
+      }
+    }
+    EXPECT_GT(n, 0u) << fn;
+    EXPECT_EQ(seen["dtype"], dtypes) << fn;
+    EXPECT_EQ(seen["interleave"], interleaves) << fn;
+    EXPECT_EQ(seen["swizzle"], swizzles) << fn;
+    EXPECT_EQ(seen["l2promotion"], l2) << fn;
+    EXPECT_EQ(seen["oobfill"], oob) << fn;
+    if (wide) {
+      EXPECT_EQ(seen["wide_mode"], (std::set<int>{0, 1})) << fn;  // CU_TENSOR_MAP_IM2COL_WIDE_MODE_W, _W128
+      continue;
+    }
+    // Tiled and Im2col: every value has a legal case at sm_90 but the swizzle the CUDA 13.0 enum lacks (96B)
+    EXPECT_EQ(legal["dtype"], dtypes) << fn;
+    EXPECT_EQ(legal["interleave"], interleaves) << fn;
+    std::set<int> swizzles_legal = swizzles;
+    swizzles_legal.erase(int(ref::Swizzle::B96));
+    EXPECT_EQ(legal["swizzle"], swizzles_legal) << fn;
+    EXPECT_EQ(legal["l2promotion"], l2) << fn;
+    EXPECT_EQ(legal["oobfill"], oob) << fn;
+  }
+}

@@ -14,9 +14,10 @@ Assembly. One module per (target, PTX version) holds every candidate of the run,
 modifier as its last line: ptxas then reports every line's errors and generates no code (a line ptxas cannot
 parse at all, or one that kills it, is found and set aside). A candidate without an error on its line is
 accepted. Targets: those of the toolchain from sm_90 to sm_121 (sm_107 included), each at the newest PTX version
-the toolchain takes it at; every candidate goes to the 'a' target of each SM number, the others get those it did
-not refuse outright; the spellings the model does not know are then assembled at every older version to give
-their minimum.
+the toolchain takes it at; every candidate goes to the 'a' target of each SM number, in waves: one that a wave
+refuses for a reason no target changes (run.refused_everywhere), or that kills ptxas (reported as a crash of the
+toolchain), is not tried at the later ones; the other targets get those no 'a' target refused outright; the
+spellings the model does not know are then assembled at every older version to give their minimum.
 
 Verdict per accepted spelling (model.case_rules at that target and version): `modelled` (a form of the model,
 valid there), `model_rejects` (the model spells it and calls it invalid there: the compile tier's business, listed
@@ -65,6 +66,13 @@ def summary(report, out=sys.stdout):
                   f"{' '.join(report['ignored_tokens'])}\n")
     table("family", lambda r: r["family"])
     table("target", lambda r: r["target"])
+    crashes = report.get("crashes", [])
+    if crashes:
+        per = collections.Counter(c["family"] for c in crashes)
+        out.write(f"ptxas {report['ptxas_version']} killed by a signal on {len(crashes)} candidate spellings at "
+                  f"{crashes[0]['target']} (set aside on every target; a finding against the toolchain, not a "
+                  f"verdict of the model): {', '.join(f'{f} {n}' for f, n in sorted(per.items()))}; e.g. "
+                  f"{'  '.join(c['spelling'] for c in crashes[:3])}\n\n")
     unknown = collections.defaultdict(list)
     for r in report["spellings"]:
         if r["verdict"] in ("unknown", "reordered"):

@@ -23,28 +23,42 @@ def _refused(errors, control=()):
 
 def family_tokens(model, family, pool, ptxas, arch, target, ptx, workdir):
     """The tokens worth trying on this family: its own vocabulary, and every other pool token that ptxas does not
-    refuse on the family's first seed at the end, at the front, or at the end with one extra operand (ptxas calls a
-    qualifier whose operand is missing "Illegal" too)."""
+    refuse on the family's first seed at the end or at the front, or, failing both, takes with no error at the end
+    with one extra operand (ptxas calls a qualifier whose operand is missing "Illegal" too). The extra-operand
+    probes go in a second module, only for the tokens the first neither kept nor, on a seed with operands, called
+    an unknown modifier at both places: most of the pool (the ptxas binary's strings), and with ptxas 13.5 the same
+    tokens are kept as with every probe in one module. On a seed without operands (cp.async.bulk.commit_group)
+    ptxas 13.5 parses `.mbarrier` with an operand as something else than without: every token is probed there."""
     opcode, quals, ops = model.families[family]["seeds"][0]
     own = {t for (_, qs) in model.families[family]["spellings"] for t in qs}
     others = [t for t in pool if t not in own and t not in quals]
-    probes = []
-    for t in others:
-        probes.append((t, spell(opcode, quals + (t,), ops)))
-        probes.append((t, spell(opcode, (t,) + quals, ops)))
-        for x in _EXTRA_OPERANDS:
-            probes.append((t, spell(opcode, quals + (t,), ops + [x])))
-    probes.append((None, spell(opcode, quals, ops)))    # the control: the seed alone
-    errs = assemble(ptxas, arch, target, ptx, [ln for _, ln in probes], workdir)
-    control = set(errs.get(len(probes) - 1, ()))
-    kept = set()
-    for i, (t, ln) in enumerate(probes[:-1]):
-        e = [x for x in errs.get(i, ()) if x not in control]
-        if any(x.startswith("fatal:") for x in e):
-            continue
-        extra_operand = ln.count(",") > spell(opcode, quals, ops).count(",")
-        if (not e) if extra_operand else not _refused(e):
+    seed = spell(opcode, quals, ops)
+
+    def probe(lines):
+        """{token: [its probes' errors less the seed's own]}, and the tokens a probe of which ptxas killed"""
+        errs = assemble(ptxas, arch, target, ptx, [ln for _, ln in lines] + [seed], workdir)
+        control = set(errs.get(len(lines), ()))   # the seed alone
+        out = {}
+        for i, (t, _) in enumerate(lines):
+            out.setdefault(t, []).append([x for x in errs.get(i, ()) if x not in control])
+        return out
+
+    kept, unknown = set(), set()
+    plain = probe([(t, spell(opcode, q, ops)) for t in others for q in (quals + (t,), (t,) + quals)])
+    for t, probes in plain.items():
+        if any(not any(x.startswith("fatal:") for x in e) and not _refused(e) for e in probes):
             kept.add(t)
+        elif ops and all(any(x.startswith(f"Unknown modifier '{t}'") for x in e) for e in probes):
+            unknown.add(t)
+    rest = [t for t in others if t not in kept and t not in unknown]
+    if rest:
+        # a line with the extra operand must draw no error at all; where the seed has no operand the extra one
+        # adds no comma, and the line is judged as a plain probe (not refused), as the detector always has
+        extra = probe([(t, spell(opcode, quals + (t,), ops + [x])) for t in rest for x in _EXTRA_OPERANDS])
+        as_plain = not ops
+        kept |= {t for t, probes in extra.items()
+                 if any(not any(x.startswith("fatal:") for x in e) and (not _refused(e) if as_plain else not e)
+                        for e in probes)}
     return sorted(own) + sorted(kept)
 
 

@@ -3,16 +3,20 @@
 With the installed toolkit's ptxas (CUDA 13.0) on cp.async.bulk.prefetch at sm_90: every spelling ptxas accepts is
 one the model knows (or a token ptxas ignores everywhere), exit 0. The same run judged as if the model lacked
 `.L2::cache_hint` (--forget) must report the hinted spellings as unknown and exit 1: the detector's failing case.
-A path that does not exist, or a file that is not a ptxas, is a usage error (exit 2) naming it.
+A path that does not exist, or a file that is not a ptxas, is a usage error (exit 2) naming it. A spelling that
+kills ptxas is reported as a crash of the toolchain and not tried again at the later 'a' targets; a line refused for
+its own shape is refused everywhere (run.refused_everywhere), one whose message names a target or a version is not.
 """
 import json
 import os
 import subprocess
 import tempfile
+import types
 import unittest
 
 from framework import paths
-from framework.toolchains import system_ptxas
+from framework.toolchains import resolve, system_ptxas
+from toolchains.drift.run import refused_everywhere, run
 
 ROOT = paths.root()
 PTXCTS = os.path.join(ROOT, "ptxcts")
@@ -64,6 +68,49 @@ class SmallSet(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("unknown to the model and not reviewed", r.stdout)
         self.assertIn("cp.async.bulk.prefetch.L2.global.L2::cache_hint", r.stdout)
+
+
+class RefusedEverywhere(unittest.TestCase):
+    def test_a_line_refused_for_its_own_shape(self):
+        self.assertTrue(refused_everywhere(["State space incorrect for instruction 'cp.async'",
+                                            "Multiple .load_mode modifiers specified"]))
+
+    def test_a_message_naming_a_target_a_feature_or_a_version_is_tried_everywhere(self):
+        for m in ("Illegal modifier '.x' for instruction 'cp.async.bulk', for arch 'sm_90a'",
+                  "Feature '.multicast::cluster::32b' not supported on .target 'sm_90a'",
+                  "Feature 'x' requires .target sm_100 or higher", "crash: ptxas killed by signal 11",
+                  "Arguments mismatch for instruction 'cp.async.bulk'"):
+            self.assertFalse(refused_everywhere(["State space incorrect for instruction 'cp.async'", m]), m)
+        self.assertFalse(refused_everywhere([]))
+
+
+# A swap of the prefetch seed's qualifiers: a candidate of stage 1 only (no probe holds it).
+MARK = "cp.async.bulk.prefetch.global.L2 [%g_src], %size;"
+
+
+@unittest.skipUnless(system_ptxas(), "no installed CUDA toolkit ptxas (toolchain 13.0)")
+class CrashesOfPtxas(unittest.TestCase):
+    def test_a_spelling_that_kills_ptxas_is_reported_and_set_aside(self):
+        real = resolve(system_ptxas())
+        with tempfile.TemporaryDirectory() as d:
+            seen = os.path.join(d, "seen")
+            wrapper = os.path.join(d, "ptxas")
+            with open(wrapper, "w") as f:   # the real ptxas, but killed by SIGSEGV on a module holding MARK
+                f.write(f"""#!/bin/sh
+for a; do case "$a" in *.ptx) m=$a;; -arch=*) arch=$a;; esac; done
+if [ -n "$m" ] && grep -qF '{MARK}' "$m"; then echo "$arch" >> '{seen}'; kill -SEGV $$; fi
+exec '{real.ptxas}' "$@"
+""")
+            os.chmod(wrapper, 0o755)
+            tc = types.SimpleNamespace(name=real.name, ptxas=wrapper, description=real.description)
+            report = run(tc, ["cp.async.bulk.prefetch"], ["sm_90a", "sm_100a"], log=open(os.devnull, "w"))
+            with open(seen) as f:
+                archs = set(f.read().split())
+        self.assertEqual([c["spelling"] for c in report["crashes"]], [MARK])
+        self.assertEqual(report["crashes"][0]["target"], "sm_90a")
+        self.assertEqual(archs, {"-arch=sm_90a"}, "the crashing line was assembled again at a later 'a' target")
+        self.assertNotIn(MARK, {r["spelling"] for r in report["spellings"]})
+        self.assertIn("modelled", {r["verdict"] for r in report["spellings"]})
 
 
 if __name__ == "__main__":

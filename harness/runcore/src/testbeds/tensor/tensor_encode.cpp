@@ -1,7 +1,8 @@
-// The driver-API cases of cuTensorMapEncodeTiled / Im2col (pseudo-forms tensormap/<function>, family
+// The driver-API cases of cuTensorMapEncodeTiled / Im2col / Im2colWide (pseudo-forms tensormap/<function>, family
 // tensormap.encode): legal maps must be accepted, illegal ones refused with CUDA_ERROR_INVALID_VALUE, as
 // ref::validate_encode says. No kernel: the worker calls the encode function only.
 #include <algorithm>
+#include <string>
 
 #include "abi.hpp"
 #include "tensor_map_json.hpp"
@@ -15,6 +16,125 @@ using namespace tmaps;
 constexpr size_t kGuard = 256;
 
 struct EncodeCase { std::string name; ref::TensorMapParams map; };
+
+// Every value of a driver-API enum of the model (ref::to_string names each, "?" past the last): CUtensorMapDataType,
+// CUtensorMapInterleave, CUtensorMapSwizzle (and the chapter's 96B, which CUDA 13.0's enum lacks: a value the driver
+// must refuse, rule swizzle_enum), CUtensorMapL2promotion, CUtensorMapFloatOOBfill.
+template <typename E>
+std::vector<E> every_value() {
+  std::vector<E> v;
+  for (unsigned i = 0; i < 256 && std::string(ref::to_string(E(i))) != "?"; ++i) v.push_back(E(i));
+  return v;
+}
+
+// The base map of each encode function for a data type, legal by every documented rule (cuda.h, CUDA 13.0): tiled
+// rank 2, a 64-element row (a multiple of 16 bytes for every element size) and a 32-byte inner box; im2col and
+// im2col-wide rank 3 (C x W x N), 32 bytes of channels per pixel. A packed type takes what cuda.h demands of it:
+// globalDim[0], boxDim[0] and channelsPerPixel 128 (16U4_ALIGN16B, 16U6_ALIGN16B; 16U4_ALIGN8B: globalDim[0] even),
+// strides a multiple of 32 (a 128-value row is 64 or 96 bytes). Im2colWide: swizzle 128B (it takes only 64B, 128B
+// and 128B_ATOM_32B), a W box from -2 to +1.
+ref::TensorMapParams enum_base(ref::EncodeKind k, TDT t) {
+  const bool packed = ref::is_packed(t);
+  const uint32_t inner = packed ? 128 : std::max(1u, 32u / esize(t));
+  ref::TensorMapParams p;
+  p.kind = k;
+  p.dtype = t;
+  p.global_address = 1024;
+  if (k == ref::EncodeKind::tiled) {
+    p.rank = 2;
+    p.dims = {packed ? 128u : 64u, 8, 1, 1, 1};
+    p.box = {inner, 4, 1, 1, 1};
+  } else {
+    p.rank = 3;
+    p.dims = {inner, 20, 3, 1, 1};
+    p.channels_per_pixel = inner;
+    p.pixels_per_column = 16;
+    p.lower_corner = {k == ref::EncodeKind::im2col_wide ? -2 : -1, 0, 0};
+    p.upper_corner = {k == ref::EncodeKind::im2col_wide ? 1 : -1, 0, 0};
+    if (k == ref::EncodeKind::im2col_wide) p.swizzle = ref::Swizzle::B128;
+  }
+  p.strides = ref::dense_strides(t, p.rank, p.dims);
+  return p;
+}
+
+// The inner box of a map (boxDim[0], or channelsPerPixel and globalDim[0] of an im2col map) set to `bytes` of FLOAT32.
+ref::TensorMapParams with_inner_bytes(ref::TensorMapParams p, uint32_t bytes) {
+  const uint32_t n = std::max(1u, bytes / 4);
+  if (p.kind == ref::EncodeKind::tiled) {
+    p.box[0] = n;
+    p.dims[0] = std::max<uint64_t>(p.dims[0], n);
+  } else {
+    p.channels_per_pixel = n;
+    p.dims[0] = n;
+  }
+  p.strides = ref::dense_strides(p.dtype, p.rank, p.dims);
+  return p;
+}
+
+// Each value of each enum on each encode function, named after the value ("enum.<enum>_<value>..."), "legal." in
+// front where ref::validate_encode at sm_90 (compute capability 9.0: the documented rules, every policy at its
+// documented default) accepts the map: the expected verdict is the documentation's, whatever a device does. A value
+// the documentation refuses in the base map's context (NAN_REQUEST_ZERO_FMA on an integer or packed type, interleave
+// 32B without swizzle 32B, a swizzle span narrower than the inner box, the 96B swizzle, every Im2colWide map below
+// compute capability 10.0) is drawn as that refusal; a swizzle is also drawn with an inner box of its span (legal)
+// and twice its span (refused: swizzle_inner_box / im2col_wide_inner_box).
+void add_enum_values(std::vector<EncodeCase>& v) {
+  auto add = [&](const std::string& n, const ref::TensorMapParams& p) {
+    v.push_back({(ref::validate_encode(p, 90).must_accept() ? "legal.enum." : "enum.") + n, p});
+  };
+  for (auto k : {ref::EncodeKind::tiled, ref::EncodeKind::im2col, ref::EncodeKind::im2col_wide}) {
+    for (TDT t : every_value<TDT>()) {
+      auto p = enum_base(k, t);
+      const std::string n = std::string("dtype_") + ref::to_string(t);
+      add(n, p);
+      for (auto f : every_value<ref::OobFill>()) {
+        if (f == p.oob_fill) continue;
+        auto q = p;
+        q.oob_fill = f;
+        add(n + ".oob_" + ref::to_string(f), q);
+      }
+    }
+    const auto f32 = enum_base(k, TDT::FLOAT32);
+    for (auto s : every_value<ref::Swizzle>()) {
+      auto p = f32;
+      p.swizzle = s;
+      const std::string n = std::string("swizzle_") + ref::to_string(s);
+      const unsigned span = ref::swizzle_span(s);
+      if (span == 0 || s == ref::Swizzle::B96) { add(n, p); continue; }
+      add(n + ".inner_" + std::to_string(span) + "B", with_inner_bytes(p, span));
+      add(n + ".inner_" + std::to_string(2 * span) + "B", with_inner_bytes(p, 2 * span));
+    }
+    for (auto i : every_value<ref::Interleave>()) {
+      if (i == ref::Interleave::NONE) continue;  // every other case
+      // tiled: rank 3 (rank_interleave); the swizzle the base has, and 32B (interleave32_swizzle32)
+      auto p = f32;
+      if (k == ref::EncodeKind::tiled) {
+        p.rank = 3;
+        p.dims = {64, 8, 4, 1, 1};
+        p.box = {8, 4, 2, 1, 1};
+        p.strides = ref::dense_strides(p.dtype, p.rank, p.dims);
+      }
+      p.interleave = i;
+      const std::string n = std::string("interleave_") + ref::to_string(i);
+      add(n + ".swizzle_" + ref::to_string(p.swizzle), p);
+      if (p.swizzle != ref::Swizzle::B32) {
+        p.swizzle = ref::Swizzle::B32;
+        add(n + ".swizzle_32B", p);
+      }
+    }
+    for (auto l : every_value<ref::L2Promotion>()) {
+      if (l == f32.l2_promotion) continue;
+      auto p = f32;
+      p.l2_promotion = l;
+      add(std::string("l2promotion_") + ref::to_string(l), p);
+    }
+    if (k == ref::EncodeKind::im2col_wide) {  // CUtensorMapIm2ColWideMode: W is the base's; W128 ignores pixelsPerColumn
+      auto p = f32;
+      p.wide_mode = ref::Im2colWideMode::W128;
+      add("wide_mode_W128", p);
+    }
+  }
+}
 
 std::vector<EncodeCase> encode_cases() {
   std::vector<EncodeCase> v;
@@ -60,14 +180,21 @@ std::vector<EncodeCase> encode_cases() {
   { auto p = im2col_maps(5, false)[0].first; p.upper_corner[0] = 16; add("im2col_corner_5d_above", p); }
   { auto p = i3; p.channels_per_pixel = 257; add("im2col_channels_257", p); }
   { auto p = i3; p.pixels_per_column = 1025; add("im2col_pixels_1025", p); }
+  add_enum_values(v);
+  return v;
+}
+
+// The cases of one encode function (the pseudo-form's instr names it: ref::to_string of the map's EncodeKind).
+std::vector<EncodeCase> cases_of(const std::string& function) {
+  std::vector<EncodeCase> v;
+  for (auto& e : encode_cases())
+    if (function == ref::to_string(e.map.kind)) v.push_back(std::move(e));
   return v;
 }
 
 std::vector<Variant> encode_variants(const Form& f, const PlanOptions&) {
   std::vector<Variant> v;
-  bool im2col = f.instr == "cuTensorMapEncodeIm2col";  // the driver function the pseudo-form stands for
-  for (auto& e : encode_cases()) {
-    if ((e.map.kind == ref::EncodeKind::im2col) != im2col) continue;
+  for (auto& e : cases_of(f.instr)) {  // the driver function the pseudo-form stands for
     Json p = Json::object();
     p["encode"] = e.name;
     v.emplace_back(e.name, p);
@@ -103,9 +230,9 @@ void encode_build(const RunCase& c, Rng&, const PlanOptions&, Setup& s) {
     return;
   }
   std::string want = c.params.get_str("encode");
-  for (auto& e : encode_cases())
+  for (auto& e : cases_of(c.form->instr))
     if (e.name == want) return encode_setup(e.map, s);
-  throw std::runtime_error("no encode case '" + want + "'");
+  throw std::runtime_error("no encode case '" + want + "' of " + c.form->instr);
 }
 
 
