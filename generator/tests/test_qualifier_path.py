@@ -9,14 +9,10 @@ for a qualifier are the valid forms that differ from it in that qualifier and in
 such as `dst` of `dir`, may differ too). A value that is the same instruction as a partner's
 (ptxcts_gen.parse.key: `.shared` and `.shared::cta`) is not a qualifier of its own and is skipped.
 
-Front-end mapping decision, per front-end module (every module of ptxcts_gen.frontends with `spell` and a
-FAMILIES table) and per valid form carrying the value:
-  - the family table (FAMILIES) answers the form, or spell() gives without asking it an Unexpressible whose
-    reason names the value (its spelling; for an on/off qualifier its name): an answer that names nothing of it
-    (a rule the form breaks at the chapter's version, a PTX ISA version the mapping does not map yet) decides
-    nothing about the qualifier;
-  - a Spelling must differ from every partner's Spelling (the same spelling for two instructions drops the
-    qualifier silently), or an Unexpressible states its reason; a MappingError is no decision.
+Front-end mapping decision, per front-end module (every module of ptxcts_gen.frontends with `spell` and its
+decisions, QUALIFIERS) and per valid form carrying the value: QUALIFIERS holds the value (Written: how the
+front-end writes it; Unexpressible: why it cannot; frontends/table.py), the form's answer is no MappingError, and a
+Spelling differs from every partner's (the same spelling for two instructions drops the qualifier silently).
 Lowering rule, per valid form carrying the value: a rule of lowering.rules_for(form) reads the qualifier, or a
 value it implies (Rule.fields), and makes a demand.
 
@@ -29,8 +25,8 @@ import types
 import unittest
 
 from ptxcts_gen import frontends, isa, parse
-from ptxcts_gen.frontends import MappingError, Spelling, Unexpressible
-from ptxcts_gen.frontends.table import spell_form
+from ptxcts_gen.frontends import MappingError, Spelling
+from ptxcts_gen.frontends.table import NOT_QUALIFIERS, spell_form
 from ptxcts_gen.lowering import rules_for
 from ptxcts_gen.model import family_forms
 
@@ -87,51 +83,14 @@ def family_plan(mod):
     return plan
 
 
-class _Asked(Exception):
-    """Raised by the stand-in family table: spell() asked the table."""
-
-
-class _AskingTable(dict):
-    def get(self, family, default=None):
-        return self[family]
-
-    def __getitem__(self, family):
-        def ask(q):
-            raise _Asked(family)
-        return ask
-
-    def __contains__(self, family):
-        return True
-
-
 def mapping_modules():
-    """Every front-end mapping of ptxcts_gen.frontends: a module with spell() and a FAMILIES table."""
+    """Every front-end mapping of ptxcts_gen.frontends: a module with spell() and its decisions (QUALIFIERS)."""
     out = []
     for info in pkgutil.iter_modules(frontends.__path__):
         m = importlib.import_module(f"{frontends.__name__}.{info.name}")
-        if callable(getattr(m, "spell", None)) and isinstance(getattr(m, "FAMILIES", None), dict):
+        if callable(getattr(m, "spell", None)) and isinstance(getattr(m, "QUALIFIERS", None), dict):
             out.append(m)
     return out
-
-
-def frontend_answer(m, form):
-    """(answer, asked): the mapping's answer for the form (a Spelling, an Unexpressible, or the MappingError), and
-    whether the family table gave it."""
-    real = m.FAMILIES
-    m.FAMILIES = _AskingTable()
-    try:
-        m.spell(form)
-        asked = False
-    except _Asked:
-        asked = True
-    except MappingError:
-        asked = True
-    finally:
-        m.FAMILIES = real
-    try:
-        return m.spell(form), asked
-    except MappingError as e:
-        return e, asked
 
 
 class Missing:
@@ -162,49 +121,37 @@ def names(reason, k, v):
 
 
 def frontend_gaps(plans, mappings):
-    """Missing front-end decisions: a value is decided when the family table answers at least one form carrying
-    it; a Spelling equal to a partner's, and a MappingError, are reported on every form. Also the mappings whose
-    spell() never asks its table."""
-    missing, blind = Missing(), []
+    """Missing front-end decisions: every qualifier value a valid form carries has an entry in each mapping's
+    QUALIFIERS (frontends/table.py: Written, how it writes it, or Unexpressible, why it cannot); a form's answer
+    that is a MappingError, or a Spelling equal to a partner's (the qualifier dropped), is reported too."""
+    missing = Missing()
     for m in mappings:
         answers = {}
 
         def answer(f):
             if f.id not in answers:
-                answers[f.id] = frontend_answer(m, f)
+                try:
+                    answers[f.id] = m.spell(f)
+                except MappingError as e:
+                    answers[f.id] = e
             return answers[f.id]
         where = f"front-end {m.NAME} ({m.__name__})"
-        asked_any = False
         for family, plan in plans.items():
-            unasked = collections.OrderedDict()     # (qualifier, value) -> [forms the table was not asked for]
-            decided = set()
             for k, v, f, partners, _, same in plan:
-                if same:
+                if same or k in NOT_QUALIFIERS:
                     continue
-                a, asked = answer(f)
-                asked_any |= asked
-                if not asked:
-                    unasked.setdefault((k, repr(v)), []).append((v, f, a))
-                elif isinstance(a, MappingError):
+                if (family, k, v) not in m.QUALIFIERS:
+                    missing.add(family, k, v, where, "no decision in its QUALIFIERS (Written or Unexpressible)",
+                                f.id)
+                    continue
+                a = answer(f)
+                if isinstance(a, MappingError):
                     missing.add(family, k, v, where, f"MappingError: {a}", f.id)
-                elif isinstance(a, Spelling) and any(answer(g)[0] == a for g in partners):
-                    g = next(g for g in partners if answer(g)[0] == a)
+                elif isinstance(a, Spelling) and any(answer(g) == a for g in partners):
+                    g = next(g for g in partners if answer(g) == a)
                     missing.add(family, k, v, where, f"dropped: spelled {a.callee} like the form with {k} = "
                                 f"{g.quals.get(k)!r} ({g.id}), another instruction", f.id)
-                else:
-                    decided.add((k, repr(v)))
-            for (k, rv), rows in unasked.items():
-                if (k, rv) in decided or any(isinstance(a, Unexpressible) and names(a.reason, k, v)
-                                             for v, _, a in rows):
-                    continue
-                v, f, a = rows[0]
-                said = a.reason if isinstance(a, Unexpressible) else repr(a)
-                missing.add(family, k, v, where, "no mapping decision: spell() answers every form carrying it "
-                            f"without its family table (FAMILIES), with a reason that does not name it: {said!r}",
-                            f.id, len(rows))
-        if not asked_any:
-            blind.append(m.__name__)
-    return missing, blind
+    return missing
 
 
 def lowering_gaps(plans, rules_of=rules_for):
@@ -223,12 +170,14 @@ def lowering_gaps(plans, rules_of=rules_for):
     return missing
 
 
-def standin_mapping(base, family, fn):
-    """A mapping module like `base` whose function for `family` is fn (the checks' own test)."""
+def standin_mapping(base, family=None, fn=None, without=None):
+    """A mapping module like `base` whose function for `family` is fn, or whose QUALIFIERS lack the decision
+    `without` (the checks' own test)."""
     m = types.ModuleType(f"standin_of_{base.NAME}")
     m.NAME = f"standin-{base.NAME}"
-    m.FAMILIES = dict(base.FAMILIES, **{family: fn})
-    m.spell = lambda form: spell_form(form, m.FAMILIES, m.NAME, m.NAME, lambda form_id, s: None)
+    m.FAMILIES = dict(base.FAMILIES, **({family: fn} if family else {}))
+    m.QUALIFIERS = {k: d for k, d in base.QUALIFIERS.items() if k != without}
+    m.spell = lambda form: spell_form(form, m.FAMILIES, m.QUALIFIERS, m.NAME, m.NAME, lambda form_id, s: None)
     return m
 
 
@@ -242,8 +191,7 @@ class QualifierPath(unittest.TestCase):
         self.assertTrue({"llvm", "cccl"} <= {m.NAME for m in self.mappings}, [m.NAME for m in self.mappings])
 
     def test_every_qualifier_value_has_a_mapping_decision_of_every_front_end(self):
-        missing, blind = frontend_gaps(self.plans, self.mappings)
-        self.assertEqual(blind, [], "spell() never asks its FAMILIES table: this test cannot see their decisions")
+        missing = frontend_gaps(self.plans, self.mappings)
         if missing.found:
             self.fail("qualifier values without a front-end mapping decision:\n" + missing.report())
 
@@ -265,7 +213,7 @@ class TheChecksFail(unittest.TestCase):
         from ptxcts_gen.frontends import llvm
         real = llvm.FAMILIES["cp.async.bulk.prefetch"]
         m = standin_mapping(llvm, "cp.async.bulk.prefetch", lambda q: real(dict(q, cache_hint=False)))
-        missing, _ = frontend_gaps(self.plans, [m])
+        missing = frontend_gaps(self.plans, [m])
         dropped = [key for key in missing.found if key[1:3] == ("cache_hint", "True") and key[4].startswith("dropped")]
         self.assertTrue(dropped, missing.report())
 
@@ -274,8 +222,16 @@ class TheChecksFail(unittest.TestCase):
 
         def broken(q):
             raise MappingError("no entry")
-        missing, _ = frontend_gaps(self.plans, [standin_mapping(llvm, "cp.async.bulk.prefetch", broken)])
+        missing = frontend_gaps(self.plans, [standin_mapping(llvm, "cp.async.bulk.prefetch", broken)])
         self.assertTrue([key for key in missing.found if key[1] == "cache_hint" and "MappingError" in key[4]],
+                        missing.report())
+
+    def test_a_front_end_without_a_decision_is_named(self):
+        from ptxcts_gen.frontends import cccl
+        key = ("cp.async.bulk.prefetch", "cache_hint", True)
+        self.assertIn(key, cccl.QUALIFIERS)
+        missing = frontend_gaps(self.plans, [standin_mapping(cccl, without=key)])
+        self.assertTrue([k for k in missing.found if k[1:3] == ("cache_hint", "True") and "no decision" in k[4]],
                         missing.report())
 
     def test_a_missing_lowering_rule_is_named(self):

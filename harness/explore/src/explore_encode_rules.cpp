@@ -190,8 +190,9 @@ const std::map<std::string, Breaker>& breakers() {
 // lacking one, never silently dropped).
 const std::map<std::string, std::string>& unreachable_rules() {
   static const std::string wide =
-      "cuTensorMapEncodeIm2colWide: the run tier has no driver-API form for it (encode_forms: Tiled and Im2col) and "
-      "the im2col::w forms that need it run on sm_100, which the run tier does not drive yet";
+      "cuTensorMapEncodeIm2colWide: exploration draws no Wide maps (the run tier's planned encode cases of its form, "
+      "encode_forms, hold every value of its enums, each refused below compute capability 10.0) and the im2col::w "
+      "forms that need it run on sm_100, which the run tier does not drive yet";
   static const std::string open =
       "an open point of the validator (no must either way): a map breaking it alone is no case (the encode ABI "
       "refuses it), one breaking it with another rule is judged by the other";

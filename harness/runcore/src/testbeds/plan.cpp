@@ -26,7 +26,7 @@ const AbiRegistry& abi_registry() {
 const std::vector<Form>& encode_forms() {
   static const std::vector<Form> f = [] {
     std::vector<Form> v;
-    for (const char* fn : {"cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col"}) {
+    for (const char* fn : {"cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col", "cuTensorMapEncodeIm2colWide"}) {
       Form x;
       x.form = std::string("tensormap/") + fn;
       x.family = "tensormap.encode";
