@@ -85,6 +85,7 @@ def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None)
     explained = set()                 # (index of core instruction, token index) decided by some rule
     whole = set()                     # indexes of core instructions a rule accounts for
     entire = set()                    # ... with every modifier (a CALL of a software path)
+    marks = []                        # (rule, demand, index, instruction) of each demand of a mark
     for rule, d in applied:
         if d.sequence is not None:
             got = tuple(keymod.core_text(i) for i in core)
@@ -110,14 +111,23 @@ def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None)
         for run in d.lacks:
             if _has_run(toks, run):
                 v.failed.append(f"{rule.name}: {p.mnemonic} has .{run}")
+        if d.one_of:
+            found = [run for run in d.one_of if _has_run(toks, run)]
+            if len(found) != 1:
+                v.failed.append(f"{rule.name}: {p.mnemonic} has " + (" and ".join(f".{r}" for r in found) or "none")
+                                + f" of {' / '.join('.' + r for r in d.one_of)}, expected one")
+            for run in found:
+                explained.update((n, t) for t in _run_positions(toks, run))
+        if d.mark:
+            marks.append((rule, d, n, p))
         if d.call:
-            if _has_run(toks, "MULTICAST"):
-                explained.update((n, t) for t in _run_positions(toks, "MULTICAST"))
+            if _has_run(toks, d.hardware):
+                explained.update((n, t) for t in _run_positions(toks, d.hardware))
             else:
                 calls = [k for k, i in enumerate(core) if i.opcode == "CALL"]
                 if not calls:
-                    v.failed.append(f"{rule.name}: {p.mnemonic} without .MULTICAST and no CALL (software path): the "
-                                    f"multicast is dropped")
+                    v.failed.append(f"{rule.name}: {p.mnemonic} without .{d.hardware} and no CALL (software path): "
+                                    f"the multicast is dropped")
                 elif [core[k].mnemonic for k in calls] != [SOFTWARE_CALL]:
                     v.failed.append(f"{rule.name}: the software path is one {SOFTWARE_CALL}, found "
                                     f"{' ; '.join(core[k].mnemonic for k in calls)}")
@@ -134,6 +144,9 @@ def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None)
         elif d.tail == "plain" and _is_pred(last):
             v.failed.append(f"{rule.name}: {p.mnemonic}: a predicate operand {last} without ignore-src")
         whole.add(n)
+    for rule, d, n, p in marks:   # after every rule: a mark is a modifier none of them explains
+        if all((n, t) in explained for t in range(len(_runs(p.mnemonic)))):
+            v.failed.append(f"{rule.name}: {p.mnemonic}: no modifier beyond those the other rules explain: {d.mark}")
     if v.failed:
         v.cls = FAIL
         return v
