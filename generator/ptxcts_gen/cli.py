@@ -280,9 +280,12 @@ def module_selection(args):
                                                                           if args.family else ""))
     renamed = t.rename and ptx_key(args.ptx) > ptx_key(t.max_ptx)
     tgt_rules = [] if t.exists_at(args.ptx) else (["target.renamed"] if renamed else ["target.not_at_ptx"])
+    from .rules import RULES
     info = {}
     for f in forms:
-        rules = sorted(set(f.invalid_by) | set(_requirement_violations(f, t, args.ptx)) | set(tgt_rules))
+        # a rule a later version lifts for the form (Rule.lifted: .add.noftz.f32 from PTX 9.4) no longer holds there
+        held = {r for r in f.invalid_by if RULES[r].applies(f.quals, args.ptx)}
+        rules = sorted(held | set(_requirement_violations(f, t, args.ptx)) | set(tgt_rules))
         info[f.id] = rules
     if args.valid_only:
         forms = [f for f in forms if not info[f.id]]

@@ -59,9 +59,14 @@ def _choose(chosen, alphabet, opcode):
 
 
 # ---- which SASS opcode a family lowers to ---------------------------------------------------------------------
+def _l2cctl(q):
+    """The prefetch is the L2 cache-control instruction (UBLKL2CCTL / UTMAL2CCTL): at sm_107* (every prefetch, .PF;
+    with .L2::evict_last, .PM), and for .L2::evict_last (PTX ISA 9.4, sm_107f+) at a target not named."""
+    return (q.get("target") or "").startswith("sm_107") or bool(q.get("eviction"))
+
+
 def _principal(q, family):
-    if family in ("cp.async.bulk.prefetch", "cp.async.bulk.prefetch.tensor") and q.get("eviction"):
-        # .L2::evict_last (PTX ISA 9.4): the L2 cache-control instruction of the same operands
+    if family in ("cp.async.bulk.prefetch", "cp.async.bulk.prefetch.tensor") and _l2cctl(q):
         return "UBLKL2CCTL" if family == "cp.async.bulk.prefetch" else "UTMAL2CCTL"
     if family == "cp.async":
         return "LDGSTS"
@@ -237,7 +242,15 @@ def _report_token(report):
 
 
 REPORT_TOKENS = ("VALIDCHK_80000000", "VALIDCHK_XXXX8000", "VALIDCHK_XXXXXX80", "VALIDCHK_XXXXXXX8", "VALIDCHK_EVERY_FF")
-EVICT_LAST = "PM"     # the eviction-priority modifier of the L2 cache-control instruction (.L2::evict_last)
+# the modifiers of the L2 cache-control instruction of a prefetch at sm_107*: .PF a prefetch, .PM a prefetch with
+# .L2::evict_last (the lines kept last)
+L2CCTL_PREFETCH, EVICT_LAST = "PF", "PM"
+
+
+def _eviction(q):
+    if _l2cctl(q):
+        return _choose(EVICT_LAST if q.get("eviction") else L2CCTL_PREFETCH, (L2CCTL_PREFETCH, EVICT_LAST), "")
+    return _choose(None, (L2CCTL_PREFETCH, EVICT_LAST), "")
 FLUSHING_ADD_F32 = ("`cp.reduce.async.bulk.add.f32` flushes subnormal inputs and results to sign-preserving zero; "
                     "`.noftz` preserves them: the lowering of `.add.noftz.f32` needs a mark that the flushing add "
                     "lacks")
@@ -254,15 +267,17 @@ RULES = (
          OBSERVED + ": one UBLKCP (bulk copy)", _family_rule("cp.async.bulk")),
     Rule("reduce.opcode", ("cp.reduce.async.bulk",), ("family",), "",
          OBSERVED + ": one UBLKRED (bulk reduction)", _family_rule("cp.reduce.async.bulk")),
-    Rule("bulk_prefetch.opcode", ("cp.async.bulk.prefetch",), ("family",), "",
-         OBSERVED + ": one UBLKPF (bulk prefetch)", _family_rule("cp.async.bulk.prefetch")),
+    Rule("bulk_prefetch.opcode", ("cp.async.bulk.prefetch",), ("family", "eviction", "target"), "",
+         OBSERVED + ": one UBLKPF (bulk prefetch); " + OBSERVED_9X + ": at sm_107* and with .L2::evict_last one "
+         "UBLKL2CCTL (L2 cache control)", _family_rule("cp.async.bulk.prefetch")),
     Rule("tensor.opcode", ("cp.async.bulk.tensor",), ("dst",), "",
          OBSERVED + ": one UTMALDG (tensor load, .dst shared) or UTMASTG (tensor store, .dst global)",
          _family_rule("cp.async.bulk.tensor")),
     Rule("reduce_tensor.opcode", ("cp.reduce.async.bulk.tensor",), ("family",), "",
          OBSERVED + ": one UTMAREDG", _family_rule("cp.reduce.async.bulk.tensor")),
-    Rule("prefetch_tensor.opcode", ("cp.async.bulk.prefetch.tensor",), ("family",), "",
-         OBSERVED + ": one UTMAPF", _family_rule("cp.async.bulk.prefetch.tensor")),
+    Rule("prefetch_tensor.opcode", ("cp.async.bulk.prefetch.tensor",), ("family", "eviction", "target"), "",
+         OBSERVED + ": one UTMAPF; " + OBSERVED_9X + ": at sm_107* and with .L2::evict_last one UTMAL2CCTL",
+         _family_rule("cp.async.bulk.prefetch.tensor")),
 
     # ---- cp.async ------------------------------------------------------------------------------------------------
     Rule("cp.async.global_source", ("cp.async",), ("family",),
@@ -310,8 +325,8 @@ RULES = (
          "", OBSERVED + ": .L2::cache_hint: the cache policy as a last operand desc[URx]; without it: none",
          lambda q: None),   # replaced below per family (it needs the family's opcode)
     Rule("bulk_prefetch.level", ("cp.async.bulk.prefetch", "cp.async.bulk.prefetch.tensor"), ("dst",),
-         "", OBSERVED + ": .L2: .L2; with .L2::evict_last (PTX ISA 9.4) the opcode names the level (L2CCTL)",
-         lambda q: Demand(opcode="", has=("L2",)) if q.get("dst") == "L2" and not q.get("eviction") else None),
+         "", OBSERVED + ": .L2: .L2; at sm_107* (ptxas 13.5.37) the opcode names the level (L2CCTL)",
+         lambda q: Demand(opcode="", has=("L2",)) if q.get("dst") == "L2" and not _l2cctl(q) else None),
     Rule("reduce.operation", ("cp.reduce.async.bulk", "cp.reduce.async.bulk.tensor"), ("redop",),
          "Each data element in the destination array is reduced inline with the corresponding data element in "
          "the source array with the reduction operation specified by the modifier `.redOp`.",
@@ -391,11 +406,11 @@ RULES = (
          "::disabled and none: none",
          lambda q: _choose(_report_token(q.get("report", "")), REPORT_TOKENS, "")),
     Rule("bulk_prefetch.eviction_priority", ("cp.async.bulk.prefetch", "cp.async.bulk.prefetch.tensor"),
-         ("eviction",), _model_text("bulk_prefetch.eviction_priority_or_cache_hint"),
-         OBSERVED_9X + " (sm_107a/f): .L2::evict_last: the L2 cache-control instruction UBLKL2CCTL.PM / "
-         "UTMAL2CCTL.PM (the tensor one with the rank and mode modifiers) in place of UBLKPF / UTMAPF; without it: "
-         "UBLKPF.L2 / UTMAPF.L2, no .PM",
-         lambda q: _choose(EVICT_LAST if q.get("eviction") else None, (EVICT_LAST,), "")),
+         ("eviction", "target"), _model_text("bulk_prefetch.eviction_priority_or_cache_hint"),
+         OBSERVED_9X + ": at sm_107, sm_107a, sm_107f every prefetch is the L2 cache-control instruction "
+         "UBLKL2CCTL / UTMAL2CCTL (the tensor one with the rank and mode modifiers): .PF, and .PM with "
+         ".L2::evict_last; elsewhere UBLKPF.L2 / UTMAPF.L2, neither",
+         _eviction),
     Rule("reduce.noftz", ("cp.reduce.async.bulk",), ("noftz", "type"),
          "The current implementation of `cp.reduce.async.bulk.add.f32` flushes subnormal inputs and results to "
          "sign-preserving zero.",
@@ -418,7 +433,7 @@ RULES = (
 KNOWN_MODIFIERS = frozenset(
     t for group in (RANKS, LOAD_MODE_TOKENS, DIRECTION_TOKENS, REDOPS, RED_TYPE_TOKENS, PREFETCH_TOKENS,
                     ("64", "128", "BYPASS", "ZFILL", "E", "DST_G_BYTE_MASK", "2CTA", "L2", "RN"), MULTICAST_TOKENS,
-                    (STRONG,) + SASS_SCOPES, REPORT_TOKENS, (EVICT_LAST,),
+                    (STRONG,) + SASS_SCOPES, REPORT_TOKENS, (L2CCTL_PREFETCH, EVICT_LAST),
                     tuple(m.split(".", 1)[1] for m in SEQUENCE_MNEMONICS if "." in m))
     for run in group for t in run.split("."))
 MEANINGFUL_ELSEWHERE = Rule(

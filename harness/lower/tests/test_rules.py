@@ -105,7 +105,12 @@ class DerivedFromTheForm(unittest.TestCase):
         self.assertNotIn("bulk_prefetch.level", d)
         d = demands("cp.async.bulk.prefetch/L2.global")
         self.assertEqual((d["bulk_prefetch.opcode"].opcode, d["bulk_prefetch.eviction_priority"].lacks),
-                         ("UBLKPF", ("PM",)))
+                         ("UBLKPF", ("PF", "PM")))
+        # at sm_107* every prefetch is the L2 cache-control instruction, .PF without .L2::evict_last
+        d = {r.name: dm for r, dm in rules_for(helpers.forms()["cp.async.bulk.prefetch/L2.global"], "sm_107a")}
+        self.assertEqual((d["bulk_prefetch.opcode"].opcode, d["bulk_prefetch.eviction_priority"].has),
+                         ("UBLKL2CCTL", ("PF",)))
+        self.assertNotIn("bulk_prefetch.level", d)
 
     def test_noftz_f32_demands_a_mark_f16_does_not(self):
         self.assertTrue(demands("cp.reduce.async.bulk/global.shared_cta.bulk_group/add.noftz.f32")["reduce.noftz"].mark)
