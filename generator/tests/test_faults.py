@@ -61,7 +61,8 @@ class Kinds(unittest.TestCase):
 
 
     def test_ptx9x_kinds_rewrite_only_their_qualifier(self):
-        ign = self.by_id["cp.async.bulk/shared_cta.global.mbarrier_complete_tx_bytes/L2_cache_hint/ignore_oob/relaxed.gpu"]
+        ign = self.by_id["cp.async.bulk/shared_cta.global.mbarrier_complete_tx_bytes/L2_cache_hint/ignore_oob/"
+                         "relaxed.gpu"]
         line = test_line(ign)
         (new,) = self.plant("ignore_oob", ign)
         self.assertNotIn("ignore_oob", new)

@@ -7,7 +7,6 @@ import os
 import socket
 import sys
 import time
-from collections import Counter
 
 from framework import boundary
 from framework import documents
@@ -16,7 +15,7 @@ from framework import manifest
 from framework.documents.errors import ResultsError
 from framework import pool as framework_pool
 from framework.progress import Progress
-from lower import coverage, findings, pool, records
+from lower import coverage, pool, records
 from framework.toolchains import nvdisasm as disasm
 from framework.documents import lowering as keys
 from lower import plan as planmod
@@ -130,7 +129,6 @@ def _run(a):
     dis = _disassembler(a, tc)
     m = manifest.load(mroot)
     m.check_filters(a.family, a.target)
-    known = findings.load(os.path.join(root, findings.PATH))   # a malformed file stops the run before any work
     items = planmod.plan(m, tc, a.family, a.target, a.form)
     if not items:
         raise Usage("the filters select no valid form")
@@ -170,7 +168,7 @@ def _run(a):
     # (exit 130/143) once the documents are whole.
     with boundary.signals_deferred():
         return _judge_and_write(a, root, m, items, tc, dis, lowered, interrupted, rid, started, out_dir,
-                                time.monotonic() - t0, n_ok, known)
+                                time.monotonic() - t0, n_ok)
 
 
 def _resumed(folder, items, tc, dis):
@@ -190,7 +188,7 @@ def _resumed(folder, items, tc, dis):
     return doc["run_id"], doc["started"], lowered
 
 
-def _judge_and_write(a, root, m, items, tc, dis, lowered, interrupted, rid, started, out_dir, wall, n_ok, known=()):
+def _judge_and_write(a, root, m, items, tc, dis, lowered, interrupted, rid, started, out_dir, wall, n_ok):
     # the SASS of every instruction under test lowered so far, saved first (for review, for --from-lowered should
     # anything after this point fail, and for --resume); not a results document
     if not a.from_lowered:
@@ -213,8 +211,6 @@ def _judge_and_write(a, root, m, items, tc, dis, lowered, interrupted, rid, star
         if v is not None:
             verdicts[(it.case.form, it.case.target)] = v
             raw_by[(it.case.form, it.case.target)] = (form, raw)
-    # reviewed findings (results/expectations/lower.toml): a covered fail becomes spec_divergence
-    stale = findings.apply(recs, known, tc.name)
     finished = documents.finished_time(started, wall)   # a clock set back loses nothing
     tcrec = dict(tc.record(), cuda_runtime=None, driver=None, **dis.record())
     doc = {"schema": "ptxcts-results", "version": documents.VERSION, "run_id": rid, "tier": TIER,
@@ -237,11 +233,6 @@ def _judge_and_write(a, root, m, items, tc, dis, lowered, interrupted, rid, star
     coverage.print_coverage(cov, sys.stderr)
     if dis.note:
         sys.stderr.write(f"lower: warning: {dis.note}\n")
-    for f in stale:
-        sys.stderr.write(f"lower: warning: finding {f.id} ({findings.PATH}) matches {f.selected} form(s) of this "
-                         f"run and covers no fail: stale (the toolchain changed, or the rule did)\n")
-    for fid, n in sorted(Counter(r["details"]["finding"] for r in recs if r["class"] == "spec_divergence").items()):
-        sys.stderr.write(f"lower: known finding {fid}: {n} form(s) spec_divergence ({findings.PATH})\n")
     bad = [r for r in recs if r["class"] in ("fail", "compile_error")]
     for r in bad[:20]:
         sys.stderr.write(f"lower: {r['class'].upper()} {r['form']} @ {r['target']}: {r.get('message', '')}\n")

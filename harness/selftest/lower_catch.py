@@ -12,8 +12,7 @@ unplanted are lowered and judged too: a plant counts only where the unplanted fo
 that already fails proves nothing).
 
 Per planted form:
-* caught: the verdict is fail (where the unplanted form already fails, a toolchain finding: the planted one fails
-  a rule the unplanted one does not);
+* caught: the verdict is fail;
 * equivalent: not fail, and the chapter says the fault cannot be observed (faults.KINDS[k].equivalent);
 * not_judged: not fail, and out of the lowering rules' reach: no rule that concerns the form reads a form field
   the fault changes (PLANT_FIELDS: an address, a size, a coordinate, a ctaMask are no rule's subject), or the
@@ -108,12 +107,12 @@ def lowered(mdir, forms, ptxas, nvdisasm, arch, jobs=2, done=None):
 
 
 def verdict(form, got, target):
-    """(class of lower.judge, lowering key, message, the rules it fails) of one form's lowered SASS at target."""
+    """(class of lower.judge, lowering key, message) of one form's lowered SASS at target."""
     from framework.lowering import judge as judgemod
     if "error" in got:
-        return "compile_error", "", got["error"].splitlines()[0][:300], ()
+        return "compile_error", "", got["error"].splitlines()[0][:300]
     v = judgemod.judge(form, got["instrs"], got["line"], target)
-    return v.cls, v.key, v.message, tuple(sorted({f.split(":", 1)[0] for f in v.failed}))
+    return v.cls, v.key, v.message
 
 
 def in_reach(kind, form, target):
@@ -125,12 +124,8 @@ def in_reach(kind, form, target):
 def classify(kind, form_obj, form, target, clean, planted):
     """The class of one plant and why: caught, equivalent, not_judged, unruled or holes (the module's docstring).
     form_obj: the model's Form; form: its manifest record."""
-    c_cls, c_key, _, c_rules = clean
-    p_cls, p_key, _, p_rules = planted
-    if c_cls == "fail" and p_cls == "fail" and set(p_rules) - set(c_rules):
-        # the unplanted form already contradicts a rule (a toolchain finding); the plant contradicts another one
-        new = ", ".join(sorted(set(p_rules) - set(c_rules)))
-        return "caught", f"beside the unplanted form's {', '.join(c_rules)}, it fails {new}"
+    c_cls, c_key, _ = clean
+    p_cls, p_key, _ = planted
     if c_cls != "pass":
         return "not_judged", f"the unplanted form's lowering is {c_cls}, not pass"
     if p_cls == "fail":

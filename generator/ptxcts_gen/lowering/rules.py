@@ -37,9 +37,6 @@ class Demand:
     hardware: str = "MULTICAST"
     # exactly one of these runs (each a choice the form allows, e.g. a scope at least as wide as the form's)
     one_of: Tuple[str, ...] = ()
-    # the principal carries a modifier no rule of the form explains: the text gives the form a property (e.g.
-    # .noftz keeps subnormals) that the lowering of the form without it lacks; `mark` says which, for the message
-    mark: str = ""
 
 
 @dataclass(frozen=True)
@@ -168,7 +165,8 @@ def _multicast_rules(prefix, family, opcode, what):
     return (Rule(f"{prefix}.multicast", (family,), ("multicast", "mc_width", "target"),
                  "Operand `ctaMask` specifies the destination CTAs in the cluster",
                  OBSERVED + ": .multicast::cluster: .MULTICAST; observed: ptxas 13.5.37 (PTX ISA 9.4): "
-                 ".multicast::cluster::16b: .MULTICAST (the 16-bit ctaMask of .multicast::cluster); ::32b at sm_107a/f: "
+                 ".multicast::cluster::16b: .MULTICAST (the 16-bit ctaMask of .multicast::cluster); ::32b at "
+                 "sm_107a/f: "
                  ".MULTICAST32",
                  lambda q: _multicast(q, opcode, hardware=True)),
             Rule(f"{prefix}.multicast.elsewhere", (family,), ("multicast", "mc_width", "target"),
@@ -241,7 +239,8 @@ def _report_token(report):
     return f"VALIDCHK_{pattern.upper().rjust(8, 'X')}"
 
 
-REPORT_TOKENS = ("VALIDCHK_80000000", "VALIDCHK_XXXX8000", "VALIDCHK_XXXXXX80", "VALIDCHK_XXXXXXX8", "VALIDCHK_EVERY_FF")
+REPORT_TOKENS = ("VALIDCHK_80000000", "VALIDCHK_XXXX8000", "VALIDCHK_XXXXXX80", "VALIDCHK_XXXXXXX8",
+                 "VALIDCHK_EVERY_FF")
 # the modifiers of the L2 cache-control instruction of a prefetch at sm_107*: .PF a prefetch, .PM a prefetch with
 # .L2::evict_last (the lines kept last)
 L2CCTL_PREFETCH, EVICT_LAST = "PF", "PM"
@@ -251,9 +250,9 @@ def _eviction(q):
     if _l2cctl(q):
         return _choose(EVICT_LAST if q.get("eviction") else L2CCTL_PREFETCH, (L2CCTL_PREFETCH, EVICT_LAST), "")
     return _choose(None, (L2CCTL_PREFETCH, EVICT_LAST), "")
-FLUSHING_ADD_F32 = ("`cp.reduce.async.bulk.add.f32` flushes subnormal inputs and results to sign-preserving zero; "
-                    "`.noftz` preserves them: the lowering of `.add.noftz.f32` needs a mark that the flushing add "
-                    "lacks")
+# a flush-to-zero modifier, which .noftz forbids (no SASS of these toolchains shows one on UBLKRED: its .ADD.F32 keeps
+# subnormals, measured on the H100 and the H200, results/findings/toolchains.md)
+FTZ = "FTZ"
 
 
 RULES = (
@@ -411,13 +410,12 @@ RULES = (
          "UBLKL2CCTL / UTMAL2CCTL (the tensor one with the rank and mode modifiers): .PF, and .PM with "
          ".L2::evict_last; elsewhere UBLKPF.L2 / UTMAPF.L2, neither",
          _eviction),
-    Rule("reduce.noftz", ("cp.reduce.async.bulk",), ("noftz", "type"),
-         "The current implementation of `cp.reduce.async.bulk.add.f32` flushes subnormal inputs and results to "
-         "sign-preserving zero.",
-         OBSERVED_9X + ": .add.noftz.f32 lowers to UBLKRED.G.S.ADD.F32.RN, the instruction of .add.f32 (the same "
-         "128-bit encoding at sm_90a): no mark of .noftz (results/findings/toolchains.md)",
-         lambda q: Demand(opcode="UBLKRED", mark=FLUSHING_ADD_F32)
-         if q.get("noftz") and q.get("type") == "f32" else None),
+    Rule("reduce.noftz", ("cp.reduce.async.bulk",), ("noftz",),
+         "It preserves input and result subnormals, and does not flush them to zero.",
+         OBSERVED_9X + ": .add.noftz.f16/.bf16/.f32: UBLKRED .ADD.F16/.BF16/.F32.RN, no flush-to-zero modifier; "
+         ".add.noftz.f32 is the instruction of .add.f32 (the same encoding), whose .ADD.F32 keeps subnormals on the "
+         "H100 and the H200 (results/findings/toolchains.md)",
+         lambda q: Demand(opcode="UBLKRED", lacks=(FTZ,)) if q.get("noftz") else None),
     Rule("fence.proxy.async", ("cp.async.bulk.groups",), ("space",),
          "`fence.proxy.async` should be used to synchronize memory between *generic",
          OBSERVED + ": FENCE.VIEW.ASYNC.S after MEMBAR.ALL.GPU (no space, .shared::cluster) or MEMBAR.ALL.CTA "
@@ -425,6 +423,27 @@ RULES = (
          "MEMBAR.ALL.CTA before MEMBAR.ALL.GPU)",
          _fence, instrs=("fence.proxy.async",)),
 )
+
+
+# The form fields (forms.jsonl quals) no lowering rule reads, each with the reason: a qualifier of the model is either
+# read by a rule above or named here (lower.unit.rules fails on one that is neither: a new qualifier needs a
+# lowering decision).
+NOT_LOWERED = {
+    "b128": ".b128 comes with .relaxed (bulk.sem reads .sem); it names the element type, no SASS modifier",
+    "byte_mask": "the byteMask operand of .cp_mask (bulk.cp_mask reads cp_mask): an operand value",
+    "completion": "the completion mechanism follows from the direction (bulk.direction); the SASS names neither",
+    "coords": "the count of tensor coordinates follows from .dim (tensor.rank reads dim): operands",
+    "im2col_info": "the count of im2col offsets follows from .dim and the load mode: operands",
+    "flow": "the test kernel's flow around the instruction (group counts), not the instruction",
+    "ignore_oob": ".ignore_oob: ptxas 13.5.37 emits the copy without it, the same 128-bit encoding, and the "
+                  "kernels' ignoreBytesLeft/Right are 0 (no byte ignored): no SASS mark to demand "
+                  "(results/findings/toolchains.md)",
+    "mbar_operand": "the [mbar] operand's presence (the forms without it are invalid)",
+    "n_operand": "an immediate or a register N (the register forms are invalid)",
+    "policy": "the cache-policy operand comes with .L2::cache_hint (bulk.cache_hint reads cache_hint)",
+    "size_imm": "an immediate size: an operand value",
+    "src": "the source space, with .dst the direction (bulk.direction reads dir)",
+}
 
 
 # Every modifier some rule gives a meaning to (the modifier alphabets, and the modifiers of the sequences). On a form none of whose rules decides it, such a modifier is a

@@ -85,7 +85,6 @@ def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None)
     explained = set()                 # (index of core instruction, token index) decided by some rule
     whole = set()                     # indexes of core instructions a rule accounts for
     entire = set()                    # ... with every modifier (a CALL of a software path)
-    marks = []                        # (rule, demand, index, instruction) of each demand of a mark
     for rule, d in applied:
         if d.sequence is not None:
             got = tuple(keymod.core_text(i) for i in core)
@@ -118,8 +117,6 @@ def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None)
                                 + f" of {' / '.join('.' + r for r in d.one_of)}, expected one")
             for run in found:
                 explained.update((n, t) for t in _run_positions(toks, run))
-        if d.mark:
-            marks.append((rule, d, n, p))
         if d.call:
             if _has_run(toks, d.hardware):
                 explained.update((n, t) for t in _run_positions(toks, d.hardware))
@@ -144,9 +141,6 @@ def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None)
         elif d.tail == "plain" and _is_pred(last):
             v.failed.append(f"{rule.name}: {p.mnemonic}: a predicate operand {last} without ignore-src")
         whole.add(n)
-    for rule, d, n, p in marks:   # after every rule: a mark is a modifier none of them explains
-        if all((n, t) in explained for t in range(len(_runs(p.mnemonic)))):
-            v.failed.append(f"{rule.name}: {p.mnemonic}: no modifier beyond those the other rules explain: {d.mark}")
     if v.failed:
         v.cls = FAIL
         return v
