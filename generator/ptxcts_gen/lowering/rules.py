@@ -166,8 +166,7 @@ def _multicast_rules(prefix, family, opcode, what):
                  "Operand `ctaMask` specifies the destination CTAs in the cluster",
                  OBSERVED + ": .multicast::cluster: .MULTICAST; observed: ptxas 13.5.37 (PTX ISA 9.4): "
                  ".multicast::cluster::16b: .MULTICAST (the 16-bit ctaMask of .multicast::cluster); ::32b at "
-                 "sm_107a/f: "
-                 ".MULTICAST32",
+                 "sm_107a/f: .MULTICAST32",
                  lambda q: _multicast(q, opcode, hardware=True)),
             Rule(f"{prefix}.multicast.elsewhere", (family,), ("multicast", "mc_width", "target"),
                  MULTICAST_TARGETS_QUOTE,
@@ -242,7 +241,7 @@ def _report_token(report):
 REPORT_TOKENS = ("VALIDCHK_80000000", "VALIDCHK_XXXX8000", "VALIDCHK_XXXXXX80", "VALIDCHK_XXXXXXX8",
                  "VALIDCHK_EVERY_FF")
 # the modifiers of the L2 cache-control instruction of a prefetch at sm_107*: .PF a prefetch, .PM a prefetch with
-# .L2::evict_last (the lines kept last)
+# .L2::evict_last
 L2CCTL_PREFETCH, EVICT_LAST = "PF", "PM"
 
 
@@ -250,6 +249,8 @@ def _eviction(q):
     if _l2cctl(q):
         return _choose(EVICT_LAST if q.get("eviction") else L2CCTL_PREFETCH, (L2CCTL_PREFETCH, EVICT_LAST), "")
     return _choose(None, (L2CCTL_PREFETCH, EVICT_LAST), "")
+
+
 # a flush-to-zero modifier, which .noftz forbids (no SASS of these toolchains shows one on UBLKRED: its .ADD.F32 keeps
 # subnormals, measured on the H100 and the H200, results/findings/toolchains.md)
 FTZ = "FTZ"
