@@ -237,11 +237,12 @@ def _noftz(line, form):
     return [line.replace(".add.noftz.f32", ".add.f32", 1)]
 
 
-MULTICAST_RE = re.compile(r"\.multicast::cluster(::16b|::32b)?(?=[ .])")
+MULTICAST_RE = re.compile(r"\.multicast::cluster(::16b|::32b)(?=[ .])")
 
 
 def _multicast(line, form):
-    """.multicast::cluster{::16b, ::32b} dropped with its ctaMask operand: a copy to the issuing CTA alone."""
+    """.multicast::cluster::16b / ::32b (PTX ISA 9.4) dropped with its ctaMask operand: a copy to the issuing CTA
+    alone (the plain .multicast::cluster has the cta_mask kind)."""
     m = MULTICAST_RE.search(line)
     if not m:
         return None
@@ -318,7 +319,7 @@ KINDS = {k.name: k for k in (
     Kind("scope", "the .relaxed scope narrowed to .cta (.cluster/.gpu/.sys -> .cta)", _scope),
     Kind("relaxed", ".relaxed.scope (and its .b128) dropped: a weak copy or reduction", _relaxed),
     Kind("noftz", ".noftz dropped from .add.noftz.f32 (subnormals flushed)", _noftz),
-    Kind("multicast", ".multicast::cluster{::16b,::32b} and its ctaMask dropped: the issuing CTA's copy alone",
+    Kind("multicast", ".multicast::cluster::16b/::32b and its ctaMask dropped: the issuing CTA's copy alone",
          _multicast),
     Kind("mc_width", "::16b dropped from .multicast::cluster::16b", _mc_width, _mc_width_equivalent),
     Kind("report", "another validity pattern of .mbarrier::report::validity::per_16bytes", _report),
