@@ -288,10 +288,9 @@ def module_selection(args):
         forms = [f for f in forms if ptx_key(f.valid_from or f.min_ptx) > ptx_key(newer)]
     info = {}
     for f in forms:
-        # a rule a later version lifts for this form (Rule.lifted) no longer rejects it from that version
-        own = {r for r in f.invalid_by
-               if not ((at := RULES[r].lifted_at(f.quals)) and ptx_key(args.ptx) >= ptx_key(at))}
-        rules = sorted(own | set(_requirement_violations(f, t, args.ptx)) | set(tgt_rules))
+        # a rule a later version lifts for the form (Rule.lifted: .add.noftz.f32 from PTX 9.4) no longer holds there
+        held = {r for r in f.invalid_by if RULES[r].applies(f.quals, args.ptx)}
+        rules = sorted(held | set(_requirement_violations(f, t, args.ptx)) | set(tgt_rules))
         info[f.id] = rules
     if args.valid_only:
         forms = [f for f in forms if not info[f.id]]

@@ -190,6 +190,109 @@ def _prefetch_equivalent(form):
         if "prefetch" in form.family else None
 
 
+# ---- the qualifiers of PTX ISA 9.2-9.5 (the extension axes of the model) ----
+def _ignore_oob(line, form):
+    """.ignore_oob dropped with its ignoreBytesLeft/Right operands (a copy that ignores nothing)."""
+    if ".ignore_oob" not in line or ", %ign_l, %ign_r" not in line:
+        return None
+    return [line.replace(".ignore_oob", "", 1).replace(", %ign_l, %ign_r", "", 1)]
+
+
+def _ignore_oob_equivalent(form):
+    return ("the kernels' ignoreBytesLeft and ignoreBytesRight are 0 (templates/frame.ptx.j2): no byte is ignored, "
+            "so the copy is the one without .ignore_oob")
+
+
+def _ignore_bytes(line, form):
+    """ignoreBytesLeft 0 -> 8: the first 8 bytes of the source ignored."""
+    if ".ignore_oob" not in line or ", %ign_l, %ign_r" not in line:
+        return None
+    return [f"add.u32 %ign_l, %ign_l, 8; {FAULT_MARK}", line]
+
+
+SCOPE_RE = re.compile(r"\.relaxed\.(cta|cluster|gpu|sys)(?=\.)")
+
+
+def _scope(line, form):
+    """.relaxed.{cluster,gpu,sys} narrowed to .relaxed.cta."""
+    m = SCOPE_RE.search(line)
+    if not m or m.group(1) == "cta":
+        return None
+    return [line[:m.start(1)] + "cta" + line[m.end(1):]]
+
+
+def _relaxed(line, form):
+    """.relaxed.scope dropped (with the .b128 type it comes with): a weak copy or reduction."""
+    m = SCOPE_RE.search(line)
+    if not m:
+        return None
+    out = line[:m.start()] + line[m.end():]
+    return [re.sub(r"\.b128(?=[ .])", "", out, count=1)]
+
+
+def _noftz(line, form):
+    """.noftz dropped from .add.noftz.f32 (the flushing add; .f16/.bf16 take no add without it)."""
+    if ".add.noftz.f32" not in line:
+        return None
+    return [line.replace(".add.noftz.f32", ".add.f32", 1)]
+
+
+MULTICAST_RE = re.compile(r"\.multicast::cluster(::16b|::32b)(?=[ .])")
+
+
+def _multicast(line, form):
+    """.multicast::cluster::16b / ::32b (PTX ISA 9.4) dropped with its ctaMask operand: a copy to the issuing CTA
+    alone (the plain .multicast::cluster has the cta_mask kind)."""
+    m = MULTICAST_RE.search(line)
+    if not m:
+        return None
+    out = line[:m.start()] + line[m.end():]
+    return [re.sub(r", %cta_mask(32)?(?=[,;])", "", out, count=1)]
+
+
+def _mc_width(line, form):
+    """::16b dropped from .multicast::cluster::16b."""
+    if ".multicast::cluster::16b" not in line:
+        return None
+    return [line.replace(".multicast::cluster::16b", ".multicast::cluster", 1)]
+
+
+def _mc_width_equivalent(form):
+    return ("`.multicast::cluster` takes the 16-bit `ctaMask` (the chapter) that `::16b` names: the same copy to the "
+            "same CTAs")
+
+
+REPORT_RE = re.compile(r"\.mbarrier::report::validity::per_16bytes::(80000000|8000|80|8)(?=[ .])")
+REPORT_NEXT = {"80000000": "8000", "8000": "80", "80": "8", "8": "80000000"}
+
+
+def _report(line, form):
+    """The validity pattern of .mbarrier::report::validity::per_16bytes::X replaced by another one."""
+    m = REPORT_RE.search(line)
+    if not m:
+        return None
+    return [line[:m.start(1)] + REPORT_NEXT[m.group(1)] + line[m.end(1):]]
+
+
+def _sync_restrict(line, form):
+    m = re.match(r"cp\.async\.bulk\.wait_group\.sync_restrict::proxy::async (\d+);", line)
+    if not m:
+        return None
+    return ["cp.async.bulk.wait_group" + line[len("cp.async.bulk.wait_group.sync_restrict::proxy::async"):]]
+
+
+def _sync_restrict_equivalent(form):
+    return ("a wait_group without .sync_restrict::proxy::async waits for at least what the restricted one does: no "
+            "result of a kernel can change (the lowering tier sees the CCTL.IVALL it adds)")
+
+
+def _evict_last(line, form):
+    """.L2::evict_last dropped from a prefetch (a plain prefetch to L2)."""
+    if ".L2::evict_last" not in line:
+        return None
+    return [line.replace(".L2::evict_last", "", 1)]
+
+
 KINDS = {k.name: k for k in (
     Kind("redop", "another redOp of the same type (add->min, min->max, inc->dec, and->or, ...)", _redop,
          _prefetch_equivalent),
@@ -209,6 +312,20 @@ KINDS = {k.name: k for k in (
     Kind("arrive", "the other cp.async.mbarrier.arrive form (.noinc toggled)", _arrive),
     Kind("cp_size", "another cp-size (16->8, 8->4, 4->8)", _cp_size, _prefetch_equivalent),
     Kind("cache_hint", "the L2 cache hint and its policy operand dropped", _cache_hint, _hint_equivalent),
+    # PTX ISA 9.2-9.5
+    Kind("ignore_oob", ".ignore_oob dropped with its ignoreBytesLeft/Right operands", _ignore_oob,
+         _ignore_oob_equivalent),
+    Kind("ignore_bytes", "ignoreBytesLeft of .ignore_oob 8 more (the first 8 source bytes ignored)", _ignore_bytes),
+    Kind("scope", "the .relaxed scope narrowed to .cta (.cluster/.gpu/.sys -> .cta)", _scope),
+    Kind("relaxed", ".relaxed.scope (and its .b128) dropped: a weak copy or reduction", _relaxed),
+    Kind("noftz", ".noftz dropped from .add.noftz.f32 (subnormals flushed)", _noftz),
+    Kind("multicast", ".multicast::cluster::16b/::32b and its ctaMask dropped: the issuing CTA's copy alone",
+         _multicast),
+    Kind("mc_width", "::16b dropped from .multicast::cluster::16b", _mc_width, _mc_width_equivalent),
+    Kind("report", "another validity pattern of .mbarrier::report::validity::per_16bytes", _report),
+    Kind("sync_restrict", ".sync_restrict::proxy::async dropped from a bulk wait_group", _sync_restrict,
+         _sync_restrict_equivalent),
+    Kind("evict_last", ".L2::evict_last dropped from a prefetch", _evict_last, _prefetch_equivalent),
 )}
 
 

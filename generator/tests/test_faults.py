@@ -15,7 +15,7 @@ class Kinds(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.forms = [f for f in all_forms() if f.valid]
-        cls.by_id = {f.id: f for f in cls.forms}
+        cls.by_id = {f.id: f for f in all_forms()}
 
     def form(self, family, pred):
         return next(f for f in self.forms if f.family == family and pred(f, test_line(f)))
@@ -58,6 +58,43 @@ class Kinds(unittest.TestCase):
     def test_wait_count_waits_for_one_group_less(self):
         f = self.form("cp.async.groups", lambda f, ln: ln.startswith("cp.async.wait_group 1;"))
         self.assertTrue(self.plant("wait_count", f)[0].startswith("cp.async.wait_group 2;"))
+
+
+    def test_ptx9x_kinds_rewrite_only_their_qualifier(self):
+        ign = self.by_id["cp.async.bulk/shared_cta.global.mbarrier_complete_tx_bytes/L2_cache_hint/ignore_oob/"
+                         "relaxed.gpu"]
+        line = test_line(ign)
+        (new,) = self.plant("ignore_oob", ign)
+        self.assertNotIn("ignore_oob", new)
+        self.assertNotIn("%ign_l", new)
+        self.assertIn("no byte is ignored", faults.KINDS["ignore_oob"].equivalent(ign))
+        self.assertEqual(self.plant("ignore_bytes", ign), [f"add.u32 %ign_l, %ign_l, 8; {faults.FAULT_MARK}", line])
+        self.assertEqual(self.plant("scope", ign), [line.replace(".relaxed.gpu.", ".relaxed.cta.")])
+        (weak,) = self.plant("relaxed", ign)
+        self.assertNotIn(".relaxed", weak)
+        self.assertNotIn(".b128", weak)
+        cta = self.by_id["cp.async.bulk/shared_cta.global.mbarrier_complete_tx_bytes/relaxed.cta"]
+        self.assertIsNone(self.plant("scope", cta))   # nothing narrower than .cta
+        noftz = self.by_id["cp.reduce.async.bulk/global.shared_cta.bulk_group/add.noftz.f32"]
+        self.assertEqual(self.plant("noftz", noftz), [test_line(noftz).replace(".add.noftz.f32", ".add.f32")])
+        self.assertIsNone(self.plant("noftz", self.by_id["cp.reduce.async.bulk/global.shared_cta.bulk_group/"
+                                                          "add.noftz.f16"]))
+        m32 = self.by_id["cp.async.bulk/shared_cluster.global.mbarrier_complete_tx_bytes/multicast_cluster_32b"]
+        (uni,) = self.plant("multicast", m32)
+        self.assertNotIn("multicast", uni)
+        self.assertNotIn("%cta_mask", uni)
+        m16 = self.by_id["cp.async.bulk.tensor/2d.shared_cluster.global.tile/multicast_cluster_16b"]
+        self.assertEqual(self.plant("mc_width", m16), [test_line(m16).replace("::cluster::16b", "::cluster")])
+        self.assertIn("16-bit", faults.KINDS["mc_width"].equivalent(m16))
+        rep = self.by_id["cp.async.bulk/shared_cta.global.mbarrier_complete_tx_bytes/"
+                         "mbarrier_report_validity_per_16bytes_8000"]
+        self.assertEqual(self.plant("report", rep), [test_line(rep).replace("per_16bytes::8000", "per_16bytes::80")])
+        sync = self.by_id["cp.async.bulk.wait_group.sync_restrict_proxy_async/N_1/groups_3"]
+        self.assertEqual(self.plant("sync_restrict", sync), ["cp.async.bulk.wait_group 1;" + test_line(sync)[
+            len("cp.async.bulk.wait_group.sync_restrict::proxy::async 1;"):]])
+        pf = self.by_id["cp.async.bulk.prefetch/L2.global/L2_evict_last"]
+        self.assertNotIn("evict_last", self.plant("evict_last", pf)[0])
+        self.assertIn("prefetch", faults.KINDS["evict_last"].equivalent(pf))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@ checks is attacked, and from the shape of the lowering itself:
 
 * drop RULE: a modifier run the rule demands is removed (.MULTICAST, .ZFILL, .3D, .S.G ...);
 * swap RULE: that run replaced by each other member of the rule's alphabet (.MIN -> .MAX, .3D -> .2D, .S.G ->
-  .G.S, .64 -> .128, .LTC64B -> .LTC256B ...);
+  .G.S, .64 -> .128, .LTC64B -> .LTC256B ...); a choice among several (`Demand.one_of`: the SASS scope of a
+  .relaxed.scope, at least the form's) dropped, or narrowed to a scope the rule does not allow (.STRONG.GPU ->
+  .STRONG.SM for .relaxed.gpu);
 * add RULE: a run the rule forbids is appended (.MULTICAST on a form without multicast::cluster, .BYPASS on .ca);
 * drop operand: the cache-policy operand desc[...] removed (cache_hint), or added (no cache_hint); the
   ignore-src predicate removed;
@@ -91,6 +93,18 @@ def mutants(form, instrs, foreign=(), target=None):
         for run in d.lacks:
             if not d.has:
                 out.append((f"add {rule.name}", at(n, _with_mnemonic(p, f"{p.mnemonic}.{run}"))))
+        if d.call:   # the hardware multicast dropped, and no software path in its place
+            m = _replace_run(p.mnemonic, d.hardware, "")
+            if m:
+                out.append((f"drop {rule.name}", at(n, _with_mnemonic(p, m))))
+        for run in d.one_of:
+            # the choice the form allows (a scope at least the form's): dropped, or narrowed to a member the rule
+            # does not allow (a wider one orders more and is allowed: not a fault)
+            m = _replace_run(p.mnemonic, run, "")
+            if m:
+                out.append((f"drop {rule.name}", at(n, _with_mnemonic(p, m))))
+                for other in d.lacks:
+                    out.append((f"swap {rule.name}", at(n, _with_mnemonic(p, _replace_run(p.mnemonic, run, other)))))
         ops = keymod.split_operands(p)
         if d.tail == "desc" and ops:
             out.append(("drop operand", at(n, _with_operands(p, ops[:-1]))))

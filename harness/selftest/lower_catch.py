@@ -21,7 +21,11 @@ Per planted form:
 * unruled: in reach, the key changed and no rule decides the difference (detected, not caught);
 * hole: in reach, the key changed and the verdict is pass: a lowering rule misses a fault it should decide.
 
-    ./ptxcts selftest --tier lower [--kind K]... [--family F]... [--target T]... [--out DIR] [--jobs N]
+    ./ptxcts selftest --tier lower [--kind K]... [--family F]... [--target T]... [--ptx V] [--toolchain T]
+                                   [--out DIR] [--jobs N]
+
+--ptx V (default the chapter's version, 9.0) renders the modules at that PTX ISA version: the forms of a later
+version (the 9.x qualifiers) are planted only at a version that has them (e.g. --ptx 9.5 --toolchain 13.5).
 
 Writes DIR/selftest-lower.json (per target and kind: planted, refused, caught, equivalent, not_judged, unruled,
 holes, and every plant with its lines, verdicts and keys) and prints the table; exit 0 without a hole, 1 with one,
@@ -49,6 +53,11 @@ PLANT_FIELDS = {
     "address": (), "size": (), "coords": (), "im2col_offsets": (), "cta_mask": (),
     "wait_count": ("instr", "n"), "wait_read": ("instr",), "arrive": ("instr",),
     "cp_size": ("cp_size",), "cache_hint": ("cache_hint",),
+    # PTX ISA 9.2-9.5: ignoreBytesLeft/Right are operand values (no rule reads them; .ignore_oob itself has no
+    # lowering rule: the copy without it is the same copy when nothing is ignored)
+    "ignore_oob": ("ignore_oob",), "ignore_bytes": (), "scope": ("sem",), "relaxed": ("sem",), "noftz": ("noftz",),
+    "multicast": ("multicast",), "mc_width": ("mc_width",), "report": ("report",), "sync_restrict": ("instr",),
+    "evict_last": ("eviction",),
 }
 
 
@@ -134,7 +143,14 @@ def classify(kind, form_obj, form, target, clean, planted):
     return "holes", "the key changed and the verdict is pass"
 
 
-def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, progress=None, prior=None):
+def valid_at(form, ptx):
+    """Whether a model Form is valid at PTX ISA version ptx (valid, or valid from a version <= ptx)."""
+    from ptxcts_gen.targets import ptx_key
+    return form.valid or (form.valid_from is not None and ptx_key(form.valid_from) <= ptx_key(ptx))
+
+
+def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, progress=None, prior=None,
+          ptx=planting.PTX):
     """The lowering tier's catch of the kinds' plants at each target: the report (a dict, schema
     ptxcts-selftest-lower). progress(line): one line per target and kind. prior: an interrupted report of the same
     selection (--resume): what it measured is kept, the rest measured."""
@@ -147,16 +163,16 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
     t0 = time.monotonic()
     report = {"schema": "ptxcts-selftest-lower", "version": 1,
               "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-              "ptx": planting.PTX, "toolchain": f"{tc.name} (ptxas {tc.ptxas_version})", "nvdisasm": dis.version,
+              "ptx": ptx, "toolchain": f"{tc.name} (ptxas {tc.ptxas_version})", "nvdisasm": dis.version,
               "nvdisasm_release_match": dis.matches, "targets": {}, "kinds": {}}
     if prior is not None:
         if (prior.get("toolchain"), prior.get("nvdisasm")) != (report["toolchain"], report["nvdisasm"]):
             raise ValueError(f"that self-test measured {prior.get('toolchain')} with nvdisasm {prior.get('nvdisasm')}, "
                              f"this one is {report['toolchain']} with nvdisasm {report['nvdisasm']}")
         report["started"], report["targets"] = prior["started"], prior["targets"]
-    forms = {f.id: f for f in all_forms() if f.valid and (not families or f.family in families)}
+    forms = {f.id: f for f in all_forms() if valid_at(f, ptx) and (not families or f.family in families)}
     try:
-        _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress)
+        _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress, ptx)
     except KeyboardInterrupt:   # what was measured is kept: every (target, kind) whose plants were all judged
         from framework import boundary
         report["interrupted"] = f"interrupted by {boundary.signal_name()}"
@@ -172,24 +188,24 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
     return report
 
 
-def _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress):
+def _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress, ptx):
     for target in targets:
         arch = tc.arch(target)
         if not arch:
-            report["targets"][target] = {"not_supported": tc.why_not(target, planting.PTX) or "no -arch"}
+            report["targets"][target] = {"not_supported": tc.why_not(target, ptx) or "no -arch"}
             continue
         tk0 = time.monotonic()
         per = report["targets"].setdefault(target, {"kinds": {}})   # --resume: the kinds measured are kept
         with tempfile.TemporaryDirectory(prefix=f"ptxcts-selftest-lower-{target}-") as tmp:
             cdir, clean_done = os.path.join(tmp, "clean"), {}
-            planting.modules(None, None, cdir, target, sorted({f.family for f in forms.values()}))
+            planting.modules(None, None, cdir, target, sorted({f.family for f in forms.values()}), ptx)
             for kind in kinds:
                 if kind in per["kinds"]:   # measured before the interruption (--resume)
                     continue
                 k0 = time.monotonic()
                 kt = os.path.join(tmp, kind)
                 os.makedirs(kt)
-                planted, refused, live = planting.plant_kind(kind, forms, tc.ptxas, kt, target=target)
+                planted, refused, live = planting.plant_kind(kind, forms, tc.ptxas, kt, target=target, ptx=ptx)
                 got = lowered(os.path.join(kt, "m"), set(live), tc.ptxas, dis.path, arch, jobs) if live else {}
                 clean = lowered(cdir, set(live), tc.ptxas, dis.path, arch, jobs, clean_done) if live else {}
                 rows = collections.Counter(planted=len(planted), refused=len(refused))
@@ -243,7 +259,7 @@ def print_table(report, stream=sys.stdout):
                                  f" -> {' / '.join(p['planted'])}\n      SASS: {' ; '.join(p['sass'])}\n")
 
 
-def _resumed(folder, kinds, targets, families):
+def _resumed(folder, kinds, targets, families, ptx):
     """The interrupted report in `folder`; exit 2 (SystemExit) when there is none to finish, or another
     selection's."""
     path = os.path.join(folder, "selftest-lower.json")
@@ -259,8 +275,10 @@ def _resumed(folder, kinds, targets, families):
     doc = jsonloc.load(jsonloc.read_text(path), path)
     if not doc.get("interrupted"):
         refuse("that self-test is complete: nothing to finish")
-    if doc.get("selection") != {"kinds": kinds, "targets": targets, "families": sorted(families)}:
-        refuse(f"that self-test selected {doc.get('selection')}: give its options (--kind, --target, --family)")
+    chosen = dict({"ptx": planting.PTX}, **(doc.get("selection") or {}))   # written before --ptx: the chapter's
+    if chosen != {"kinds": kinds, "targets": targets, "families": sorted(families), "ptx": ptx}:
+        refuse(f"that self-test selected {doc.get('selection')}: give its options (--kind, --target, --family, "
+               f"--ptx)")
     return doc
 
 
@@ -269,16 +287,17 @@ def main(a):
     from framework.documents import atomic_write
     kinds = a.kind or list(faults.KINDS)
     targets = a.target or list(DEFAULT_LOWER_TARGETS)
-    prior = _resumed(a.resume, kinds, targets, a.family) if getattr(a, "resume", None) else None
+    ptx = getattr(a, "ptx", None) or planting.PTX
+    prior = _resumed(a.resume, kinds, targets, a.family, ptx) if getattr(a, "resume", None) else None
     try:
         report = catch(kinds, targets, a.family, a.toolchain, a.nvdisasm, a.jobs,
-                       progress=lambda line: print(line, flush=True), prior=prior)
+                       progress=lambda line: print(line, flush=True), prior=prior, ptx=ptx)
     except ValueError as e:
         if prior is None:
             raise
         sys.stderr.write(f"selftest: --resume {a.resume}: {e}\n")
         return 2
-    report["selection"] = {"kinds": kinds, "targets": targets, "families": sorted(a.family)}
+    report["selection"] = {"kinds": kinds, "targets": targets, "families": sorted(a.family), "ptx": ptx}
     if prior is not None:
         a.out = a.resume
     out = a.out or os.path.join(planting.ROOT, "results",

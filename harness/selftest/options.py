@@ -30,6 +30,8 @@ def parse(argv):
     p.add_argument("--toolchain", metavar="NAME|PATH", help="--tier lower: the toolchain (default $PTXCTS_TOOLCHAIN, "
                    "else the installed CUDA toolkit)")
     p.add_argument("--nvdisasm", metavar="PATH|RELEASE", help="--tier lower: the disassembler (as ./ptxcts lower)")
+    p.add_argument("--ptx", metavar="V", help="--tier lower: the PTX ISA version of the planted modules (default the "
+                   "chapter's; a later one plants the forms of that version too, e.g. 9.5 with --toolchain 13.5)")
     p.add_argument("--repeat", type=int, metavar="N",
                    help="measure silicon's catch rate: the kinds (default the completion kinds, on the completion "
                         "families) N times on the GPU, one clean run; writes DIR/rates.json (selftest/rates.py)")
@@ -45,7 +47,7 @@ def parse(argv):
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, str) and not v.strip():
                 p.error(f"--{name.replace('_', '-')} '': an empty value (give one, or leave the option out)")
-    lower_only = [o for o in ("target", "toolchain", "nvdisasm", "resume") if getattr(a, o)]
+    lower_only = [o for o in ("target", "toolchain", "nvdisasm", "resume", "ptx") if getattr(a, o)]
     if a.resume and a.out:
         p.error("--resume DIR writes into DIR: not with --out")
     run_only = [o for o, default in (("seed", 1), ("clean", None), ("cases_per_form", 2), ("budget", 540),
@@ -66,6 +68,9 @@ def parse(argv):
         bad = [t for t in a.target if t not in BY_NAME]
         if bad:
             p.error(f"--target {', '.join(bad)}: unknown target (known: {', '.join(sorted(BY_NAME))})")
+        from ptxcts_gen.targets import PTX_VERSIONS
+        if a.ptx is not None and a.ptx not in PTX_VERSIONS:
+            p.error(f"--ptx {a.ptx}: unknown PTX ISA version (known: {', '.join(PTX_VERSIONS)})")
         bad = [k for k in a.kind if k in faults.HOST_KINDS]
         if bad:
             p.error(f"--kind {', '.join(bad)}: a host kind perturbs the tensor map at run time; nothing of it "

@@ -15,14 +15,15 @@ TARGET, PTX = "sm_90", CHAPTER_PTX
 ROOT = paths.root()
 
 
-def modules(kind, allow, out, target=TARGET, families=()):
-    """Render the run tier's modules for target into out, with kind planted (None: clean) into the forms the file
-    allow names (None: every form it applies to); {form: plant}. families: only these families' modules."""
+def modules(kind, allow, out, target=TARGET, families=(), ptx=PTX):
+    """Render the run tier's modules for target at PTX ISA version ptx into out, with kind planted (None: clean)
+    into the forms the file allow names (None: every form it applies to); {form: plant}. families: only these
+    families' modules."""
     env = env_with(PTXCTS_PLANT_FAULT=kind, PTXCTS_PLANT_FAULT_FORMS=allow)
     if kind is None:
         env.pop("PTXCTS_PLANT_FAULT", None)
         env.pop("PTXCTS_PLANT_FAULT_FORMS", None)
-    argv = [sys.executable, os.path.join(ROOT, "ptxcts"), "modules", "--target", target, "--ptx", PTX,
+    argv = [sys.executable, os.path.join(ROOT, "ptxcts"), "modules", "--target", target, "--ptx", ptx,
             "--valid-only", "--max-entries", "64", "--out", out]
     for fam in families:
         argv += ["--family", fam]
@@ -58,7 +59,7 @@ def refused_by_ptxas(out, ptxas, target=TARGET, only=None):
     return refused
 
 
-def plant_kind(kind, forms, ptxas, tmp, target=TARGET, keep=None, cache=None):
+def plant_kind(kind, forms, ptxas, tmp, target=TARGET, keep=None, cache=None, ptx=PTX):
     """Plant kind into the run tier's modules of forms ({form ID: Form}) for target, as the self-test runs them
     (tmp/m, the allow file tmp/forms.txt): plants ptxas refuses are dropped and the modules rendered again until
     ptxas takes every plant left. keep(form ID): whether a plant ptxas takes is kept (default: all). Returns
@@ -68,7 +69,7 @@ def plant_kind(kind, forms, ptxas, tmp, target=TARGET, keep=None, cache=None):
     repetitions of selftest/rates.py): a kind planted before for the same forms, target and ptxas is not planted
     and assembled again, and tmp/m is not written (the allow file is)."""
     allow, mdir = os.path.join(tmp, "forms.txt"), os.path.join(tmp, "m")
-    key = (kind, target, ptxas, tuple(sorted(forms)))
+    key = (kind, target, ptx, ptxas, tuple(sorted(forms)))
     if cache is not None and key in cache:
         planted, refused = cache[key]
         live = {fid: p for fid, p in planted.items() if fid not in refused and (keep is None or keep(fid))}
@@ -78,7 +79,7 @@ def plant_kind(kind, forms, ptxas, tmp, target=TARGET, keep=None, cache=None):
     fams = sorted({forms[fid].family for fid in forms})
     with open(allow, "w") as f:
         f.write("\n".join(forms) + "\n")
-    planted = {fid: p for fid, p in modules(kind, allow, mdir, target, fams).items() if fid in forms}
+    planted = {fid: p for fid, p in modules(kind, allow, mdir, target, fams, ptx).items() if fid in forms}
     refused, live = set(), {}
     for _ in range(8):   # a fatal error hides the lines after it: check again until ptxas takes all
         new = refused_by_ptxas(mdir, ptxas, target, set(planted)) & set(planted)
@@ -88,7 +89,7 @@ def plant_kind(kind, forms, ptxas, tmp, target=TARGET, keep=None, cache=None):
             f.write("\n".join(sorted(live)) + "\n")
         if not new:
             break
-        modules(kind, allow, mdir, target, fams)
+        modules(kind, allow, mdir, target, fams, ptx)
     if cache is not None:
         cache[key] = (planted, refused)
     return planted, refused, live

@@ -10,4 +10,5 @@ sm_90a and sm_100a. The lowering tier (harness/lower) reads the SASS and judges 
     for rule, demand in rules_for(form_record):   # form_record: one line of forms.jsonl, as a dict
         ...
 """
-from .rules import KNOWN_MODIFIERS, MEANINGFUL_ELSEWHERE, RULES, SOFTWARE_CALL, Demand, Rule, rules_for  # noqa: F401
+from .rules import (KNOWN_MODIFIERS, MEANINGFUL_ELSEWHERE, NOT_LOWERED, RULES, SOFTWARE_CALL, Demand, Rule,  # noqa: F401
+                    rules_for)

@@ -7,6 +7,7 @@ opposite. Each rule also lists the whole alphabet it decides (`lacks` the member
 no rule decides is seen (the form's lowering is then `unruled`). The group and fence forms are demanded as exact
 sequences of instructions, registers abstracted.
 """
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Tuple
 
@@ -32,6 +33,10 @@ class Demand:
     # the lowering calls out, once (SOFTWARE_CALL): ptxas's software path where the target has no hardware for the
     # qualifier
     call: bool = False
+    # with `call`: the modifier of the hardware path that makes the call unnecessary
+    hardware: str = "MULTICAST"
+    # exactly one of these runs (each a choice the form allows, e.g. a scope at least as wide as the form's)
+    one_of: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,15 @@ def _choose(chosen, alphabet, opcode):
 
 
 # ---- which SASS opcode a family lowers to ---------------------------------------------------------------------
+def _l2cctl(q):
+    """The prefetch is the L2 cache-control instruction (UBLKL2CCTL / UTMAL2CCTL): at sm_107* (every prefetch, .PF;
+    with .L2::evict_last, .PM), and for .L2::evict_last (PTX ISA 9.4, sm_107f+) at a target not named."""
+    return (q.get("target") or "").startswith("sm_107") or bool(q.get("eviction"))
+
+
 def _principal(q, family):
+    if family in ("cp.async.bulk.prefetch", "cp.async.bulk.prefetch.tensor") and _l2cctl(q):
+        return "UBLKL2CCTL" if family == "cp.async.bulk.prefetch" else "UTMAL2CCTL"
     if family == "cp.async":
         return "LDGSTS"
     if family == "cp.async.bulk":
@@ -120,31 +133,46 @@ MULTICAST_TARGETS_QUOTE = ("`.multicast::cluster` qualifier is optimized for tar
 SOFTWARE_CALL = "CALL.ABS.NOINC"   # the software path's call, once (observed: ptxas 12.9 and 13.0 at sm_120a)
 
 
+MULTICAST_TOKENS = ("MULTICAST", "MULTICAST32")
+
+
+def _multicast_token(q):
+    """The modifier of a hardware multicast: .MULTICAST (the 16-bit ctaMask of .multicast::cluster and
+    .multicast::cluster::16b), .MULTICAST32 (the 32-bit ctaMask of .multicast::cluster::32b, PTX ISA 9.4)."""
+    return "MULTICAST32" if q.get("mc_width") == "32b" else "MULTICAST"
+
+
 def _multicast(q, opcode, hardware):
     """.multicast::cluster at a target of MULTICAST_TARGETS (hardware=True) or elsewhere (False); None when this
     rule is not the one for the form's target. Without multicast: no .MULTICAST, at every target."""
     on_list = q.get("target") in MULTICAST_TARGETS or q.get("target") is None
     if not q.get("multicast"):
-        return _choose(None, ("MULTICAST",), opcode) if hardware else None
+        return _choose(None, MULTICAST_TOKENS, opcode) if hardware else None
     if hardware != on_list:
         return None
+    token = _multicast_token(q)
     if hardware:
-        return _choose("MULTICAST", ("MULTICAST",), opcode)
+        return _choose(token, MULTICAST_TOKENS, opcode)
     # elsewhere: the hardware form is fine as well; without it, the software path must be there (a CALL)
-    return Demand(opcode=opcode, call=True)
+    return Demand(opcode=opcode, call=True, hardware=token,
+                  lacks=tuple(t for t in MULTICAST_TOKENS if t != token))
 
 
 def _multicast_rules(prefix, family, opcode, what):
     """The two .multicast::cluster rules of a family: <prefix>.multicast (at a target of MULTICAST_TARGETS, and
     without multicast everywhere) and <prefix>.multicast.elsewhere (the software path); `what` names the
     instruction in the observation ("copy", "load")."""
-    return (Rule(f"{prefix}.multicast", (family,), ("multicast", "target"),
+    return (Rule(f"{prefix}.multicast", (family,), ("multicast", "mc_width", "target"),
                  "Operand `ctaMask` specifies the destination CTAs in the cluster",
-                 OBSERVED + ": .multicast::cluster: .MULTICAST",
+                 OBSERVED + ": .multicast::cluster: .MULTICAST; observed: ptxas 13.5.37 (PTX ISA 9.4): "
+                 ".multicast::cluster::16b: .MULTICAST (the 16-bit ctaMask of .multicast::cluster); ::32b at "
+                 "sm_107a/f: .MULTICAST32",
                  lambda q: _multicast(q, opcode, hardware=True)),
-            Rule(f"{prefix}.multicast.elsewhere", (family,), ("multicast", "target"), MULTICAST_TARGETS_QUOTE,
+            Rule(f"{prefix}.multicast.elsewhere", (family,), ("multicast", "mc_width", "target"),
+                 MULTICAST_TARGETS_QUOTE,
                  f"observed: ptxas 12.9 at sm_120a: the {what} without .MULTICAST, a ctaMask test and a CALL (the "
-                 "path for destinations other than the issuing CTA)",
+                 "path for destinations other than the issuing CTA); ptxas 13.5.37: the same for ::16b; ::32b at "
+                 "sm_107a/f: .MULTICAST32",
                  lambda q: _multicast(q, opcode, hardware=False)))
 
 
@@ -170,6 +198,64 @@ def _fence(q):
     return Demand(sequence=seq, extra=(MEMBAR_CTA, MEMBAR_GPU)) if seq else None
 
 
+# ---- PTX ISA 9.1-9.5 (the model's extension axes; the text of PTX ISA 9.4 is quoted by the model's rules) ----
+def _model_text(name):
+    """The sentence a rule of the ISA model quotes (ptxcts_gen.rules): the 9.x text is not in shared/spec/000_*.txt,
+    so a lowering rule on a 9.x qualifier rests on the sentence the model already quotes for it (stated once)."""
+    from .. import rules as model_rules
+    return model_rules.load_all()[name].sentence
+
+
+OBSERVED_9X = "observed: ptxas 13.5.37 at every target it assembles the form for, sm_90a..sm_121f (nvdisasm 13.5.37)"
+# .sem of cp.async.bulk and cp.reduce.async.bulk (PTX ISA 9.3): .relaxed is a strong operation of the memory model,
+# at its .scope; .weak (and no .sem) is a weak one. The SASS scopes, narrowest first: .SM (the CTA's SM), .GPU,
+# .SYS; a cluster has no scope of its own in the SASS, .GPU covers it. A wider scope than the form's orders more,
+# never less, so each scope accepts itself and every wider one.
+SASS_SCOPES = ("SM", "GPU", "SYS")
+SCOPE_AT_LEAST = {"cta": SASS_SCOPES, "cluster": ("GPU", "SYS"), "gpu": ("GPU", "SYS"), "sys": ("SYS",)}
+STRONG = "STRONG"
+
+
+def _sem(q, opcode):
+    sem = q.get("sem", "")
+    if sem.startswith("relaxed."):
+        wide = SCOPE_AT_LEAST[sem.split(".", 1)[1]]
+        return Demand(opcode=opcode, has=(STRONG,), one_of=wide, lacks=tuple(t for t in SASS_SCOPES if t not in wide))
+    return Demand(opcode=opcode, lacks=(STRONG,) + SASS_SCOPES)
+
+
+# .report_mechanism (PTX ISA 9.4): the validity pattern of the qualifier, as the SASS spells it (the pattern's hex
+# digits right-aligned in eight places, X elsewhere; per_element::ff: EVERY_FF); ::disabled reports nothing
+REPORT_PREFIX = "mbarrier::report::validity::"
+
+
+def _report_token(report):
+    if not report.startswith(REPORT_PREFIX):
+        return None
+    kind, pattern = report[len(REPORT_PREFIX):].split("::")
+    if kind == "per_element":
+        return f"VALIDCHK_EVERY_{pattern.upper()}"
+    return f"VALIDCHK_{pattern.upper().rjust(8, 'X')}"
+
+
+REPORT_TOKENS = ("VALIDCHK_80000000", "VALIDCHK_XXXX8000", "VALIDCHK_XXXXXX80", "VALIDCHK_XXXXXXX8",
+                 "VALIDCHK_EVERY_FF")
+# the modifiers of the L2 cache-control instruction of a prefetch at sm_107*: .PF a prefetch, .PM a prefetch with
+# .L2::evict_last
+L2CCTL_PREFETCH, EVICT_LAST = "PF", "PM"
+
+
+def _eviction(q):
+    if _l2cctl(q):
+        return _choose(EVICT_LAST if q.get("eviction") else L2CCTL_PREFETCH, (L2CCTL_PREFETCH, EVICT_LAST), "")
+    return _choose(None, (L2CCTL_PREFETCH, EVICT_LAST), "")
+
+
+# a flush-to-zero modifier, which .noftz forbids (no SASS of these toolchains shows one on UBLKRED: its .ADD.F32 keeps
+# subnormals, measured on the H100 and the H200, results/findings/toolchains.md)
+FTZ = "FTZ"
+
+
 RULES = (
     # ---- the opcode of each family: one instruction of it -------------------------------------------------------
     Rule("cp.async.opcode", ("cp.async",), ("family",),
@@ -181,15 +267,17 @@ RULES = (
          OBSERVED + ": one UBLKCP (bulk copy)", _family_rule("cp.async.bulk")),
     Rule("reduce.opcode", ("cp.reduce.async.bulk",), ("family",), "",
          OBSERVED + ": one UBLKRED (bulk reduction)", _family_rule("cp.reduce.async.bulk")),
-    Rule("bulk_prefetch.opcode", ("cp.async.bulk.prefetch",), ("family",), "",
-         OBSERVED + ": one UBLKPF (bulk prefetch)", _family_rule("cp.async.bulk.prefetch")),
+    Rule("bulk_prefetch.opcode", ("cp.async.bulk.prefetch",), ("family", "eviction", "target"), "",
+         OBSERVED + ": one UBLKPF (bulk prefetch); " + OBSERVED_9X + ": at sm_107* and with .L2::evict_last one "
+         "UBLKL2CCTL (L2 cache control)", _family_rule("cp.async.bulk.prefetch")),
     Rule("tensor.opcode", ("cp.async.bulk.tensor",), ("dst",), "",
          OBSERVED + ": one UTMALDG (tensor load, .dst shared) or UTMASTG (tensor store, .dst global)",
          _family_rule("cp.async.bulk.tensor")),
     Rule("reduce_tensor.opcode", ("cp.reduce.async.bulk.tensor",), ("family",), "",
          OBSERVED + ": one UTMAREDG", _family_rule("cp.reduce.async.bulk.tensor")),
-    Rule("prefetch_tensor.opcode", ("cp.async.bulk.prefetch.tensor",), ("family",), "",
-         OBSERVED + ": one UTMAPF", _family_rule("cp.async.bulk.prefetch.tensor")),
+    Rule("prefetch_tensor.opcode", ("cp.async.bulk.prefetch.tensor",), ("family", "eviction", "target"), "",
+         OBSERVED + ": one UTMAPF; " + OBSERVED_9X + ": at sm_107* and with .L2::evict_last one UTMAL2CCTL",
+         _family_rule("cp.async.bulk.prefetch.tensor")),
 
     # ---- cp.async ------------------------------------------------------------------------------------------------
     Rule("cp.async.global_source", ("cp.async",), ("family",),
@@ -237,8 +325,8 @@ RULES = (
          "", OBSERVED + ": .L2::cache_hint: the cache policy as a last operand desc[URx]; without it: none",
          lambda q: None),   # replaced below per family (it needs the family's opcode)
     Rule("bulk_prefetch.level", ("cp.async.bulk.prefetch", "cp.async.bulk.prefetch.tensor"), ("dst",),
-         "", OBSERVED + ": .L2: .L2",
-         lambda q: Demand(opcode="", has=("L2",)) if q.get("dst") == "L2" else None),
+         "", OBSERVED + ": .L2: .L2; at sm_107* (ptxas 13.5.37) the opcode names the level (L2CCTL)",
+         lambda q: Demand(opcode="", has=("L2",)) if q.get("dst") == "L2" and not _l2cctl(q) else None),
     Rule("reduce.operation", ("cp.reduce.async.bulk", "cp.reduce.async.bulk.tensor"), ("redop",),
          "Each data element in the destination array is reduced inline with the corresponding data element in "
          "the source array with the reduction operation specified by the modifier `.redOp`.",
@@ -306,6 +394,29 @@ RULES = (
          "(no CCTL.IVALL)",
          lambda q: Demand(sequence=(f"{DEPBAR} SB0, {_hex(q['n'])}",)) if q.get("n_operand") == "immediate" else None,
          instrs=("cp.async.bulk.wait_group.sync_restrict::proxy::async",)),
+    # ---- PTX ISA 9.1-9.5 ---------------------------------------------------------------------------------------
+    Rule("bulk.sem", ("cp.async.bulk", "cp.reduce.async.bulk"), ("sem",), _model_text("bulk.sem_type"),
+         OBSERVED_9X + ": .relaxed.cta: .STRONG.SM; .relaxed.cluster, .relaxed.gpu: .STRONG.GPU; .relaxed.sys: "
+         ".STRONG.SYS; .weak and no .sem: none (a weak copy); ptxas 13.0 and older: no .sem, none",
+         lambda q: _sem(q, "UBLKRED" if "redop" in q else "UBLKCP")),
+    Rule("bulk.report", ("cp.async.bulk", "cp.async.bulk.tensor"), ("report",),
+         _model_text("common.report_global_to_shared"),
+         OBSERVED_9X + " (sm_107a/f): .mbarrier::report::validity::per_16bytes::80000000 / ::8000 / ::80 / ::8: "
+         ".VALIDCHK_80000000 / _XXXX8000 / _XXXXXX80 / _XXXXXXX8; ::per_element::ff: .VALIDCHK_EVERY_FF; "
+         "::disabled and none: none",
+         lambda q: _choose(_report_token(q.get("report", "")), REPORT_TOKENS, "")),
+    Rule("bulk_prefetch.eviction_priority", ("cp.async.bulk.prefetch", "cp.async.bulk.prefetch.tensor"),
+         ("eviction", "target"), _model_text("bulk_prefetch.eviction_priority_or_cache_hint"),
+         OBSERVED_9X + ": at sm_107, sm_107a, sm_107f every prefetch is the L2 cache-control instruction "
+         "UBLKL2CCTL / UTMAL2CCTL (the tensor one with the rank and mode modifiers): .PF, and .PM with "
+         ".L2::evict_last; elsewhere UBLKPF.L2 / UTMAPF.L2, neither",
+         _eviction),
+    Rule("reduce.noftz", ("cp.reduce.async.bulk",), ("noftz",),
+         "It preserves input and result subnormals, and does not flush them to zero.",
+         OBSERVED_9X + ": .add.noftz.f16/.bf16/.f32: UBLKRED .ADD.F16/.BF16/.F32.RN, no flush-to-zero modifier; "
+         ".add.noftz.f32 is the instruction of .add.f32 (the same encoding), whose .ADD.F32 keeps subnormals on the "
+         "H100 and the H200 (results/findings/toolchains.md)",
+         lambda q: Demand(opcode="UBLKRED", lacks=(FTZ,)) if q.get("noftz") else None),
     Rule("fence.proxy.async", ("cp.async.bulk.groups",), ("space",),
          "`fence.proxy.async` should be used to synchronize memory between *generic",
          OBSERVED + ": FENCE.VIEW.ASYNC.S after MEMBAR.ALL.GPU (no space, .shared::cluster) or MEMBAR.ALL.CTA "
@@ -315,12 +426,34 @@ RULES = (
 )
 
 
+# The form fields (forms.jsonl quals) no lowering rule reads, each with the reason: a qualifier of the model is either
+# read by a rule above or named here (lower.unit.rules fails on one that is neither: a new qualifier needs a
+# lowering decision).
+NOT_LOWERED = {
+    "b128": ".b128 comes with .relaxed (bulk.sem reads .sem); it names the element type, no SASS modifier",
+    "byte_mask": "the byteMask operand of .cp_mask (bulk.cp_mask reads cp_mask): an operand value",
+    "completion": "the completion mechanism follows from the direction (bulk.direction); the SASS names neither",
+    "coords": "the count of tensor coordinates follows from .dim (tensor.rank reads dim): operands",
+    "im2col_info": "the count of im2col offsets follows from .dim and the load mode: operands",
+    "flow": "the test kernel's flow around the instruction (group counts), not the instruction",
+    "ignore_oob": ".ignore_oob: ptxas 13.5.37 emits the copy without it, the same 128-bit encoding, and the "
+                  "kernels' ignoreBytesLeft/Right are 0 (no byte ignored): no SASS mark to demand "
+                  "(results/findings/toolchains.md)",
+    "mbar_operand": "the [mbar] operand's presence (the forms without it are invalid)",
+    "n_operand": "an immediate or a register N (the register forms are invalid)",
+    "policy": "the cache-policy operand comes with .L2::cache_hint (bulk.cache_hint reads cache_hint)",
+    "size_imm": "an immediate size: an operand value",
+    "src": "the source space, with .dst the direction (bulk.direction reads dir)",
+}
+
+
 # Every modifier some rule gives a meaning to (the modifier alphabets, and the modifiers of the sequences). On a form none of whose rules decides it, such a modifier is a
 # contradiction (rule modifiers.meaningful_elsewhere: the lowering claims a property the form does not have, e.g.
 # .2CTA on a prefetch); a modifier no rule knows at all leaves the lowering unruled.
 KNOWN_MODIFIERS = frozenset(
     t for group in (RANKS, LOAD_MODE_TOKENS, DIRECTION_TOKENS, REDOPS, RED_TYPE_TOKENS, PREFETCH_TOKENS,
-                    ("64", "128", "BYPASS", "ZFILL", "E", "MULTICAST", "DST_G_BYTE_MASK", "2CTA", "L2", "RN"),
+                    ("64", "128", "BYPASS", "ZFILL", "E", "DST_G_BYTE_MASK", "2CTA", "L2", "RN"), MULTICAST_TOKENS,
+                    (STRONG,) + SASS_SCOPES, REPORT_TOKENS, (L2CCTL_PREFETCH, EVICT_LAST),
                     tuple(m.split(".", 1)[1] for m in SEQUENCE_MNEMONICS if "." in m))
     for run in group for t in run.split("."))
 MEANINGFUL_ELSEWHERE = Rule(
@@ -355,7 +488,7 @@ def rules_for(form, target=None):
         if d is None:
             continue
         if not d.opcode and d.sequence is None:
-            d = Demand(opcode=_principal(q, fam), has=d.has, lacks=d.lacks, tail=d.tail, count=d.count, call=d.call)
+            d = dataclasses.replace(d, opcode=_principal(q, fam))
         out.append((r, d))
     return out
 

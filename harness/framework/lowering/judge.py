@@ -110,14 +110,21 @@ def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None)
         for run in d.lacks:
             if _has_run(toks, run):
                 v.failed.append(f"{rule.name}: {p.mnemonic} has .{run}")
+        if d.one_of:
+            found = [run for run in d.one_of if _has_run(toks, run)]
+            if len(found) != 1:
+                v.failed.append(f"{rule.name}: {p.mnemonic} has " + (" and ".join(f".{r}" for r in found) or "none")
+                                + f" of {' / '.join('.' + r for r in d.one_of)}, expected one")
+            for run in found:
+                explained.update((n, t) for t in _run_positions(toks, run))
         if d.call:
-            if _has_run(toks, "MULTICAST"):
-                explained.update((n, t) for t in _run_positions(toks, "MULTICAST"))
+            if _has_run(toks, d.hardware):
+                explained.update((n, t) for t in _run_positions(toks, d.hardware))
             else:
                 calls = [k for k, i in enumerate(core) if i.opcode == "CALL"]
                 if not calls:
-                    v.failed.append(f"{rule.name}: {p.mnemonic} without .MULTICAST and no CALL (software path): the "
-                                    f"multicast is dropped")
+                    v.failed.append(f"{rule.name}: {p.mnemonic} without .{d.hardware} and no CALL (software path): "
+                                    f"the multicast is dropped")
                 elif [core[k].mnemonic for k in calls] != [SOFTWARE_CALL]:
                     v.failed.append(f"{rule.name}: the software path is one {SOFTWARE_CALL}, found "
                                     f"{' ; '.join(core[k].mnemonic for k in calls)}")

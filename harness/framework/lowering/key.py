@@ -20,6 +20,7 @@ CORE_OPCODES = frozenset({
     "LDGSTS", "LDGDEPBAR", "DEPBAR", "ARRIVES", "SYNCS", "UBLKCP", "UBLKRED", "UBLKPF", "UTMALDG", "UTMASTG",
     "UTMAREDG", "UTMAPF", "UTMACMDFLUSH", "CCTL", "FENCE", "MEMBAR",
     "ATOMS",   # sm_8x: cp.async.mbarrier.arrive raises the mbarrier's count with a shared-memory atomic
+    "UBLKL2CCTL", "UTMAL2CCTL",   # the L2 cache control of a prefetch with .L2::evict_last (PTX ISA 9.4, sm_107)
     "CALL"})   # a call out at the instruction's line: ptxas's software path (a rule must expect it)
 LOOP_OPCODES = frozenset({"VOTEU", "R2UR", "ELECT", "PLOP3", "WARPSYNC"})
 ADDR_OPCODES = frozenset({"IADD3", "UIADD3", "IMAD", "UIMAD", "LEA", "ULEA", "MOV", "UMOV", "PRMT", "UPRMT", "SHF",

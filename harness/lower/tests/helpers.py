@@ -19,12 +19,13 @@ def forms():
         return {r["form"]: r for r in map(json.loads, f)}
 
 
-def fixture_lowering():
-    """{form ID: (form record, [Instr] at its test line)} of the fixture module."""
+def fixture_lowering(name="sm_100a"):
+    """{form ID: (form record, [Instr] at its test line)} of a fixture module (fixtures/README.md): sm_100a, the nine
+    forms of PTX ISA 9.0; sm_107a-9x, eleven forms of PTX ISA 9.2-9.5."""
     from framework.toolchains import sass
     from ptxcts_gen import linemap
-    ptx = fixture_text("sm_100a.ptx.gz").splitlines()
-    listing = sass.parse(fixture_text("sm_100a.sass.gz"), "sm_100a.sass.gz")
+    ptx = fixture_text(f"{name}.ptx.gz").splitlines()
+    listing = sass.parse(fixture_text(f"{name}.sass.gz"), f"{name}.sass.gz")
     recs = forms()
     return {e.form: (recs[e.form], listing.at_lines(e.kernel, e.test_lines)) for e in linemap.entries(ptx)}
 

@@ -117,5 +117,74 @@ class FixtureLowerings(unittest.TestCase):
         self.assertIn("not located", v.message)
 
 
+class Ptx9xLowerings(unittest.TestCase):
+    """The PTX ISA 9.2-9.5 fixture (sm_107a, ptxas 13.5.37): its forms pass or fail as the text says, and each fault
+    of the new qualifiers planted into the SASS text is caught, naming the rule."""
+    TARGET = "sm_107a"
+    NOFTZ = "cp.reduce.async.bulk/global.shared_cta.bulk_group/add.noftz.f32"
+
+    def setUp(self):
+        self.low = helpers.fixture_lowering("sm_107a-9x")
+
+    def verdict(self, fid, old=None, new=""):
+        form, instrs = self.low[fid]
+        if old is not None:
+            instrs = plant(instrs, old, new)
+        return judge.judge(form, instrs, target=self.TARGET)
+
+    def assertFails(self, fid, old, new, rule):
+        v = self.verdict(fid, old, new)
+        self.assertEqual(v.cls, judge.FAIL, f"{fid}: {old!r} -> {new!r} not caught")
+        self.assertTrue(any(f.startswith(rule + ":") for f in v.failed), v.failed)
+
+    def test_all_pass_as_lowered(self):
+        self.assertEqual(len(self.low), 11)
+        for fid in self.low:
+            v = self.verdict(fid)
+            with self.subTest(form=fid):
+                self.assertEqual(v.cls, judge.PASS, f"{fid}: {v.message}")
+
+    def test_noftz_with_a_flush_to_zero_fails(self):
+        # .add.noftz.f32 is UBLKRED.G.S.ADD.F32.RN, whose add keeps subnormals (H100, H200); a flush would not
+        self.assertFails(self.NOFTZ, ".ADD.F32.RN", ".ADD.F32.RN.FTZ", "reduce.noftz")
+
+    def test_relaxed_dropped_or_scope_narrowed(self):
+        fid = "cp.async.bulk/shared_cta.global.mbarrier_complete_tx_bytes/L2_cache_hint/ignore_oob/relaxed.gpu"
+        self.assertFails(fid, ".STRONG.GPU", "", "bulk.sem")            # .relaxed.gpu dropped: a weak copy
+        self.assertFails(fid, ".STRONG.GPU", ".STRONG.SM", "bulk.sem")  # scope .gpu narrowed to .cta
+        self.assertEqual(self.verdict(fid, ".STRONG.GPU", ".STRONG.SYS").cls, judge.PASS)   # wider: orders more
+        self.assertFails("cp.reduce.async.bulk/global.shared_cta.bulk_group/add.u32/relaxed.sys", ".STRONG.SYS",
+                         ".STRONG.GPU", "bulk.sem")
+        self.assertFails("cp.async.bulk/global.shared_cta.bulk_group/weak", "UBLKCP.G.S", "UBLKCP.G.S.STRONG.SM",
+                         "bulk.sem")
+
+    def test_32b_multicast_dropped_or_narrowed(self):
+        fid = "cp.async.bulk/shared_cluster.global.mbarrier_complete_tx_bytes/multicast_cluster_32b"
+        self.assertFails(fid, ".MULTICAST32", "", "bulk.multicast.elsewhere")
+        self.assertFails(fid, ".MULTICAST32", ".MULTICAST", "bulk.multicast.elsewhere")
+        self.assertFails("cp.async.bulk.tensor/2d.shared_cluster.global.tile/multicast_cluster_16b", ".MULTICAST", "",
+                         "tensor.multicast.elsewhere")
+
+    def test_report_dropped_or_another_pattern(self):
+        fid = ("cp.async.bulk.tensor/3d.shared_cluster.global.im2col/multicast_cluster/"
+               "mbarrier_report_validity_per_16bytes_8000")
+        self.assertFails(fid, ".VALIDCHK_XXXX8000", "", "bulk.report")
+        self.assertFails(fid, ".VALIDCHK_XXXX8000", ".VALIDCHK_XXXXXX80", "bulk.report")
+
+    def test_evict_last_dropped(self):
+        self.assertFails("cp.async.bulk.prefetch/L2.global/L2_evict_last", "UBLKL2CCTL.PM", "UBLKPF.L2",
+                         "bulk_prefetch.opcode")
+        self.assertFails("cp.async.bulk.prefetch.tensor/3d.L2.global.im2col_w/L2_evict_last", ".PM", "",
+                         "bulk_prefetch.eviction_priority")
+
+    def test_sync_restrict_wait_with_the_full_wait(self):
+        fid = "cp.async.bulk.wait_group.sync_restrict_proxy_async/N_1/groups_3"
+        form, instrs = self.low[fid]
+        more = instrs + [Instr(instrs[-1].addr + 16, "CCTL.IVALL", instrs[-1].ptx_line)]
+        v = judge.judge(form, more, target=self.TARGET)
+        self.assertEqual(v.cls, judge.FAIL)
+        self.assertTrue(v.failed[0].startswith("bulk.wait_group.sync_restrict:"), v.failed)
+
+
 if __name__ == "__main__":
     unittest.main()

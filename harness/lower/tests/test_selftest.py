@@ -21,6 +21,23 @@ class KillRate(unittest.TestCase):
         self.assertGreaterEqual(st["kill_rate"], 99.0, st["survivors"][:3])
         self.assertEqual(st["detected_rate"], 100.0)
 
+    def test_ptx9x_fixture_faults_killed(self):
+        # the 9.x qualifiers' rules attacked on real sm_107a lowerings (ptxas 13.5.37)
+        low = helpers.fixture_lowering("sm_107a-9x")
+        raw_by = {(fid, "sm_107a"): (form, {"instrs": [[i.addr, i.text, i.ptx_line] for i in instrs]})
+                  for fid, (form, instrs) in low.items()}
+        st = selftest.run(raw_by)
+        kinds = st["kinds"]
+        for k in ("drop bulk.sem", "swap bulk.sem", "add bulk.sem", "drop bulk.report", "swap bulk.report",
+                  "add bulk.report", "drop bulk_prefetch.eviction_priority", "add tensor.multicast.elsewhere",
+                  "add reduce.noftz", "drop bulk.multicast.elsewhere", "drop tensor.multicast.elsewhere",
+                  "drop instruction", "elide", "duplicate"):
+            with self.subTest(kind=k):
+                self.assertIn(k, kinds)
+                self.assertEqual(kinds[k]["killed"], kinds[k]["planted"], st["survivors"][:3])
+        self.assertGreaterEqual(st["kill_rate"], 99.0, st["survivors"][:3])
+        self.assertEqual(st["detected_rate"], 100.0)
+
     def test_mutants_of_a_sequence_remove_each_instruction(self):
         low = helpers.fixture_lowering()
         form, instrs = low["cp.async.bulk.wait_group/N_1/groups_3"]
