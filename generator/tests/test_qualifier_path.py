@@ -13,7 +13,8 @@ Front-end mapping decision, per front-end module (every module of ptxcts_gen.fro
 decisions, QUALIFIERS) and per valid form carrying the value: QUALIFIERS holds the value (Written: how the
 front-end writes it; Unexpressible: why it cannot; frontends/table.py), the form's answer is no MappingError, and a
 Spelling differs from every partner's (the same spelling for two instructions drops the qualifier silently).
-Lowering rule, per valid form carrying the value: a rule of lowering.rules_for(form) reads the qualifier, or a
+Lowering rule, per valid form carrying the value (but a boolean qualifier that is off, and a field the lowering
+states it cannot see: NOT_LOWERED, NOT_LOWERED_IN): a rule of lowering.rules_for(form) reads the qualifier, or a
 value it implies (Rule.fields), and makes a demand.
 
 A failure names family, qualifier = value, front-end or lowering, what is missing and one form (with the count).
@@ -28,6 +29,7 @@ from ptxcts_gen import frontends, isa, parse
 from ptxcts_gen.frontends import MappingError, Spelling
 from ptxcts_gen.frontends.table import NOT_QUALIFIERS, spell_form
 from ptxcts_gen.lowering import rules_for
+from ptxcts_gen.lowering.rules import NOT_LOWERED, NOT_LOWERED_IN
 from ptxcts_gen.model import family_forms
 
 
@@ -74,8 +76,8 @@ def family_plan(mod):
             for g in partners:
                 changed = {j for j in set(f.quals) | set(g.quals) if f.quals.get(j) != g.quals.get(j)}
                 implied = changed if implied is None else implied & changed
-            if k in optional and v == mod.DEFAULTS.get(k):
-                continue
+            if (k in optional and v == mod.DEFAULTS.get(k)) or v is False:
+                continue   # the qualifier absent: the form without it, judged as such
             fk = parse.key(f.instr)[0]
             rows.append((k, v, f, partners, any(parse.key(g.instr)[0] == fk for g in partners)))
         implied = frozenset((implied or set()) | {k})
@@ -156,11 +158,12 @@ def frontend_gaps(plans, mappings):
 
 def lowering_gaps(plans, rules_of=rules_for):
     """Missing lowering rules: on every valid form carrying the value, a rule of rules_of(form record) reads the
-    qualifier or a field it implies (Rule.fields; `instr` for a rule of group instructions, Rule.instrs)."""
+    qualifier or a field it implies (Rule.fields; `instr` for a rule of group instructions, Rule.instrs), unless the
+    lowering states why none can (NOT_LOWERED for every family, NOT_LOWERED_IN for one)."""
     missing = Missing()
     for family, plan in plans.items():
         for k, v, f, _, implied, same in plan:
-            if same:
+            if same or k in NOT_LOWERED or (family, k) in NOT_LOWERED_IN:
                 continue
             record = {"family": f.family, "quals": f.quals_record}
             reads = [set(r.fields) | ({"instr"} if r.instrs else set()) for r, _ in rules_of(record)]

@@ -436,14 +436,24 @@ NOT_LOWERED = {
     "coords": "the count of tensor coordinates follows from .dim (tensor.rank reads dim): operands",
     "im2col_info": "the count of im2col offsets follows from .dim and the load mode: operands",
     "flow": "the test kernel's flow around the instruction (group counts), not the instruction",
-    "ignore_oob": ".ignore_oob: ptxas 13.5.37 emits the copy without it, the same 128-bit encoding, and the "
-                  "kernels' ignoreBytesLeft/Right are 0 (no byte ignored): no SASS mark to demand "
+    "ignore_oob": ".ignore_oob: ptxas 13.5.37 emits the copy without it, the same 128-bit encoding, and drops "
+                  "ignoreBytesLeft/Right with the loads of their registers: no SASS mark to demand "
                   "(results/findings/toolchains.md)",
     "mbar_operand": "the [mbar] operand's presence (the forms without it are invalid)",
     "n_operand": "an immediate or a register N (the register forms are invalid)",
     "policy": "the cache-policy operand comes with .L2::cache_hint (bulk.cache_hint reads cache_hint)",
     "size_imm": "an immediate size: an operand value",
     "src": "the source space, with .dst the direction (bulk.direction reads dir)",
+}
+
+
+# A field a family's forms carry that no rule of that family reads, with the reason (NOT_LOWERED for every family).
+NOT_LOWERED_IN = {
+    ("cp.async", "cache_hint"):
+        "LDGSTS takes the cache policy in its memory descriptor desc[URx], which every LDGSTS has: without "
+        ".L2::cache_hint the kernel's default descriptor (ULDC.64 of c[0x0][0x208]), with it the createpolicy value "
+        "(ptxas 13.5.37, sm_90): telling them apart is a data flow through uniform registers, which the lowering "
+        "judge does not follow (the bulk forms' policy is an operand of their own: bulk.cache_hint)",
 }
 
 
