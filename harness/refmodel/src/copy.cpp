@@ -80,7 +80,10 @@ std::uint32_t bulk_copy_ignore_oob(ByteSpan dst, ConstByteSpan src, std::uint32_
        "cp.async.bulk .ignore_oob: 'The only valid values for ignoreBytesLeft and ignoreBytesRight are [0..15], and "
        "any other value may result in undefined behavior.' (got " + std::to_string(ignored.left) + ", " +
            std::to_string(ignored.right) + ")");
-  need(dst.size >= size && src.size >= size, "cp.async.bulk: a range overflows its memory space");
+  need(dst.size >= size && src.size >= size,
+       "cp.async.bulk .ignore_oob: 'The memory range [dstMem, dstMem + size - 1] "
+       "must not overflow the destination memory space and the memory range [srcMem, srcMem + size - 1] must not "
+       "overflow the source memory space'");
   std::uint32_t determinate = 0;
   for (std::uint32_t i = 0; i < size; ++i)
     if (!ignored.indeterminate(i, size)) {

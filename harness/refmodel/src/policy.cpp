@@ -225,6 +225,21 @@ std::vector<PolicyInfo> make_catalog() {
       {{"size", "the mbarrier is credited the size operand, ignored bytes included"},
        {"determinate", "only the bytes not ignored at either end are credited"}},
       0);
+  add(PolicyId::im2col_wide_encode_cc, "im2col_wide_encode_cc",
+      "cuTensorMapEncodeIm2colWide: cuda.h says 'This API is only supported on devices of compute capability 10.0 "
+      "or higher.' Whether the encode itself refuses a map on an older device is not said. Default checked (the "
+      "sentence read as a refusal: im2col_wide_cc100).",
+      {{"checked", "below compute capability 10.0 the encode refuses every map (CUDA_ERROR_INVALID_VALUE)"},
+       {"unchecked", "the encode writes the map whatever the device; the documented rules of the map still hold"}},
+      0);
+  add(PolicyId::swizzle_atom_encode, "swizzle_atom_encode",
+      "cuTensorMapEncodeTiled/Im2col with CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B, _ATOM_32B_FLIP_8B or _ATOM_64B: cuda.h "
+      "(CUDA 13.0) states the rules such a map must meet and no compute capability for these modes. Default "
+      "documented_rules.",
+      {{"documented_rules", "a map with a 128B_ATOM swizzle that meets the documented rules is accepted"},
+       {"refused_below_cc100", "below compute capability 10.0 the encode refuses every map with a 128B_ATOM swizzle "
+                               "(CUDA_ERROR_INVALID_VALUE)"}},
+      0);
 
   measured(PolicyId::f16_add_nan, "canonical", h100, "results/findings/h100-add-nan (178 NaN results of 225 pairs)");
   measured(PolicyId::bf16_add_nan, "canonical", h100, "results/findings/h100-add-nan (178 NaN results of 225 pairs)");
@@ -250,6 +265,12 @@ std::vector<PolicyInfo> make_catalog() {
   measured(PolicyId::packed_type_encode, "refused", h100,
            "results/findings/h100-packed-encode (24,384 tiled and im2col maps of the three packed types, the "
            "documented rules met or not: none accepted)");
+  measured(PolicyId::im2col_wide_encode_cc, "unchecked", "NVIDIA H200 (sm_90), driver 580.159.04",
+           "results/2026-11-29-sm_90-h200-run-3 (the run tier's encode cases: 32 Im2colWide maps of every data "
+           "type, swizzle, interleave, L2 promotion and wide mode, each accepted at compute capability 9.0)");
+  measured(PolicyId::swizzle_atom_encode, "refused_below_cc100", "NVIDIA H200 (sm_90), driver 580.159.04",
+           "results/2026-11-29-sm_90-h200-run-3 (the run tier's encode cases: the three 128B_ATOM modes with a "
+           "128-byte inner box, tiled and im2col: each refused, CUDA_ERROR_INVALID_VALUE)");
   measured(PolicyId::interleave_inner_box, "multiple_16B", h100,
            "results/findings/h100-interleave-encode (15,360 interleaved maps: every one legal by the documented "
            "rules with an inner box of 1-8 bytes refused, every one of 16-1024 bytes accepted)");

@@ -67,6 +67,8 @@ const std::vector<std::pair<std::string, std::string>>& rules_table() {
                                           "bytes."},
       {"packed_type_refused", "Measured, not documented (policy packed_type_encode=refused): a map of a packed data "
                               "type (16U4_ALIGN8B, 16U4_ALIGN16B, 16U6_ALIGN16B) is refused."},
+      {"swizzle_atom_refused", "Measured, not documented (policy swizzle_atom_encode=refused_below_cc100): below "
+                               "compute capability 10.0 a map with a 128B_ATOM swizzle is refused."},
       {"interleave_inner_box_multiple16", "Measured, not documented (policy interleave_inner_box=multiple_16B): with "
                                           "interleave 16B or 32B, boxDim[0] multiplied by the element size must be "
                                           "a multiple of 16 bytes."},
@@ -189,8 +191,15 @@ EncodeVerdict validate_encode(const TensorMapParams& p, unsigned cc, const Polic
   const unsigned bits = element_bits(p.dtype);
 
   if (cc != 0) c.rule(cc >= 90, "tensor_map_cc90", "compute capability " + std::to_string(cc));
-  if (cc != 0 && p.kind == EncodeKind::im2col_wide)
+  if (cc != 0 && p.kind == EncodeKind::im2col_wide &&
+      policies.get<Im2colWideEncodeCc>(PolicyId::im2col_wide_encode_cc) == Im2colWideEncodeCc::checked)
     c.rule(cc >= 100, "im2col_wide_cc100", "compute capability " + std::to_string(cc));
+  if (cc != 0 && cc < 100 &&
+      (p.swizzle == Swizzle::B128_ATOM_32B || p.swizzle == Swizzle::B128_ATOM_32B_FLIP_8B ||
+       p.swizzle == Swizzle::B128_ATOM_64B) &&
+      policies.get<SwizzleAtomEncode>(PolicyId::swizzle_atom_encode) == SwizzleAtomEncode::refused_below_cc100)
+    c.rule(false, "swizzle_atom_refused", "swizzle " + std::string(to_string(p.swizzle)) + " at compute capability " +
+                                              std::to_string(cc));
   if (is_packed(p.dtype) &&
       policies.get<PackedTypeEncode>(PolicyId::packed_type_encode) == PackedTypeEncode::refused)
     c.rule(false, "packed_type_refused", std::string("tensorDataType ") + to_string(p.dtype));

@@ -270,6 +270,13 @@ std::vector<RuleRow> rule_rows() {
       {"\"interleave_inner_box_multiple16\"", "multiple of 16", with(il32, [](auto& m) { m.box[0] = 8; }),
        {"interleave_inner_box_multiple16: boxDim[0] * elementSize = 8 * 8 bits, interleave 32B"}, {},
        {il32, with(il32, [](auto& m) { m.box[0] = 16; })}, 0, policy("interleave_inner_box", "multiple_16B")},
+      // swizzle_atom_encode=refused_below_cc100: a 128B_ATOM swizzle at compute capability 9.0 is refused, one that
+      // meets every documented rule too; the same map with the 128B swizzle is kept
+      {"\"swizzle_atom_refused\"", "128B_ATOM swizzle",
+       placed(with(tile_map(T::UINT8, {256, 4, 4}, {128, 2, 2}), [](auto& m) { m.swizzle = S::B128_ATOM_32B; })),
+       {"swizzle_atom_refused: swizzle 128B_ATOM_32B at compute capability 90"}, {},
+       {placed(with(tile_map(T::UINT8, {256, 4, 4}, {128, 2, 2}), [](auto& m) { m.swizzle = S::B128; }))}, 90,
+       policy("swizzle_atom_encode", "refused_below_cc100")},
       // packed_type_encode=refused: every packed-type map is refused, one that meets every documented rule too
       {"\"packed_type_refused\"", "packed data type", p16, {"packed_type_refused: tensorDataType 16U4_ALIGN16B"}, {},
        {t3}, 0, policy("packed_type_encode", "refused")},
@@ -507,6 +514,27 @@ std::vector<Refusal> refusal_rows() {
          });
        },
        std::string("cp.async.bulk.cp_mask: size 8: ") + kSizeRule},
+      {"\"cp.async.bulk .ignore_oob\")",
+       [] {
+         return error_of([] {
+           Bytes d(32), s(32);
+           bulk_copy_ignore_oob(span(d), cspan(s), 8, IgnoredBytes{});
+         });
+       },
+       std::string("cp.async.bulk .ignore_oob: size 8: ") + kSizeRule},
+      {"\"cp.async.bulk .ignore_oob: 'The only valid values",
+       [] {
+         return error_of([] {
+           Bytes d(32), s(32);
+           bulk_copy_ignore_oob(span(d), cspan(s), 32, IgnoredBytes{16, 0});
+         });
+       },
+       "cp.async.bulk .ignore_oob: 'The only valid values for ignoreBytesLeft and ignoreBytesRight are [0..15], and "
+       "any other value may result in undefined behavior.' (got 16, 0)",
+       [] {
+         Bytes d(32), s(32);
+         bulk_copy_ignore_oob(span(d), cspan(s), 32, IgnoredBytes{15, 15});
+       }},
       {"\"cp.async.bulk.multicast::cluster\")", [] { return multicast_error({64}, 0, 8, 1); },
        std::string("cp.async.bulk.multicast::cluster: size 8: ") + kSizeRule},
       {"\"cp.reduce.async.bulk\")",
@@ -625,7 +653,7 @@ std::vector<Refusal> refusal_rows() {
            throw std::runtime_error("add.noftz.bf16 refused");
        }},
       {"\"noftz_only_half_add:", [] { return allowed_why(ReduceSite::bulk_global, {RedOp::add, ElemType::u32, true}); },
-       "noftz_only_half_add: .noftz is defined only for .add.f16 and .add.bf16"},
+       "noftz_only_half_add: .noftz is defined only for .add.f16 and .add.bf16, and .add.f32 to .global (PTX ISA 9.4)"},
       // tensor.cpp
       {"no layout the model can state",
        [] { return error_of([] { swizzle_address(Swizzle::B96, 0); }); },

@@ -64,10 +64,11 @@ TEST(Types, SharedClusterTable) {
   EXPECT_EQ(cells(ReduceSite::bulk_shared_cluster), want);
 }
 
-// The chapter's table for .dst = .global; f16/bf16 add only with .noftz ('require .noftz qualifier').
+// The chapter's table for .dst = .global; f16/bf16 add only with .noftz ('require .noftz qualifier'), and
+// .add.noftz.f32 from PTX ISA 9.4 (`.add.noftz.type ... .type = { .f16, .bf16, .f32 }`).
 TEST(Types, GlobalTable) {
   const std::set<std::string> want = {
-      "add.u32", "add.s32", "add.u64", "add.f32", "add.f64", "add.noftz.f16", "add.noftz.bf16",
+      "add.u32", "add.s32", "add.u64", "add.f32", "add.f64", "add.noftz.f16", "add.noftz.bf16", "add.noftz.f32",
       "min.u32", "min.s32", "min.u64", "min.s64", "min.f16", "min.bf16",      "max.u32",
       "max.s32", "max.u64", "max.s64", "max.f16", "max.bf16", "inc.u32",      "dec.u32",
       "and.b32", "and.b64", "or.b32",  "or.b64",  "xor.b32", "xor.b64"};

@@ -89,7 +89,18 @@ EXPLORE = ["explore", "--device", "model", "--family", FAMILY, "--seed", "7", "-
 LOWER = ["lower", "--family", "cp.async.bulk.tensor", "--target", "sm_90", "-j", "2", "--module-size", "16", "--quiet"]
 FRONTEND = ["frontend", "run", "--frontend", "llvm-22", "--family", FAMILY, "-j", "2", "--quiet"]
 SELFTEST = ["selftest", "--tier", "lower", "--family", FAMILY, "--target", "sm_90"]
-MATRIX_TC = ("13.0", "12.9")
+def _installed_second_toolchain():
+    """A toolchain beside the installed toolkit's 13.0 for the matrix's two columns: the first of these that is
+    installed (a GPU runner without network has none of the wheels; the matrix then runs 13.0 alone, never a download
+    that cannot succeed)."""
+    from framework import toolchains
+    for name in ("12.9", "13.5", "13.2", "12.8", "12.4"):
+        if toolchains.installed_dir(name):
+            return (name,)
+    return ()
+
+
+MATRIX_TC = ("13.0",) + _installed_second_toolchain()
 MATRIX = ["matrix", "--toolchains", ",".join(MATRIX_TC), "--verdicts", "ptxas", "--family", SMALL, "-j", "2"]
 ALL = ["all", "--family", SMALL]
 ALL_TIERS = {"compile": ["compile", "--verdicts", "ptxas,nvjitlink", "--family", SMALL, "--quiet"],

@@ -44,6 +44,8 @@ enum class PolicyId : std::uint8_t {
   packed_type_encode,
   interleave_inner_box,        // cuTensorMapEncodeTiled with interleave 16B / 32B: boxDim[0] x element size          // cuTensorMapEncode*: maps of the packed types (16U4_ALIGN8B, 16U4_ALIGN16B, 16U6_ALIGN16B)
   ignore_oob_tx_bytes,         // cp.async.bulk .ignore_oob (PTX ISA 9.2): the complete-tx count
+  im2col_wide_encode_cc,       // cuTensorMapEncodeIm2colWide below compute capability 10.0
+  swizzle_atom_encode,         // cuTensorMapEncode*: the 128B_ATOM swizzle modes on a given device
   count_
 };
 constexpr std::size_t kPolicyCount = static_cast<std::size_t>(PolicyId::count_);
@@ -62,6 +64,8 @@ enum class InterleaveRowPitch : std::uint8_t { granule_16B, interleave_span };
 enum class PackedGapFill : std::uint8_t { zero, untouched };
 enum class PackedTxBytes : std::uint8_t { smem_bytes, global_bytes };
 enum class IgnoreOobTxBytes : std::uint8_t { size, determinate };
+enum class Im2colWideEncodeCc : std::uint8_t { checked, unchecked };
+enum class SwizzleAtomEncode : std::uint8_t { documented_rules, refused_below_cc100 };
 enum class WrapStride : std::uint8_t { reset, carry };
 enum class WHalo : std::uint8_t { append, ignore };
 enum class StoreOob : std::uint8_t { not_written, granule16_written };
