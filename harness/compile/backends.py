@@ -165,7 +165,12 @@ class Driver:
 
 def driver_support():
     """(a per-target check of the device present, a note) for the driver's verdicts, without touching CUDA in
-    this process (the workers make their own contexts): the compute capability from nvidia-smi."""
+    this process (the workers make their own contexts): the compute capability from nvidia-smi, which does not read
+    CUDA_VISIBLE_DEVICES: set but empty, it hides every device from the driver (as no_device.hpp says)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None and not visible.strip():
+        why = "CUDA_VISIBLE_DEVICES is set but empty: it hides every device"
+        return (lambda t: why), "no usable GPU: " + why, None
     try:
         smi = os.environ.get("PTXCTS_NVIDIA_SMI") or "nvidia-smi"   # tests point it elsewhere, as scripts/gpus.sh
         r = subprocess.run([smi, "--query-gpu=compute_cap,name,driver_version", "--format=csv,noheader"],

@@ -175,6 +175,12 @@ const std::map<std::string, Breaker>& breakers() {
       {"packed_type_refused", {both, [](auto& m, Rng& r) {
          m.dtype = pick(r, {TDT::T16U4_ALIGN8B, TDT::T16U4_ALIGN16B, TDT::T16U6_ALIGN16B});
        }}},
+      // A rule of the measured alternative swizzle_atom_encode=refused_below_cc100: a 128B_ATOM swizzle on a map
+      // whose inner box is the 128-byte span (the documented rules may then hold or not).
+      {"swizzle_atom_refused", {tiled_only, [](auto& m, Rng& r) {
+         m.swizzle = pick(r, {ref::Swizzle::B128_ATOM_32B, ref::Swizzle::B128_ATOM_32B_FLIP_8B,
+                              ref::Swizzle::B128_ATOM_64B});
+       }}},
       // A rule of the named alternative im2col_channel_bytes=multiple_16B: the map stays legal by the documented
       // rules (a run case; a device that refuses it matches the alternative).
       {"im2col_channel_bytes_multiple16", {im2col_only, [](auto& m, Rng& r) {

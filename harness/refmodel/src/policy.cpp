@@ -266,10 +266,10 @@ std::vector<PolicyInfo> make_catalog() {
            "results/findings/h100-packed-encode (24,384 tiled and im2col maps of the three packed types, the "
            "documented rules met or not: none accepted)");
   measured(PolicyId::im2col_wide_encode_cc, "unchecked", "NVIDIA H200 (sm_90), driver 580.159.04",
-           "results/2026-11-29-sm_90-h200-run-3 (the run tier's encode cases: 32 Im2colWide maps of every data "
+           "results/findings/h200-encode-enums (the run tier's encode cases: 32 Im2colWide maps of every data "
            "type, swizzle, interleave, L2 promotion and wide mode, each accepted at compute capability 9.0)");
   measured(PolicyId::swizzle_atom_encode, "refused_below_cc100", "NVIDIA H200 (sm_90), driver 580.159.04",
-           "results/2026-11-29-sm_90-h200-run-3 (the run tier's encode cases: the three 128B_ATOM modes with a "
+           "results/findings/h200-encode-enums (the run tier's encode cases: the three 128B_ATOM modes with a "
            "128-byte inner box, tiled and im2col: each refused, CUDA_ERROR_INVALID_VALUE)");
   measured(PolicyId::interleave_inner_box, "multiple_16B", h100,
            "results/findings/h100-interleave-encode (15,360 interleaved maps: every one legal by the documented "
