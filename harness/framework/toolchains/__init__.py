@@ -15,7 +15,6 @@ import functools
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -161,27 +160,21 @@ class Toolchain:
                             for t, r in d["targets"].items()},
                 "notes": self.notes,
                 # ptxas's own words for each version of the model it does not know (the run tier's not_supported)
-                "refusals": {v: refusal(self.ptxas, v) for v in PTX_VERSIONS
-                             if v not in d["ptx_versions"] and refusal(self.ptxas, v)}}
+                "refusals": {v: said for v in PTX_VERSIONS
+                             if v not in d["ptx_versions"] and (said := refusal(self.ptxas, v))}}
 
 
 @functools.lru_cache(maxsize=None)
 def refusal(ptxas, ptx):
-    """What ptxas itself says of a module of PTX ISA version `ptx` (`.version` and `.target sm_90` alone), one line,
-    or "" when it says nothing or cannot be run: the tool's own words beside the suite's reason."""
+    """What ptxas itself says of a one-entry module of PTX ISA version `ptx` at `.target sm_90` (the probe's
+    probe._assemble), one line, or "" when it takes it or cannot be run: the tool's own words beside the suite's
+    reason."""
     with tempfile.TemporaryDirectory(prefix="ptxcts-refusal-") as d:
-        src = os.path.join(d, "v.ptx")
-        with open(src, "w") as f:
-            f.write(f".version {ptx}\n.target sm_90\n.address_size 64\n")
         try:
-            r = subprocess.run([ptxas, "-arch=sm_90", src, "-o", os.path.join(d, "v.cubin")], capture_output=True,
-                               text=True, timeout=60)
-        except (OSError, subprocess.SubprocessError):
+            ok, said = probe._assemble(ptxas, "sm_90", ptx, "sm_90", d, "v")
+        except probe.ProbeError:
             return ""
-    if r.returncode == 0:
-        return ""
-    line = next((l for l in r.stderr.splitlines() if "fatal" in l or "error" in l.lower()), "")
-    return " ".join(line.replace(src, "<module>").split())
+        return "" if ok else " ".join(said.replace(os.path.join(d, "v.ptx"), "<module>").split())
 
 
 def _ranges(versions):
