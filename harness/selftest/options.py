@@ -18,7 +18,8 @@ def parse(argv):
     p.add_argument("--family", action="append", default=[], help="only forms of these families")
     p.add_argument("--seed", type=int, default=1, help="the run tier's seed (default 1)")
     p.add_argument("--out", help="output folder (default results/<stamp>-selftest)")
-    p.add_argument("--clean", metavar="DIR", help="reuse this clean run (results.json of the same seed)")
+    p.add_argument("--clean", metavar="DIR", help="reuse this clean run (results.json of the same seed; with --repeat, every repetition "
+                                              "reuses it: self-tests side by side share one)")
     p.add_argument("--jobs", type=int, default=None,
                    help="run-tier workers (default 12); --tier lower: ptxas/nvdisasm processes (default: the usable "
                         "cores, as ./ptxcts lower)")
@@ -61,8 +62,6 @@ def parse(argv):
         a.jobs = 12 if a.tier == "run" else usable_cpus()
     if a.repeat is not None and not 1 <= a.repeat <= 1000:
         p.error(f"--repeat {a.repeat}: must be 1..1000")
-    if a.repeat is not None and a.clean is not None:
-        p.error("--repeat makes its own clean run (once, reused by every repetition): leave --clean out")
     if a.tier == "lower":
         from ptxcts_gen.targets import BY_NAME
         bad = [t for t in a.target if t not in BY_NAME]

@@ -3,14 +3,16 @@
 Whether silicon catches a completion fault can be timing (a weaker wait is seen only while a copy is still in
 flight when the kernel probes it): one self-test run says caught or not, a rate needs repetitions. This runs the
 run-tier self-test (run_catch.main, unchanged) N times with the same seed against one clean run (the first
-repetition's, reused by the others through --clean), the plants planted and checked by ptxas once (the cache of
-selftest/plants.py plant_kind; the run tier's cubins are cached by content), and writes per kind: the plants judged in each
-repetition, the plants caught in each, and the rate over all repetitions, with the device, driver and toolchain.
+repetition's, reused by the others through --clean; or the one --clean names, for every repetition), the plants
+planted and checked by ptxas once (the cache of selftest/plants.py plant_kind; the run tier's cubins are cached by
+content), and writes per kind: the plants judged in each repetition, the plants caught in each, and the rate over
+all repetitions, with the device, driver and toolchain.
+
 The default is the completion kinds (wait_count, wait_read, arrive) on the completion families (cp.async.groups,
 cp.async.bulk.groups); --kind and --family choose others. The committed figures live in
 results/selftest/guarantees.toml (`[kinds.K.silicon_rates.<device>]`): this prints the lines to put there.
 
-    ./ptxcts selftest --repeat N [--kind K]... [--family F]... [--out DIR] [--jobs J] [--budget S]
+    ./ptxcts selftest --repeat N [--kind K]... [--family F]... [--out DIR] [--jobs J] [--budget S] [--clean DIR]
 
 --budget S bounds the whole measurement: no repetition starts that would end after S seconds at the mean
 repetition's pace (default 540). Writes DIR/rates.json after every repetition (DIR/rep-NN/ holds each one's
@@ -88,7 +90,7 @@ def main(a):
     os.makedirs(out, exist_ok=True)
     doc = {"schema": "ptxcts-selftest-rates", "version": 1, "date": stamp.strftime("%Y-%m-%d"),
            "started": stamp.isoformat(), "asked": a.repeat, "seed": a.seed, "kinds_asked": kinds,
-           "families": families, "command_line": " ".join(sys.argv[1:]) or None,
+           "families": families, "clean": a.clean, "command_line": " ".join(sys.argv[1:]) or None,
            "device": None, "driver": None, "toolchain": None, "repetition_seconds": [], "kinds": {},
            "interrupted": False}
     reps = []
@@ -117,7 +119,9 @@ def main(a):
             argv += ["--kind", k]
         for f in families:
             argv += ["--family", f]
-        if reps:
+        if a.clean:   # given: every repetition reuses it (rates measured side by side share one clean run)
+            argv += ["--clean", a.clean]
+        elif reps:
             argv += ["--clean", os.path.join(out, "rep-01", "clean")]
         r0 = time.monotonic()
         try:
