@@ -28,11 +28,14 @@ class Run:
 
     def __init__(self, run_id, order):
         self.run_id, self.order = run_id, order
-        self.shards = {}  # index -> (path, doc)
+        self.shards = {}  # index -> (path, doc); an index is added once (load_runs refuses it twice)
+        self._first = (0, None)   # (shards counted, the lowest index's document): asked once per case
 
     @property
     def first(self):
-        return self.shards[min(self.shards)][1]
+        if self._first[0] != len(self.shards):
+            self._first = (len(self.shards), self.shards[min(self.shards)][1])
+        return self._first[1]
 
     tier = property(lambda self: self.first["tier"])
     toolchain_name = property(lambda self: schema.toolchain_name(self.first["toolchain"]))
