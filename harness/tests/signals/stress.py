@@ -326,8 +326,9 @@ def trial(runner, verb, ref_wall, ref, k, rng):
             except ProcessLookupError:
                 pass
     for mark in CRASH_MARKS:
-        if mark in text:
-            rec["problems"].append(f"'{mark}' in its output: {text[-600:]}")
+        if mark in text:   # the lines before the mark and the trace itself, not the summary table that follows
+            at = text.index(mark)
+            rec["problems"].append(f"'{mark}' in its output: {text[max(0, at - 300):at + 1500]}")
     # -sig: killed by the signal's own default action before the interpreter ran a line (nothing started); its
     # shell, a CI runner, reads 128 + sig all the same
     if reached is not None and code not in (128 + sig, -sig):
