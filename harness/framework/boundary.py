@@ -9,6 +9,8 @@ Inside the boundary:
   with one line and exit 128 + signal (130, 143), never a traceback. Only the first signal raises: the verb is
   then already stopping, and a second one (Ctrl-C pressed twice, a signal to the group and to the process) must
   not cut off the writing of what was judged; `./ptxcts` kills the group at the third (docs/CLI.md, "Signals").
+* A signal's exception raised inside a finalizer or an at-fork hook, which Python drops with a printed
+  traceback, is raised again in the code the verb runs next (_swallowed): the verb stops, quietly.
 * SIGINT is handled even when the verb was started with it ignored (a job started with `&` by a non-interactive
   shell inherits SIGINT ignored): a verb that ran on after a Ctrl-C sent to it would hold its lock to the end.
 * A verb that leads its process group (as `./ptxcts` starts it) passes the first signal on to the whole group:
@@ -25,13 +27,14 @@ import errno
 import os
 import signal
 import sys
+import threading
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
 EXIT_INTERNAL = 70
 REPORT_TO = "the ptx-cts maintainers with the command line and this message (docs/CLI.md, 'Internal errors')"
 
-_received = {"signal": None}
+_received = {"signal": None, "again": False, "live": False}
 
 
 class Interrupted(KeyboardInterrupt):
@@ -40,8 +43,11 @@ class Interrupted(KeyboardInterrupt):
 
 def _first(signum):
     """Record the first stopping signal and pass it on to the group this process leads; False for any later one
-    (already stopping: nothing more is raised)."""
+    (already stopping: nothing more is raised), except the one _swallowed sends again."""
     if _received["signal"] is not None:
+        if _received["again"]:
+            _received["again"] = False
+            return True
         return False
     _received["signal"] = signum
     if os.getpgrp() == os.getpid():
@@ -62,6 +68,27 @@ def _on_int(signum, _frame):
         raise KeyboardInterrupt()
 
 
+AGAIN_S = 0.01   # how long after a swallowed interrupt it is sent again: the swallowing hook has returned by then
+
+
+def _swallowed(unraisable, default=sys.__unraisablehook__):
+    """sys.unraisablehook. The first signal's exception is raised wherever the verb is; where that is code whose
+    exceptions Python cannot pass on -- a finalizer (__del__, a weakref callback), an at-fork hook (os.fork in the
+    verb runs logging's) -- Python printed it ("Exception ignored in ...", a traceback) and dropped it, and the verb
+    ran on to its end as if no signal had come. It is sent again instead, quietly, to the main thread AGAIN_S later
+    (from a timer thread: sent from here, its handler would raise inside this hook), while the verb runs; once the
+    verb has returned, it has nothing to stop. Every other unraisable exception is reported as Python reports it."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and _received["signal"] is not None:
+        if _received["live"] and not _received["again"]:
+            _received["again"] = True
+            again = threading.Timer(AGAIN_S, signal.pthread_kill, (threading.main_thread().ident,
+                                                                    _received["signal"]))
+            again.daemon = True
+            again.start()
+        return
+    default(unraisable)
+
+
 def received_signal():
     """The signal that interrupted the verb (signal.SIGINT when none was recorded: a KeyboardInterrupt)."""
     return _received["signal"] or signal.SIGINT
@@ -79,6 +106,7 @@ def interrupt_exit_code():
 def install_signal_handlers():
     signal.signal(signal.SIGTERM, _on_term)
     signal.signal(signal.SIGINT, _on_int)   # also when inherited ignored (module docstring)
+    sys.unraisablehook = _swallowed
     # SIGPIPE stays ignored (Python's default): a process pool writes to pipes of its own while it stops, and a
     # reader gone there must be an error it handles, not the end of the run; a closed standard output is handled
     # in handle() (BrokenPipeError)
@@ -180,6 +208,7 @@ def run(prog, main, *args, early=()):
     """Call main(*args) inside the boundary and return the exit code to pass to sys.exit. early: the signals that
     came before the boundary's handlers were in place (framework/__main__ records them): main is not called."""
     install_signal_handlers()
+    _received["live"] = True
     try:
         if early:
             _first(early[0])
@@ -188,12 +217,14 @@ def run(prog, main, *args, early=()):
     except SystemExit as e:
         code = e.code
     except BaseException as e:   # noqa: B036 -- the boundary: nothing past here may print a traceback
+        _received["live"] = False
         if os.environ.get("PTXCTS_TRACEBACK") and not isinstance(e, KeyboardInterrupt):
             import traceback
             traceback.print_exc()
         code, line = handle(prog, e)
         if line:
             _write_err(line)
+    _received["live"] = False
     return _flush(code)
 
 
