@@ -85,8 +85,11 @@ def _llvm():
 COMPILE = ["compile", "--family", FAMILY, "--limit", "400", "-j", "2", "--module-size", "4", "--quiet"]
 RUN = ["run", "--device", "model", "--family", "cp.async.bulk.tensor", "--jobs", "2", "--quiet"]
 EXPLORE_N = 30000
+# --time far above what the cases take: the case count alone ends the exploration (under a load heavier than the
+# reference's, the default 60 s budget ended a resumed run with cases still pending, fewer than the reference ran)
+EXPLORE_TIME = ["--time", "3600"]
 EXPLORE = ["explore", "--device", "model", "--family", FAMILY, "--seed", "7", "--jobs", "2", "--cases-file", "none",
-           "--shrink-time", "0", "--quiet"]
+           "--shrink-time", "0", "--quiet"] + EXPLORE_TIME
 LOWER = ["lower", "--family", "cp.async.bulk.tensor", "--target", "sm_90", "-j", "2", "--module-size", "16", "--quiet"]
 FRONTEND = ["frontend", "run", "--frontend", "llvm-22", "--family", FAMILY, "-j", "2", "--quiet"]
 SELFTEST = ["selftest", "--tier", "lower", "--family", FAMILY, "--target", "sm_90"]
@@ -128,7 +131,8 @@ VERBS = {
                     lambda out: {"explore": os.path.join(out, "explore.json")},
                     lambda n, out, doc: ["explore", "--resume", out, "--device", "model", "--jobs", "2",
                                          "--cases-file", "none", "--shrink-time", "0", "--quiet", "--cases",
-                                         str(EXPLORE_N - doc.get("cases_drawn", 0))],   # 0: only the pending
+                                         str(EXPLORE_N - doc.get("cases_drawn", 0))]   # 0: only the pending
+                                        + EXPLORE_TIME,
                     "form(s), seed", needs=lambda: _built("ptxcts-explore") or _built("ptxcts-run")),
     "lower": Verb("lower", LOWER, _results, lambda n, out, doc: LOWER + ["--resume", out], "pairs from"),
     "frontend": Verb("frontend", FRONTEND, _results, lambda n, out, doc: FRONTEND + ["--resume", out],
