@@ -28,13 +28,16 @@ import os
 import signal
 import sys
 import threading
+import time
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
 EXIT_INTERNAL = 70
 REPORT_TO = "the ptx-cts maintainers with the command line and this message (docs/CLI.md, 'Internal errors')"
 
-_received = {"signal": None, "again": False, "live": False}
+# signal: the first stopping signal; raised: its exception has been raised into the verb's code (a later signal
+# raises nothing, unless _swallowed found that exception dropped); live: the verb's main is running
+_received = {"signal": None, "raised": False, "live": False}
 
 
 class Interrupted(KeyboardInterrupt):
@@ -43,11 +46,8 @@ class Interrupted(KeyboardInterrupt):
 
 def _first(signum):
     """Record the first stopping signal and pass it on to the group this process leads; False for any later one
-    (already stopping: nothing more is raised), except the one _swallowed sends again."""
+    (already stopping: nothing more is raised)."""
     if _received["signal"] is not None:
-        if _received["again"]:
-            _received["again"] = False
-            return True
         return False
     _received["signal"] = signum
     if os.getpgrp() == os.getpid():
@@ -58,33 +58,58 @@ def _first(signum):
     return True
 
 
-def _on_term(signum, _frame):
-    if _first(signum):
+def _to_raise(signum, frame):
+    """Whether this signal's handler raises: the first signal, or one sent again after its exception was dropped
+    (_swallowed) -- never inside _swallowed itself (Python drops an exception of the hook too), nor once the verb has
+    returned (its exit code is decided; ./ptxcts reports the signal)."""
+    _first(signum)
+    if _received["raised"] or not _received["live"]:
+        return False
+    while frame is not None:
+        if frame.f_code is _swallowed.__code__:
+            return False
+        frame = frame.f_back
+    _received["raised"] = True
+    return True
+
+
+def _on_term(signum, frame):
+    if _to_raise(signum, frame):
         raise Interrupted()
 
 
-def _on_int(signum, _frame):
-    if _first(signum):
+def _on_int(signum, frame):
+    if _to_raise(signum, frame):
         raise KeyboardInterrupt()
 
 
-AGAIN_S = 0.01   # how long after a swallowed interrupt it is sent again: the swallowing hook has returned by then
+AGAIN_S = 0.02   # how often a dropped interrupt is sent again until it has been raised
+
+
+def _send_again(signum):
+    """A thread's loop: the signal to the main thread every AGAIN_S until its handler raised it (or the verb
+    returned). Sent by the main thread itself, its handler would run inside _swallowed."""
+    main = threading.main_thread().ident
+    while _received["live"] and not _received["raised"]:
+        time.sleep(AGAIN_S)
+        try:
+            signal.pthread_kill(main, signum)
+        except (OSError, ValueError):   # the main thread is gone: nothing left to stop
+            return
 
 
 def _swallowed(unraisable, default=sys.__unraisablehook__):
     """sys.unraisablehook. The first signal's exception is raised wherever the verb is; where that is code whose
     exceptions Python cannot pass on -- a finalizer (__del__, a weakref callback), an at-fork hook (os.fork in the
     verb runs logging's) -- Python printed it ("Exception ignored in ...", a traceback) and dropped it, and the verb
-    ran on to its end as if no signal had come. It is sent again instead, quietly, to the main thread AGAIN_S later
-    (from a timer thread: sent from here, its handler would raise inside this hook), while the verb runs; once the
-    verb has returned, it has nothing to stop. Every other unraisable exception is reported as Python reports it."""
+    ran on to its end as if no signal had come. It is sent again instead, quietly, until raised in the verb's code
+    (_send_again), while the verb runs; once the verb has returned, it has nothing to stop. Every other unraisable
+    exception is reported as Python reports it."""
     if isinstance(unraisable.exc_value, KeyboardInterrupt) and _received["signal"] is not None:
-        if _received["live"] and not _received["again"]:
-            _received["again"] = True
-            again = threading.Timer(AGAIN_S, signal.pthread_kill, (threading.main_thread().ident,
-                                                                    _received["signal"]))
-            again.daemon = True
-            again.start()
+        if _received["live"]:
+            _received["raised"] = False
+            threading.Thread(target=_send_again, args=(_received["signal"],), daemon=True,
+                             name="ptxcts-interrupt-again").start()
         return
     default(unraisable)
 
@@ -207,11 +232,12 @@ def handle(prog, e):
 def run(prog, main, *args, early=()):
     """Call main(*args) inside the boundary and return the exit code to pass to sys.exit. early: the signals that
     came before the boundary's handlers were in place (framework/__main__ records them): main is not called."""
+    _received["live"] = True   # before the handlers: a signal from then on is raised
     install_signal_handlers()
-    _received["live"] = True
     try:
         if early:
             _first(early[0])
+            _received["raised"] = True
             raise KeyboardInterrupt()
         code = main(*args)
     except SystemExit as e:
