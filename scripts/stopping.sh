@@ -31,10 +31,20 @@ run_step() {
 # step_traps: for a background shell of the verb that runs steps (all's lanes): on SIGINT or SIGTERM it waits for
 # its step (the tier writes what it judged), then ends 130/143 -- never before the step (the verb's shell would end,
 # and ./ptxcts kill the group, while the tier still writes), nor waiting for its own process substitutions. Without
-# the trap, bash's default would end such a shell at once.
+# the trap, bash's default would end such a shell at once. The trap ignores both signals first (the signal comes
+# again: stop_verb passes it on to the group, and once more a second later; bash ran the trap again inside itself
+# at each), and waits for the step by polling it (step_ended), not with `wait`.
 step_traps() {
-  trap 'wait "${step_pid:-}" 2>/dev/null; exit 130' INT
-  trap 'wait "${step_pid:-}" 2>/dev/null; exit 143' TERM
+  trap 'trap "" INT TERM; step_ended; exit 130' INT
+  trap 'trap "" INT TERM; step_ended; exit 143' TERM
+}
+
+# step_ended: until the step ($step_pid) has ended. Not `wait`: in a trap that interrupted run_step's `wait` for
+# the same step, bash 5.2's `wait` waited for ever once the step had ended -- in effect for any other child, the
+# lane's line prefixer, which ends only with the lane: the lane and the verb hung (about half of the signals that
+# came while a lane ran a step). The shell reaps the step while it waits for `sleep`.
+step_ended() {
+  while [ -n "${step_pid:-}" ] && kill -0 "$step_pid" 2>/dev/null; do sleep 0.1; done
 }
 
 leads_group() {

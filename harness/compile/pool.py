@@ -10,7 +10,7 @@ from compile import classify as cls
 from compile import judge
 from framework import modules
 from framework import manifest
-from framework.pool import stop, stopped_by_signal, worker_signals
+from framework.pool import stop, stopped_by_signal, submit_all, worker_signals
 
 # Cases per module. Measured here (ptxas 13.0, valid modules at sm_100a/PTX 9.0, best of 3): one entry alone costs
 # ~22-25 ms (process start), 16 entries ~7-9 ms each, 32-128 entries a flat ~5-8 ms each, 192-256 entries 13-16 ms
@@ -99,7 +99,7 @@ def judge_all(chosen, m, mroot, tc, load_path, use_gen, jobs_n, module_size, adv
         pool = cf.ProcessPoolExecutor(max_workers=jobs_n, mp_context=ctx, initializer=_init,
                                       initargs=(mroot, spec, use_gen, keep))
         try:
-            futs = {pool.submit(_work, *j): j for j in jobs}
+            futs = submit_all(pool, _work, jobs)
             for fut in cf.as_completed(futs):
                 try:
                     res, n = fut.result()

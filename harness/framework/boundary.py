@@ -9,6 +9,8 @@ Inside the boundary:
   with one line and exit 128 + signal (130, 143), never a traceback. Only the first signal raises: the verb is
   then already stopping, and a second one (Ctrl-C pressed twice, a signal to the group and to the process) must
   not cut off the writing of what was judged; `./ptxcts` kills the group at the third (docs/CLI.md, "Signals").
+* A signal's exception raised inside a finalizer or an at-fork hook, which Python drops with a printed
+  traceback, is raised again in the code the verb runs next (_swallowed): the verb stops, quietly.
 * SIGINT is handled even when the verb was started with it ignored (a job started with `&` by a non-interactive
   shell inherits SIGINT ignored): a verb that ran on after a Ctrl-C sent to it would hold its lock to the end.
 * A verb that leads its process group (as `./ptxcts` starts it) passes the first signal on to the whole group:
@@ -25,13 +27,17 @@ import errno
 import os
 import signal
 import sys
+import threading
+import time
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
 EXIT_INTERNAL = 70
 REPORT_TO = "the ptx-cts maintainers with the command line and this message (docs/CLI.md, 'Internal errors')"
 
-_received = {"signal": None}
+# signal: the first stopping signal; raised: its exception has been raised into the verb's code (a later signal
+# raises nothing, unless _swallowed found that exception dropped); live: the verb's main is running
+_received = {"signal": None, "raised": False, "live": False}
 
 
 class Interrupted(KeyboardInterrupt):
@@ -52,14 +58,60 @@ def _first(signum):
     return True
 
 
-def _on_term(signum, _frame):
-    if _first(signum):
+def _to_raise(signum, frame):
+    """Whether this signal's handler raises: the first signal, or one sent again after its exception was dropped
+    (_swallowed) -- never inside _swallowed itself (Python drops an exception of the hook too), nor once the verb has
+    returned (its exit code is decided; ./ptxcts reports the signal)."""
+    _first(signum)
+    if _received["raised"] or not _received["live"]:
+        return False
+    while frame is not None:
+        if frame.f_code is _swallowed.__code__:
+            return False
+        frame = frame.f_back
+    _received["raised"] = True
+    return True
+
+
+def _on_term(signum, frame):
+    if _to_raise(signum, frame):
         raise Interrupted()
 
 
-def _on_int(signum, _frame):
-    if _first(signum):
+def _on_int(signum, frame):
+    if _to_raise(signum, frame):
         raise KeyboardInterrupt()
+
+
+AGAIN_S = 0.02   # how often a dropped interrupt is sent again until it has been raised
+
+
+def _send_again(signum):
+    """A thread's loop: the signal to the main thread every AGAIN_S until its handler raised it (or the verb
+    returned). Sent by the main thread itself, its handler would run inside _swallowed."""
+    main = threading.main_thread().ident
+    while _received["live"] and not _received["raised"]:
+        time.sleep(AGAIN_S)
+        try:
+            signal.pthread_kill(main, signum)
+        except (OSError, ValueError):   # the main thread is gone: nothing left to stop
+            return
+
+
+def _swallowed(unraisable, default=sys.__unraisablehook__):
+    """sys.unraisablehook. The first signal's exception is raised wherever the verb is; where that is code whose
+    exceptions Python cannot pass on -- a finalizer (__del__, a weakref callback), an at-fork hook (os.fork in the
+    verb runs logging's) -- Python printed it ("Exception ignored in ...", a traceback) and dropped it, and the verb
+    ran on to its end as if no signal had come. It is sent again instead, quietly, until raised in the verb's code
+    (_send_again), while the verb runs; once the verb has returned, it has nothing to stop. Every other unraisable
+    exception is reported as Python reports it."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and _received["signal"] is not None:
+        if _received["live"]:
+            _received["raised"] = False
+            threading.Thread(target=_send_again, args=(_received["signal"],), daemon=True,
+                             name="ptxcts-interrupt-again").start()
+        return
+    default(unraisable)
 
 
 def received_signal():
@@ -79,6 +131,7 @@ def interrupt_exit_code():
 def install_signal_handlers():
     signal.signal(signal.SIGTERM, _on_term)
     signal.signal(signal.SIGINT, _on_int)   # also when inherited ignored (module docstring)
+    sys.unraisablehook = _swallowed
     # SIGPIPE stays ignored (Python's default): a process pool writes to pipes of its own while it stops, and a
     # reader gone there must be an error it handles, not the end of the run; a closed standard output is handled
     # in handle() (BrokenPipeError)
@@ -179,21 +232,25 @@ def handle(prog, e):
 def run(prog, main, *args, early=()):
     """Call main(*args) inside the boundary and return the exit code to pass to sys.exit. early: the signals that
     came before the boundary's handlers were in place (framework/__main__ records them): main is not called."""
+    _received["live"] = True   # before the handlers: a signal from then on is raised
     install_signal_handlers()
     try:
         if early:
             _first(early[0])
+            _received["raised"] = True
             raise KeyboardInterrupt()
         code = main(*args)
     except SystemExit as e:
         code = e.code
     except BaseException as e:   # noqa: B036 -- the boundary: nothing past here may print a traceback
+        _received["live"] = False
         if os.environ.get("PTXCTS_TRACEBACK") and not isinstance(e, KeyboardInterrupt):
             import traceback
             traceback.print_exc()
         code, line = handle(prog, e)
         if line:
             _write_err(line)
+    _received["live"] = False
     return _flush(code)
 
 

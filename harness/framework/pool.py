@@ -17,13 +17,32 @@ def usable_cpus():
         return max(1, os.cpu_count() or 1)
 
 
+_STOPS = {signal.SIGINT, signal.SIGTERM}
+JOIN_S = 10.0   # how long stop() waits for the pool's own thread to wind down
+
+
 def worker_signals():
     """A pool worker's signal actions, set first thing in the worker (its pool's initializer): an interrupt is the
     tier's to handle (the group's Ctrl-C reaches the worker too: ignored; the tier stops the pool), and SIGTERM (the
     tier's stop(), or a signal to the group) ends it quietly. A forked worker inherits the tier's handlers
-    (framework.boundary), which raise: without this a stopped worker printed a traceback."""
+    (framework.boundary), which raise: without this a stopped worker printed a traceback. The worker was started
+    with both signals held (submit_all): what came meanwhile is let through now, to these actions."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+
+
+def submit_all(pool, fn, jobs):
+    """{future: job} for fn(*job) of every job. The pool starts its workers (forked or spawned) during these
+    submits: SIGINT and SIGTERM are held meanwhile, so a worker starts with them held -- not with the tier's
+    raising handlers (fork) or Python's KeyboardInterrupt (spawn) -- until worker_signals sets its own actions. The
+    pool's own threads, started here too, keep them held: a signal always reaches the tier's main thread. A signal
+    to the tier meanwhile is raised in it at the end of this call (the caller's handler stops the pool)."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        return {pool.submit(fn, *job): job for job in jobs}
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _workers(pool):
@@ -33,10 +52,15 @@ def _workers(pool):
 
 def stop(pool):
     """Stop a pool now: every worker terminated (the workers ignore SIGINT; their compilers got it and die), every
-    job not started cancelled, nothing more collected. The compile and lower tiers' pools on an interrupt."""
+    job not started cancelled, nothing more collected. The compile and lower tiers' pools on an interrupt. The pool's
+    own thread is given JOIN_S to wind down (it reaps the workers and closes the pool's pipes): left running, it
+    raced the interpreter's exit, which wakes it through a pipe it may be closing."""
+    manager = getattr(pool, "_executor_manager_thread", None)   # concurrent.futures' private name; None once shut
     for p in _workers(pool):
         p.terminate()
     pool.shutdown(wait=False, cancel_futures=True)
+    if manager is not None:
+        manager.join(JOIN_S)
 
 
 def stopped_by_signal(pool):

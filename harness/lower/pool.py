@@ -50,7 +50,7 @@ def run(jobs, manifest, use_gen, ptxas, nvdisasm, workers, advance, results=None
     pool = cf.ProcessPoolExecutor(max_workers=workers, initializer=framework_pool.worker_signals,
                                   mp_context=multiprocessing.get_context("fork"))
     try:
-        futs = {pool.submit(_work, *j): j for j in jobs}
+        futs = framework_pool.submit_all(pool, _work, jobs)
         for fut in cf.as_completed(futs):
             arch, target, ptx, cases = futs[fut]
             res = fut.result()

@@ -3,7 +3,8 @@
 
 For each verb (compile, run, explore, lower, frontend, selftest, matrix, all) on a small selection, one uninterrupted
 run first (the reference: its classes and its wall time), then N trials: the verb is started through ./ptxcts, and
-at a random moment from 0 to 1.1 x the reference's wall time (start-up, the first cases, many in flight, the
+at a random moment from 0 to 1.1 x the wall time of an uninterrupted run now (the reference's, then the median of
+the last three runs that ended before their signal: moment_scale) (start-up, the first cases, many in flight, the
 document being written, or already ended) SIGINT or SIGTERM is sent to the wrapper (`kill PID`), to the wrapper's
 group (Ctrl-C at a terminal) or to the verb's own process (the wrapper's child), in turn. Each trial must end in one
 of the two outcomes the contract allows:
@@ -84,8 +85,11 @@ def _llvm():
 COMPILE = ["compile", "--family", FAMILY, "--limit", "400", "-j", "2", "--module-size", "4", "--quiet"]
 RUN = ["run", "--device", "model", "--family", "cp.async.bulk.tensor", "--jobs", "2", "--quiet"]
 EXPLORE_N = 30000
+# --time far above what the cases take: the case count alone ends the exploration (under a load heavier than the
+# reference's, the default 60 s budget ended a resumed run with cases still pending, fewer than the reference ran)
+EXPLORE_TIME = ["--time", "3600"]
 EXPLORE = ["explore", "--device", "model", "--family", FAMILY, "--seed", "7", "--jobs", "2", "--cases-file", "none",
-           "--shrink-time", "0", "--quiet"]
+           "--shrink-time", "0", "--quiet"] + EXPLORE_TIME
 LOWER = ["lower", "--family", "cp.async.bulk.tensor", "--target", "sm_90", "-j", "2", "--module-size", "16", "--quiet"]
 FRONTEND = ["frontend", "run", "--frontend", "llvm-22", "--family", FAMILY, "-j", "2", "--quiet"]
 SELFTEST = ["selftest", "--tier", "lower", "--family", FAMILY, "--target", "sm_90"]
@@ -127,7 +131,8 @@ VERBS = {
                     lambda out: {"explore": os.path.join(out, "explore.json")},
                     lambda n, out, doc: ["explore", "--resume", out, "--device", "model", "--jobs", "2",
                                          "--cases-file", "none", "--shrink-time", "0", "--quiet", "--cases",
-                                         str(EXPLORE_N - doc.get("cases_drawn", 0))],   # 0: only the pending
+                                         str(EXPLORE_N - doc.get("cases_drawn", 0))]   # 0: only the pending
+                                        + EXPLORE_TIME,
                     "form(s), seed", needs=lambda: _built("ptxcts-explore") or _built("ptxcts-run")),
     "lower": Verb("lower", LOWER, _results, lambda n, out, doc: LOWER + ["--resume", out], "pairs from"),
     "frontend": Verb("frontend", FRONTEND, _results, lambda n, out, doc: FRONTEND + ["--resume", out],
@@ -294,6 +299,26 @@ def _signal(p, target, sig):
     return target
 
 
+def _sleep_watching(p, delay):
+    """Sleep `delay` seconds from now, watching the verb: the seconds it ran when it ended meanwhile, else None."""
+    t0 = time.monotonic()
+    while True:
+        left = delay - (time.monotonic() - t0)
+        if p.poll() is not None:
+            return time.monotonic() - t0
+        if left <= 0:
+            return None
+        time.sleep(min(left, 0.05))
+
+
+def moment_scale(walls):
+    """The wall time the next moment is drawn against: the median of the last three uninterrupted runs (the
+    reference, then each trial that ended before its signal). The load changes during a benchmark (its reference
+    ran beside the other processes' references): against the reference alone, half the moments of a verb came after
+    its end once the load eased."""
+    return statistics.median(walls[-3:])
+
+
 def trial(runner, verb, ref_wall, ref, k, rng):
     out = os.path.join(runner.work, f"{verb.name}-{k}")
     if verb.tree:
@@ -301,9 +326,12 @@ def trial(runner, verb, ref_wall, ref, k, rng):
     target, sig = TARGETS[k % len(TARGETS)], rng.choice((signal.SIGINT, signal.SIGTERM))
     delay = rng.uniform(0.0, 1.1 * ref_wall)
     rec = {"verb": verb.name, "trial": k, "signal": signal.Signals(sig).name, "asked": target,
-           "delay_s": round(delay, 2), "at": round(delay / ref_wall, 3) if ref_wall else None, "problems": []}
+           "delay_s": round(delay, 2), "scale_s": round(ref_wall, 2),
+           "at": round(delay / ref_wall, 3) if ref_wall else None, "problems": []}
     p, log = runner.start(verb, out)
-    time.sleep(delay)
+    ran = _sleep_watching(p, delay)
+    if ran is not None:   # it ended before the moment: how long an uninterrupted run takes now (the next moments')
+        rec["ran_s"] = round(ran, 2)
     reached = _signal(p, target, sig)
     t_sig = time.monotonic()
     rec["target"] = reached
@@ -326,8 +354,9 @@ def trial(runner, verb, ref_wall, ref, k, rng):
             except ProcessLookupError:
                 pass
     for mark in CRASH_MARKS:
-        if mark in text:
-            rec["problems"].append(f"'{mark}' in its output: {text[-600:]}")
+        if mark in text:   # the lines before the mark and the trace itself, not the summary table that follows
+            at = text.index(mark)
+            rec["problems"].append(f"'{mark}' in its output: {text[max(0, at - 300):at + 1500]}")
     # -sig: killed by the signal's own default action before the interpreter ran a line (nothing started); its
     # shell, a CI runner, reads 128 + sig all the same
     if reached is not None and code not in (128 + sig, -sig):
@@ -457,9 +486,12 @@ def main(argv=None):
             wall, ref = reference(runner, verb)
             refs[name] = round(wall, 1)
             print(f"stress: {name}: reference run {wall:.1f} s under {a.hogs} hog(s); {a.trials} trials", flush=True)
+            walls = [wall]
             for k in range(a.trials):
-                rec = trial(runner, verb, wall, ref, k, rng)
+                rec = trial(runner, verb, moment_scale(walls), ref, k, rng)
                 trials.append(rec)
+                if "ran_s" in rec:
+                    walls.append(rec["ran_s"])
                 if a.json:   # after every trial: a benchmark cut short keeps what it measured
                     _write_json(a.json, seed, trials, skipped, refs)
                 status = "ok" if not rec["problems"] else "BROKEN: " + "; ".join(rec["problems"])
