@@ -328,6 +328,144 @@ THIRD = [
 ]
 
 
+
+# ---- fourth batch: odd spellings (--opt=value, repeats, abbreviations), numbers at edges (NaN, hex, floats, huge),
+# unicode and whitespace in names, environment variables, spoiled files of kinds not spoiled before, links that make
+# an output one of the inputs; measured once, before anything it found was fixed. Run as root: a folder without
+# permission does not stop root, so none is here.
+PLAN = "version = 1\nname = \"p\"\nresults = \"r\"\ntoolchains = [\"13.0\"]\n"
+WAIVER = "version = 1\n[[waiver]]\ncase = \"cp.async/*\"\nreason = \"x\"\nlink = \"https://example.invalid/1\"\n"
+FOURTH = [
+    # option spellings
+    dict(id="compile.out_given_twice_differently", argv=["{ptxcts}", "compile", "--limit", "1", "--out={tmp}/o",
+                                                         "--out={tmp}/p"], names=["--out"]),
+    dict(id="explore.seed_given_twice_differently", argv=["{ptxcts}", "explore", "--seed=1", "--seed=2", "--device",
+                                                          "model", "--cases", "3", "--out", "{tmp}/e"],
+         names=["--seed"]),
+    dict(id="compile.abbreviation_ambiguous", argv=["{ptxcts}", "compile", "--t", "13.0", "--out", "{tmp}/o"],
+         names=["--t"]),
+    dict(id="compile.family_abbreviated_unknown", argv=["{ptxcts}", "compile", "--fam=cp.async", "--fam=cp.nope",
+                                                        "--out", "{tmp}/o"], names=["cp.nope"]),
+    dict(id="report.out_equals_empty", argv=["{ptxcts}", "report", "{tmp}/run", "--out="], names=["--out"],
+         files=[{"path": "run/results.json", "copy": RUN}]),
+    # numbers at the edges
+    dict(id="run.jobs_a_float", argv=["{ptxcts}", "run", "--jobs", "2.5", "--list"], names=["--jobs"]),
+    dict(id="run.timeout_nan", argv=["{ptxcts}", "run", "--timeout", "nan", "--list"], names=["--timeout"]),
+    dict(id="run.seed_a_float", argv=["{ptxcts}", "run", "--seed", "1.0", "--list"], names=["--seed"]),
+    dict(id="run.shard_count_zero", argv=["{ptxcts}", "run", "--shard", "0/0", "--list"], names=["0/0"]),
+    dict(id="explore.time_nan", argv=["{ptxcts}", "explore", "--time", "nan", "--device", "model", "--cases", "3",
+                                      "--out", "{tmp}/e"], names=["--time"]),
+    dict(id="explore.shrink_time_negative", argv=["{ptxcts}", "explore", "--shrink-time", "-1", "--device", "model",
+                                                  "--cases", "3", "--out", "{tmp}/e"], names=["--shrink-time"]),
+    dict(id="explore.dry_draw_past_limit", argv=["{ptxcts}", "explore", "--dry-draw", "99999999999"],
+         names=["--dry-draw"]),
+    dict(id="compile.limit_exponent", argv=["{ptxcts}", "compile", "--limit", "1e3", "--out", "{tmp}/o"],
+         names=["--limit"]),
+    dict(id="gate.list_hex", argv=["{ptxcts}", "gate", "{tmp}/run", "--list", "0x10"], names=["--list"],
+         files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="gate.today_february_30", argv=["{ptxcts}", "gate", "{tmp}/run", "--today", "2026-02-30"],
+         names=["2026-02-30"], files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="litmus.cold_mib_nan", argv=["{ptxcts}", "litmus", "--cold-mib", "nan"], names=["--cold-mib"]),
+    dict(id="selftest.cases_per_form_zero", argv=["{ptxcts}", "selftest", "--cases-per-form", "0"],
+         names=["--cases-per-form"]),
+    dict(id="bundle.max_bytes_negative", argv=["{ptxcts}", "bundle", "{tmp}/b", "--max-bytes", "-1"],
+         names=["--max-bytes"], files=[{"path": "b", "dir": True}]),
+    # unicode and whitespace in names
+    dict(id="cases.family_cyrillic_er", argv=["{ptxcts}", "cases", "--family", "c\u0440.async"],
+         names=["c\u0440.async"]),
+    dict(id="cases.target_fullwidth_digit", argv=["{ptxcts}", "cases", "--target", "sm_\uff190"],
+         names=["sm_\uff190"]),
+    dict(id="compile.ptx_fullwidth_digit", argv=["{ptxcts}", "compile", "--ptx", "\uff18.6", "--out", "{tmp}/o"],
+         names=["\uff18.6"]),
+    dict(id="merge.run_id_with_slashes", argv=["{ptxcts}", "merge", "{tmp}/a", "--out", "{tmp}/m", "--run-id",
+                                               "x/../../y"], names=["x/../../y"],
+         files=[{"path": "a/results.json", "copy": RUN}]),
+    dict(id="validate.path_zero_width_space", argv=["{ptxcts}", "validate", "{tmp}/r\u00e9sults\u200b"],
+         names=["{tmp}/r\u00e9sults\u200b"]),
+    dict(id="validate.path_with_newline", argv=["{ptxcts}", "validate", "{tmp}/run\nx"], names=["{tmp}/run"]),
+    # environment variables
+    dict(id="env.waivers_missing_for_known", argv=["{python}", "-m", "results", "known", "--check"],
+         cwd="{root}/harness", env={"PYTHONPATH": "{root}/generator", "PTXCTS_WAIVERS": "{tmp}/nowaivers"},
+         names=["PTXCTS_WAIVERS", "{tmp}/nowaivers"]),
+    dict(id="env.build_unicode_missing", argv=["{ptxcts}", "run", "--list"],
+         env={"PTXCTS_BUILD": "{tmp}/b\u00fcild \u00e9"}, names=["{tmp}/b\u00fcild \u00e9"]),
+    dict(id="env.toolchain_trailing_blank", argv=["{ptxcts}", "compile", "--limit", "1", "--out", "{tmp}/o"],
+         env={"PTXCTS_TOOLCHAIN": "13.0 "}, names=["PTXCTS_TOOLCHAIN"]),
+    dict(id="env.toolchain_cache_link_loop", argv=["{ptxcts}", "toolchains", "list"],
+         env={"PTXCTS_TOOLCHAIN_CACHE": "{tmp}/loop"}, names=["{tmp}/loop"], setup="ln -s loop loop"),
+    dict(id="env.run_id_with_slash", argv=["{ptxcts}", "run", "--device", "model", "--family",
+                                           "cp.async.bulk.prefetch", "--out", "{tmp}/o"],
+         env={"PTXCTS_RUN_ID": "a/b"}, names=["PTXCTS_RUN_ID"]),
+    # spoiled files of kinds not spoiled before
+    dict(id="gate.baseline_truncated", argv=["{ptxcts}", "gate", "{tmp}/run", "--baseline", "{tmp}/b.json"],
+         names=["{tmp}/b.json"], files=[{"path": "run/results.json", "copy": RUN},
+                                        {"path": "b.json", "copy": "harness/results/tests/fixtures/baselines/"
+                                         "compile.json", "head": 4}]),
+    dict(id="gate.baseline_schema_of_results", argv=["{ptxcts}", "gate", "{tmp}/run", "--baseline", "{tmp}/b.json"],
+         names=["{tmp}/b.json", "schema"],
+         files=[{"path": "run/results.json", "copy": RUN},
+                {"path": "b.json", "copy": "harness/results/tests/fixtures/baselines/compile.json",
+                 "replace": ["\"schema\": \"ptxcts-baseline\"", "\"schema\": \"ptxcts-results\""]}]),
+    dict(id="gate.waiver_expires_a_string", argv=["{ptxcts}", "gate", "{tmp}/run", "--waivers", "{tmp}/w.toml"],
+         names=["{tmp}/w.toml", "expires"], files=[{"path": "run/results.json", "copy": RUN},
+                                                   {"path": "w.toml", "text": WAIVER + "expires = \"2030-01-01\"\n"}]),
+    dict(id="gate.waiver_class_unknown", argv=["{ptxcts}", "gate", "{tmp}/run", "--waivers", "{tmp}/w.toml"],
+         names=["{tmp}/w.toml", "passs"],
+         files=[{"path": "run/results.json", "copy": RUN},
+                {"path": "w.toml", "text": WAIVER + "classes = [\"passs\"]\nexpires = 2030-01-01\n"}]),
+    dict(id="compile.expectations_verdict_unknown", argv=["{ptxcts}", "compile", "--expectations", "{tmp}/exp.toml",
+                                                          "--limit", "1", "--out", "{tmp}/o"],
+         names=["{tmp}/exp.toml", "maybe"],
+         files=[{"path": "exp.toml", "copy": "results/expectations/ptxas.toml",
+                 "replace": ["verdict = \"accepts\"", "verdict = \"maybe\""]}]),
+    dict(id="compile.toolchain_a_catalog_json", argv=["{ptxcts}", "compile", "--toolchain", "{tmp}/13.0.json",
+                                                      "--limit", "1", "--out", "{tmp}/o"], names=["{tmp}/13.0.json"],
+         files=[{"path": "13.0.json", "copy": "toolchains/13.0.json"}]),
+    dict(id="explore.resume_state_truncated", argv=["{ptxcts}", "explore", "--resume", "{tmp}/ex", "--device",
+                                                    "model", "--cases-file", "none"], names=["{tmp}/ex/explore.json"],
+         files=[{"path": "ex/explore.json", "text": "{\"schema\": \"ptxcts-explore\", \"seed\": "}]),
+    dict(id="explore.resume_state_a_list", argv=["{ptxcts}", "explore", "--resume", "{tmp}/ex", "--device", "model",
+                                                 "--cases-file", "none"], names=["{tmp}/ex/explore.json"],
+         files=[{"path": "ex/explore.json", "text": "[]\n"}]),
+    dict(id="fleet.plan_shards_zero", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml", "--dry-run"],
+         names=["shards"], files=[{"path": "plan.toml", "text": PLAN + "[tiers.run]\nshards = 0\n[devices.d]\n"
+                                   "constraint = \"h100\"\n"}]),
+    dict(id="fleet.plan_name_unicode_blank", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                                   "--dry-run"], names=["name"],
+         files=[{"path": "plan.toml", "text": PLAN.replace("\"p\"", "\"n\u00e4cht ly\"") + "[tiers.compile]\n"}]),
+    dict(id="fleet.plan_args_shard_equals", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                                  "--dry-run"], names=["--shard"],
+         files=[{"path": "plan.toml", "text": PLAN + "[tiers.compile]\nargs = [\"--shard=0/2\"]\n"}]),
+    dict(id="fleet.kube_without_image", argv=["{ptxcts}", "fleet", "submit", "--kube", "{tmp}/jobs.json",
+                                              "{tmp}/plan.toml"], names=["image"],
+         files=[{"path": "plan.toml", "text": PLAN + "[tiers.compile]\n"}]),
+    dict(id="fleet.status_of_a_file", argv=["{ptxcts}", "fleet", "status", "{tmp}/afile"], names=["{tmp}/afile"],
+         files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="stale.baseline_missing", argv=["{ptxcts}", "stale", "--baseline", "{tmp}/nob.json"],
+         names=["{tmp}/nob.json"]),
+    dict(id="stale.rundoc_not_json", argv=["{ptxcts}", "stale", "{tmp}/x.json"], names=["{tmp}/x.json"],
+         files=[{"path": "x.json", "text": "not json\n"}]),
+    dict(id="bundle.check_a_file", argv=["{ptxcts}", "bundle", "--check", "{tmp}/afile"], names=["{tmp}/afile"],
+         files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="litmus.case_unknown", argv=["{ptxcts}", "litmus", "--case", "nosuchcase"], names=["nosuchcase"]),
+    dict(id="selftest.kind_unknown", argv=["{ptxcts}", "selftest", "--kind", "bogus"], names=["bogus"]),
+    dict(id="devcheck.out_is_a_file", argv=["{ptxcts}", "devcheck", "--out", "{tmp}/afile"], names=["{tmp}/afile"],
+         files=[{"path": "afile", "text": "x\n"}]),
+    # outputs that are inputs, through a link or by name (nothing may be overwritten)
+    dict(id="merge.out_is_the_input", argv=["{ptxcts}", "merge", "{tmp}/a", "--out", "{tmp}/a", "--run-id", "x"],
+         names=["{tmp}/a"], files=[{"path": "a/results.json", "copy": RUN}]),
+    dict(id="gate.json_a_link_to_the_run_document", argv=["{ptxcts}", "gate", "{tmp}/run", "--json",
+                                                          "{tmp}/l.json"], names=["{tmp}/l.json"],
+         files=[{"path": "run/results.json", "copy": RUN}], setup="ln -s run/results.json l.json"),
+    dict(id="report.out_a_link_to_the_run", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/link"],
+         names=["{tmp}/link"], files=[{"path": "run/results.json", "copy": RUN}], setup="ln -s run link"),
+    dict(id="diff.markdown_a_link_to_a_side", argv=["{ptxcts}", "diff", "{tmp}/a", "{tmp}/b", "--markdown",
+                                                    "{tmp}/l.md"], names=["{tmp}/l.md"],
+         files=[{"path": "a/results.json", "copy": RUN}, {"path": "b/results.json", "copy": RUN}],
+         setup="ln -s a/results.json l.md"),
+]
+
+
 def key(r):
     """An input as the table would hold it: its argv, environment and prepared files, placeholders as written."""
     return (tuple(r["argv"]), tuple(sorted(r.get("env", {}).items())), json.dumps(r.get("files", []), sort_keys=True))
@@ -401,19 +539,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hogs", type=int, default=3, help="CPU hogs for the loaded pass (default 3)")
     ap.add_argument("--md", help="write the two passes' table here (results/bench/<date>-bad-inputs-fresh.md)")
-    ap.add_argument("--batch", choices=("1-2", "3", "all"), default="all",
-                    help="the first two batches (their findings fixed), the third (measured once), or all")
+    ap.add_argument("--batch", choices=("1-2", "3", "4", "all"), default="all",
+                    help="the first two batches (their findings fixed), the third or the fourth (each measured "
+                    "once), or all")
     ap.add_argument("only", nargs="*")
     a = ap.parse_args()
     if not table.build_dir():
         sys.exit("fresh_set: PTXCTS_BUILD must name the build folder")
     seen = table_keys()
-    dup = [i["id"] for i in INPUTS + THIRD if key(i) in seen]
+    dup = [i["id"] for i in INPUTS + THIRD + FOURTH if key(i) in seen]
     if dup:
         sys.exit(f"fresh_set: these inputs are rows of the table, not fresh: {dup}")
-    if len({i["id"] for i in INPUTS + THIRD}) != len(INPUTS + THIRD):
+    if len({i["id"] for i in INPUTS + THIRD + FOURTH}) != len(INPUTS + THIRD + FOURTH):
         sys.exit("fresh_set: an id twice")
-    pool = {"1-2": INPUTS, "3": THIRD, "all": INPUTS + THIRD}[a.batch]
+    pool = {"1-2": INPUTS, "3": THIRD, "4": FOURTH, "all": INPUTS + THIRD + FOURTH}[a.batch]
     inputs = [i for i in pool if not a.only or any(s in i["id"] for s in a.only)]
     passes = {}
     for name, hogs in (("quiet", 0), ("loaded", a.hogs)):
