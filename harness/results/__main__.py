@@ -106,8 +106,9 @@ def _output_over_input(args):
         if not isinstance(out, str):
             continue
         for i in inputs:
-            if same_file(out, i) or (os.path.isdir(i) and os.path.basename(out) in RUN_FILES and
-                                     _inside(out, i)):   # a run document of an input folder
+            # a run document of an input folder, by its own name or through a link to it
+            if same_file(out, i) or (os.path.isdir(i) and os.path.basename(os.path.realpath(out)) in RUN_FILES and
+                                     _inside(out, i)):
                 return (f"--{n} {out}: is the input {i}" + ("" if same_file(out, i) else " (a run document in it)") +
                         "; writing there would replace what this verb reads: choose another path")
         for m in OUTPUTS:

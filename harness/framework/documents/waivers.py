@@ -222,8 +222,12 @@ def load(path):
             fail(i, "expires", "must be a TOML date without quotes or time, e.g. expires = 2027-03-31")
         if "classes" in w:
             cl = w["classes"]
-            if not isinstance(cl, list) or not cl or any(c not in CLASSES + ("missing",) for c in cl):
-                fail(i, "classes", f"must be a non-empty list of classes ({', '.join(CLASSES)}, missing)")
+            known = CLASSES + ("missing",)
+            if not isinstance(cl, list) or not cl:
+                fail(i, "classes", f"must be a non-empty list of classes ({', '.join(known)})")
+            unknown = [c for c in cl if c not in known]
+            if unknown:
+                fail(i, "classes", f"{unknown[0]!r} is not a class (known: {', '.join(known)})")
         for field in ("device", "driver", "toolkit"):
             if field in w:
                 if not isinstance(w[field], str):

@@ -44,6 +44,9 @@ def cache_dir():
     if given is not None and not given.strip():   # set but blank is never "the default" (nor a folder named ' ')
         raise ToolchainError(f"PTXCTS_TOOLCHAIN_CACHE={given!r} is set but empty; unset it for the default cache "
                              "(~/.cache/ptxcts/toolchains), or name a folder")
+    if given and os.path.islink(given) and not os.path.exists(given):   # a loop, or a link to nothing
+        raise ToolchainError(f"PTXCTS_TOOLCHAIN_CACHE={given}: a link that leads to no folder "
+                             f"({os.readlink(given)!r}); name the folder itself")
     if given and os.path.exists(given) and not os.path.isdir(given):
         raise ToolchainError(f"PTXCTS_TOOLCHAIN_CACHE={given}: not a folder (it names where toolchains are installed)")
     d = given or os.path.join(
