@@ -18,8 +18,8 @@ def parse(argv):
     p.add_argument("--family", action="append", default=[], help="only forms of these families")
     p.add_argument("--seed", type=int, default=1, help="the run tier's seed (default 1)")
     p.add_argument("--out", help="output folder (default results/<stamp>-selftest)")
-    p.add_argument("--clean", metavar="DIR", help="reuse this clean run (results.json of the same seed; with --repeat, every repetition "
-                                              "reuses it: self-tests side by side share one)")
+    p.add_argument("--clean", metavar="DIR", help="reuse this clean run (results.json of the same seed; with "
+                   "--repeat, every repetition reuses it: self-tests side by side share one)")
     p.add_argument("--jobs", type=int, default=None,
                    help="run-tier workers (default 12); --tier lower: ptxas/nvdisasm processes (default: the usable "
                         "cores, as ./ptxcts lower)")
