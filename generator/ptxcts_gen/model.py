@@ -58,6 +58,10 @@ class Form:
         at = [RULES[r].lifted_at(self.quals) for r in self.invalid_by]
         return None if None in at else max(at, key=ptx_key)
 
+    def valid_at(self, ptx):
+        """Whether the form is valid at PTX ISA version ptx: valid, or valid from a version no later (valid_from)."""
+        return self.valid or (self.valid_from is not None and ptx_key(self.valid_from) <= ptx_key(ptx))
+
     @property
     def targets_summary(self):
         parts = [REQUIREMENTS[r].summary() for r in self.requires if REQUIREMENTS[r].targets]

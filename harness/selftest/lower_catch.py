@@ -143,12 +143,6 @@ def classify(kind, form_obj, form, target, clean, planted):
     return "holes", "the key changed and the verdict is pass"
 
 
-def valid_at(form, ptx):
-    """Whether a model Form is valid at PTX ISA version ptx (valid, or valid from a version <= ptx)."""
-    from ptxcts_gen.targets import ptx_key
-    return form.valid or (form.valid_from is not None and ptx_key(form.valid_from) <= ptx_key(ptx))
-
-
 def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, progress=None, prior=None,
           ptx=planting.PTX):
     """The lowering tier's catch of the kinds' plants at each target: the report (a dict, schema
@@ -170,7 +164,7 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
             raise ValueError(f"that self-test measured {prior.get('toolchain')} with nvdisasm {prior.get('nvdisasm')}, "
                              f"this one is {report['toolchain']} with nvdisasm {report['nvdisasm']}")
         report["started"], report["targets"] = prior["started"], prior["targets"]
-    forms = {f.id: f for f in all_forms() if valid_at(f, ptx) and (not families or f.family in families)}
+    forms = {f.id: f for f in all_forms() if f.valid_at(ptx) and (not families or f.family in families)}
     try:
         _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress, ptx)
     except KeyboardInterrupt:   # what was measured is kept: every (target, kind) whose plants were all judged
