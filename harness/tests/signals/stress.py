@@ -93,6 +93,8 @@ EXPLORE = ["explore", "--device", "model", "--family", FAMILY, "--seed", "7", "-
 LOWER = ["lower", "--family", "cp.async.bulk.tensor", "--target", "sm_90", "-j", "2", "--module-size", "16", "--quiet"]
 FRONTEND = ["frontend", "run", "--frontend", "llvm-22", "--family", FAMILY, "-j", "2", "--quiet"]
 SELFTEST = ["selftest", "--tier", "lower", "--family", FAMILY, "--target", "sm_90"]
+
+
 def _installed_second_toolchain():
     """A toolchain beside the installed toolkit's 13.0 for the matrix's two columns: the first of these that is
     installed (a GPU runner without network has none of the wheels; the matrix then runs 13.0 alone, never a download
