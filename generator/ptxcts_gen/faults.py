@@ -221,13 +221,18 @@ def _scope(line, form):
     return [line[:m.start(1)] + "cta" + line[m.end(1):]]
 
 
-def _relaxed(line, form):
-    """.relaxed.scope dropped (with the .b128 type it comes with): a weak copy or reduction."""
-    m = SCOPE_RE.search(line)
+def _drop_with(line, qualifier_re, companion_re):
+    """The line without the qualifier qualifier_re finds and without the first match of companion_re (what comes
+    with that qualifier: a type, an operand); None when the qualifier is not there."""
+    m = qualifier_re.search(line)
     if not m:
         return None
-    out = line[:m.start()] + line[m.end():]
-    return [re.sub(r"\.b128(?=[ .])", "", out, count=1)]
+    return [re.sub(companion_re, "", line[:m.start()] + line[m.end():], count=1)]
+
+
+def _relaxed(line, form):
+    """.relaxed.scope dropped (with the .b128 type it comes with): a weak copy or reduction."""
+    return _drop_with(line, SCOPE_RE, r"\.b128(?=[ .])")
 
 
 def _noftz(line, form):
@@ -243,11 +248,7 @@ MULTICAST_RE = re.compile(r"\.multicast::cluster(::16b|::32b)(?=[ .])")
 def _multicast(line, form):
     """.multicast::cluster::16b / ::32b (PTX ISA 9.4) dropped with its ctaMask operand: a copy to the issuing CTA
     alone (the plain .multicast::cluster has the cta_mask kind)."""
-    m = MULTICAST_RE.search(line)
-    if not m:
-        return None
-    out = line[:m.start()] + line[m.end():]
-    return [re.sub(r", %cta_mask(32)?(?=[,;])", "", out, count=1)]
+    return _drop_with(line, MULTICAST_RE, r", %cta_mask(32)?(?=[,;])")
 
 
 def _mc_width(line, form):
