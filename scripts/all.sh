@@ -8,12 +8,14 @@
 #   ./ptxcts all --wheels DIR                      set up offline from a folder of wheels (default $PTXCTS_WHEELS)
 #   ./ptxcts all --family LIST                     the tiers on these families only (a short run, e.g. for a test;
 #                                                  its gates then judge a part of each baseline)
-# Two lanes run side by side, both started as soon as the kernels are generated: the CPU lane (compile tier,
-# front-end tier, lowering tier: they need no build; run at a lower CPU priority, `nice`, so that the device lane's
-# own CPU work is not queued behind theirs) and, on a GPU, the device lane (the driver JIT's compile verdicts, which
-# need no build either; then the run tier, once ptxcts-run alone is built; then the run tier over LLVM's kernels).
-# The rest of the harness (the test binaries) is built meanwhile, also niced. Each tier's lines are prefixed with
-# its lane. The report and the gates, side by side, follow both lanes. results/<stamp>-all.tsv records each step's seconds, exit and start, and each run's gate verdict
+# Three lanes run side by side, all started as soon as the kernels are generated: the CPU lane (compile tier, then
+# the front-end tier) and the lowering lane (lowering tier) -- they need no build, and run at a lower CPU priority,
+# `nice`, so that the device lane's own CPU work is not queued behind theirs; side by side, neither waits for the
+# other's last, slowest modules -- and, on a GPU, the device lane (the driver JIT's compile verdicts, which need no
+# build either; then the run tier, once ptxcts-run alone is built; then the run tier over LLVM's kernels). The rest
+# of the harness (the test binaries, which no tier of this job runs) is built meanwhile at the lowest priority: it
+# takes what the lanes leave, and the report does not wait for it; `all` does, before it exits. Each tier's lines
+# are prefixed with its lane. The report and the gates, side by side, follow the lanes. results/<stamp>-all.tsv records each step's seconds, exit and start, and each run's gate verdict
 # (./ptxcts devcheck reads it); every gate's verdict is also <run>/gate.json.
 # Exit: 0 when every run was gated and passed, the GPU part included; 1 when a gate found regressions, or a run could
 # not be gated (no baseline for it, or a malformed file), or a tier did not finish; 77 when the CPU part passed but
@@ -120,12 +122,25 @@ cpu_lane() {
   else
     step "front-end llvm-22 not installed: the front-end tier is skipped (./ptxcts frontend install llvm-22 [--wheels DIR])"
   fi
+  step "CPU lane done"
+}
+
+lower_lane() {
+  step_traps   # a signal: the lane waits for its tier, then ends (scripts/stopping.sh)
+  renice -n 10 -p "$BASHPID" >/dev/null 2>&1   # as the CPU lane
   step "lowering tier (SASS of every valid form, judged by the lowering rules; no GPU needed)"
   timed lower ./ptxcts lower "${toolchain[@]+"${toolchain[@]}"}" --quiet "${family[@]+"${family[@]}"}" \
     --out "results/$stamp-lower"
   # gated below with the others (./ptxcts gate hands it to ./ptxcts lower --gate)
-  ran cpu "results/$stamp-lower" || echo "all: the lowering tier did not finish"
-  step "CPU lane done"
+  ran lower "results/$stamp-lower" || echo "all: the lowering tier did not finish"
+  step "lowering lane done"
+}
+
+# the rest of the harness, after ptxcts-run: at the lowest priority, beside the lanes and then the report
+build_lane() {
+  step_traps
+  timed build nice -n 19 ./ptxcts build
+  echo $? > "$lane_dir/build_rc"
 }
 
 gpu_lane() {
@@ -170,9 +185,11 @@ gpu_lane() {
   step "device lane done"
 }
 
-# The CPU lane and the driver JIT need only the generated kernels and the toolchain: both start now, beside the
-# build. ptxcts-run is built first (the device lane waits for it alone), then the rest of the harness.
+# The CPU and lowering lanes and the driver JIT need only the generated kernels and the toolchain: they start now,
+# beside the build. ptxcts-run is built first (the device lane waits for it alone), then the rest of the harness.
 cpu_lane > >(trap '' INT TERM; exec sed -u 's/^/[cpu] /') 2>&1 &
+lanes+=($!)
+lower_lane > >(trap '' INT TERM; exec sed -u 's/^/[low] /') 2>&1 &
 lanes+=($!)
 if [ $gpu = 1 ]; then
   gpu_lane > >(trap '' INT TERM; exec sed -u 's/^/[gpu] /') 2>&1 &
@@ -181,10 +198,13 @@ else
   step "$no_gpu: the device lane (driver JIT, run tier) is skipped, exit 77 at the end (ctest -L run reports its cases as skipped)"
   printf 'step\tdevice-lane\t0.0\t77\t%s\n' "$(( ($(date +%s) - t0) ))" >> "$tsv"   # recorded: skipped, not passed
 fi
-build_rc=0
+build_rc=0 build_pid=""
 timed build-run ./ptxcts build --target ptxcts-run || build_rc=$?
 echo "$build_rc" > "$lane_dir/run_ready"
-[ $build_rc = 0 ] && { timed build nice -n 10 ./ptxcts build || build_rc=$?; }
+if [ $build_rc = 0 ]; then
+  build_lane > >(trap '' INT TERM; exec sed -u 's/^/[bld] /') 2>&1 &
+  build_pid=$!
+fi
 for p in "${lanes[@]}"; do wait "$p"; done
 if [ $build_rc != 0 ]; then
   rm -rf "$lane_dir"
@@ -192,10 +212,9 @@ if [ $build_rc != 0 ]; then
   exit "$build_rc"
 fi
 runs=()
-for lane in cpu gpu; do
+for lane in cpu lower gpu; do
   [ -f "$lane_dir/$lane" ] && mapfile -t -O ${#runs[@]} runs < "$lane_dir/$lane"
 done
-rm -rf "$lane_dir"
 # The report, and beside it the regression gate of each run against the committed baselines (results/baselines/),
 # per run and toolchain; each gate's verdict is <run>/gate.json, its lines <run>/gate.txt, printed in turn after.
 step "report and gates"
@@ -221,6 +240,15 @@ for k in "${!runs[@]}"; do
   esac
 done
 wait "$report_pid" || echo "all: the report exited $?"
+if [ -n "$build_pid" ]; then
+  wait "$build_pid"
+  build_rc=$(cat "$lane_dir/build_rc" 2>/dev/null || echo 1)
+  if [ "$build_rc" != 0 ]; then
+    echo "all: the build of the rest of the harness (the test binaries) failed (exit $build_rc): ./ptxcts build"
+    rc=1
+  fi
+fi
+rm -rf "$lane_dir"
 step "done: results in ${runs[*]}; report in results/$stamp-report/report.html; steps and gates in $tsv"
 # No green without a GPU (docs/CLI.md, "./ptxcts all"): a finding decides first (1); else a GPU part that was
 # skipped -- no GPU here, or a GPU step that exited 77 (its driver failed) -- makes the whole 77, never 0.

@@ -227,6 +227,7 @@ class Generation:
         self.versions = tuple(v for _, vs in PTX_GENERATIONS[:i + 1] for v in vs)
         self.targets = tuple(t for t in TARGETS if ptx_key(t.added) <= ptx_key(gen))
         self.by_name = {t.name: t for t in self.targets}
+        self._min = {}   # (requirements, target) -> effective_min: forms share requirement sets, so it is asked often
 
     def below(self, v):
         i = self.versions.index(v)
@@ -237,10 +238,11 @@ class Generation:
 
     def effective_min(self, form, t):
         """Lowest PTX version of this generation at which the target exists and meets every requirement."""
-        for v in self.versions:
-            if t.exists_at(v) and not _requirement_violations(form, t, v):
-                return v
-        return None
+        key = (form.requires, t)
+        if key not in self._min:
+            self._min[key] = next((v for v in self.versions
+                                   if t.exists_at(v) and not _requirement_violations(form, t, v)), None)
+        return self._min[key]
 
 
 GENS = tuple(Generation(g) for g in GENERATIONS)

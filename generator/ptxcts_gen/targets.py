@@ -9,6 +9,7 @@ The table only grows: a target or PTX version is added with the generation (`add
 choice that depends on the table (near-miss targets, the versions each form is generated at) is made once per
 generation and united, so adding a target or a version never removes or renames a case of an older one.
 """
+import functools
 from dataclasses import dataclass
 
 # The PTX ISA version of the chapter the model follows (shared/spec/000_*.txt: its newest notes are PTX ISA 9.0).
@@ -30,6 +31,7 @@ NEWEST_PTX = PTX_VERSIONS[-1]
 ANCHOR_PTX = GENERATIONS
 
 
+@functools.lru_cache(maxsize=None)   # asked ~10 million times by one gen, of some 30 distinct versions
 def ptx_key(v):
     major, minor = v.split(".")
     return (int(major), int(minor))

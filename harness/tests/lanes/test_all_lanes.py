@@ -35,7 +35,13 @@ if verb == "build" and "--target" in args:   # ./ptxcts build --target ptxcts-ru
 if verb == "frontend" and args[:1] == ["compare"]:
     verb = "frontend-compare"
     args = args[1:]
+if verb == "build":   # the rest of the harness
+    slow[verb] = float(os.environ.get("FAKE_BUILD_S", slow[verb]))
 time.sleep(slow.get(verb, 0.05))
+if verb == "build" and os.environ.get("FAKE_BUILD_EXIT"):
+    with open(os.environ["LOG"], "a") as f:
+        f.write(f"{verb} {verb} {t0:.3f} {time.time():.3f}\n")
+    sys.exit(int(os.environ["FAKE_BUILD_EXIT"]))
 if verb == "run" and os.environ.get("FAKE_RUN_EXIT"):   # the run tier without a usable device: no document
     sys.exit(int(os.environ["FAKE_RUN_EXIT"]))
 name = verb
@@ -114,6 +120,7 @@ class AllLanes(StandInTest):
         lower, run = steps[stamp("-lower")], steps[stamp("-run")]
         self.assertLess(max(lower[0], run[0]), min(lower[1], run[1]), "the lowering tier and the run tier overlap")
         compile_, driver = steps[stamp("-compile")], steps[stamp("-compile-driver")]
+        self.assertLess(lower[0], compile_[1], "the lowering tier does not wait for the compile tier")
         build_run = steps["build-ptxcts-run"]
         self.assertLess(compile_[0], build_run[1], "the CPU lane starts before the build ends")
         self.assertLess(driver[0], build_run[1], "the driver JIT starts before the build ends")
@@ -129,7 +136,24 @@ class AllLanes(StandInTest):
                           "run", "run-llvm-22", "report"})
         self.assertTrue(all(r["start"] for r in rows if r["kind"] == "step"), "each step's start is recorded")
         self.assertIn("[cpu] all:", p.stdout)
+        self.assertIn("[low] all:", p.stdout)
         self.assertIn("[gpu] all:", p.stdout)
+
+    def test_the_report_does_not_wait_for_the_test_binaries(self):
+        """The rest of the harness (no tier of all runs it) builds at the lowest priority: the report and the
+        gates start when the lanes end, whatever the build still does; all ends after the build."""
+        p, steps, rows = self.all(gpu=True, llvm=False, extra_env={"FAKE_BUILD_S": "8"})
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertLess(steps["report"][0], steps["build"][1], "the report started before the build ended")
+        self.assertLess(min(self.gate_starts), steps["build"][1], "so did the gates")
+        self.assertEqual([r["exit"] for r in rows if r["name"] == "build"], ["0"], "all waited for the build")
+
+    def test_a_failed_build_of_the_test_binaries_is_red_after_the_report(self):
+        p, steps, rows = self.all(gpu=True, llvm=False, extra_env={"FAKE_BUILD_EXIT": "1"})
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("the build of the rest of the harness (the test binaries) failed (exit 1)", p.stdout)
+        self.assertIn("report", steps, "the tiers' report is written all the same")
+        self.assertTrue(all(r["exit"] == "0" for r in rows if r["kind"] == "gate"), rows)
 
     def test_without_a_gpu_only_the_cpu_lane_runs_and_it_is_not_green(self):
         p, steps, rows = self.all(gpu=False, llvm=False)
