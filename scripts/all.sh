@@ -12,10 +12,10 @@
 # the front-end tier) and the lowering lane (lowering tier) -- they need no build, and run at a lower CPU priority,
 # `nice`, so that the device lane's own CPU work is not queued behind theirs; side by side, neither waits for the
 # other's last, slowest modules -- and, on a GPU, the device lane (the driver JIT's compile verdicts, which need no
-# build either; then the run tier, once ptxcts-run alone is built; then the run tier over LLVM's kernels). The rest
-# of the harness (the test binaries, which no tier of this job runs) is built meanwhile at the lowest priority: it
-# takes what the lanes leave, and the report does not wait for it; `all` does, before it exits. Each tier's lines
-# are prefixed with its lane. The report and the gates, side by side, follow the lanes. results/<stamp>-all.tsv records each step's seconds, exit and start, and each run's gate verdict
+# build either; then the run tier, once ptxcts-run is built; then the run tier over LLVM's kernels). Only ptxcts-run
+# is built: no tier of this job runs the rest of the harness (the test binaries: `./ptxcts test` builds them), and
+# on a runner the lanes keep every core busy. Each tier's lines are prefixed with its lane. The report and the
+# gates, side by side, follow the lanes. results/<stamp>-all.tsv records each step's seconds, exit and start, and each run's gate verdict
 # (./ptxcts devcheck reads it); every gate's verdict is also <run>/gate.json.
 # Exit: 0 when every run was gated and passed, the GPU part included; 1 when a gate found regressions, or a run could
 # not be gated (no baseline for it, or a malformed file), or a tier did not finish; 77 when the CPU part passed but
@@ -136,13 +136,6 @@ lower_lane() {
   step "lowering lane done"
 }
 
-# the rest of the harness, after ptxcts-run: at the lowest priority, beside the lanes and then the report
-build_lane() {
-  step_traps
-  timed build nice -n 19 ./ptxcts build
-  echo $? > "$lane_dir/build_rc"
-}
-
 gpu_lane() {
   step_traps   # a signal: the lane waits for its tier, then ends (scripts/stopping.sh)
   step "compile tier (the driver's JIT on this GPU)"   # the driver's verdicts belong to this device: gated per device
@@ -186,7 +179,7 @@ gpu_lane() {
 }
 
 # The CPU and lowering lanes and the driver JIT need only the generated kernels and the toolchain: they start now,
-# beside the build. ptxcts-run is built first (the device lane waits for it alone), then the rest of the harness.
+# beside the build of ptxcts-run (the device lane waits for it).
 cpu_lane > >(trap '' INT TERM; exec sed -u 's/^/[cpu] /') 2>&1 &
 lanes+=($!)
 lower_lane > >(trap '' INT TERM; exec sed -u 's/^/[low] /') 2>&1 &
@@ -198,13 +191,9 @@ else
   step "$no_gpu: the device lane (driver JIT, run tier) is skipped, exit 77 at the end (ctest -L run reports its cases as skipped)"
   printf 'step\tdevice-lane\t0.0\t77\t%s\n' "$(( ($(date +%s) - t0) ))" >> "$tsv"   # recorded: skipped, not passed
 fi
-build_rc=0 build_pid=""
+build_rc=0
 timed build-run ./ptxcts build --target ptxcts-run || build_rc=$?
 echo "$build_rc" > "$lane_dir/run_ready"
-if [ $build_rc = 0 ]; then
-  build_lane > >(trap '' INT TERM; exec sed -u 's/^/[bld] /') 2>&1 &
-  build_pid=$!
-fi
 for p in "${lanes[@]}"; do wait "$p"; done
 if [ $build_rc != 0 ]; then
   rm -rf "$lane_dir"
@@ -215,6 +204,7 @@ runs=()
 for lane in cpu lower gpu; do
   [ -f "$lane_dir/$lane" ] && mapfile -t -O ${#runs[@]} runs < "$lane_dir/$lane"
 done
+rm -rf "$lane_dir"
 # The report, and beside it the regression gate of each run against the committed baselines (results/baselines/),
 # per run and toolchain; each gate's verdict is <run>/gate.json, its lines <run>/gate.txt, printed in turn after.
 step "report and gates"
@@ -240,15 +230,6 @@ for k in "${!runs[@]}"; do
   esac
 done
 wait "$report_pid" || echo "all: the report exited $?"
-if [ -n "$build_pid" ]; then
-  wait "$build_pid"
-  build_rc=$(cat "$lane_dir/build_rc" 2>/dev/null || echo 1)
-  if [ "$build_rc" != 0 ]; then
-    echo "all: the build of the rest of the harness (the test binaries) failed (exit $build_rc): ./ptxcts build"
-    rc=1
-  fi
-fi
-rm -rf "$lane_dir"
 step "done: results in ${runs[*]}; report in results/$stamp-report/report.html; steps and gates in $tsv"
 # No green without a GPU (docs/CLI.md, "./ptxcts all"): a finding decides first (1); else a GPU part that was
 # skipped -- no GPU here, or a GPU step that exited 77 (its driver failed) -- makes the whole 77, never 0.

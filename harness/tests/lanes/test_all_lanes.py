@@ -35,13 +35,7 @@ if verb == "build" and "--target" in args:   # ./ptxcts build --target ptxcts-ru
 if verb == "frontend" and args[:1] == ["compare"]:
     verb = "frontend-compare"
     args = args[1:]
-if verb == "build":   # the rest of the harness
-    slow[verb] = float(os.environ.get("FAKE_BUILD_S", slow[verb]))
 time.sleep(slow.get(verb, 0.05))
-if verb == "build" and os.environ.get("FAKE_BUILD_EXIT"):
-    with open(os.environ["LOG"], "a") as f:
-        f.write(f"{verb} {verb} {t0:.3f} {time.time():.3f}\n")
-    sys.exit(int(os.environ["FAKE_BUILD_EXIT"]))
 if verb == "run" and os.environ.get("FAKE_RUN_EXIT"):   # the run tier without a usable device: no document
     sys.exit(int(os.environ["FAKE_RUN_EXIT"]))
 name = verb
@@ -125,35 +119,25 @@ class AllLanes(StandInTest):
         self.assertLess(compile_[0], build_run[1], "the CPU lane starts before the build ends")
         self.assertLess(driver[0], build_run[1], "the driver JIT starts before the build ends")
         self.assertGreaterEqual(run[0], build_run[1], "the run tier waits for ptxcts-run")
-        self.assertLess(run[0], steps["build"][1], "the run tier does not wait for the rest of the build")
         self.assertGreater(steps["report"][0], max(lower[1], run[1]), "the report follows both lanes")
         self.assertLess(min(self.gate_starts), steps["report"][1], "the gates run beside the report")
         gated = sorted(r["name"].rsplit("-", 1)[-1] for r in rows if r["kind"] == "gate")
         self.assertEqual(gated, ["22", "22", "compile", "driver", "lower", "run"])
         self.assertTrue(all(r["exit"] == "0" for r in rows), rows)
         self.assertEqual({r["name"] for r in rows if r["kind"] == "step"},
-                         {"setup", "gen", "build-run", "build", "compile", "frontend", "lower", "compile-driver",
+                         {"setup", "gen", "build-run", "compile", "frontend", "lower", "compile-driver",
                           "run", "run-llvm-22", "report"})
         self.assertTrue(all(r["start"] for r in rows if r["kind"] == "step"), "each step's start is recorded")
         self.assertIn("[cpu] all:", p.stdout)
         self.assertIn("[low] all:", p.stdout)
         self.assertIn("[gpu] all:", p.stdout)
 
-    def test_the_report_does_not_wait_for_the_test_binaries(self):
-        """The rest of the harness (no tier of all runs it) builds at the lowest priority: the report and the
-        gates start when the lanes end, whatever the build still does; all ends after the build."""
-        p, steps, rows = self.all(gpu=True, llvm=False, extra_env={"FAKE_BUILD_S": "8"})
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        self.assertLess(steps["report"][0], steps["build"][1], "the report started before the build ended")
-        self.assertLess(min(self.gate_starts), steps["build"][1], "so did the gates")
-        self.assertEqual([r["exit"] for r in rows if r["name"] == "build"], ["0"], "all waited for the build")
-
-    def test_a_failed_build_of_the_test_binaries_is_red_after_the_report(self):
-        p, steps, rows = self.all(gpu=True, llvm=False, extra_env={"FAKE_BUILD_EXIT": "1"})
-        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-        self.assertIn("the build of the rest of the harness (the test binaries) failed (exit 1)", p.stdout)
-        self.assertIn("report", steps, "the tiers' report is written all the same")
-        self.assertTrue(all(r["exit"] == "0" for r in rows if r["kind"] == "gate"), rows)
+    def test_only_the_run_tiers_binary_is_built(self):
+        """No tier of all runs the test binaries (./ptxcts test builds them): all builds ptxcts-run alone."""
+        self.all(gpu=True, llvm=False)
+        with open(self.log) as f:
+            builds = [line.split()[0] for line in f if line.startswith("build")]
+        self.assertEqual(builds, ["build-ptxcts-run"])
 
     def test_without_a_gpu_only_the_cpu_lane_runs_and_it_is_not_green(self):
         p, steps, rows = self.all(gpu=False, llvm=False)
