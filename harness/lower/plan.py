@@ -3,8 +3,8 @@
 A form is lowered at a target when the manifest has an accepted case of it there (cases/<family>.tsv); of its
 PTX ISA versions, the newest the toolchain takes for that target (the lowering does not depend on the PTX version:
 sm_90a at PTX 8.6 and 9.0 gave the same SASS for all 522 forms). Forms at a target the toolchain cannot assemble
-are not_supported, with the toolchain's reason. Work is cut into one module per (target, family), at most
-module_size forms each.
+are not_supported, with the toolchain's reason. Work is cut into modules per (target, PTX version), of every
+family (a form's SASS is its own entry's: the entries beside it do not change it), at most module_size forms each.
 """
 from collections import defaultdict
 from dataclasses import dataclass
@@ -12,9 +12,10 @@ from typing import List, Optional
 
 from framework.manifest import Case, select
 
-# Forms per module: ptxas and nvdisasm cost grows faster than linearly past ~128 entries (the compile tier measured
-# 32-128 entries flat per entry); 64 measured 44 s against 59 s for 32 on 495 sm_100a forms here.
-DEFAULT_MODULE_SIZE = 64
+# Forms per module: ptxas's cost grows faster than linearly past ~128 entries (the compile tier measured 32-128
+# entries flat per entry), and nvdisasm's start is most of its cost (13.5 here: ~0.22 s of a 6-entry module's
+# 0.23 s, of a 64-entry one's 0.33 s). 64 measured 44 s against 59 s for 32 on 495 sm_100a forms here.
+DEFAULT_MODULE_SIZE = 128
 
 
 @dataclass
@@ -50,9 +51,9 @@ def modules(items: List[Item], module_size=DEFAULT_MODULE_SIZE):
     groups = defaultdict(list)
     for it in items:
         if it.arch:
-            groups[(it.arch, it.case.target, it.case.ptx, it.case.family)].append(it.case)
+            groups[(it.arch, it.case.target, it.case.ptx)].append(it.case)
     jobs = []
-    for (arch, target, ptx, _), cs in sorted(groups.items()):
+    for (arch, target, ptx), cs in sorted(groups.items()):
         for i in range(0, len(cs), module_size):
             jobs.append((arch, target, ptx, cs[i:i + module_size]))
     jobs.sort(key=lambda j: -len(j[3]))
