@@ -29,6 +29,14 @@ class Usage(FrontendError):
     pass
 
 
+def form_valid_at(forms, form_id, target, ptx):
+    """Whether the model's form form_id is valid at this target and PTX ISA version: valid there (Form.valid_at: a
+    form valid from a later version, such as .add.noftz.f32 from PTX 9.4, counts from that version on), the target
+    existing at that version and meeting the form's requirements. What an invalid case's spelling is judged by."""
+    f, t = forms.get(form_id), targets.BY_NAME.get(target)
+    return bool(f and t and f.valid_at(ptx) and t.exists_at(ptx) and not model._requirement_violations(f, t, ptx))
+
+
 def _select(a, m):
     fams = [f for x in a.family for f in x.split(",") if f]
     targets = [t for x in a.target for t in x.split(",") if t]
@@ -130,10 +138,7 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
     # From the last case compiled to the last file written a signal waits: it can no longer cost what was judged;
     # it ends the verb (exit 130/143) once the documents are whole.
     with boundary.signals_deferred():
-        def valid_at(form_id, target, ptx):
-            f, t = forms.get(form_id), targets.BY_NAME.get(target)
-            return bool(f and t and f.valid and t.exists_at(ptx) and not model._requirement_violations(f, t, ptx))
-
+        valid_at = lambda form_id, target, ptx: form_valid_at(forms, form_id, target, ptx)
         frontend_label = f"{fe.name}"
         ptxas_label = f"ptxas {tc.name}"
         for key, target, ptx, kernels, _valid in batches:

@@ -136,6 +136,18 @@ class JudgeTest(unittest.TestCase):
         self.assertEqual(judge.judge(invalid, fid, good, judge.Assembly(True), INDEX, [], "fe", "ptxas", None,
                                      [reviewed])[0], "fail")   # another behaviour: not covered
 
+    def test_a_form_valid_from_a_later_version_is_valid_from_that_version_on(self):
+        """form_valid_at, what an invalid case's spelling is judged by, reads the model's Form.valid_at: .add.noftz.f32
+        of cp.reduce.async.bulk is valid from PTX 9.4 (valid_from), not before."""
+        from frontend.run import form_valid_at
+        fid = "cp.reduce.async.bulk/global.shared_cta.bulk_group/add.noftz.f32"
+        self.assertFalse(FORMS[fid].valid)
+        self.assertEqual(FORMS[fid].valid_from, "9.4")
+        self.assertFalse(form_valid_at(FORMS, fid, "sm_90", "9.3"))
+        self.assertTrue(form_valid_at(FORMS, fid, "sm_90", "9.4"))
+        self.assertFalse(form_valid_at(FORMS, fid, "sm_80", "9.4"))   # cp.reduce.async.bulk needs sm_90
+        self.assertFalse(form_valid_at(FORMS, "no/such/form", "sm_90", "9.4"))
+
 
 def _abort_on_odd(n):
     if n % 2:
