@@ -71,3 +71,41 @@ def stopped_by_signal(pool):
     # the signal that killed the worker may be on its way to this process too: its handler raises here
     time.sleep(0.2)
     return False
+
+
+_FORK_TASK = None   # (fn, items) of the fork_map running now: inherited by its forked workers, never pickled
+
+
+def _fork_call(i):
+    fn, items = _FORK_TASK
+    return fn(items[i])
+
+
+def fork_map(fn, items, workers=None):
+    """[fn(item) for item in items], computed in forked worker processes (at most `workers`, default the usable
+    cores): fn and the items are inherited by the fork, only the results travel back (pickled). For the CPU-bound
+    steps of a verb that are independent of one another (the documents a report reads, its pages). One item, or
+    one worker, runs here. An exception of fn is raised here; a signal stops the workers (stop) and is raised
+    here as the verb's own (framework.boundary)."""
+    global _FORK_TASK
+    import concurrent.futures as cf
+    import multiprocessing
+    items = list(items)
+    workers = min(len(items), workers or usable_cpus())
+    if workers < 2:
+        return [fn(x) for x in items]
+    _FORK_TASK = (fn, items)
+    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                  initializer=worker_signals)
+    try:
+        futures = submit_all(pool, _fork_call, [(i,) for i in range(len(items))])
+        out = [None] * len(items)
+        for fut, (i,) in futures.items():
+            out[i] = fut.result()
+        pool.shutdown()
+        return out
+    except BaseException:
+        stop(pool)
+        raise
+    finally:
+        _FORK_TASK = None

@@ -19,6 +19,8 @@ Definitions (results/README.md repeats them for users):
 import datetime
 import os
 
+from framework import pool
+
 from . import schema
 from .errors import MergeConflict, UsageError
 
@@ -212,9 +214,26 @@ def merge_groups(documents, prefer_later=False):
     return [merge(docs, prefer_later) for docs in groups.values()]
 
 
+def _load_or_none(path):
+    """A document read in a worker of load_all: None when it cannot be read (the caller reads it again, here, for the
+    error itself: an exception need not survive the trip back)."""
+    try:
+        return schema.load(path)
+    except Exception:
+        return None
+
+
+def load_all(paths):
+    """[(path, document)] of the result documents, read side by side (pool.fork_map): reading and validating a
+    document of 100,000s of cases is most of a report's or a diff's time. A document that cannot be read is read
+    again here, in order, so that the error is the one a plain read gives."""
+    docs = pool.fork_map(_load_or_none, paths) if len(paths) > 1 else [None] * len(paths)
+    return [(p, d if d is not None else schema.load(p)) for p, d in zip(paths, docs)]
+
+
 def load_and_merge_groups(paths, prefer_later=False):
     """Read the run folders and merge them per toolchain name and device (report, diff)."""
-    return merge_groups([(p, schema.load(p)) for p in find_documents(paths)], prefer_later)
+    return merge_groups(load_all(find_documents(paths)), prefer_later)
 
 
 def describe_groups(groups):

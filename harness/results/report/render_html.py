@@ -8,6 +8,8 @@ SVG (html_pictures.py), no script, nothing from outside the report's folder. Eve
 text, marked with data-* attributes (data-col, data-class, data-form, data-family, data-group, data-metric) so that
 a test reading the rendered DOM can find it and compare it with report.json.
 """
+from framework import pool
+
 from . import selftests
 from .html_page import STYLESHEET, STYLESHEET_FILE, column_labels, render_template
 from .html_pictures import picture_data
@@ -18,10 +20,13 @@ GROUP_LABEL = {"finding": "reviewed finding ", "policy": "policy ", "message": "
 
 
 def render(rep):
-    """{relative path: text}: report.html, report.css and families/<slug>.html."""
-    files = {"report.html": _index(rep), STYLESHEET_FILE: STYLESHEET}
-    for fam in rep["families"]:
-        files[f"families/{fam['slug']}.html"] = family_page(rep, fam)
+    """{relative path: text}: report.html, report.css and families/<slug>.html. The family pages are rendered
+    side by side (pool.fork_map), beside the index."""
+    pages = pool.fork_map(lambda fam: family_page(rep, fam) if fam is not None else _index(rep),
+                          [None] + rep["families"])
+    files = {"report.html": pages[0], STYLESHEET_FILE: STYLESHEET}
+    for fam, text in zip(rep["families"], pages[1:]):
+        files[f"families/{fam['slug']}.html"] = text
     return files
 
 
