@@ -38,8 +38,9 @@ int run_main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--worker") return worker_main(argc, argv);
   stop_on_signals();   // from the start: a signal at any moment ends the run as interrupted (util.hpp)
   // --rejudge FILE: a recorded run judged again by this tree's model, on the CPU (rejudge.hpp).
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--rejudge") return rejudge_main(std::vector<std::string>(argv + 1, argv + argc));
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string given;
+  if (ptxcts::find_option(args, "--rejudge", &given)) return rejudge_main(args);
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "-h" || std::string(argv[i]) == "--help") { std::printf("%s", kUsage); return 0; }
   if (auto e = check_tree(); !e.empty()) return usage_error(e);
@@ -50,13 +51,11 @@ int run_main(int argc, char** argv) {
   // The driver's JIT of the same forms' PTX for an older target is part of the default run (cp.async: sm_80).
   cli.lower = {"sm_80"};
   Resumed resumed;
-  std::vector<std::string> args(argv + 1, argv + argc);
   try {
     check_inject_env();
     shard_from_env(sel.shard_index, sel.shard_count);
     apply_ctest_resources();
-    for (size_t i = 0; i + 1 < args.size(); ++i)
-      if (args[i] == "--resume") cli.resume = args[i + 1];
+    ptxcts::find_option(args, "--resume", &cli.resume);
     if (!cli.resume.empty()) {
       if (int rc = load_resume(cli.resume, resumed)) return rc;
       cli.parse(resumed.args, false, true);  // the interrupted run's own selection
