@@ -685,8 +685,9 @@ FIFTH = [
                     "tile.mbarrier_complete_tx_bytes\", \"id\": \"cp.async.bulk.tensor/2d.shared_cluster.global.tile."
                     "mbarrier_complete_tx_bytes@sm_80.ptx70\", \"load_path\": \"ptxas\", \"ptx\": \"7.0\", "
                     "\"target\": \"sm_80\"}, ")]),
-    dict(id="validate.duration_infinite", argv=["{ptxcts}", "validate", "{tmp}/run"], names=["duration_ms"],
-         files=[doc("run/results.json", "\"duration_ms\": 3.5", "\"duration_ms\": 1e400")]),
+    dict(id="validate.finished_before_started", argv=["{ptxcts}", "validate", "{tmp}/run"], names=["finished"],
+         files=[doc("run/results.json", "\"finished\": \"2026-11-22T18:04:10Z\"",
+                    "\"finished\": \"2026-11-21T18:04:10Z\"")]),
     dict(id="validate.invalid_utf8_in_a_string", argv=["{ptxcts}", "validate", "{tmp}/run"],
          names=["{tmp}/run/results.json"], files=[{"path": "run/results.json", "copy": RUN}],
          setup="sed -i '0,/\"class\": \"pass\"/s//\"class\": \"pa\\xffss\"/' run/results.json"),
