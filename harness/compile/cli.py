@@ -159,7 +159,7 @@ def _main(a):
             tempfile.TemporaryFile(dir=a.keep_modules).close()
         except OSError as e:
             raise Usage(f"--keep-modules {a.keep_modules}: {boundary.describe_os_error(e)}")
-    lock = documents.OutputLock(out_dir)
+    lock = documents.OutputLock(out_dir, new_run=not a.resume)
     lock.acquire()   # before the resume document is read: a second resume of the same folder is refused here
     try:
         if a.resume:

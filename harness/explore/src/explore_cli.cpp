@@ -218,10 +218,9 @@ int explore_main(int argc, char** argv) {
     struct stat st {};
     if (stat(o.out_dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
       return usage_error("--out " + o.out_dir + ": exists and is not a folder");
-    for (const char* held : {"explore.json", "explore.json.gz", "results.json", "results.json.gz", "selftest.json"})
-      if (file_exists(o.out_dir + "/" + held))
-        return usage_error("--out " + o.out_dir + ": already holds a run (" + held + "); use --resume " + o.out_dir +
-                           " to go on with an exploration, or choose another folder");
+    if (std::string held = held_run(o.out_dir); !held.empty())
+      return usage_error("--out " + o.out_dir + ": already holds a run (" + held + "); use --resume " + o.out_dir +
+                         " to go on with an exploration, or choose another folder");
   }
   // The permanent cases file this exploration adds its findings to is read first: a malformed one is refused now,
   // not after the exploration has run (the run tier reads it too).
@@ -243,7 +242,7 @@ int explore_main(int argc, char** argv) {
   // One writer per folder, as for ./ptxcts run and compile: a second exploration into it is refused.
   if (g_stop_requested) return stopped_or("explore", 0);   // not even the output folder made yet
   FolderLock lock;
-  if (auto e = lock.acquire(o.out_dir); !e.empty()) return usage_error(e);
+  if (auto e = lock.acquire(o.out_dir, resume.empty()); !e.empty()) return usage_error(e);
   ses.out_dir = o.out_dir + "/work";
   try {
     return explore(ses, o);

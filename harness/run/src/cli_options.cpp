@@ -3,8 +3,10 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <fstream>
 
 #include "model_device.hpp"
+#include "tree.hpp"
 #include "options.hpp"
 #include "util.hpp"
 
@@ -116,9 +118,8 @@ void Cli::parse(const std::vector<std::string>& args, bool resuming, bool saving
       if (a == "--target" && lower.size() != 1) throw UsageError("--target '" + v + "': expected one target, e.g. sm_80");
     } else if (a == "--toolchain") { toolchain = val(); toolchain_given = true; }
     else if (a == "--frontend") {
-      frontend = val();
-      if (frontend.empty() || frontend.find_first_of("/ \t") != std::string::npos)
-        throw UsageError("--frontend '" + frontend + "': expected a front-end name, e.g. llvm-22 (./ptxcts frontend list)");
+      frontend = checked_frontend("--frontend", val(), true);
+      frontend_given = true;
     } else if (a == "--modules") {
       prebuilt = val();
       struct stat st {};
@@ -171,6 +172,26 @@ void Cli::parse(const std::vector<std::string>& args, bool resuming, bool saving
     if (what && saving)
       for (size_t k = opt.first(); k <= opt.last(); ++k) saved.push_back(args[k]);
   }
+}
+
+std::string checked_frontend(const std::string& source, const std::string& name, bool set) {
+  if (!set) return "";
+  std::string what = source + (source.rfind("--", 0) == 0 ? " '" : "='") + name + "'";
+  if (name.find_first_not_of(" \t\n") == std::string::npos)
+    throw UsageError(what + ": set but empty; name a front-end (e.g. llvm-22), or leave it out for the hand-written PTX");
+  const std::string catalog = ptxcts_root() + "/toolchains/frontends.toml";
+  std::ifstream f(catalog);
+  if (!f) throw UsageError(what + ": cannot read " + catalog + ", the front-ends' catalog");
+  std::string line, known;
+  for (const std::string head = "[frontend.\""; std::getline(f, line);) {
+    size_t close = line.find("\"]", head.size());   // [frontend."NAME"], not one of its sub-tables
+    if (line.rfind(head, 0) != 0 || close == std::string::npos || close + 2 != line.find_last_not_of(" \t\r") + 1)
+      continue;
+    std::string n = line.substr(head.size(), close - head.size());
+    if (n == name) return name;
+    known += (known.empty() ? "" : ", ") + n;
+  }
+  throw UsageError(what + ": no such front-end (the known ones are " + known + ": toolchains/frontends.toml)");
 }
 
 int usage_error(const std::string& m) {

@@ -258,7 +258,7 @@ class Runs(unittest.TestCase):
     def test_lock(self):
         out = os.path.join(self.tmp, "out")
         os.makedirs(out)
-        with open(os.path.join(out, ".lock"), "w") as f:
+        with open(os.path.join(out, ".ptxcts.lock"), "w") as f:   # the file every tier locks (Python's too)
             f.write("4242\n")
             f.flush()
             fcntl.flock(f, fcntl.LOCK_EX)
@@ -278,7 +278,7 @@ class Runs(unittest.TestCase):
         self.assertTrue(all("--toolchain '13.0'" in c["replay"] for c in d["cases"]))
         self.assertRegex(d["run_id"], r"^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z-sm_90-run-\d+$")
         self.assertEqual([n for n in os.listdir(out) if ".tmp" in n or n.startswith(".results")], [])
-        self.assertFalse(os.path.exists(os.path.join(out, ".lock")))
+        self.assertFalse(os.path.exists(os.path.join(out, ".ptxcts.lock")))
         before = open(os.path.join(out, "results.json")).read()
         r = run(SMALL + ["--out", out], **fake_env())
         self.assertEqual(r.returncode, 2)

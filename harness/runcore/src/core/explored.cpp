@@ -1,5 +1,7 @@
 #include "explored.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -77,7 +79,7 @@ std::string add_explored(const std::string& path, const std::vector<ExploredRow>
   for (auto& [id, j] : by_id) text += j.dump() + "\n";
   auto slash = path.rfind('/');
   if (slash != std::string::npos) make_dirs(path.substr(0, slash));
-  if (!write_file(path, text)) return "cannot write " + path;   // atomic (write_file)
+  if (!write_file(path, text)) return "cannot write " + path + ": " + std::strerror(errno);   // atomic (write_file)
   return "";
 }
 
