@@ -9,6 +9,8 @@
 #include <cstring>
 #include <exception>
 
+#include <unistd.h>
+
 namespace ptxcts {
 
 constexpr int kExitUsage = 2;
@@ -29,6 +31,7 @@ inline int internal_error(const char* prog, const char* what) {
 inline int flushed(const char* prog, int rc) {
   errno = 0;
   if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return rc;
+  if (errno == 0 && ::write(STDOUT_FILENO, "\n", 1) < 0) {}   // an earlier write failed: ask the descriptor why
   if (errno == EPIPE) return rc;
   std::fprintf(stderr, "%s: standard output: %s (what this command printed there is lost)\n", prog,
                errno ? std::strerror(errno) : "a write failed");
