@@ -727,6 +727,136 @@ FIFTH = [
 ]
 
 
+# ---- sixth batch: written after the fixes of batch 5, not tuned to them; measured once, quiet and loaded. Option
+# spellings at the edges of `--opt=value`, environment variables set to what cannot be used, documents from another
+# run, tier or encoding (UTF-16, empty), resumes of the wrong kind of folder, fleet plans with values at their
+# edges, outputs in places that cannot hold them.
+SHARD1 = "harness/results/tests/fixtures/runs/h100/shard-1/results.json"
+SIXTH = [
+    # --opt=value at its edges
+    dict(id="run.seed_double_equals", argv=["{ptxcts}", "run", "--seed==1", "--list"], names=["--seed"]),
+    dict(id="explore.family_equals_empty", argv=["{ptxcts}", "explore", "--family=", "--dry-draw", "3"],
+         names=["--family"]),
+    dict(id="run.resume_equals_empty", argv=["{ptxcts}", "run", "--resume="], names=["--resume"]),
+    dict(id="litmus.json_equals_a_folder", argv=["{ptxcts}", "litmus", "--json={tmp}/d"], names=["{tmp}/d"],
+         files=[{"path": "d", "dir": True}]),
+    dict(id="run.rejudge_two_documents", argv=["{ptxcts}", "run", "--rejudge", "{tmp}/a.json", "--rejudge={tmp}/b.json"],
+         names=["--rejudge"], files=[{"path": "a.json", "copy": SHARD}, {"path": "b.json", "copy": SHARD1}]),
+    dict(id="run.level_equals_three", argv=["{ptxcts}", "run", "--level=3", "--list"], names=["--level"]),
+    dict(id="run.device_name_with_a_tab", argv=["{ptxcts}", "run", "--device", "model", "--device-name", "a\tb",
+                                                "--family", "cp.async.bulk.prefetch", "--out", "{tmp}/o"],
+         names=["--device-name"]),
+    dict(id="cases.family_with_a_newline", argv=["{ptxcts}", "cases", "--family", "cp.async\n"], names=["cp.async"]),
+    # environment variables set to what cannot be used
+    dict(id="env.rescue_blank", argv=["{ptxcts}", "run", "--device", "model", "--family", "cp.async.bulk.prefetch",
+                                      "--quiet", "--out", "{tmp}/o"], env={"PTXCTS_RESCUE": " "},
+         names=["PTXCTS_RESCUE"]),
+    dict(id="env.explored_cases_blank", argv=["{ptxcts}", "run", "--list"], env={"PTXCTS_EXPLORED_CASES": " "},
+         names=["PTXCTS_EXPLORED_CASES"]),
+    dict(id="env.nvdisasm_missing", argv=["{ptxcts}", "lower", "--family", "cp.async.bulk.prefetch", "--out",
+                                          "{tmp}/o"], env={"PTXCTS_NVDISASM": "{tmp}/none"}, names=["{tmp}/none"]),
+    dict(id="env.waivers_blank", argv=["{python}", "-m", "results", "known", "--check"], cwd="{root}/harness",
+         env={"PYTHONPATH": "{root}/generator", "PTXCTS_WAIVERS": " "}, names=["PTXCTS_WAIVERS"]),
+    dict(id="env.root_relative_missing", argv=["{ptxcts}", "cases", "--count"], env={"PTXCTS_ROOT": "nosuch"},
+         names=["nosuch"]),
+    dict(id="env.build_a_relative_dot", argv=["{ptxcts}", "run", "--list"], env={"PTXCTS_BUILD": "."},
+         names=["PTXCTS_BUILD"]),
+    dict(id="env.toolchain_a_folder", argv=["{ptxcts}", "compile", "--limit", "1", "--out", "{tmp}/o"],
+         env={"PTXCTS_TOOLCHAIN": "{tmp}/d"}, names=["{tmp}/d"], files=[{"path": "d", "dir": True}]),
+    dict(id="env.nvidia_smi_missing_for_devcheck", argv=["{ptxcts}", "devcheck", "--out", "{tmp}/o"],
+         env={"PTXCTS_NVIDIA_SMI": "{tmp}/none"}, names=["{tmp}/none"]),
+    # documents from another run, tier or encoding
+    dict(id="gate.run_with_no_cases", argv=["{ptxcts}", "gate", "{tmp}/run"], names=["{tmp}/run"],
+         files=[{"path": "run/results.json", "copy": RUN, "head": 21, "append": " \"cases\": []\n}\n"}]),
+    dict(id="merge.shards_disagree_on_count", argv=["{ptxcts}", "merge", "{tmp}/h", "--out", "{tmp}/m", "--run-id",
+                                                    "x"], names=["count"],
+         files=[{"path": "h", "copy": H100},
+                {"path": "h/shard-1/results.json", "copy": SHARD1, "replace": ["\"count\": 3", "\"count\": 4"]}]),
+    dict(id="merge.shards_of_two_runs", argv=["{ptxcts}", "merge", "{tmp}/h", "--out", "{tmp}/m", "--run-id", "x"],
+         names=["run_id"],
+         files=[{"path": "h", "copy": H100},
+                {"path": "h/shard-1/results.json", "copy": SHARD1,
+                 "replace": ["2026-11-22T18-30-00Z-h100-run", "2026-11-23T09-00-00Z-h100-run"]}]),
+    dict(id="merge.out_inside_its_input", argv=["{ptxcts}", "merge", "{tmp}/a", "--out", "{tmp}/a/m", "--run-id",
+                                                "x"], names=["{tmp}/a"], files=[{"path": "a/results.json", "copy": RUN}]),
+    dict(id="validate.utf16_document", argv=["{ptxcts}", "validate", "{tmp}/run"], names=["{tmp}/run/results.json"],
+         files=[{"path": "run/x.json", "copy": RUN}],
+         setup="iconv -f utf-8 -t utf-16 run/x.json > run/results.json && rm run/x.json"),
+    dict(id="gate.waivers_utf16", argv=["{ptxcts}", "gate", "{tmp}/run", "--waivers", "{tmp}/w.toml"],
+         names=["{tmp}/w.toml"], files=[{"path": "run/results.json", "copy": RUN},
+                                        {"path": "x.toml", "text": WAIVER + "expires = 2030-01-01\n"}],
+         setup="iconv -f utf-8 -t utf-16 x.toml > w.toml && rm x.toml"),
+    dict(id="validate.empty_object", argv=["{ptxcts}", "validate", "{tmp}/run"], names=["{tmp}/run/results.json"],
+         files=[{"path": "run/results.json", "text": "{}\n"}]),
+    dict(id="compile.expectations_with_bom", argv=["{ptxcts}", "compile", "--expectations", "{tmp}/exp.toml",
+                                                   "--limit", "1", "--out", "{tmp}/o"], names=["{tmp}/exp.toml"],
+         files=[{"path": "exp.toml", "copy": "results/expectations/ptxas.toml", "replace": ["#", "\ufeff#"]}]),
+    # resumes of the wrong kind of folder
+    dict(id="lower.resume_a_compile_run", argv=["{ptxcts}", "lower", "--resume", "{tmp}/r"], names=["{tmp}/r"],
+         files=[{"path": "r/results.json", "copy": RUN}]),
+    dict(id="explore.resume_a_run_folder", argv=["{ptxcts}", "explore", "--resume", "{tmp}/r", "--device", "model",
+                                                 "--cases-file", "none"], names=["{tmp}/r"],
+         files=[{"path": "r/results.json", "copy": SHARD}]),
+    dict(id="run.resume_args_a_string", argv=["{ptxcts}", "run", "--resume", "{tmp}/r"], names=["run-args.json"],
+         files=[{"path": "r/results.json", "copy": SHARD},
+                {"path": "r/run-args.json", "text": "{\"args\": \"--family cp.async\", \"toolchain\": \"13.0\"}\n"}]),
+    dict(id="run.resume_without_args", argv=["{ptxcts}", "run", "--resume", "{tmp}/r"], names=["run-args.json"],
+         files=[{"path": "r/results.json", "copy": SHARD}]),
+    dict(id="compile.resume_of_another_toolchain", argv=["{ptxcts}", "compile", "--resume", "{tmp}/r"],
+         names=["12.4"], files=[{"path": "r/results.json", "copy": RUN,
+                                 "replace": ["\"ptxas\": \"13.0.88\"", "\"name\": \"12.4\", \"ptxas\": \"12.4.131\""]}]),
+    # options of the results verbs at their edges
+    dict(id="diff.examples_negative", argv=["{ptxcts}", "diff", "{tmp}/a", "{tmp}/a", "--examples", "-1"],
+         names=["--examples"], files=[{"path": "a/results.json", "copy": RUN}]),
+    dict(id="diff.manifest_missing", argv=["{ptxcts}", "diff", "{tmp}/a", "{tmp}/a", "--manifest", "{tmp}/none"],
+         names=["{tmp}/none"], files=[{"path": "a/results.json", "copy": RUN}]),
+    dict(id="report.baselines_a_file", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep", "--baselines",
+                                             "{tmp}/afile"], names=["{tmp}/afile"],
+         files=[{"path": "run/results.json", "copy": RUN}, {"path": "afile", "text": "x\n"}]),
+    dict(id="report.manifest_a_file", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep", "--manifest",
+                                            "{tmp}/afile"], names=["{tmp}/afile"],
+         files=[{"path": "run/results.json", "copy": RUN}, {"path": "afile", "text": "x\n"}]),
+    dict(id="gate.today_with_a_time", argv=["{ptxcts}", "gate", "{tmp}/run", "--today", "2026-11-29T10:00"],
+         names=["--today"], files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="gate.across_twice", argv=["{ptxcts}", "gate", "{tmp}/run", "--across", "device,device"],
+         names=["device"], files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="bundle.max_bytes_zero", argv=["{ptxcts}", "bundle", "{tmp}/b", "--max-bytes", "0"], names=["--max-bytes"],
+         files=[{"path": "b", "dir": True}]),
+    dict(id="stale.json_to_dev_full", argv=["{ptxcts}", "stale", "{tmp}/run", "--json", "/dev/full"],
+         names=["/dev/full"], files=[{"path": "run/results.json", "copy": SHARD}]),
+    # fleet plans with values at their edges
+    dict(id="fleet.requeue_state_a_list", argv=["{ptxcts}", "fleet", "requeue", "{tmp}/r"], names=["{tmp}/r/fleet.json"],
+         files=[{"path": "r/fleet.json", "text": "[]\n"}]),
+    dict(id="fleet.plan_constraint_empty", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                                 "--dry-run"], names=["constraint"],
+         files=[{"path": "plan.toml", "text": PLAN + "[tiers.run]\n[devices.d]\nconstraint = \"\"\n"}]),
+    dict(id="fleet.plan_seed_negative", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                              "--dry-run"], names=["seed"],
+         files=[{"path": "plan.toml", "text": PLAN + "seed = -1\n[tiers.compile]\n"}]),
+    dict(id="fleet.plan_toolchain_unknown", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                                  "--dry-run"], names=["99.9"],
+         files=[{"path": "plan.toml", "text": PLAN.replace("13.0", "99.9") + "[tiers.compile]\n"}]),
+    # outputs in places that cannot hold them, and options of the build and test verbs
+    dict(id="frontend.run_out_a_file", argv=["{ptxcts}", "frontend", "run", "--frontend", "llvm-22", "--out",
+                                             "{tmp}/afile"], names=["{tmp}/afile"], files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="modules.out_under_proc", argv=["{ptxcts}", "modules", "--target", "sm_90", "--ptx", "8.6", "--family",
+                                            "cp.async.bulk.groups", "--out", "/proc/ptxcts-modules"],
+         names=["/proc/ptxcts-modules"]),
+    dict(id="selftest.out_under_a_file", argv=["{ptxcts}", "selftest", "--tier", "lower", "--family",
+                                               "cp.async.bulk.prefetch", "--out", "{tmp}/afile/s"], names=["{tmp}/afile"],
+         files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="explore.cases_file_under_a_file", argv=["{ptxcts}", "explore", "--device", "model", "--cases", "3",
+                                                     "--cases-file", "{tmp}/afile/x.jsonl", "--out", "{tmp}/e"],
+         names=["{tmp}/afile"], files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="run.modules_a_file", argv=["{ptxcts}", "run", "--modules", "{tmp}/afile", "--list"], names=["{tmp}/afile"],
+         files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="test.regex_unbalanced", argv=["{ptxcts}", "test", "-R", "("], names=["("]),
+    dict(id="build.target_empty", argv=["{ptxcts}", "build", "--target", ""], names=["--target"]),
+    dict(id="matrix.verdicts_empty", argv=["{ptxcts}", "matrix", "--toolchains", "13.0", "--verdicts", "", "--out",
+                                           "{tmp}/m"], names=["--verdicts"]),
+]
+
+
 def key(r):
     """An input as the table would hold it: its argv, environment and prepared files, placeholders as written."""
     return (tuple(r["argv"]), tuple(sorted(r.get("env", {}).items())), json.dumps(r.get("files", []), sort_keys=True))
@@ -800,20 +930,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hogs", type=int, default=3, help="CPU hogs for the loaded pass (default 3)")
     ap.add_argument("--md", help="write the two passes' table here (results/bench/<date>-bad-inputs-fresh.md)")
-    ap.add_argument("--batch", choices=("1-2", "3", "4", "5", "all"), default="all",
-                    help="the first two batches (their findings fixed), the third, fourth or fifth (each measured "
-                    "once before its fixes), or all")
+    ap.add_argument("--batch", choices=("1-2", "3", "4", "5", "6", "all"), default="all",
+                    help="the first two batches (their findings fixed), the third, fourth, fifth or sixth (each "
+                    "measured once before its fixes), or all")
     ap.add_argument("only", nargs="*")
     a = ap.parse_args()
     if not table.build_dir():
         sys.exit("fresh_set: PTXCTS_BUILD must name the build folder")
     seen = table_keys()
-    dup = [i["id"] for i in INPUTS + THIRD + FOURTH + FIFTH if key(i) in seen]
+    dup = [i["id"] for i in INPUTS + THIRD + FOURTH + FIFTH + SIXTH if key(i) in seen]
     if dup:
         sys.exit(f"fresh_set: these inputs are rows of the table, not fresh: {dup}")
-    if len({i["id"] for i in INPUTS + THIRD + FOURTH + FIFTH}) != len(INPUTS + THIRD + FOURTH + FIFTH):
+    if len({i["id"] for i in INPUTS + THIRD + FOURTH + FIFTH + SIXTH}) != len(INPUTS + THIRD + FOURTH + FIFTH + SIXTH):
         sys.exit("fresh_set: an id twice")
-    pool = {"1-2": INPUTS, "3": THIRD, "4": FOURTH, "5": FIFTH, "all": INPUTS + THIRD + FOURTH + FIFTH}[a.batch]
+    pool = {"1-2": INPUTS, "3": THIRD, "4": FOURTH, "5": FIFTH, "6": SIXTH, "all": INPUTS + THIRD + FOURTH + FIFTH + SIXTH}[a.batch]
     inputs = [i for i in pool if not a.only or any(s in i["id"] for s in a.only)]
     passes = {}
     for name, hogs in (("quiet", 0), ("loaded", a.hogs)):
