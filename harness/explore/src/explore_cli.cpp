@@ -119,7 +119,11 @@ int explore_main(int argc, char** argv) {
         o.only_pending = o.cases == 0;
       }
       else if (a == "--seed") { o.seed = parse_u64(a, val()); what_options.push_back(a); }
-      else if (a == "--family") { o.families.push_back(opt.each()); what_options.push_back(a); }
+      else if (a == "--family") {
+        o.families.push_back(opt.each());
+        if (o.families.back().empty()) throw UsageError("--family '': expected a family, e.g. cp.async.bulk");
+        what_options.push_back(a);
+      }
       else if (a == "--shrink-time") {
         const std::string v = val();
         o.shrink_s = v == "0" ? 0 : parse_seconds(a, v, 7 * 86400);

@@ -21,11 +21,18 @@ std::string explored_cases_path() {
 
 std::vector<ExploredRow> read_explored(const std::string& path) {
   std::vector<ExploredRow> rows;
+  std::string e = env("PTXCTS_EXPLORED_CASES");
+  const std::string named = (e == path ? "PTXCTS_EXPLORED_CASES=" : "") + path;
+  if (path.find_first_not_of(" \t\n") == std::string::npos)
+    throw UnusableCasesPath("PTXCTS_EXPLORED_CASES='" + path + "': set but empty; unset it for "
+                            "results/explore/explored.jsonl, or name a file");
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return rows;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return rows;   // not written yet: no rows (the first finding creates it)
+    throw UnusableCasesPath(named + ": " + std::strerror(errno) + " (it names the file of explored cases)");
+  }
   if (!S_ISREG(st.st_mode)) {
-    std::string e = env("PTXCTS_EXPLORED_CASES");
-    throw UnusableCasesPath((e == path ? "PTXCTS_EXPLORED_CASES=" : "") + path + ": is " +
+    throw UnusableCasesPath(named + ": is " +
                             (S_ISDIR(st.st_mode) ? "a folder" : "not a regular file") +
                             "; it names the file of explored cases (one JSON object a line, like "
                             "results/explore/explored.jsonl)");
