@@ -88,7 +88,8 @@ def load(path, root):
     try:
         doc = tomldoc.read(path)
     except InputError as e:
-        raise MalformedFile(f"{e} (a TOML plan)") from None
+        where = f"{e.file}:{e.line}" if e.line else str(e.file)
+        raise MalformedFile(f"{where}: not a TOML plan: " + (f"{e.field}: " if e.field else "") + e.what) from None
     except FileNotFoundError:
         raise FleetError(f"{path}: no such plan file") from None
     except IsADirectoryError:

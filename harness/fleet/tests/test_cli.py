@@ -90,7 +90,7 @@ class PlanErrors(Base):
         (GOOD.replace("shards = 2", "shards = 0"), 3, "tiers.run.shards: 0: expected 1..1000"),
         (GOOD.replace("version = 1", "version = 2"), 3, "version: 2: this tool reads plan version 1"),
         (GOOD.replace('name = "t"', 'name = "a b"'), 3, "name: 'a b': 1 to 64 letters"),
-        (GOOD + "[devices.fake-a]\n", 3, "not valid TOML"),
+        (GOOD + "[devices.fake-a]\n", 3, "not a TOML plan"),
         (GOOD.replace('results = "res"\n', ""), 3, "results: missing"),
     ]
 
