@@ -159,7 +159,7 @@ def _main(a):
             tempfile.TemporaryFile(dir=a.keep_modules).close()
         except OSError as e:
             raise Usage(f"--keep-modules {a.keep_modules}: {boundary.describe_os_error(e)}")
-    lock = documents.OutputLock(out_dir)
+    lock = documents.OutputLock(out_dir, new_run=not a.resume)
     lock.acquire()   # before the resume document is read: a second resume of the same folder is refused here
     try:
         if a.resume:
@@ -212,8 +212,9 @@ def _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, cho
     use_gen = not a.no_generator and os.path.realpath(mroot) == os.path.realpath(manifest.default_dir())
     try:
         asm = modules.Assembler(m, use_generator=use_gen)
+        asm.check_kernel_files(c.form for c in chosen)
     except modules.AssemblyError as e:
-        raise manifest.ManifestError(str(e))
+        raise manifest.ManifestError(f"{mroot}: {e}")
     todo = {lp: [c for c in chosen if (c.id, lp) not in prior] for lp in a.verdicts}
     total = sum(len(v) for v in todo.values())
     active = {lp: [f for f in all_findings if f.covers(tc.name, lp)] for lp in a.verdicts}
@@ -259,6 +260,10 @@ def _judge_and_write(a, root, mroot, m, tc, all_findings, exp_path, all_ids, cho
         raise Usage(f"--toolchain {tc.name}: {run.toolchain_changed}: the {run.judged} results judged before are kept "
                     f"in {out_dir}/results.json (partial); put the toolchain back and finish with ./ptxcts compile "
                     f"--resume {out_dir} (a resume with another toolchain is refused)")
+    if run.machine:
+        raise Usage(f"{run.machine}: the machine refused the compile tier this (not a compiler's verdict); the "
+                    f"{run.judged} results judged before are kept in {out_dir}/results.json (partial); raise the limit "
+                    f"or free the space and finish with ./ptxcts compile --resume {out_dir}")
     if run.interrupted:
         sys.stderr.write(f"compile: PARTIAL: {run.judged} of {len(records)} results judged; finish with "
                          f"./ptxcts compile --resume {out_dir} (same options)\n")
@@ -271,7 +276,7 @@ def _judge_every_verdict(a, m, mroot, tc, todo, prior, active, use_gen, prog, de
     """Judge the cases of todo with each compiler of --verdicts in turn. On an interrupt, every case judged so far
     becomes a record and the rest are recorded skipped ("interrupted")."""
     records = list(prior.values())
-    interrupted, calls, nmodules, changed = None, 0, 0, None
+    interrupted, calls, nmodules, changed, machine = None, 0, 0, None, None
     pending = dict(todo)
     try:
         for lp in a.verdicts:
@@ -297,9 +302,13 @@ def _judge_every_verdict(a, m, mroot, tc, todo, prior, active, use_gen, prog, de
         interrupted = f"toolchain changed: {e}"
         changed = str(e)
         sys.stderr.write(f"\ncompile: {e}: the workers are stopped; writing what was judged before\n")
+    except judge.MachineError as e:   # the machine refused a resource: kept as a partial run; exit 2
+        interrupted = f"stopped by the machine: {e}"
+        machine = str(e)
+        sys.stderr.write(f"\ncompile: {e}: the workers are stopped; writing what was judged before\n")
     judged = len(records)
     for lp, cs in pending.items():
         for c in cs:
             records.append(record_of.result(c, lp, tc, cls.SKIPPED, "interrupted"))
     return types.SimpleNamespace(records=records, interrupted=interrupted, judged=judged, calls=calls,
-                                 modules=nmodules, toolchain_changed=changed)
+                                 modules=nmodules, toolchain_changed=changed, machine=machine)

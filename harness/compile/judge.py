@@ -12,6 +12,7 @@ classification turns into not_supported, except for cases whose only rules are a
 The compiler is a backend (compile.backends: ptxas, nvJitLink or the driver's JIT); all three speak ptxas's
 diagnostics.
 """
+import errno
 import os
 import re
 import tempfile
@@ -32,6 +33,25 @@ class ToolchainChanged(BaseException):
     """The compiler's file was replaced (or removed) while the run judged with it: a verdict from then on may be
     another compiler's. Raised after the call that noticed it, whose verdicts are dropped; a BaseException, so no
     per-case handler turns it into a harness error."""
+
+
+class MachineError(BaseException):
+    """The machine refused the compile tier what it needs -- open files (ulimit -n), disk space, the file-size
+    limit (ulimit -f), a writable folder, memory: no verdict of any compiler, and every later module would be
+    refused the same way. Stops the run as ToolchainChanged does (what was judged is kept, partial; exit 2) instead
+    of recording each case a harness error."""
+
+
+# what the machine, not the case, lacks
+_MACHINE_ERRNOS = {errno.EMFILE, errno.ENFILE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.ENOMEM}
+
+
+def machine_error(e):
+    """A MachineError for an OSError of the machine's (_MACHINE_ERRNOS), else None."""
+    if isinstance(e, OSError) and e.errno in _MACHINE_ERRNOS:
+        from framework import boundary
+        return MachineError(boundary.describe_os_error(e))
+    return None
 
 
 def binary_identity(path):
@@ -119,6 +139,8 @@ class Judge:
             try:
                 mod, call = self._call(arch, target, ptx, pending, out, wd)
             except Exception as e:
+                if machine_error(e):
+                    raise machine_error(e) from None
                 if len(pending) == 1:
                     o = out[pending[0].id]
                     o.verdict, o.note = ERROR, f"the compile tier failed on this case: {type(e).__name__}: {e}"

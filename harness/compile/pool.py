@@ -37,6 +37,8 @@ def _work(arch, target, ptx, cases):
     try:
         res = _JUDGE.chunk(arch, target, ptx, cases)
     except Exception as e:  # the harness's own failure: every case of the module says so, none is dropped
+        if judge.machine_error(e):   # the machine's: no case's; the run stops (judge.MachineError)
+            raise judge.machine_error(e) from None
         res = {c.id: judge.Outcome(c.id, judge.ERROR, note=f"the compile tier failed on this module: "
                                    f"{type(e).__name__}: {e}", module_cases=len(cases)) for c in cases}
     return res, _JUDGE.calls - before
@@ -112,7 +114,7 @@ def judge_all(chosen, m, mroot, tc, load_path, use_gen, jobs_n, module_size, adv
                     n = 0
                 except judge.Interrupted:
                     raise KeyboardInterrupt from None
-                except judge.ToolchainChanged:
+                except (judge.ToolchainChanged, judge.MachineError):
                     stop(pool)
                     raise
                 outcomes.update(res)

@@ -8,6 +8,8 @@ import re
 import tomllib
 
 from fleet.errors import FleetError, MalformedFile
+from framework.documents import tomldoc
+from framework.documents.errors import InputError
 
 VERSION = 1
 GPU_TIERS = ("run", "explore", "selftest", "litmus")
@@ -84,10 +86,10 @@ def load(path, root):
     """The plan at `path`, checked: FleetError (exit 2) for a name the suite does not know (a tier, a device
     referenced, a toolchain, a key), MalformedFile (exit 3) for what is not TOML or has a wrong type."""
     try:
-        with open(path, "rb") as f:
-            doc = tomllib.load(f)
-    except tomllib.TOMLDecodeError as e:
-        raise MalformedFile(f"{path}: not a TOML plan: {e}") from None
+        doc = tomldoc.read(path)
+    except InputError as e:
+        where = f"{e.file}:{e.line}" if e.line else str(e.file)
+        raise MalformedFile(f"{where}: not a TOML plan: " + (f"{e.field}: " if e.field else "") + e.what) from None
     except FileNotFoundError:
         raise FleetError(f"{path}: no such plan file") from None
     except IsADirectoryError:

@@ -20,6 +20,8 @@ import time
 
 from fleet import tasks as taskmod
 from fleet.errors import FleetError, MalformedFile
+from framework.documents import jsonloc
+from framework.documents.errors import InputError
 
 SCHEMA = "ptxcts-fleet"
 TASK_SCHEMA = "ptxcts-fleet-task"
@@ -51,15 +53,12 @@ def write_json(path, doc):
 
 
 def read_json(path, what):
+    """The JSON document at path, read by the one JSON reader (framework/documents/jsonloc: no NaN, no duplicate
+    key, nesting it cannot follow refused naming the file); MalformedFile (exit 3) naming path and line."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f, parse_constant=_refuse_constant)
-    except json.JSONDecodeError as e:
-        raise MalformedFile(f"{path}:{e.lineno}: not a {what}: {e.msg}") from None
-
-
-def _refuse_constant(name):
-    raise json.JSONDecodeError(f"{name} is not a number JSON allows", "", 0)
+        return jsonloc.load(jsonloc.read_text(path), path)
+    except InputError as e:
+        raise MalformedFile(f"{e} (not a {what})") from None
 
 
 def fleet_path(results):

@@ -234,6 +234,8 @@ def run(prog, main, *args, early=()):
     came before the boundary's handlers were in place (framework/__main__ records them): main is not called."""
     _received["live"] = True   # before the handlers: a signal from then on is raised
     install_signal_handlers()
+    if sys.stdout is None:   # started with standard output closed (`>&-`): Python would drop every line printed
+        sys.stdout = _ClosedOutput()
     try:
         if early:
             _first(early[0])
@@ -268,6 +270,27 @@ def _write_err(line):
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
+
+
+class _ClosedOutput:
+    """Standard output when the verb was started without one (`>&-`): the first line the verb prints raises the
+    OSError a closed descriptor gives (EBADF, 'standard output'), which the boundary reports (exit 2) -- what the
+    verb printed is not silently dropped. A verb that prints nothing ends as it would have."""
+
+    def write(self, text):
+        if text:
+            raise OSError(errno.EBADF, "closed (the command was started with standard output closed, e.g. >&-)",
+                          "standard output")
+        return 0
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        raise OSError(errno.EBADF, "closed", "standard output")
 
 
 def _flush(code):

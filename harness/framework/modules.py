@@ -117,6 +117,17 @@ class Assembler:
             parts.append(self.entry_text(fid))
         return "\n".join(parts) + "\n"
 
+    def check_kernel_files(self, form_ids) -> None:
+        """Every kernel file these forms are cut from is there (AssemblyError naming the first that is not): a
+        manifest folder copied without its kernels is refused before any work, not judged a harness error per
+        case. Nothing to check when the generator writes the modules."""
+        if self.module_text is not None:
+            return
+        for fid in sorted(set(form_ids)):
+            fam = self.manifest.form(fid)["family"]
+            if fam not in self._entries:
+                self.entry_text(fid)
+
     def entry_text(self, form_id: str) -> str:
         """The entry of a form cut from its family's kernel file, provenance comment included."""
         form = self.manifest.form(form_id)

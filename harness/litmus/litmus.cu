@@ -5,6 +5,7 @@
 
 #include "ptxcts/boundary.hpp"
 #include "ptxcts/no_device.hpp"
+#include "ptxcts/options.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -64,29 +65,38 @@ int litmus_main(int argc, char** argv) {
   bool fault = false, list = false;
   uint64_t seed = 1, iters = 200, cold_mib = 2048;
   std::string json;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto val = [&](const char* opt) -> const char* {
-      if (i + 1 >= argc) { std::exit(usage(std::string(opt) + " needs a value")); }
-      return argv[++i];
-    };
-    if (a == "--case") {
-      std::string n = val("--case");
-      bool known = false;
-      for (const Case& c : kCases) known |= n == c.name;
-      if (!known) return usage("--case " + n + ": no such case");
-      names.push_back(n);
-    } else if (a == "--fault") fault = true;
-    else if (a == "--list") list = true;
-    else if (a == "--seed") { if (!parse_u64(val("--seed"), &seed)) return usage(std::string("--seed ") + argv[i] + ": a non-negative integer"); }
-    else if (a == "--iters") { if (!parse_u64(val("--iters"), &iters) || iters < 1 || iters > 1000000) return usage(std::string("--iters ") + argv[i] + ": 1 .. 1000000"); }
-    else if (a == "--cold-mib") { if (!parse_u64(val("--cold-mib"), &cold_mib) || cold_mib < 64 || cold_mib > 65536) return usage(std::string("--cold-mib ") + argv[i] + ": 64 .. 65536"); }
-    else if (a == "--json") {
-      json = val("--json");
-      if (json.empty()) return usage("--json '': expected a file");
-      if (auto why = json_path_problem(json); !why.empty()) return usage("--json " + json + ": " + why);
+  try {
+    ptxcts::OptionReader opt(std::vector<std::string>(argv + 1, argv + argc));   // --opt value and --opt=value
+    while (opt.next()) {
+      const std::string a = opt.name();
+      if (a == "--case") {
+        std::string n = opt.each();
+        bool known = false;
+        for (const Case& c : kCases) known |= n == c.name;
+        if (!known) return usage("--case " + n + ": no such case");
+        names.push_back(n);
+      } else if (a == "--fault") fault = true;
+      else if (a == "--list") list = true;
+      else if (a == "--seed") {
+        std::string v = opt.value();
+        if (!parse_u64(v.c_str(), &seed)) return usage("--seed " + v + ": a non-negative integer");
+      } else if (a == "--iters") {
+        std::string v = opt.value();
+        if (!parse_u64(v.c_str(), &iters) || iters < 1 || iters > 1000000) return usage("--iters " + v + ": 1 .. 1000000");
+      } else if (a == "--cold-mib") {
+        std::string v = opt.value();
+        if (!parse_u64(v.c_str(), &cold_mib) || cold_mib < 64 || cold_mib > 65536)
+          return usage("--cold-mib " + v + ": 64 .. 65536");
+      }
+      else if (a == "--json") {
+        json = opt.value();
+        if (json.empty()) return usage("--json '': expected a file");
+        if (auto why = json_path_problem(json); !why.empty()) return usage("--json " + json + ": " + why);
+      }
+      else return usage("unknown option " + a);
     }
-    else return usage("unknown option " + a);
+  } catch (const ptxcts::UsageError& e) {
+    return usage(e.what());
   }
   if (list) {
     for (const Case& c : kCases) std::printf("%-22s %s\n", c.name, c.what);

@@ -192,7 +192,7 @@ def _judge_and_write(a, root, m, items, tc, dis, lowered, interrupted, rid, star
     # the SASS of every instruction under test lowered so far, saved first (for review, for --from-lowered should
     # anything after this point fail, and for --resume); not a results document
     if not a.from_lowered:
-        with documents.OutputLock(out_dir):
+        with documents.OutputLock(out_dir, new_run=not a.resume):
             documents.atomic_write(os.path.join(out_dir, "lowered.json.gz"), gzip.compress(json.dumps(
                 {"toolchain": tc.name, "ptxas": tc.ptxas_version, "nvdisasm": dis.version,
                  "lowered": {f"{f}@{t}": r for (f, t), r in sorted(lowered.items())}}).encode(), mtime=0))
@@ -222,7 +222,7 @@ def _judge_and_write(a, root, m, items, tc, dis, lowered, interrupted, rid, star
     sil = coverage.silicon_forms(root)
     cov = coverage.rules_coverage(recs, sil)
     st = selftestmod.run(raw_by) if a.selftest and not interrupted else None
-    with documents.OutputLock(out_dir):
+    with documents.OutputLock(out_dir, new_run=not a.resume):
         documents.write_run(out_dir, doc)
         documents.atomic_write(os.path.join(out_dir, "rules.json"), json.dumps(
             {"toolchain": tc.name, "nvdisasm": dis.version, "release_match": dis.matches, "rules": cov},

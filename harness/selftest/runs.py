@@ -5,7 +5,7 @@ import json
 import os
 import subprocess
 import time
-from framework import paths
+from framework import boundary, paths
 
 ROOT = paths.root()
 
@@ -51,6 +51,11 @@ def run_tier(out, families, seed, jobs, kind=None, allow=None, cases=(), host=No
         why = next((ln.split("no GPU here: ", 1)[1] for ln in r.stderr.splitlines() if "no GPU here: " in ln),
                    r.stderr.strip()[-300:])
         raise NoGpu(why.split(": all ", 1)[0])
+    if r.returncode in (boundary.EXIT_USAGE, boundary.EXIT_INPUT):
+        # the run tier refused an input (an option, a variable, a file): its own message and code, not a failure
+        said = [ln for ln in r.stderr.splitlines() if ln.startswith("ptxcts-run:")] or r.stderr.strip().splitlines()
+        raise boundary.VerbError(f"the run tier refused its input (exit {r.returncode}): {' / '.join(said[-3:])}",
+                                 code=r.returncode)
     if not os.path.isfile(path):
         raise SystemExit(f"selftest: the run tier wrote no results (exit {r.returncode}): {r.stderr[-1500:]}")
     with open(path) as f:

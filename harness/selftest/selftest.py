@@ -27,7 +27,8 @@ of the original form: the catch that does not depend on timing. --repeat N (self
 
 Writes DIR/selftest.json (per kind and family: planted, refused by ptxas, caught, equivalent, holes, and every
 survivor with its planted line) and prints the table; exit 0 when every non-equivalent fault was caught, 1 when a
-hole is left, 2 on a usage error, 77 without a usable GPU (skipped, saying why), 130 when interrupted (what was measured is written).
+hole is left, 2 on a usage error (its own, or the run tier's with its message; 3 a malformed file the run tier
+read), 77 without a usable GPU (skipped, saying why), 130 when interrupted (what was measured is written).
 """
 import os
 import sys

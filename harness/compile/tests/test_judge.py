@@ -198,5 +198,22 @@ class LineMapTest(JudgeBase):
         self.assertEqual(modules.opcode("@!%p2 " + CG4), "cp.async.cg.shared.global")
 
 
+
+class MachineErrors(unittest.TestCase):
+    """What the machine lacks stops the run (judge.MachineError); what a case's own call hits stays a harness error."""
+
+    def test_machine_errnos_stop_the_run(self):
+        import errno
+        for code in (errno.EMFILE, errno.ENFILE, errno.ENOSPC, errno.EFBIG, errno.EROFS):
+            e = judge.machine_error(OSError(code, os.strerror(code), "/tmp/x"))
+            self.assertIsInstance(e, judge.MachineError)
+            self.assertIn(f"/tmp/x: {os.strerror(code)}", str(e))
+
+    def test_other_errors_are_the_cases(self):
+        import errno
+        self.assertIsNone(judge.machine_error(OSError(errno.ENOENT, "No such file or directory", "/tmp/x")))
+        self.assertIsNone(judge.machine_error(ValueError("a bug")))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -49,6 +49,7 @@ const char* kUsage =
     "                    bin drawn least)\n"
     "  --dry-draw N      draw N cases (1..10^9) as the exploration would, run none (no GPU, no toolchain), and\n"
     "                    report the draws' coverage; with --out DIR also DIR/draws.json\n"
+    "An option's value may also be given as --opt=value; one value given twice differently is refused.\n"
     "Exit: 0 nothing unexplained found, 1 findings (each shrunk and kept), 2 usage, 3 a malformed input file,\n"
     "77 skipped: no usable GPU (nothing explored; --device model needs none), 130/143 interrupted (every result\n"
     "and finding so far is written).\n";
@@ -108,19 +109,21 @@ int explore_main(int argc, char** argv) {
   ses.jobs = 8;
   ses.quiet = true;  // the run tier's own progress lines: exploration prints its own
   try {
-    for (size_t i = 0; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      auto val = [&]() -> std::string {
-        if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
-        return args[++i];
-      };
+    ptxcts::OptionReader opt(args);   // --opt value and --opt=value alike
+    while (opt.next()) {
+      const std::string a = opt.name();
+      auto val = [&]() { return opt.value(); };
       if (a == "--time") o.time_s = parse_seconds(a, val(), 7 * 86400);
       else if (a == "--cases") {
         o.cases = uint64_t(parse_int(a, val(), 0, 1000000000));
         o.only_pending = o.cases == 0;
       }
       else if (a == "--seed") { o.seed = parse_u64(a, val()); what_options.push_back(a); }
-      else if (a == "--family") { o.families.push_back(val()); what_options.push_back(a); }
+      else if (a == "--family") {
+        o.families.push_back(opt.each());
+        if (o.families.back().empty()) throw UsageError("--family '': expected a family, e.g. cp.async.bulk");
+        what_options.push_back(a);
+      }
       else if (a == "--shrink-time") {
         const std::string v = val();
         o.shrink_s = v == "0" ? 0 : parse_seconds(a, v, 7 * 86400);
@@ -219,10 +222,9 @@ int explore_main(int argc, char** argv) {
     struct stat st {};
     if (stat(o.out_dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
       return usage_error("--out " + o.out_dir + ": exists and is not a folder");
-    for (const char* held : {"explore.json", "explore.json.gz", "results.json", "results.json.gz", "selftest.json"})
-      if (file_exists(o.out_dir + "/" + held))
-        return usage_error("--out " + o.out_dir + ": already holds a run (" + held + "); use --resume " + o.out_dir +
-                           " to go on with an exploration, or choose another folder");
+    if (std::string held = held_run(o.out_dir); !held.empty())
+      return usage_error("--out " + o.out_dir + ": already holds a run (" + held + "); use --resume " + o.out_dir +
+                         " to go on with an exploration, or choose another folder");
   }
   // The permanent cases file this exploration adds its findings to is read first: a malformed one is refused now,
   // not after the exploration has run (the run tier reads it too).
@@ -244,7 +246,7 @@ int explore_main(int argc, char** argv) {
   // One writer per folder, as for ./ptxcts run and compile: a second exploration into it is refused.
   if (g_stop_requested) return stopped_or("explore", 0);   // not even the output folder made yet
   FolderLock lock;
-  if (auto e = lock.acquire(o.out_dir); !e.empty()) return usage_error(e);
+  if (auto e = lock.acquire(o.out_dir, resume.empty()); !e.empty()) return usage_error(e);
   ses.out_dir = o.out_dir + "/work";
   try {
     return explore(ses, o);

@@ -102,6 +102,34 @@ def read_text(path):
         raise InputError(path, raw.count(b"\n", 0, e.start) + 1, None, f"not UTF-8 text (byte {e.start})") from None
 
 
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _lone_surrogate(text, doc, file):
+    """InputError for a string holding half of a UTF-16 pair (`\\ud800` alone): valid JSON syntax, but no text -- it
+    cannot be written as UTF-8 (a report, a JUnit file) or compared. A pair (an emoji) is one character, and fine.
+    Looked for only when the text has such an escape."""
+    from .errors import InputError
+    m = _SURROGATE.search(text)
+    if m is None:
+        return
+    try:
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        lone = next((x for x in _SURROGATE.finditer(text) if not _paired(text, x)), m)
+        raise InputError(file, _line(text, lone.start()), None, f"{lone.group(0)}: half of a UTF-16 surrogate "
+                         "pair without its other half: not a character (a string must be Unicode text)") from None
+
+
+def _paired(text, m):
+    hi = m.group(0)[2].lower() == "d" and m.group(0)[3].lower() in "89ab"
+    if hi:
+        nxt = _SURROGATE.match(text, m.end())
+        return nxt is not None and nxt.group(0)[3].lower() in "cdef"
+    prev = _SURROGATE.match(text, max(0, m.start() - 6))
+    return m.start() >= 6 and prev is not None and prev.end() == m.start() and prev.group(0)[3].lower() in "89ab"
+
+
 def load(text, file):
     """json.loads with errors as InputError (file, line) and duplicate object keys rejected."""
     from .errors import InputError
@@ -126,7 +154,9 @@ def load(text, file):
         raise _NotFinite(name)
 
     try:
-        return json.loads(text, object_pairs_hook=no_duplicates, parse_float=finite, parse_constant=no_constant)
+        doc = json.loads(text, object_pairs_hook=no_duplicates, parse_float=finite, parse_constant=no_constant)
+        _lone_surrogate(text, doc, file)
+        return doc
     except RecursionError:
         depth = max(text.find("[" * 100), text.find("{" * 100))
         raise InputError(file, _line(text, depth) if depth >= 0 else None, None,

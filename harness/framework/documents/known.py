@@ -22,9 +22,8 @@ import json
 import os
 import re
 import sys
-import tomllib
 
-from . import waivers
+from . import tomldoc, waivers
 from .errors import InputError, ResultsError, UsageError
 from framework import paths
 
@@ -48,11 +47,7 @@ class Finding(waivers.Scope):
 
 def load_findings(path):
     text = open(path, encoding="utf-8").read()
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        m = re.search(r"at line (\d+)", str(e))
-        raise InputError(path, int(m.group(1)) if m else None, None, f"not valid TOML: {e}") from None
+    doc = tomldoc.loads(text, path)
     lines = text.split("\n")
     heads = [i for i, l in enumerate(lines) if re.match(r"\s*\[\[\s*finding\s*\]\]\s*(#.*)?$", l)]
 

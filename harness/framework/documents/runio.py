@@ -142,11 +142,15 @@ class OutputLock:
     The lock is an fcntl.flock on `<folder>/.ptxcts.lock`, which holds the owner's pid. A second run on the same
     folder gets UsageError (exit 2) naming the folder and the holder's pid; the kernel drops the lock when the
     holder exits, however it exits, so a stale lock file never blocks a later run. The file is removed on
-    release."""
+    release. The C++ tiers lock the same file (harness/runcore, FolderLock): one writer per folder, whichever tier.
 
-    def __init__(self, folder):
+    new_run: once locked, the folder must hold no run (refuse_existing_run): one written by another tier since the
+    folder was looked at is refused (UsageError), never written over."""
+
+    def __init__(self, folder, new_run=False):
         self.folder = os.fspath(folder)
         self.path = os.path.join(self.folder, LOCK_NAME)
+        self.new_run = new_run
         self._fd = None
 
     def acquire(self):
@@ -176,6 +180,12 @@ class OutputLock:
             os.close(fd)
             raise OSError(e.errno, e.strerror, self.path) from e
         self._fd = fd
+        if self.new_run:
+            try:
+                refuse_existing_run(self.folder)
+            except UsageError as e:
+                self.release()
+                raise UsageError(f"{e} -- written by another run since this one started") from None
         return self
 
     def release(self):

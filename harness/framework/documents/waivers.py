@@ -21,9 +21,8 @@ matches only runs that record that value (the compile tier has no device and no 
 import datetime
 import fnmatch
 import re
-import tomllib
 
-from . import jsonloc
+from . import jsonloc, tomldoc
 from .errors import InputError
 from .schema import CLASSES
 
@@ -195,11 +194,7 @@ def check_nonempty_strings(entry, index, fields, fail):
 def load(path):
     path = str(path)
     text = jsonloc.read_text(path)
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        m = re.search(r"at line (\d+)", str(e))
-        raise InputError(path, int(m.group(1)) if m else None, None, f"not valid TOML: {e}") from None
+    doc = tomldoc.loads(text, path)
     find = _line_finder(text)
 
     def fail(index, field, what):

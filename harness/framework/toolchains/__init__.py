@@ -49,9 +49,30 @@ def cache_dir():
                              f"({os.readlink(given)!r}); name the folder itself")
     if given and os.path.exists(given) and not os.path.isdir(given):
         raise ToolchainError(f"PTXCTS_TOOLCHAIN_CACHE={given}: not a folder (it names where toolchains are installed)")
-    d = given or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "ptxcts", "toolchains")
-    return os.path.abspath(d)
+    if given:
+        return os.path.abspath(given)
+    return os.path.abspath(os.path.join(_default_cache_home(), "ptxcts", "toolchains"))
+
+
+def _default_cache_home():
+    """$XDG_CACHE_HOME, else $HOME/.cache: each, when set, an absolute path whose existing part is a folder -- a
+    HOME set but empty would put the cache at /.cache, one that is a file would list every toolchain 'not
+    installed' (ToolchainError naming the variable)."""
+    for var in ("XDG_CACHE_HOME", "HOME"):
+        value = os.environ.get(var)
+        if value is None or (var == "XDG_CACHE_HOME" and value == ""):   # XDG: empty means unset (its spec)
+            continue
+        if not value.strip() or not os.path.isabs(value):
+            raise ToolchainError(f"{var}={value!r}: not an absolute folder, and the default toolchain cache is under "
+                                 "it; set it, or name the cache with PTXCTS_TOOLCHAIN_CACHE")
+        existing = value
+        while not os.path.exists(existing) and os.path.dirname(existing) != existing:
+            existing = os.path.dirname(existing)
+        if not os.path.isdir(existing):
+            raise ToolchainError(f"{var}={value}: {existing} is not a folder, and the default toolchain cache is "
+                                 "under it; fix it, or name the cache with PTXCTS_TOOLCHAIN_CACHE")
+        return value if var == "XDG_CACHE_HOME" else os.path.join(value, ".cache")
+    return os.path.join(os.path.expanduser("~"), ".cache")   # HOME unset: the password database's home
 
 
 def descriptions_dir():

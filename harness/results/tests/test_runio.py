@@ -51,6 +51,17 @@ class Lock(TempDirTest):
             self.assertTrue(os.path.exists(os.path.join(folder, ".ptxcts.lock")))
         self.assertFalse(os.path.exists(os.path.join(folder, ".ptxcts.lock")))
 
+    def test_new_run_refuses_a_run_written_since(self):
+        with OutputLock(self.tmp, new_run=True):   # nothing there yet
+            pass
+        atomic_write(os.path.join(self.tmp, "results.json"), "{}\n")   # another tier's run, written meanwhile
+        with self.assertRaises(UsageError) as e:
+            OutputLock(self.tmp, new_run=True).acquire()
+        self.assertIn("holds a run already (results.json)", str(e.exception))
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, ".ptxcts.lock")), "refused: the lock is released")
+        with OutputLock(self.tmp):   # --resume: a folder with a run is its to take
+            pass
+
     def test_in_process_second_lock_refused(self):
         with OutputLock(self.tmp):
             with self.assertRaises(UsageError):

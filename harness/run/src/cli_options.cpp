@@ -3,8 +3,10 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <fstream>
 
 #include "model_device.hpp"
+#include "tree.hpp"
 #include "options.hpp"
 #include "util.hpp"
 
@@ -68,6 +70,7 @@ const char* const kUsage =
     "  --quiet              no progress line\n"
     "  --rejudge RESULTS    judge a run document's recorded encodes and traps again with this tree's model, on\n"
     "                       the CPU; the classes it changes and a summary (--rejudge --help; RUNNING.md)\n"
+    "An option's value may also be given as --opt=value; one value given twice differently is refused.\n"
     "Exit: 0 all judged cases pass (or diverge by a named policy), 1 a fail/crash/timeout/compile_error,\n"
     "2 usage (a bad option or environment variable, a copied build folder, an unknown toolchain), 3 a malformed\n"
     "input file, 77 skipped: no usable GPU (no device, the driver failed, CUDA_VISIBLE_DEVICES empty; nothing\n"
@@ -81,22 +84,19 @@ bool how_option(const std::string& a) {
 }
 
 void Cli::parse(const std::vector<std::string>& args, bool resuming, bool saving) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto val = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
-      return args[++i];
-    };
+  ptxcts::OptionReader opt(args);   // --opt value and --opt=value alike
+  while (opt.next()) {
+    const std::string a = opt.name();
+    auto val = [&]() { return opt.value(); };
     if (resuming && !how_option(a) && a != "--resume")
       throw UsageError(a + ": --resume runs the interrupted run's own selection; only --jobs, --trap-jobs, "
                            "--traps-alone, --trap-prestart, --no-trap-prestart, --overlap, --no-overlap, --timeout, --deadline, --quiet and "
                            "--no-rerun-alone may be given with it");
-    size_t first = i;
     bool what = true;
-    if (a == "--case") sel.cases.push_back(val());
-    else if (a == "--family") sel.families.push_back(val());
+    if (a == "--case") sel.cases.push_back(opt.each());
+    else if (a == "--family") sel.families.push_back(opt.each());
     else if (a == "--filter") {
-      std::string f = val();
+      std::string f = opt.each();
       if (f.empty()) throw UsageError("--filter '': expected a non-empty part of a case ID");
       sel.filters.push_back(f);
     } else if (a == "--load-path") {
@@ -118,9 +118,8 @@ void Cli::parse(const std::vector<std::string>& args, bool resuming, bool saving
       if (a == "--target" && lower.size() != 1) throw UsageError("--target '" + v + "': expected one target, e.g. sm_80");
     } else if (a == "--toolchain") { toolchain = val(); toolchain_given = true; }
     else if (a == "--frontend") {
-      frontend = val();
-      if (frontend.empty() || frontend.find_first_of("/ \t") != std::string::npos)
-        throw UsageError("--frontend '" + frontend + "': expected a front-end name, e.g. llvm-22 (./ptxcts frontend list)");
+      frontend = checked_frontend("--frontend", val(), true);
+      frontend_given = true;
     } else if (a == "--modules") {
       prebuilt = val();
       struct stat st {};
@@ -171,8 +170,28 @@ void Cli::parse(const std::vector<std::string>& args, bool resuming, bool saving
     else if (a == "--no-rerun-alone") { ses.rerun_crashes_alone = false; what = false; }
     else throw UsageError("unknown option '" + a + "' (--help lists them)");
     if (what && saving)
-      for (size_t k = first; k <= i; ++k) saved.push_back(args[k]);
+      for (size_t k = opt.first(); k <= opt.last(); ++k) saved.push_back(args[k]);
   }
+}
+
+std::string checked_frontend(const std::string& source, const std::string& name, bool set) {
+  if (!set) return "";
+  std::string what = source + (source.rfind("--", 0) == 0 ? " '" : "='") + name + "'";
+  if (name.find_first_not_of(" \t\n") == std::string::npos)
+    throw UsageError(what + ": set but empty; name a front-end (e.g. llvm-22), or leave it out for the hand-written PTX");
+  const std::string catalog = ptxcts_root() + "/toolchains/frontends.toml";
+  std::ifstream f(catalog);
+  if (!f) throw UsageError(what + ": cannot read " + catalog + ", the front-ends' catalog");
+  std::string line, known;
+  for (const std::string head = "[frontend.\""; std::getline(f, line);) {
+    size_t close = line.find("\"]", head.size());   // [frontend."NAME"], not one of its sub-tables
+    if (line.rfind(head, 0) != 0 || close == std::string::npos || close + 2 != line.find_last_not_of(" \t\r") + 1)
+      continue;
+    std::string n = line.substr(head.size(), close - head.size());
+    if (n == name) return name;
+    known += (known.empty() ? "" : ", ") + n;
+  }
+  throw UsageError(what + ": no such front-end (the known ones are " + known + ": toolchains/frontends.toml)");
 }
 
 int usage_error(const std::string& m) {

@@ -274,6 +274,7 @@ const char* kRejudgeUsage =
     "re-judgeable, by reason (harness/run/RUNNING.md, 'Stale baselines').\n"
     "  --json OUT   also write every case, its recorded and today's class or its reason, as JSON\n"
     "  --quiet      the summary only, no list of changed cases\n"
+    "An option's value may also be given as --opt=value.\n"
     "Exit: 0 no class changes, 1 a class today's model changes, 2 usage, 3 a malformed document.\n";
 
 }  // namespace
@@ -281,22 +282,22 @@ const char* kRejudgeUsage =
 int rejudge_main(const std::vector<std::string>& args) {
   std::string in, json_out;
   bool quiet = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto val = [&](std::string& to) {
-      if (i + 1 >= args.size() || args[i + 1].empty()) throw UsageError(a + " needs a value");
-      if (!to.empty() && to != args[i + 1]) throw UsageError(a + " given twice with different values");
-      to = args[++i];
-    };
-    try {
+  try {
+    ptxcts::OptionReader opt(args);   // --opt value and --opt=value alike
+    while (opt.next()) {
+      const std::string& a = opt.name();
+      auto val = [&](std::string& to) {
+        to = opt.value();
+        if (to.empty()) throw UsageError(a + " needs a value");
+      };
       if (a == "--rejudge") val(in);
       else if (a == "--json") val(json_out);
       else if (a == "--quiet") quiet = true;
       else if (a == "-h" || a == "--help") { std::printf("%s", kRejudgeUsage); return 0; }
       else throw UsageError("unknown option '" + a + "' (with --rejudge: --json OUT, --quiet)");
-    } catch (const UsageError& e) {
-      return usage(e.what());
     }
+  } catch (const UsageError& e) {
+    return usage(e.what());
   }
   if (auto e = check_tree(); !e.empty()) return usage(e);
   struct stat st {};

@@ -38,8 +38,9 @@ int run_main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--worker") return worker_main(argc, argv);
   stop_on_signals();   // from the start: a signal at any moment ends the run as interrupted (util.hpp)
   // --rejudge FILE: a recorded run judged again by this tree's model, on the CPU (rejudge.hpp).
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--rejudge") return rejudge_main(std::vector<std::string>(argv + 1, argv + argc));
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string given;
+  if (ptxcts::find_option(args, "--rejudge", &given)) return rejudge_main(args);
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "-h" || std::string(argv[i]) == "--help") { std::printf("%s", kUsage); return 0; }
   if (auto e = check_tree(); !e.empty()) return usage_error(e);
@@ -50,13 +51,11 @@ int run_main(int argc, char** argv) {
   // The driver's JIT of the same forms' PTX for an older target is part of the default run (cp.async: sm_80).
   cli.lower = {"sm_80"};
   Resumed resumed;
-  std::vector<std::string> args(argv + 1, argv + argc);
   try {
     check_inject_env();
     shard_from_env(sel.shard_index, sel.shard_count);
     apply_ctest_resources();
-    for (size_t i = 0; i + 1 < args.size(); ++i)
-      if (args[i] == "--resume") cli.resume = args[i + 1];
+    ptxcts::find_option(args, "--resume", &cli.resume);
     if (!cli.resume.empty()) {
       if (int rc = load_resume(cli.resume, resumed)) return rc;
       cli.parse(resumed.args, false, true);  // the interrupted run's own selection
@@ -88,7 +87,13 @@ int run_main(int argc, char** argv) {
     return usage_error(e.what());
   }
   if (auto e = resolve_toolchain(spec, ses.toolchain); !e.empty()) return stopped_or(usage_error(e));
-  if (cli.frontend.empty()) cli.frontend = env("PTXCTS_FRONTEND");
+  if (!cli.frontend_given) {
+    try {
+      cli.frontend = checked_frontend("PTXCTS_FRONTEND", env("PTXCTS_FRONTEND"), getenv("PTXCTS_FRONTEND") != nullptr);
+    } catch (const UsageError& e) {
+      return usage_error(e.what());
+    }
+  }
   if (!cli.frontend.empty() && !cli.prebuilt.empty())
     return usage_error("--frontend " + cli.frontend + " and --modules " + cli.prebuilt + ": give one (a prebuilt folder names its front-end)");
   ses.toolchain.frontend = cli.frontend;
@@ -184,10 +189,9 @@ int run_main(int argc, char** argv) {
     struct stat st {};
     if (stat(ses.out_dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
       return usage_error("--out " + ses.out_dir + ": exists and is not a folder");
-    for (const char* held : {"results.json", "results.json.gz", "explore.json", "explore.json.gz", "selftest.json"})
-      if (file_exists(ses.out_dir + "/" + held))
-        return usage_error("--out " + ses.out_dir + ": already holds a run (" + held + "); use --resume " +
-                           ses.out_dir + " to finish an interrupted run, or choose another folder");
+    if (std::string held = held_run(ses.out_dir); !held.empty())
+      return usage_error("--out " + ses.out_dir + ": already holds a run (" + held + "); use --resume " +
+                         ses.out_dir + " to finish an interrupted run, or choose another folder");
   }
   if (g_stop_requested) return stopped_or(0);   // not even the output folder made yet
   if (!meta.have_device) {
@@ -198,7 +202,7 @@ int run_main(int argc, char** argv) {
     std::string where = "no results written";
     if (cli.resume.empty()) {
       FolderLock skip_lock;
-      if (auto e = skip_lock.acquire(ses.out_dir); !e.empty()) return usage_error(e);
+      if (auto e = skip_lock.acquire(ses.out_dir, true); !e.empty()) return usage_error(e);
       std::vector<CaseResult> results = ses.execute();   // every case skipped, with the reason (Session::execute)
       meta.finished = finished_iso(meta.started, 0);
       if (auto e = write_results(ses.out_dir, meta, results); !e.empty()) return usage_error(e);
@@ -212,7 +216,7 @@ int run_main(int argc, char** argv) {
   FolderLock lock;
   std::vector<CaseResult> kept;  // --resume: the results judged before the interruption
   if (meta.have_device) {
-    if (auto e = lock.acquire(ses.out_dir); !e.empty()) return usage_error(e);
+    if (auto e = lock.acquire(ses.out_dir, cli.resume.empty()); !e.empty()) return usage_error(e);
     if (!cli.resume.empty()) {
       meta.started = resumed.doc.get_str("started", meta.started);
       for (auto& j : resumed.doc.get("cases")->arr()) {
@@ -222,15 +226,12 @@ int run_main(int argc, char** argv) {
         kept.push_back(r);
       }
     } else {
-      if (file_exists(ses.out_dir + "/results.json"))
-        return usage_error("--out " + ses.out_dir + ": already holds a results.json (use --resume " + ses.out_dir +
-                           " to finish an interrupted run, or choose another folder)");
       Json a = Json::object(), arr = Json::array();
       for (auto& s : cli.saved) arr.push(s);
       a["args"] = arr;
       a["toolchain"] = tc.replay_arg();
       if (!write_file(ses.out_dir + "/run-args.json", a.dump(1) + "\n"))
-        return usage_error("--out " + ses.out_dir + ": cannot write run-args.json");
+        return usage_error("--out " + ses.out_dir + ": cannot write run-args.json: " + std::strerror(errno));
     }
   }
   std::fprintf(stderr, "run: %s%zu case(s) x %zu load path(s) on %s (%s), %s at %s, PTX ISA %s, seed %llu, %d worker(s)\n",

@@ -717,6 +717,24 @@ TEST(AtomicWrite, ReplacesWholeOrNotAtAll) {
   EXPECT_EQ(read_file(p).size(), size_t(1) << 20);
 }
 
+TEST(FolderLockTest, ANewRunRefusesAFolderThatHoldsOneOnceLocked) {
+  std::string d = testing::TempDir() + "/ptxcts-lock-new-run-" + std::to_string(getpid());
+  FolderLock a;
+  ASSERT_EQ(a.acquire(d, true), "");
+  EXPECT_TRUE(file_exists(d + "/.ptxcts.lock")) << "the file the Python tiers lock too";
+  a.release();
+  ASSERT_TRUE(write_file(d + "/results.json", "{}"));   // another tier's run, written since this one looked
+  FolderLock b;
+  std::string e = b.acquire(d, true);
+  EXPECT_NE(e.find("already holds a run (results.json)"), std::string::npos) << e;
+  EXPECT_FALSE(file_exists(d + "/.ptxcts.lock")) << "refused: the lock is released";
+  FolderLock c;
+  EXPECT_EQ(c.acquire(d), "") << "--resume: a folder with a run is its to take";
+  c.release();
+  ::unlink((d + "/results.json").c_str());
+  ::rmdir(d.c_str());
+}
+
 TEST(FolderLockTest, SecondHolderIsRefusedNamingThePid) {
   std::string d = testing::TempDir() + "/ptxcts-lock";
   FolderLock a;

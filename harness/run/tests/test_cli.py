@@ -84,6 +84,10 @@ class Options(unittest.TestCase):
         (["--filter", ""], {}, 2, "--filter ''"),
         (["--out"], {}, 2, "--out needs a value"),
         (["--bogus"], {}, 2, "unknown option '--bogus'"),
+        (["--bogus=1"], {}, 2, "unknown option '--bogus'"),
+        (["--seed=-1"], {}, 2, "--seed '-1': expected a decimal integer"),
+        (["--seed=1", "--seed", "2"], {}, 2, "--seed given twice with different values: '1' and '2'"),
+        (["--quiet=1"], {}, 2, "--quiet takes no value (given '--quiet=1')"),
         (["--device", "gpu0"], {}, 2, "--device 'gpu0': expected gpu, model, or model:FAULT"),
         (["--device-name", "X"], {}, 2, "--device-name X: names the model device only"),
         (["--device", "model", "--device-name", ""], {}, 2, "--device-name '': expected a name of 1 to 200"),
@@ -119,6 +123,13 @@ class Options(unittest.TestCase):
                 GTEST_SHARD_INDEX="0", GTEST_TOTAL_SHARDS="1")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertTrue(r.stdout.strip())
+
+    def test_equals_spelling_selects_the_same(self):
+        spaced = run(["--seed", "7", "--family", "cp.async.bulk", "--family", "cp.async", "--shard", "1/3", "--list"])
+        joined = run(["--seed=7", "--family=cp.async.bulk", "--family=cp.async", "--shard=1/3", "--seed=7", "--list"])
+        self.assertEqual((spaced.returncode, joined.returncode), (0, 0), joined.stderr)
+        self.assertTrue(spaced.stdout.strip())
+        self.assertEqual(joined.stdout, spaced.stdout)
 
     def test_no_resource_group_asked(self):
         # CTest with a resource spec file gives a test that asks for no resource group CTEST_RESOURCE_GROUP_COUNT=0
@@ -247,7 +258,7 @@ class Runs(unittest.TestCase):
     def test_lock(self):
         out = os.path.join(self.tmp, "out")
         os.makedirs(out)
-        with open(os.path.join(out, ".lock"), "w") as f:
+        with open(os.path.join(out, ".ptxcts.lock"), "w") as f:   # the file every tier locks (Python's too)
             f.write("4242\n")
             f.flush()
             fcntl.flock(f, fcntl.LOCK_EX)
@@ -267,7 +278,7 @@ class Runs(unittest.TestCase):
         self.assertTrue(all("--toolchain '13.0'" in c["replay"] for c in d["cases"]))
         self.assertRegex(d["run_id"], r"^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z-sm_90-run-\d+$")
         self.assertEqual([n for n in os.listdir(out) if ".tmp" in n or n.startswith(".results")], [])
-        self.assertFalse(os.path.exists(os.path.join(out, ".lock")))
+        self.assertFalse(os.path.exists(os.path.join(out, ".ptxcts.lock")))
         before = open(os.path.join(out, "results.json")).read()
         r = run(SMALL + ["--out", out], **fake_env())
         self.assertEqual(r.returncode, 2)

@@ -1,12 +1,17 @@
 """CTest selftest.confirm (CPU): a class change seen only beside other workers is not a catch until the case is run
-again alone; the confirmation runs one case per such form and its verdict replaces the first."""
+again alone; the confirmation runs one case per such form and its verdict replaces the first. And the run tier's
+refusal of an input reaches the self-test's caller as the run tier's own exit code and message."""
 import os
 import sys
+import tempfile
 import unittest
+from unittest import mock
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+HARNESS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path[:0] = [HARNESS, os.path.join(os.path.dirname(HARNESS), "generator")]   # framework, ptxcts_gen
 
-from selftest.runs import changed, confirm_alone, staged  # noqa: E402
+from framework import boundary  # noqa: E402
+from selftest.runs import changed, confirm_alone, run_tier, staged  # noqa: E402
 
 BESIDE = {"beside_other_workers": True}
 
@@ -79,6 +84,37 @@ class Staged(unittest.TestCase):
         self.assertEqual(timing["confirm_alone"], 1)
         self.assertEqual(changed(keys["b"], clean, faulty)[0], [("b#2", "cubin")])
         self.assertEqual(changed(keys["c"], clean, faulty), ([], []))
+
+
+class RunTierRefuses(unittest.TestCase):
+    """run_tier with a stand-in ptxcts-run (PTXCTS_BUILD/harness/run/ptxcts-run) that exits with a given code."""
+
+    def run_tier_exiting(self, code, message):
+        with tempfile.TemporaryDirectory() as build:
+            exe = os.path.join(build, "harness", "run", "ptxcts-run")
+            os.makedirs(os.path.dirname(exe))
+            with open(exe, "w") as f:
+                f.write(f"#!/bin/sh\necho progress >&2\necho '{message}' >&2\nexit {code}\n")
+            os.chmod(exe, 0o755)
+            with mock.patch.dict(os.environ, {"PTXCTS_BUILD": build}):
+                return run_tier(os.path.join(build, "out"), ["cp.async"], 1, 1)
+
+    def test_usage_error_keeps_exit_2_and_the_message(self):
+        with self.assertRaises(boundary.VerbError) as e:
+            self.run_tier_exiting(2, "ptxcts-run: --seed x: expected a decimal integer")
+        self.assertEqual(e.exception.code, 2)
+        self.assertIn("(exit 2): ptxcts-run: --seed x: expected a decimal integer", str(e.exception))
+
+    def test_malformed_file_keeps_exit_3(self):
+        with self.assertRaises(boundary.VerbError) as e:
+            self.run_tier_exiting(3, "ptxcts-run: m.tsv:3: a case listed twice")
+        self.assertEqual(e.exception.code, 3)
+        self.assertIn("m.tsv:3: a case listed twice", str(e.exception))
+
+    def test_no_document_after_another_exit_is_a_failure(self):
+        with self.assertRaises(SystemExit) as e:
+            self.run_tier_exiting(1, "ptxcts-run: something else")
+        self.assertIn("the run tier wrote no results (exit 1)", str(e.exception.code))
 
 
 if __name__ == "__main__":

@@ -466,6 +466,397 @@ FOURTH = [
 ]
 
 
+# ---- fifth batch: compressed documents spoiled, byte-order marks and CRLF, JSON and TOML nested 100000 deep, NUL
+# characters in names read from files, standard output full or closed, TMPDIR and HOME that cannot be used, few file
+# descriptors and a small file-size limit, shard specs at the edges, committed inputs spoiled in a copy of the tree,
+# two verbs racing for one --out, folders where a file is expected, and documents that disagree with each other;
+# written after the fixes of batch 4, measured once before anything it found was fixed.
+GZ_RUN = {"path": "run/full.gz", "copy": RUN, "gzip": True}
+DEEP = "[" * 100000 + "]" * 100000
+TREE_TOOLCHAINS = {"path": "tree/toolchains", "copy": "toolchains"}
+MANIFEST = {"path": "g/manifest", "copy": "generated/manifest"}
+
+
+def both(first, second):
+    """Two commands started at once, each to the end: exit 0 when both ended 0, else the larger code (the one that
+    refused); standard error holds both messages."""
+    return ["bash", "-c", f"{first} & a=$!; {second} & b=$!; wait $a; ra=$?; wait $b; rb=$?; "
+            "[ $ra -gt $rb ] && exit $ra; exit $rb"]
+
+
+FIFTH = [
+    # compressed documents spoiled
+    dict(id="validate.gz_truncated", argv=["{ptxcts}", "validate", "{tmp}/run/results.json.gz"],
+         names=["{tmp}/run/results.json.gz"], files=[GZ_RUN],
+         setup="head -c 400 run/full.gz > run/results.json.gz && rm run/full.gz"),
+    dict(id="gate.run_gz_of_plain_text", argv=["{ptxcts}", "gate", "{tmp}/run"], names=["{tmp}/run/results.json.gz"],
+         files=[{"path": "run/results.json.gz", "text": "hello, this is not JSON\n", "gzip": True}]),
+    dict(id="report.run_gz_zero_bytes", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep"],
+         names=["{tmp}/run/results.json.gz"], files=[{"path": "run/results.json.gz", "text": ""}]),
+    dict(id="diff.side_gz_a_zip", argv=["{ptxcts}", "diff", "{tmp}/a", "{tmp}/b"], names=["{tmp}/a/results.json.gz"],
+         files=[{"path": "a/results.json.gz", "text": "PK\u0003\u0004\u0014\u0000\u0000\u0000zipped"},
+                {"path": "b/results.json", "copy": RUN}]),
+    dict(id="gate.baseline_gz_truncated", argv=["{ptxcts}", "gate", "{tmp}/run", "--baseline", "{tmp}/b.json.gz"],
+         names=["{tmp}/b.json.gz"],
+         files=[{"path": "run/results.json", "copy": RUN},
+                {"path": "full.gz", "copy": "harness/results/tests/fixtures/baselines/compile.json", "gzip": True}],
+         setup="head -c 120 full.gz > b.json.gz && rm full.gz"),
+    dict(id="merge.plain_and_gz_disagree", argv=["{ptxcts}", "merge", "{tmp}/a", "--out", "{tmp}/m", "--run-id", "x"],
+         names=["{tmp}/a"], files=[{"path": "a/results.json", "copy": RUN},
+                                   {"path": "a/results.json.gz", "copy": SHARD, "gzip": True}]),
+    dict(id="run.rejudge_gz_truncated", argv=["{ptxcts}", "run", "--rejudge", "{tmp}/r.json.gz"],
+         names=["{tmp}/r.json.gz"], files=[{"path": "full.gz", "copy": SHARD, "gzip": True}],
+         setup="head -c 300 full.gz > r.json.gz && rm full.gz"),
+    dict(id="stale.rundoc_gz_of_plain_text", argv=["{ptxcts}", "stale", "{tmp}/x.json.gz"], names=["{tmp}/x.json.gz"],
+         files=[{"path": "x.json.gz", "text": "not json at all\n", "gzip": True}]),
+    # byte-order marks, CRLF line ends
+    dict(id="gate.waivers_with_bom", argv=["{ptxcts}", "gate", "{tmp}/run", "--waivers", "{tmp}/w.toml"],
+         names=["{tmp}/w.toml"], files=[{"path": "run/results.json", "copy": RUN},
+                                        {"path": "w.toml", "text": "\ufeff" + WAIVER + "expires = 2030-01-01\n"}]),
+    dict(id="fleet.plan_with_bom", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml", "--dry-run"],
+         names=["{tmp}/plan.toml"], files=[{"path": "plan.toml", "text": "\ufeff" + PLAN + "[tiers.compile]\n"}]),
+    dict(id="explore.resume_state_with_bom", argv=["{ptxcts}", "explore", "--resume", "{tmp}/ex", "--device", "model",
+                                                   "--cases-file", "none"], names=["{tmp}/ex/explore.json"],
+         files=[{"path": "ex/explore.json", "text": "\ufeff{\"schema\": \"ptxcts-explore\"}\n"}]),
+    dict(id="run.resume_results_with_bom", argv=["{ptxcts}", "run", "--resume", "{tmp}/r"],
+         names=["{tmp}/r/results.json"],
+         files=[{"path": "r/results.json", "copy": SHARD, "replace": ["{", "\ufeff{"]},
+                {"path": "r/run-args.json", "text": "{\"args\": [], \"toolchain\": \"13.0\"}\n"}]),
+    dict(id="compile.manifest_tsv_crlf", argv=["{ptxcts}", "compile", "--manifest", "{tmp}/g/manifest", "--family",
+                                               "cp.async.bulk.groups", "--limit", "2", "--out", "{tmp}/o"],
+         names=["cp.async.bulk.groups.tsv"], files=[MANIFEST],
+         setup="sed -i 's/$/\\r/' g/manifest/cases/cp.async.bulk.groups.tsv"),
+    dict(id="cases.manifest_tsv_with_bom", argv=["{ptxcts}", "cases", "--root", "{tmp}/g", "--count"],
+         names=["cp.async.tsv"], files=[MANIFEST], setup="sed -i '1s/^/\\xef\\xbb\\xbf/' g/manifest/cases/cp.async.tsv"),
+    # nested 100000 deep
+    dict(id="validate.nested_100000_deep", argv=["{ptxcts}", "validate", "{tmp}/run/results.json"],
+         names=["{tmp}/run/results.json"], files=[{"path": "run/results.json", "text": DEEP}]),
+    dict(id="run.rejudge_nested_100000_deep", argv=["{ptxcts}", "run", "--rejudge", "{tmp}/d.json"],
+         names=["{tmp}/d.json"], files=[{"path": "d.json", "text": "{\"cases\": " + DEEP + "}"}]),
+    dict(id="explore.resume_state_nested_deep", argv=["{ptxcts}", "explore", "--resume", "{tmp}/ex", "--device",
+                                                      "model", "--cases-file", "none"], names=["{tmp}/ex/explore.json"],
+         files=[{"path": "ex/explore.json", "text": DEEP}]),
+    dict(id="gate.waivers_nested_100000_deep", argv=["{ptxcts}", "gate", "{tmp}/run", "--waivers", "{tmp}/w.toml"],
+         names=["{tmp}/w.toml"], files=[{"path": "run/results.json", "copy": RUN},
+                                        {"path": "w.toml", "text": "version = 1\nx = " + DEEP + "\n"}]),
+    dict(id="fleet.status_state_nested_deep", argv=["{ptxcts}", "fleet", "status", "{tmp}/r"],
+         names=["{tmp}/r/fleet.json"], files=[{"path": "r/fleet.json", "text": DEEP}]),
+    # NUL characters in names read from files
+    dict(id="fleet.plan_results_with_nul", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                                 "--dry-run"], names=["results"],
+         files=[{"path": "plan.toml", "text": PLAN.replace("results = \"r\"", "results = \"r\\u0000x\"")
+                 + "[tiers.compile]\n"}]),
+    dict(id="fleet.plan_name_with_nul", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                              "--dry-run"], names=["name"],
+         files=[{"path": "plan.toml", "text": PLAN.replace("\"p\"", "\"p\\u0000q\"") + "[tiers.compile]\n"}]),
+    dict(id="run.resume_args_family_with_nul", argv=["{ptxcts}", "run", "--resume", "{tmp}/r"], names=["--family"],
+         files=[{"path": "r/results.json", "copy": SHARD},
+                {"path": "r/run-args.json", "text": "{\"args\": [\"--family\", \"cp.async\\u0000x\"], "
+                 "\"toolchain\": \"13.0\"}\n"}]),
+    dict(id="report.selftest_schema_with_nul", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep",
+                                                           "--selftest", "{tmp}/s.json"], names=["{tmp}/s.json"],
+         files=[{"path": "run/results.json", "copy": RUN},
+                {"path": "s.json", "text": "{\"schema\": \"ptxcts-selftest\u0000\", \"version\": 1}\n"}]),
+    # standard output full or closed
+    dict(id="cases.stdout_full", argv=["bash", "-c", "{ptxcts} cases --family cp.async > /dev/full"],
+         names=["No space left"]),
+    dict(id="run.list_stdout_full", argv=["bash", "-c", "{ptxcts} run --list > /dev/full"], names=["No space left"]),
+    dict(id="explore.dry_draw_stdout_full", argv=["bash", "-c", "{ptxcts} explore --dry-draw 20 > /dev/full"],
+         names=["No space left"]),
+    dict(id="gate.stdout_full", argv=["bash", "-c", "{ptxcts} gate {tmp}/run > /dev/full"], names=["No space left"],
+         files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="toolchains.list_stdout_closed", argv=["bash", "-c", "{ptxcts} toolchains list >&-"], names=["output"]),
+    dict(id="litmus.list_stdout_full", argv=["bash", "-c", "{ptxcts} litmus --list > /dev/full"],
+         names=["No space left"]),
+    # TMPDIR and HOME that cannot be used, a locale that cannot print the name
+    dict(id="compile.tmpdir_a_file", argv=["{ptxcts}", "compile", "--family", "cp.async.bulk.groups", "--limit", "3",
+                                           "--quiet", "--out", "{tmp}/o"], env={"TMPDIR": "{tmp}/afile"},
+         names=["TMPDIR"], files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="modules.tmpdir_missing", argv=["{ptxcts}", "modules", "--target", "sm_90", "--ptx", "8.6", "--family",
+                                            "cp.async.bulk.groups", "--out", "{tmp}/o"], env={"TMPDIR": "{tmp}/none"},
+         names=["TMPDIR"]),
+    dict(id="toolchains.home_empty", argv=["{ptxcts}", "toolchains", "list"], env={"HOME": ""}, names=["HOME"]),
+    dict(id="toolchains.home_a_file", argv=["{ptxcts}", "toolchains", "list"], env={"HOME": "{tmp}/afile"},
+         names=["{tmp}/afile"], files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="validate.ascii_locale_unicode_path", argv=["{ptxcts}", "validate", "{tmp}/r\u00e9sum\u00e9"],
+         env={"PYTHONIOENCODING": "ascii", "LC_ALL": "C"}, names=["{tmp}/r"]),
+    # few file descriptors, a small file-size limit
+    dict(id="compile.sixteen_descriptors", argv=["bash", "-c", "ulimit -n 16; {ptxcts} compile --family cp.async "
+                                                 "--limit 40 --quiet --out {tmp}/o"], names=["open files"]),
+    dict(id="run.sixteen_descriptors", argv=["bash", "-c", "ulimit -n 16; {ptxcts} run --device model --family "
+                                             "cp.async --jobs 4 --quiet --out {tmp}/o"], names=["open files"]),
+    dict(id="merge.file_size_limit", argv=["bash", "-c", "ulimit -f 4; {ptxcts} merge {root}/" + H100 + " --out "
+                                           "{tmp}/m --run-id x"], names=["File too large"]),
+    dict(id="report.file_size_limit", argv=["bash", "-c", "ulimit -f 8; {ptxcts} report {tmp}/run --out {tmp}/rep"],
+         names=["File too large"], files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="run.file_size_limit", argv=["bash", "-c", "ulimit -f 2; {ptxcts} run --device model --family "
+                                         "cp.async.bulk.prefetch --quiet --out {tmp}/o"], names=["File too large"]),
+    dict(id="compile.file_size_limit", argv=["bash", "-c", "ulimit -f 2; {ptxcts} compile --family "
+                                             "cp.async.bulk.groups --limit 40 --quiet --out {tmp}/o"],
+         names=["File too large"]),
+    # shard specs at the edges
+    dict(id="run.shard_count_negative", argv=["{ptxcts}", "run", "--shard", "1/-1", "--list"], names=["1/-1"]),
+    dict(id="run.shard_three_parts", argv=["{ptxcts}", "run", "--shard", "0/2/4", "--list"], names=["0/2/4"]),
+    dict(id="run.shard_count_past_int", argv=["{ptxcts}", "run", "--shard", "0/99999999999", "--list"],
+         names=["0/99999999999"]),
+    dict(id="env.total_shards_past_int", argv=["{ptxcts}", "run", "--list"],
+         env={"GTEST_SHARD_INDEX": "0", "GTEST_TOTAL_SHARDS": "99999999999"}, names=["GTEST_TOTAL_SHARDS"]),
+    dict(id="fleet.plan_shards_negative", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                                "--dry-run"], names=["shards"],
+         files=[{"path": "plan.toml", "text": PLAN + "[tiers.run]\nshards = -1\n[devices.d]\nconstraint = \"h100\"\n"}]),
+    # committed inputs spoiled in a copy of the tree
+    dict(id="toolchains.catalog_spoiled_in_a_tree_copy", argv=["{ptxcts}", "toolchains", "list"],
+         env={"PTXCTS_ROOT": "{tmp}/tree"}, names=["{tmp}/tree/toolchains/catalog.toml"],
+         files=[TREE_TOOLCHAINS, {"path": "tree/toolchains/catalog.toml", "copy": "toolchains/catalog.toml",
+                                  "replace": ["version = 1", "version = 1\n[toolchain.\"13.0\"\nptxas = 3"]}]),
+    dict(id="toolchains.description_spoiled_in_a_tree_copy", argv=["{ptxcts}", "toolchains", "describe", "13.0"],
+         env={"PTXCTS_ROOT": "{tmp}/tree"}, names=["13.0.json"],
+         files=[TREE_TOOLCHAINS, {"path": "tree/toolchains/13.0.json", "copy": "toolchains/13.0.json",
+                                  "replace": ["\"archs\": [", "\"archs\": 5, \"was\": ["]}]),
+    dict(id="frontend.catalog_spoiled_in_a_tree_copy", argv=["{ptxcts}", "frontend", "list"],
+         env={"PTXCTS_ROOT": "{tmp}/tree"}, names=["frontends.toml"],
+         files=[TREE_TOOLCHAINS, {"path": "tree/toolchains/frontends.toml", "copy": "toolchains/frontends.toml",
+                                  "append": "\n[frontend.\"llvm-22\"]\nkind = 7\n"}]),
+    dict(id="cases.targets_json_spoiled_in_a_copy", argv=["{ptxcts}", "cases", "--root", "{tmp}/g", "--count"],
+         names=["targets.json"], files=[MANIFEST, {"path": "g/manifest/targets.json",
+                                                   "copy": "generated/manifest/targets.json", "head": 6}]),
+    dict(id="compile.manifest_forms_line_truncated", argv=["{ptxcts}", "compile", "--manifest", "{tmp}/g/manifest",
+                                                           "--family", "cp.async.bulk.groups", "--limit", "2",
+                                                           "--out", "{tmp}/o"], names=["forms.jsonl"],
+         files=[MANIFEST], setup="sed -i '3s/.\\{40\\}$//' g/manifest/forms.jsonl"),
+    dict(id="gate.committed_baseline_trailing_garbage", argv=["{ptxcts}", "gate", "{tmp}/run", "--baseline",
+                                                              "{tmp}/b.json.gz"], names=["{tmp}/b.json.gz"],
+         files=[{"path": "run/results.json", "copy": RUN},
+                {"path": "b.json.gz", "copy": "results/baselines/compile/13.0.json.gz", "append": "}\n",
+                 "gzip": True}]),
+    dict(id="gate.default_waivers_spoiled_in_a_tree_copy", argv=["{ptxcts}", "gate", "{tmp}/run", "--baseline",
+                                                                 "{root}/harness/results/tests/fixtures/baselines/"
+                                                                 "compile.json"],
+         env={"PTXCTS_ROOT": "{tmp}/tree"}, names=["{tmp}/tree/results/waivers.toml"],
+         files=[{"path": "run/results.json", "copy": RUN},
+                {"path": "tree/results/waivers.toml", "text": WAIVER + "expires = \"soon\"\n"}]),
+    # two verbs racing for one --out
+    dict(id="compile.twice_at_once_one_out",
+         argv=both("{ptxcts} compile --family cp.async.bulk.groups --limit 30 --quiet --out {tmp}/o",
+                   "{ptxcts} compile --family cp.async.bulk.groups --limit 30 --quiet --out {tmp}/o"),
+         names=["{tmp}/o"]),
+    dict(id="run.and_compile_at_once_one_out",
+         argv=both("{ptxcts} run --device model --family cp.async.bulk --quiet --out {tmp}/o",
+                   "{ptxcts} compile --family cp.async.bulk.groups --limit 30 --quiet --out {tmp}/o"),
+         names=["{tmp}/o"]),
+    dict(id="merge.and_report_at_once_one_out",
+         argv=both("{ptxcts} merge {root}/" + H100 + " --out {tmp}/o --run-id x",
+                   "{ptxcts} report {root}/" + H100 + " --out {tmp}/o"), names=["{tmp}/o"]),
+    # folders where a file is expected
+    dict(id="fleet.plan_a_folder", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/d", "--dry-run"],
+         names=["{tmp}/d"], files=[{"path": "d", "dir": True}]),
+    dict(id="gate.waivers_a_folder", argv=["{ptxcts}", "gate", "{tmp}/run", "--waivers", "{tmp}/d"], names=["{tmp}/d"],
+         files=[{"path": "run/results.json", "copy": RUN}, {"path": "d", "dir": True}]),
+    dict(id="gate.baseline_a_folder", argv=["{ptxcts}", "gate", "{tmp}/run", "--baseline", "{tmp}/d"],
+         names=["{tmp}/d"], files=[{"path": "run/results.json", "copy": RUN}, {"path": "d", "dir": True}]),
+    dict(id="explore.cases_file_a_folder", argv=["{ptxcts}", "explore", "--device", "model", "--cases", "3",
+                                                 "--cases-file", "{tmp}/d", "--out", "{tmp}/e"], names=["{tmp}/d"],
+         files=[{"path": "d", "dir": True}]),
+    dict(id="report.selftest_a_folder", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep", "--selftest",
+                                              "{tmp}/d"], names=["{tmp}/d"],
+         files=[{"path": "run/results.json", "copy": RUN}, {"path": "d", "dir": True}]),
+    dict(id="compile.toolchain_a_folder", argv=["{ptxcts}", "compile", "--toolchain", "{tmp}/d", "--limit", "1",
+                                                "--out", "{tmp}/o"], names=["{tmp}/d"],
+         files=[{"path": "d", "dir": True}]),
+    dict(id="lower.gate_a_plain_file", argv=["{ptxcts}", "lower", "--gate", "{tmp}/afile"], names=["{tmp}/afile"],
+         files=[{"path": "afile", "text": "x\n"}]),
+    # documents that disagree with each other or with themselves
+    dict(id="merge.compile_and_run_tiers", argv=["{ptxcts}", "merge", "{tmp}/a", "{tmp}/b", "--out", "{tmp}/m",
+                                                 "--run-id", "x"], names=["tier"],
+         files=[{"path": "a/results.json", "copy": RUN}, {"path": "b/results.json", "copy": SHARD}]),
+    dict(id="merge.one_run_twice", argv=["{ptxcts}", "merge", "{tmp}/a", "{tmp}/a", "--out", "{tmp}/m", "--run-id",
+                                         "x"], names=["{tmp}/a"], files=[{"path": "a/results.json", "copy": RUN}]),
+    dict(id="diff.compile_against_run", argv=["{ptxcts}", "diff", "{tmp}/a", "{tmp}/b"], names=["tier"],
+         files=[{"path": "a/results.json", "copy": RUN}, {"path": "b/results.json", "copy": SHARD}]),
+    dict(id="gate.baseline_of_the_lower_tier", argv=["{ptxcts}", "gate", "{tmp}/run", "--baseline", "{tmp}/b.json.gz"],
+         names=["{tmp}/b.json.gz"], files=[{"path": "run/results.json", "copy": RUN},
+                                           {"path": "b.json.gz", "copy": "results/baselines/lower/13.0.json.gz",
+                                            "gzip": True}]),
+    dict(id="validate.case_listed_twice", argv=["{ptxcts}", "validate", "{tmp}/run"],
+         names=["{tmp}/run/results.json", "cp.async.bulk.tensor/2d.shared_cluster.global.tile.mbarrier_complete_tx_bytes"
+                "@sm_80.ptx70"],
+         files=[doc("run/results.json", "\"cases\": [", "\"cases\": [{\"class\": \"fail\", \"duration_ms\": 3.5, "
+                    "\"family\": \"cp.async.bulk.tensor\", \"form\": \"cp.async.bulk.tensor/2d.shared_cluster.global."
+                    "tile.mbarrier_complete_tx_bytes\", \"id\": \"cp.async.bulk.tensor/2d.shared_cluster.global.tile."
+                    "mbarrier_complete_tx_bytes@sm_80.ptx70\", \"load_path\": \"ptxas\", \"ptx\": \"7.0\", "
+                    "\"target\": \"sm_80\"}, ")]),
+    dict(id="validate.finished_before_started", argv=["{ptxcts}", "validate", "{tmp}/run"], names=["finished"],
+         files=[doc("run/results.json", "\"finished\": \"2026-11-22T18:04:10Z\"",
+                    "\"finished\": \"2026-11-21T18:04:10Z\"")]),
+    dict(id="validate.invalid_utf8_in_a_string", argv=["{ptxcts}", "validate", "{tmp}/run"],
+         names=["{tmp}/run/results.json"], files=[{"path": "run/results.json", "copy": RUN}],
+         setup="sed -i '0,/\"class\": \"pass\"/s//\"class\": \"pa\\xffss\"/' run/results.json"),
+    dict(id="gate.waivers_invalid_utf8", argv=["{ptxcts}", "gate", "{tmp}/run", "--waivers", "{tmp}/w.toml"],
+         names=["{tmp}/w.toml"], files=[{"path": "run/results.json", "copy": RUN},
+                                        {"path": "w.toml", "text": WAIVER + "expires = 2030-01-01\n"}],
+         setup="sed -i 's/reason = \"x\"/reason = \"\\xe9t\\xe9\"/' w.toml"),
+    dict(id="report.lone_surrogate_in_a_message", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep"],
+         names=["{tmp}/run/results.json"],
+         files=[doc("run/results.json", "\"class\": \"pass\"", "\"class\": \"pass\", \"message\": \"\\ud800\"")]),
+    dict(id="fleet.status_state_truncated", argv=["{ptxcts}", "fleet", "status", "{tmp}/r"],
+         names=["{tmp}/r/fleet.json"], files=[{"path": "r/fleet.json", "text": "{\"schema\": \"ptxcts-fleet\", "}]),
+    dict(id="bundle.case_json_truncated", argv=["{ptxcts}", "bundle", "--check", "{tmp}/b"], names=["{tmp}/b/case.json"],
+         files=[{"path": "b/case.json", "text": "{\"id\": \"cp.async/x\", "}]),
+    dict(id="fleet.plan_toolchains_empty", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                                 "--dry-run"], names=["toolchains"],
+         files=[{"path": "plan.toml", "text": PLAN.replace("[\"13.0\"]", "[]") + "[tiers.compile]\n"}]),
+    dict(id="fleet.plan_tier_unknown", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml", "--dry-run"],
+         names=["bogus"], files=[{"path": "plan.toml", "text": PLAN + "[tiers.bogus]\n"}]),
+    # environment variables set but unusable, outputs under a file
+    dict(id="run.frontend_env_blank", argv=["{ptxcts}", "run", "--device", "model", "--family",
+                                            "cp.async.bulk.prefetch", "--quiet", "--out", "{tmp}/o"],
+         env={"PTXCTS_FRONTEND": " "}, names=["PTXCTS_FRONTEND"]),
+    dict(id="run.frontend_env_unknown", argv=["{ptxcts}", "run", "--device", "model", "--family",
+                                              "cp.async.bulk.prefetch", "--quiet", "--out", "{tmp}/o"],
+         env={"PTXCTS_FRONTEND": "llvm-99"}, names=["llvm-99"]),
+    dict(id="compile.out_under_a_file", argv=["{ptxcts}", "compile", "--limit", "1", "--out", "{tmp}/afile/o"],
+         names=["{tmp}/afile"], files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="explore.out_under_a_file", argv=["{ptxcts}", "explore", "--device", "model", "--cases", "3", "--out",
+                                              "{tmp}/afile/e"], names=["{tmp}/afile"],
+         files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="run.out_under_a_file", argv=["{ptxcts}", "run", "--device", "model", "--family", "cp.async.bulk.prefetch",
+                                          "--quiet", "--out", "{tmp}/afile/o"], names=["{tmp}/afile"],
+         files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="litmus.json_parent_missing", argv=["{ptxcts}", "litmus", "--json", "{tmp}/no/x.json"],
+         names=["{tmp}/no"]),
+]
+
+
+# ---- sixth batch: written after the fixes of batch 5, not tuned to them; measured once, quiet and loaded. Option
+# spellings at the edges of `--opt=value`, environment variables set to what cannot be used, documents from another
+# run, tier or encoding (UTF-16, empty), resumes of the wrong kind of folder, fleet plans with values at their
+# edges, outputs in places that cannot hold them.
+SHARD1 = "harness/results/tests/fixtures/runs/h100/shard-1/results.json"
+SIXTH = [
+    # --opt=value at its edges
+    dict(id="run.seed_double_equals", argv=["{ptxcts}", "run", "--seed==1", "--list"], names=["--seed"]),
+    dict(id="explore.family_equals_empty", argv=["{ptxcts}", "explore", "--family=", "--dry-draw", "3"],
+         names=["--family"]),
+    dict(id="run.resume_equals_empty", argv=["{ptxcts}", "run", "--resume="], names=["--resume"]),
+    dict(id="litmus.json_equals_a_folder", argv=["{ptxcts}", "litmus", "--json={tmp}/d"], names=["{tmp}/d"],
+         files=[{"path": "d", "dir": True}]),
+    dict(id="run.rejudge_two_documents", argv=["{ptxcts}", "run", "--rejudge", "{tmp}/a.json", "--rejudge={tmp}/b.json"],
+         names=["--rejudge"], files=[{"path": "a.json", "copy": SHARD}, {"path": "b.json", "copy": SHARD1}]),
+    dict(id="run.level_equals_three", argv=["{ptxcts}", "run", "--level=3", "--list"], names=["--level"]),
+    dict(id="run.device_name_with_a_tab", argv=["{ptxcts}", "run", "--device", "model", "--device-name", "a\tb",
+                                                "--family", "cp.async.bulk.prefetch", "--out", "{tmp}/o"],
+         names=["--device-name"]),
+    dict(id="cases.family_with_a_newline", argv=["{ptxcts}", "cases", "--family", "cp.async\n"], names=["cp.async"]),
+    # environment variables set to what cannot be used
+    dict(id="env.rescue_blank", argv=["{ptxcts}", "run", "--device", "model", "--family", "cp.async.bulk.prefetch",
+                                      "--quiet", "--out", "{tmp}/o"], env={"PTXCTS_RESCUE": " "},
+         names=["PTXCTS_RESCUE"]),
+    dict(id="env.explored_cases_blank", argv=["{ptxcts}", "run", "--list"], env={"PTXCTS_EXPLORED_CASES": " "},
+         names=["PTXCTS_EXPLORED_CASES"]),
+    dict(id="env.nvdisasm_missing", argv=["{ptxcts}", "lower", "--family", "cp.async.bulk.prefetch", "--out",
+                                          "{tmp}/o"], env={"PTXCTS_NVDISASM": "{tmp}/none"}, names=["{tmp}/none"]),
+    dict(id="env.waivers_blank", argv=["{python}", "-m", "results", "known", "--check"], cwd="{root}/harness",
+         env={"PYTHONPATH": "{root}/generator", "PTXCTS_WAIVERS": " "}, names=["PTXCTS_WAIVERS"]),
+    dict(id="env.root_relative_missing", argv=["{ptxcts}", "cases", "--count"], env={"PTXCTS_ROOT": "nosuch"},
+         names=["nosuch"]),
+    dict(id="env.build_a_relative_dot", argv=["{ptxcts}", "run", "--list"], env={"PTXCTS_BUILD": "."},
+         names=["PTXCTS_BUILD"]),
+    dict(id="env.toolchain_a_folder", argv=["{ptxcts}", "compile", "--limit", "1", "--out", "{tmp}/o"],
+         env={"PTXCTS_TOOLCHAIN": "{tmp}/d"}, names=["{tmp}/d"], files=[{"path": "d", "dir": True}]),
+    dict(id="env.nvidia_smi_missing_for_devcheck", argv=["{ptxcts}", "devcheck", "--out", "{tmp}/o"],
+         env={"PTXCTS_NVIDIA_SMI": "{tmp}/none"}, names=["{tmp}/none"]),
+    # documents from another run, tier or encoding
+    dict(id="gate.run_with_no_cases", argv=["{ptxcts}", "gate", "{tmp}/run"], names=["{tmp}/run"],
+         files=[{"path": "run/results.json", "copy": RUN, "head": 21, "append": " \"cases\": []\n}\n"}]),
+    dict(id="merge.shards_disagree_on_count", argv=["{ptxcts}", "merge", "{tmp}/h", "--out", "{tmp}/m", "--run-id",
+                                                    "x"], names=["count"],
+         files=[{"path": "h", "copy": H100},
+                {"path": "h/shard-1/results.json", "copy": SHARD1, "replace": ["\"count\": 3", "\"count\": 4"]}]),
+    dict(id="merge.shards_of_two_runs", argv=["{ptxcts}", "merge", "{tmp}/h", "--out", "{tmp}/m", "--run-id", "x"],
+         names=["run_id"],
+         files=[{"path": "h", "copy": H100},
+                {"path": "h/shard-1/results.json", "copy": SHARD1,
+                 "replace": ["2026-11-22T18-30-00Z-h100-run", "2026-11-23T09-00-00Z-h100-run"]}]),
+    dict(id="merge.out_inside_its_input", argv=["{ptxcts}", "merge", "{tmp}/a", "--out", "{tmp}/a/m", "--run-id",
+                                                "x"], names=["{tmp}/a"], files=[{"path": "a/results.json", "copy": RUN}]),
+    dict(id="validate.utf16_document", argv=["{ptxcts}", "validate", "{tmp}/run"], names=["{tmp}/run/results.json"],
+         files=[{"path": "run/x.json", "copy": RUN}],
+         setup="iconv -f utf-8 -t utf-16 run/x.json > run/results.json && rm run/x.json"),
+    dict(id="gate.waivers_utf16", argv=["{ptxcts}", "gate", "{tmp}/run", "--waivers", "{tmp}/w.toml"],
+         names=["{tmp}/w.toml"], files=[{"path": "run/results.json", "copy": RUN},
+                                        {"path": "x.toml", "text": WAIVER + "expires = 2030-01-01\n"}],
+         setup="iconv -f utf-8 -t utf-16 x.toml > w.toml && rm x.toml"),
+    dict(id="validate.empty_object", argv=["{ptxcts}", "validate", "{tmp}/run"], names=["{tmp}/run/results.json"],
+         files=[{"path": "run/results.json", "text": "{}\n"}]),
+    dict(id="compile.expectations_with_bom", argv=["{ptxcts}", "compile", "--expectations", "{tmp}/exp.toml",
+                                                   "--limit", "1", "--out", "{tmp}/o"], names=["{tmp}/exp.toml"],
+         files=[{"path": "exp.toml", "copy": "results/expectations/ptxas.toml", "replace": ["#", "\ufeff#"]}]),
+    # resumes of the wrong kind of folder
+    dict(id="lower.resume_a_compile_run", argv=["{ptxcts}", "lower", "--resume", "{tmp}/r"], names=["{tmp}/r"],
+         files=[{"path": "r/results.json", "copy": RUN}]),
+    dict(id="explore.resume_a_run_folder", argv=["{ptxcts}", "explore", "--resume", "{tmp}/r", "--device", "model",
+                                                 "--cases-file", "none"], names=["{tmp}/r"],
+         files=[{"path": "r/results.json", "copy": SHARD}]),
+    dict(id="run.resume_args_a_string", argv=["{ptxcts}", "run", "--resume", "{tmp}/r"], names=["run-args.json"],
+         files=[{"path": "r/results.json", "copy": SHARD},
+                {"path": "r/run-args.json", "text": "{\"args\": \"--family cp.async\", \"toolchain\": \"13.0\"}\n"}]),
+    dict(id="run.resume_without_args", argv=["{ptxcts}", "run", "--resume", "{tmp}/r"], names=["run-args.json"],
+         files=[{"path": "r/results.json", "copy": SHARD}]),
+    dict(id="compile.resume_of_another_toolchain", argv=["{ptxcts}", "compile", "--resume", "{tmp}/r"],
+         names=["12.4"], files=[{"path": "r/results.json", "copy": RUN,
+                                 "replace": ["\"ptxas\": \"13.0.88\"", "\"name\": \"12.4\", \"ptxas\": \"12.4.131\""]}]),
+    # options of the results verbs at their edges
+    dict(id="diff.examples_negative", argv=["{ptxcts}", "diff", "{tmp}/a", "{tmp}/a", "--examples", "-1"],
+         names=["--examples"], files=[{"path": "a/results.json", "copy": RUN}]),
+    dict(id="diff.manifest_missing", argv=["{ptxcts}", "diff", "{tmp}/a", "{tmp}/a", "--manifest", "{tmp}/none"],
+         names=["{tmp}/none"], files=[{"path": "a/results.json", "copy": RUN}]),
+    dict(id="report.baselines_a_file", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep", "--baselines",
+                                             "{tmp}/afile"], names=["{tmp}/afile"],
+         files=[{"path": "run/results.json", "copy": RUN}, {"path": "afile", "text": "x\n"}]),
+    dict(id="report.manifest_a_file", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep", "--manifest",
+                                            "{tmp}/afile"], names=["{tmp}/afile"],
+         files=[{"path": "run/results.json", "copy": RUN}, {"path": "afile", "text": "x\n"}]),
+    dict(id="gate.today_with_a_time", argv=["{ptxcts}", "gate", "{tmp}/run", "--today", "2026-11-29T10:00"],
+         names=["--today"], files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="gate.across_twice", argv=["{ptxcts}", "gate", "{tmp}/run", "--across", "device,device"],
+         names=["device"], files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="bundle.max_bytes_zero", argv=["{ptxcts}", "bundle", "{tmp}/b", "--max-bytes", "0"], names=["--max-bytes"],
+         files=[{"path": "b", "dir": True}]),
+    dict(id="stale.json_to_dev_full", argv=["{ptxcts}", "stale", "{tmp}/run", "--json", "/dev/full"],
+         names=["/dev/full"], files=[{"path": "run/results.json", "copy": SHARD}]),
+    # fleet plans with values at their edges
+    dict(id="fleet.requeue_state_a_list", argv=["{ptxcts}", "fleet", "requeue", "{tmp}/r"], names=["{tmp}/r/fleet.json"],
+         files=[{"path": "r/fleet.json", "text": "[]\n"}]),
+    dict(id="fleet.plan_constraint_empty", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                                 "--dry-run"], names=["constraint"],
+         files=[{"path": "plan.toml", "text": PLAN + "[tiers.run]\n[devices.d]\nconstraint = \"\"\n"}]),
+    dict(id="fleet.plan_seed_negative", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                              "--dry-run"], names=["seed"],
+         files=[{"path": "plan.toml", "text": PLAN + "seed = -1\n[tiers.compile]\n"}]),
+    dict(id="fleet.plan_toolchain_unknown", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                                  "--dry-run"], names=["99.9"],
+         files=[{"path": "plan.toml", "text": PLAN.replace("13.0", "99.9") + "[tiers.compile]\n"}]),
+    # outputs in places that cannot hold them, and options of the build and test verbs
+    dict(id="frontend.run_out_a_file", argv=["{ptxcts}", "frontend", "run", "--frontend", "llvm-22", "--out",
+                                             "{tmp}/afile"], names=["{tmp}/afile"], files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="modules.out_under_proc", argv=["{ptxcts}", "modules", "--target", "sm_90", "--ptx", "8.6", "--family",
+                                            "cp.async.bulk.groups", "--out", "/proc/ptxcts-modules"],
+         names=["/proc/ptxcts-modules"]),
+    dict(id="selftest.out_under_a_file", argv=["{ptxcts}", "selftest", "--tier", "lower", "--family",
+                                               "cp.async.bulk.prefetch", "--out", "{tmp}/afile/s"], names=["{tmp}/afile"],
+         files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="explore.cases_file_under_a_file", argv=["{ptxcts}", "explore", "--device", "model", "--cases", "3",
+                                                     "--cases-file", "{tmp}/afile/x.jsonl", "--out", "{tmp}/e"],
+         names=["{tmp}/afile"], files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="run.modules_a_file", argv=["{ptxcts}", "run", "--modules", "{tmp}/afile", "--list"], names=["{tmp}/afile"],
+         files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="test.regex_unbalanced", argv=["{ptxcts}", "test", "-R", "("], names=["("]),
+    dict(id="build.target_empty", argv=["{ptxcts}", "build", "--target", ""], names=["--target"]),
+    dict(id="matrix.verdicts_empty", argv=["{ptxcts}", "matrix", "--toolchains", "13.0", "--verdicts", "", "--out",
+                                           "{tmp}/m"], names=["--verdicts"]),
+]
+
+
 def key(r):
     """An input as the table would hold it: its argv, environment and prepared files, placeholders as written."""
     return (tuple(r["argv"]), tuple(sorted(r.get("env", {}).items())), json.dumps(r.get("files", []), sort_keys=True))
@@ -539,20 +930,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hogs", type=int, default=3, help="CPU hogs for the loaded pass (default 3)")
     ap.add_argument("--md", help="write the two passes' table here (results/bench/<date>-bad-inputs-fresh.md)")
-    ap.add_argument("--batch", choices=("1-2", "3", "4", "all"), default="all",
-                    help="the first two batches (their findings fixed), the third or the fourth (each measured "
-                    "once), or all")
+    ap.add_argument("--batch", choices=("1-2", "3", "4", "5", "6", "all"), default="all",
+                    help="the first two batches (their findings fixed), the third, fourth, fifth or sixth (each "
+                    "measured once before its fixes), or all")
     ap.add_argument("only", nargs="*")
     a = ap.parse_args()
     if not table.build_dir():
         sys.exit("fresh_set: PTXCTS_BUILD must name the build folder")
     seen = table_keys()
-    dup = [i["id"] for i in INPUTS + THIRD + FOURTH if key(i) in seen]
+    dup = [i["id"] for i in INPUTS + THIRD + FOURTH + FIFTH + SIXTH if key(i) in seen]
     if dup:
         sys.exit(f"fresh_set: these inputs are rows of the table, not fresh: {dup}")
-    if len({i["id"] for i in INPUTS + THIRD + FOURTH}) != len(INPUTS + THIRD + FOURTH):
+    if len({i["id"] for i in INPUTS + THIRD + FOURTH + FIFTH + SIXTH}) != len(INPUTS + THIRD + FOURTH + FIFTH + SIXTH):
         sys.exit("fresh_set: an id twice")
-    pool = {"1-2": INPUTS, "3": THIRD, "4": FOURTH, "all": INPUTS + THIRD + FOURTH}[a.batch]
+    pool = {"1-2": INPUTS, "3": THIRD, "4": FOURTH, "5": FIFTH, "6": SIXTH, "all": INPUTS + THIRD + FOURTH + FIFTH + SIXTH}[a.batch]
     inputs = [i for i in pool if not a.only or any(s in i["id"] for s in a.only)]
     passes = {}
     for name, hogs in (("quiet", 0), ("loaded", a.hogs)):

@@ -15,7 +15,8 @@ Row fields (rows.toml, [[row]]):
     exit      2 or 3                                             has no PTXCTS_*, GTEST_*, CTEST_RESOURCE_*
     message   fragment (or list) stderr must contain             variables, PTXCTS_BUILD excepted)
     stdin     text on standard input (default none)    cwd      folder to run in (default {tmp})
-    files     [[row.files]]: path (under {tmp}) and one of text | copy (a repository file or folder) | dir = true,
+    files     [[row.files]]: path (under {tmp}) and one of text | copy (a repository file or folder) | dir = true |
+              link (a symbolic link to this target, placeholders substituted: an output that leads to an input),
               then edits: head = N lines, replace = [old, new] (old must occur), append, gzip = true
     new_ok    paths under {tmp} the command may create (default none)
 Rows of what happens to a run while it runs (the harder categories: a disk that fills, a folder remounted
@@ -64,7 +65,7 @@ ROW_KEYS = {"id", "verb", "argv", "env", "exit", "message", "stdin", "cwd", "fil
 MIDRUN_KEYS = {"mounts", "during", "race"}   # a row of what happens while a run runs
 FAKETIME = next((p for p in ("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
                              "/usr/lib/faketime/libfaketime.so.1") if os.path.exists(p)), "")
-FILE_KEYS = {"path", "text", "copy", "dir", "head", "replace", "append", "gzip", "mode"}
+FILE_KEYS = {"path", "text", "copy", "dir", "link", "head", "replace", "append", "gzip", "mode"}
 
 
 def build_dir():
@@ -92,9 +93,11 @@ def load_rows(path=TABLE):
                              "for a row of what happens while a run runs")
         for fi in r.get("files", []):
             bad = set(fi) - FILE_KEYS
-            if bad or "path" not in fi or sum(k in fi for k in ("text", "copy", "dir")) != 1:
+            if bad or "path" not in fi or sum(k in fi for k in ("text", "copy", "dir", "link")) != 1:
                 raise ValueError(f"{path}: row {r['id']}: file {fi.get('path')}: needs path and one of "
-                                 f"text, copy, dir (unknown: {sorted(bad)})")
+                                 f"text, copy, dir, link (unknown: {sorted(bad)})")
+            if "link" in fi and set(fi) - {"path", "link"}:
+                raise ValueError(f"{path}: row {r['id']}: file {fi['path']}: a link takes no edits")
     return rows
 
 
@@ -117,6 +120,9 @@ def prepare(row, tmp):
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         if fi.get("dir"):
             os.makedirs(dst, exist_ok=True)
+            continue
+        if "link" in fi:   # the link itself, not its target, is what snapshot() compares afterwards
+            os.symlink(subst(fi["link"], tmp), dst)
             continue
         if "copy" in fi:
             src = os.path.join(ROOT, fi["copy"])
@@ -451,6 +457,19 @@ class Checker(unittest.TestCase):
         self.assertIn("keep/results.json was changed", p)
         self.assertIn("gone.txt was removed", p)
         self.assertIn("new.txt was created", p)
+
+    def test_link_replaced(self):
+        files = [{"path": "run/results.json", "text": "{}\n"}, {"path": "l.json", "link": "run/results.json"}]
+        p, _, _, _ = check_row(self.row("import os, sys; os.remove('l.json'); open('l.json', 'w').write('x'); "
+                                        "sys.stderr.write('bad input'); sys.exit(2)", files=files))
+        self.assertIn("l.json was changed", p)
+        self.assertNotIn("run/results.json was changed", p)
+
+    def test_link_kept_passes(self):
+        files = [{"path": "run/results.json", "text": "{}\n"}, {"path": "l.json", "link": "{tmp}/run/results.json"}]
+        p, _, _, _ = check_row(self.row("import os, sys; assert os.readlink('l.json').endswith('/run/results.json'); "
+                                        "sys.stderr.write('bad input'); sys.exit(2)", files=files))
+        self.assertEqual(p, [])
 
     def test_edit_must_apply(self):
         files = [{"path": "m.tsv", "copy": "README.md", "replace": ["no such text anywhere \x01", "x"]}]

@@ -50,7 +50,7 @@ BUILD = os.path.abspath(os.environ.get("PTXCTS_BUILD") or os.path.join(ROOT, "bu
 BOUND_S = 30.0   # signal to exit: a few seconds to stop, plus the write, on a loaded 2-core machine
 CRASH_MARKS = ("Traceback (most recent call last)", "internal error", "terminate called", "Segmentation fault")
 TARGETS = ("wrapper", "group", "tier")
-LOCKS = (".lock", ".ptxcts.lock")
+LOCKS = (".ptxcts.lock",)   # the lock every tier takes (framework/documents/runio.py, runcore FolderLock)
 FAMILY = "cp.async.bulk"
 SMALL = "cp.async.bulk.prefetch"
 

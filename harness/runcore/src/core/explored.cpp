@@ -1,5 +1,7 @@
 #include "explored.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -19,11 +21,18 @@ std::string explored_cases_path() {
 
 std::vector<ExploredRow> read_explored(const std::string& path) {
   std::vector<ExploredRow> rows;
+  std::string e = env("PTXCTS_EXPLORED_CASES");
+  const std::string named = (e == path ? "PTXCTS_EXPLORED_CASES=" : "") + path;
+  if (path.find_first_not_of(" \t\n") == std::string::npos)
+    throw UnusableCasesPath("PTXCTS_EXPLORED_CASES='" + path + "': set but empty; unset it for "
+                            "results/explore/explored.jsonl, or name a file");
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return rows;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return rows;   // not written yet: no rows (the first finding creates it)
+    throw UnusableCasesPath(named + ": " + std::strerror(errno) + " (it names the file of explored cases)");
+  }
   if (!S_ISREG(st.st_mode)) {
-    std::string e = env("PTXCTS_EXPLORED_CASES");
-    throw UnusableCasesPath((e == path ? "PTXCTS_EXPLORED_CASES=" : "") + path + ": is " +
+    throw UnusableCasesPath(named + ": is " +
                             (S_ISDIR(st.st_mode) ? "a folder" : "not a regular file") +
                             "; it names the file of explored cases (one JSON object a line, like "
                             "results/explore/explored.jsonl)");
@@ -77,7 +86,7 @@ std::string add_explored(const std::string& path, const std::vector<ExploredRow>
   for (auto& [id, j] : by_id) text += j.dump() + "\n";
   auto slash = path.rfind('/');
   if (slash != std::string::npos) make_dirs(path.substr(0, slash));
-  if (!write_file(path, text)) return "cannot write " + path;   // atomic (write_file)
+  if (!write_file(path, text)) return "cannot write " + path + ": " + std::strerror(errno);   // atomic (write_file)
   return "";
 }
 

@@ -70,17 +70,27 @@ std::string read_file(const std::string& path) {
 bool write_file(const std::string& path, const std::string& data) {
   // Atomic: a reader (or a run cut off half-way) sees the old file or the new one, never a torn one.
   std::string tmp = path + ".tmp" + std::to_string(getpid());
+  // On failure errno says why (ENOSPC, EFBIG past a file-size limit, EROFS, ...), whatever the clean-up did to it.
+  auto failed = [&](int fd) {
+    int why = errno ? errno : EIO;
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());
+    errno = why;
+    return false;
+  };
+  errno = 0;
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
+  if (fd < 0) return failed(-1);
   size_t off = 0;
   while (off < data.size()) {
     ssize_t n = ::write(fd, data.data() + off, data.size() - off);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) { ::close(fd); ::unlink(tmp.c_str()); return false; }
+    if (n <= 0) return failed(fd);
     off += size_t(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) { ::unlink(tmp.c_str()); return false; }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) { ::unlink(tmp.c_str()); return false; }
+  if (::fsync(fd) != 0) return failed(fd);
+  if (::close(fd) != 0) return failed(-1);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return failed(-1);
   return true;
 }
 bool file_exists(const std::string& path) {
@@ -248,20 +258,33 @@ int run_capture(const std::vector<std::string>& argv, std::string* out, std::str
   return exit_status(pid);
 }
 
-std::string FolderLock::acquire(const std::string& dir) {
+std::string held_run(const std::string& dir) {
+  for (const char* held : {"results.json", "results.json.gz", "explore.json", "explore.json.gz", "selftest.json"})
+    if (file_exists(dir + "/" + held)) return held;
+  return "";
+}
+
+std::string FolderLock::acquire(const std::string& dir, bool new_run) {
   if (!make_dirs(dir)) return "--out " + dir + ": cannot create the folder: " + std::strerror(errno);
-  path_ = dir + "/.lock";
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) return "--out " + dir + ": cannot open " + path_ + ": " + std::strerror(errno);
-  if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    std::string holder;
-    char buf[64] = {0};
-    if (pread(fd_, buf, sizeof buf - 1, 0) > 0) holder = buf;
-    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+  path_ = dir + "/.ptxcts.lock";
+  for (;;) {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) return "--out " + dir + ": cannot open " + path_ + ": " + std::strerror(errno);
+    if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      std::string holder;
+      char buf[64] = {0};
+      if (pread(fd_, buf, sizeof buf - 1, 0) > 0) holder = buf;
+      while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+      ::close(fd_);
+      fd_ = -1;
+      return "--out " + dir + ": another run (pid " + (holder.empty() ? std::string("unknown") : holder) +
+             ") is writing into this folder (" + path_ + " is locked); wait for it or choose another --out";
+    }
+    // The holder before us may have removed the file between our open and our lock: lock the file at the path now.
+    struct stat mine {}, there {};
+    if (fstat(fd_, &mine) == 0 && ::stat(path_.c_str(), &there) == 0 && mine.st_ino == there.st_ino) break;
     ::close(fd_);
     fd_ = -1;
-    return "--out " + dir + ": another run (pid " + (holder.empty() ? std::string("unknown") : holder) +
-           ") is writing into this folder (" + path_ + " is locked); wait for it or choose another --out";
   }
   std::string me = std::to_string(getpid()) + "\n";
   // A folder that cannot take these few bytes (a full disk) cannot take the results either: say so now, before
@@ -270,6 +293,13 @@ std::string FolderLock::acquire(const std::string& dir) {
     std::string why = std::strerror(errno);
     release();
     return "--out " + dir + ": cannot write " + path_ + ": " + why;
+  }
+  if (new_run) {
+    if (std::string held = held_run(dir); !held.empty()) {
+      release();
+      return "--out " + dir + ": already holds a run (" + held + "), written by another run since this one started; "
+             "choose another folder";
+    }
   }
   return "";
 }

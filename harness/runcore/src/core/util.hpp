@@ -77,11 +77,17 @@ int run_process(const std::vector<std::string>& argv, std::string* out, bool shi
 // Runs argv with stdout and stderr captured apart; 127 when it cannot be executed.
 int run_capture(const std::vector<std::string>& argv, std::string* out, std::string* err);
 
-// An exclusive lock on an output folder (DIR/.lock, flock): a second run into the same folder is refused.
+// The first of the files that make a folder a run's (a run, an exploration, a self-test) that DIR holds, or "".
+std::string held_run(const std::string& dir);
+
+// An exclusive lock on an output folder: an flock on DIR/.ptxcts.lock, the file every tier locks, the Python tiers
+// too (harness/framework/documents/runio.py, OutputLock), so that a second run into the folder is refused whichever
+// tier each is.
 class FolderLock {
  public:
-  // Creates DIR if needed and locks it; returns "" or why not (naming the folder and the holder's pid).
-  std::string acquire(const std::string& dir);
+  // Creates DIR if needed and locks it; returns "" or why not (naming the folder and the holder's pid). new_run:
+  // once locked, DIR must hold no run (held_run): another tier may have written one since DIR was looked at.
+  std::string acquire(const std::string& dir, bool new_run = false);
   void release();
   ~FolderLock() { release(); }
  private:

@@ -1,5 +1,7 @@
 #include "output.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <unistd.h>
 
 #include <algorithm>
@@ -110,7 +112,7 @@ std::string write_results(const std::string& dir, const RunMeta& m, const std::v
   if (!make_dirs(dir)) return "cannot create " + dir;
   std::string text = results_text(m, results);
   std::string tmp = dir + "/.results.run." + std::to_string(getpid()) + ".json";
-  if (!write_file(tmp, text)) return "cannot write " + tmp;
+  if (!write_file(tmp, text)) return "cannot write " + tmp + ": " + std::strerror(errno);
   // One writer for every tier: the framework's write_run (harness/framework/documents/writer.py: schema check,
   // results.json, the one JUnit mapping), with harness/ and generator/ on the path as every Python verb has them.
   // A document it refuses is a harness error: it stays beside the results for inspection, nothing is guessed.

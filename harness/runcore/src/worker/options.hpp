@@ -2,15 +2,14 @@
 // whose message names the option or variable and the rule it breaks. Nothing is guessed or clamped.
 #pragma once
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "ptxcts/options.hpp"
+
 namespace ptxcts::run {
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using ptxcts::UsageError;   // the usage error of every C++ command (ptxcts/options.hpp)
 
 // `--seed 12abc`, `--seed -1`: a decimal integer 0 .. 2^64-1, digits only.
 uint64_t parse_u64(const std::string& opt, const std::string& v);
