@@ -93,7 +93,7 @@ int litmus_main(int argc, char** argv) {
         if (json.empty()) return usage("--json '': expected a file");
         if (auto why = json_path_problem(json); !why.empty()) return usage("--json " + json + ": " + why);
       }
-      else return usage("unknown option " + a);
+      else return usage("unknown option " + opt.given());
     }
   } catch (const ptxcts::UsageError& e) {
     return usage(e.what());

@@ -94,3 +94,21 @@ TEST(Options, FindOptionTakesEitherSpellingAndTheLast) {
 }
 
 }  // namespace
+
+TEST(Options, GivenIsTheArgumentAsWritten) {
+  // what a command's "unknown option" message names: the argument itself, '=' and value included ('--0=')
+  OptionReader r({"--0=", "--seed=1", "--quiet"});
+  std::vector<std::string> given;
+  while (r.next()) {
+    given.push_back(r.given());
+    if (r.name() == "--seed") r.value();
+    if (r.name() == "--0") break;
+  }
+  EXPECT_EQ(given, (std::vector<std::string>{"--0="}));
+  OptionReader s({"--seed=1", "--quiet"});
+  ASSERT_TRUE(s.next());
+  EXPECT_EQ(s.given(), "--seed=1");
+  EXPECT_EQ(s.value(), "1");
+  ASSERT_TRUE(s.next());
+  EXPECT_EQ(s.given(), "--quiet");
+}

@@ -141,7 +141,7 @@ int explore_main(int argc, char** argv) {
       else if (a == "--quiet") o.quiet = true;
       else if (a == "--unguided") { o.unguided = true; what_options.push_back(a); }
       else if (a == "--dry-draw") o.dry_draws = uint64_t(parse_int(a, val(), 1, 1000000000));
-      else throw UsageError("unknown option '" + a + "' (--help lists them)");
+      else throw UsageError("unknown option '" + opt.given() + "' (--help lists them)");
     }
     if (!resume.empty() && !what_options.empty())
       throw UsageError(what_options.front() + " with --resume: a resumed exploration keeps the seed, families and folder of " + resume);

@@ -168,7 +168,7 @@ void Cli::parse(const std::vector<std::string>& args, bool resuming, bool saving
     else if (a == "--dry-judge") { dry_build = dry_judge = true; what = false; }
     else if (a == "--quiet") { ses.quiet = true; what = false; }
     else if (a == "--no-rerun-alone") { ses.rerun_crashes_alone = false; what = false; }
-    else throw UsageError("unknown option '" + a + "' (--help lists them)");
+    else throw UsageError("unknown option '" + opt.given() + "' (--help lists them)");
     if (what && saving)
       for (size_t k = opt.first(); k <= opt.last(); ++k) saved.push_back(args[k]);
   }

@@ -294,7 +294,7 @@ int rejudge_main(const std::vector<std::string>& args) {
       else if (a == "--json") val(json_out);
       else if (a == "--quiet") quiet = true;
       else if (a == "-h" || a == "--help") { std::printf("%s", kRejudgeUsage); return 0; }
-      else throw UsageError("unknown option '" + a + "' (with --rejudge: --json OUT, --quiet)");
+      else throw UsageError("unknown option '" + opt.given() + "' (with --rejudge: --json OUT, --quiet)");
     }
   } catch (const UsageError& e) {
     return usage(e.what());

@@ -84,7 +84,7 @@ class Options(unittest.TestCase):
         (["--filter", ""], {}, 2, "--filter ''"),
         (["--out"], {}, 2, "--out needs a value"),
         (["--bogus"], {}, 2, "unknown option '--bogus'"),
-        (["--bogus=1"], {}, 2, "unknown option '--bogus'"),
+        (["--bogus=1"], {}, 2, "unknown option '--bogus=1'"),
         (["--seed=-1"], {}, 2, "--seed '-1': expected a decimal integer"),
         (["--seed=1", "--seed", "2"], {}, 2, "--seed given twice with different values: '1' and '2'"),
         (["--quiet=1"], {}, 2, "--quiet takes no value (given '--quiet=1')"),

@@ -28,6 +28,8 @@ class OptionReader {
   bool next();
   // The option's name: "--seed" of "--seed=1" and of "--seed"; any other argument as it is.
   const std::string& name() const { return name_; }
+  // The option's argument as it was given ("--seed=1"): what a message about an unknown option names.
+  const std::string& given() const { return args_[first_]; }
   // Its value: what follows '=', else the next argument. A single-valued option: given again with another value,
   // refused naming both (the same value again is no conflict).
   std::string value();
