@@ -10,7 +10,7 @@ from compile import classify as cls
 from compile import judge
 from framework import modules
 from framework import manifest
-from framework.pool import stop, stopped_by_signal, submit_all, worker_signals
+from framework.pool import fit_descriptors, stop, stopped_by_signal, submit_all, worker_signals
 
 # Cases per module. Measured here (ptxas 13.0, valid modules at sm_100a/PTX 9.0, best of 3): one entry alone costs
 # ~22-25 ms (process start), 16 entries ~7-9 ms each, 32-128 entries a flat ~5-8 ms each, 192-256 entries 13-16 ms
@@ -98,7 +98,7 @@ def judge_all(chosen, m, mroot, tc, load_path, use_gen, jobs_n, module_size, adv
         # not made smaller for it: the JIT compiles on the CPU, and a context takes well under 1 GB of device
         # memory, so one per usable core (usable_cpus: 16 or 32 on the H200 runners) leaves the GPU mostly free.
         ctx = multiprocessing.get_context("spawn" if load_path == "driver" else "fork")
-        pool = cf.ProcessPoolExecutor(max_workers=jobs_n, mp_context=ctx, initializer=_init,
+        pool = cf.ProcessPoolExecutor(max_workers=fit_descriptors(jobs_n, "compile"), mp_context=ctx, initializer=_init,
                                       initargs=(mroot, spec, use_gen, keep))
         try:
             futs = submit_all(pool, _work, jobs)

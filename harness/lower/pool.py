@@ -47,7 +47,8 @@ def run(jobs, manifest, use_gen, ptxas, nvdisasm, workers, advance, results=None
     filled as the modules come back: what was lowered before an interrupt is kept there."""
     results = {} if results is None else results
     _W.update(asm=modules.Assembler(manifest, use_generator=use_gen), ptxas=ptxas, nvdisasm=nvdisasm)
-    pool = cf.ProcessPoolExecutor(max_workers=workers, initializer=framework_pool.worker_signals,
+    pool = cf.ProcessPoolExecutor(max_workers=framework_pool.fit_descriptors(workers, "lower"),
+                                  initializer=framework_pool.worker_signals,
                                   mp_context=multiprocessing.get_context("fork"))
     try:
         futs = framework_pool.submit_all(pool, _work, jobs)
