@@ -85,6 +85,7 @@ trap 'stop_verb all SIGINT' INT
 trap 'stop_verb all SIGTERM' TERM
 setup_args=()
 [ -n "$wheels" ] && setup_args=(--wheels "$wheels")
+bash "$root/scripts/gpus.sh" --ids > /dev/null || exit $?   # PTXCTS_NVIDIA_SMI unusable: said before any step
 timed setup ./ptxcts setup "${setup_args[@]+"${setup_args[@]}"}" || exit $?
 timed gen ./ptxcts gen || exit $?
 gpu=0   # the GPUs of this host as the run tier and ctest count them (scripts/gpus.sh; PTXCTS_NVIDIA_SMI honoured)

@@ -7,7 +7,11 @@
 set -euo pipefail
 out=${1:-}
 ids=()
-smi=${PTXCTS_NVIDIA_SMI:-nvidia-smi}   # tests point it elsewhere
+smi=${PTXCTS_NVIDIA_SMI:-nvidia-smi}   # tests point it elsewhere; set, it must be a program (never "no GPU here")
+if [ -n "${PTXCTS_NVIDIA_SMI+set}" ] && ! command -v "$smi" >/dev/null 2>&1; then
+  echo "gpus: PTXCTS_NVIDIA_SMI='$PTXCTS_NVIDIA_SMI': not a program (no such file, or not executable; unset it for nvidia-smi on PATH)" >&2
+  exit 2
+fi
 if command -v "$smi" >/dev/null 2>&1; then
   while IFS= read -r line; do
     line=${line//[[:space:]]/}

@@ -31,7 +31,8 @@ ids=()
 if [ "$gpus" = all ] && [ -n "${CUDA_VISIBLE_DEVICES+set}" ] && [ -z "${CUDA_VISIBLE_DEVICES//[[:space:]]/}" ]; then
   ids=()   # every device hidden: the plain run tier says so and skips (exit 77), whatever nvidia-smi lists
 elif [ "$gpus" = all ]; then
-  mapfile -t ids < <(bash "$root/scripts/gpus.sh" --ids)
+  listed=$(bash "$root/scripts/gpus.sh" --ids) || exit $?   # PTXCTS_NVIDIA_SMI unusable: named there, exit 2
+  [ -z "$listed" ] || mapfile -t ids <<< "$listed"
 else
   IFS=, read -r -a ids <<< "$gpus"
   for i in "${ids[@]}"; do

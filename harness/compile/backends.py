@@ -16,6 +16,7 @@ import time
 import types
 from typing import Optional
 
+from framework import given
 from framework.toolchains import diagnostics, ptxas
 
 LOAD_PATHS = ("ptxas", "nvjitlink", "driver")
@@ -171,8 +172,10 @@ def driver_support():
     if visible is not None and not visible.strip():
         why = "CUDA_VISIBLE_DEVICES is set but empty: it hides every device"
         return (lambda t: why), "no usable GPU: " + why, None
+    # tests point it elsewhere, as scripts/gpus.sh; set, it must be usable (a missing one is never "no GPU here")
+    smi = given.env("PTXCTS_NVIDIA_SMI", given.PROGRAM, "the nvidia-smi that lists this host's GPUs",
+                    default="nvidia-smi")
     try:
-        smi = os.environ.get("PTXCTS_NVIDIA_SMI") or "nvidia-smi"   # tests point it elsewhere, as scripts/gpus.sh
         r = subprocess.run([smi, "--query-gpu=compute_cap,name,driver_version", "--format=csv,noheader"],
                            capture_output=True, text=True, timeout=30)
         row = [x.strip() for x in r.stdout.splitlines()[0].split(",")] if r.returncode == 0 and r.stdout.strip() \

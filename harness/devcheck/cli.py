@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 
-from framework import boundary, paths
+from framework import boundary, given, paths
 
 from . import copy as copymod
 from . import verdict as vmod
@@ -34,10 +34,16 @@ def parse(argv):
                    help="check the work tree as it is (tracked and untracked files), not a clone of HEAD")
     p.add_argument("--keep", action="store_true", help="keep the fresh copy (its results/ hold every run)")
     a = p.parse_args(argv)
-    a.wheels = a.wheels or os.environ.get("PTXCTS_WHEELS") or None
+    try:
+        if a.wheels is not None:
+            given.path("--wheels ", a.wheels, given.FOLDER, "a folder of wheels")
+        else:
+            a.wheels = given.env("PTXCTS_WHEELS", given.FOLDER, "a folder of wheels")
+        if a.out is not None:
+            given.path("--out ", a.out, given.NEW_FOLDER, "where the device check writes")
+    except given.GivenPathError as e:
+        p.error(str(e))
     if a.wheels is not None:
-        if not os.path.isdir(a.wheels):
-            p.error(f"--wheels {a.wheels!r}: no such folder")
         a.wheels = os.path.abspath(a.wheels)
     if a.out is not None and os.path.exists(a.out) and (not os.path.isdir(a.out) or os.listdir(a.out)):
         p.error(f"--out {a.out!r}: exists and is not an empty folder (a device check writes a folder of its own)")
@@ -46,7 +52,8 @@ def parse(argv):
 
 def gpus():
     """[(index, name, driver)] of this host's GPUs (nvidia-smi; PTXCTS_NVIDIA_SMI as scripts/gpus.sh honours it)."""
-    smi = os.environ.get("PTXCTS_NVIDIA_SMI", "nvidia-smi")
+    smi = given.env("PTXCTS_NVIDIA_SMI", given.PROGRAM, "the nvidia-smi that lists this host's GPUs",
+                    default="nvidia-smi")   # set, it must be usable: a missing one is never "no GPU here"
     if not shutil.which(smi):
         return []
     r = subprocess.run([smi, "--query-gpu=index,name,driver_version", "--format=csv,noheader"], capture_output=True,

@@ -5,7 +5,6 @@ the scheduler tables ([slurm], [kubernetes]) only tune their own recipe.
 """
 import os
 import re
-import tomllib
 
 from fleet.errors import FleetError, MalformedFile
 from framework.documents import tomldoc
@@ -78,8 +77,7 @@ def _unknown_keys(path, where, table, known, kind="key"):
 
 def known_toolchains(root):
     """The toolchain names of the catalog (toolchains/catalog.toml, read as data)."""
-    with open(os.path.join(root, "toolchains", "catalog.toml"), "rb") as f:
-        return sorted(tomllib.load(f).get("toolchain", {}))
+    return sorted(tomldoc.read(os.path.join(root, "toolchains", "catalog.toml")).get("toolchain", {}))
 
 
 def load(path, root):

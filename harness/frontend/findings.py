@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import List
 
-import tomllib
+from framework.boundary import VerbError
+from framework.documents import tomldoc
 
 from .errors import MALFORMED, USAGE, FrontendError
 
@@ -45,10 +46,9 @@ def load(path):
         raise FrontendError(f"--findings {path}: no such file (the reviewed front-end findings would silently be "
                             "lost; the default is results/expectations/frontends.toml)", USAGE)
     try:
-        with open(path, "rb") as f:
-            doc = tomllib.load(f)
-    except tomllib.TOMLDecodeError as e:
-        raise FrontendError(f"{path}: invalid TOML: {e}", MALFORMED) from None
+        doc = tomldoc.read(path)   # the file and line named: not TOML, not UTF-8, a FIFO, nested too deeply
+    except VerbError as e:
+        raise FrontendError(str(e), USAGE if e.code == USAGE else MALFORMED) from None
     if set(doc) - {"finding"}:
         raise FrontendError(f"{path}: unknown top-level key {sorted(set(doc) - {'finding'})[0]!r} (only "
                             "[[finding]] tables)", MALFORMED)

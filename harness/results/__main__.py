@@ -111,6 +111,11 @@ def _output_over_input(args):
                                      _inside(out, i)):
                 return (f"--{n} {out}: is the input {i}" + ("" if same_file(out, i) else " (a run document in it)") +
                         "; writing there would replace what this verb reads: choose another path")
+            # a run written inside a folder this verb reads runs from: a later read of that folder (a run document
+            # in it or below) would find the output beside the runs it was made of
+            if n == "out" and args.verb == "merge" and os.path.isdir(i) and _inside(out, i):
+                return (f"--out {out}: lies inside the input {i}; a run written there would be read with the runs "
+                        f"of {i} from then on: choose a folder outside it")
         for m in OUTPUTS:
             other = getattr(args, m, None)
             if m != n and isinstance(other, str) and same_file(out, other):

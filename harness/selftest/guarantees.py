@@ -10,8 +10,9 @@ catch only of the kinds this file does not call timing-dependent, and the loweri
 CTest selftest.lower_completion checks the lowering tier's catch of every kind that names it.
 """
 import os
-import tomllib
 from framework import paths
+from framework.boundary import VerbError
+from framework.documents import tomldoc
 
 ROOT = paths.root()
 PATH = os.path.join(ROOT, "results", "selftest", "guarantees.toml")
@@ -29,10 +30,11 @@ class GuaranteesError(ValueError):
 def load(path=PATH):
     """{kind: entry} of the file, checked (GuaranteesError naming what is wrong)."""
     try:
-        with open(path, "rb") as f:
-            doc = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise GuaranteesError(f"{path}: {e}")
+        doc = tomldoc.read(path)   # the file and line named: not TOML, not UTF-8, a FIFO, nested too deeply
+    except OSError as e:
+        raise GuaranteesError(f"{path}: {e.strerror or e}") from None
+    except VerbError as e:
+        raise GuaranteesError(str(e)) from None
     if doc.get("schema") != SCHEMA or doc.get("version") != 1:
         raise GuaranteesError(f"{path}: schema {doc.get('schema')!r} version {doc.get('version')!r}, expected "
                               f"{SCHEMA!r} version 1")

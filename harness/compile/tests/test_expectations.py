@@ -81,7 +81,7 @@ class ExpectationsTest(unittest.TestCase):
 
     def test_syntax_error_names_file_and_line(self):
         # line 16: an unterminated string
-        self.assertRefusedAt(GOOD.replace('verdict = "rejects"', 'verdict = "rejects'), 16, "invalid TOML")
+        self.assertRefusedAt(GOOD.replace('verdict = "rejects"', 'verdict = "rejects'), 16, "not valid TOML")
 
     def test_missing_key_names_the_finding_line(self):
         self.assertRefusedAt(GOOD.replace('ptxas = "requires .target sm_100"\n', ""), 13, "lacks ptxas")

@@ -23,11 +23,12 @@ spec_divergence with the finding's text. A finding that covers no case that dive
 import fnmatch
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from typing import List
 
 from framework.boundary import VerbError
+
+from . import jsonloc, tomldoc
 
 REQUIRED = ("id", "cases", "verdict", "sentence", "ptxas", "note", "reviewed", "toolchains")
 OPTIONAL = ("rules", "load_paths")
@@ -75,18 +76,12 @@ def load(path: str) -> List[Finding]:
     if not os.path.isfile(path):
         raise ExpectationsError(f"--expectations {path}: no such file (the reviewed findings would silently be "
                                 f"lost; the default is results/expectations/ptxas.toml)", code=2)
-    with open(path, "rb") as f:
-        raw = f.read()
-    try:
-        doc = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as e:
-        raise ExpectationsError(f"{path}: not UTF-8: {e}")
-    except tomllib.TOMLDecodeError as e:
-        m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
-        where = f"{path}:{m.group(1)}:{m.group(2)}" if m else path
-        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
-        raise ExpectationsError(f"{where}: invalid TOML: {msg}")
-    text_lines = raw.decode("utf-8").splitlines()
+    try:   # the file and line named: not TOML, not UTF-8, a FIFO, nested too deeply (framework/documents/tomldoc)
+        text = jsonloc.read_text(path)
+        doc = tomldoc.loads(text, path)
+    except VerbError as e:
+        raise ExpectationsError(str(e), code=e.code) from None
+    text_lines = text.splitlines()
     table_lines = [i for i, l in enumerate(text_lines, 1) if re.match(r"^\s*\[\[\s*finding\s*\]\]", l)]
     unknown_top = [k for k in doc if k != "finding"]
     if unknown_top:

@@ -19,6 +19,8 @@ import re
 import secrets
 import tempfile
 
+from framework import given
+
 from .errors import UsageError
 
 LOCK_NAME = ".ptxcts.lock"
@@ -136,6 +138,14 @@ def atomic_write(path, data):
     return path
 
 
+def rescue_dir():
+    """Where a document that could not be written to its folder is kept instead: $PTXCTS_RESCUE, else
+    <temporary folder>/ptxcts-rescue (docs/CLI.md, "Outputs"). Set, it must be a folder or a place one can be made
+    (framework.given: blank, a file, a link to nowhere refused); OutputLock asks before a run writes anything."""
+    return given.env("PTXCTS_RESCUE", given.NEW_FOLDER, "where a document that cannot be written is kept",
+                     default=os.path.join(tempfile.gettempdir(), "ptxcts-rescue"))
+
+
 class OutputLock:
     """An exclusive lock on an output folder for the life of one run (a context manager; or acquire()/release()).
 
@@ -154,6 +164,7 @@ class OutputLock:
         self._fd = None
 
     def acquire(self):
+        rescue_dir()   # an unusable $PTXCTS_RESCUE is said now, not when the disk fails at the end
         os.makedirs(self.folder, exist_ok=True)
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)

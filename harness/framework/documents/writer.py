@@ -1,12 +1,11 @@
 """write_run(dir, doc): the one way a tier writes its results folder (results.json + junit.xml)."""
 import os
-import tempfile
 
 from framework.boundary import describe_os_error
 
 from . import junit, schema
 from .errors import UsageError
-from .runio import atomic_write
+from .runio import atomic_write, rescue_dir
 
 
 def write_run(directory, doc):
@@ -26,12 +25,6 @@ def write_run(directory, doc):
     except OSError as e:   # a full disk, a folder remounted read-only: what was judged is not lost with it
         raise _rescued(directory, doc, texts, e) from None
     return os.path.join(directory, "results.json")
-
-
-def rescue_dir():
-    """Where a document that could not be written to its folder is kept instead: $PTXCTS_RESCUE, else
-    <temporary folder>/ptxcts-rescue (docs/CLI.md, "Outputs")."""
-    return os.environ.get("PTXCTS_RESCUE") or os.path.join(tempfile.gettempdir(), "ptxcts-rescue")
 
 
 def _rescued(directory, doc, texts, error):

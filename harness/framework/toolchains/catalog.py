@@ -3,7 +3,8 @@ nvdisasm (the disassembler of the lowering tier, from the release of the same na
 import os
 import re
 
-import tomllib
+from framework.boundary import VerbError
+from framework.documents import tomldoc
 
 from .errors import MALFORMED, ToolchainError
 
@@ -22,12 +23,11 @@ def read_versioned(file, what, error=ToolchainError):
     """The TOML document in file (a catalog: version = 1); error (exit 3) naming the file when it cannot be read,
     is not TOML or is of another version. what names the catalog in the message."""
     try:
-        with open(file, "rb") as f:
-            doc = tomllib.load(f)
+        doc = tomldoc.read(file)   # the file and line named: not TOML, not UTF-8, a FIFO, nested too deeply
     except OSError as e:
-        raise error(f"{file}: cannot read the {what}: {e}", MALFORMED) from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise error(f"{file}: malformed TOML: {e}", MALFORMED) from None
+        raise error(f"{file}: cannot read the {what}: {e.strerror or e}", MALFORMED) from None
+    except VerbError as e:
+        raise error(f"{e} (the {what})", MALFORMED) from None
     if type(doc.get("version")) is not int or doc.get("version") != 1:
         raise error(f"{file}: version: expected 1, got {doc.get('version')!r}", MALFORMED)
     return doc

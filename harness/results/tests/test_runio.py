@@ -1,6 +1,7 @@
 """The tiers' helpers: run IDs unique and sortable, the output-folder lock, atomic writes."""
 import datetime
 import os
+import re
 import subprocess
 import sys
 import unittest
@@ -12,6 +13,16 @@ from .common import REPO, TempDirTest
 
 HOLD = ("import sys, time; sys.path.insert(0, sys.argv[2]); from framework.documents import OutputLock; "
         "l = OutputLock(sys.argv[1]).acquire(); print('locked', flush=True); time.sleep(60)")
+
+
+class LockName(unittest.TestCase):
+    def test_the_cpp_tiers_lock_the_same_file(self):
+        """runcore's FolderLock and OutputLock must lock one file, or a C++ and a Python run share a folder."""
+        from framework.documents.runio import LOCK_NAME
+        with open(os.path.join(REPO, "harness", "runcore", "src", "core", "util.hpp"), encoding="utf-8") as f:
+            m = re.search(r'kLockName = "([^"]+)";', f.read())
+        self.assertIsNotNone(m, "runcore util.hpp no longer states kLockName")
+        self.assertEqual(m.group(1), LOCK_NAME)
 
 
 class RunIds(unittest.TestCase):

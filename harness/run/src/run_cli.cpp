@@ -11,6 +11,7 @@
 #include <map>
 
 #include "ptxcts/boundary.hpp"
+#include "ptxcts/given.hpp"
 #include "ptxcts/no_device.hpp"
 #include "cli_options.hpp"
 #include "explored.hpp"
@@ -79,6 +80,9 @@ int run_main(int argc, char** argv) {
   } catch (const UsageError& e) {
     return usage_error(e.what());
   }
+  // Where the judged cases go when the disk refuses the document: unusable, it is said now, not after the run.
+  if (auto e = ptxcts::given::env_problem("PTXCTS_RESCUE", ptxcts::given::Kind::NewFolder); !e.empty())
+    return usage_error(e + " (where a document that cannot be written is kept)");
   // The toolchain, once: its ptxas assembles the cubins, its PTX version renders the modules.
   std::string spec;
   try {

@@ -869,6 +869,19 @@ def table_keys():
     return {key(r) for r in table.load_rows() if not r.get("note", "").startswith(FOUND_HERE)}
 
 
+_HARNESS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path[:0] = [_HARNESS, os.path.join(os.path.dirname(_HARNESS), "generator")]
+from framework.documents.runio import RUN_FILES as RUN_DOCS  # noqa: E402  (a run folder's documents)
+
+
+def replaced_runs(before, after):
+    """A run folder the input prepared that now holds another run document beside (or instead of) its own: what
+    it held was replaced or mixed with an output, even where the prepared file itself is intact."""
+    held = {os.path.dirname(k) for k, v in before.items() if os.path.basename(k) in RUN_DOCS and v != "dir"}
+    return [f"{k}: written into the prepared run folder {os.path.dirname(k) or '.'}, whose run was changed"
+            for k in after if k not in before and os.path.basename(k) in RUN_DOCS and os.path.dirname(k) in held]
+
+
 def classify(inp, problems, rc, err, out):
     lost = [p for p in problems if p.endswith(("was changed", "was removed"))]
     if lost:
@@ -894,6 +907,7 @@ def check(inp):
             subprocess.run(["bash", "-c", table.subst(row["setup"], tmp)], cwd=tmp, check=True)
         before = table.snapshot(tmp)
         env = table.base_env()
+        env["PTXCTS_RESCUE"] = os.path.join(tmp, "rescue")   # a rescued document stays in the input's folder
         for k, v in row.get("env", {}).items():
             env[k] = table.subst(v, tmp)
         p = table._start([table.subst(a, tmp) for a in row["argv"]], env, table.subst(row.get("cwd", "{tmp}"), tmp))
@@ -904,6 +918,7 @@ def check(inp):
         after = table.snapshot(tmp)
         problems = [f"{k} was removed" if k not in after else f"{k} was changed"
                     for k, v in before.items() if after.get(k) != v]
+        problems += replaced_runs(before, after)
         names = [table.subst(f, tmp) for f in inp["names"]]
         kind, why = classify(dict(inp, names=names), problems, rc, err, out)
         first = next((ln for ln in err.splitlines() if ln.strip() and not ln.startswith(("usage:", " "))), "")

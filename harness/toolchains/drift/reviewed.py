@@ -2,9 +2,9 @@
 the model does not know, each with the toolchains it was reviewed for and the reason."""
 import fnmatch
 import os
-import tomllib
-
 from framework import paths
+from framework.boundary import VerbError
+from framework.documents import tomldoc
 from framework.toolchains import ToolchainError
 from framework.toolchains.errors import MALFORMED
 
@@ -16,10 +16,11 @@ def load_reviewed(path=None):
     if not os.path.exists(path):
         return []
     try:
-        with open(path, "rb") as f:
-            doc = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise ToolchainError(f"{path}: {e}", MALFORMED) from None
+        doc = tomldoc.read(path)   # the file and line named: not TOML, not UTF-8, a FIFO, nested too deeply
+    except OSError as e:
+        raise ToolchainError(f"{path}: {e.strerror or e}", MALFORMED) from None
+    except VerbError as e:
+        raise ToolchainError(str(e), MALFORMED) from None
     out = []
     for i, e in enumerate(doc.get("listed", [])):
         for k in ("id", "spellings", "toolchains", "reason"):

@@ -80,7 +80,7 @@ class CatalogTest(Tree):
                                 "needs exactly"),
                                ('version = 1\n[toolchain."13.9"]\nptxas = { package = "p", version = "1", member = "m", '
                                 'sha256 = "xyz" }\n', "sha256"),
-                               ('version = 1\n[toolchain "x"\n', "malformed TOML")):
+                               ('version = 1\n[toolchain "x"\n', "not valid TOML")):
             with self.subTest(fragment=fragment):
                 self.catalog(text)
                 with self.assertRaises(toolchains.ToolchainError) as cm:

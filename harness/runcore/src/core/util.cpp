@@ -266,7 +266,7 @@ std::string held_run(const std::string& dir) {
 
 std::string FolderLock::acquire(const std::string& dir, bool new_run) {
   if (!make_dirs(dir)) return "--out " + dir + ": cannot create the folder: " + std::strerror(errno);
-  path_ = dir + "/.ptxcts.lock";
+  path_ = dir + "/" + kLockName;
   for (;;) {
     fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) return "--out " + dir + ": cannot open " + path_ + ": " + std::strerror(errno);

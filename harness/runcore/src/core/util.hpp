@@ -80,7 +80,11 @@ int run_capture(const std::vector<std::string>& argv, std::string* out, std::str
 // The first of the files that make a folder a run's (a run, an exploration, a self-test) that DIR holds, or "".
 std::string held_run(const std::string& dir);
 
-// An exclusive lock on an output folder: an flock on DIR/.ptxcts.lock, the file every tier locks, the Python tiers
+// The name of the lock file in an output folder; the Python tiers' is runio.LOCK_NAME, and a test
+// (harness/results/tests/test_runio.py, LockName) checks that the two agree.
+inline constexpr const char* kLockName = ".ptxcts.lock";
+
+// An exclusive lock on an output folder: an flock on DIR/<kLockName>, the file every tier locks, the Python tiers
 // too (harness/framework/documents/runio.py, OutputLock), so that a second run into the folder is refused whichever
 // tier each is.
 class FolderLock {

@@ -1,0 +1,88 @@
+// ptxcts/given.hpp: the checks of a path the user gives (harness/framework/given.py says the same in Python).
+#include "ptxcts/given.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace ptxcts::given {
+namespace {
+
+bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
+
+std::string what_is(mode_t m) {
+  if (S_ISDIR(m)) return "a folder";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m) || S_ISBLK(m)) return "a device";
+  if (S_ISSOCK(m)) return "a socket";
+  if (S_ISREG(m)) return "a file";
+  return "not a file";
+}
+
+std::string parent(const std::string& p) {
+  auto i = p.find_last_of('/');
+  if (i == std::string::npos) return ".";
+  return i == 0 ? "/" : p.substr(0, i);
+}
+
+// The longest leading part of p that exists (following links); is_dir says whether it is a folder.
+std::string nearest_existing(const std::string& p, bool& is_dir) {
+  std::string cur = p;
+  struct stat st {};
+  while (::lstat(cur.c_str(), &st) != 0 && cur != "/" && cur != ".") cur = parent(cur);
+  is_dir = ::stat(cur.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  return cur;
+}
+
+}  // namespace
+
+std::string problem(const std::string& value, Kind kind) {
+  if (blank(value)) return "an empty name";
+  if (value.find('\0') != std::string::npos) return "the name holds a NUL character";
+  struct stat lst {}, st {};
+  if (::lstat(value.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode) && ::stat(value.c_str(), &st) != 0) {
+    char buf[4096];
+    ssize_t n = ::readlink(value.c_str(), buf, sizeof buf - 1);
+    return "a link that leads nowhere (-> '" + std::string(buf, n > 0 ? size_t(n) : 0) + "': missing, or a loop)";
+  }
+  if (::stat(value.c_str(), &st) != 0) {
+    int err = errno;
+    bool is_dir = false;
+    std::string existing = nearest_existing(value, is_dir);
+    if (err == ENOTDIR) return existing + " is a file, not a folder, so this cannot be under it";
+    if (err != ENOENT) return std::strerror(err);
+    if (kind == Kind::File) return "no such file";
+    if (kind == Kind::Folder) return "no such folder";
+    return is_dir ? "" : existing + " is not a folder, so nothing can be written under it";
+  }
+  const bool dir = S_ISDIR(st.st_mode);
+  if (kind == Kind::Folder || kind == Kind::NewFolder) {
+    if (!dir) return "is " + what_is(st.st_mode) + ", not a folder";
+    if (kind == Kind::Folder && ::access(value.c_str(), R_OK | X_OK) != 0)
+      return "a folder that cannot be read (permission denied)";
+    return "";
+  }
+  if (!S_ISREG(st.st_mode)) return "is " + what_is(st.st_mode) + ", not a file";
+  if (kind == Kind::File && ::access(value.c_str(), R_OK) != 0) return "a file that cannot be read (permission denied)";
+  return "";
+}
+
+std::string path_problem(const std::string& how, const std::string& value, Kind kind) {
+  std::string p = problem(value, kind);
+  return p.empty() ? "" : how + value + ": " + p;
+}
+
+std::string env_problem(const char* var, Kind kind) {
+  const char* raw = std::getenv(var);
+  if (!raw) return "";
+  std::string v = raw;
+  if (blank(v))
+    return std::string(var) + "='" + v + "' is set but empty; unset it for the default, or name a " +
+           (kind == Kind::Folder || kind == Kind::NewFolder ? "folder" : "file");
+  return path_problem(std::string(var) + "=", v, kind);
+}
+
+}  // namespace ptxcts::given
