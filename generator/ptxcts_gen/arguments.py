@@ -1,7 +1,11 @@
 """The argument parser of every verb, the generator's and the harness's tiers' (framework.boundary hands it on):
 argparse's, with an option that takes one value refused when it is given twice with different values (docs/CLI.md:
-conflicting options are usage errors)."""
+conflicting options are usage errors), and an option that names a path (`add_argument(..., path=KIND)`, the kinds
+of pathcheck) checked as it is parsed: blank, missing, a file for a folder, a link to nowhere, a FIFO or a device
+refused naming the option and the value (docs/CLI.md, "Paths and environment variables")."""
 import argparse
+
+from . import pathcheck
 
 
 class _StoreOnce(argparse._StoreAction):
@@ -29,10 +33,46 @@ class ArgumentParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self.register("action", None, _StoreOnce)
         self.register("action", "store", _StoreOnce)
+        self._paths = []   # (action, kind, also) of the options added with path=
+
+    def add_argument(self, *args, path=None, path_also=(), **kwargs):
+        """argparse's, and path=KIND (pathcheck's kinds): the value, each value of a list, is checked once parsed;
+        path_also: values that are not paths and pass as they are (e.g. 'none')."""
+        return self._path_option(super().add_argument, args, kwargs, path, path_also)
+
+    def _path_option(self, add, args, kwargs, path, also):
+        action = add(*args, **kwargs)
+        if path is not None:
+            if path not in pathcheck.KINDS:
+                raise ValueError(f"add_argument: path={path!r}")
+            self._paths.append((action, path, tuple(also)))
+        return action
+
+    def _with_paths(self, group):
+        """A group (argument group, mutually exclusive group) whose add_argument takes path= as the parser's does."""
+        add = group.add_argument
+        group.add_argument = lambda *args, path=None, path_also=(), **kwargs: self._path_option(add, args, kwargs,
+                                                                                              path, path_also)
+        return group
+
+    def add_argument_group(self, *args, **kwargs):
+        return self._with_paths(super().add_argument_group(*args, **kwargs))
+
+    def add_mutually_exclusive_group(self, **kwargs):
+        return self._with_paths(super().add_mutually_exclusive_group(**kwargs))
 
     def parse_known_args(self, args=None, namespace=None):
         ns, rest = super().parse_known_args(args, namespace)
         ns.__dict__.pop(_GIVEN, None)
+        for action, kind, also in self._paths:
+            value = getattr(ns, action.dest, None)
+            for v in value if isinstance(value, list) else [value]:
+                if not isinstance(v, str) or v in also or v is action.default:
+                    continue
+                wrong = pathcheck.problem(v, kind)
+                if wrong:
+                    name = "/".join(action.option_strings) or action.metavar or action.dest.upper()
+                    self.error(f"{name} {v!r}: {wrong}" if not v.strip() else f"{name} {v}: {wrong}")
         return ns, rest
 
 

@@ -8,6 +8,7 @@ import tempfile
 import time
 import types
 
+from framework import given
 from framework import boundary
 from ptxcts_gen.arguments import comma_list
 from framework import documents
@@ -51,13 +52,13 @@ def parse_args(argv):
                    help="parallel compiler calls, 1..%d (default: the CPUs this process may use, %%(default)s here)"
                         % MAX_JOBS)
     p.add_argument("--module-size", type=int, default=pool.DEFAULT_MODULE_SIZE, help="cases per module (default %(default)s)")
-    p.add_argument("--out", help="output folder (default results/<run-id>/)")
-    p.add_argument("--resume", metavar="DIR", help="finish the interrupted run in DIR (same selection, same run ID)")
-    p.add_argument("--manifest", default=None, help="manifest folder (default generated/manifest)")
-    p.add_argument("--expectations", default=None, help="findings file (default results/expectations/ptxas.toml)")
+    p.add_argument("--out", path=given.NEW_FOLDER, help="output folder (default results/<run-id>/)")
+    p.add_argument("--resume", path=given.FOLDER, metavar="DIR", help="finish the interrupted run in DIR (same selection, same run ID)")
+    p.add_argument("--manifest", path=given.FOLDER, default=None, help="manifest folder (default generated/manifest)")
+    p.add_argument("--expectations", path=given.FILE, default=None, help="findings file (default results/expectations/ptxas.toml)")
     p.add_argument("--no-generator", action="store_true",
                    help="assemble modules from the manifest's kernel files instead of ptxcts_gen.module_text")
-    p.add_argument("--keep-modules", metavar="DIR",
+    p.add_argument("--keep-modules", path=given.NEW_FOLDER, metavar="DIR",
                    help="keep every module the compilers assembled, with the command, output and line map, in DIR")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     a = p.parse_args(argv)

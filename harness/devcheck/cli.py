@@ -25,7 +25,7 @@ ROOT = paths.root()
 
 
 def parse(argv):
-    p = argparse.ArgumentParser(prog="ptxcts devcheck", description=__doc__.split("\n\n", 1)[1],
+    p = boundary.ArgumentParser(prog="ptxcts devcheck", description=__doc__.split("\n\n", 1)[1],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--wheels", metavar="DIR", help="a folder of wheels for an offline setup (./ptxcts all --wheels; "
                    "default $PTXCTS_WHEELS)")

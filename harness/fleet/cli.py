@@ -10,6 +10,7 @@
 import os
 import sys
 
+from framework import given
 from framework import boundary
 from fleet import collect, runner, status, submit
 from fleet import plan as planmod
@@ -43,25 +44,25 @@ def parser():
     s = sub.add_parser("submit", help="turn a plan into scheduler jobs and print their IDs")
     how = s.add_mutually_exclusive_group(required=True)
     how.add_argument("--slurm", action="store_true", help="submit to Slurm (sbatch): arrays and a collector")
-    how.add_argument("--kube", metavar="FILE", help="write a Kubernetes manifest (Indexed Jobs) to FILE")
-    s.add_argument("plan", metavar="PLAN", help="the plan (TOML; fleet/README.md)")
-    s.add_argument("--results", metavar="DIR", help="the shared results folder (default: the plan's `results`)")
+    how.add_argument("--kube", path=given.NEW_FILE, metavar="FILE", help="write a Kubernetes manifest (Indexed Jobs) to FILE")
+    s.add_argument("plan", path=given.FILE, metavar="PLAN", help="the plan (TOML; fleet/README.md)")
+    s.add_argument("--results", path=given.NEW_FOLDER, metavar="DIR", help="the shared results folder (default: the plan's `results`)")
     s.add_argument("--assume-shared", action="store_true",
                    help="the results folder is shared by every node although its filesystem is not one this "
                         "check knows")
     s.add_argument("--dry-run", action="store_true", help="print the sbatch commands; submit nothing")
     st = sub.add_parser("status", help="the plan's tasks: Slurm's state, the shard's state, cases done")
-    st.add_argument("results", metavar="RESULTS")
+    st.add_argument("results", path=given.FOLDER, metavar="RESULTS")
     st.add_argument("--job", metavar="ID", help="only this job or array task (123 or 123_4) of the plan")
     rq = sub.add_parser("requeue", help="requeue the tasks whose shard is not finished; they resume")
-    rq.add_argument("results", metavar="RESULTS")
+    rq.add_argument("results", path=given.FOLDER, metavar="RESULTS")
     rq.add_argument("--job", metavar="ID", help="only this job or array task (123 or 123_4) of the plan")
     t = sub.add_parser("task", help="run one task of the plan (what a scheduled job runs)")
-    t.add_argument("results", metavar="RESULTS")
+    t.add_argument("results", path=given.FOLDER, metavar="RESULTS")
     t.add_argument("--group", required=True, help="the task's group, e.g. run.13.0.h100")
     t.add_argument("--index", type=_index, help="the task's index (default SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX)")
     c = sub.add_parser("collect", help="merge, report and gate what the tasks wrote (the collector job)")
-    c.add_argument("results", metavar="RESULTS")
+    c.add_argument("results", path=given.FOLDER, metavar="RESULTS")
     c.add_argument("--wait", type=_positive, metavar="S",
                    help="first wait up to S seconds for every task to end (a scheduler without dependencies)")
     return p

@@ -5,6 +5,7 @@ import os
 import sys
 from collections import Counter
 
+from framework import given
 from framework import boundary
 
 from framework.pool import usable_cpus
@@ -34,19 +35,19 @@ def _parser():
                               every="every front-end of the catalog")
     s = sub.add_parser("probe", help="probe a front-end's library and write toolchains/<name>.json")
     s.add_argument("name", nargs="?", metavar="NAME")
-    s.add_argument("--out", metavar="FILE", help="write here instead of toolchains/<name>.json")
+    s.add_argument("--out", metavar="FILE", path=given.NEW_FILE, help="write here instead of toolchains/<name>.json")
     s.add_argument("-j", "--jobs", type=int, default=usable_cpus(),
                    help=f"children probing at once, 1..{MAX_JOBS} (default: the CPUs this process may use, %(default)s "
                         f"here)")
     s = sub.add_parser("coverage", help="forms each front-end can express, per family; every other form with its reason")
     s.add_argument("--frontend", action="append", default=[], metavar="NAME", help="only this front-end (repeatable)")
-    s.add_argument("--json", metavar="FILE", help="also write the coverage as JSON here")
+    s.add_argument("--json", metavar="FILE", path=given.NEW_FILE, help="also write the coverage as JSON here")
     s.add_argument("--reasons", action="store_true", help="list every form that cannot be expressed, with its reason")
     s.add_argument("--qualifiers", action="store_true", help="list the decision on every qualifier value of the "
                    "model: how the front-end writes it, or why it cannot")
     s = sub.add_parser("check-modules", help="whether a folder `./ptxcts modules --frontend NAME` wrote can be run "
                        "as it is here (made from this tree's manifest, contract and templates); no library needed")
-    s.add_argument("folder", metavar="DIR")
+    s.add_argument("folder", path=given.FOLDER, metavar="DIR")
     s.add_argument("--target", help="the target its kernels must be for")
     s.add_argument("--ptx", help="the PTX ISA version its kernels must be at")
     s = sub.add_parser("run", help="judge a front-end on every compile case it can express; writes results.json")
@@ -61,11 +62,11 @@ def _parser():
     s.add_argument("-j", "--jobs", type=int, default=usable_cpus(),
                    help=f"compiling children (and ptxas calls) at once, 1..{MAX_JOBS} (default: the CPUs this process "
                         f"may use, %(default)s here)")
-    s.add_argument("--out", help="output folder (default results/<run-id>/)")
-    s.add_argument("--resume", metavar="DIR", help="finish the interrupted run in DIR (its results.json marked "
+    s.add_argument("--out", path=given.NEW_FOLDER, help="output folder (default results/<run-id>/)")
+    s.add_argument("--resume", path=given.FOLDER, metavar="DIR", help="finish the interrupted run in DIR (its results.json marked "
                    "partial): the same run ID, only the cases not judged; give the same selection")
-    s.add_argument("--expectations", help="reviewed ptxas findings (default results/expectations/ptxas.toml)")
-    s.add_argument("--findings", help="reviewed front-end findings (default results/expectations/frontends.toml)")
+    s.add_argument("--expectations", path=given.FILE, help="reviewed ptxas findings (default results/expectations/ptxas.toml)")
+    s.add_argument("--findings", path=given.FILE, help="reviewed front-end findings (default results/expectations/frontends.toml)")
     s.add_argument("--quiet", action="store_true", help="no progress lines")
     s = sub.add_parser("compare", add_help=False, help="a front-end's run-tier run on a GPU against the hand-written "
                        "classes of the same device (every difference a finding with its replay command)")

@@ -12,11 +12,11 @@ device architecture); the PTX version is the toolchain's choice for both.
 
 Exit: 0 every compared case has the reference's class, 1 a difference, 2 usage, 3 a malformed input.
 """
-import argparse
 import json
 import os
 from collections import Counter, defaultdict
 
+from framework import boundary, given
 from framework.documents import baseline, merge
 from framework.documents.errors import ResultsError
 from framework.documents.runio import atomic_write
@@ -136,11 +136,11 @@ def compare(fe_results, reference):
 
 
 def main(argv, stream):
-    p = argparse.ArgumentParser(prog="ptxcts frontend compare", description=__doc__.split("\n\n")[0])
-    p.add_argument("run", nargs="+", metavar="FE_RUN", help="the front-end's run (folder, results.json or shards)")
+    p = boundary.ArgumentParser(prog="ptxcts frontend compare", description=__doc__.split("\n\n")[0])
+    p.add_argument("run", path=given.INPUT, nargs="+", metavar="FE_RUN", help="the front-end's run (folder, results.json or shards)")
     p.add_argument("--against", nargs="+", metavar="REF", help="a hand-written run of the same device, or a run-tier "
                    "baseline (default: the baseline of the device's sm and the paired toolchain)")
-    p.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
+    p.add_argument("--json", path=given.NEW_FILE, metavar="FILE", help="also write the comparison as JSON")
     a = p.parse_args(argv)
     group, doc = _front_end_run(a.run)
     name = toolchain_name(doc.get("toolchain"))

@@ -3,6 +3,7 @@
 // (litmus_report.hpp).
 #include <cuda_runtime.h>
 
+#include "ptxcts/given.hpp"
 #include "ptxcts/boundary.hpp"
 #include "ptxcts/no_device.hpp"
 #include "ptxcts/options.hpp"
@@ -91,6 +92,7 @@ int litmus_main(int argc, char** argv) {
       else if (a == "--json") {
         json = opt.value();
         if (json.empty()) return usage("--json '': expected a file");
+        if (auto p = ptxcts::given::path_problem("--json ", json, ptxcts::given::Kind::NewFile); !p.empty()) return usage(p);
         if (auto why = json_path_problem(json); !why.empty()) return usage("--json " + json + ": " + why);
       }
       else return usage("unknown option " + opt.given());

@@ -1,5 +1,4 @@
 """./ptxcts lower [options]: the lowering tier's command line (run, --selftest, --gate, --explain)."""
-import argparse
 import datetime
 import gzip
 import json
@@ -8,6 +7,7 @@ import socket
 import sys
 import time
 
+from framework import given
 from framework import boundary
 from framework import documents
 from framework import toolchains
@@ -31,7 +31,7 @@ def _root():
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="./ptxcts lower", description=(
+    p = boundary.ArgumentParser(prog="./ptxcts lower", description=(
         "The lowering tier: every valid form at every target the toolchain assembles, its instruction under test "
         "assembled (ptxas -lineinfo), disassembled (nvdisasm -c -gp), reduced to a lowering key and judged by the "
         "named lowering rules (generator/ptxcts_gen/lowering). Exit codes: 0 every form pass, 1 a fail or "
@@ -51,22 +51,22 @@ def parse_args(argv):
                         f"the CPUs this process may use, %(default)s here)")
     p.add_argument("--module-size", type=int, default=planmod.DEFAULT_MODULE_SIZE,
                    help="forms per module (default %(default)s)")
-    p.add_argument("--out", help="output folder (default results/<run-id>/)")
-    p.add_argument("--resume", metavar="DIR", help="finish the interrupted run in DIR (its results.json marked "
+    p.add_argument("--out", path=given.NEW_FOLDER, help="output folder (default results/<run-id>/)")
+    p.add_argument("--resume", path=given.FOLDER, metavar="DIR", help="finish the interrupted run in DIR (its results.json marked "
                    "partial and lowered.json.gz): the same run ID, only the forms not lowered yet; give the same "
                    "selection (--family, --target, --form, --toolchain)")
-    p.add_argument("--manifest", default=None, help="manifest folder (default generated/manifest)")
+    p.add_argument("--manifest", path=given.FOLDER, default=None, help="manifest folder (default generated/manifest)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
-    p.add_argument("--from-lowered", metavar="DIR",
+    p.add_argument("--from-lowered", path=given.FOLDER, metavar="DIR",
                    help="judge the SASS a previous run saved (DIR/lowered.json.gz) instead of running ptxas and "
                         "nvdisasm again (same toolchain; after a change of the rules)")
     p.add_argument("--selftest", action="store_true",
                    help="also plant faults into the SASS each form lowered to and report the kill rate per kind")
     p.add_argument("--min-kill", type=float, default=99.0, metavar="PCT",
                    help="with --selftest: exit 1 below this kill rate (default %(default)s)")
-    p.add_argument("--gate", metavar="RUN", help="compare the lowering keys of RUN (a lower run's folder or "
+    p.add_argument("--gate", path=given.INPUT, metavar="RUN", help="compare the lowering keys of RUN (a lower run's folder or "
                    "results.json) with the toolchain's baseline; run nothing else")
-    p.add_argument("--baseline", metavar="FILE", help="with --gate: default results/baselines/lower/<toolchain>.json.gz")
+    p.add_argument("--baseline", path=given.FILE, metavar="FILE", help="with --gate: default results/baselines/lower/<toolchain>.json.gz")
     p.add_argument("--update-baseline", action="store_true", help="with --gate: write RUN's keys as the baseline")
     p.add_argument("--explain", nargs=2, metavar=("CUBIN", "PTX"),
                    help="print the lowering key of every `// ptxcts:test` line of PTX in CUBIN (assembled from PTX "

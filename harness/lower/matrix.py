@@ -4,11 +4,11 @@ RUN are lowering runs, one per toolchain (the same selection of forms and target
 releases and each target: how many forms kept their key, changed it, changed only the frame, or were lowered by
 one release only. Writes DIR/summary.md (the tables) and DIR/changes.tsv.gz (one changed form@target per line:
 release A, release B, target, form, key A, key B), both compact enough to commit."""
-import argparse
 import gzip
 import os
 import sys
 
+from framework import boundary, given
 from framework import documents
 from framework.documents import lowering as keys
 from framework.documents import schema
@@ -19,9 +19,9 @@ def _version(doc):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog="python3 -m lower.matrix", description=__doc__.split("\n\n")[0])
-    p.add_argument("runs", nargs="+", metavar="RUN")
-    p.add_argument("--out", required=True)
+    p = boundary.ArgumentParser(prog="python3 -m lower.matrix", description=__doc__.split("\n\n")[0])
+    p.add_argument("runs", path=given.INPUT, nargs="+", metavar="RUN")
+    p.add_argument("--out", path=given.NEW_FOLDER, required=True)
     a = p.parse_args(argv)
     try:
         docs = sorted((keys.load_run(r) for r in a.runs), key=_version)

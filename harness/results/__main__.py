@@ -4,6 +4,7 @@ import argparse
 import os
 import sys
 
+from framework import given
 from framework.documents import known, merge, schema
 from . import bundle, diff, gate
 from .report import report
@@ -140,10 +141,10 @@ def main(argv=None):
     diff.add_arguments(sub.add_parser("diff", help="what changed between two runs (exit 1 when anything did)"))
     bundle.add_arguments(sub.add_parser("bundle", help="check and pack repro bundles"))
     v = sub.add_parser("validate", help="check result documents against the schema")
-    v.add_argument("runs", nargs="+", metavar="RUN")
+    v.add_argument("runs", path=given.INPUT, nargs="+", metavar="RUN")
     m = sub.add_parser("merge", help="merge shards/runs of one tier and device into one result folder")
-    m.add_argument("runs", nargs="+", metavar="RUN")
-    m.add_argument("--out", required=True, metavar="DIR")
+    m.add_argument("runs", path=given.INPUT, nargs="+", metavar="RUN")
+    m.add_argument("--out", path=given.NEW_FOLDER, required=True, metavar="DIR")
     m.add_argument("--run-id", required=True)
     m.add_argument("--prefer-later", action="store_true")
     known.add_arguments(sub.add_parser("known", help="which run-tier findings a reviewed finding or a waiver covers "

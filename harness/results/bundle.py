@@ -21,6 +21,7 @@ import json
 import os
 import tarfile
 
+from framework import given
 from framework.documents import jsonloc
 from framework.documents.errors import InputError, UsageError
 from framework.documents.schema import FINDINGS, LOAD_PATHS
@@ -200,7 +201,7 @@ def pack(folder, out, max_bytes=MAX_BYTES):
 
 
 def add_arguments(p):
-    p.add_argument("folders", nargs="+", metavar="BUNDLE",
+    p.add_argument("folders", path=given.FOLDER, nargs="+", metavar="BUNDLE",
                    help="bundle folder(s) written by the run tier, or a folder of them (results/<run-id>/repro)")
     p.add_argument("--check", action="store_true", help="only check that each bundle is complete")
     p.add_argument("--out", metavar="PATH", help="the .tar.gz (one bundle) or a folder for them (default: beside "

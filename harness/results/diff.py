@@ -12,6 +12,7 @@ compare() is also what the report calls for its "differences between toolchains"
 import json
 import sys
 
+from framework import given
 from framework import manifest
 from framework.documents import merge
 from framework.documents.errors import EXIT_OK, EXIT_REGRESSION, UsageError
@@ -24,13 +25,13 @@ VALID_RULE, UNKNOWN_RULE = "(valid)", "(not in the manifest)"
 
 
 def add_arguments(p):
-    p.add_argument("a", metavar="A", help="a run (folder, results.json, or a folder of its shards)")
-    p.add_argument("b", metavar="B", help="the run to compare it with")
+    p.add_argument("a", path=given.INPUT, metavar="A", help="a run (folder, results.json, or a folder of its shards)")
+    p.add_argument("b", path=given.INPUT, metavar="B", help="the run to compare it with")
     p.add_argument("--family", action="append", metavar="F", help="only this family (repeatable)")
     p.add_argument("--examples", type=int, default=3, metavar="N", help="example cases per transition (default 3)")
-    p.add_argument("--json", metavar="FILE", help="also write the whole comparison as JSON")
-    p.add_argument("--markdown", metavar="FILE", help="also write it as Markdown")
-    p.add_argument("--manifest", metavar="DIR", default=None,
+    p.add_argument("--json", path=given.NEW_FILE, metavar="FILE", help="also write the whole comparison as JSON")
+    p.add_argument("--markdown", path=given.NEW_FILE, metavar="FILE", help="also write it as Markdown")
+    p.add_argument("--manifest", path=given.FOLDER, metavar="DIR", default=None,
                    help="the generator's manifest folder, for the rules (default: generated/manifest)")
     p.add_argument("--prefer-later", action="store_true", help="as for report, within each side")
 

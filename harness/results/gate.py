@@ -28,6 +28,7 @@ import json
 import os
 import sys
 
+from framework import given
 from framework.documents.runio import atomic_write
 from framework.documents import baseline as baseline_mod
 from framework.documents import merge, waivers as waivers_mod
@@ -79,10 +80,10 @@ def source_mismatch(header, merged, base_path, across):
 
 
 def add_arguments(p):
-    p.add_argument("runs", nargs="+", metavar="RUN", help="run folder(s) of one architecture (shards are combined)")
-    p.add_argument("--baseline", metavar="FILE", help="default: results/baselines/<tier>/[<sm>/]<toolchain>.json "
+    p.add_argument("runs", path=given.INPUT, nargs="+", metavar="RUN", help="run folder(s) of one architecture (shards are combined)")
+    p.add_argument("--baseline", path=given.FILE, metavar="FILE", help="default: results/baselines/<tier>/[<sm>/]<toolchain>.json "
                                                        "(the device sm for runs on a device)")
-    p.add_argument("--waivers", metavar="FILE", help="default: results/waivers.toml")
+    p.add_argument("--waivers", path=given.FILE, metavar="FILE", help="default: results/waivers.toml")
     p.add_argument("--update", action="store_true", help="write the run's classes as the new baseline (exit 0); "
                    "refused when the run lacks cases of the baseline, unless --partial")
     p.add_argument("--partial", action="store_true",
@@ -91,7 +92,7 @@ def add_arguments(p):
     p.add_argument("--prefer-later", action="store_true", help="as for report: the later run wins a key conflict")
     p.add_argument("--today", metavar="YYYY-MM-DD", type=_date,
                    help="the date waivers expire against (default: today, UTC)")
-    p.add_argument("--json", metavar="FILE", help="also write the verdict as JSON")
+    p.add_argument("--json", path=given.NEW_FILE, metavar="FILE", help="also write the verdict as JSON")
     p.add_argument("--across", metavar="WHAT", type=_across, default=frozenset(),
                    help="gate against a baseline made on another device and/or driver on purpose (a candidate "
                         "driver against the last release's baseline): 'driver', 'device' or 'device,driver'; "

@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 
+from framework import given
 from framework import boundary
 from framework.documents import baseline
 from framework.documents.errors import EXIT_OK, EXIT_REGRESSION, InputError, ResultsError, UsageError
@@ -95,12 +96,12 @@ def _baseline_text(base):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="staleness", description=__doc__.split("\n\n")[0])
-    p.add_argument("rundoc", nargs="?", help="a committed run document: results.json[.gz] or its folder (default: "
+    p = boundary.ArgumentParser(prog="staleness", description=__doc__.split("\n\n")[0])
+    p.add_argument("rundoc", path=given.INPUT, nargs="?", help="a committed run document: results.json[.gz] or its folder (default: "
                    "every committed run-tier baseline, each against the committed run it was written from)")
-    p.add_argument("--baseline", help="the baseline to check (default: results/baselines/<tier>/<sm>/<toolchain>)")
-    p.add_argument("--baselines", default=os.path.join(ROOT, "results", "baselines"), help=argparse.SUPPRESS)
-    p.add_argument("--json", help="also write the verdict per key as JSON")
+    p.add_argument("--baseline", path=given.FILE, help="the baseline to check (default: results/baselines/<tier>/<sm>/<toolchain>)")
+    p.add_argument("--baselines", path=given.FOLDER, default=os.path.join(ROOT, "results", "baselines"), help=argparse.SUPPRESS)
+    p.add_argument("--json", path=given.NEW_FILE, help="also write the verdict per key as JSON")
     p.add_argument("--ptxcts-run", dest="exe", help=argparse.SUPPRESS)   # tests: another build's binary
     args = p.parse_args(argv)
     for name in ("rundoc", "baseline", "json"):

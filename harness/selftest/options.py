@@ -4,6 +4,7 @@ import os
 
 from ptxcts_gen import faults
 from ptxcts_gen.model import all_forms
+from framework import given
 from framework import boundary
 
 ABOUT = "./ptxcts selftest: the run tier against planted faults of the instruction under test."
@@ -17,8 +18,8 @@ def parse(argv):
                    help=f"only these fault kinds ({', '.join(ALL_KINDS)})")
     p.add_argument("--family", action="append", default=[], help="only forms of these families")
     p.add_argument("--seed", type=int, default=1, help="the run tier's seed (default 1)")
-    p.add_argument("--out", help="output folder (default results/<stamp>-selftest)")
-    p.add_argument("--clean", metavar="DIR", help="reuse this clean run (results.json of the same seed; with "
+    p.add_argument("--out", path=given.NEW_FOLDER, help="output folder (default results/<stamp>-selftest)")
+    p.add_argument("--clean", path=given.FOLDER, metavar="DIR", help="reuse this clean run (results.json of the same seed; with "
                    "--repeat, every repetition reuses it: self-tests side by side share one)")
     p.add_argument("--jobs", type=int, default=None,
                    help="run-tier workers (default 12); --tier lower: ptxas/nvdisasm processes (default: the usable "
@@ -41,7 +42,7 @@ def parse(argv):
                         "(default 2; 0: all)")
     p.add_argument("--budget", type=float, default=540, metavar="S",
                    help="start no fault kind after S seconds (default 540: the whole self-test within 10 minutes)")
-    p.add_argument("--resume", metavar="DIR", help="--tier lower: finish the interrupted self-test in DIR (its "
+    p.add_argument("--resume", path=given.FOLDER, metavar="DIR", help="--tier lower: finish the interrupted self-test in DIR (its "
                    "selftest-lower.json): only the targets and kinds not measured yet; give the same selection")
     a = p.parse_args(argv)
     for name, value in vars(a).items():   # an empty value (an unset shell variable) never means "all"

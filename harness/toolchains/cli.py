@@ -5,6 +5,7 @@ import sys
 
 from ptxcts_gen import targets as isa
 
+from framework import given
 from framework import boundary
 from framework.toolchains import (ENV, ToolchainError, cache_dir, catalog, committed_description, descriptions_dir,
                                   installed_dir, known_names, probe, resolve, system_ptxas, major_minor)
@@ -30,7 +31,7 @@ def _parser():
     s.add_argument("--json", action="store_true", help="the whole description as JSON")
     s = sub.add_parser("probe", help="probe a toolchain and write its description toolchains/<name>.json")
     s.add_argument("toolchain", nargs="?", metavar="NAME|PATH")
-    s.add_argument("--out", metavar="FILE", help="write here instead of toolchains/<name>.json")
+    s.add_argument("--out", metavar="FILE", path=given.NEW_FILE, help="write here instead of toolchains/<name>.json")
     s = sub.add_parser("resolve", help="the resolved toolchain (paths, versions, targets) for another tier")
     s.add_argument("toolchain", nargs="?", metavar="NAME|PATH")
     s.add_argument("--json", action="store_true", help="one JSON object (the only format)")

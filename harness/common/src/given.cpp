@@ -55,10 +55,13 @@ std::string problem(const std::string& value, Kind kind) {
     if (err == ENOTDIR) return existing + " is a file, not a folder, so this cannot be under it";
     if (err != ENOENT) return std::strerror(err);
     if (kind == Kind::File) return "no such file";
+    if (kind == Kind::Input) return "no such file or folder";
     if (kind == Kind::Folder) return "no such folder";
     return is_dir ? "" : existing + " is not a folder, so nothing can be written under it";
   }
   const bool dir = S_ISDIR(st.st_mode);
+  if (kind == Kind::Input && dir)
+    return ::access(value.c_str(), R_OK | X_OK) == 0 ? "" : "a folder that cannot be read (permission denied)";
   if (kind == Kind::Folder || kind == Kind::NewFolder) {
     if (!dir) return "is " + what_is(st.st_mode) + ", not a folder";
     if (kind == Kind::Folder && ::access(value.c_str(), R_OK | X_OK) != 0)
@@ -66,7 +69,7 @@ std::string problem(const std::string& value, Kind kind) {
     return "";
   }
   if (!S_ISREG(st.st_mode)) return "is " + what_is(st.st_mode) + ", not a file";
-  if (kind == Kind::File && ::access(value.c_str(), R_OK) != 0) return "a file that cannot be read (permission denied)";
+  if ((kind == Kind::File || kind == Kind::Input) && ::access(value.c_str(), R_OK) != 0) return "a file that cannot be read (permission denied)";
   return "";
 }
 

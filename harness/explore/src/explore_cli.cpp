@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "ptxcts/boundary.hpp"
+#include "ptxcts/given.hpp"
 #include "ptxcts/no_device.hpp"
 #include "batch.hpp"
 #include "explore.hpp"
@@ -128,12 +129,27 @@ int explore_main(int argc, char** argv) {
         const std::string v = val();
         o.shrink_s = v == "0" ? 0 : parse_seconds(a, v, 7 * 86400);
       }
-      else if (a == "--resume") { resume = val(); if (resume.empty()) throw UsageError("--resume '': expected an exploration's folder"); }
+      else if (a == "--resume") {
+        resume = val();
+        if (resume.empty()) throw UsageError("--resume '': expected an exploration's folder");
+        if (auto p = ptxcts::given::path_problem("--resume ", resume, ptxcts::given::Kind::Folder); !p.empty()) throw UsageError(p);
+      }
       else if (a == "--jobs") ses.jobs = parse_int(a, val(), 1, 256);
       else if (a == "--timeout") ses.timeout_s = parse_seconds(a, val(), 86400);
       else if (a == "--toolchain") { toolchain = val(); toolchain_given = true; }
-      else if (a == "--out") { o.out_dir = val(); if (o.out_dir.empty()) throw UsageError("--out '': expected a folder"); what_options.push_back(a); }
-      else if (a == "--cases-file") { o.cases_file = val(); if (o.cases_file == "none") o.cases_file.clear(); else if (o.cases_file.empty()) throw UsageError("--cases-file '': expected a file or none"); }
+      else if (a == "--out") {
+        o.out_dir = val();
+        if (o.out_dir.empty()) throw UsageError("--out '': expected a folder");
+        if (auto p = ptxcts::given::path_problem("--out ", o.out_dir, ptxcts::given::Kind::NewFolder); !p.empty()) throw UsageError(p);
+        what_options.push_back(a);
+      }
+      else if (a == "--cases-file") {
+        o.cases_file = val();
+        if (o.cases_file == "none") o.cases_file.clear();
+        else if (o.cases_file.empty()) throw UsageError("--cases-file '': expected a file or none");
+        else if (auto p = ptxcts::given::path_problem("--cases-file ", o.cases_file, ptxcts::given::Kind::NewFile); !p.empty())
+          throw UsageError(p + " (the file of explored cases, or none)");
+      }
       else if (a == "--device") {
         device = val();
         if (device != "gpu" && !model_device_known(device)) throw UsageError("--device '" + device + "': " + model_device_help());

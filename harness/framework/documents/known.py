@@ -25,6 +25,7 @@ import sys
 
 from . import tomldoc, waivers
 from .errors import InputError, ResultsError, UsageError
+from framework import given
 from framework import paths
 
 ROOT = paths.root()
@@ -143,9 +144,9 @@ def judge(cases, run, findings, waiver_list, today, files):
 
 
 def add_arguments(ap):
-    ap.add_argument("--root", default=ROOT)
-    ap.add_argument("--expectations", help="default ROOT/results/expectations/run.toml")
-    ap.add_argument("--waivers", help="default ROOT/results/waivers.toml")
+    ap.add_argument("--root", path=given.FOLDER, default=ROOT)
+    ap.add_argument("--expectations", path=given.FILE, help="default ROOT/results/expectations/run.toml")
+    ap.add_argument("--waivers", path=given.FILE, help="default ROOT/results/waivers.toml")
     ap.add_argument("--today", help="YYYY-MM-DD (default: today, UTC)")
     mode = ap.add_mutually_exclusive_group(required=True)
     mode.add_argument("--check", action="store_true", help="only check that both files are well-formed")
@@ -158,10 +159,8 @@ def main(a):
     def chosen(option, value, var, default):   # the file and how it was named, for a message
         if value:
             return value, f"{option} "
-        if os.environ.get(var) is not None:
-            if not os.environ[var].strip():
-                raise UsageError(f"{var} is set but empty; unset it for {default}, or name a file")
-            return os.environ[var], f"{var}="
+        if os.environ.get(var) is not None:   # blank, a folder, a FIFO, a link to nowhere: framework.given
+            return given.env(var, given.FILE, default=default), f"{var}="
         return default, ""
     exp, exp_how = chosen("--expectations", a.expectations, "PTXCTS_RUN_EXPECTATIONS",
                           os.path.join(a.root, "results", "expectations", "run.toml"))

@@ -40,15 +40,13 @@ def root():
 def cache_dir():
     """Where installed toolchains live: $PTXCTS_TOOLCHAIN_CACHE, else ~/.cache/ptxcts/toolchains (outside the
     repository)."""
-    given = os.environ.get("PTXCTS_TOOLCHAIN_CACHE")
-    if given is not None and not given.strip():   # set but blank is never "the default" (nor a folder named ' ')
-        raise ToolchainError(f"PTXCTS_TOOLCHAIN_CACHE={given!r} is set but empty; unset it for the default cache "
-                             "(~/.cache/ptxcts/toolchains), or name a folder")
-    if given and os.path.islink(given) and not os.path.exists(given):   # a loop, or a link to nothing
-        raise ToolchainError(f"PTXCTS_TOOLCHAIN_CACHE={given}: a link that leads to no folder "
-                             f"({os.readlink(given)!r}); name the folder itself")
-    if given and os.path.exists(given) and not os.path.isdir(given):
-        raise ToolchainError(f"PTXCTS_TOOLCHAIN_CACHE={given}: not a folder (it names where toolchains are installed)")
+    from framework import given as given_paths
+    try:   # set but blank is never "the default" (nor a folder named ' '); a file, a link to nowhere, a path under
+        # a file are refused (framework.given)
+        given = given_paths.env("PTXCTS_TOOLCHAIN_CACHE", given_paths.NEW_FOLDER, "where toolchains are installed; "
+                                "unset it for ~/.cache/ptxcts/toolchains")
+    except given_paths.GivenPathError as e:
+        raise ToolchainError(str(e)) from None
     if given:
         return os.path.abspath(given)
     return os.path.abspath(os.path.join(_default_cache_home(), "ptxcts", "toolchains"))
@@ -65,12 +63,11 @@ def _default_cache_home():
         if not value.strip() or not os.path.isabs(value):
             raise ToolchainError(f"{var}={value!r}: not an absolute folder, and the default toolchain cache is under "
                                  "it; set it, or name the cache with PTXCTS_TOOLCHAIN_CACHE")
-        existing = value
-        while not os.path.exists(existing) and os.path.dirname(existing) != existing:
-            existing = os.path.dirname(existing)
-        if not os.path.isdir(existing):
-            raise ToolchainError(f"{var}={value}: {existing} is not a folder, and the default toolchain cache is "
-                                 "under it; fix it, or name the cache with PTXCTS_TOOLCHAIN_CACHE")
+        from framework import given
+        wrong = given.problem(value, given.NEW_FOLDER)   # a file, a link to nowhere, a path under a file
+        if wrong:
+            raise ToolchainError(f"{var}={value}: {wrong}, and the default toolchain cache is under it; fix it, or "
+                                 "name the cache with PTXCTS_TOOLCHAIN_CACHE")
         return value if var == "XDG_CACHE_HOME" else os.path.join(value, ".cache")
     return os.path.join(os.path.expanduser("~"), ".cache")   # HOME unset: the password database's home
 

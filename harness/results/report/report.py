@@ -7,6 +7,7 @@ import json
 import os
 import sys
 
+from framework import given
 from framework import manifest
 from framework.documents import merge
 from . import coverage, explorations, render_html, render_md, selftests
@@ -18,22 +19,22 @@ JSON_DROPPED = ("findings", "rows")  # per finding and per form: on the family p
 
 
 def add_arguments(p):
-    p.add_argument("runs", nargs="+", metavar="RUN",
+    p.add_argument("runs", path=given.INPUT, nargs="+", metavar="RUN",
                    help="a run folder (holding results.json), a results.json, or a folder of run folders; "
                         "shards of one run (same run_id) are combined; runs of several toolchains get columns each")
-    p.add_argument("--out", required=True, metavar="DIR",
+    p.add_argument("--out", path=given.NEW_FOLDER, required=True, metavar="DIR",
                    help="writes DIR/report.html, DIR/families/*.html, report.css, report.md, report.json")
-    p.add_argument("--manifest", metavar="DIR", default=None,
+    p.add_argument("--manifest", path=given.FOLDER, metavar="DIR", default=None,
                    help="the generator's manifest folder (default: generated/manifest of the repository)")
-    p.add_argument("--baselines", metavar="DIR", default=None,
+    p.add_argument("--baselines", path=given.FOLDER, path_also=("none",), metavar="DIR", default=None,
                    help="the baselines to classify regressions against (default: results/baselines of the "
                         "repository; 'none': no regression section)")
     p.add_argument("--prefer-later", action="store_true",
                    help="the same case key in two runs: keep the later run's result instead of failing")
-    p.add_argument("--explore", action="append", default=[], metavar="DIR",
+    p.add_argument("--explore", path=given.INPUT, action="append", default=[], metavar="DIR",
                    help="an exploration's folder (./ptxcts explore, results/explore/<id>): its numbers, the share of "
                         "each parameter's value bins it reached and its coverage picture (repeatable)")
-    p.add_argument("--selftest", action="append", default=[], metavar="FILE",
+    p.add_argument("--selftest", path=given.FILE, action="append", default=[], metavar="FILE",
                    help="a self-test's score (./ptxcts selftest's selftest.json, or "
                         "results/selftest/selftest-<device>.json.gz): per fault kind and family, the faults caught "
                         "(repeatable)")

@@ -8,6 +8,7 @@
 #include "model_device.hpp"
 #include "tree.hpp"
 #include "options.hpp"
+#include "ptxcts/given.hpp"
 #include "util.hpp"
 
 namespace ptxcts::run {
@@ -122,9 +123,8 @@ void Cli::parse(const std::vector<std::string>& args, bool resuming, bool saving
       frontend_given = true;
     } else if (a == "--modules") {
       prebuilt = val();
-      struct stat st {};
-      if (prebuilt.empty() || stat(prebuilt.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-        throw UsageError("--modules '" + prebuilt + "': not a folder (one sub-folder per target, written by ./ptxcts modules --frontend F)");
+      if (auto p = ptxcts::given::path_problem("--modules ", prebuilt, ptxcts::given::Kind::Folder); !p.empty())
+        throw UsageError(p + " (one sub-folder per target, written by ./ptxcts modules --frontend F)");
     }
     else if (a == "--device") {
       device = val();
@@ -155,9 +155,19 @@ void Cli::parse(const std::vector<std::string>& args, bool resuming, bool saving
       ses.plan.smem_guard = parse_int(a, val(), 16, 196608);
       if (ses.plan.smem_guard % 16) throw UsageError("--smem-guard '" + std::to_string(ses.plan.smem_guard) + "': expected a multiple of 16");
     }
-    else if (a == "--out") { out = val(); if (out.empty()) throw UsageError("--out '': expected a folder"); what = false; }
+    else if (a == "--out") {
+      out = val();
+      if (out.empty()) throw UsageError("--out '': expected a folder");
+      if (auto p = ptxcts::given::path_problem("--out ", out, ptxcts::given::Kind::NewFolder); !p.empty()) throw UsageError(p);
+      what = false;
+    }
     else if (a == "--run-id") { run_id = val(); check_run_id(a, run_id); what = false; }
-    else if (a == "--resume") { resume = val(); if (resume.empty()) throw UsageError("--resume '': expected the interrupted run's folder"); what = false; }
+    else if (a == "--resume") {
+      resume = val();
+      if (resume.empty()) throw UsageError("--resume '': expected the interrupted run's folder");
+      if (auto p = ptxcts::given::path_problem("--resume ", resume, ptxcts::given::Kind::Folder); !p.empty()) throw UsageError(p);
+      what = false;
+    }
     else if (a == "--list") { list = true; what = false; }
     else if (a == "--prepare-only") {
       prepare_only = val();

@@ -12,6 +12,7 @@
 #include "judge.hpp"
 #include "manifest.hpp"
 #include "options.hpp"
+#include "ptxcts/given.hpp"
 #include "output.hpp"
 #include "plan.hpp"
 #include "tensor_maps.hpp"
@@ -290,8 +291,12 @@ int rejudge_main(const std::vector<std::string>& args) {
         to = opt.value();
         if (to.empty()) throw UsageError(a + " needs a value");
       };
-      if (a == "--rejudge") val(in);
-      else if (a == "--json") val(json_out);
+      auto checked = [&](std::string& to, ptxcts::given::Kind kind) {
+        val(to);
+        if (auto p = ptxcts::given::path_problem(a + " ", to, kind); !p.empty()) throw UsageError(p);
+      };
+      if (a == "--rejudge") checked(in, ptxcts::given::Kind::Input);
+      else if (a == "--json") checked(json_out, ptxcts::given::Kind::NewFile);
       else if (a == "--quiet") quiet = true;
       else if (a == "-h" || a == "--help") { std::printf("%s", kRejudgeUsage); return 0; }
       else throw UsageError("unknown option '" + opt.given() + "' (with --rejudge: --json OUT, --quiet)");

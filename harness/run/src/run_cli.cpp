@@ -281,7 +281,10 @@ int run_main(int argc, char** argv) {
     // A full disk, a folder remounted read-only: the judged cases are kept elsewhere, as the Python tiers keep
     // theirs (framework/documents/writer.py, PTXCTS_RESCUE; docs/CLI.md "Outputs").
     std::string rescue = env("PTXCTS_RESCUE");
-    if (rescue.empty()) rescue = (env("TMPDIR").empty() ? std::string("/tmp") : env("TMPDIR")) + "/ptxcts-rescue";
+    if (rescue.empty())   // as Python's tempfile: $TMPDIR when it is a usable folder, else /tmp
+      rescue = (ptxcts::given::problem(env("TMPDIR"), ptxcts::given::Kind::Folder).empty() ? env("TMPDIR")
+                                                                                           : std::string("/tmp")) +
+               "/ptxcts-rescue";
     rescue += "/" + meta.run_id;
     if (make_dirs(rescue) && write_results(rescue, meta, results).empty())
       return usage_error(e + "; the " + std::to_string(results.size()) + " judged cases are kept in " + rescue +

@@ -35,6 +35,7 @@ import sys
 from ptxcts_gen import isa
 from ptxcts_gen.targets import BY_NAME
 
+from framework import given
 from framework.documents import atomic_write
 from framework.toolchains import ToolchainError, resolve
 
@@ -98,7 +99,7 @@ def add_parser(sub):
                         "adds it)")
     s.add_argument("--max-candidates", type=int, metavar="N", help="at most N candidates per family (a quick look)")
     s.add_argument("--jobs", type=int, metavar="N", help="ptxas processes at once (default: the usable cores)")
-    s.add_argument("--json", metavar="FILE", help="also write the whole report (every accepted spelling) here")
+    s.add_argument("--json", path=given.NEW_FILE, metavar="FILE", help="also write the whole report (every accepted spelling) here")
     return s
 
 

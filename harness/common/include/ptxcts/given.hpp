@@ -10,6 +10,7 @@ namespace ptxcts::given {
 enum class Kind {
   File,       // an existing regular file that can be read
   Folder,     // an existing folder that can be listed
+  Input,      // either of the two (a run's folder, or its document)
   NewFile,    // a file to write: where it exists a regular file; the nearest existing part above it a folder
   NewFolder,  // a folder to write into: where it exists a folder; the nearest existing part of the path a folder
 };

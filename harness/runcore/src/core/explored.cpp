@@ -1,5 +1,7 @@
 #include "explored.hpp"
 
+#include "ptxcts/given.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <algorithm>
@@ -26,6 +28,9 @@ std::vector<ExploredRow> read_explored(const std::string& path) {
   if (path.find_first_not_of(" \t\n") == std::string::npos)
     throw UnusableCasesPath("PTXCTS_EXPLORED_CASES='" + path + "': set but empty; unset it for "
                             "results/explore/explored.jsonl, or name a file");
+  // a link to nowhere, a path under a file: not "no rows yet" (ptxcts/given.hpp)
+  if (auto p = ptxcts::given::problem(path, ptxcts::given::Kind::NewFile); !p.empty() && p.rfind("is ", 0) != 0)
+    throw UnusableCasesPath(named + ": " + p + " (it names the file of explored cases)");
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return rows;   // not written yet: no rows (the first finding creates it)

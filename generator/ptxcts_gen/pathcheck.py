@@ -1,0 +1,78 @@
+"""What is wrong with a path the user gives, by kind: the checks every verb makes of a path option or variable,
+stated once. The argument parser (arguments.ArgumentParser, `path=KIND`) and the harness's framework.given (the
+environment variables) both ask here. The kinds and the refusals: framework/given.py's docstring (harness/) and
+docs/CLI.md, "Paths and environment variables"."""
+import os
+import shutil
+import stat
+
+FILE, FOLDER, INPUT, NEW_FILE, NEW_FOLDER, PROGRAM = ("file", "folder", "file or folder", "new file", "new folder",
+                                                     "program")
+KINDS = (FILE, FOLDER, INPUT, NEW_FILE, NEW_FOLDER, PROGRAM)
+
+
+def _what_is(mode):
+    """'a folder', 'a FIFO', ... for a file that is not what was asked for."""
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISREG, "a file")):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def _nearest_existing(p):
+    """The longest leading part of p that exists (following links), and whether it is a folder."""
+    existing = os.path.abspath(p)
+    while not os.path.lexists(existing) and os.path.dirname(existing) != existing:
+        existing = os.path.dirname(existing)
+    return existing, os.path.isdir(existing)
+
+
+def problem(value, kind):
+    """What is wrong with value as a path of this kind, or None (the checks of the module's docstring)."""
+    if kind not in KINDS:
+        raise ValueError(f"given.problem: kind {kind!r}")
+    if not value.strip():
+        return "an empty name"
+    if "\0" in value:
+        return "the name holds a NUL character"
+    if kind == PROGRAM and os.sep not in value:
+        return None if shutil.which(value) else "not found on PATH"
+    if os.path.islink(value) and not os.path.exists(value):
+        try:
+            target = os.readlink(value)
+        except OSError:
+            target = "?"
+        return f"a link that leads nowhere (-> {target!r}: missing, or a loop)"
+    try:
+        st = os.stat(value)
+    except FileNotFoundError:
+        if kind in (FILE, PROGRAM):
+            return "no such file"
+        if kind == INPUT:
+            return "no such file or folder"
+        if kind == FOLDER:
+            return "no such folder"
+        existing, is_dir = _nearest_existing(value)
+        return None if is_dir else f"{existing} is not a folder, so nothing can be written under it"
+    except NotADirectoryError:
+        existing, _ = _nearest_existing(value)
+        return f"{existing} is a file, not a folder, so nothing can be under it"
+    except OSError as e:
+        return e.strerror or str(e)
+    is_dir = stat.S_ISDIR(st.st_mode)
+    if kind == INPUT and is_dir:
+        return None if os.access(value, os.R_OK | os.X_OK) else "a folder that cannot be read (permission denied)"
+    if kind in (FOLDER, NEW_FOLDER):
+        if not is_dir:
+            return f"is {_what_is(st.st_mode)}, not a folder"
+        if kind == FOLDER and not os.access(value, os.R_OK | os.X_OK):
+            return "a folder that cannot be read (permission denied)"
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return f"is {_what_is(st.st_mode)}, not a file"
+    if kind in (FILE, INPUT) and not os.access(value, os.R_OK):
+        return "a file that cannot be read (permission denied)"
+    if kind == PROGRAM and not os.access(value, os.X_OK):
+        return "not executable"
+    return None
