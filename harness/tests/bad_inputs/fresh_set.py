@@ -857,6 +857,205 @@ SIXTH = [
 ]
 
 
+# ---- seventh batch: written after the audit of paths and variables (framework.given, ptxcts/given.hpp), before any
+# fix of its own findings; measured once, quiet and loaded. Paths given in spellings the audit did not try (relative,
+# trailing slash, '~', '-', a link to a FIFO or to a folder, an empty file), variables crossed with the verbs that read
+# them, documents of one tier given to another's verb, baselines of another toolchain or tier, truncated documents of
+# every kind the suite reads, options repeated, abbreviated, negative or huge on verbs not tried yet.
+EXPLORE = "results/explore/2026-11-28T05-14-03.658Z-sm_90-explore-1705"
+LOWER_BASE = "results/baselines/lower/13.0.json.gz"
+COMPILE_BASE = "results/baselines/compile/13.0.json.gz"
+SEVENTH = [
+    # paths in spellings the audit did not try
+    dict(id="gate.waivers_a_link_to_a_fifo", argv=["{ptxcts}", "gate", "{tmp}/run", "--waivers", "{tmp}/w.toml"],
+         names=["{tmp}/w.toml"], files=[{"path": "run/results.json", "copy": RUN}],
+         setup="mkfifo f && ln -s f w.toml"),
+    dict(id="compile.expectations_a_link_to_a_folder", argv=["{ptxcts}", "compile", "--expectations", "{tmp}/e.toml",
+                                                             "--limit", "1", "--out", "{tmp}/o"],
+         names=["{tmp}/e.toml"], files=[{"path": "d", "dir": True}], setup="ln -s d e.toml"),
+    dict(id="gate.baseline_an_empty_file", argv=["{ptxcts}", "gate", "{tmp}/run", "--baseline", "{tmp}/b.json"],
+         names=["{tmp}/b.json"], files=[{"path": "run/results.json", "copy": RUN}, {"path": "b.json", "text": ""}]),
+    dict(id="diff.side_a_dash", argv=["{ptxcts}", "diff", "-", "{tmp}/a"], names=["-"],
+         files=[{"path": "a/results.json", "copy": RUN}]),
+    dict(id="report.out_tilde_unexpanded", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "~/x"], names=["~"],
+         files=[{"path": "run/results.json", "copy": RUN}], cwd="{tmp}/afile_dir",
+         setup="mkdir afile_dir && touch afile_dir/~"),
+    dict(id="validate.run_with_trailing_dot", argv=["{ptxcts}", "validate", "{tmp}/afile/."], names=["{tmp}/afile"],
+         files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="merge.out_relative_under_a_file", argv=["{ptxcts}", "merge", "{tmp}/a", "--out", "afile/m", "--run-id",
+                                                     "x"], names=["afile"],
+         files=[{"path": "a/results.json", "copy": RUN}, {"path": "afile", "text": "x\n"}]),
+    dict(id="lower.gate_an_empty_folder", argv=["{ptxcts}", "lower", "--gate", "{tmp}/d"], names=["{tmp}/d"],
+         files=[{"path": "d", "dir": True}]),
+    dict(id="stale.json_under_a_file", argv=["{ptxcts}", "stale", "{tmp}/run", "--json", "{tmp}/afile/v.json"],
+         names=["{tmp}/afile"], files=[{"path": "run/results.json", "copy": SHARD}, {"path": "afile", "text": "x\n"}]),
+    dict(id="frontend.coverage_json_a_folder", argv=["{ptxcts}", "frontend", "coverage", "--json", "{tmp}/d"],
+         names=["{tmp}/d"], files=[{"path": "d", "dir": True}]),
+    dict(id="toolchains.drift_json_dev_full", argv=["{ptxcts}", "toolchains", "drift", "13.0", "--max-candidates", "1",
+                                                   "--family", "cp.async.bulk.prefetch", "--json", "/dev/full"],
+         names=["/dev/full"]),
+    dict(id="frontend.check_modules_a_file", argv=["{ptxcts}", "frontend", "check-modules", "{tmp}/afile"],
+         names=["{tmp}/afile"], files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="fleet.requeue_a_link_loop", argv=["{ptxcts}", "fleet", "requeue", "{tmp}/loop"], names=["{tmp}/loop"],
+         setup="ln -s loop loop"),
+    dict(id="explore.resume_trailing_slash_of_a_file", argv=["{ptxcts}", "explore", "--resume", "{tmp}/afile/",
+                                                             "--device", "model"], names=["{tmp}/afile"],
+         files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="run.rejudge_a_link_loop", argv=["{ptxcts}", "run", "--rejudge", "{tmp}/loop"], names=["{tmp}/loop"],
+         setup="ln -s loop loop"),
+    dict(id="litmus.json_a_link_to_a_folder", argv=["{ptxcts}", "litmus", "--json", "{tmp}/l.json"],
+         names=["{tmp}/l.json"], files=[{"path": "d", "dir": True}], setup="ln -s d l.json"),
+    dict(id="selftest.clean_a_fifo", argv=["{ptxcts}", "selftest", "--clean", "{tmp}/f"], names=["{tmp}/f"],
+         setup="mkfifo f"),
+    dict(id="bundle.out_a_fifo", argv=["{ptxcts}", "bundle", "{tmp}/b", "--out", "{tmp}/f"], names=["{tmp}/f"],
+         files=[{"path": "b", "dir": True}], setup="mkfifo f"),
+    # variables crossed with the verbs that read them
+    dict(id="env.rescue_a_file_for_compile", argv=["{ptxcts}", "compile", "--limit", "1", "--out", "{tmp}/o"],
+         env={"PTXCTS_RESCUE": "{tmp}/afile"}, names=["PTXCTS_RESCUE"], files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="env.rescue_under_a_file_for_lower", argv=["{ptxcts}", "lower", "--family", "cp.async.bulk.prefetch",
+                                                       "--out", "{tmp}/o"],
+         env={"PTXCTS_RESCUE": "{tmp}/afile/r"}, names=["PTXCTS_RESCUE"], files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="env.rescue_a_fifo_for_explore", argv=["{ptxcts}", "explore", "--device", "model", "--cases", "3",
+                                                   "--out", "{tmp}/e"],
+         env={"PTXCTS_RESCUE": "{tmp}/f"}, names=["PTXCTS_RESCUE"], setup="mkfifo f"),
+    dict(id="env.rescue_blank_for_merge", argv=["{ptxcts}", "merge", "{root}/" + H100, "--out", "{tmp}/m", "--run-id",
+                                                "x"], env={"PTXCTS_RESCUE": "  "}, names=["PTXCTS_RESCUE"]),
+    dict(id="env.nvidia_smi_a_folder_for_run_gpus", argv=["{ptxcts}", "run", "--gpus", "all", "--out", "{tmp}/o"],
+         env={"PTXCTS_NVIDIA_SMI": "{tmp}/d"}, names=["PTXCTS_NVIDIA_SMI"], files=[{"path": "d", "dir": True}]),
+    dict(id="env.nvidia_smi_not_executable_for_compile", argv=["{ptxcts}", "compile", "--verdicts", "driver",
+                                                               "--limit", "1", "--out", "{tmp}/o"],
+         env={"PTXCTS_NVIDIA_SMI": "{tmp}/smi"}, names=["PTXCTS_NVIDIA_SMI"],
+         files=[{"path": "smi", "text": "#!/bin/sh\necho 0\n"}]),
+    dict(id="env.toolchain_cache_a_fifo_for_compile", argv=["{ptxcts}", "compile", "--toolchain", "13.5", "--limit",
+                                                           "1", "--out", "{tmp}/o"],
+         env={"PTXCTS_TOOLCHAIN_CACHE": "{tmp}/f"}, names=["PTXCTS_TOOLCHAIN_CACHE"], setup="mkfifo f"),
+    dict(id="env.home_a_link_loop_for_lower", argv=["{ptxcts}", "lower", "--family", "cp.async.bulk.prefetch",
+                                                    "--out", "{tmp}/o"],
+         env={"HOME": "{tmp}/loop"}, names=["HOME"], setup="ln -s loop loop"),
+    dict(id="env.xdg_cache_relative_for_setup", argv=["{ptxcts}", "toolchains", "list"],
+         env={"XDG_CACHE_HOME": "cache"}, names=["XDG_CACHE_HOME"]),
+    dict(id="env.nvdisasm_a_folder_for_selftest", argv=["{ptxcts}", "selftest", "--tier", "lower", "--family",
+                                                        "cp.async.bulk.prefetch", "--out", "{tmp}/s"],
+         env={"PTXCTS_NVDISASM": "{tmp}/d"}, names=["{tmp}/d"], files=[{"path": "d", "dir": True}]),
+    dict(id="env.toolchain_a_fifo_for_lower", argv=["{ptxcts}", "lower", "--family", "cp.async.bulk.prefetch",
+                                                    "--out", "{tmp}/o"],
+         env={"PTXCTS_TOOLCHAIN": "{tmp}/f"}, names=["{tmp}/f"], setup="mkfifo f"),
+    dict(id="env.frontend_blank_for_frontend_run", argv=["{ptxcts}", "frontend", "run", "--out", "{tmp}/o"],
+         env={"PTXCTS_FRONTEND": " "}, names=["PTXCTS_FRONTEND"]),
+    dict(id="env.wheels_a_file_for_all", argv=["{ptxcts}", "all"], env={"PTXCTS_WHEELS": "{tmp}/afile"},
+         names=["PTXCTS_WHEELS"], files=[{"path": "afile", "text": "x\n"}]),
+    dict(id="env.explored_cases_a_link_loop_for_explore", argv=["{ptxcts}", "explore", "--dry-draw", "3"],
+         env={"PTXCTS_EXPLORED_CASES": "{tmp}/loop"}, names=["PTXCTS_EXPLORED_CASES"], setup="ln -s loop loop"),
+    dict(id="env.cuda_visible_minus_one_for_compile_driver", argv=["{ptxcts}", "compile", "--verdicts", "driver",
+                                                                  "--limit", "1", "--out", "{tmp}/o"],
+         env={"CUDA_VISIBLE_DEVICES": "-1"}, names=["driver"]),
+    # documents of one tier given to another's verb
+    dict(id="gate.an_exploration", argv=["{ptxcts}", "gate", "{tmp}/e"], names=["{tmp}/e"],
+         files=[{"path": "e", "copy": EXPLORE}]),
+    dict(id="lower.gate_a_compile_run", argv=["{ptxcts}", "lower", "--gate", "{tmp}/r"], names=["{tmp}/r"],
+         files=[{"path": "r/results.json", "copy": RUN}]),
+    dict(id="report.selftest_a_run_document", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep",
+                                                    "--selftest", "{tmp}/run/results.json"],
+         names=["{tmp}/run/results.json"], files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="report.explore_a_run_folder", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep",
+                                                 "--explore", "{tmp}/other"], names=["{tmp}/other"],
+         files=[{"path": "run/results.json", "copy": RUN}, {"path": "other/results.json", "copy": SHARD}]),
+    dict(id="validate.a_litmus_report", argv=["{ptxcts}", "validate", "{tmp}/l/results.json"],
+         names=["{tmp}/l/results.json"], files=[{"path": "l/results.json", "copy": "results/selftest/litmus-h100.json"}]),
+    dict(id="frontend.compare_a_compile_run", argv=["{ptxcts}", "frontend", "compare", "{tmp}/r"], names=["{tmp}/r"],
+         files=[{"path": "r/results.json", "copy": RUN}]),
+    dict(id="diff.compile_against_a_run_tier_shard", argv=["{ptxcts}", "diff", "{tmp}/a", "{tmp}/b"], names=["tier"],
+         files=[{"path": "a/results.json", "copy": RUN}, {"path": "b/results.json", "copy": SHARD}]),
+    dict(id="fleet.status_of_a_run_folder", argv=["{ptxcts}", "fleet", "status", "{tmp}/r"], names=["{tmp}/r"],
+         files=[{"path": "r/results.json", "copy": RUN}]),
+    dict(id="bundle.check_a_run_folder", argv=["{ptxcts}", "bundle", "--check", "{tmp}/r"], names=["{tmp}/r"],
+         files=[{"path": "r/results.json", "copy": RUN}]),
+    # baselines of another toolchain, tier or device
+    dict(id="gate.compile_run_with_a_lower_baseline", argv=["{ptxcts}", "gate", "{tmp}/run", "--baseline",
+                                                           "{tmp}/b.json.gz"], names=["{tmp}/b.json.gz"],
+         files=[{"path": "run/results.json", "copy": RUN}, {"path": "b.json.gz", "copy": LOWER_BASE}]),
+    dict(id="gate.compile_run_with_another_toolchains_baseline",
+         argv=["{ptxcts}", "gate", "{tmp}/run", "--baseline", "{root}/results/baselines/compile/12.4.json.gz"],
+         names=["12.4"], files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="lower.gate_with_a_compile_baseline", argv=["{ptxcts}", "lower", "--gate", "{tmp}/r", "--baseline",
+                                                        "{root}/" + COMPILE_BASE], names=[COMPILE_BASE],
+         files=[{"path": "r/results.json", "copy": RUN}]),
+    dict(id="stale.baseline_of_another_tier", argv=["{ptxcts}", "stale", "{tmp}/run", "--baseline",
+                                                    "{root}/" + COMPILE_BASE], names=[COMPILE_BASE],
+         files=[{"path": "run/results.json", "copy": SHARD}]),
+    # truncated documents of every kind the suite reads
+    dict(id="stale.rundoc_gz_truncated", argv=["{ptxcts}", "stale", "{tmp}/run"], names=["{tmp}/run/results.json.gz"],
+         files=[{"path": "run/x", "copy": SHARD}],
+         setup="gzip -c run/x | head -c 200 > run/results.json.gz && rm run/x"),
+    dict(id="diff.side_b_gz_truncated", argv=["{ptxcts}", "diff", "{tmp}/a", "{tmp}/b"], names=["{tmp}/b/results.json.gz"],
+         files=[{"path": "a/results.json", "copy": RUN}, {"path": "b/x", "copy": RUN}],
+         setup="gzip -c b/x | head -c 300 > b/results.json.gz && rm b/x"),
+    dict(id="lower.from_lowered_truncated", argv=["{ptxcts}", "lower", "--from-lowered", "{tmp}/l", "--out", "{tmp}/o"],
+         names=["{tmp}/l/lowered.json.gz"], files=[{"path": "l/results.json", "copy": RUN}],
+         setup="printf '{\"forms\": [' | gzip -c | head -c 15 > l/lowered.json.gz"),
+    dict(id="run.resume_args_truncated", argv=["{ptxcts}", "run", "--resume", "{tmp}/r"], names=["run-args.json"],
+         files=[{"path": "r/results.json", "copy": SHARD}, {"path": "r/run-args.json", "text": "{\"args\": [\"--fam"}]),
+    dict(id="fleet.requeue_state_truncated", argv=["{ptxcts}", "fleet", "requeue", "{tmp}/r"],
+         names=["{tmp}/r/fleet.json"], files=[{"path": "r/fleet.json", "text": "{\"schema\": \"ptxcts-fleet\", \"vers"}]),
+    dict(id="frontend.frontends_toml_truncated", argv=["{ptxcts}", "frontend", "list"], env={"PTXCTS_ROOT": "{tmp}/tree"},
+         names=["{tmp}/tree/toolchains/frontends.toml"],
+         files=[{"path": "tree/toolchains", "copy": "toolchains"},
+                {"path": "tree/toolchains/frontends.toml", "copy": "toolchains/frontends.toml", "head": 3,
+                 "append": "[frontend.\"x\n"}]),
+    dict(id="report.selftest_truncated", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep", "--selftest",
+                                               "{tmp}/s.json"], names=["{tmp}/s.json"],
+         files=[{"path": "run/results.json", "copy": RUN},
+                {"path": "s.json", "copy": "results/selftest/model-equivalent.json", "head": 4}]),
+    dict(id="frontend.compare_run_gz_truncated", argv=["{ptxcts}", "frontend", "compare", "{tmp}/r"],
+         names=["{tmp}/r/results.json.gz"], files=[{"path": "r/x", "copy": SHARD}],
+         setup="gzip -c r/x | head -c 250 > r/results.json.gz && rm r/x"),
+    dict(id="fleet.plan_truncated_mid_table", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                                    "--dry-run"], names=["{tmp}/plan.toml"],
+         files=[{"path": "plan.toml", "text": PLAN + "[tiers.comp"}]),
+    dict(id="known.expectations_truncated_mid_table", argv=["{python}", "-m", "results", "known", "--check",
+                                                            "--expectations", "{tmp}/r.toml"], cwd="{root}/harness",
+         env={"PYTHONPATH": "{root}/generator"}, names=["{tmp}/r.toml"],
+         files=[{"path": "r.toml", "copy": "results/expectations/run.toml", "head": 12, "append": "[[finding\n"}]),
+    dict(id="compile.manifest_tsv_truncated_mid_row", argv=["{ptxcts}", "compile", "--manifest", "{tmp}/m", "--limit",
+                                                            "1", "--out", "{tmp}/o"], names=["{tmp}/m"],
+         files=[{"path": "m", "copy": "generated/manifest"}],
+         setup="f=$(ls m/cases/*.tsv | head -1) && head -c 300 \"$f\" > x && mv x \"$f\""),
+    # options repeated, abbreviated, negative or huge on verbs not tried yet
+    dict(id="diff.examples_abbreviated_negative", argv=["{ptxcts}", "diff", "{tmp}/a", "{tmp}/a", "--exam", "-4"],
+         names=["-4"], files=[{"path": "a/results.json", "copy": RUN}]),
+    dict(id="bundle.max_bytes_past_2_64", argv=["{ptxcts}", "bundle", "{tmp}/b", "--max-bytes", "99999999999999999999999"],
+         names=["--max-bytes"], files=[{"path": "b", "dir": True}]),
+    dict(id="gate.list_in_floating_form", argv=["{ptxcts}", "gate", "{tmp}/run", "--list", "1e3"], names=["--list"],
+         files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="lower.min_kill_nan", argv=["{ptxcts}", "lower", "--selftest", "--min-kill", "nan", "--family",
+                                        "cp.async.bulk.prefetch", "--out", "{tmp}/o"], names=["--min-kill"]),
+    dict(id="lower.min_kill_past_100", argv=["{ptxcts}", "lower", "--selftest", "--min-kill", "150", "--family",
+                                             "cp.async.bulk.prefetch", "--out", "{tmp}/o"], names=["--min-kill"]),
+    dict(id="toolchains.drift_candidates_negative", argv=["{ptxcts}", "toolchains", "drift", "13.0",
+                                                          "--max-candidates", "-1"], names=["--max-candidates"]),
+    dict(id="toolchains.drift_jobs_zero", argv=["{ptxcts}", "toolchains", "drift", "13.0", "--jobs", "0"],
+         names=["--jobs"]),
+    dict(id="fleet.status_job_negative", argv=["{ptxcts}", "fleet", "status", "{tmp}/r", "--job", "-1"],
+         names=["-1"], files=[{"path": "r/fleet.json", "text": "{\"schema\": \"ptxcts-fleet\", \"version\": 1, \"plan\": {}, "
+                                         "\"groups\": [], \"jobs\": [], \"results\": \"r\", \"root\": \"r\"}\n"}]),
+    dict(id="frontend.coverage_frontend_twice", argv=["{ptxcts}", "frontend", "coverage", "--frontend", "llvm-22",
+                                                     "--frontend", "llvm-22"], names=["llvm-22"]),
+    dict(id="selftest.cases_per_form_negative", argv=["{ptxcts}", "selftest", "--cases-per-form", "-2"],
+         names=["--cases-per-form"]),
+    dict(id="report.title_given_twice_differently", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep",
+                                                          "--title", "a", "--title", "b"], names=["--title"],
+         files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="explore.timeout_past_double", argv=["{ptxcts}", "explore", "--timeout", "1e400", "--dry-draw", "3"],
+         names=["--timeout"]),
+    dict(id="run.seed_past_2_64", argv=["{ptxcts}", "run", "--seed", "99999999999999999999999", "--list"],
+         names=["--seed"]),
+    dict(id="litmus.case_twice", argv=["{ptxcts}", "litmus", "--case", "cp_async.wait_group", "--case",
+                                          "cp_async.wait_group"], names=["cp_async.wait_group"]),
+    dict(id="compile.module_size_minus_zero", argv=["{ptxcts}", "compile", "--module-size", "-0", "--out", "{tmp}/o"],
+         names=["--module-size"]),
+]
+
+
 def key(r):
     """An input as the table would hold it: its argv, environment and prepared files, placeholders as written."""
     return (tuple(r["argv"]), tuple(sorted(r.get("env", {}).items())), json.dumps(r.get("files", []), sort_keys=True))
@@ -945,20 +1144,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hogs", type=int, default=3, help="CPU hogs for the loaded pass (default 3)")
     ap.add_argument("--md", help="write the two passes' table here (results/bench/<date>-bad-inputs-fresh.md)")
-    ap.add_argument("--batch", choices=("1-2", "3", "4", "5", "6", "all"), default="all",
-                    help="the first two batches (their findings fixed), the third, fourth, fifth or sixth (each "
-                    "measured once before its fixes), or all")
+    ap.add_argument("--batch", choices=("1-2", "3", "4", "5", "6", "7", "all"), default="all",
+                    help="the first two batches (their findings fixed), the third to the seventh (each measured once "
+                    "before its fixes), or all")
     ap.add_argument("only", nargs="*")
     a = ap.parse_args()
     if not table.build_dir():
         sys.exit("fresh_set: PTXCTS_BUILD must name the build folder")
     seen = table_keys()
-    dup = [i["id"] for i in INPUTS + THIRD + FOURTH + FIFTH + SIXTH if key(i) in seen]
+    dup = [i["id"] for i in INPUTS + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH if key(i) in seen]
     if dup:
         sys.exit(f"fresh_set: these inputs are rows of the table, not fresh: {dup}")
-    if len({i["id"] for i in INPUTS + THIRD + FOURTH + FIFTH + SIXTH}) != len(INPUTS + THIRD + FOURTH + FIFTH + SIXTH):
+    if len({i["id"] for i in INPUTS + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH}) != len(INPUTS + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH):
         sys.exit("fresh_set: an id twice")
-    pool = {"1-2": INPUTS, "3": THIRD, "4": FOURTH, "5": FIFTH, "6": SIXTH, "all": INPUTS + THIRD + FOURTH + FIFTH + SIXTH}[a.batch]
+    pool = {"1-2": INPUTS, "3": THIRD, "4": FOURTH, "5": FIFTH, "6": SIXTH, "7": SEVENTH, "all": INPUTS + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH}[a.batch]
     inputs = [i for i in pool if not a.only or any(s in i["id"] for s in a.only)]
     passes = {}
     for name, hogs in (("quiet", 0), ("loaded", a.hogs)):
