@@ -21,6 +21,32 @@ class _StoreOnce(argparse._StoreAction):
         super().__call__(parser, namespace, values, option_string)
 
 
+class _AppendOnce(argparse._AppendAction):
+    """argparse's 'append', refusing a value given twice (`--frontend a --frontend a`): a list names each thing
+    once, as comma_list refuses `a,a`."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if values in (getattr(namespace, self.dest, None) or []) and getattr(namespace, self.dest) is not self.default:
+            parser.error(f"{option_string} {values!r}: given twice (each value once)")
+        super().__call__(parser, namespace, values, option_string)
+
+
+def ranged(kind, low, high=None):
+    """An argparse type: a number of kind (int, float) from low to high (None: no upper bound), finite; anything
+    else is a usage error naming the value and the range (argparse adds the option)."""
+    def convert(text):
+        try:
+            v = kind(text)
+        except ValueError:
+            v = None
+        if v is None or v != v or v in (float("inf"), float("-inf")) or v < low or (high is not None and v > high):
+            raise argparse.ArgumentTypeError(f"{text!r}: expected {'an integer' if kind is int else 'a number'} "
+                                             + (f"from {low} to {high}" if high is not None else f"of {low} or more"))
+        return v
+    convert.__name__ = kind.__name__
+    return convert
+
+
 _GIVEN = "_ptxcts_options_given"
 
 
@@ -33,6 +59,7 @@ class ArgumentParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self.register("action", None, _StoreOnce)
         self.register("action", "store", _StoreOnce)
+        self.register("action", "append", _AppendOnce)
         self._paths = []   # (action, kind, also) of the options added with path=
 
     def add_argument(self, *args, path=None, path_also=(), **kwargs):

@@ -6,9 +6,9 @@ import os
 import shutil
 import stat
 
-FILE, FOLDER, INPUT, NEW_FILE, NEW_FOLDER, PROGRAM = ("file", "folder", "file or folder", "new file", "new folder",
-                                                     "program")
-KINDS = (FILE, FOLDER, INPUT, NEW_FILE, NEW_FOLDER, PROGRAM)
+FILE, FOLDER, INPUT, NEW_FILE, NEW_FOLDER, NEW_ANY, PROGRAM = ("file", "folder", "file or folder", "new file",
+                                                              "new folder", "new file or folder", "program")
+KINDS = (FILE, FOLDER, INPUT, NEW_FILE, NEW_FOLDER, NEW_ANY, PROGRAM)
 
 
 def _what_is(mode):
@@ -61,7 +61,7 @@ def problem(value, kind):
     except OSError as e:
         return e.strerror or str(e)
     is_dir = stat.S_ISDIR(st.st_mode)
-    if kind == INPUT and is_dir:
+    if kind in (INPUT, NEW_ANY) and is_dir:
         return None if os.access(value, os.R_OK | os.X_OK) else "a folder that cannot be read (permission denied)"
     if kind in (FOLDER, NEW_FOLDER):
         if not is_dir:

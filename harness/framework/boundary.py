@@ -18,7 +18,8 @@ Inside the boundary:
   `./ptxcts` is killed outright) stops every process of the verb, as one sent to the group does.
 * An OSError (read-only folder, full disk, not a folder, permission, missing file) becomes one line naming the path
   and what happened, exit 2 (EXIT_USAGE: the path given cannot be used).
-* A document that cannot be decoded (not UTF-8, nested too deeply) becomes exit 3 (EXIT_INPUT).
+* A document that cannot be decoded (not UTF-8, nested too deeply, a truncated or damaged gzip file) becomes exit 3
+  (EXIT_INPUT).
 * A VerbError (a malformed document, a usage error of a layer) that the verb did not end itself becomes its one
   line and its own code (2 or 3): it names the input, it is never a bug of ptx-cts.
 * Anything else is a bug: "internal error", the exception, and where to report it; exit 70 (EXIT_INTERNAL).
@@ -211,6 +212,10 @@ def handle(prog, e):
         return EXIT_INPUT, f"{prog}: an input file is not UTF-8 text ({e.reason} at byte {e.start})"
     if isinstance(e, RecursionError):
         return EXIT_INPUT, f"{prog}: an input document is nested too deeply to read ({e})"
+    if isinstance(e, EOFError) or type(e).__name__ in ("BadGzipFile", "error") and type(e).__module__ in ("gzip",
+                                                                                                          "zlib"):
+        # a reader that opened a .gz itself: the shared readers (jsonloc) name the file; this says what it was
+        return EXIT_INPUT, f"{prog}: an input file is a truncated or damaged compressed file ({e})"
     if isinstance(e, BrokenPipeError) and e.filename is None:   # `./ptxcts cases | head`: the reader is done
         _silence_stdout()
         return 128 + signal.SIGPIPE, None

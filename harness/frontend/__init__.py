@@ -101,13 +101,17 @@ def resolve(spec=None, env=None, need_description=True):
     """The front-end named spec, else $PTXCTS_FRONTEND. FrontendError (USAGE) for a missing or unknown name or
     one not installed."""
     env = os.environ if env is None else env
+    how = "--frontend"
     if not spec:
-        spec = env.get(ENV)
+        spec, how = env.get(ENV), ENV
+        if spec is not None and not spec.strip():   # set but blank is never "no front-end named"
+            raise FrontendError(f"{ENV}={spec!r} is set but empty; unset it and give --frontend NAME, or name one: "
+                                f"{', '.join(known_names())}")
         if not spec:
             raise FrontendError(f"name a front-end (--frontend NAME or ${ENV}): {', '.join(known_names())}")
     cat = catalog.load()
     if spec not in cat:
-        raise FrontendError(f"unknown front-end {spec!r}: the known ones are {', '.join(sorted(cat))} "
+        raise FrontendError(f"unknown front-end {spec!r} ({how}): the known ones are {', '.join(sorted(cat))} "
                             f"(toolchains/frontends.toml)")
     e = cat[spec]
     d = installed_dir(spec)

@@ -54,7 +54,8 @@ def _front_end_run(paths):
     runs = group.runs
     first = runs[0].first
     if first.get("tier") != "run":
-        raise FrontendError(f"{runs[0].describe()}: a {first.get('tier')} document; compare takes a run-tier run whose "
+        raise FrontendError(f"{', '.join(paths)}: {runs[0].describe()}: a {first.get('tier')} document; compare takes "
+                            "a run-tier run whose "
                             "kernels a front-end wrote (./ptxcts run --frontend NAME)")
     return group, first
 

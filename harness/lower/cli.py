@@ -8,6 +8,7 @@ import sys
 import time
 
 from framework import given
+from ptxcts_gen.arguments import ranged
 from framework import boundary
 from framework import documents
 from framework import toolchains
@@ -17,6 +18,7 @@ from framework import pool as framework_pool
 from framework.progress import Progress
 from lower import coverage, pool, records
 from framework.toolchains import nvdisasm as disasm
+from framework.documents import jsonloc
 from framework.documents import lowering as keys
 from lower import plan as planmod
 from lower import selftest as selftestmod
@@ -62,7 +64,7 @@ def parse_args(argv):
                         "nvdisasm again (same toolchain; after a change of the rules)")
     p.add_argument("--selftest", action="store_true",
                    help="also plant faults into the SASS each form lowered to and report the kill rate per kind")
-    p.add_argument("--min-kill", type=float, default=99.0, metavar="PCT",
+    p.add_argument("--min-kill", type=ranged(float, 0, 100), default=99.0, metavar="PCT",
                    help="with --selftest: exit 1 below this kill rate (default %(default)s)")
     p.add_argument("--gate", path=given.INPUT, metavar="RUN", help="compare the lowering keys of RUN (a lower run's folder or "
                    "results.json) with the toolchain's baseline; run nothing else")
@@ -255,12 +257,13 @@ def _judge_and_write(a, root, m, items, tc, dis, lowered, interrupted, rid, star
 
 def _load_lowered(folder, tc, dis):
     path = os.path.join(folder, "lowered.json.gz")
-    try:
-        with gzip.open(path, "rt") as f:
-            doc = json.load(f)
+    try:   # the one JSON reader: a truncated or damaged gzip, not JSON, not UTF-8 -> InputError naming the file
+        doc = jsonloc.read(path)
         got = {tuple(k.rsplit("@", 1)): v for k, v in doc["lowered"].items()}
     except OSError as e:
         raise Usage(f"--from-lowered {folder}: cannot read {path}: {e.strerror or e}")
+    except ResultsError as e:
+        raise Malformed(str(e)) from None
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise Malformed(f"{path}: not a lowering tier's lowered.json.gz ({type(e).__name__}: {e})")
     if (doc.get("ptxas"), doc.get("nvdisasm")) != (tc.ptxas_version, dis.version):

@@ -204,7 +204,7 @@ def add_arguments(p):
     p.add_argument("folders", path=given.FOLDER, nargs="+", metavar="BUNDLE",
                    help="bundle folder(s) written by the run tier, or a folder of them (results/<run-id>/repro)")
     p.add_argument("--check", action="store_true", help="only check that each bundle is complete")
-    p.add_argument("--out", metavar="PATH", help="the .tar.gz (one bundle) or a folder for them (default: beside "
+    p.add_argument("--out", path=given.NEW_ANY, metavar="PATH", help="the .tar.gz (one bundle) or a folder for them (default: beside "
                                                  "each bundle folder, <folder>.tar.gz)")
     p.add_argument("--max-bytes", type=int, default=MAX_BYTES, help=f"size limit of a packed bundle "
                                                                      f"(default {MAX_BYTES} = 10 MiB)")

@@ -52,7 +52,7 @@ std::string problem(const std::string& value, Kind kind) {
     int err = errno;
     bool is_dir = false;
     std::string existing = nearest_existing(value, is_dir);
-    if (err == ENOTDIR) return existing + " is a file, not a folder, so this cannot be under it";
+    if (err == ENOTDIR) return existing + " is a file, not a folder, so nothing can be under it";
     if (err != ENOENT) return std::strerror(err);
     if (kind == Kind::File) return "no such file";
     if (kind == Kind::Input) return "no such file or folder";

@@ -42,7 +42,12 @@ std::string OptionReader::value() {
   return v;
 }
 
-std::string OptionReader::each() { return take(); }
+std::string OptionReader::each() {
+  std::string v = take();
+  if (!each_given_.insert({name_, v}).second)   // as the Python verbs' parser: each value of a list once
+    throw UsageError(name_ + " " + v + ": given twice (each value once)");
+  return v;
+}
 
 bool find_option(const std::vector<std::string>& args, const std::string& name, std::string* value) {
   bool found = false;

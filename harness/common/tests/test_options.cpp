@@ -69,6 +69,10 @@ TEST(Options, ARepeatableOptionTakesEveryValue) {
   EXPECT_EQ(read({"--family=a", "--family", "b"}), (std::vector<std::string>{"--family=a", "--family=b"}));
 }
 
+TEST(Options, ARepeatableOptionsValueGivenTwiceIsRefused) {
+  EXPECT_EQ(error_of({"--family=a", "--family", "b", "--family", "a"}), "--family a: given twice (each value once)");
+}
+
 TEST(Options, TheArgumentsAnOptionSpans) {
   OptionReader r({"--seed", "1", "--out=d"});
   ASSERT_TRUE(r.next());

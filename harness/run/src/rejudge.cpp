@@ -123,8 +123,10 @@ Json read_run_document(const std::string& given) {
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     path = file_exists(given + "/results.json") || !file_exists(given + "/results.json.gz") ? given + "/results.json"
                                                                                             : given + "/results.json.gz";
+  // the document a folder stands for is named too: the caller names only what was given
+  const std::string in = path == given ? "" : path + ": ";
   gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) throw MalformedDocument("cannot be opened");
+  if (!f) throw MalformedDocument(in + "cannot be opened");
   std::string text;
   char buf[1 << 16];
   for (;;) {
@@ -133,23 +135,23 @@ Json read_run_document(const std::string& given) {
       int code = 0;
       std::string why = gzerror(f, &code);
       gzclose(f);
-      throw MalformedDocument("not a readable gzip file (" + why + ")");
+      throw MalformedDocument(in + "not a readable gzip file (" + why + ")");
     }
     if (n == 0) break;
     text.append(buf, size_t(n));
   }
   // A gzip member cut short reads as its data so far and no error: zlib reports it at the close.
-  if (gzclose(f) != Z_OK) throw MalformedDocument("not a readable gzip file (truncated)");
+  if (gzclose(f) != Z_OK) throw MalformedDocument(in + "not a readable gzip file (truncated)");
   Json doc;
   try {
     doc = Json::parse(text);
   } catch (const JsonError& e) {
-    throw MalformedDocument(std::string("not JSON: ") + e.what());
+    throw MalformedDocument(in + std::string("not JSON: ") + e.what());
   }
   try {
     check_run_document(doc);
   } catch (const std::runtime_error& e) {
-    throw MalformedDocument(e.what());
+    throw MalformedDocument(in + e.what());
   }
   return doc;
 }

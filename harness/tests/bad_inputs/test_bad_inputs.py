@@ -16,7 +16,8 @@ Row fields (rows.toml, [[row]]):
     message   fragment (or list) stderr must contain             variables, PTXCTS_BUILD excepted)
     stdin     text on standard input (default none)    cwd      folder to run in (default {tmp})
     files     [[row.files]]: path (under {tmp}) and one of text | copy (a repository file or folder) | dir = true |
-              link (a symbolic link to this target, placeholders substituted: an output that leads to an input),
+              link (a symbolic link to this target, placeholders substituted: an output that leads to an input) |
+              fifo = true (a named pipe: what would be waited on for ever),
               then edits: head = N lines, replace = [old, new] (old must occur), append, gzip = true
     new_ok    paths under {tmp} the command may create (default none)
 Rows of what happens to a run while it runs (the harder categories: a disk that fills, a folder remounted
@@ -65,7 +66,7 @@ ROW_KEYS = {"id", "verb", "argv", "env", "exit", "message", "stdin", "cwd", "fil
 MIDRUN_KEYS = {"mounts", "during", "race"}   # a row of what happens while a run runs
 FAKETIME = next((p for p in ("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
                              "/usr/lib/faketime/libfaketime.so.1") if os.path.exists(p)), "")
-FILE_KEYS = {"path", "text", "copy", "dir", "link", "head", "replace", "append", "gzip", "mode"}
+FILE_KEYS = {"path", "text", "copy", "dir", "link", "fifo", "head", "replace", "append", "gzip", "mode"}
 
 
 def build_dir():
@@ -93,11 +94,12 @@ def load_rows(path=TABLE):
                              "for a row of what happens while a run runs")
         for fi in r.get("files", []):
             bad = set(fi) - FILE_KEYS
-            if bad or "path" not in fi or sum(k in fi for k in ("text", "copy", "dir", "link")) != 1:
+            if bad or "path" not in fi or sum(k in fi for k in ("text", "copy", "dir", "link", "fifo")) != 1:
                 raise ValueError(f"{path}: row {r['id']}: file {fi.get('path')}: needs path and one of "
-                                 f"text, copy, dir, link (unknown: {sorted(bad)})")
-            if "link" in fi and set(fi) - {"path", "link"}:
-                raise ValueError(f"{path}: row {r['id']}: file {fi['path']}: a link takes no edits")
+                                 f"text, copy, dir, link, fifo (unknown: {sorted(bad)})")
+            for only in ("link", "fifo"):
+                if only in fi and set(fi) - {"path", only}:
+                    raise ValueError(f"{path}: row {r['id']}: file {fi['path']}: a {only} takes no edits")
     return rows
 
 
@@ -123,6 +125,9 @@ def prepare(row, tmp):
             continue
         if "link" in fi:   # the link itself, not its target, is what snapshot() compares afterwards
             os.symlink(subst(fi["link"], tmp), dst)
+            continue
+        if fi.get("fifo"):   # snapshot() records its mode, never opens it
+            os.mkfifo(dst)
             continue
         if "copy" in fi:
             src = os.path.join(ROOT, fi["copy"])

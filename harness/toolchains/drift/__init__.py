@@ -36,6 +36,7 @@ from ptxcts_gen import isa
 from ptxcts_gen.targets import BY_NAME
 
 from framework import given
+from ptxcts_gen.arguments import ranged
 from framework.documents import atomic_write
 from framework.toolchains import ToolchainError, resolve
 
@@ -97,8 +98,8 @@ def add_parser(sub):
     s.add_argument("--forget", action="append", default=[], metavar=".QUALIFIER",
                    help="judge as if the model did not know this qualifier (what the detector says when a release "
                         "adds it)")
-    s.add_argument("--max-candidates", type=int, metavar="N", help="at most N candidates per family (a quick look)")
-    s.add_argument("--jobs", type=int, metavar="N", help="ptxas processes at once (default: the usable cores)")
+    s.add_argument("--max-candidates", type=ranged(int, 1), metavar="N", help="at most N candidates per family (a quick look)")
+    s.add_argument("--jobs", type=ranged(int, 1, 1024), metavar="N", help="ptxas processes at once (default: the usable cores)")
     s.add_argument("--json", path=given.NEW_FILE, metavar="FILE", help="also write the whole report (every accepted spelling) here")
     return s
 

@@ -4,9 +4,11 @@
 //   `--seed` last, with no value                     --seed needs a value
 //   `--quiet=1`, a value given to an option of none   --quiet takes no value (given '--quiet=1')
 //   `--seed 1 --seed=2`, a single value given twice   --seed given twice with different values: '1' and '2'
+//   `--case a --case a`, a repeatable one's value twice   --case a: given twice (each value once)
 // What the value must be is the command's own check.
 #pragma once
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -33,7 +35,8 @@ class OptionReader {
   // Its value: what follows '=', else the next argument. A single-valued option: given again with another value,
   // refused naming both (the same value again is no conflict).
   std::string value();
-  // A repeatable option's value (--family A --family B): each one kept by the caller.
+  // A repeatable option's value (--family A --family B): each one kept by the caller; the same value twice is
+  // refused.
   std::string each();
   // The arguments the current option spans: its own, and its value when that is the next one.
   size_t first() const { return first_; }
@@ -48,6 +51,7 @@ class OptionReader {
   bool inline_ = false, taken_ = false;   // the value came with '='; value() or each() took it
   std::string inline_value_;
   std::map<std::string, std::string> given_;   // single-valued option -> its first value
+  std::set<std::pair<std::string, std::string>> each_given_;   // repeatable option and each value it was given
 };
 
 // The value of the option `name` in args, either spelling, the last one given ("" when it is the last argument,

@@ -1,0 +1,68 @@
+// ptxcts/given.hpp: a path the user gives, checked by kind; each problem names the option or variable and the value.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "ptxcts/given.hpp"
+
+namespace {
+
+using ptxcts::given::Kind;
+using ptxcts::given::env_problem;
+using ptxcts::given::path_problem;
+using ptxcts::given::problem;
+
+class Given : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/ptxcts-given-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    std::ofstream(dir_ + "/afile") << "x\n";
+    mkdir((dir_ + "/d").c_str(), 0755);
+    symlink((dir_ + "/missing").c_str(), (dir_ + "/dangle").c_str());
+    mkfifo((dir_ + "/fifo").c_str(), 0644);
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+  std::string dir_;
+};
+
+TEST_F(Given, BlankAndLinksToNowhereAreRefusedForEveryKind) {
+  for (Kind k : {Kind::File, Kind::Folder, Kind::Input, Kind::NewFile, Kind::NewFolder}) {
+    EXPECT_EQ(problem(" ", k), "an empty name");
+    EXPECT_NE(problem(dir_ + "/dangle", k).find("a link that leads nowhere"), std::string::npos);
+  }
+}
+
+TEST_F(Given, EachKindRefusesWhatItCannotUse) {
+  EXPECT_EQ(problem(dir_ + "/none", Kind::File), "no such file");
+  EXPECT_EQ(problem(dir_ + "/d", Kind::File), "is a folder, not a file");
+  EXPECT_EQ(problem(dir_ + "/fifo", Kind::File), "is a FIFO, not a file");
+  EXPECT_EQ(problem("/dev/null", Kind::NewFile), "is a device, not a file");
+  EXPECT_EQ(problem(dir_ + "/afile", Kind::Folder), "is a file, not a folder");
+  EXPECT_EQ(problem(dir_ + "/none", Kind::Input), "no such file or folder");
+  EXPECT_EQ(problem(dir_ + "/afile/x", Kind::NewFolder), dir_ + "/afile is a file, not a folder, so nothing can be under it");
+}
+
+TEST_F(Given, WhatCanBeUsedPasses) {
+  EXPECT_EQ(problem(dir_ + "/afile", Kind::File), "");
+  EXPECT_EQ(problem(dir_ + "/d", Kind::Folder), "");
+  EXPECT_EQ(problem(dir_ + "/d", Kind::Input), "");
+  EXPECT_EQ(problem(dir_ + "/new/deeper", Kind::NewFolder), "");
+  EXPECT_EQ(problem(dir_ + "/new.json", Kind::NewFile), "");
+}
+
+TEST_F(Given, MessagesNameTheOptionOrTheVariable) {
+  EXPECT_EQ(path_problem("--out ", dir_ + "/afile", Kind::NewFolder), "--out " + dir_ + "/afile: is a file, not a folder");
+  setenv("PTXCTS_GIVEN_TEST", " ", 1);
+  EXPECT_EQ(env_problem("PTXCTS_GIVEN_TEST", Kind::NewFolder).rfind("PTXCTS_GIVEN_TEST=' ' is set but empty", 0), 0u);
+  setenv("PTXCTS_GIVEN_TEST", (dir_ + "/fifo").c_str(), 1);
+  EXPECT_EQ(env_problem("PTXCTS_GIVEN_TEST", Kind::File), "PTXCTS_GIVEN_TEST=" + dir_ + "/fifo: is a FIFO, not a file");
+  unsetenv("PTXCTS_GIVEN_TEST");
+  EXPECT_EQ(env_problem("PTXCTS_GIVEN_TEST", Kind::File), "");
+}
+
+}  // namespace
