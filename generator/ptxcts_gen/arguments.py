@@ -99,7 +99,9 @@ class ArgumentParser(argparse.ArgumentParser):
                 wrong = pathcheck.problem(v, kind)
                 if wrong:
                     name = "/".join(action.option_strings) or action.metavar or action.dest.upper()
-                    self.error(f"{name} {v!r}: {wrong}" if not v.strip() else f"{name} {v}: {wrong}")
+                    # one line, no usage: the spelling was right, the path is what cannot be used
+                    self.exit(2, f"{self.prog}: error: " + (f"{name} {v!r}: {wrong}" if not v.strip() else
+                                                            f"{name} {v}: {wrong}") + "\n")
         return ns, rest
 
 

@@ -68,7 +68,7 @@ def parse_args(argv):
                    help="with --selftest: exit 1 below this kill rate (default %(default)s)")
     p.add_argument("--gate", path=given.INPUT, metavar="RUN", help="compare the lowering keys of RUN (a lower run's folder or "
                    "results.json) with the toolchain's baseline; run nothing else")
-    p.add_argument("--baseline", path=given.FILE, metavar="FILE", help="with --gate: default results/baselines/lower/<toolchain>.json.gz")
+    p.add_argument("--baseline", path=given.NEW_FILE, metavar="FILE", help="with --gate: default results/baselines/lower/<toolchain>.json.gz")
     p.add_argument("--update-baseline", action="store_true", help="with --gate: write RUN's keys as the baseline")
     p.add_argument("--explain", nargs=2, metavar=("CUBIN", "PTX"),
                    help="print the lowering key of every `// ptxcts:test` line of PTX in CUBIN (assembled from PTX "

@@ -81,7 +81,7 @@ def source_mismatch(header, merged, base_path, across):
 
 def add_arguments(p):
     p.add_argument("runs", path=given.INPUT, nargs="+", metavar="RUN", help="run folder(s) of one architecture (shards are combined)")
-    p.add_argument("--baseline", path=given.FILE, metavar="FILE", help="default: results/baselines/<tier>/[<sm>/]<toolchain>.json "
+    p.add_argument("--baseline", path=given.NEW_FILE, metavar="FILE", help="default: results/baselines/<tier>/[<sm>/]<toolchain>.json "
                                                        "(the device sm for runs on a device)")
     p.add_argument("--waivers", path=given.FILE, metavar="FILE", help="default: results/waivers.toml")
     p.add_argument("--update", action="store_true", help="write the run's classes as the new baseline (exit 0); "

@@ -101,7 +101,7 @@ class PlanErrors(Base):
                 self.refused(["fleet", "submit", "--slurm", path, "--dry-run"], code, fragment)
 
     def test_missing_plan_file(self):
-        self.refused(["fleet", "submit", "--slurm", "nope.toml", "--dry-run"], 2, "nope.toml: no such plan file")
+        self.refused(["fleet", "submit", "--slurm", "nope.toml", "--dry-run"], 2, "PLAN nope.toml: no such file")
 
     def test_good_plan_dry_run_writes_nothing(self):
         path = self.plan(GOOD)
@@ -144,7 +144,7 @@ class ResultsFolder(Base):
         with open(os.path.join(self.tmp, "afile"), "w") as f:
             f.write("x")
         self.refused(["fleet", "submit", "--slurm", self.plan(GOOD), "--results", os.path.join(self.tmp, "afile", "r"),
-                      "--dry-run"], 2, "not writable")
+                      "--dry-run"], 2, "is a file, not a folder")
 
     def test_local_folder_with_other_nodes_is_not_shared(self):
         here = socket.gethostname()

@@ -459,13 +459,25 @@ class GpusSpec(unittest.TestCase):
             path = d + ":/usr/bin:/bin"
             out = os.path.join(d, "gpus.json")
             env = {"PATH": path}
-            if smi is None:   # no nvidia-smi at all, whatever this machine has in /usr/bin
-                env["PTXCTS_NVIDIA_SMI"] = os.path.join(d, "no-nvidia-smi")
+            if smi is None:   # an nvidia-smi that finds no driver, whatever this machine has in /usr/bin (one the
+                # variable names but that is no program is refused: test_a_variable_naming_no_program_is_refused)
+                with open(os.path.join(d, "failing-nvidia-smi"), "w") as f:
+                    f.write("#!/bin/sh\necho 'NVIDIA-SMI has failed' >&2\nexit 9\n")
+                os.chmod(os.path.join(d, "failing-nvidia-smi"), 0o755)
+                env["PTXCTS_NVIDIA_SMI"] = os.path.join(d, "failing-nvidia-smi")
             r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpus.sh"), out], capture_output=True, text=True,
                                env=env)
             self.assertEqual(r.returncode, 0, r.stderr)
             with open(out) as f:
                 return json.load(f)
+
+    def test_a_variable_naming_no_program_is_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            missing = os.path.join(d, "no-nvidia-smi")
+            r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpus.sh")], capture_output=True, text=True,
+                               env={"PATH": "/usr/bin:/bin", "PTXCTS_NVIDIA_SMI": missing})
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(f"PTXCTS_NVIDIA_SMI='{missing}': not a program", r.stderr)
 
     def test_one_entry_per_gpu(self):
         d = self.spec('printf "0\\n1\\n"\n')
