@@ -59,6 +59,7 @@ def installed_dir(name):
     return "/fake" if os.environ.get("FAKE_LLVM") == "1" else None
 '''
 SMI = '#!/bin/sh\necho 0\n'   # as nvidia-smi --query-gpu=index --format=csv,noheader answers
+NO_DRIVER_SMI = "#!/bin/sh\necho 'NVIDIA-SMI has failed: no driver' >&2\nexit 9\n"   # a host without a GPU
 
 
 class AllLanes(StandInTest):
@@ -80,9 +81,8 @@ class AllLanes(StandInTest):
         self.log = os.path.join(self.tmp, "log")
 
     def all(self, gpu, llvm=True, extra_env=None, **gates):
-        smi = os.path.join(self.bin, "nvidia-smi")   # absent without a GPU, whatever the host has
-        if gpu:
-            self.script(smi, SMI)
+        smi = os.path.join(self.bin, "nvidia-smi")   # failing without a GPU, whatever the host has (a variable
+        self.script(smi, SMI if gpu else NO_DRIVER_SMI)   # that names no program is refused: scripts/gpus.sh)
         env = dict(os.environ, LOG=self.log, FAKE_LLVM="1" if llvm else "0", PTXCTS_ROOT=self.root,
                    PTXCTS_NVIDIA_SMI=smi, PATH=self.bin + os.pathsep + "/usr/bin:/bin")
         env.pop("PTXCTS_WHEELS", None)
