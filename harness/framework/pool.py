@@ -2,6 +2,7 @@
 machine gives, and how a pool is stopped on an interrupt."""
 import os
 import signal
+import sys
 import time
 
 
@@ -41,7 +42,6 @@ def fit_descriptors(workers, what):
     room = max(1, (soft - open_now - DESCRIPTORS_RESERVED) // DESCRIPTORS_PER_WORKER)
     if room >= workers:
         return workers
-    import sys
     sys.stderr.write(f"{what}: the descriptor limit (ulimit -n {soft}, {open_now} open) leaves room for {room} of "
                      f"{workers} workers\n")
     return room

@@ -227,8 +227,7 @@ def load_all(paths):
     """[(path, document)] of the result documents, read side by side (pool.fork_map): reading and validating a
     document of 100,000s of cases is most of a report's or a diff's time. A document that cannot be read is read
     again here, in order, so that the error is the one a plain read gives."""
-    docs = pool.fork_map(_load_or_none, paths) if len(paths) > 1 else [None] * len(paths)
-    return [(p, d if d is not None else schema.load(p)) for p, d in zip(paths, docs)]
+    return [(p, d if d is not None else schema.load(p)) for p, d in zip(paths, pool.fork_map(_load_or_none, paths))]
 
 
 def load_and_merge_groups(paths, prefer_later=False):
