@@ -8,7 +8,13 @@ import stat
 
 FILE, FOLDER, INPUT, NEW_FILE, NEW_FOLDER, NEW_ANY, PROGRAM = ("file", "folder", "file or folder", "new file",
                                                               "new folder", "new file or folder", "program")
-KINDS = (FILE, FOLDER, INPUT, NEW_FILE, NEW_FOLDER, NEW_ANY, PROGRAM)
+RESUME = "interrupted run's folder"
+KINDS = (FILE, FOLDER, INPUT, NEW_FILE, NEW_FOLDER, NEW_ANY, PROGRAM, RESUME)
+
+# RESUME, missing: a run stopped before it judged anything writes no folder, so the way on is a fresh start
+# (ptxcts/given.hpp says the same for the C++ verbs)
+NO_RUN_THERE = ("no such folder: no run was started there, or one stopped before it judged anything (it writes "
+                "nothing until then); start the run afresh: the same command with --out in place of --resume")
 
 
 def _what_is(mode):
@@ -53,6 +59,8 @@ def problem(value, kind):
             return "no such file or folder"
         if kind == FOLDER:
             return "no such folder"
+        if kind == RESUME:
+            return NO_RUN_THERE
         existing, is_dir = _nearest_existing(value)
         return None if is_dir else f"{existing} is not a folder, so nothing can be written under it"
     except NotADirectoryError:
@@ -63,10 +71,10 @@ def problem(value, kind):
     is_dir = stat.S_ISDIR(st.st_mode)
     if kind in (INPUT, NEW_ANY) and is_dir:
         return None if os.access(value, os.R_OK | os.X_OK) else "a folder that cannot be read (permission denied)"
-    if kind in (FOLDER, NEW_FOLDER):
+    if kind in (FOLDER, NEW_FOLDER, RESUME):
         if not is_dir:
             return f"is {_what_is(st.st_mode)}, not a folder"
-        if kind == FOLDER and not os.access(value, os.R_OK | os.X_OK):
+        if kind in (FOLDER, RESUME) and not os.access(value, os.R_OK | os.X_OK):
             return "a folder that cannot be read (permission denied)"
         return None
     if not stat.S_ISREG(st.st_mode):

@@ -40,6 +40,8 @@ class Paths(unittest.TestCase):
                                    (self.fifo, P.FILE, "is a FIFO, not a file"),
                                    ("/dev/null", P.NEW_FILE, "is a device, not a file"),
                                    (self.file, P.FOLDER, "is a file, not a folder"),
+                                   (self.file, P.RESUME, "is a file, not a folder"),
+                                   (os.path.join(self.tmp, "none"), P.RESUME, P.NO_RUN_THERE),
                                    (os.path.join(self.tmp, "none"), P.INPUT, "no such file or folder"),
                                    (self.fifo, P.NEW_ANY, "is a FIFO, not a file"),
                                    (os.path.join(self.file, "x"), P.NEW_FOLDER,
@@ -49,9 +51,15 @@ class Paths(unittest.TestCase):
             with self.subTest(value=value, kind=kind):
                 self.assertEqual(pathcheck.problem(value, kind), wrong)
 
+    def test_a_missing_resume_folder_says_to_start_afresh(self):
+        # a run stopped before it judged anything leaves no folder: the way on is the same command with --out
+        self.assertTrue(pathcheck.NO_RUN_THERE.startswith("no such folder"))
+        self.assertIn("start the run afresh", pathcheck.NO_RUN_THERE)
+        self.assertIn("--out in place of --resume", pathcheck.NO_RUN_THERE)
+
     def test_what_can_be_used_passes(self):
         P = pathcheck
-        for value, kind in ((self.file, P.FILE), (self.dir, P.FOLDER), (self.dir, P.INPUT), (self.file, P.INPUT),
+        for value, kind in ((self.file, P.FILE), (self.dir, P.FOLDER), (self.dir, P.RESUME), (self.dir, P.INPUT), (self.file, P.INPUT),
                             (os.path.join(self.tmp, "new", "deeper"), P.NEW_FOLDER), (self.dir, P.NEW_ANY),
                             (os.path.join(self.tmp, "new.json"), P.NEW_FILE), ("sh", P.PROGRAM)):
             with self.subTest(value=value, kind=kind):

@@ -53,7 +53,7 @@ def parse_args(argv):
                         % MAX_JOBS)
     p.add_argument("--module-size", type=int, default=pool.DEFAULT_MODULE_SIZE, help="cases per module (default %(default)s)")
     p.add_argument("--out", path=given.NEW_FOLDER, help="output folder (default results/<run-id>/)")
-    p.add_argument("--resume", path=given.FOLDER, metavar="DIR", help="finish the interrupted run in DIR (same selection, same run ID)")
+    p.add_argument("--resume", path=given.RESUME, metavar="DIR", help="finish the interrupted run in DIR (same selection, same run ID)")
     p.add_argument("--manifest", path=given.FOLDER, default=None, help="manifest folder (default generated/manifest)")
     p.add_argument("--expectations", path=given.FILE, default=None, help="findings file (default results/expectations/ptxas.toml)")
     p.add_argument("--no-generator", action="store_true",

@@ -13,13 +13,14 @@ never "the default"), a NUL character, a link that leads nowhere (to a missing t
   NEW_FOLDER  a folder to write into: where it exists, a folder; the nearest existing part of the path a folder
   NEW_ANY     either of the two (bundle --out: a .tar.gz, or a folder for them)
   PROGRAM     a name found on PATH, or a path to an executable regular file
+  RESUME      a FOLDER that --resume finishes; missing, it says to start the run afresh with --out
 The error is a VerbError of exit 2 (EXIT_USAGE: the path given cannot be used); its message starts with the option
 or variable and the value as given, then says what is wrong."""
 import os
 
 from framework.boundary import EXIT_USAGE, VerbError
 from ptxcts_gen.pathcheck import (FILE, FOLDER, INPUT, KINDS, NEW_ANY, NEW_FILE, NEW_FOLDER, PROGRAM,  # noqa: F401
-                                  problem)
+                                  RESUME, problem)
 
 
 class GivenPathError(VerbError):

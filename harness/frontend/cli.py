@@ -63,7 +63,7 @@ def _parser():
                    help=f"compiling children (and ptxas calls) at once, 1..{MAX_JOBS} (default: the CPUs this process "
                         f"may use, %(default)s here)")
     s.add_argument("--out", path=given.NEW_FOLDER, help="output folder (default results/<run-id>/)")
-    s.add_argument("--resume", path=given.FOLDER, metavar="DIR", help="finish the interrupted run in DIR (its results.json marked "
+    s.add_argument("--resume", path=given.RESUME, metavar="DIR", help="finish the interrupted run in DIR (its results.json marked "
                    "partial): the same run ID, only the cases not judged; give the same selection")
     s.add_argument("--expectations", path=given.FILE, help="reviewed ptxas findings (default results/expectations/ptxas.toml)")
     s.add_argument("--findings", path=given.FILE, help="reviewed front-end findings (default results/expectations/frontends.toml)")

@@ -54,7 +54,7 @@ def parse_args(argv):
     p.add_argument("--module-size", type=int, default=planmod.DEFAULT_MODULE_SIZE,
                    help="forms per module (default %(default)s)")
     p.add_argument("--out", path=given.NEW_FOLDER, help="output folder (default results/<run-id>/)")
-    p.add_argument("--resume", path=given.FOLDER, metavar="DIR", help="finish the interrupted run in DIR (its results.json marked "
+    p.add_argument("--resume", path=given.RESUME, metavar="DIR", help="finish the interrupted run in DIR (its results.json marked "
                    "partial and lowered.json.gz): the same run ID, only the forms not lowered yet; give the same "
                    "selection (--family, --target, --form, --toolchain)")
     p.add_argument("--manifest", path=given.FOLDER, default=None, help="manifest folder (default generated/manifest)")

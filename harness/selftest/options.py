@@ -42,7 +42,7 @@ def parse(argv):
                         "(default 2; 0: all)")
     p.add_argument("--budget", type=float, default=540, metavar="S",
                    help="start no fault kind after S seconds (default 540: the whole self-test within 10 minutes)")
-    p.add_argument("--resume", path=given.FOLDER, metavar="DIR", help="--tier lower: finish the interrupted self-test in DIR (its "
+    p.add_argument("--resume", path=given.RESUME, metavar="DIR", help="--tier lower: finish the interrupted self-test in DIR (its "
                    "selftest-lower.json): only the targets and kinds not measured yet; give the same selection")
     a = p.parse_args(argv)
     for name, value in vars(a).items():   # an empty value (an unset shell variable) never means "all"

@@ -57,14 +57,17 @@ std::string problem(const std::string& value, Kind kind) {
     if (kind == Kind::File) return "no such file";
     if (kind == Kind::Input) return "no such file or folder";
     if (kind == Kind::Folder) return "no such folder";
+    if (kind == Kind::Resume)  // as ptxcts_gen.pathcheck.NO_RUN_THERE
+      return "no such folder: no run was started there, or one stopped before it judged anything (it writes nothing "
+             "until then); start the run afresh: the same command with --out in place of --resume";
     return is_dir ? "" : existing + " is not a folder, so nothing can be written under it";
   }
   const bool dir = S_ISDIR(st.st_mode);
   if (kind == Kind::Input && dir)
     return ::access(value.c_str(), R_OK | X_OK) == 0 ? "" : "a folder that cannot be read (permission denied)";
-  if (kind == Kind::Folder || kind == Kind::NewFolder) {
+  if (kind == Kind::Folder || kind == Kind::NewFolder || kind == Kind::Resume) {
     if (!dir) return "is " + what_is(st.st_mode) + ", not a folder";
-    if (kind == Kind::Folder && ::access(value.c_str(), R_OK | X_OK) != 0)
+    if (kind != Kind::NewFolder && ::access(value.c_str(), R_OK | X_OK) != 0)
       return "a folder that cannot be read (permission denied)";
     return "";
   }

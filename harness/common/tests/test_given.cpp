@@ -43,13 +43,24 @@ TEST_F(Given, EachKindRefusesWhatItCannotUse) {
   EXPECT_EQ(problem(dir_ + "/fifo", Kind::File), "is a FIFO, not a file");
   EXPECT_EQ(problem("/dev/null", Kind::NewFile), "is a device, not a file");
   EXPECT_EQ(problem(dir_ + "/afile", Kind::Folder), "is a file, not a folder");
+  EXPECT_EQ(problem(dir_ + "/afile", Kind::Resume), "is a file, not a folder");
   EXPECT_EQ(problem(dir_ + "/none", Kind::Input), "no such file or folder");
   EXPECT_EQ(problem(dir_ + "/afile/x", Kind::NewFolder), dir_ + "/afile is a file, not a folder, so nothing can be under it");
+}
+
+// A run stopped before it judged anything leaves no folder: --resume of it says how to start afresh, in the words
+// of ptxcts_gen.pathcheck.NO_RUN_THERE.
+TEST_F(Given, AMissingResumeFolderSaysToStartAfresh) {
+  const std::string p = problem(dir_ + "/none", Kind::Resume);
+  EXPECT_EQ(p.rfind("no such folder", 0), 0u) << p;
+  EXPECT_NE(p.find("start the run afresh"), std::string::npos) << p;
+  EXPECT_NE(p.find("--out in place of --resume"), std::string::npos) << p;
 }
 
 TEST_F(Given, WhatCanBeUsedPasses) {
   EXPECT_EQ(problem(dir_ + "/afile", Kind::File), "");
   EXPECT_EQ(problem(dir_ + "/d", Kind::Folder), "");
+  EXPECT_EQ(problem(dir_ + "/d", Kind::Resume), "");
   EXPECT_EQ(problem(dir_ + "/d", Kind::Input), "");
   EXPECT_EQ(problem(dir_ + "/new/deeper", Kind::NewFolder), "");
   EXPECT_EQ(problem(dir_ + "/new.json", Kind::NewFile), "");

@@ -132,7 +132,7 @@ int explore_main(int argc, char** argv) {
       else if (a == "--resume") {
         resume = val();
         if (resume.empty()) throw UsageError("--resume '': expected an exploration's folder");
-        if (auto p = ptxcts::given::path_problem("--resume ", resume, ptxcts::given::Kind::Folder); !p.empty()) throw UsageError(p);
+        if (auto p = ptxcts::given::path_problem("--resume ", resume, ptxcts::given::Kind::Resume); !p.empty()) throw UsageError(p);
       }
       else if (a == "--jobs") ses.jobs = parse_int(a, val(), 1, 256);
       else if (a == "--timeout") ses.timeout_s = parse_seconds(a, val(), 86400);

@@ -165,7 +165,7 @@ void Cli::parse(const std::vector<std::string>& args, bool resuming, bool saving
     else if (a == "--resume") {
       resume = val();
       if (resume.empty()) throw UsageError("--resume '': expected the interrupted run's folder");
-      if (auto p = ptxcts::given::path_problem("--resume ", resume, ptxcts::given::Kind::Folder); !p.empty()) throw UsageError(p);
+      if (auto p = ptxcts::given::path_problem("--resume ", resume, ptxcts::given::Kind::Resume); !p.empty()) throw UsageError(p);
       what = false;
     }
     else if (a == "--list") { list = true; what = false; }

@@ -13,6 +13,7 @@ enum class Kind {
   Input,      // either of the two (a run's folder, or its document)
   NewFile,    // a file to write: where it exists a regular file; the nearest existing part above it a folder
   NewFolder,  // a folder to write into: where it exists a folder; the nearest existing part of the path a folder
+  Resume,     // a Folder that --resume finishes; missing, it says to start the run afresh with --out
 };
 
 // What is wrong with value as a path of this kind ("" when nothing is): an empty name, a NUL, a link that leads
