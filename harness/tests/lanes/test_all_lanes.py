@@ -35,7 +35,17 @@ if verb == "build" and "--target" in args:   # ./ptxcts build --target ptxcts-ru
 if verb == "frontend" and args[:1] == ["compare"]:
     verb = "frontend-compare"
     args = args[1:]
+if "--out" in args:   # its start, for a build that waits for it (FAKE_BUILD_WAITS_FOR)
+    open(os.environ["LOG"] + ".started-" + os.path.basename(args[args.index("--out") + 1]), "w").close()
 time.sleep(slow.get(verb, 0.05))
+if verb == "build-ptxcts-run" and os.environ.get("FAKE_BUILD_WAITS_FOR"):
+    # the build ends only once these steps have started, or after 20 s: a job that runs them beside the build
+    # passes however loaded the machine is; one that runs them after it waits the 20 s and still starts them late
+    import glob
+    deadline = time.time() + 20
+    while time.time() < deadline and not all(glob.glob(os.environ["LOG"] + ".started-*" + suffix)
+                                             for suffix in os.environ["FAKE_BUILD_WAITS_FOR"].split(",")):
+        time.sleep(0.05)
 if verb == "run" and os.environ.get("FAKE_RUN_EXIT"):   # the run tier without a usable device: no document
     sys.exit(int(os.environ["FAKE_RUN_EXIT"]))
 name = verb
@@ -108,7 +118,9 @@ class AllLanes(StandInTest):
         return p, steps, rows
 
     def test_the_device_lane_runs_beside_the_cpu_lane(self):
-        p, steps, rows = self.all(gpu=True)
+        # the stand-in build lasts until the CPU lane's compile and the driver JIT have started (it does not end
+        # by its clock alone, which a loaded machine outran)
+        p, steps, rows = self.all(gpu=True, extra_env={"FAKE_BUILD_WAITS_FOR": "-compile,-compile-driver"})
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         stamp = lambda suffix: next(k for k in steps if k.endswith(suffix) and k[:4].isdigit())
         lower, run = steps[stamp("-lower")], steps[stamp("-run")]
