@@ -35,17 +35,20 @@ if verb == "build" and "--target" in args:   # ./ptxcts build --target ptxcts-ru
 if verb == "frontend" and args[:1] == ["compare"]:
     verb = "frontend-compare"
     args = args[1:]
-if "--out" in args:   # its start, for a build that waits for it (FAKE_BUILD_WAITS_FOR)
-    open(os.environ["LOG"] + ".started-" + os.path.basename(args[args.index("--out") + 1]), "w").close()
+out_name = os.path.basename(args[args.index("--out") + 1]) if "--out" in args else verb
+open(os.environ["LOG"] + ".started-" + out_name, "w").close()   # its start, for a step that waits for it (FAKE_WAITS)
 time.sleep(slow.get(verb, 0.05))
-if verb == "build-ptxcts-run" and os.environ.get("FAKE_BUILD_WAITS_FOR"):
-    # the build ends only once these steps have started, or after 20 s: a job that runs them beside the build
-    # passes however loaded the machine is; one that runs them after it waits the 20 s and still starts them late
-    import glob
-    deadline = time.time() + 20
-    while time.time() < deadline and not all(glob.glob(os.environ["LOG"] + ".started-*" + suffix)
-                                             for suffix in os.environ["FAKE_BUILD_WAITS_FOR"].split(",")):
-        time.sleep(0.05)
+# FAKE_WAITS "step=suffix,suffix;...": the step (a verb, or an --out folder's name, ending in it) ends only once
+# steps whose names end in each suffix have started, or after 20 s. A job that runs them beside it passes
+# however loaded the machine is; one that runs them after it waits the 20 s and still starts them late.
+for rule in filter(None, os.environ.get("FAKE_WAITS", "").split(";")):
+    step, suffixes = rule.split("=")
+    if out_name.endswith(step):
+        import glob
+        deadline = time.time() + 20
+        while time.time() < deadline and not all(glob.glob(os.environ["LOG"] + ".started-*" + suffix)
+                                                 for suffix in suffixes.split(",")):
+            time.sleep(0.05)
 if verb == "run" and os.environ.get("FAKE_RUN_EXIT"):   # the run tier without a usable device: no document
     sys.exit(int(os.environ["FAKE_RUN_EXIT"]))
 name = verb
@@ -118,9 +121,11 @@ class AllLanes(StandInTest):
         return p, steps, rows
 
     def test_the_device_lane_runs_beside_the_cpu_lane(self):
-        # the stand-in build lasts until the CPU lane's compile and the driver JIT have started (it does not end
-        # by its clock alone, which a loaded machine outran)
-        p, steps, rows = self.all(gpu=True, extra_env={"FAKE_BUILD_WAITS_FOR": "-compile,-compile-driver"})
+        # each step that must overlap another lasts until that one has started: the build until the CPU lane's
+        # compile and the driver JIT, the compile until the lowering tier, the lowering tier until the run tier,
+        # the report until a gate (a step that ended by its clock alone was outrun on a loaded machine)
+        p, steps, rows = self.all(gpu=True, extra_env={"FAKE_WAITS": "build-ptxcts-run=-compile,-compile-driver;"
+                                                                     "-compile=-lower;-lower=-run;-report=gate"})
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         stamp = lambda suffix: next(k for k in steps if k.endswith(suffix) and k[:4].isdigit())
         lower, run = steps[stamp("-lower")], steps[stamp("-run")]
