@@ -135,6 +135,8 @@ def run_task(results, gid, index_arg, ptxcts):
             if probe and lost is None and not got and time.monotonic() >= next_probe:
                 lost = _probe(probe, gpu)
                 next_probe = time.monotonic() + every
+                if got:   # the scheduler's signal reached the probe too (every process of the task): not an answer
+                    lost = None
                 if lost:
                     print(f"fleet task {gid}[{index}]: the GPU is gone ({lost}); stopping the tier", flush=True)
                     child.send_signal(signal.SIGTERM)

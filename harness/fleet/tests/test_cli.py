@@ -273,6 +273,28 @@ class Kubernetes(Base):
         self.refused(["fleet", "status", results, "--job", "4242"], 2, "--job 4242: not a job of this plan")
         self.refused(["fleet", "requeue", results], 2, "submitted for kubernetes, not Slurm")
 
+    def test_a_cancel_that_reaches_the_gpu_probe_is_an_interrupt_not_a_lost_gpu(self):
+        # a scheduler's cancel signals every process of the task, the GPU probe in flight too: its death by that
+        # signal is no answer about the GPU (fleet.runner.run_task). The probe here passes at the start, then
+        # plays the cancel: SIGTERM to the task's runner and to itself.
+        count = os.path.join(self.tmp, "probes")
+        probe = ["sh", "-c", f'n=$(cat {count} 2>/dev/null || echo 0); echo $((n + 1)) > {count}; '
+                             f'[ "$n" -ge 1 ] && {{ kill -TERM $PPID; kill -TERM $$; }}; exit 0']
+        text = GOOD.replace('args = ["--quiet"]', json.dumps(SMALL).join(["args = ", ""])) + \
+            f'probe = {json.dumps(probe)}\nprobe_every = 0.1\n[kubernetes]\nimage = "registry.example/ptxcts:1"\n'
+        manifest = os.path.join(self.tmp, "jobs.json")
+        r = ptxcts(["fleet", "submit", "--kube", manifest, self.plan(text)], cwd=self.tmp)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(manifest) as f:
+            command = json.load(f)["items"][0]["spec"]["template"]["spec"]["containers"][0]["command"]
+        r = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                           env=dict(os.environ, JOB_COMPLETION_INDEX="0"))
+        self.assertNotEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(os.path.join(self.tmp, "res", "runs", "run.13.0.fake-a", "shard-0", "task.json")) as f:
+            task = json.load(f)
+        self.assertEqual(task["state"], "partial", task)
+        self.assertIn("interrupted by SIGTERM", task["reason"])
+
     def test_manifest_needs_an_image(self):
         self.refused(["fleet", "submit", "--kube", os.path.join(self.tmp, "m.json"), self.plan(GOOD)], 2,
                      "kubernetes.image: missing")
