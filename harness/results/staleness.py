@@ -30,6 +30,7 @@ import sys
 import tempfile
 
 from framework import given
+from framework import paths
 from framework import boundary
 from framework.documents import baseline
 from framework.documents.errors import EXIT_OK, EXIT_REGRESSION, InputError, ResultsError, UsageError
@@ -43,7 +44,7 @@ def build_dir():
     value = os.environ.get("PTXCTS_BUILD")
     if value is not None and not value.strip():
         raise UsageError("PTXCTS_BUILD is set but empty; unset it to use build/, or name a folder")
-    return value or os.path.join(os.environ.get("PTXCTS_ROOT") or ROOT, "build")
+    return value or os.path.join(paths.root(), "build")
 
 
 def run_rejudge(rundoc, exe=None):
