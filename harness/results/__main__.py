@@ -114,11 +114,17 @@ def _output_over_input(args):
                                      _inside(out, i)):
                 return (f"--{n} {out}: is the input {i}" + ("" if same_file(out, i) else " (a run document in it)") +
                         "; writing there would replace what this verb reads: choose another path")
-            # a run written inside a folder this verb reads runs from: a later read of that folder (a run document
-            # in it or below) would find the output beside the runs it was made of
-            if n == "out" and args.verb == "merge" and os.path.isdir(i) and _inside(out, i):
-                return (f"--out {out}: lies inside the input {i}; a run written there would be read with the runs "
-                        f"of {i} from then on: choose a folder outside it")
+            # a run written inside (or as) a folder this verb reads runs from -- an input folder, or the run folder
+            # of an input document (RUN/results.json): a later read of that folder (or of one above it) would find
+            # the output beside the runs it was made of
+            run_folder = i if os.path.isdir(i) else os.path.dirname(os.path.abspath(i)) \
+                if os.path.basename(i) in merge.DOCUMENT_NAMES else None
+            if n == "out" and args.verb == "merge" and run_folder and (_inside(out, run_folder) or
+                                                                     same_file(out, run_folder)):
+                where = i if run_folder == i else f"{run_folder} (the folder of the input {i})"
+                return (f"--out {out}: {'is' if same_file(out, run_folder) else 'lies inside'} the input {where}; "
+                        f"a run written there would be read with the "
+                        f"runs of {run_folder} from then on: choose a folder outside it")
         for m in OUTPUTS:
             other = getattr(args, m, None)
             if m != n and isinstance(other, str) and same_file(out, other):
