@@ -33,6 +33,7 @@ from framework import given
 from framework import paths
 from framework import boundary
 from framework.documents import baseline
+from framework.documents.runio import output_over_input
 from framework.documents.errors import EXIT_OK, EXIT_REGRESSION, InputError, ResultsError, UsageError
 from framework.documents.schema import key_text, toolchain_name
 
@@ -118,8 +119,9 @@ def main(argv=None):
         return max(codes, default=EXIT_OK)
     if not os.path.exists(args.rundoc):
         raise UsageError(f"{args.rundoc}: no such file or folder")
-    if args.json and os.path.abspath(args.json) == os.path.abspath(args.rundoc):
-        raise UsageError(f"--json {args.json}: is the run document read")
+    problem = output_over_input({"--json": args.json}, [args.rundoc, args.baseline])   # the verdict over what it reads
+    if problem:
+        raise UsageError(problem)
     return check_one(args.rundoc, args.baseline, args.exe, args.json, args.baselines)
 
 
