@@ -425,6 +425,10 @@ def parse(argv=None):
 
 
 def main(argv=None):
+    from .render import root_problem
+    wrong = root_problem()
+    if wrong:
+        return _err(wrong)
     args = parse(argv)
     try:
         return {"gen": cmd_gen, "cases": cmd_cases, "modules": cmd_modules}[args.verb](args)

@@ -4,8 +4,25 @@ import os
 import jinja2
 
 from .contract import WORDS, words_comment
+from .pathcheck import FOLDER, problem
 
-ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.environ.get("PTXCTS_ROOT") or _CHECKOUT
+
+
+def root_problem():
+    """Why $PTXCTS_ROOT cannot be the source tree (blank, missing, not a folder), or None: the generator's entry
+    (cli.main) refuses it, as ./ptxcts and the harness (framework.paths) do, also when it runs alone (python3 -m
+    ptxcts_gen) -- never a tree named ' ' under the working folder, never the checkout in place of a blank value."""
+    value = os.environ.get("PTXCTS_ROOT")
+    if value is None:
+        return None
+    if not value.strip():
+        return f"PTXCTS_ROOT={value!r} is set but empty; unset it for the default ({_CHECKOUT}), or name a folder"
+    wrong = problem(value, FOLDER)
+    return wrong and f"PTXCTS_ROOT={value}: {wrong} (the source tree the verbs read)"
+
+
 TEMPLATES = os.path.join(ROOT, "templates")
 
 _env = None

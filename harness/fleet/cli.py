@@ -11,6 +11,7 @@ import os
 import sys
 
 from framework import given
+from framework import paths
 from framework import boundary
 from fleet import collect, runner, status, submit
 from fleet import plan as planmod
@@ -19,7 +20,7 @@ from fleet.errors import FleetError, MalformedFile
 
 
 def _root():
-    return os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return paths.root()
 
 
 def _positive(text):

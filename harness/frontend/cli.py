@@ -6,6 +6,7 @@ import sys
 from collections import Counter
 
 from framework import given
+from framework import paths
 from framework import boundary
 
 from framework.pool import usable_cpus
@@ -18,7 +19,7 @@ MAX_JOBS = 1024   # children at once; more is a typo, not a machine (as the comp
 
 
 def _root():
-    return os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return paths.root()
 
 
 _ABOUT = ("The front-end tier: LLVM's NVPTX back-end and CUDA C++ through NVRTC with CCCL's cuda::ptx, judged on "

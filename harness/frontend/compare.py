@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from framework import boundary, given
 from framework.documents import baseline, merge
 from framework.documents.errors import ResultsError
-from framework.documents.runio import atomic_write
+from framework.documents.runio import atomic_write, output_over_input
 from framework.documents.schema import toolchain_name
 
 from .errors import FrontendError
@@ -143,6 +143,10 @@ def main(argv, stream):
                    "baseline (default: the baseline of the device's sm and the paired toolchain)")
     p.add_argument("--json", path=given.NEW_FILE, metavar="FILE", help="also write the comparison as JSON")
     a = p.parse_args(argv)
+    # the comparison written over a run it reads (FE_RUN/results.json) would lose that run
+    problem = output_over_input({"--json": a.json}, list(a.run) + list(a.against or ()))
+    if problem:
+        raise FrontendError(problem)
     group, doc = _front_end_run(a.run)
     name = toolchain_name(doc.get("toolchain"))
     from . import known_names

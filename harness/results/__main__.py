@@ -92,41 +92,21 @@ def _unusable_output(path, folder):
     return None
 
 
-def _inside(path, folder):
-    """Whether `path` lies in `folder` or below it (through links)."""
-    p, f = os.path.realpath(path), os.path.realpath(folder)
-    return p.startswith(f.rstrip(os.sep) + os.sep)
-
-
 def _output_over_input(args):
-    """An output path that is one of the inputs would replace what the verb reads; an output folder holding a run
-    would mix two runs in one folder."""
-    from framework.documents.runio import RUN_FILES, same_file
-    inputs = [v for n in INPUTS for v in (lambda x: x if isinstance(x, list) else [x])(getattr(args, n, None))
-              if isinstance(v, str) and v != "none" and os.path.exists(v)]
-    for n in OUTPUTS:
-        out = getattr(args, n, None)
-        if not isinstance(out, str):
-            continue
-        for i in inputs:
-            # a run document of an input folder, by its own name or through a link to it
-            if same_file(out, i) or (os.path.isdir(i) and os.path.basename(os.path.realpath(out)) in RUN_FILES and
-                                     _inside(out, i)):
-                return (f"--{n} {out}: is the input {i}" + ("" if same_file(out, i) else " (a run document in it)") +
-                        "; writing there would replace what this verb reads: choose another path")
-            # a run written inside a folder this verb reads runs from: a later read of that folder (a run document
-            # in it or below) would find the output beside the runs it was made of
-            if n == "out" and args.verb == "merge" and os.path.isdir(i) and _inside(out, i):
-                return (f"--out {out}: lies inside the input {i}; a run written there would be read with the runs "
-                        f"of {i} from then on: choose a folder outside it")
-        for m in OUTPUTS:
-            other = getattr(args, m, None)
-            if m != n and isinstance(other, str) and same_file(out, other):
-                return f"--{n} {out}: is also --{m}; each output needs a path of its own"
-        unusable = _unusable_output(out, folder=None if args.verb == "bundle" else n == "out")
+    """An output path that is one of the inputs would replace what the verb reads; a merged run inside a folder
+    it reads runs from would be read with them (framework.documents.runio.output_over_input); an output that
+    cannot be written, or an output folder holding a run, would mix two runs in one folder."""
+    from framework.documents.runio import RUN_FILES, output_over_input
+    inputs = [v for n in INPUTS for v in (lambda x: x if isinstance(x, list) else [x])(getattr(args, n, None))]
+    outputs = {f"--{n}": getattr(args, n, None) for n in OUTPUTS if isinstance(getattr(args, n, None), str)}
+    problem = output_over_input(outputs, inputs, run_output="--out" if args.verb == "merge" else None)
+    if problem:
+        return problem
+    for how, out in outputs.items():
+        unusable = _unusable_output(out, folder=None if args.verb == "bundle" else how == "--out")
         if unusable:
-            return f"--{n} {out}: {unusable}"
-        if n == "out" and args.verb in ("report", "merge") and os.path.isdir(out):
+            return f"{how} {out}: {unusable}"
+        if how == "--out" and args.verb in ("report", "merge") and os.path.isdir(out):
             held = [f for f in RUN_FILES if os.path.exists(os.path.join(out, f))]
             if held:
                 return f"--out {out}: holds a run ({held[0]}); choose a new folder for the {args.verb}'s output"

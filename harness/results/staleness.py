@@ -30,8 +30,10 @@ import sys
 import tempfile
 
 from framework import given
+from framework import paths
 from framework import boundary
 from framework.documents import baseline
+from framework.documents.runio import output_over_input
 from framework.documents.errors import EXIT_OK, EXIT_REGRESSION, InputError, ResultsError, UsageError
 from framework.documents.schema import key_text, toolchain_name
 
@@ -43,7 +45,7 @@ def build_dir():
     value = os.environ.get("PTXCTS_BUILD")
     if value is not None and not value.strip():
         raise UsageError("PTXCTS_BUILD is set but empty; unset it to use build/, or name a folder")
-    return value or os.path.join(os.environ.get("PTXCTS_ROOT") or ROOT, "build")
+    return value or os.path.join(paths.root(), "build")
 
 
 def run_rejudge(rundoc, exe=None):
@@ -117,8 +119,9 @@ def main(argv=None):
         return max(codes, default=EXIT_OK)
     if not os.path.exists(args.rundoc):
         raise UsageError(f"{args.rundoc}: no such file or folder")
-    if args.json and os.path.abspath(args.json) == os.path.abspath(args.rundoc):
-        raise UsageError(f"--json {args.json}: is the run document read")
+    problem = output_over_input({"--json": args.json}, [args.rundoc, args.baseline])   # the verdict over what it reads
+    if problem:
+        raise UsageError(problem)
     return check_one(args.rundoc, args.baseline, args.exe, args.json, args.baselines)
 
 

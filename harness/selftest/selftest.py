@@ -33,17 +33,19 @@ read), 77 without a usable GPU (skipped, saying why), 130 when interrupted (what
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(HERE))
-sys.path[:0] = [os.path.join(ROOT, "generator"), os.path.join(ROOT, "harness")]
+# The code is this checkout's, as ./ptxcts puts its own checkout on the path; the tree the verbs read is
+# framework.paths.root() ($PTXCTS_ROOT, checked there).
+CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path[:0] = [os.path.join(CHECKOUT, "generator"), os.path.join(CHECKOUT, "harness")]
 
 from framework import boundary  # noqa: E402
-from selftest import lower_catch, options, rates, run_catch, runs  # noqa: E402
 
 
 def main(argv):
     """The tier the options name: the lowering tier's catch (--tier lower), silicon's rates (--repeat N), else
     the run tier's catch."""
+    # imported here, inside the error boundary: they read framework.paths.root() as they load
+    from selftest import lower_catch, options, rates, run_catch, runs
     a = options.parse(argv)
     if a.tier == "lower":
         return lower_catch.main(a)

@@ -91,4 +91,27 @@ std::string env_problem(const char* var, Kind kind) {
   return path_problem(std::string(var) + "=", v, kind);
 }
 
+std::string output_over_input(const std::string& how, const std::string& out, const std::string& in) {
+  struct stat o {}, i {};
+  if (::stat(in.c_str(), &i) != 0) return "";
+  const bool exists = ::stat(out.c_str(), &o) == 0;
+  if (exists && o.st_dev == i.st_dev && o.st_ino == i.st_ino)
+    return how + out + ": is the input " + in + "; writing there would replace what this command reads: choose "
+           "another path";
+  if (!S_ISDIR(i.st_mode)) return "";
+  // a run document in the input folder or below it, by its own name (a folder above it is the input, through links)
+  const auto slash = out.find_last_of('/');
+  const std::string name = slash == std::string::npos ? out : out.substr(slash + 1);
+  bool run_file = false;
+  for (const char* f : kRunFiles) run_file = run_file || name == f;
+  if (!run_file) return "";
+  for (std::string up = parent(out);; up = parent(up)) {
+    struct stat u {};
+    if (::stat(up.c_str(), &u) == 0 && u.st_dev == i.st_dev && u.st_ino == i.st_ino)
+      return how + out + ": is the input " + in + " (a run document in it); writing there would replace what this "
+             "command reads: choose another path";
+    if (up == "/" || up == ".") return "";
+  }
+}
+
 }  // namespace ptxcts::given

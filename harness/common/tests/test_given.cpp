@@ -57,6 +57,25 @@ TEST_F(Given, AMissingResumeFolderSaysToStartAfresh) {
   EXPECT_NE(p.find("--out in place of --resume"), std::string::npos) << p;
 }
 
+// An output over what the command reads: the input itself, or a run document of the input folder (or below it,
+// or through a link to it); anything else beside the input is no problem of this check.
+TEST_F(Given, AnOutputOverTheInputIsRefused) {
+  using ptxcts::given::output_over_input;
+  mkdir((dir_ + "/d/s").c_str(), 0755);
+  std::ofstream(dir_ + "/d/results.json") << "{}\n";
+  symlink((dir_ + "/d").c_str(), (dir_ + "/dlink").c_str());
+  EXPECT_EQ(output_over_input("--json ", dir_ + "/afile", dir_ + "/afile"),
+            "--json " + dir_ + "/afile: is the input " + dir_ + "/afile; writing there would replace what this "
+            "command reads: choose another path");
+  for (const std::string& out : {dir_ + "/d/results.json", dir_ + "/d/s/explore.json", dir_ + "/dlink/results.json.gz"}) {
+    const std::string p = output_over_input("--json ", out, dir_ + "/d");
+    EXPECT_EQ(p.rfind("--json " + out + ": is the input " + dir_ + "/d (a run document in it)", 0), 0u) << p;
+  }
+  EXPECT_EQ(output_over_input("--json ", dir_ + "/d/verdict.json", dir_ + "/d"), "");
+  EXPECT_EQ(output_over_input("--json ", dir_ + "/results.json", dir_ + "/d"), "");
+  EXPECT_EQ(output_over_input("--json ", dir_ + "/d/results.json", dir_ + "/none"), "");
+}
+
 TEST_F(Given, WhatCanBeUsedPasses) {
   EXPECT_EQ(problem(dir_ + "/afile", Kind::File), "");
   EXPECT_EQ(problem(dir_ + "/d", Kind::Folder), "");

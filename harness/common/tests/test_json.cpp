@@ -177,4 +177,20 @@ TEST(Json, Escaping) {
   EXPECT_EQ(std::string(e.what()), "line 2, column 9: ASCII only here");
 }
 
+TEST(Json, LoneSurrogateRefused) {
+  // Half of a UTF-16 pair alone is no character: refused at its escape, as the Python reader refuses it.
+  const JsonError hi = parse_error("{\"m\":\n \"ab\\ud800\"}");
+  EXPECT_EQ(std::string(hi.what()), "line 2, column 5: \\ud800: half of a UTF-16 surrogate pair without its other "
+                                    "half: not a character (a string must be Unicode text)");
+  EXPECT_EQ(hi.line(), 2);
+  // A high half followed by anything but a low half, a low half alone, a low half before a high one.
+  EXPECT_EQ(parse_error("\"\\uD83Dx\"").column(), 2);
+  EXPECT_EQ(parse_error("\"\\ud83d\\u0041\"").column(), 2);
+  EXPECT_EQ(parse_error("\"\\ude00\"").column(), 2);
+  EXPECT_EQ(parse_error("\"\\ude00\\ud83d\"").column(), 2);
+  EXPECT_NE(std::string(parse_error("[\"\\uDFFF\"]").what()).find("\\uDFFF: half of a UTF-16"), std::string::npos);
+  // A pair is one character, in either case of hex digits.
+  EXPECT_EQ(Json::parse("\"\\uD83D\\uDE00\"").str(), "\xf0\x9f\x98\x80");
+}
+
 }  // namespace

@@ -15,6 +15,7 @@
 #include "manifest.hpp"
 #include "model_device.hpp"
 #include "options.hpp"
+#include "rescue.hpp"
 #include "util.hpp"
 
 using namespace ptxcts::run;
@@ -171,6 +172,9 @@ int explore_main(int argc, char** argv) {
   }
   if (o.only_pending && resume.empty())
     return usage_error("--cases 0: only with --resume DIR (it runs the cases an interruption left drawn and not run)");
+  // Where the cases run go when the disk refuses the documents (rescue.hpp): unusable, it is said now, not after
+  // the exploration.
+  if (auto e = rescue_problem(); !e.empty()) return usage_error(e);
   if (!resume.empty()) {
     try {
       load_resume(resume, o);

@@ -11,6 +11,7 @@
 #include "explore_draw.hpp"
 #include "explore_state.hpp"
 #include "explored.hpp"
+#include "rescue.hpp"
 
 namespace ptxcts::run {
 namespace explore_impl {
@@ -162,21 +163,30 @@ void Explorer::write(double wall, bool interrupted) {
   // exploration would have.
   doc["draw_guide"] = guide_.to_json();
   doc["draws_digest"] = hex(digest_, 16);  // a dry draw of cases_drawn cases of the seed gives the same
-  // A write that fails (read-only folder, full disk) ends the exploration with the path and the reason: an
-  // exploration that exits 0 having written nothing would lose every case it ran.
-  auto must_write = [](const std::string& path, const std::string& text) {
-    if (!write_file(path, text)) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
-  };
-  if (!make_dirs(o_.out_dir)) throw std::runtime_error(o_.out_dir + ": cannot create the folder: " + std::strerror(errno));
-  must_write(o_.out_dir + "/explore.json", doc.dump(1) + "\n");
-  must_write(o_.out_dir + "/coverage.svg", cov_.svg("exploration " + o_.id + " on " + ses_.device.name));
+  // A write that fails (a read-only folder, a full disk, a file past `ulimit -f`) ends the exploration with the path
+  // and the reason, its documents kept in the rescue folder (rescue.hpp): an exploration that exits 0 having written
+  // nothing, or that stops without keeping what it ran, would lose every case it ran.
   std::string sum = summary_text(doc);
-  must_write(o_.out_dir + "/summary.txt", sum);
+  const std::pair<const char*, std::string> files[] = {
+      {"explore.json", doc.dump(1) + "\n"},
+      {"coverage.svg", cov_.svg("exploration " + o_.id + " on " + ses_.device.name)},
+      {"summary.txt", sum}};
+  auto write_into = [&](const std::string& dir) -> std::string {
+    if (!make_dirs(dir)) return dir + ": cannot create the folder: " + std::strerror(errno);
+    for (auto& [name, text] : files)
+      if (!write_file(dir + "/" + name, text)) return dir + "/" + name + ": cannot write: " + std::strerror(errno);
+    return "";
+  };
+  std::string refused = write_into(o_.out_dir);
+  if (!refused.empty())
+    refused = rescue(refused, o_.id, o_.out_dir, "explore.json", ran_, write_into, "--resume then goes on from it");
   std::printf("%s", sum.c_str());
   if (!o_.cases_file.empty() && !rows.empty()) {
     if (auto e = add_explored(o_.cases_file, rows); !e.empty()) std::fprintf(stderr, "explore: %s\n", e.c_str());
     else std::printf("permanent cases: %zu finding(s) kept in %s\n", rows.size(), o_.cases_file.c_str());
   }
+  std::fflush(stdout);   // the summary and permanent cases before the error line, not interleaved with it
+  if (!refused.empty()) throw std::runtime_error(refused);
   std::printf("exploration: %s/explore.json%s\n", o_.out_dir.c_str(),
               interrupted ? " (interrupted: every result and finding so far is in it)" : "");
 }

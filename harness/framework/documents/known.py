@@ -28,8 +28,6 @@ from .errors import InputError, ResultsError, UsageError
 from framework import given
 from framework import paths
 
-ROOT = paths.root()
-
 VERSION = 1
 REQUIRED = ("id", "cases", "class", "note", "reviewed")
 OPTIONAL = ("load_path", "target", "device", "driver", "toolkit", "seen", "expires")
@@ -144,7 +142,7 @@ def judge(cases, run, findings, waiver_list, today, files):
 
 
 def add_arguments(ap):
-    ap.add_argument("--root", path=given.FOLDER, default=ROOT)
+    ap.add_argument("--root", path=given.FOLDER, help="the source tree (default: framework.paths.root())")
     ap.add_argument("--expectations", path=given.FILE, help="default ROOT/results/expectations/run.toml")
     ap.add_argument("--waivers", path=given.FILE, help="default ROOT/results/waivers.toml")
     ap.add_argument("--today", help="YYYY-MM-DD (default: today, UTC)")
@@ -155,6 +153,7 @@ def add_arguments(ap):
 
 def main(a):
     """python3 -m results known: exit 0, 2 usage, 3 a malformed findings or waiver file or request."""
+    a.root = a.root or paths.root()
     # PTXCTS_RUN_EXPECTATIONS / PTXCTS_WAIVERS: other files (tests; a reviewer trying a change before committing).
     def chosen(option, value, var, default):   # the file and how it was named, for a message
         if value:

@@ -78,6 +78,44 @@ def same_file(a, b):
     return os.path.realpath(os.fspath(a)) == os.path.realpath(os.fspath(b))
 
 
+def _inside(path, folder):
+    """Whether `path` lies in `folder` or below it (through links)."""
+    p, f = os.path.realpath(path), os.path.realpath(folder)
+    return p.startswith(f.rstrip(os.sep) + os.sep)
+
+
+def output_over_input(outputs, inputs, run_output=None):
+    """Why a verb that reads `inputs` (paths: run folders, run documents, other files) cannot write `outputs`
+    ({"--json": path, ...}, the options as the user gave them), or None -- checked before the verb works, the same for
+    every verb that reads runs and writes beside them (results' report, gate, diff, merge, bundle; frontend compare):
+      * an output that is an input, or a run document of an input folder (`gate RUN --json RUN/results.json`):
+        writing it would replace what the verb reads;
+      * run_output (the option of an output folder that will hold a run: merge's "--out") inside or equal to a
+        folder the verb reads runs from -- an input folder, or the run folder of an input document (RUN/results.json):
+        a later read of that folder would find the new run beside the runs it was made of;
+      * two outputs on one path."""
+    given_inputs = [i for i in inputs if isinstance(i, str) and i != "none" and os.path.exists(i)]
+    for how, out in outputs.items():
+        if not isinstance(out, str):
+            continue
+        for i in given_inputs:
+            if same_file(out, i) or (os.path.isdir(i) and os.path.basename(os.path.realpath(out)) in RUN_FILES and
+                                     _inside(out, i)):
+                return (f"{how} {out}: is the input {i}" + ("" if same_file(out, i) else " (a run document in it)") +
+                        "; writing there would replace what this verb reads: choose another path")
+            run_folder = i if os.path.isdir(i) else os.path.dirname(os.path.abspath(i)) \
+                if os.path.basename(i) in RUN_FILES else None
+            if how == run_output and run_folder and (_inside(out, run_folder) or same_file(out, run_folder)):
+                where = i if run_folder == i else f"{run_folder} (the folder of the input {i})"
+                return (f"{how} {out}: {'is' if same_file(out, run_folder) else 'lies inside'} the input {where}; "
+                        f"a run written there would be read with the runs of {run_folder} from then on: choose a "
+                        "folder outside it")
+        for other_how, other in outputs.items():
+            if other_how != how and isinstance(other, str) and same_file(out, other):
+                return f"{how} {out}: is also {other_how}; each output needs a path of its own"
+    return None
+
+
 def finished_time(started, seconds):
     """A run's `finished` for its document: now by the wall clock -- unless that clock was set back below
     `started` (an NTP step, a restored VM, a clock changed by hand) while the run went on: then `started` plus the

@@ -2,8 +2,10 @@
 import datetime
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 from framework.documents import OutputLock, atomic_write, new_run_id, schema
@@ -23,6 +25,64 @@ class LockName(unittest.TestCase):
             m = re.search(r'kLockName = "([^"]+)";', f.read())
         self.assertIsNotNone(m, "runcore util.hpp no longer states kLockName")
         self.assertEqual(m.group(1), LOCK_NAME)
+
+    def test_the_cpp_tiers_know_the_same_run_files(self):
+        """ptxcts/given.hpp's kRunFiles and RUN_FILES must name the same files, or a C++ tier writes into a folder
+        holding a run the Python tiers know (or a re-judge replaces one)."""
+        from framework.documents.runio import RUN_FILES
+        with open(os.path.join(REPO, "harness", "common", "include", "ptxcts", "given.hpp"), encoding="utf-8") as f:
+            m = re.search(r"kRunFiles\[\] = \{([^}]*)\}", f.read())
+        self.assertIsNotNone(m, "ptxcts/given.hpp no longer states kRunFiles")
+        self.assertEqual(tuple(re.findall(r'"([^"]+)"', m.group(1))), RUN_FILES)
+
+
+class OutputOverInput(unittest.TestCase):
+    """framework.documents.runio.output_over_input: what every verb that reads runs and writes beside them refuses."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="ptxcts-over-")
+        self.run = os.path.join(self.tmp, "run")
+        os.makedirs(os.path.join(self.run, "shard-0"))
+        for p in (os.path.join(self.run, "results.json"), os.path.join(self.run, "shard-0", "results.json"),
+                  os.path.join(self.tmp, "s0.json")):
+            with open(p, "w") as f:
+                f.write("{}\n")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_refused(self):
+        from framework.documents.runio import output_over_input
+        doc = os.path.join(self.run, "results.json")
+        os.symlink(self.run, os.path.join(self.tmp, "link"))
+        for outputs, inputs, run_output, says in (
+                ({"--json": doc}, [doc], None, "is the input " + doc + ";"),
+                ({"--json": doc}, [self.run], None, "(a run document in it)"),
+                ({"--json": os.path.join(self.run, "shard-0", "results.json")}, [self.run], None, "a run document in it"),
+                ({"--json": os.path.join(self.tmp, "link", "results.json.gz")}, [self.run], None, "a run document"),
+                ({"--out": os.path.join(self.run, "m")}, [self.run], "--out", "lies inside the input " + self.run + ";"),
+                ({"--out": os.path.join(self.run, "m")}, [doc], "--out", f"(the folder of the input {doc})"),
+                ({"--out": self.run}, [doc], "--out", "is the input " + self.run),
+                ({"--json": os.path.join(self.tmp, "a"), "--markdown": os.path.join(self.tmp, "a")}, [self.run], None,
+                 "is also --markdown")):
+            with self.subTest(outputs=outputs, inputs=inputs):
+                problem = output_over_input(outputs, inputs, run_output)
+                self.assertIsNotNone(problem)
+                self.assertIn(says, problem)
+                self.assertTrue(problem.startswith(next(iter(outputs)) + " "), problem)
+
+    def test_accepted(self):
+        from framework.documents.runio import output_over_input
+        doc = os.path.join(self.run, "results.json")
+        for outputs, inputs, run_output in (
+                ({"--json": os.path.join(self.run, "gate.json")}, [self.run], None),   # no run document
+                ({"--out": os.path.join(self.run, "rep")}, [self.run], None),          # report's folder: no run
+                ({"--out": os.path.join(self.tmp, "m")}, [doc], "--out"),             # beside the run, not in it
+                ({"--out": os.path.join(self.tmp, "m")}, [os.path.join(self.tmp, "s0.json")], "--out"),   # any name
+                ({"--json": None}, [self.run], None),
+                ({"--json": doc}, ["none", os.path.join(self.tmp, "missing")], None)):
+            with self.subTest(outputs=outputs, inputs=inputs):
+                self.assertIsNone(output_over_input(outputs, inputs, run_output))
 
 
 class RunIds(unittest.TestCase):

@@ -311,8 +311,9 @@ int rejudge_main(const std::vector<std::string>& args) {
   if (stat(in.c_str(), &st) != 0) return usage(in + ": no such file or folder");
   if (!json_out.empty()) {
     struct stat o {};
-    if (stat(json_out.c_str(), &o) == 0 && (S_ISDIR(o.st_mode) || (o.st_dev == st.st_dev && o.st_ino == st.st_ino)))
-      return usage("--json " + json_out + ": " + (S_ISDIR(o.st_mode) ? "is a folder" : "is the document read"));
+    if (stat(json_out.c_str(), &o) == 0 && S_ISDIR(o.st_mode)) return usage("--json " + json_out + ": is a folder");
+    // the document read, or the run document of the folder read: the re-judge would replace the run
+    if (auto e = ptxcts::given::output_over_input("--json ", json_out, in); !e.empty()) return usage(e);
   }
   double t0 = now_s();
   std::vector<Rejudged> cases;

@@ -11,7 +11,6 @@
 #include <map>
 
 #include "ptxcts/boundary.hpp"
-#include "ptxcts/given.hpp"
 #include "ptxcts/no_device.hpp"
 #include "cli_options.hpp"
 #include "explored.hpp"
@@ -24,6 +23,7 @@
 #include "rejudge.hpp"
 #include "resume.hpp"
 #include "repro.hpp"
+#include "rescue.hpp"
 #include "util.hpp"
 #include "worker.hpp"
 
@@ -81,8 +81,7 @@ int run_main(int argc, char** argv) {
     return usage_error(e.what());
   }
   // Where the judged cases go when the disk refuses the document: unusable, it is said now, not after the run.
-  if (auto e = ptxcts::given::env_problem("PTXCTS_RESCUE", ptxcts::given::Kind::NewFolder); !e.empty())
-    return usage_error(e + " (where a document that cannot be written is kept)");
+  if (auto e = rescue_problem(); !e.empty()) return usage_error(e);
   // The toolchain, once: its ptxas assembles the cubins, its PTX version renders the modules.
   std::string spec;
   try {
@@ -278,20 +277,10 @@ int run_main(int argc, char** argv) {
     meta.partial_done = results.size() - interrupted;
   }
   if (auto e = write_results(ses.out_dir, meta, results); !e.empty()) {
-    // A full disk, a folder remounted read-only: the judged cases are kept elsewhere, as the Python tiers keep
-    // theirs (framework/documents/writer.py, PTXCTS_RESCUE; docs/CLI.md "Outputs").
-    std::string rescue = env("PTXCTS_RESCUE");
-    if (rescue.empty())   // as Python's tempfile: $TMPDIR when it is a usable folder, else /tmp
-      rescue = (ptxcts::given::problem(env("TMPDIR"), ptxcts::given::Kind::Folder).empty() ? env("TMPDIR")
-                                                                                           : std::string("/tmp")) +
-               "/ptxcts-rescue";
-    rescue += "/" + meta.run_id;
-    if (make_dirs(rescue) && write_results(rescue, meta, results).empty())
-      return usage_error(e + "; the " + std::to_string(results.size()) + " judged cases are kept in " + rescue +
-                         "/results.json instead: free the disk (or make " + ses.out_dir + " writable) and copy that "
-                         "folder there; a partial run's --resume then finishes it");
-    return usage_error(e + "; the judged cases could not be kept elsewhere either (" + rescue +
-                       "; PTXCTS_RESCUE names another folder)");
+    // A full disk, a folder remounted read-only: the judged cases are kept elsewhere (rescue.hpp).
+    return usage_error(rescue(e, meta.run_id, ses.out_dir, "results.json", results.size(),
+                              [&](const std::string& dir) { return write_results(dir, meta, results); },
+                              "a partial run's --resume then finishes it"));
   }
   std::printf("results: %s/results.json%s\n", ses.out_dir.c_str(),
               sig ? (" (partial: " + std::to_string(meta.partial_done) + " of " + std::to_string(meta.partial_total) +

@@ -27,4 +27,13 @@ std::string path_problem(const std::string& how, const std::string& value, Kind 
 // it for the default), never the default.
 std::string env_problem(const char* var, Kind kind);
 
+// The files that make a folder a run's (a run, an exploration, a self-test); Python's are
+// framework/documents/runio.py's RUN_FILES.
+inline constexpr const char* kRunFiles[] = {"results.json", "results.json.gz", "explore.json", "explore.json.gz",
+                                            "selftest.json"};
+
+// "" or why writing the output <how><out> would replace the input `in` that the command reads: out is in (through
+// links), or a run document (kRunFiles) of the folder in -- as framework/documents/runio.py's output_over_input says it.
+std::string output_over_input(const std::string& how, const std::string& out, const std::string& in);
+
 }  // namespace ptxcts::given

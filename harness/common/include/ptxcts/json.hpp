@@ -1,5 +1,5 @@
 // The harness's one JSON value: a strict RFC 8259 reader (no comments, no trailing commas, no NaN, unique keys,
-// nesting at most 64 deep) whose errors name the line and column, and a writer that keeps object members in
+// no half of a UTF-16 surrogate pair alone, nesting at most 64 deep) whose errors name the line and column, and a writer that keeps object members in
 // insertion order so that output is stable. The run tier reads forms.jsonl and the worker's result lines with it
 // and writes results.json; ptxcts-ref reads its tensor queries. No third-party JSON library is on the CI image.
 #pragma once

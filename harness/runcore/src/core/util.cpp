@@ -1,5 +1,7 @@
 #include "util.hpp"
 
+#include "ptxcts/given.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -259,7 +261,7 @@ int run_capture(const std::vector<std::string>& argv, std::string* out, std::str
 }
 
 std::string held_run(const std::string& dir) {
-  for (const char* held : {"results.json", "results.json.gz", "explore.json", "explore.json.gz", "selftest.json"})
+  for (const char* held : ptxcts::given::kRunFiles)
     if (file_exists(dir + "/" + held)) return held;
   return "";
 }

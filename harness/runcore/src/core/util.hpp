@@ -77,7 +77,7 @@ int run_process(const std::vector<std::string>& argv, std::string* out, bool shi
 // Runs argv with stdout and stderr captured apart; 127 when it cannot be executed.
 int run_capture(const std::vector<std::string>& argv, std::string* out, std::string* err);
 
-// The first of the files that make a folder a run's (a run, an exploration, a self-test) that DIR holds, or "".
+// The first of the files that make a folder a run's (ptxcts/given.hpp, kRunFiles) that DIR holds, or "".
 std::string held_run(const std::string& dir);
 
 // The name of the lock file in an output folder; the Python tiers' is runio.LOCK_NAME, and a test
