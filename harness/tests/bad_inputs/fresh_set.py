@@ -1071,7 +1071,7 @@ SELFTEST_DOC = "{\"schema\": \"ptxcts-selftest\", \"version\": 1}\n"
 FLEET_DOC = ("{\"schema\": \"ptxcts-fleet\", \"version\": 1, \"plan\": {}, \"groups\": [], \"jobs\": [], "
              "\"results\": \"r\", \"root\": \"r\"}\n")
 RUN_BIN = "{build}/harness/run/ptxcts-run"
-EXPLORE_BIN = "{build}/harness/explore/ptxcts-explore"
+EXPLORE_BIN = "{build}/harness/run/ptxcts-explore"
 EXPLORE_DOC = EXPLORE + "/explore.json.gz"
 ARGS_DOC = "{\"args\": [\"--family\", \"cp.async.bulk.prefetch\"], \"toolchain\": \"13.0\"}\n"
 
