@@ -1473,7 +1473,8 @@ def write_md(path, inputs, passes):
               "| input | class | exit / why | first line of the message |", "|---|---|---|---|"]
     res = passes.get("loaded", next(iter(passes.values())))[0]
     for inp, kind, why, first, _ in res:
-        lines.append(f"| {inp['id']} | {kind} | {why or 'exit 2/3'} | {first.replace('|', '/')} |")
+        lines.append(f"| {inp['id']} | {kind} | {why or ('exit 77' if inp.get('skip') else 'exit 2/3')} | "
+                     f"{first.replace('|', '/')} |")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
