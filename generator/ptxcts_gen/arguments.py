@@ -4,6 +4,8 @@ conflicting options are usage errors), and an option that names a path (`add_arg
 of pathcheck) checked as it is parsed: blank, missing, a file for a folder, a link to nowhere, a FIFO or a device
 refused naming the option and the value (docs/CLI.md, "Paths and environment variables")."""
 import argparse
+import os
+import sys
 
 from . import pathcheck
 
@@ -89,6 +91,7 @@ class ArgumentParser(argparse.ArgumentParser):
         return self._with_paths(super().add_mutually_exclusive_group(**kwargs))
 
     def parse_known_args(self, args=None, namespace=None):
+        self._utf8_only(sys.argv[1:] if args is None else list(args))
         ns, rest = super().parse_known_args(args, namespace)
         ns.__dict__.pop(_GIVEN, None)
         for action, kind, also in self._paths:
@@ -103,6 +106,22 @@ class ArgumentParser(argparse.ArgumentParser):
                     self.exit(2, f"{self.prog}: error: " + (f"{name} {v!r}: {wrong}" if not v.strip() else
                                                             f"{name} {v}: {wrong}") + "\n")
         return ns, rest
+
+
+    def _utf8_only(self, args):
+        """Every argument is UTF-8 text: bytes that are not (Python holds them as lone surrogates) would end the
+        verb when a document, a page or a message is written with them. Refused naming the option (the C++
+        commands' reader, ptxcts/options.hpp, says the same)."""
+        for i, a in enumerate(args):
+            if not isinstance(a, str):
+                continue
+            try:
+                a.encode("utf-8")
+            except UnicodeEncodeError as e:
+                inline = a.startswith("--") and "=" in a[:e.start]   # --title=VALUE names its option itself
+                option = args[i - 1] + " " if not inline and i and str(args[i - 1]).startswith("-") else ""
+                self.exit(2, f"{self.prog}: error: {option}{a!r}: not UTF-8 text (byte "
+                             f"0x{os.fsencode(a[e.start])[0]:02X} at offset {e.start})\n")
 
 
 def comma_list(parser, option, value, known=None):

@@ -34,6 +34,21 @@ def _nearest_existing(p):
     return existing, os.path.isdir(existing)
 
 
+def gone_cwd():
+    """None while the working folder exists; else why a relative path means nothing there: the folder was removed
+    under the command (ptxcts/given.hpp's gone_cwd says the same for the C++ commands)."""
+    try:
+        os.getcwd()
+        return None
+    except FileNotFoundError:
+        try:   # Linux names it still, with " (deleted)"; a shell's PWD may be gone (dash drops a stale one)
+            pwd = os.readlink("/proc/self/cwd").removesuffix(" (deleted)")
+        except OSError:
+            pwd = os.environ.get("PWD")
+        return (f"the working folder{' ' + pwd if pwd else ''} no longer exists (removed under this command): a "
+                "relative path names nothing; run it from a folder that exists, or give an absolute path")
+
+
 def problem(value, kind):
     """What is wrong with value as a path of this kind, or None (the checks of the module's docstring)."""
     if kind not in KINDS:
@@ -42,6 +57,8 @@ def problem(value, kind):
         return "an empty name"
     if "\0" in value:
         return "the name holds a NUL character"
+    if not os.path.isabs(value) and gone_cwd():
+        return gone_cwd()
     if kind == PROGRAM and os.sep not in value:
         return None if shutil.which(value) else "not found on PATH"
     if os.path.islink(value) and not os.path.exists(value):

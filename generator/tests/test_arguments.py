@@ -106,6 +106,34 @@ class Parser(unittest.TestCase):
                 self.assertIn(wrong, self.refused(p, argv))
         self.assertEqual(p.parse_args(["--min-kill", "99.5", "--jobs", "3"]).jobs, 3)
 
+    def test_an_argument_that_is_not_utf8_is_refused_naming_its_option(self):
+        # bytes that are not UTF-8 arrive as lone surrogates: a document or page written with them ends the verb
+        p = ArgumentParser(prog="t")
+        p.add_argument("--title")
+        self.assertIn("t: error: --title 'caf\\udce9': not UTF-8 text (byte 0xE9 at offset 3)",
+                      self.refused(p, ["--title", "caf\udce9"]))
+        self.assertIn("'--title=caf\\udce9': not UTF-8 text (byte 0xE9 at offset 11)",
+                      self.refused(p, ["--title=caf\udce9"]))
+        self.assertEqual(p.parse_args(["--title", "caf\u00e9 \U0001F600"]).title, "caf\u00e9 \U0001F600")
+
+
+class WorkingFolder(unittest.TestCase):
+    def test_a_relative_path_in_a_removed_working_folder_names_the_folder(self):
+        tmp = tempfile.mkdtemp(prefix="ptxcts-pathcheck-")
+        self.addCleanup(shutil.rmtree, tmp)
+        gone = os.path.join(tmp, "gone")
+        os.mkdir(gone)
+        back = os.getcwd()
+        os.chdir(gone)
+        try:
+            os.rmdir(gone)
+            rel, absolute = pathcheck.problem("o", pathcheck.NEW_FOLDER), pathcheck.problem(tmp, pathcheck.FOLDER)
+        finally:
+            os.chdir(back)
+        self.assertTrue(rel.startswith(f"the working folder {gone} no longer exists (removed under this command)"), rel)
+        self.assertIsNone(absolute)   # an absolute path means what it says
+        self.assertIsNone(pathcheck.gone_cwd())
+
 
 if __name__ == "__main__":
     unittest.main()

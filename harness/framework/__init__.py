@@ -12,3 +12,15 @@ public interface (ptxcts_gen), never another tier (docs/ARCHITECTURE.md, "Layers
                     nvdisasm (with their diagnostics and listings)
     lowering/       SASS judged by the generator's lowering rules (the lowering tier's verdict, and the self-test's)
 """
+
+import importlib.util as _util
+import os as _os
+import sys as _sys
+
+# A layer started on its own (`python3 -m compile` in harness/, docs/CLI.md) without the generator on PYTHONPATH:
+# the generator is the checkout's generator/, beside harness/ -- found there rather than ending in an import
+# traceback before the error boundary exists.
+if _util.find_spec("ptxcts_gen") is None:
+    _sys.path.append(_os.path.join(_os.path.dirname(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))),
+                                   "generator"))
+

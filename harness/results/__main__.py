@@ -22,13 +22,14 @@ def _validate(args):
 
 def _merge(args):
     """Merge runs into one result document (union of cases) and write it with write_run."""
-    import re
     from framework.documents.errors import UsageError
     from framework.documents.runio import rescue_dir
     from framework.documents.writer import write_run
     rescue_dir()   # an unusable $PTXCTS_RESCUE said before the work, as the tiers say it when they lock their folder
-    if not re.fullmatch(r"[A-Za-z0-9._:+-]+", args.run_id):   # the schema's rule for run_id
-        raise UsageError(f"--run-id {args.run_id!r}: use letters, digits and . _ : + - only")
+    wrong = schema.run_id_problem(args.run_id)
+    if wrong:
+        shown = args.run_id if len(args.run_id) <= 60 else args.run_id[:40] + "..."
+        raise UsageError(f"--run-id {shown!r}: {wrong}")
     merged = merge.load_and_merge(args.runs, args.prefer_later)
     if merged.missing_shards:
         for line in merged.missing_shard_lines():

@@ -37,11 +37,27 @@ std::string nearest_existing(const std::string& p, bool& is_dir) {
   return cur;
 }
 
+// "" while the working folder exists; else why a relative path means nothing (ptxcts_gen.pathcheck.gone_cwd says
+// the same in Python): the folder was removed under the command (stat(".") still answers, getcwd does not)
+std::string gone_cwd() {
+  char buf[4096];
+  if (::getcwd(buf, sizeof buf) || errno != ENOENT) return "";
+  // Linux names it still, with " (deleted)"; a shell's PWD may be gone (dash drops a stale one)
+  ssize_t n = ::readlink("/proc/self/cwd", buf, sizeof buf - 1);
+  std::string where = n > 0 ? std::string(buf, size_t(n)) : std::getenv("PWD") ? std::getenv("PWD") : "";
+  if (where.size() > 10 && where.compare(where.size() - 10, 10, " (deleted)") == 0) where.resize(where.size() - 10);
+  return std::string("the working folder") + (where.empty() ? std::string() : " " + where) +
+         " no longer exists (removed under this command): a relative path names nothing; run it from a folder "
+         "that exists, or give an absolute path";
+}
+
 }  // namespace
 
 std::string problem(const std::string& value, Kind kind) {
   if (blank(value)) return "an empty name";
   if (value.find('\0') != std::string::npos) return "the name holds a NUL character";
+  if (value[0] != '/')
+    if (std::string gone = gone_cwd(); !gone.empty()) return gone;
   struct stat lst {}, st {};
   if (::lstat(value.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode) && ::stat(value.c_str(), &st) != 0) {
     char buf[4096];

@@ -1,6 +1,7 @@
 // Json::parse: the strict RFC 8259 reader, every error with its line and column. The writer is json.cpp; the short
 // escapes both use are json_escapes.hpp.
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -138,6 +139,11 @@ class JsonParser {
       v.kind_ = Json::Kind::Number;
       v.str_ = parse_number();
       set_number(v);
+      // as the Python reader (jsonloc): a number no 64-bit float can hold (1e400, thousands of digits) is refused,
+      // never read as infinity
+      if (!v.is_int_ && !std::isfinite(v.num_))
+        fail("the number " + (v.str_.size() > 24 ? v.str_.substr(0, 12) + "... (" + std::to_string(v.str_.size()) +
+                              " characters)" : v.str_) + " is out of range: no 64-bit float holds it");
       return v;
     }
     if (at_end()) fail("unexpected end of input, expected a value");

@@ -85,6 +85,19 @@ TEST_F(Given, WhatCanBeUsedPasses) {
   EXPECT_EQ(problem(dir_ + "/new.json", Kind::NewFile), "");
 }
 
+TEST_F(Given, ARelativePathInARemovedWorkingFolderNamesTheFolder) {
+  char back[4096];
+  ASSERT_NE(getcwd(back, sizeof back), nullptr);
+  const std::string gone = dir_ + "/gone";
+  mkdir(gone.c_str(), 0755);
+  ASSERT_EQ(chdir(gone.c_str()), 0);
+  rmdir(gone.c_str());
+  const std::string p = problem("o", Kind::NewFolder), abs = problem(dir_ + "/o", Kind::NewFolder);
+  ASSERT_EQ(chdir(back), 0);
+  EXPECT_EQ(p.rfind("the working folder " + gone + " no longer exists (removed under this command)", 0), 0u) << p;
+  EXPECT_EQ(abs, "");   // an absolute path means what it says
+}
+
 TEST_F(Given, MessagesNameTheOptionOrTheVariable) {
   EXPECT_EQ(path_problem("--out ", dir_ + "/afile", Kind::NewFolder), "--out " + dir_ + "/afile: is a file, not a folder");
   setenv("PTXCTS_GIVEN_TEST", " ", 1);

@@ -56,6 +56,16 @@ TEST(Json, ErrorsNameLineAndColumn) {
   expect_error("\"abc", 1, 5, "unexpected end of input");
 }
 
+TEST(Json, NumbersNoDoubleHoldsAreRefused) {
+  // as the Python reader: never read as infinity (a duration of 1e400 ms, a seed of thousands of digits)
+  expect_error("[1e400]", 1, 7, "the number 1e400 is out of range: no 64-bit float holds it");
+  expect_error("-1e999", 1, 7, "the number -1e999 is out of range: no 64-bit float holds it");
+  expect_error(std::string(400, '9'), 1, 401,
+               "the number 999999999999... (400 characters) is out of range: no 64-bit float holds it");
+  EXPECT_DOUBLE_EQ(Json::parse("1e308").num(), 1e308);
+  EXPECT_DOUBLE_EQ(Json::parse("1e-400").num(), 0.0);   // below the smallest double: 0, not an error
+}
+
 TEST(Json, NestingLimit) {
   const std::string ok = std::string(65, '[') + std::string(65, ']');  // depths 0..64
   EXPECT_NO_THROW(Json::parse(ok));

@@ -43,7 +43,8 @@ TEST(Options, BothSpellingsGiveTheSameValue) {
 TEST(Options, TheValueIsWhatFollowsTheFirstEquals) {
   EXPECT_EQ(read({"--filter=a=b"}), (std::vector<std::string>{"--filter=a=b"}));
   EXPECT_EQ(read({"--out="}), (std::vector<std::string>{"--out="}));   // empty: the command's own check refuses it
-  EXPECT_EQ(read({"--out", "--quiet"}), (std::vector<std::string>{"--out=--quiet"}));   // as before: the next one
+  // a value that looks like an option goes with '=' (`--out --quiet` is refused: AValueThatIsAnotherOptionIsRefused)
+  EXPECT_EQ(read({"--out=--quiet"}), (std::vector<std::string>{"--out=--quiet"}));
 }
 
 TEST(Options, OnlyALongOptionIsSplit) {
@@ -98,6 +99,26 @@ TEST(Options, FindOptionTakesEitherSpellingAndTheLast) {
 }
 
 }  // namespace
+
+TEST(Options, AValueThatIsAnotherOptionIsRefused) {
+  // as argparse: `--out --quiet` must not make a folder named --quiet
+  EXPECT_EQ(error_of({"--out", "--quiet"}),
+            "--out needs a value, and the next argument '--quiet' is an option (a value that starts with '-' is given "
+            "as --out=--quiet)");
+  EXPECT_EQ(error_of({"--out", "-e"}).rfind("--out needs a value, and the next argument '-e' is an option", 0), 0u);
+  // a negative number is a value (its range is the command's check); '=' passes any value, '-' alone too
+  EXPECT_EQ(read({"--seed", "-1", "--timeout", "-.5", "--out=-e", "--in", "-"}),
+            (std::vector<std::string>{"--seed=-1", "--timeout=-.5", "--out=-e", "--in=-"}));
+}
+
+TEST(Options, AValueThatIsNotUtf8IsRefused) {
+  EXPECT_EQ(error_of({"--device-name", "gpu\xff"}), "--device-name 'gpu...': not UTF-8 text (byte 0xFF at offset 3)");
+  EXPECT_EQ(error_of({"--out=caf\xe9"}), "--out 'caf...': not UTF-8 text (byte 0xE9 at offset 3)");
+  EXPECT_EQ(error_of({"--out", "\xed\xa0\x80"}), "--out '...': not UTF-8 text (byte 0xED at offset 0)");   // a surrogate
+  EXPECT_EQ(error_of({"--out", "\xc0\xaf"}), "--out '...': not UTF-8 text (byte 0xC0 at offset 0)");   // overlong
+  EXPECT_EQ(read({"--device-name", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"}),
+            (std::vector<std::string>{"--device-name=caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"}));
+}
 
 TEST(Options, GivenIsTheArgumentAsWritten) {
   // what a command's "unknown option" message names: the argument itself, '=' and value included ('--0=')

@@ -175,6 +175,8 @@ def load(text, file):
         if e.msg.startswith("Expecting ',' delimiter") and e.lineno > 1:
             hint = f"; is a comma missing at the end of line {e.lineno - 1}?"
         raise InputError(file, e.lineno, None, f"not valid JSON: {e.msg} (column {e.colno}){hint}") from None
+    except ValueError as e:   # not a JSONDecodeError (caught above): int() refusing thousands of digits
+        raise too_many_digits(text, file, e) from None
     except _Duplicate as e:
         key = e.args[0]
         needle = json.dumps(key)
@@ -182,6 +184,25 @@ def load(text, file):
         second = text.find(needle, first + 1) if first >= 0 else -1
         line = _line(text, second) if second >= 0 else None
         raise InputError(file, line, key, "duplicate key (it appears more than once in the same object)") from None
+
+
+_DIGITS = re.compile(r"-?\d{%d,}" % 100)
+
+
+def too_many_digits(text, file, error):
+    """InputError for an integer of thousands of digits (Python's int() refuses more than 4300: a bare ValueError
+    from json and tomllib alike), naming the file, the line and the field; no count, ID or seed has so many.
+    Any other ValueError is passed on as it is (a bug, not the input)."""
+    from .errors import InputError
+    if "integer string conversion" not in str(error):
+        return error
+    m = max(_DIGITS.finditer(text), key=lambda x: len(x.group(0)), default=None)
+    if m is None:
+        return InputError(file, None, None, f"a number that cannot be read: {error}")
+    key = re.search(r'["\']?([\w.-]+)["\']?\s*[:=]\s*$', text[max(0, m.start() - 200):m.start()])
+    return InputError(file, _line(text, m.start()), key.group(1) if key else None,
+                      f"an integer of {len(m.group(0).lstrip('-'))} digits ({m.group(0)[:12]}...): no count, ID "
+                      "or seed has so many (Python reads at most 4300)")
 
 
 class _Duplicate(Exception):

@@ -102,6 +102,13 @@ def find_documents(paths):
     found = []
     for p in paths:
         p = str(p)
+        if os.path.isdir(p):   # a document's name held by something else: never passed over for its twin
+            for root, dirs, files in os.walk(p):
+                odd = next((os.path.join(root, n) for n in DOCUMENT_NAMES
+                            if n in dirs or (n in files and not os.path.isfile(os.path.join(root, n)))), None)
+                if odd:
+                    raise UsageError(f"{odd}: is {'a folder' if os.path.isdir(odd) else 'not a regular file'}, "
+                                     "not a run's document (a run folder holds results.json or results.json.gz)")
         if os.path.isfile(p):
             found.append(p)
         elif any(os.path.isfile(os.path.join(p, n)) for n in DOCUMENT_NAMES):

@@ -38,6 +38,20 @@ SCHEMA = "ptxcts-results"
 VERSION = 2
 READS = (1, 2)  # versions this reader accepts; write_run writes VERSION
 
+# A run ID names folders (results/<run ID>/, $PTXCTS_RESCUE/<run ID>/): a file name's characters, and short enough
+# to be one (NAME_MAX is 255 bytes; a stamp and a label need far fewer)
+RUN_ID_MAX = 200
+
+
+def run_id_problem(value):
+    """None for a run ID this schema takes, else what is wrong with it (the document's field, merge --run-id)."""
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9._:+-]+", value):
+        return "must be a non-empty string of letters, digits and . _ : + -"
+    if len(value) > RUN_ID_MAX:
+        return f"{len(value)} characters: a run ID names a folder, at most {RUN_ID_MAX}"
+    return None
+
+
 # The closed set of result classes, in the order reports show them.
 CLASSES = ("pass", "fail", "spec_divergence", "beyond_chapter", "unruled", "not_supported", "compile_error", "crash",
            "timeout", "skipped")
@@ -165,8 +179,8 @@ def validate(doc, file="results.json", text=None):
         if version < 2:
             c.fail(["timing"], "a field of version 2 documents; this one says version 1")
         _validate_timing(c, doc["timing"])
-    if not isinstance(doc["run_id"], str) or not re.fullmatch(r"[A-Za-z0-9._:+-]+", doc["run_id"]):
-        c.fail(["run_id"], "must be a non-empty string of letters, digits and . _ : + -")
+    if run_id_problem(doc["run_id"]):
+        c.fail(["run_id"], run_id_problem(doc["run_id"]))
     tier = doc["tier"]
     if tier not in TIERS:
         c.fail(["tier"], f"{tier!r} is not one of {', '.join(TIERS)}")

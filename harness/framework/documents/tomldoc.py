@@ -42,6 +42,8 @@ def loads(text, file):
         depth = max(text.find("[" * 100), text.find("{" * 100))
         raise InputError(file, text.count("\n", 0, depth) + 1 if depth >= 0 else None, None,
                          "nested too deeply to read (thousands of nested arrays or tables)") from None
+    except ValueError as e:   # not a TOMLDecodeError (caught above): int() refusing thousands of digits
+        raise jsonloc.too_many_digits(text, file, e) from None
     key = _nul_key(doc)
     if key is not None:
         line = _line_of(text, "\\u0000") or _line_of(text, "\\U00000000")

@@ -6,6 +6,7 @@ import os
 from framework.documents.errors import InputError, UsageError
 
 SCHEMA = "ptxcts-selftest"
+READS = (1,)   # the versions read: selftest/run_catch.py writes 1
 ROW = ("planted", "refused", "caught", "equivalent", "holes", "no_case")
 
 
@@ -19,6 +20,9 @@ def load_one(path):
     doc = read(path)   # InputError: not gzip, not UTF-8, not JSON, nested too deeply, NaN
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise InputError(path, None, "schema", f"must be {SCHEMA!r}")
+    if type(doc.get("version")) is not int or doc["version"] not in READS:   # a later one may mean other fields
+        raise InputError(path, None, "version", f"{str(doc.get('version'))[:40]}: self-test score version not known "
+                         f"to this tool (it reads {', '.join(map(str, READS))}); use the ptx-cts release that wrote it")
     if not isinstance(doc.get("kinds"), dict):
         raise InputError(path, None, "kinds", "missing or not an object")
     rows, survivors = [], []

@@ -341,7 +341,7 @@ class SelfTests(TempDirTest):
     def test_bad_files(self):
         bad = os.path.join(self.tmp, "selftest.json")
         check_bad_inputs(self, "--selftest", os.path.join(self.tmp, "nowhere.json"), bad, bad,
-                         '{"schema": "ptxcts-selftest", "kinds": {"redop": {"families": {"x": {"planted": 1}}}}}',
+                         '{"schema": "ptxcts-selftest", "version": 1, "kinds": {"redop": {"families": {"x": {"planted": 1}}}}}',
                          "kinds.redop.families.x")
 
 

@@ -112,6 +112,23 @@ class Validation(TempDirTest):
         self.bad(lambda t: t.replace('"device": null', '"device": {"name": "x", "sm": "sm_90", "cc": "9.0"}'),
                  "device")
 
+    def test_an_integer_of_thousands_of_digits_names_file_line_and_field(self):
+        # Python's int() reads at most 4300 digits: past that json raises a bare ValueError (was exit 70)
+        err = self.bad(lambda t: t.replace('"seed": null', '"seed": ' + "9" * 5000, 1), "seed: an integer of 5000 digits",
+                       '"seed": 9999')
+
+    def test_a_run_id_that_cannot_name_a_folder(self):
+        err = self.bad(lambda t: t.replace('"run_id": "2026-11-22T18-00-00Z-compile"', '"run_id": "' + "r" * 201 + '"'),
+                       "run_id: 201 characters: a run ID names a folder, at most 200")
+        self.assertNotIn("r" * 201, err.replace(self.tmp, ""))
+
+    def test_a_results_json_that_is_a_folder_is_named(self):
+        run = os.path.join(self.tmp, "run")
+        os.makedirs(os.path.join(run, "results.json"))
+        code, _, err = cli("validate", run)
+        self.assertEqual(code, 2, err)
+        self.assertIn(f"{run}/results.json: is a folder, not a run's document", err)
+
     def test_duplicate_key_in_one_run(self):
         run = self.copy_run("compile")
         self.edit_json(os.path.join(run, "results.json"), lambda d: d["cases"].append(dict(d["cases"][0])))

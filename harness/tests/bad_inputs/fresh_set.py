@@ -5,7 +5,8 @@ inputs it was not tuned to. Run once by hand, quiet and then loaded with CPU hog
     PTXCTS_BUILD=build python3 harness/tests/bad_inputs/fresh_set.py [--hogs N] [--md FILE] [ID-SUBSTRING...]
 
 Each input is classed:
-    clear    exit 2 or 3, and standard error names the input (every fragment of `names`)
+    clear    exit 2 or 3, and standard error names the input (every fragment of `names`); for an input marked
+             `skip` (a GPU verb on a host without a GPU), exit 77 and the reason named
     unclear  exit 2 or 3, but the message does not name the input; or another exit code that is not a crash
     silent   exit 0 or 1: the bad input was accepted
     crash    a traceback, a C++ terminate or abort, an internal error (exit 70), or death by a signal
@@ -1056,6 +1057,282 @@ SEVENTH = [
 ]
 
 
+# ---- eighth batch: categories the first seven did not try -- integers of thousands of digits and numbers a
+# 64-bit float cannot hold inside documents (JSON and TOML, Python and C++ readers), documents of a future
+# version or another schema, keys given twice, fields of the wrong type in waivers, findings, plans and fleet
+# records, run folders holding something else under a document's name, shards that overlap, case IDs no model
+# knows, a working folder deleted under the command, each layer's own command line (python3 -m LAYER, the C++
+# binaries) given what ./ptxcts would refuse, option values that are 100 KB long, past PATH_MAX, start with '-' or
+# hold bytes that are not UTF-8, numeric options not tried yet (hex, empty, NaN, floats, infinity), the deprecated
+# PTXCTS_PTXAS, and odd CUDA_VISIBLE_DEVICES on GPU verbs (no GPU here: exit 77 naming why is right, 0 never:
+# `skip = True`). Measured once, before anything it found was fixed.
+BIG = "9" * 5000   # past Python's 4300-digit limit for int(): json and tomllib raise a bare ValueError
+SELFTEST_DOC = "{\"schema\": \"ptxcts-selftest\", \"version\": 1}\n"
+FLEET_DOC = ("{\"schema\": \"ptxcts-fleet\", \"version\": 1, \"plan\": {}, \"groups\": [], \"jobs\": [], "
+             "\"results\": \"r\", \"root\": \"r\"}\n")
+RUN_BIN = "{build}/harness/run/ptxcts-run"
+EXPLORE_BIN = "{build}/harness/run/ptxcts-explore"
+EXPLORE_DOC = EXPLORE + "/explore.json.gz"
+ARGS_DOC = "{\"args\": [\"--family\", \"cp.async.bulk.prefetch\"], \"toolchain\": \"13.0\"}\n"
+
+
+def gone(cmd):
+    """cmd run in a working folder deleted under it ({tmp}/d: made, entered, removed)."""
+    return ["bash", "-c", "mkdir d && cd d && rmdir ../d && exec " + cmd]
+
+
+EIGHTH = [
+    # integers of 5000 digits and numbers past a double, inside documents
+    dict(id="validate.seed_of_5000_digits", argv=["{ptxcts}", "validate", "{tmp}/run"],
+         names=["{tmp}/run/results.json"], files=[doc("run/results.json", '"seed": null', '"seed": ' + BIG)]),
+    dict(id="gate.baseline_version_of_5000_digits", argv=["{ptxcts}", "gate", "{tmp}/run", "--baseline",
+                                                         "{tmp}/b.json"], names=["{tmp}/b.json"],
+         files=[{"path": "run/results.json", "copy": RUN},
+                {"path": "b.json", "copy": "harness/results/tests/fixtures/baselines/compile.json",
+                 "replace": ["\"version\": 1", "\"version\": " + BIG]}]),
+    dict(id="merge.shard_index_of_5000_digits", argv=["{ptxcts}", "merge", "{tmp}/a", "--out", "{tmp}/m",
+                                                     "--run-id", "x"], names=["{tmp}/a/results.json"],
+         files=[{"path": "a/results.json", "copy": SHARD, "replace": ["\"index\": 0", "\"index\": " + BIG]}]),
+    dict(id="report.selftest_version_of_5000_digits", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep",
+                                                           "--selftest", "{tmp}/s.json"], names=["{tmp}/s.json"],
+         files=[{"path": "run/results.json", "copy": RUN},
+                {"path": "s.json", "text": SELFTEST_DOC.replace("\"version\": 1", "\"version\": " + BIG)}]),
+    dict(id="fleet.status_record_version_of_5000_digits", argv=["{ptxcts}", "fleet", "status", "{tmp}/r"],
+         names=["{tmp}/r/fleet.json"], files=[{"path": "r/fleet.json", "text": FLEET_DOC.replace(
+             "\"version\": 1", "\"version\": " + BIG)}]),
+    dict(id="gate.waivers_version_of_5000_digits", argv=["{ptxcts}", "gate", "{tmp}/run", "--waivers", "{tmp}/w.toml"],
+         names=["{tmp}/w.toml"], files=[{"path": "run/results.json", "copy": RUN},
+                                        {"path": "w.toml", "text": "version = " + BIG + "\n"}]),
+    dict(id="fleet.plan_seed_of_5000_digits", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                                   "--dry-run"], names=["{tmp}/plan.toml"],
+         files=[{"path": "plan.toml", "text": PLAN + "seed = " + BIG + "\n[tiers.compile]\n"}]),
+    dict(id="compile.expectations_number_of_5000_digits", argv=["{ptxcts}", "compile", "--expectations",
+                                                                "{tmp}/exp.toml", "--limit", "1", "--out", "{tmp}/o"],
+         names=["{tmp}/exp.toml"], files=[{"path": "exp.toml", "text": "[[finding]]\nid = " + BIG + "\n"}]),
+    dict(id="known.expectations_number_of_5000_digits", argv=["{python}", "-m", "results", "known", "--check",
+                                                              "--expectations", "{tmp}/r.toml"], cwd="{root}/harness",
+         env={"PYTHONPATH": "{root}/generator"}, names=["{tmp}/r.toml"],
+         files=[{"path": "r.toml", "text": "[[finding]]\nid = \"x\"\nreviewed = " + BIG + "\n"}]),
+    dict(id="explore.resume_state_seed_of_5000_digits", argv=["{ptxcts}", "explore", "--resume", "{tmp}/ex",
+                                                              "--device", "model", "--cases-file", "none"],
+         names=["{tmp}/ex/explore.json"],
+         files=[{"path": "ex/explore.json", "copy": EXPLORE_DOC, "replace": ["\"seed\": 20261130", "\"seed\": " + BIG]}]),
+    dict(id="run.rejudge_duration_past_a_double", argv=["{ptxcts}", "run", "--rejudge", "{tmp}/a.json"],
+         names=["{tmp}/a.json"], files=[{"path": "a.json", "copy": SHARD, "replace": ["\"duration_ms\": 0.8",
+                                                                                      "\"duration_ms\": 1e400"]}]),
+    dict(id="run.resume_args_number_past_a_double", argv=["{ptxcts}", "run", "--resume", "{tmp}/r"],
+         names=["run-args.json"], files=[{"path": "r/results.json", "copy": SHARD},
+                                         {"path": "r/run-args.json", "text": "{\"args\": [\"--timeout\", \"5\"], "
+                                          "\"toolchain\": \"13.0\", \"timeout\": 1e999}\n"}]),
+    dict(id="fleet.plan_probe_every_nan", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                               "--dry-run"], names=["probe_every"],
+         files=[{"path": "plan.toml", "text": PLAN + "[tiers.run]\n[devices.d]\nconstraint = \"h100\"\n"
+                 "probe = [\"nvidia-smi\", \"-L\"]\nprobe_every = nan\n"}]),
+    dict(id="fleet.plan_shards_inf", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml", "--dry-run"],
+         names=["shards"], files=[{"path": "plan.toml", "text": PLAN + "[tiers.run]\nshards = inf\n[devices.d]\n"
+                                   "constraint = \"h100\"\n"}]),
+    # documents of a future version or another schema
+    dict(id="gate.baseline_of_a_future_version", argv=["{ptxcts}", "gate", "{tmp}/run", "--baseline", "{tmp}/b.json"],
+         names=["{tmp}/b.json", "version"],
+         files=[{"path": "run/results.json", "copy": RUN},
+                {"path": "b.json", "copy": "harness/results/tests/fixtures/baselines/compile.json",
+                 "replace": ["\"version\": 1", "\"version\": 7"]}]),
+    dict(id="report.selftest_of_a_future_version", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep",
+                                                        "--selftest", "{tmp}/s.json"], names=["{tmp}/s.json", "9"],
+         files=[{"path": "run/results.json", "copy": RUN},
+                {"path": "s.json", "text": SELFTEST_DOC.replace("\"version\": 1", "\"version\": 9")}]),
+    dict(id="fleet.status_record_of_a_future_version", argv=["{ptxcts}", "fleet", "status", "{tmp}/r"],
+         names=["{tmp}/r/fleet.json", "version"],
+         files=[{"path": "r/fleet.json", "text": FLEET_DOC.replace("\"version\": 1", "\"version\": 2")}]),
+    dict(id="explore.resume_state_of_the_results_schema", argv=["{ptxcts}", "explore", "--resume", "{tmp}/ex",
+                                                                "--device", "model", "--cases-file", "none"],
+         names=["{tmp}/ex/explore.json", "schema"],
+         files=[{"path": "ex/explore.json", "copy": EXPLORE_DOC, "replace": ["\"schema\": \"ptxcts-explore\"",
+                                                                            "\"schema\": \"ptxcts-results\""]}]),
+    dict(id="frontend.compare_a_future_results_version", argv=["{ptxcts}", "frontend", "compare", "{tmp}/r"],
+         names=["{tmp}/r", "version"], files=[{"path": "r/results.json", "copy": SHARD,
+                                               "replace": ["\"version\": 1", "\"version\": 3"]}]),
+    dict(id="stale.rundoc_of_a_future_version", argv=["{ptxcts}", "stale", "{tmp}/run"],
+         names=["{tmp}/run", "version"], files=[{"path": "run/results.json", "copy": SHARD,
+                                                 "replace": ["\"version\": 1", "\"version\": 3"]}]),
+    dict(id="run.rejudge_a_future_version", argv=["{ptxcts}", "run", "--rejudge", "{tmp}/a.json"],
+         names=["{tmp}/a.json", "version"], files=[{"path": "a.json", "copy": SHARD,
+                                                    "replace": ["\"version\": 1", "\"version\": 3"]}]),
+    # keys given twice
+    dict(id="run.rejudge_a_key_twice", argv=["{ptxcts}", "run", "--rejudge", "{tmp}/a.json"],
+         names=["{tmp}/a.json", "tier"], files=[{"path": "a.json", "copy": SHARD,
+                                                 "replace": ["\"tier\": \"run\"", "\"tier\": \"run\", \"tier\": \"run\""]}]),
+    dict(id="explore.resume_state_a_key_twice", argv=["{ptxcts}", "explore", "--resume", "{tmp}/ex", "--device",
+                                                      "model", "--cases-file", "none"],
+         names=["{tmp}/ex/explore.json", "seed"],
+         files=[{"path": "ex/explore.json", "copy": EXPLORE_DOC, "replace": ["\"seed\": 20261130",
+                                                                            "\"seed\": 20261130, \"seed\": 1"]}]),
+    dict(id="run.resume_args_a_key_twice", argv=["{ptxcts}", "run", "--resume", "{tmp}/r"],
+         names=["run-args.json", "toolchain"],
+         files=[{"path": "r/results.json", "copy": SHARD},
+                {"path": "r/run-args.json", "text": ARGS_DOC.replace("\"toolchain\": \"13.0\"",
+                                                                     "\"toolchain\": \"13.0\", \"toolchain\": \"12.4\"")}]),
+    dict(id="fleet.plan_a_table_twice", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml", "--dry-run"],
+         names=["{tmp}/plan.toml"], files=[{"path": "plan.toml", "text": PLAN + "[tiers.compile]\n[tiers.compile]\n"}]),
+    dict(id="report.selftest_a_key_twice", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep",
+                                                 "--selftest", "{tmp}/s.json"], names=["{tmp}/s.json", "version"],
+         files=[{"path": "run/results.json", "copy": RUN},
+                {"path": "s.json", "text": SELFTEST_DOC.replace("\"version\": 1", "\"version\": 1, \"version\": 1")}]),
+    # fields of the wrong type
+    dict(id="gate.waiver_case_an_integer", argv=["{ptxcts}", "gate", "{tmp}/run", "--waivers", "{tmp}/w.toml"],
+         names=["{tmp}/w.toml", "case"],
+         files=[{"path": "run/results.json", "copy": RUN},
+                {"path": "w.toml", "text": WAIVER.replace("case = \"cp.async/*\"", "case = 5") + "expires = 2030-01-01\n"}]),
+    dict(id="gate.waiver_link_a_table", argv=["{ptxcts}", "gate", "{tmp}/run", "--waivers", "{tmp}/w.toml"],
+         names=["{tmp}/w.toml", "link"],
+         files=[{"path": "run/results.json", "copy": RUN},
+                {"path": "w.toml", "text": WAIVER.replace("link = \"https://example.invalid/1\"", "link = {a = 1}")
+                 + "expires = 2030-01-01\n"}]),
+    dict(id="compile.expectations_cases_a_string", argv=["{ptxcts}", "compile", "--expectations", "{tmp}/exp.toml",
+                                                         "--limit", "1", "--out", "{tmp}/o"],
+         names=["{tmp}/exp.toml", "cases"],
+         files=[{"path": "exp.toml", "copy": "results/expectations/ptxas.toml",
+                 "replace": ["cases = [\"cp.async/*.shared_cta.global*@*.ptx7[0-7]\"]",
+                             "cases = \"cp.async/*.shared_cta.global*@*.ptx7[0-7]\""]}]),
+    dict(id="fleet.plan_devices_a_list", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml", "--dry-run"],
+         names=["devices"], files=[{"path": "plan.toml", "text": PLAN + "devices = [\"h100\"]\n[tiers.run]\n"}]),
+    dict(id="fleet.plan_tier_args_a_string", argv=["{ptxcts}", "fleet", "submit", "--slurm", "{tmp}/plan.toml",
+                                                  "--dry-run"], names=["args"],
+         files=[{"path": "plan.toml", "text": PLAN + "[tiers.compile]\nargs = \"--limit 1\"\n"}]),
+    dict(id="fleet.status_jobs_an_object", argv=["{ptxcts}", "fleet", "status", "{tmp}/r"],
+         names=["{tmp}/r/fleet.json", "jobs"],
+         files=[{"path": "r/fleet.json", "text": FLEET_DOC.replace("\"jobs\": []", "\"jobs\": {}")}]),
+    dict(id="gate.baseline_source_a_string", argv=["{ptxcts}", "gate", "{tmp}/run", "--baseline", "{tmp}/b.json"],
+         names=["{tmp}/b.json", "source"],
+         files=[{"path": "run/results.json", "copy": RUN},
+                {"path": "b.json", "copy": "harness/results/tests/fixtures/baselines/compile.json",
+                 "replace": ["\"source\": {", "\"source\": \"ci\", \"source_was\": {"]}]),
+    # a run folder holding something else under a document's name
+    dict(id="validate.results_json_a_folder", argv=["{ptxcts}", "validate", "{tmp}/run"],
+         names=["{tmp}/run/results.json"], files=[{"path": "run/results.json/x", "text": "{}\n"}]),
+    dict(id="gate.run_results_json_a_folder_beside_its_gz", argv=["{ptxcts}", "gate", "{tmp}/run"],
+         names=["{tmp}/run/results.json"],
+         files=[{"path": "run/results.json/x", "text": "{}\n"}, {"path": "run/results.json.gz", "copy": RUN,
+                                                                   "gzip": True}]),
+    dict(id="report.run_with_an_empty_results_json_below", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep"],
+         names=["{tmp}/run/old/results.json"], files=[{"path": "run/results.json", "copy": RUN},
+                                                      {"path": "run/old/results.json", "text": ""}]),
+    # shards that overlap
+    dict(id="merge.two_shards_with_one_index", argv=["{ptxcts}", "merge", "{tmp}/a", "{tmp}/b", "--out", "{tmp}/m",
+                                                    "--run-id", "x"], names=["index"],
+         files=[{"path": "a/results.json", "copy": SHARD},
+                {"path": "b/results.json", "copy": SHARD1, "replace": ["\"index\": 1", "\"index\": 0"]}]),
+    dict(id="merge.shards_with_the_same_cases", argv=["{ptxcts}", "merge", "{tmp}/a", "{tmp}/b", "--out", "{tmp}/m",
+                                                     "--run-id", "x"], names=["{tmp}/b/results.json"],
+         files=[{"path": "a/results.json", "copy": SHARD},
+                {"path": "b/results.json", "copy": SHARD, "replace": ["\"index\": 0", "\"index\": 1"]}]),
+    dict(id="gate.shards_with_the_same_cases", argv=["{ptxcts}", "gate", "{tmp}/h"], names=["{tmp}/h/shard-1"],
+         files=[{"path": "h/shard-0/results.json", "copy": SHARD},
+                {"path": "h/shard-1/results.json", "copy": SHARD, "replace": ["\"index\": 0", "\"index\": 1"]}]),
+    # case IDs no model knows
+    dict(id="run.rejudge_a_case_of_no_form", argv=["{ptxcts}", "run", "--rejudge", "{tmp}/a.json"],
+         names=["cp.async/no.such.form"], files=[{"path": "a.json", "copy": SHARD1, "replace": [
+             "\"id\": \"cp.async.bulk.tensor/2d.shared_cluster.global.tile.mbarrier_complete_tx_bytes#box_64x8.coords_0_0\"",
+             "\"id\": \"cp.async/no.such.form#box_64x8.coords_0_0\""]}]),
+    dict(id="stale.rundoc_a_case_of_no_form", argv=["{ptxcts}", "stale", "{tmp}/run"], names=["cp.async/no.such.form"],
+         files=[{"path": "run/results.json", "copy": SHARD1, "replace": [
+             "\"id\": \"cp.async.bulk.tensor/2d.shared_cluster.global.tile.mbarrier_complete_tx_bytes#box_64x8.coords_0_0\"",
+             "\"id\": \"cp.async/no.such.form#box_64x8.coords_0_0\""]}]),
+    # a working folder deleted under the command
+    dict(id="cases.working_folder_deleted", argv=gone("{ptxcts} cases --count"), names=["{tmp}/d"]),
+    dict(id="compile.out_relative_working_folder_deleted", argv=gone("{ptxcts} compile --limit 1 --out o"),
+         names=["{tmp}/d"]),
+    dict(id="validate.relative_run_working_folder_deleted", argv=gone("{ptxcts} validate run"), names=["{tmp}/d"]),
+    dict(id="run.out_relative_working_folder_deleted", argv=gone(RUN_BIN + " --device model --family "
+                                                                 "cp.async.bulk.prefetch --out o"), names=["{tmp}/d"]),
+    dict(id="results.gate_relative_working_folder_deleted",
+         argv=gone("env PYTHONPATH={root}/generator:{root}/harness {python} -m results gate run"), names=["{tmp}/d"]),
+    # each layer's own command line, given what ./ptxcts refuses
+    dict(id="layer.compile_jobs_zero", argv=["{python}", "-m", "compile", "--jobs", "0", "--out", "{tmp}/o"],
+         cwd="{root}/harness", env={"PYTHONPATH": "{root}/generator"}, names=["--jobs"]),
+    dict(id="layer.compile_without_the_generator_on_the_path", argv=["{python}", "-m", "compile", "--jobs", "0"],
+         cwd="{root}/harness", env={"PYTHONPATH": ""}, names=["--jobs"]),
+    dict(id="layer.toolchains_cache_blank", argv=["{python}", "-m", "toolchains", "list"], cwd="{root}/harness",
+         env={"PYTHONPATH": "{root}/generator", "PTXCTS_TOOLCHAIN_CACHE": "  "}, names=["PTXCTS_TOOLCHAIN_CACHE"]),
+    dict(id="layer.generator_family_unknown", argv=["{python}", "-m", "ptxcts_gen", "cases", "--family", "cp.nope"],
+         cwd="{root}/generator", names=["cp.nope"]),
+    dict(id="layer.run_binary_jobs_hex", argv=[RUN_BIN, "--jobs", "0x4", "--list"], names=["--jobs"]),
+    dict(id="layer.explore_binary_out_blank", argv=[EXPLORE_BIN, "--device", "model", "--cases", "3", "--out", "  "],
+         names=["--out"]),
+    dict(id="layer.selftest_repeat_a_float", argv=["{python}", "-m", "selftest.selftest", "--repeat", "2.5"],
+         cwd="{root}/harness", env={"PYTHONPATH": "{root}/generator"}, names=["--repeat"]),
+    # option values: 100 KB, past PATH_MAX, a leading '-', bytes that are not UTF-8, '=' inside
+    dict(id="merge.run_id_of_100_kb", argv=["{ptxcts}", "merge", "{tmp}/a", "--out", "{tmp}/m", "--run-id",
+                                            "r" * 100000], names=["--run-id"],
+         files=[{"path": "a/results.json", "copy": RUN}]),
+    dict(id="compile.out_past_path_max", argv=["{ptxcts}", "compile", "--limit", "1", "--out", "{tmp}/" + "a/" * 2100],
+         names=["--out"]),
+    dict(id="run.out_past_path_max", argv=["{ptxcts}", "run", "--device", "model", "--family",
+                                           "cp.async.bulk.prefetch", "--out", "{tmp}/" + "a/" * 2100], names=["--out"]),
+    dict(id="env.toolchain_of_100_kb_for_compile", argv=["{ptxcts}", "compile", "--limit", "1", "--out", "{tmp}/o"],
+         env={"PTXCTS_TOOLCHAIN": "t" * 100000}, names=["PTXCTS_TOOLCHAIN"]),
+    dict(id="run.case_of_100_kb", argv=["{ptxcts}", "run", "--case", "c" * 100000, "--list"], names=["--case"]),
+    dict(id="explore.out_a_leading_dash", argv=["{ptxcts}", "explore", "--device", "model", "--cases", "3", "--out",
+                                                "-e"], names=["--out"]),
+    dict(id="gate.json_a_leading_dash", argv=["{ptxcts}", "gate", "{tmp}/run", "--json", "-j"], names=["--json"],
+         files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="report.title_not_utf8", argv=["{ptxcts}", "report", "{tmp}/run", "--out", "{tmp}/rep", "--title",
+                                           "caf\udce9"], names=["--title"],
+         files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="merge.out_not_utf8_under_a_file", argv=["{ptxcts}", "merge", "{tmp}/a", "--out", "{tmp}/afile/\udcff",
+                                                     "--run-id", "x"], names=["{tmp}/afile/"],
+         files=[{"path": "a/results.json", "copy": RUN}, {"path": "afile", "text": "x\n"}]),
+    dict(id="run.device_name_not_utf8", argv=["{ptxcts}", "run", "--device", "model", "--device-name", "gpu\udcff",
+                                              "--family", "cp.async.bulk.prefetch", "--out", "{tmp}/o"],
+         names=["--device-name"]),
+    dict(id="gate.today_equals_inside", argv=["{ptxcts}", "gate", "{tmp}/run", "--today=2026-01-01=x"],
+         names=["2026-01-01=x"], files=[{"path": "run/results.json", "copy": RUN}]),
+    # numeric options not tried yet
+    dict(id="run.timeout_infinite", argv=["{ptxcts}", "run", "--timeout", "inf", "--list"], names=["--timeout"]),
+    dict(id="run.deadline_equals_empty", argv=["{ptxcts}", "run", "--deadline=", "--list"], names=["--deadline"]),
+    dict(id="explore.cases_a_float", argv=["{ptxcts}", "explore", "--cases", "1.5", "--device", "model", "--out",
+                                           "{tmp}/e"], names=["--cases"]),
+    dict(id="explore.shrink_time_infinite", argv=["{ptxcts}", "explore", "--shrink-time", "inf", "--device", "model",
+                                                  "--cases", "3", "--out", "{tmp}/e"], names=["--shrink-time"]),
+    dict(id="litmus.iters_hex", argv=["{ptxcts}", "litmus", "--iters", "0x10"], names=["--iters"]),
+    dict(id="selftest.budget_nan", argv=["{ptxcts}", "selftest", "--budget", "nan"], names=["--budget"]),
+    dict(id="selftest.seed_negative", argv=["{ptxcts}", "selftest", "--seed", "-1"], names=["--seed"]),
+    dict(id="gate.list_empty", argv=["{ptxcts}", "gate", "{tmp}/run", "--list", ""], names=["--list"],
+         files=[{"path": "run/results.json", "copy": RUN}]),
+    dict(id="diff.examples_a_float", argv=["{ptxcts}", "diff", "{tmp}/a", "{tmp}/a", "--examples", "1.5"],
+         names=["--examples"], files=[{"path": "a/results.json", "copy": RUN}]),
+    dict(id="compile.limit_of_5000_digits", argv=["{ptxcts}", "compile", "--limit", BIG, "--out", "{tmp}/o"],
+         names=["--limit"]),
+    dict(id="lower.jobs_negative", argv=["{ptxcts}", "lower", "--jobs", "-1", "--out", "{tmp}/o"], names=["--jobs"]),
+    dict(id="lower.module_size_zero", argv=["{ptxcts}", "lower", "--module-size", "0", "--out", "{tmp}/o"],
+         names=["--module-size"]),
+    dict(id="build.jobs_hex", argv=["{ptxcts}", "build", "-j", "0x2"], names=["-j"]),
+    dict(id="matrix.jobs_a_float", argv=["{ptxcts}", "matrix", "--toolchains", "13.0", "-j", "1.5", "--out", "{tmp}/m"],
+         names=["-j"]),
+    dict(id="test.timeout_nan", argv=["{ptxcts}", "test", "--timeout", "nan"], names=["--timeout"]),
+    dict(id="modules.max_entries_a_float", argv=["{ptxcts}", "modules", "--target", "sm_90", "--ptx", "8.6",
+                                                 "--max-entries", "2.5", "--out", "{tmp}/o"], names=["--max-entries"]),
+    # the deprecated PTXCTS_PTXAS
+    dict(id="env.ptxas_deprecated_blank_for_run", argv=["{ptxcts}", "run", "--device", "model", "--family",
+                                                        "cp.async.bulk.prefetch", "--out", "{tmp}/o"],
+         env={"PTXCTS_PTXAS": "  "}, names=["PTXCTS_PTXAS"]),
+    dict(id="env.ptxas_deprecated_a_folder_for_run", argv=["{ptxcts}", "run", "--device", "model", "--family",
+                                                           "cp.async.bulk.prefetch", "--out", "{tmp}/o"],
+         env={"PTXCTS_PTXAS": "{tmp}/d"}, names=["PTXCTS_PTXAS"], files=[{"path": "d", "dir": True}]),
+    # GPU verbs, no GPU here, CUDA_VISIBLE_DEVICES odd: exit 77 naming why is right, 0 is not
+    dict(id="run.cuda_visible_not_an_index", argv=["{ptxcts}", "run", "--family", "cp.async.bulk.prefetch", "--out",
+                                                  "{tmp}/o"], env={"CUDA_VISIBLE_DEVICES": "abc"},
+         names=["skipped, no GPU here"], skip=True),
+    dict(id="litmus.cuda_visible_blank", argv=["{ptxcts}", "litmus", "--case", "cp_async.wait_group"],
+         env={"CUDA_VISIBLE_DEVICES": "  "}, names=["skipped, no GPU here", "CUDA_VISIBLE_DEVICES"], skip=True),
+    dict(id="explore.cuda_visible_minus_one", argv=["{ptxcts}", "explore", "--cases", "3", "--out", "{tmp}/e"],
+         env={"CUDA_VISIBLE_DEVICES": "-1"}, names=["skipped, no GPU here"], skip=True),
+    dict(id="selftest.cuda_visible_an_unknown_uuid", argv=["{ptxcts}", "selftest", "--kind", "redop", "--out",
+                                                           "{tmp}/s"], env={"CUDA_VISIBLE_DEVICES": "GPU-00000000"},
+         names=["skipped, no GPU here"], skip=True),
+]
+
+
 def key(r):
     """An input as the table would hold it: its argv, environment and prepared files, placeholders as written."""
     return (tuple(r["argv"]), tuple(sorted(r.get("env", {}).items())), json.dumps(r.get("files", []), sort_keys=True))
@@ -1091,7 +1368,8 @@ def classify(inp, problems, rc, err, out):
     if rc in (0, 1):
         return "silent", f"exit {rc}"
     missing = [f for f in inp["names"] if f not in err]
-    if rc in (2, 3) and not missing:
+    # a GPU verb on a host without a GPU (`skip`): its right answer is the skip, 77, saying why (docs/CLI.md)
+    if rc in ((77,) if inp.get("skip") else (2, 3)) and not missing:
         return "clear", ""
     return "unclear", f"exit {rc}" + (f"; the message lacks {missing}" if missing else "")
 
@@ -1144,20 +1422,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hogs", type=int, default=3, help="CPU hogs for the loaded pass (default 3)")
     ap.add_argument("--md", help="write the two passes' table here (results/bench/<date>-bad-inputs-fresh.md)")
-    ap.add_argument("--batch", choices=("1-2", "3", "4", "5", "6", "7", "all"), default="all",
-                    help="the first two batches (their findings fixed), the third to the seventh (each measured once "
+    ap.add_argument("--batch", choices=("1-2", "3", "4", "5", "6", "7", "8", "all"), default="all",
+                    help="the first two batches (their findings fixed), the third to the eighth (each measured once "
                     "before its fixes), or all")
     ap.add_argument("only", nargs="*")
     a = ap.parse_args()
     if not table.build_dir():
         sys.exit("fresh_set: PTXCTS_BUILD must name the build folder")
     seen = table_keys()
-    dup = [i["id"] for i in INPUTS + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH if key(i) in seen]
+    dup = [i["id"] for i in INPUTS + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH + EIGHTH if key(i) in seen]
     if dup:
         sys.exit(f"fresh_set: these inputs are rows of the table, not fresh: {dup}")
-    if len({i["id"] for i in INPUTS + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH}) != len(INPUTS + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH):
+    if len({i["id"] for i in INPUTS + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH + EIGHTH}) != len(INPUTS + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH + EIGHTH):
         sys.exit("fresh_set: an id twice")
-    pool = {"1-2": INPUTS, "3": THIRD, "4": FOURTH, "5": FIFTH, "6": SIXTH, "7": SEVENTH, "all": INPUTS + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH}[a.batch]
+    pool = {"1-2": INPUTS, "3": THIRD, "4": FOURTH, "5": FIFTH, "6": SIXTH, "7": SEVENTH, "8": EIGHTH, "all": INPUTS + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH + EIGHTH}[a.batch]
     inputs = [i for i in pool if not a.only or any(s in i["id"] for s in a.only)]
     passes = {}
     for name, hogs in (("quiet", 0), ("loaded", a.hogs)):
@@ -1195,7 +1473,8 @@ def write_md(path, inputs, passes):
               "| input | class | exit / why | first line of the message |", "|---|---|---|---|"]
     res = passes.get("loaded", next(iter(passes.values())))[0]
     for inp, kind, why, first, _ in res:
-        lines.append(f"| {inp['id']} | {kind} | {why or 'exit 2/3'} | {first.replace('|', '/')} |")
+        lines.append(f"| {inp['id']} | {kind} | {why or ('exit 77' if inp.get('skip') else 'exit 2/3')} | "
+                     f"{first.replace('|', '/')} |")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 

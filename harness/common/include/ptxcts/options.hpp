@@ -5,6 +5,9 @@
 //   `--quiet=1`, a value given to an option of none   --quiet takes no value (given '--quiet=1')
 //   `--seed 1 --seed=2`, a single value given twice   --seed given twice with different values: '1' and '2'
 //   `--case a --case a`, a repeatable one's value twice   --case a: given twice (each value once)
+//   `--out --device`, a value that is another option  --out needs a value, and the next argument ... is an option
+//                                                    (a value that starts with '-', not a number: `--out=-x`)
+//   a value that is not UTF-8 text                   --device-name 'gpu...': not UTF-8 text (byte 0xFF at offset 3)
 // What the value must be is the command's own check.
 #pragma once
 #include <map>

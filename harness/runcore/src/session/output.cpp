@@ -194,6 +194,13 @@ void print_summary(FILE* f, const std::vector<CaseResult>& results, double wall_
 void check_run_document(const Json& doc) {
   if (!doc.is_object() || doc.get_str("schema") != "ptxcts-results" || doc.get_str("tier") != "run")
     throw std::runtime_error("not a run-tier ptxcts-results document (schema 'ptxcts-results', tier 'run')");
+  // the versions the Python reader takes too (framework/documents/schema.py READS): a later one may mean
+  // something else by a field read here
+  const Json* ver = doc.get("version");
+  const std::string vt = ver && ver->is_number() ? ver->number_text() : ver ? ver->dump() : "missing";
+  if (vt != "1" && vt != "2")
+    throw std::runtime_error("version: schema ptxcts-results version " + vt.substr(0, 40) +
+                             " is not known to this tool (it reads versions 1, 2); use the ptx-cts release that wrote it");
   const Json* cs = doc.get("cases");
   if (!cs || !cs->is_array()) throw std::runtime_error("field 'cases' must be an array");
   size_t n = 0;
