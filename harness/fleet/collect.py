@@ -141,8 +141,7 @@ def collect(results, wait_s=None):
 def _run_id(doc):
     if doc.endswith(".gz"):
         return None
-    with open(doc, encoding="utf-8") as f:
-        d = json.load(f)
+    d = rec.read_json(doc, "run document")
     return d.get("run_id") if isinstance(d, dict) else None
 
 

@@ -123,8 +123,7 @@ def document_partial(path):
     `interrupted`. Reads only the head of the document (results.json keeps one case per line after it)."""
     if path is None or path.endswith(".gz"):
         return None
-    with open(path, encoding="utf-8") as f:
-        doc = json.load(f)
+    doc = read_json(path, "run document")
     if not isinstance(doc, dict):
         raise MalformedFile(f"{path}: not a JSON object")
     p = doc.get("partial")
@@ -139,8 +138,7 @@ def document_cases(path):
     """How many cases a run-tier style document holds (len(cases)), or None for other documents."""
     if path is None or path.endswith(".gz"):
         return None
-    with open(path, encoding="utf-8") as f:
-        doc = json.load(f)
+    doc = read_json(path, "run document")
     cases = doc.get("cases") if isinstance(doc, dict) else None
     return len(cases) if isinstance(cases, list) else None
 

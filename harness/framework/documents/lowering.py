@@ -22,7 +22,8 @@ from collections import defaultdict
 
 from framework import documents
 from framework.boundary import VerbError
-from framework.documents import schema
+from framework.documents import jsonloc, schema
+from framework.documents.errors import InputError
 
 SCHEMA, VERSION = "ptxcts-lowering-baseline", 1
 
@@ -65,12 +66,11 @@ def dumps(toolchain, source, entries):
 
 def load_baseline(path):
     try:
-        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-            doc = json.load(f)
-    except (OSError, EOFError, gzip.BadGzipFile) as e:
-        raise BaselineError(f"{path}: cannot read the lowering baseline: {e}")
-    except json.JSONDecodeError as e:
-        raise BaselineError(f"{path}:{e.lineno}: malformed JSON: {e.msg}")
+        doc = jsonloc.read(path)   # the one JSON reader: file and line, no NaN, no duplicate key, no 5000 digits
+    except OSError as e:
+        raise BaselineError(f"{path}: cannot read the lowering baseline: {e.strerror or e}") from None
+    except InputError as e:
+        raise BaselineError(f"{e} (not a lowering baseline)") from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or doc.get("version") != VERSION:
         raise BaselineError(f"{path}: field 'schema'/'version': not {SCHEMA} version {VERSION}")
     if not isinstance(doc.get("keys"), dict) or not isinstance(doc.get("toolchain"), str):

@@ -143,6 +143,18 @@ class WithRealNvdisasm(unittest.TestCase):
         r = lower("--gate", self.out, "--baseline", bad)
         self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
         self.assertIn("keys.x", r.stderr)
+        # read by the one JSON reader: a version of 5000 digits, a key twice, NaN are the file's faults (exit 3),
+        # named with its line, never a traceback
+        for text, said in (('{"schema": "ptxcts-lowering-baseline",\n "version": ' + "9" * 5000 + "}", ":2: version"),
+                           ('{"version": 1, "version": 1}', "duplicate key"),
+                           ('{"version": NaN}', "not a finite number")):
+            with self.subTest(said=said):
+                with open(bad, "w") as f:
+                    f.write(text)
+                r = lower("--gate", self.out, "--baseline", bad)
+                self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+                self.assertIn(bad, r.stderr)
+                self.assertIn(said, r.stderr)
 
     def test_explain_refuses_a_cubin_without_line_info(self):
         ptx = os.path.join(self.tmp, "m.ptx")
