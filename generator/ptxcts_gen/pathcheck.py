@@ -57,8 +57,8 @@ def problem(value, kind):
         return "an empty name"
     if "\0" in value:
         return "the name holds a NUL character"
-    if not os.path.isabs(value) and gone_cwd():
-        return gone_cwd()
+    if not os.path.isabs(value) and (gone := gone_cwd()):
+        return gone
     if kind == PROGRAM and os.sep not in value:
         return None if shutil.which(value) else "not found on PATH"
     if os.path.islink(value) and not os.path.exists(value):

@@ -97,35 +97,45 @@ DOCUMENT_NAMES = ("results.json", "results.json.gz")
 
 
 def find_documents(paths):
-    """Expand the arguments to results.json paths: a results.json file, a folder holding one, or a folder whose
-    subfolders (at any depth) hold them. A committed run holds results.json.gz instead."""
+    """Expand the arguments to results.json paths: a results.json file, a folder holding one (that run: what lies
+    below it is not read), or a folder whose subfolders (at any depth) hold them. A committed run holds
+    results.json.gz instead."""
     found = []
     for p in paths:
         p = str(p)
-        if os.path.isdir(p):   # a document's name held by something else: never passed over for its twin
-            for root, dirs, files in os.walk(p):
-                odd = next((os.path.join(root, n) for n in DOCUMENT_NAMES
-                            if n in dirs or (n in files and not os.path.isfile(os.path.join(root, n)))), None)
-                if odd:
-                    raise UsageError(f"{odd}: is {'a folder' if os.path.isdir(odd) else 'not a regular file'}, "
-                                     "not a run's document (a run folder holds results.json or results.json.gz)")
         if os.path.isfile(p):
             found.append(p)
-        elif any(os.path.isfile(os.path.join(p, n)) for n in DOCUMENT_NAMES):
-            found.append(next(os.path.join(p, n) for n in DOCUMENT_NAMES if os.path.isfile(os.path.join(p, n))))
         elif os.path.isdir(p):
-            inside = []
-            for root, dirs, files in os.walk(p):
-                dirs.sort()
-                name = next((n for n in DOCUMENT_NAMES if n in files), None)
-                if name:
-                    inside.append(os.path.join(root, name))
-            if not inside:
+            own, below = _documents_in(p)
+            if own:
+                found.append(own)
+            elif below:
+                found.extend(below)
+            else:
                 raise UsageError(f"{p}: no results.json in this folder or below it")
-            found.extend(inside)
         else:
             raise UsageError(f"{p}: no such file or folder")
     return found
+
+
+def _documents_in(folder):
+    """(the document of folder itself or None, [the documents of its subfolders, at any depth]), in one walk that
+    refuses a document's name held by something else (a folder, a FIFO, a link to nowhere) wherever it is below
+    folder: never passed over for its twin."""
+    own, below = None, []
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        odd = next((os.path.join(root, n) for n in DOCUMENT_NAMES
+                    if n in dirs or (n in files and not os.path.isfile(os.path.join(root, n)))), None)
+        if odd:
+            raise UsageError(f"{odd}: is {'a folder' if os.path.isdir(odd) else 'not a regular file'}, "
+                             "not a run's document (a run folder holds results.json or results.json.gz)")
+        name = next((n for n in DOCUMENT_NAMES if n in files), None)
+        if name and root == folder:
+            own = os.path.join(root, name)
+        elif name:
+            below.append(os.path.join(root, name))
+    return own, below
 
 
 def _time(text):

@@ -179,8 +179,8 @@ def validate(doc, file="results.json", text=None):
         if version < 2:
             c.fail(["timing"], "a field of version 2 documents; this one says version 1")
         _validate_timing(c, doc["timing"])
-    if run_id_problem(doc["run_id"]):
-        c.fail(["run_id"], run_id_problem(doc["run_id"]))
+    if wrong := run_id_problem(doc["run_id"]):
+        c.fail(["run_id"], wrong)
     tier = doc["tier"]
     if tier not in TIERS:
         c.fail(["tier"], f"{tier!r} is not one of {', '.join(TIERS)}")

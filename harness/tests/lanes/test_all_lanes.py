@@ -31,12 +31,11 @@ slow = {"compile": 0.3, "frontend": 0.3, "lower": 3.0, "run": 2.0, "build": 0.5,
 if verb == "build" and "--target" in args:   # ./ptxcts build --target ptxcts-run: the run tier's binary alone
     verb = "build-" + args[args.index("--target") + 1]
     slow[verb] = float(os.environ.get("FAKE_BUILD_RUN_S", "1.0"))
-    open(os.environ["LOG"] + ".build-run-started", "w").close()
 if verb == "frontend" and args[:1] == ["compare"]:
     verb = "frontend-compare"
     args = args[1:]
 out_name = os.path.basename(args[args.index("--out") + 1]) if "--out" in args else verb
-open(os.environ["LOG"] + ".started-" + out_name, "w").close()   # its start, for a step that waits for it (FAKE_WAITS)
+open(os.environ["LOG"] + ".started-" + out_name, "w").close()   # its start, for a step or a test that waits for it
 time.sleep(slow.get(verb, 0.05))
 # FAKE_WAITS "step=suffix,suffix;...": the step (a verb, or an --out folder's name, ending in it) ends only once
 # steps whose names end in each suffix have started, or after 20 s. A job that runs them beside it passes
@@ -203,7 +202,7 @@ class AllLanes(StandInTest):
         env.pop("PTXCTS_WHEELS", None)
         p = subprocess.Popen(["bash", os.path.join(self.root, "scripts", "all.sh")], env=env, text=True,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        started = self.log + ".build-run-started"
+        started = self.log + ".started-build-ptxcts-run"
         for _ in range(300):
             if os.path.exists(started) or p.poll() is not None:
                 break
