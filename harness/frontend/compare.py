@@ -4,7 +4,8 @@
 front-end wrote (`./ptxcts run --frontend NAME` or `--modules DIR`; its `toolchain.name` is the front-end's name).
 Each case must get the class the hand-written kernel gets on the same device: the reference is a hand-written run
 (folders, shards combined) or a run-tier baseline; by default the baseline of the device's architecture and the
-paired toolchain (results/baselines/run/<sm>/<paired toolchain>.json.gz). A case the front-end did not write is
+paired toolchain that claims the run's device (results/baselines/run/<sm>/<device>/<paired toolchain>.json.gz,
+baseline.choose). A case the front-end did not write is
 `not_supported` in FE_RUN with the front-end's reason and is counted apart, never as agreeing. Every other
 difference is a finding, listed with the command that replays it; a reviewed finding whose class flips from run to
 run (a class set of the hand-written baseline) agrees with any class of its set. Cases are matched by (id, target, load path,
@@ -60,9 +61,12 @@ def _front_end_run(paths):
     return group, first
 
 
-def _baseline_path(sm, paired):
-    """The hand-written run-tier baseline of (device sm, paired toolchain) under results/baselines."""
-    return baseline.locate(os.path.join(ROOT, "results", "baselines"), "run", paired, sm)
+def _baseline_path(sm, paired, dev):
+    """The hand-written run-tier baseline of (device sm, paired toolchain) that claims the device `dev`
+    ({name, cc, driver_branch}) under results/baselines (baseline.choose), or the path where it would be."""
+    root = os.path.join(ROOT, "results", "baselines")
+    chosen = baseline.choose(root, "run", paired, sm, dev)
+    return chosen[0] if chosen else os.path.join(root, baseline.relative_path("run", paired, sm, dev))
 
 
 def _baseline_cases(path):
@@ -76,13 +80,14 @@ def _is_baseline_file(paths):
         os.path.basename(paths[0]) not in ("results.json", "results.json.gz")
 
 
-def _reference(against, sm, paired):
+def _reference(against, sm, paired, dev):
     """{match key: set of classes}, and a description of the reference."""
     if against is None:
-        path = _baseline_path(sm, paired)
+        path = _baseline_path(sm, paired, dev)
         if not os.path.isfile(path):
-            raise FrontendError(f"no hand-written baseline for {sm} and toolchain {paired} ({path}): give --against "
-                                "a hand-written run of the same device")
+            raise FrontendError(f"no hand-written baseline for {sm}, toolchain {paired} and the device "
+                                f"{baseline.describe_device(dev)} ({path}): give --against a hand-written run of the "
+                                "same device")
         against = [path]
     if _is_baseline_file(against):
         header, cases = _baseline_cases(against[0])
@@ -94,16 +99,16 @@ def _reference(against, sm, paired):
     ref = {_match(k): {case["class"]} for k, (case, _run) in group.results.items()}
     # A reviewed finding whose class flips from run to run (a class set of the hand-written baseline): the run's
     # class stands for the whole set.
-    sets = _class_sets(sm, paired)
+    sets = _class_sets(sm, paired, dev)
     for k, classes in ref.items():
         if k in sets and classes <= sets[k]:
             ref[k] = sets[k]
     return ref, "run " + ", ".join(r.run_id for r in group.runs) + (" (and the baseline's class sets)" if sets else "")
 
 
-def _class_sets(sm, paired):
-    """{match key: class set} of the hand-written baseline of (sm, paired toolchain), where it has any."""
-    path = _baseline_path(sm, paired)
+def _class_sets(sm, paired, dev):
+    """{match key: class set} of the hand-written baseline of (sm, paired toolchain, device), where it has any."""
+    path = _baseline_path(sm, paired, dev)
     if not os.path.isfile(path):
         return {}
     _header, cases = _baseline_cases(path)
@@ -157,7 +162,9 @@ def main(argv, stream):
     sm = (doc.get("device") or {}).get("sm")
     if not sm:
         raise FrontendError(f"{group.runs[0].describe()}: a run without a device judges nothing on silicon")
-    reference, described = _reference(a.against, sm, paired)
+    device = doc.get("device") or {}
+    dev = baseline.identity(device.get("name"), device.get("cc"), (doc.get("toolchain") or {}).get("driver"))
+    reference, described = _reference(a.against, sm, paired, dev)
     rows, differences, not_written = compare(group.results, reference)
     w = stream.write
     w(f"front-end {name} (paired ptxas {paired}) on {doc['device']['name']} ({sm}) against {described}\n\n")

@@ -18,9 +18,16 @@ A baseline value may be a class set (baseline.py: a finding whose class flips fr
 unchanged, and --update keeps the set when R is in it; otherwise B is read as the set's classes above.
 A regression matched by a waiver that has not expired is waived. Exit codes: see errors.py / results/README.md.
 
-The baseline is chosen by the run's tier, toolchain name and device (baseline.relative_path); a run marked
-partial, or with a shard missing, is refused unless --partial; --update refuses to drop baseline cases the run
-did not cover unless --partial (which keeps them).
+The baseline is chosen by the run's tier, toolchain name and device (baseline.choose: for a run on a device, the
+one baseline that claims its name, compute capability and driver branch); a run marked partial, or with a shard
+missing, is refused unless --partial; --update refuses to drop baseline cases the run did not cover unless
+--partial (which keeps them).
+
+A run of a device that no baseline claims (a GPU the suite has never seen, a new driver branch) is not red for
+that: judge_without_baseline judges it against the model and the record. The classes are already the model's
+verdicts (pass, or a spec_divergence naming an alternative); every fail, compile_error, crash and timeout must be a
+reviewed finding on record (results/expectations/run.toml, known.py) or waived; one that is not is UNEXPLAINED
+(exit 1). The gate says that no baseline of the device exists and how to make one (--update from that run).
 """
 import argparse
 import datetime
@@ -31,7 +38,7 @@ import sys
 from framework import given
 from framework.documents.runio import atomic_write
 from framework.documents import baseline as baseline_mod
-from framework.documents import merge, waivers as waivers_mod
+from framework.documents import known, merge, waivers as waivers_mod
 from framework.documents.errors import EXIT_OK, EXIT_REGRESSION, IncompleteRun, UsageError
 from framework.documents.schema import FINDINGS, key_text
 from framework import paths
@@ -59,19 +66,37 @@ def _across(text):
     return frozenset(items)
 
 
+def run_device(merged):
+    """The device identity a run on a device is of ({name, cc, driver_branch}: baseline.identity); UsageError when
+    its documents name two (a baseline judges one device at a time)."""
+    devs = {(r.device["name"], r.device["cc"], baseline_mod.driver_branch((r.toolchain or {}).get("driver")))
+            for r in merged.runs if r.device}
+    if len(devs) != 1:
+        raise UsageError(f"gate one device at a time; these runs are of {len(devs)} devices: "
+                         + ", ".join(f"{n} (driver branch {b or '?'})" for n, _, b in sorted(devs, key=str)))
+    name, cc, branch = devs.pop()
+    return {"name": name, "cc": cc, "driver_branch": branch}
+
+
 def source_mismatch(header, merged, base_path, across):
-    """A device baseline records the device and driver it was made on (source.device, source.toolchain.driver);
-    a run of another device or driver is not judged against it unless `across` names what may differ: a red gate
-    must mean the run changed, not the machine. -> the UsageError to raise, or None. Runs without a device are not
-    checked (the compile tier's ptxas and nvJitLink verdicts belong to no device or driver)."""
+    """A device baseline records the device and driver it was made on (its `device` claim; source.toolchain.driver
+    for the version); a run of another device or driver branch is not judged against it unless `across` names what
+    may differ: a red gate must mean the run changed, not the machine. -> the UsageError to raise, or None. Runs
+    without a device are not checked (the compile tier's ptxas and nvJitLink verdicts belong to no device or
+    driver)."""
     if header["sm"] is None:
         return None
     source = header["source"] or {}
-    was = {"device": source.get("device"), "driver": (source.get("toolchain") or {}).get("driver")}
+    claim = header.get("device") or {}
+    was = {"device": claim.get("name") or source.get("device"),
+           "driver": (source.get("toolchain") or {}).get("driver") or claim.get("driver_branch")}
     now = {"device": sorted({r.device["name"] for r in merged.runs if r.device}),
            "driver": sorted({(r.toolchain or {}).get("driver") or "?" for r in merged.runs})}
+    same = {"device": lambda: now["device"] == [was["device"]],
+            "driver": lambda: {baseline_mod.driver_branch(d) for d in now["driver"]}
+            == {baseline_mod.driver_branch(was["driver"])}}
     for what in ACROSS:
-        if what in across or not was[what] or now[what] == [was[what]]:
+        if what in across or not was[what] or same[what]():
             continue
         return UsageError(f"{base_path} was made on {what} {was[what]!r}, but the run is of {what} "
                           f"{', '.join(map(repr, now[what]))}: give the baseline of this {what} with --baseline "
@@ -81,8 +106,11 @@ def source_mismatch(header, merged, base_path, across):
 
 def add_arguments(p):
     p.add_argument("runs", path=given.INPUT, nargs="+", metavar="RUN", help="run folder(s) of one architecture (shards are combined)")
-    p.add_argument("--baseline", path=given.NEW_FILE, metavar="FILE", help="default: results/baselines/<tier>/[<sm>/]<toolchain>.json "
-                                                       "(the device sm for runs on a device)")
+    p.add_argument("--baseline", path=given.NEW_FILE, metavar="FILE",
+                   help="default: results/baselines/<tier>/<toolchain>.json.gz for a run without a device; for a run "
+                        "on a device, the baseline under results/baselines/<tier>/<sm>/ that claims its device (name, "
+                        "compute capability, driver branch); none claims it: the run is judged against the model and "
+                        "the record")
     p.add_argument("--waivers", path=given.FILE, metavar="FILE", help="default: results/waivers.toml")
     p.add_argument("--update", action="store_true", help="write the run's classes as the new baseline (exit 0); "
                    "refused when the run lacks cases of the baseline, unless --partial")
@@ -166,23 +194,39 @@ def run_gate(args, out=None):
         if len(args.runs) != 1:
             raise UsageError("gate one lowering run at a time")
         return keys.gate(args.runs[0], args.baseline, args.update, root, out)
-    base_path = args.baseline or baseline_mod.locate(os.path.join(root, "results", "baselines"), tier, toolchain, sm)
+    baselines_dir = os.path.join(root, "results", "baselines")
+    run_dev = run_device(merged) if sm else None
     waiver_path = args.waivers or os.path.join(root, "results", "waivers.toml")
     if args.waivers and not os.path.isfile(waiver_path):
         raise UsageError(f"{waiver_path}: no such waiver file")
     waivers = waivers_mod.load(waiver_path) if os.path.isfile(waiver_path) else []
-    if os.path.isfile(base_path):
-        header, base = baseline_mod.load(base_path)
+    stand_in = None   # the device whose baseline judges this run under --across, where it is not the run's own
+    if args.baseline:
+        base_path = args.baseline
+        chosen = (base_path, *baseline_mod.load(base_path)) if os.path.isfile(base_path) else None
+    else:
+        chosen = baseline_mod.choose(baselines_dir, tier, toolchain, sm, run_dev, args.across)
+        if chosen and sm and not baseline_mod.claims(chosen[1]["device"], run_dev):
+            stand_in = chosen[1]["device"]
+            if args.update:   # --update writes this device's own baseline, never another device's
+                chosen = None
+        base_path = chosen[0] if chosen else os.path.join(
+            baselines_dir, baseline_mod.relative_path(tier, toolchain, sm, run_dev))
+    if chosen:
+        _, header, base = chosen
         if (header["tier"], header["toolchain"], header["sm"]) != (tier, toolchain, sm):
             raise UsageError(f"{base_path} is the baseline of the "
                              f"{baseline_mod.describe(header['tier'], header['toolchain'], header['sm'])}, but the run "
                              f"is of the {baseline_mod.describe(tier, toolchain, sm)}: its baseline is "
-                             f"results/baselines/{baseline_mod.relative_path(tier, toolchain, sm)}")
+                             f"results/baselines/{baseline_mod.relative_path(tier, toolchain, sm, run_dev)}")
         refused = source_mismatch(header, merged, base_path, args.across)
         if refused:
             raise refused
     elif args.update:
         base = {}
+    elif sm and not args.baseline:
+        return judge_without_baseline(args, merged, (tier, toolchain, sm), run_dev, base_path, baselines_dir,
+                                      (waivers, waiver_path), today, out)
     else:
         raise UsageError(f"{base_path}: no baseline for the {baseline_mod.describe(tier, toolchain, sm)}; review "
                          f"this run, then create it with: ./ptxcts gate {' '.join(args.runs)} --update")
@@ -236,8 +280,11 @@ def run_gate(args, out=None):
 
     say(f"gate: {', '.join(r.describe() for r in merged.runs)} against {base_path} ({len(base)} cases); "
         f"waivers {waiver_path if waivers else '(none)'}; today {today}")
+    if sm and not stand_in:
+        say(f"gate: the baseline of this device, {baseline_mod.describe_device(run_dev)}")
     for what in sorted(args.across):
-        say(f"gate: --across {what}: the baseline's {what} may differ from the run's")
+        say(f"gate: --across {what}: the baseline's {what} may differ from the run's"
+            + (f" (it is of {baseline_mod.describe_device(stand_in)})" if stand_in else ""))
     for line in merged.missing_shard_lines() + merged.partial_lines():
         say(f"gate: WARNING (--partial): {line}")
     say(f"\nregressions: {len(regressions)}")
@@ -265,7 +312,7 @@ def run_gate(args, out=None):
                                                      "missing", "new_finding", "new", "not_run")}
     say("\n" + "  ".join(f"{k} {v}" for k, v in counts.items()) + f"  waived {len(waived)}")
     verdict = {"schema": "ptxcts-gate", "version": 2, "tier": tier, "toolchain": toolchain, "sm": sm,
-               "baseline": base_path,
+               "device": run_dev, "baseline": base_path, "judged_by": "baseline",
                "waivers": waiver_path if waivers else None, "today": str(today), "counts": counts,
                "regressions": [_entry_json(e) for e in regressions], "waived": [_entry_json(e) for e in waived],
                "fixed": [_entry_json(e) for e in by_kind.get("fixed", [])],
@@ -282,7 +329,7 @@ def run_gate(args, out=None):
         dev = {r.device["name"] for r in merged.runs if r.device}
         source = {"runs": sorted(r.run_id for r in merged.runs), "device": sorted(dev)[0] if dev else None,
                   "toolchain": merged.runs[0].toolchain}
-        baseline_mod.write(base_path, tier, toolchain, sm, source, cases)
+        baseline_mod.write(base_path, tier, toolchain, sm, source, cases, run_dev)
         say(f"gate: --update: wrote {base_path} ({len(cases)} cases); review and commit it")
         code = EXIT_OK
     else:
@@ -300,3 +347,79 @@ def _entry_json(e):
     if "waived_by" in e:
         d["waived_by"] = e["waived_by"]
     return d
+
+
+RECORD_CLASSES = known.FINDING_CLASSES   # fail, compile_error, crash, timeout: each must be on record
+
+
+def judge_without_baseline(args, merged, what, run_dev, would_be, baselines_dir, waived, today, out):
+    """The gate of a run on a device no baseline claims: every result whose class is a finding the model does not
+    explain (RECORD_CLASSES) must be covered by a reviewed finding (results/expectations/run.toml, or
+    PTXCTS_RUN_EXPECTATIONS) or an unexpired waiver, as the run tier's CTest front judges it (known.judge); the
+    rest is UNEXPLAINED (exit 1). Says which baselines exist and how to make this device's. -> exit code."""
+    tier, toolchain, sm = what
+    waivers, waiver_path = waived
+    root = _root()
+    exp_path = given.env("PTXCTS_RUN_EXPECTATIONS", given.FILE,
+                         default=os.path.join(root, "results", "expectations", "run.toml"))
+    findings = known.load_findings(exp_path) if tier == "run" and os.path.isfile(exp_path) else []
+    files = (os.path.relpath(exp_path, root), os.path.relpath(waiver_path, root) if waivers else "(no waivers)")
+    classes, on_record, unexplained, by_record = {}, [], [], {}
+    for key in sorted(merged.results, key=key_text):
+        case, run = merged.results[key]
+        cls = case["class"]
+        classes[cls] = classes.get(cls, 0) + 1
+        if cls not in RECORD_CLASSES:
+            continue
+        answer = known.judge([case], known.Run(run.device, run.toolchain), findings, waivers, today, files)[0]
+        entry = {"key": key, "baseline": None, "run": cls, "kind": "unexplained", "case": case, "answer": answer}
+        if answer["verdict"] == "known":
+            entry["kind"] = "on_record"
+            on_record.append(entry)
+            by_record[answer["name"]] = by_record.get(answer["name"], 0) + 1
+        else:
+            unexplained.append(entry)
+    others = [(path, header["device"]) for path, header, _ in baseline_mod.candidates(baselines_dir, tier, toolchain, sm)]
+
+    def say(text=""):
+        print(text, file=out)
+
+    say(f"gate: {', '.join(r.describe() for r in merged.runs)}: NO BASELINE of this device, "
+        f"{baseline_mod.describe_device(run_dev)}, for the {baseline_mod.describe(tier, toolchain, sm)}")
+    for path, dev in others:
+        say(f"gate:   {os.path.relpath(path, root)} claims {baseline_mod.describe_device(dev)}")
+    say(f"gate: judged against the model and the record instead: every {', '.join(RECORD_CLASSES)} must be a reviewed "
+        f"finding ({files[0]}) or waived ({files[1]}); today {today}")
+    say(f"gate: to make this device's baseline once the run is reviewed: ./ptxcts gate {' '.join(args.runs)} --update "
+        f"(writes {os.path.relpath(would_be, root)})")
+    for line in merged.missing_shard_lines() + merged.partial_lines():
+        say(f"gate: WARNING (--partial): {line}")
+    say(f"\nunexplained: {len(unexplained)}")
+    for e in unexplained:
+        say(f"  UNEXPLAINED {e['run']}  {key_text(e['key'])}")
+        if e["case"].get("message"):
+            say(f"              message: {e['case']['message']}")
+        if e["case"].get("replay"):
+            say(f"              replay:  {e['case']['replay']}")
+        if e["answer"]["text"]:
+            say(f"              {e['answer']['text']}")
+    say(f"\non record: {len(on_record)}")
+    for name, n in sorted(by_record.items()):
+        say(f"  ON-RECORD   {n:>6}  {name}")
+    say("\nclasses: " + "  ".join(f"{k} {v}" for k, v in sorted(classes.items())))
+    counts = {"judged": len(merged.results), "on_record": len(on_record), "unexplained": len(unexplained)}
+    code = EXIT_REGRESSION if unexplained else EXIT_OK
+    say(f"gate: {'FAIL' if unexplained else 'PASS'} (no baseline of this device: judged by the model and the record): "
+        f"{len(unexplained)} unexplained (exit {code})")
+    if args.json:
+        verdict = {"schema": "ptxcts-gate", "version": 2, "tier": tier, "toolchain": toolchain, "sm": sm,
+                   "device": run_dev, "baseline": None, "judged_by": "model and record", "would_write": would_be,
+                   "expectations": exp_path, "waivers": waiver_path if waivers else None, "today": str(today),
+                   "counts": counts, "classes": classes, "on_record_by": by_record,
+                   "regressions": [{"key": key_text(e["key"]), "baseline": None, "run": e["run"], "kind": e["kind"],
+                                    "why": e["answer"]["text"]} for e in unexplained],
+                   "waived": [], "fixed": [], "new": [], "not_run": [], "unused_waivers": [], "expired_waivers": [],
+                   "missing_shards": [{"run_id": a, "index": i, "count": n} for a, i, n in merged.missing_shards],
+                   "exit": code}
+        atomic_write(args.json, json.dumps(verdict, indent=1, sort_keys=True) + "\n")
+    return code

@@ -139,7 +139,8 @@ def committed_pairs(baselines_dir, results_dir):
         if found:
             docs.setdefault(found.group(1), path)
     pairs = []
-    for path in sorted(glob.glob(os.path.join(baselines_dir, "run", "*", "*.json.gz"))):
+    for path in sorted(glob.glob(os.path.join(baselines_dir, "run", "*", "*.json.gz"))
+                       + glob.glob(os.path.join(baselines_dir, "run", "*", "*", "*.json.gz"))):
         header, _ = baseline.load(path)
         runs = (header["source"] or {}).get("runs") or []
         found = [docs[r] for r in runs if r in docs]
@@ -157,9 +158,14 @@ def check_one(rundoc, baseline_path, exe, json_out, baselines_dir=os.path.join(R
     rj = run_rejudge(rundoc, exe)
     sm = (rj.get("device") or {}).get("sm")
     name = toolchain_name(rj.get("toolchain"))
-    path = baseline_path or baseline.locate(baselines_dir, "run", name, sm)
-    if not os.path.isfile(path):
-        raise UsageError(f"no baseline for the {baseline.describe('run', name, sm)} ({path})")
+    dev = rj.get("device") or {}
+    chosen = None if baseline_path or not sm else baseline.choose(
+        baselines_dir, "run", name, sm, baseline.identity(dev.get("name"), dev.get("cc"),
+                                                          (rj.get("toolchain") or {}).get("driver")))
+    path = baseline_path or (chosen[0] if chosen else None)
+    if not path or not os.path.isfile(path):
+        raise UsageError(f"no baseline for the {baseline.describe('run', name, sm)} on "
+                         f"{dev.get('name') or 'no device'} ({path or 'none under ' + baselines_dir + ' claims it'})")
     header, base_cases = baseline.load(path)
     if header["tier"] != "run" or header["sm"] != sm:
         raise UsageError(f"{path} is the baseline of the {baseline.describe(header['tier'], header['toolchain'], header['sm'])}; "

@@ -45,7 +45,8 @@ class Finding(waivers.Scope):
 
 
 def load_findings(path):
-    text = open(path, encoding="utf-8").read()
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
     doc = tomldoc.loads(text, path)
     lines = text.split("\n")
     heads = [i for i, l in enumerate(lines) if re.match(r"\s*\[\[\s*finding\s*\]\]\s*(#.*)?$", l)]

@@ -317,11 +317,28 @@ def _device_of(g, sm, multi_device):
     return g.device_name, device_label(g.device_name) if sm in multi_device else None
 
 
+def _run_device(run):
+    """The device identity a run is of, as the gate chooses its baseline by (baseline.identity), or None."""
+    if not run.device:
+        return None
+    return baseline_mod.identity(run.device["name"], run.device["cc"], (run.toolchain or {}).get("driver"))
+
+
+def _baseline_of(baselines_dir, tier, toolchain, sm, dev):
+    """(path, cases) of the baseline the gate would judge this tier, toolchain and device by (baseline.choose), or
+    (the path --update would write, None) where none claims the device."""
+    chosen = baseline_mod.choose(baselines_dir, tier, toolchain, sm, dev)
+    if chosen:
+        return chosen[0], chosen[2]
+    return os.path.join(baselines_dir, baseline_mod.relative_path(tier, toolchain, sm, dev)), None
+
+
 def _regressions(groups, baselines_dir, multi_device=frozenset()):
-    """The gate's classification of each (tier, toolchain, device) of the report against its baseline, where
-    baselines_dir has one (waivers are not applied: ./ptxcts gate gives the verdict). Runs on two devices of one
-    architecture are classified apart, each against the architecture's baseline, as the gate does one device at a
-    time."""
+    """The gate's classification of each (tier, toolchain, device) of the report against the baseline the gate
+    chooses for it (baseline.choose: the one that claims the device), where baselines_dir has one (waivers are not
+    applied: ./ptxcts gate gives the verdict). Each device is classified apart, as the gate does one device at a
+    time, and counted as the gate counts: every kind of REGRESSION_KINDS, missing cases included unless the run is
+    marked partial (then they are not run, as under gate --partial)."""
     out = []
     if not baselines_dir:
         return out
@@ -329,20 +346,23 @@ def _regressions(groups, baselines_dir, multi_device=frozenset()):
         parts = {}
         for key, (case, run) in g.results.items():
             sm = run.device["sm"] if run.device else None
-            parts.setdefault((run.tier, sm), {})[key] = (case, run)
-        for (tier, sm), results in sorted(parts.items(), key=lambda x: (TIER_ORDER.get(x[0][0], 9), x[0][1] or "")):
+            dev = _run_device(run)
+            parts.setdefault((run.tier, sm, tuple(sorted(dev.items())) if dev else None), {})[key] = (case, run)
+        partial = bool(g.partial_runs or g.missing_shards)
+        for (tier, sm, dev), results in sorted(parts.items(), key=lambda x: (TIER_ORDER.get(x[0][0], 9),
+                                                                             x[0][1] or "", str(x[0][2]))):
             if (tier == "run" and sm is None) or tier == "lower":   # the lowering tier gates keys: ./ptxcts lower --gate
                 continue
-            path = baseline_mod.locate(baselines_dir, tier, g.toolchain, sm)
+            dev = dict(dev) if dev else None
+            path, base = _baseline_of(baselines_dir, tier, g.toolchain, sm, dev)
             rel = os.path.relpath(path, baselines_dir)
             device, label = _device_of(g, sm, multi_device)
             entry = {"tier": tier, "toolchain": g.toolchain, "sm": sm, "device": device, "device_label": label,
-                     "baseline": rel}
-            if not os.path.isfile(path):
+                     "baseline": rel, "claims": dev}
+            if base is None:
                 out.append(dict(entry, found=False))
                 continue
-            _, base = baseline_mod.load(path)
-            entries = classify(base, results, partial=False)
+            entries = classify(base, results, partial=partial)
             counts = {}
             for e in entries:
                 counts[e["kind"]] = counts.get(e["kind"], 0) + 1
@@ -353,8 +373,8 @@ def _regressions(groups, baselines_dir, multi_device=frozenset()):
                     listed.append({"key": key_text(e["key"]), "kind": e["kind"], "baseline": e["baseline"],
                                    "run": e["run"], "message": case.get("message", ""),
                                    "replay": case.get("replay", "")})
-            regress = sum(counts.get(k, 0) for k in REGRESSION_KINDS if k != "missing")
-            out.append(dict(entry, found=True, counts=counts, regressions=regress,
+            regress = sum(counts.get(k, 0) for k in REGRESSION_KINDS)
+            out.append(dict(entry, found=True, counts=counts, regressions=regress, partial=partial,
                             missing=counts.get("missing", 0), listed=listed))
     return out
 
@@ -408,10 +428,12 @@ def _device_diffs(groups, multi, multi_device, baselines_dir=None):
         if len(cols) < 2:
             continue
         base = None
-        if baselines_dir:
-            path = baseline_mod.locate(baselines_dir, "run", toolchain, sm)
-            if os.path.isfile(path):
-                base = baseline_mod.load(path)[1]
+        if baselines_dir:   # the reference device's baseline: the first column's device that has one
+            for c in cols:
+                run = next(iter(by_col[c][1].values()))[1]
+                base = _baseline_of(baselines_dir, "run", toolchain, sm, _run_device(run))[1]
+                if base is not None:
+                    break
         keys = set().union(*(set(by_col[c][1]) for c in cols))
         differing, only, compared = [], {c: 0 for c in cols}, 0
         for key in sorted(keys, key=key_text):

@@ -133,8 +133,10 @@ def render(rep):
         what = (f"{r['tier']} tier, toolchain {r['toolchain']}, {r['sm'] or 'no device'}"
                 + (f" [{r['device_label']}]" if r.get("device_label") else ""))
         if not r["found"]:
-            out.append(f"* {what}: no baseline `results/baselines/{r['baseline']}` (create it with "
-                       "`./ptxcts gate RUN --update`)")
+            out.append(f"* {what}: no baseline of this device"
+                       + (f" ({r['claims']['name']}, driver branch {r['claims']['driver_branch']})" if r.get("claims") else "")
+                       + f": `./ptxcts gate RUN` judges it by the model and the record; `./ptxcts gate RUN --update` "
+                       f"writes `results/baselines/{r['baseline']}`")
             continue
         counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(r["counts"].items()))
         out.append(f"* {what} against `results/baselines/{r['baseline']}`: **{r['regressions']} regressions**; {counts}")

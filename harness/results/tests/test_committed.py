@@ -12,6 +12,9 @@ from results.report.html_page import STYLESHEET
 
 from .common import REPO
 
+# the Hopper devices every device-dependent baseline exists for (results/baselines/README.md)
+DEVICES = ("NVIDIA H100 80GB HBM3", "NVIDIA H200")
+
 
 class Committed(unittest.TestCase):
     def test_baselines(self):
@@ -32,13 +35,15 @@ class Committed(unittest.TestCase):
                 header, cases = baseline.load(path)
                 self.assertEqual(header["version"], baseline.VERSION, "committed baselines are of the current version")
                 self.assertEqual(os.path.relpath(path, root),
-                                 baseline.relative_path(header["tier"], header["toolchain"], header["sm"]),
-                                 "a baseline lives where gate looks for it: <tier>/[<sm>/]<toolchain>.json.gz")
+                                 baseline.relative_path(header["tier"], header["toolchain"], header["sm"],
+                                                        header["device"]),
+                                 "a baseline lives where gate --update writes it: <tier>/<toolchain>.json.gz, or "
+                                 "<tier>/<sm>/<device>-r<driver branch>/<toolchain>.json.gz for a device")
                 self.assertTrue(cases, "an empty baseline gates nothing")
 
     def test_toolchain_baselines(self):
         """One compile baseline per toolchain of the matrix (ptxas and nvJitLink verdicts of every case of the
-        manifest), and the run tier's and the driver JIT's of the reference device, the H200."""
+        manifest), and the run tier's (13.0, 13.5, LLVM 22's kernels) and the driver JIT's of each device of DEVICES."""
         import gzip
         root = os.path.join(REPO, "results", "baselines")
         with open(os.path.join(REPO, "generated", "manifest", "targets.json"), encoding="utf-8") as f:
@@ -53,23 +58,29 @@ class Committed(unittest.TestCase):
                 self.assertEqual(len(cases), 2 * total, "every case of the manifest, both compilers")
         with open(os.path.join(REPO, "results", "explore", "explored.jsonl"), encoding="utf-8") as f:
             explored = {json.loads(line)["id"] for line in f if line.strip()}
-        # the run tier's baselines on the H200, each written from a committed run (13.0: 25,477 keys on 2026-11-29, the
-        # chapter's 19,631, the PTX 9.x forms not_supported and every driver-API enum value; 13.5: the 9.x forms run)
-        for name, folder in (("13.0", "2026-11-29-sm_90-h200-run-3"), ("13.5", "2026-11-29-sm_90-h200-run-13.5")):
-            with self.subTest(run_baseline=name):
-                header, cases = baseline.load(os.path.join(root, "run", "sm_90", f"{name}.json.gz"))
-                self.assertEqual((header["tier"], header["sm"], header["toolchain"], header["source"]["device"]),
-                                 ("run", "sm_90", name, "NVIDIA H200"))
-                with gzip.open(os.path.join(REPO, "results", folder, "results.json.gz"), "rt", encoding="utf-8") as f:
-                    run = json.load(f)
-                self.assertEqual(header["source"]["runs"], [run["run_id"]])
-                run_keys = {(c["id"], c["target"], c["ptx"], c["load_path"], run["device"]["sm"]) for c in run["cases"]}
-                self.assertLessEqual(run_keys, set(cases), "a case of the run the baseline lacks")
-                self.assertEqual({k[0] for k in set(cases) - run_keys} - explored, set(),
-                                 "beyond the run, the baseline holds explored cases only")
-        header, cases = baseline.load(os.path.join(root, "compile", "sm_90", "13.0.json.gz"))
-        self.assertEqual(({k[3] for k in cases}, header["sm"], header["source"]["device"]),
-                         ({"driver"}, "sm_90", "NVIDIA H200"))
+        # every device-dependent baseline exists for each Hopper the suite is gated on, chosen by the device's claim
+        # (baseline.choose), each written from a committed run of that device (staleness.committed_pairs finds it)
+        from results.staleness import committed_pairs
+        sources = dict(committed_pairs(root, os.path.join(REPO, "results")))
+        for name in DEVICES:
+            dev = {"name": name, "cc": "9.0", "driver_branch": "580"}
+            for toolchain in ("13.0", "13.5", "llvm-22"):
+                with self.subTest(device=name, run_baseline=toolchain):
+                    path, header, cases = baseline.choose(root, "run", toolchain, "sm_90", dev)
+                    self.assertEqual((header["tier"], header["toolchain"], header["source"]["device"]),
+                                     ("run", toolchain, name))
+                    with gzip.open(sources[path], "rt", encoding="utf-8") as f:
+                        run = json.load(f)
+                    self.assertEqual(run["device"]["name"], name, sources[path])
+                    self.assertEqual(header["source"]["runs"], [run["run_id"]])
+                    run_keys = {(c["id"], c["target"], c["ptx"], c["load_path"], run["device"]["sm"])
+                                for c in run["cases"]}
+                    self.assertLessEqual(run_keys, set(cases), "a case of the run the baseline lacks")
+                    self.assertEqual({k[0] for k in set(cases) - run_keys} - explored, set(),
+                                     "beyond the run, the baseline holds explored cases only")
+            with self.subTest(device=name, driver_jit="13.0"):
+                path, header, cases = baseline.choose(root, "compile", "13.0", "sm_90", dev)
+                self.assertEqual(({k[3] for k in cases}, header["source"]["device"]), ({"driver"}, name))
         with gzip.open(os.path.join(root, "compile", "13.0.json.gz"), "rt", encoding="utf-8") as f:
             lines = f.read().split("\n")
         self.assertGreater(len(lines), 2 * total, "one case per line")

@@ -140,21 +140,25 @@ class TwoDevices(TempDirTest):
         self.assertIn("run sm_90 [H200]", self.stdout)
 
     def test_regressions_per_device(self):
-        """Each device is classified against the architecture's baseline apart, as `gate` classifies it alone."""
+        """Each device is classified apart against the baseline that claims it (baseline.choose), as `gate`
+        classifies it alone: the fixture baseline claims the H100, so the H200 has none (the gate then judges it by
+        the model and the record) and the H100's counts are the gate's."""
         runs = [r for r in self.rep["regressions"] if r["tier"] == "run"]
         self.assertEqual(sorted(r["device"] for r in runs), [H100_NAME, H200_NAME])
         self.assertEqual(sorted(r["device_label"] for r in runs), ["H100 80GB HBM3", "H200"])
-        for run, name in ((H100, H100_NAME), (H200, H200_NAME)):
-            verdict = os.path.join(self.tmp, "gate.json")
-            # the fixture baseline was made on the H100: the H200 is gated against it on purpose (--across device)
-            cli("gate", run, "--baseline", os.path.join(BASELINES_V2, "run", "sm_90", "13.0.json"),
-                "--waivers", os.path.join(FIXTURES, "waivers", "none.toml"), "--json", verdict,
-                *(["--across", "device"] if name == H200_NAME else []))
-            with open(verdict, encoding="utf-8") as f:
-                counts = {k: v for k, v in json.load(f)["counts"].items() if v}
-            self.assertEqual(next(r for r in runs if r["device"] == name)["counts"], counts, name)
+        h200 = next(r for r in runs if r["device"] == H200_NAME)
+        self.assertFalse(h200["found"])
+        self.assertEqual(h200["claims"], {"name": H200_NAME, "cc": "9.0", "driver_branch": "580"})
+        verdict = os.path.join(self.tmp, "gate.json")
+        cli("gate", H100, "--baseline", os.path.join(BASELINES_V2, "run", "sm_90", "13.0.json"),
+            "--waivers", os.path.join(FIXTURES, "waivers", "none.toml"), "--json", verdict)
+        with open(verdict, encoding="utf-8") as f:
+            counts = {k: v for k, v in json.load(f)["counts"].items() if v}
+        self.assertEqual(next(r for r in runs if r["device"] == H100_NAME)["counts"], counts)
         index, _ = read_pages(self.out)
-        self.assertIn("run tier, toolchain 13.0, sm_90 [H200]", index)
+        self.assertIn("run tier, toolchain 13.0, sm_90 [H100 80GB HBM3]", index)
+        self.assertIn("no baseline of this device (NVIDIA H200, driver branch 580)",
+                      open(os.path.join(self.out, "report.md"), encoding="utf-8").read())
 
 
 class OneDevice(TempDirTest):

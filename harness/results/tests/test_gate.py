@@ -92,7 +92,7 @@ class Regressions(TempDirTest):
         code, _, err = gate("h100", "compile.json")
         self.assertEqual(code, 2)
         self.assertIn("is the baseline of the compile tier, toolchain 13.0, no device, but the run is of the run "
-                      "tier, toolchain 13.0, device sm_90: its baseline is results/baselines/run/sm_90/13.0.json", err)
+                      "tier, toolchain 13.0, device sm_90: its baseline is results/baselines/run/sm_90/nvidia-h100-80gb-hbm3-r580/13.0.json.gz", err)
 
     def test_update_writes_a_baseline_that_then_passes(self):
         path = os.path.join(self.tmp, "baselines", "compile.json")

@@ -180,10 +180,11 @@ class StalenessTest(Base):
 
     def baseline_with(self, classes):
         """A run baseline (sm_90, 13.0) of the committed one's cases, with these keys' classes."""
-        header, cases = baseline.load(os.path.join(REPO, "results", "baselines", "run", "sm_90", "13.0.json.gz"))
+        header, cases = baseline.load(os.path.join(REPO, "results", "baselines", "run", "sm_90", "nvidia-h200-r580",
+                                                   "13.0.json.gz"))
         cases.update(classes)
         path = os.path.join(self.tmp.name, "13.0.json.gz")
-        baseline.write(path, "run", header["toolchain"], header["sm"], header["source"], cases)
+        baseline.write(path, "run", header["toolchain"], header["sm"], header["source"], cases, header["device"])
         return path
 
     def keys(self, cls):
