@@ -1,7 +1,7 @@
 // The recorded device findings of device_quirks.hpp, applied to a case and its result.
 #include "device_quirks.hpp"
 
-#include "tensor_form.hpp"
+#include "abi.hpp"
 #include "tensor_map_json.hpp"
 
 namespace ptxcts::run {
@@ -18,7 +18,7 @@ std::string recorded_finding(const RunCase& c, const CaseResult& r) {
   } catch (const std::exception&) {
     return "";  // a case that cannot be built is judged as such, never a recorded finding
   }
-  const bool reduce = tform(*c.form).reduce;
+  const bool reduce = !run_str(*c.form, field::redop).empty();  // a reduction, as tform (tensor_form.hpp) says
   return im2col_interleave_trap_result(m, a.mode, reduce, r.cls, r.details.get_str("kernel_error"))
              ? kIm2colInterleaveTraps
              : "";
