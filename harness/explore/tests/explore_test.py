@@ -168,9 +168,13 @@ def recorded():
         older = dict(doc)
         del older["recorded_findings"]
         json.dump(older, open(os.path.join(out, "explore.json"), "w"))
-        p = explore(["--device", "model", "--cases", "50", "--shrink-time", "0", "--resume", out] + fam[2:])
+        p = explore(["--device", "model:im2col_interleave_wide_trap", "--cases", "50", "--shrink-time", "0", "--resume",
+                     out] + fam[2:])
+        resumed_doc = json.load(open(os.path.join(out, "explore.json")))
         check(p.returncode == 0, f"resume: an explore.json without recorded_findings resumes (exit {p.returncode}) "
                                  f"{p.stderr[-300:]}")
+        check(resumed_doc.get("recorded_findings", {}).get(RECORDED, {}).get("draws", 0) <= 50,
+              "resume: an older explore.json counts no recorded draws before its own")
         out = os.path.join(tmp, "any")
         p = explore(["--device", "model:im2col_interleave_trap", "--cases", "1500", "--shrink-time", "60",
                      "--seed", "7", "--out", out] + fam)
