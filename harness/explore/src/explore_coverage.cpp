@@ -372,6 +372,17 @@ std::string summary_text(const Json& doc) {
       s << "          minimal: " << m->get_str("id") << " (" << f.get_int("shrink_rounds") << " rounds, "
         << f.get_str("shrink_stop") << ")\n          params: " << m->get("params")->dump() << "\n";
   }
+  s << "\nrecorded device findings (results/findings/<id>: on record, counted, not shrunk)\n";
+  const Json* rf = doc.get("recorded_findings");
+  if (!rf || rf->obj().empty()) s << "  none\n";
+  if (rf)
+    for (auto& [id, x] : rf->obj()) {
+      std::string classes;
+      for (auto& [k, n] : x.get("classes")->obj()) classes += (classes.empty() ? "" : ", ") + std::to_string(n.integer()) + " " + k;
+      std::snprintf(line, sizeof line, "  %6lld  %s (%s)\n", x.get_int("draws"), id.c_str(), classes.c_str());
+      s << line;
+      if (const Json* c = x.get("first")) s << "          first: " << c->get_str("id") << "\n";
+    }
   s << "\ncoverage (value bins reached)\n";
   s << coverage_text(*doc.get("coverage"));
   return s.str();

@@ -58,6 +58,14 @@ void Explorer::restore(const Json& doc) {
     CaseResult unused;
     for (auto& j : pd->arr()) pending_.push_back(case_of(j, unused));
   }
+  // Absent from an exploration written before recorded device findings were told apart: none.
+  if (const Json* rf = doc.get("recorded_findings"))
+    for (auto& [id, j] : rf->obj()) {
+      Recorded& x = recorded_[id];
+      x.draws = size_t(j.get_int("draws"));
+      for (auto& [k, v] : j.get("classes")->obj()) x.classes[k] = size_t(v.integer());
+      x.first = draw::clone(*j.get("first"));
+    }
   for (auto& j : doc.get("findings")->arr()) {
     Finding f;
     f.sig = j.get_str("signature");
@@ -158,6 +166,18 @@ void Explorer::write(double wall, bool interrupted) {
     fs.push(j);
   }
   doc["findings"] = fs;
+  // Results of a recorded device finding (device_quirks.hpp): not open, not shrunk; by id, with the first draw.
+  Json rf = Json::object();
+  for (auto& [id, x] : recorded_) {
+    Json j = Json::object();
+    j["draws"] = (unsigned long long)x.draws;
+    Json xc = Json::object();
+    for (auto& [k, v] : x.classes) xc[k] = (unsigned long long)v;
+    j["classes"] = xc;
+    j["first"] = draw::clone(x.first);
+    rf[id] = j;
+  }
+  doc["recorded_findings"] = rf;
   doc["coverage"] = cov_.to_json();
   // The drawing's state after the last case drawn: --resume goes on from it, so the segments draw what one
   // exploration would have.
@@ -269,6 +289,19 @@ void load_resume(const std::string& dir, ExploreOptions& o) {
       }
       if (c->get_str("id").empty() || c->get_str("form").empty() || !c->get("params") || !c->get("params")->is_object())
         throw bad(at + "." + k + " needs 'id', 'form' and an object 'params'");
+    }
+  }
+  if (const Json* rf = doc.get("recorded_findings")) {  // optional: an older explore.json has none
+    if (!rf->is_object()) throw bad("field 'recorded_findings' must be an object");
+    for (auto& [id, j] : rf->obj()) {
+      const std::string at = "recorded_findings." + id;
+      if (!j.is_object() || !j.get("draws") || !j.get("classes") || !j.get("classes")->is_object())
+        throw bad("field '" + at + "' needs 'draws' and an object 'classes'");
+      count(*j.get("draws"), at + ".draws");
+      for (auto& [k, n] : j.get("classes")->obj()) count(n, at + ".classes." + k);
+      const Json* c = j.get("first");
+      if (!c || !c->is_object() || c->get_str("id").empty() || c->get_str("form").empty())
+        throw bad("field '" + at + ".first' needs 'id' and 'form'");
     }
   }
   if (const Json* fam = doc.get("families")) {

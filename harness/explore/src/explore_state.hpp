@@ -14,10 +14,23 @@
 
 namespace ptxcts::run::explore_impl {
 
-// A finding: a class that is fail, crash, timeout or compile_error.
+// The recorded device finding a result belongs to (details.recorded_finding, set by the batch executor:
+// device_quirks.hpp, recorded_finding), or "".
+inline std::string recorded_finding_of(const CaseResult& r) { return r.details.get_str("recorded_finding"); }
+
+// An open finding: a class that is fail, crash, timeout or compile_error, of no recorded device finding.
 inline bool is_finding(const CaseResult& r) {
-  return r.cls == cls::fail || r.cls == cls::crash || r.cls == cls::timeout || r.cls == cls::compile_error;
+  return (r.cls == cls::fail || r.cls == cls::crash || r.cls == cls::timeout || r.cls == cls::compile_error) &&
+         recorded_finding_of(r).empty();
 }
+
+// The draws of one recorded device finding: counted by class, never shrunk (the family is on record); the first
+// case kept for the record.
+struct Recorded {
+  size_t draws = 0;
+  std::map<std::string, size_t> classes;
+  Json first;  // case_json of the first draw
+};
 
 struct Finding {
   std::string sig;
@@ -58,6 +71,7 @@ class Explorer {
   std::map<std::string, size_t> by_class_;
   std::map<std::string, size_t> divergences_;  // spec_divergence signature -> count
   std::vector<Finding> findings_;
+  std::map<std::string, Recorded> recorded_;  // recorded device finding id -> its draws (explore.json "recorded_findings")
   // Drawn but not run when a signal stopped the exploration (the chunk running, the chunk drawn ahead): kept in
   // explore.json ("pending") and run first by --resume, so that the seed's cases are each run once, interrupted or
   // not (the drawing's state went past them).

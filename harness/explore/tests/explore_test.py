@@ -8,6 +8,8 @@ cpu: against the model device (no GPU) with a planted fault, exploration must fi
      of cases run in a few seconds is a measure of the machine's load (under ctest -j on 2 cores the tensor
      exploration ran 82 of its 5 s), while the same seed and count draw and judge the same cases on any machine.
      The time limits given are bounds against a hang, never reached by a working exploration.
+recorded: a recorded device finding (the model device planting its family) is counted apart, never open: exit 0;
+     exit 1 once an open finding appears beside it.
 gpu: a short exploration on the GPU (exit 77 = skipped without one): cases run, a rate, coverage, and no
      harness error among the results.
 """
@@ -125,6 +127,65 @@ def cpu():
         interrupted(tmp)
 
 
+RECORDED = "h100-explored-im2col-interleave-traps"
+
+
+def pixel_wider_than_chunk(params):
+    """The recorded finding's map, as results/findings/h100-explored-im2col-interleave-traps states it."""
+    m = params["map"]
+    size = {"UINT8": 1, "UINT16": 2, "FLOAT16": 2, "BFLOAT16": 2, "FLOAT64": 8, "INT64": 8, "UINT64": 8}.get(m["dtype"], 4)
+    return m["channels_per_pixel"] * size > {"16B": 16, "32B": 32}[m["interleave"]]
+
+
+def recorded():
+    """A recorded device finding (device_quirks.hpp) is counted by id, never an open finding: the model device
+    with im2col_interleave_wide_trap (interleaved im2col accesses whose pixel is wider than the chunk trap: the
+    recorded family) exits 0 with the draws under recorded_findings and none open, across --resume too, an
+    older explore.json without the field included; with im2col_interleave_trap (every interleaved im2col access
+    traps) the accesses whose pixel fits the chunk are open findings: exit 1."""
+    with tempfile.TemporaryDirectory() as tmp:
+        fam = ["--family", "cp.async.bulk.prefetch.tensor", "--jobs", "2", "--quiet", "--cases-file", "none"] + BOUNDS
+        out = os.path.join(tmp, "wide")
+        p = explore(["--device", "model:im2col_interleave_wide_trap", "--cases", "1500", "--shrink-time", "60",
+                     "--seed", "7", "--out", out] + fam)
+        doc = json.load(open(os.path.join(out, "explore.json")))
+        rec = doc.get("recorded_findings", {}).get(RECORDED, {})
+        check(p.returncode == 0, f"recorded only: exit 0 (got {p.returncode}) {p.stderr[-300:]}")
+        check(doc["findings"] == [], f"recorded only: no open finding ({[f['signature'] for f in doc['findings']]})")
+        check(rec.get("draws", 0) > 0 and rec.get("classes", {}).get("crash") == rec.get("draws"),
+              f"recorded only: its draws counted by class under {RECORDED}: {rec}")
+        check(rec and pixel_wider_than_chunk(rec["first"]["params"]), "recorded only: its first case kept, of the family")
+        summary = open(os.path.join(out, "summary.txt")).read()
+        check(RECORDED in summary, "recorded only: summary.txt names it")
+        # --resume reads it back and adds to it; an explore.json written before the field resumes as having none
+        p = explore(["--device", "model:im2col_interleave_wide_trap", "--cases", "500", "--shrink-time", "0",
+                     "--resume", out] + fam[2:])
+        again = json.load(open(os.path.join(out, "explore.json")))
+        rec2 = again.get("recorded_findings", {}).get(RECORDED, {})
+        check(p.returncode == 0 and rec2.get("draws", 0) >= rec["draws"] and rec2["first"] == rec["first"],
+              f"resume: the recorded draws read back and added to ({rec['draws']} -> {rec2.get('draws')}; exit "
+              f"{p.returncode}) {p.stderr[-300:]}")
+        older = dict(doc)
+        del older["recorded_findings"]
+        json.dump(older, open(os.path.join(out, "explore.json"), "w"))
+        p = explore(["--device", "model:im2col_interleave_wide_trap", "--cases", "50", "--shrink-time", "0", "--resume",
+                     out] + fam[2:])
+        resumed_doc = json.load(open(os.path.join(out, "explore.json")))
+        check(p.returncode == 0, f"resume: an explore.json without recorded_findings resumes (exit {p.returncode}) "
+                                 f"{p.stderr[-300:]}")
+        check(resumed_doc.get("recorded_findings", {}).get(RECORDED, {}).get("draws", 0) <= 50,
+              "resume: an older explore.json counts no recorded draws before its own")
+        out = os.path.join(tmp, "any")
+        p = explore(["--device", "model:im2col_interleave_trap", "--cases", "1500", "--shrink-time", "60",
+                     "--seed", "7", "--out", out] + fam)
+        doc = json.load(open(os.path.join(out, "explore.json")))
+        check(p.returncode == 1, f"an open one too: exit 1 (got {p.returncode}) {p.stderr[-300:]}")
+        check(RECORDED in doc.get("recorded_findings", {}), "an open one too: the recorded draws still counted apart")
+        opened = [f["first"]["params"] for f in doc["findings"]]
+        check(opened and not any(pixel_wider_than_chunk(q) for q in opened),
+              f"an open one too: the open findings are the pixels that fit the chunk ({len(opened)})")
+
+
 def progress_seen(p, limit_s):
     """Reads p's stderr until its progress line counts a case run ("explore: N cases", N > 0; the first comes
     after the first chunk ran): the point from which an interrupt has something to keep. False at EOF or after
@@ -178,7 +239,7 @@ def gpu():
 
 
 if __name__ == "__main__":
-    rc = gpu() if sys.argv[1:] == ["gpu"] else cpu()
+    rc = gpu() if sys.argv[1:] == ["gpu"] else recorded() if sys.argv[1:] == ["recorded"] else cpu()
     if rc == 77:
         sys.exit(77)
     print(f"{len(failures)} failure(s)")

@@ -13,6 +13,7 @@
 #include <deque>
 #include <map>
 
+#include "device_quirks.hpp"
 #include "exec.hpp"
 #include "util.hpp"
 
@@ -102,6 +103,9 @@ std::vector<CaseResult> run_batch(const std::vector<const RunCase*>& cases, cons
     r.target = cases[i]->target;
     r.ptx = cases[i]->ptx;
     r.load_path = o.load_path;
+    // Every result of a case passes here, reported by its worker or made here (a worker that died or hung): one
+    // of a recorded device finding keeps its class and names the finding (device_quirks.hpp).
+    if (const std::string rec = recorded_finding(*cases[i], r); !rec.empty()) r.details["recorded_finding"] = rec;
     results[i] = r;
     if (progress) progress(results[i]);
   };

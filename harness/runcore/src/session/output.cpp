@@ -186,6 +186,15 @@ void print_summary(FILE* f, const std::vector<CaseResult>& results, double wall_
     std::fprintf(f, "%s at %s, modules rendered at PTX ISA %s%s\n", tc.describe().c_str(), tc.ptxas.c_str(),
                  tc.ptx.c_str(), more.c_str());
   }
+  // Results of a recorded device finding (device_quirks.hpp: details.recorded_finding) keep their class; named here.
+  std::map<std::string, std::map<std::string, size_t>> recorded;
+  for (auto& r : results)
+    if (const std::string id = r.details.get_str("recorded_finding"); !id.empty()) ++recorded[id][r.cls];
+  for (auto& [id, by_class] : recorded) {
+    std::string classes;
+    for (auto& [k, n] : by_class) classes += (classes.empty() ? "" : ", ") + std::to_string(n) + " " + k;
+    std::fprintf(f, "recorded device finding %s (results/findings/%s): %s\n", id.c_str(), id.c_str(), classes.c_str());
+  }
   std::fprintf(f, "wall time %.1f s", wall_s);
   if (wall_s > 0) std::fprintf(f, ", %.0f cases/s", results.size() / wall_s);
   std::fprintf(f, "\n");

@@ -2,7 +2,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
+#include "device_quirks.hpp"
 #include "judge.hpp"
 #include "plan.hpp"
 #include "util.hpp"
@@ -18,7 +20,31 @@ struct PlantedFault {
   const char* name;
   const char* what;  // the wrong behaviour and the condition under which it shows
   void (*apply)(const RunCase&, const Setup&, Image&);
+  // A fault that traps instead: whether the case's kernel traps (an illegal instruction, as a device's would).
+  bool (*traps)(const RunCase&) = nullptr;
 };
+
+// The interleaved im2col map of an im2col access (explicit cases), if the case is one.
+std::optional<ref::TensorMapParams> interleaved_im2col_map(const RunCase& c) {
+  const Json* mj = c.params.get("map");
+  const Json* aj = c.params.get("access");
+  if (!mj || !aj || c.params.get("encode_only")) return std::nullopt;
+  const ref::TensorMapParams m = tmaps::map_from_json(*mj);
+  const ref::TensorMode mode = tmaps::access_from_json(*aj).mode;
+  if (m.kind != ref::EncodeKind::im2col || m.interleave == ref::Interleave::NONE ||
+      (mode != ref::TensorMode::im2col && mode != ref::TensorMode::im2col_no_offs))
+    return std::nullopt;
+  return m;
+}
+
+// Every im2col access with an interleaved map traps, whatever its pixel: those whose pixel is wider than the
+// chunk are the recorded finding h100-explored-im2col-interleave-traps (device_quirks.hpp), the others are not.
+bool im2col_interleave_trap(const RunCase& c) { return interleaved_im2col_map(c).has_value(); }
+// Only those whose pixel is wider than the chunk trap: the recorded finding's family and nothing else.
+bool im2col_interleave_wide_trap(const RunCase& c) {
+  auto m = interleaved_im2col_map(c);
+  return m && im2col_pixel_wider_than_chunk(*m);
+}
 
 // Tensor loads: an out-of-bounds element below the start of dimension 1 (coordinate < 0) is filled with 0x5A
 // instead of the OOB fill. Shows only in loads of rank >= 2 whose box crosses dimension 1's low edge.
@@ -61,6 +87,11 @@ void bulk_tail_4096(const RunCase& c, const Setup& s, Image& img) {
 const PlantedFault kFaults[] = {
     {"oob_low_dim1", "tensor loads fill an out-of-bounds element below dimension 1's start with 0x5A", oob_low_dim1},
     {"bulk_tail_4096", "bulk copies of 4096 bytes or more leave the destination's last 16 bytes unwritten", bulk_tail_4096},
+    {"im2col_interleave_trap", "im2col accesses with an interleaved map trap (illegal instruction), whatever the pixel",
+     nullptr, im2col_interleave_trap},
+    {"im2col_interleave_wide_trap", "im2col accesses with an interleaved map whose pixel is wider than the interleave "
+     "chunk trap (illegal instruction): the recorded finding h100-explored-im2col-interleave-traps", nullptr,
+     im2col_interleave_wide_trap},
 };
 
 const PlantedFault* fault_of(const std::string& device) {
@@ -89,8 +120,25 @@ CaseResult run_on_model(const RunCase& c, const Setup& s, const std::string& dev
     r.message = "model device: the encode call is the validator's own verdict";
     return r;
   }
+  const PlantedFault* f = fault_of(device);
+  if (f && f->traps && f->traps(c)) {
+    // judged as the worker judges a device's trap (exec.cpp): one a named alternative predicts is a divergence
+    const std::string what = "kernel trapped: cudaErrorIllegalInstruction (an illegal instruction was encountered; "
+                             "planted fault " + std::string(f->name) + ")";
+    r.details["kernel_error"] = "cudaErrorIllegalInstruction";
+    CaseResult t;
+    if (judge_trap(s, what, t)) {
+      for (auto& k : {"matched_policy", "predicted_trap"}) r.details[k] = t.details[k];
+      r.cls = t.cls;
+      r.message = t.message;
+    } else {
+      r.cls = cls::crash;
+      r.message = what;
+    }
+    return r;
+  }
   Image act = s.expected;
-  if (const PlantedFault* f = fault_of(device)) f->apply(c, s, act);
+  if (f && f->apply) f->apply(c, s, act);
   judge(c, s, s.gsrc, act, correct_status(s), r);
   return r;
 }
