@@ -99,20 +99,24 @@ def compile_verdicts(root, base, toolchain):
 def report_baselines(folder, gates):
     """Lay out the baselines the gates used as results/baselines is laid out, in `folder` (links), for
     `./ptxcts report --baselines`. gates: [(group id, gate JSON document)]. -> [what could not be laid out]: two
-    gates of one tier, toolchain and architecture that used different baselines (the report takes one per
-    place: neither is laid out, and the report shows no regressions for it)."""
+    gates of one tier, toolchain and architecture that used different baselines, or one a baseline and the other
+    none (the report takes one per place: none is laid out, and the report shows no regressions for it)."""
     places, notes = {}, []
     for gid, doc in gates:
-        base = doc.get("baseline")
-        if doc.get("tier") in (None, "lower") or not base or not os.path.isfile(base):
+        if doc.get("tier") in (None, "lower") or not doc.get("toolchain"):
             continue
+        base = doc.get("baseline")
+        used = os.path.realpath(base) if base and os.path.isfile(base) else None
         rel = baseline_mod.relative_path(doc["tier"], doc["toolchain"], doc.get("sm"))
-        places.setdefault(rel, []).append((gid, os.path.realpath(base)))
+        places.setdefault(rel, []).append((gid, used))
     os.makedirs(folder, exist_ok=True)
     for rel, used in sorted(places.items()):
         if len({b for _, b in used}) > 1:
             notes.append(f"{rel}: the gates of {', '.join(g for g, _ in used)} used different baselines "
-                         f"({', '.join(sorted({b for _, b in used}))}); the report classifies against neither")
+                         f"({', '.join(sorted(b or 'none' for b in {b for _, b in used}))}); the report "
+                         "classifies against none of them")
+            continue
+        if used[0][1] is None:
             continue
         link = os.path.join(folder, rel if used[0][1].endswith(".gz") else rel[:-len(".gz")])
         os.makedirs(os.path.dirname(link), exist_ok=True)
