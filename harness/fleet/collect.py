@@ -207,7 +207,7 @@ def markdown(s):
                           (f" (restarts {sh['restarts']})" if sh["restarts"] else "") for sh in r["shards"])
         gate = (r["gate"] or {}).get("verdict") or "-"
         if r["gate"] and r["gate"].get("partial"):
-            gate += " (partial)"
+            gate += ", gate --partial"
         lines.append(f"| {r['group']} | {r['device'] or '-'} | {r['column'] or '-'} | "
                      f"{', '.join(f'{n} {k}' for k, n in sorted(counts.items()))} | {tasks} | {gate} |")
     said = [r for r in s["groups"] if r["gate"] and r["gate"].get("words")]
@@ -215,6 +215,8 @@ def markdown(s):
         lines += ["", "What each gate said (its whole output: gates/<group>.txt):"]
         for r in said:
             lines += ["", f"{r['group']}:", ""] + [f"    {w}" for w in r["gate"]["words"]]
+            if r["gate"].get("counts"):
+                lines.append("    counts: " + ", ".join(f"{k} {n}" for k, n in r["gate"]["counts"].items() if n))
     bad = [(r["group"], sh) for r in s["groups"] for sh in r["shards"] if sh["state"] != "finished"]
     if bad:
         lines += ["", "Shards not finished (the report names them; the gate refuses their group):", ""]
