@@ -31,8 +31,8 @@ RUN_DOCUMENTS = ("fleet.json", "results.json", "results.json.gz", "explore.json"
 
 def check_results_folder(results):
     """FleetError when the folder cannot take a new fleet run: not writable, a file, or holding a run. A folder
-    whose submission Slurm refused (nothing ran: fleet.json `refused`, no runs/) takes one: -> the refusals its
-    record holds, carried into the new record."""
+    whose submission no job came of (Slurm refused it: fleet.json `refused`, or an older record with no jobs; no
+    runs/) takes one: -> the refusals its record holds, carried into the new record."""
     if os.path.exists(results) and not os.path.isdir(results):
         raise FleetError(f"results {results}: exists and is not a folder")
     fleet_json = rec.fleet_path(results)
@@ -42,8 +42,9 @@ def check_results_folder(results):
         except Exception:   # noqa: BLE001 -- a record we cannot read is still a run we must not overwrite
             old = {}
         done = old.get("collected")
-        if old.get("refused") and not old.get("jobs") and not os.path.exists(os.path.join(results, "runs")):
-            return old.get("refusals", []) + [old["refused"]]
+        if nothing_submitted(old, results):
+            return old.get("refusals", []) + [old.get("refused") or {"what": "the submission", "error":
+                                                                      "no job was recorded", "when": ""}]
         if done:
             raise FleetError(f"results {results}: holds a finished fleet run (collected {done.get('ended', '')}); "
                              "it is never overwritten: give the plan another results folder")
@@ -67,6 +68,12 @@ def check_results_folder(results):
     except OSError as e:
         raise FleetError(f"results {results}: cannot be written ({parent}: {e.strerror})") from None
     return []
+
+
+def nothing_submitted(record, results):
+    """True for a Slurm record that holds no job and no task output: its submission was refused."""
+    return record.get("scheduler") == "slurm" and isinstance(record.get("jobs"), list) and not record["jobs"] and \
+        not os.path.exists(os.path.join(results, "runs"))
 
 
 def _stamp():
@@ -182,8 +189,8 @@ def resubmit_refused(results, record):
     new = new_record(p, record["root"], "slurm")
     new["refusals"] = refusals
     check_placement(p)
-    print(f"fleet requeue: Slurm refused the submission ({record['refused']['error']}); submitting "
-          f"{record['plan_file']} again")
+    why = (record.get("refused") or {}).get("error", "no job was recorded")
+    print(f"fleet requeue: Slurm refused the submission ({why}); submitting {record['plan_file']} again")
     _submit_held(new)
     for j in new["jobs"]:
         print(f"  job {j['id']:>10}  " + (f"array {j['group']} [{slurm._ranges(j['indices'])}]" if j["kind"] == "array"
@@ -225,7 +232,7 @@ def requeue(results, only_job=None):
     if record.get("scheduler") != "slurm":
         raise FleetError(f"{results}: submitted for {record.get('scheduler')}, not Slurm: requeue is Slurm's "
                          "(a Kubernetes Indexed Job retries its own pods)")
-    if record.get("refused") and not record["jobs"] and not only_job:
+    if nothing_submitted(record, results) and not only_job:
         slurm.check_reachable()
         return resubmit_refused(results, record)
     if only_job:

@@ -272,6 +272,18 @@ class RefusedSubmission(Base):
         self.assertEqual(log.count("--hold"), 3, log)
         self.assertIn("scontrol release " + ",".join(j["id"] for j in record["jobs"]), log)
 
+    def test_a_folder_an_older_refused_submission_left_takes_the_corrected_plan(self):
+        # before refusals were recorded, a refused submission left fleet.json with no job: nothing ran there
+        res = os.path.join(self.tmp, "res")
+        os.makedirs(res)
+        with open(os.path.join(res, "fleet.json"), "w") as f:
+            json.dump({"schema": "ptxcts-fleet", "version": 1, "plan": {}, "groups": [], "jobs": [], "results": res,
+                       "root": ROOT, "scheduler": "slurm"}, f)
+        r = ptxcts(["fleet", "submit", "--slurm", self.plan(GOOD)], cwd=self.tmp, env=self.env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(os.path.join(res, "fleet.json")) as f:
+            self.assertEqual([j["kind"] for j in json.load(f)["jobs"]], ["array", "collector"])
+
     def test_refused_by_sbatch_then_requeued(self):
         # the CPU partition refuses jobs (a limit, an account): the run array, accepted first, is cancelled
         self.env.update(REFUSE="--partition=cpu", REFUSAL="Batch job submission failed: Invalid account or "
