@@ -2,27 +2,37 @@
 (Slurm: afterany; Kubernetes: --wait, polling the results tree). Through the other tiers' command lines only:
 
 1. each run-tier group whose shards all finished is merged into one document (`./ptxcts merge`, RESULTS/merged/);
-2. one report over every group (`./ptxcts report`, RESULTS/report/): a column per device and toolchain, the
-   explorations and self-tests in their sections, missing shards and partial shards named in red;
-3. each run, compile and lower group gated against its baseline (`./ptxcts gate`, the device's `baseline` and
-   `across` from the plan; RESULTS/gates/<group>.json): a group with a shard missing or partial is refused by
-   the gate (never passed);
+2. each run, compile and lower group gated as one host gates it (`./ptxcts gate`, with what fleet/gating.py
+   chooses: the plan's baseline, `across`, `--partial`; RESULTS/gates/<group>.json, its words in
+   RESULTS/gates/<group>.txt): a group with a shard missing or partial is refused by the gate (never passed);
+3. one report over every group (`./ptxcts report`, RESULTS/report/): a column per device and toolchain, the
+   explorations and self-tests in their sections, missing shards and partial shards named in red; its
+   regressions classified against the baselines the gates used (RESULTS/gates/baselines/);
 4. RESULTS/collect.json and RESULTS/collect.md: per group its report column, the tasks (job ids, hosts) that
-   produced it, each shard's state and reason, the gate's verdict.
+   produced it, each shard's state and reason, the gate's verdict and its own words.
 
-Exit 0: every shard finished and every gate passed; 1: a regression, a litmus violation, or a shard not
-finished (each named).
+The verdict -- PASS when every shard finished and every gate passed, else FAIL -- is in collect.json, collect.md
+and fleet.json (`collected`, which `fleet status` shows), never in the exit status, which says whether the
+collector did its work: 0 it merged, reported and gated everything it could and wrote its verdict; 1 a step
+could not run (a merge or the report failed, a gate ended without an answer: killed, crashed), each named in
+collect.md; 2 and 3 as every verb (the results tree is not a fleet's, a record is malformed). So the collector's
+Slurm job is COMPLETED when a gate fails, and FAILED only when it could not collect.
 """
 import json
 import os
+import shutil
 import subprocess
 import time
 
+from fleet import gating
 from fleet import record as rec
 from fleet import tasks as taskmod
 
-GATED = ("run", "compile", "lower")
+EXIT_NOT_COLLECTED = 1
+
 REPORTED = ("run", "compile", "lower")
+GATE_ANSWERS = (0, 1, 2, 3)   # PASS, FAIL, refused (usage: a shard missing, no baseline it may use), a malformed input
+WORDS_PER_GATE = 6
 
 
 def _ptxcts(record, args, log):
@@ -31,6 +41,14 @@ def _ptxcts(record, args, log):
     t0 = time.monotonic()
     r = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT)
     return r.returncode, time.monotonic() - t0
+
+
+def gate_words(text):
+    """What a gate said of its verdict, in its own words: its `gate:` lines (the baseline it judged by, a
+    warning, the verdict, the refusal), the last WORDS_PER_GATE of them; else its last line."""
+    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
+    said = [ln for ln in lines if ln.startswith("gate:")]
+    return said[-WORDS_PER_GATE:] or lines[-1:]
 
 
 def wait_for_tasks(record, wait_s):
@@ -52,6 +70,7 @@ def collect(results, wait_s=None):
     if wait_s:
         wait_for_tasks(record, wait_s)
     started = rec.now_iso()
+    plan = record["plan"]
     os.makedirs(os.path.join(results, "logs"), exist_ok=True)
     rows, report_args, steps = [], [], []
     incomplete = False
@@ -88,44 +107,60 @@ def collect(results, wait_s=None):
                 out = os.path.join(results, "merged", g["id"])
                 if not os.path.exists(os.path.join(out, "results.json")):
                     code, secs = _ptxcts(record, ["merge"] + dirs + ["--run-id", g["run_id"], "--out", out], log)
-                    steps.append({"step": f"merge {g['id']}", "exit": code, "seconds": round(secs, 2)})
+                    steps.append({"step": f"merge {g['id']}", "exit": code, "seconds": round(secs, 2),
+                                  "ran": code == 0})
                     row["merged"] = out if code == 0 else None
                 else:
                     row["merged"] = out
             if g["tier"] == "litmus" and present:
-                row["gate"] = {"exit": 0 if all(s["exit"] == 0 for s in shards) else 1, "by": "litmus exit"}
+                row["gate"] = {"exit": 0 if all(s["exit"] == 0 for s in shards) else 1, "by": "litmus exit",
+                               "verdict": "PASS" if all(s["exit"] == 0 for s in shards) else "FAIL", "words": []}
             rows.append(row)
-        report_dir = os.path.join(results, "report")
-        if report_args:
-            code, secs = _ptxcts(record, ["report"] + report_args + ["--out", report_dir, "--title",
-                                                                      f"ptx-cts fleet {record['plan']['name']}"], log)
-            steps.append({"step": "report", "exit": code, "seconds": round(secs, 2)})
-            _columns(report_dir, rows)
+        gates = []
         for row in rows:
             g = rec.group(record, row["group"])
-            if g["tier"] not in GATED or not any(s["document"] for s in row["shards"]):
+            if g["tier"] not in gating.GATED or not any(s["document"] for s in row["shards"]):
                 continue
-            dev = record["plan"].get("devices", {}).get(g["device"] or "", {})
             dirs = [os.path.dirname(s["document"]) for s in row["shards"] if s["document"]]
             gate_json = os.path.join(results, "gates", f"{g['id']}.json")
+            gate_txt = os.path.join(results, "gates", f"{g['id']}.txt")
             os.makedirs(os.path.dirname(gate_json), exist_ok=True)
             if os.path.exists(gate_json):
                 os.remove(gate_json)   # a collector run again after a requeue: this gate's verdict only
-            args = ["gate"] + dirs + ["--json", gate_json]
-            if dev.get("baseline"):
-                args += ["--baseline", dev["baseline"]]
-            if dev.get("across"):
-                args += ["--across", dev["across"]]
-            code, secs = _ptxcts(record, args, log)
-            steps.append({"step": f"gate {g['id']}", "exit": code, "seconds": round(secs, 2)})
-            row["gate"] = {"exit": code, "json": gate_json if os.path.exists(gate_json) else None,
-                           "verdict": {0: "PASS", 1: "REGRESSION"}.get(code, f"not gated (exit {code})")}
-    failed = incomplete or any(r["gate"] and r["gate"]["exit"] != 0 for r in rows)
-    summary = {"schema": "ptxcts-fleet-collect", "version": 1, "plan": record["plan"]["name"],
+            args = gating.gate_args(plan, g, dirs, gate_json)
+            with open(gate_txt, "w") as out:
+                code, secs = _ptxcts(record, args, out)
+            with open(gate_txt, errors="replace") as f:
+                said = f.read()
+            log.write(f"collect: {' '.join(args)}\n{said}")
+            log.flush()
+            steps.append({"step": f"gate {g['id']}", "exit": code, "seconds": round(secs, 2),
+                          "ran": code in GATE_ANSWERS})
+            doc = rec.read_json(gate_json, "gate verdict") if os.path.exists(gate_json) else None
+            if doc is not None:
+                gates.append((g["id"], doc))
+            row["gate"] = {"exit": code, "json": gate_json if doc is not None else None, "text": gate_txt,
+                           "partial": "--partial" in args, "baseline": (doc or {}).get("baseline"),
+                           "counts": (doc or {}).get("counts"), "words": gate_words(said),
+                           "verdict": {0: "PASS", 1: "FAIL"}.get(code, f"not gated (exit {code})")}
+        report_dir = os.path.join(results, "report")
+        notes = []
+        if report_args:
+            base_dir = os.path.join(results, "gates", "baselines")
+            shutil.rmtree(base_dir, ignore_errors=True)
+            notes = gating.report_baselines(base_dir, gates)
+            code, secs = _ptxcts(record, ["report"] + report_args + [
+                "--out", report_dir, "--title", f"ptx-cts fleet {plan['name']}", "--baselines", base_dir], log)
+            steps.append({"step": "report", "exit": code, "seconds": round(secs, 2), "ran": code == 0})
+            _columns(report_dir, rows)
+    failed = incomplete or any(r["gate"] and r["gate"]["exit"] != 0 for r in rows) or \
+        any(r["tier"] in gating.GATED and r["gate"] is None for r in rows)
+    not_run = [s["step"] for s in steps if not s["ran"]]
+    summary = {"schema": "ptxcts-fleet-collect", "version": 2, "plan": plan["name"],
                "started": started, "ended": rec.now_iso(), "seconds": round(time.monotonic() - t_start, 2),
-               "complete": not incomplete, "verdict": "FAIL" if failed else "PASS", "groups": rows,
-               "steps": steps, "report": os.path.join(results, "report") if report_args else None,
-               "job": os.environ.get("SLURM_JOB_ID", "")}
+               "complete": not incomplete, "verdict": "FAIL" if failed else "PASS", "ran": not not_run,
+               "steps_failed": not_run, "groups": rows, "steps": steps, "report_notes": notes,
+               "report": report_dir if report_args else None, "job": os.environ.get("SLURM_JOB_ID", "")}
     rec.write_json(os.path.join(results, "collect.json"), summary)
     text = markdown(summary)
     with open(os.path.join(results, "collect.md"), "w") as f:
@@ -133,9 +168,9 @@ def collect(results, wait_s=None):
     print(text, end="")
     record = rec.load(results)   # a requeue may have recorded jobs meanwhile
     record["collected"] = {"ended": summary["ended"], "complete": summary["complete"],
-                           "verdict": summary["verdict"], "job": summary["job"]}
+                           "verdict": summary["verdict"], "ran": summary["ran"], "job": summary["job"]}
     rec.save(record)
-    return 1 if failed else 0
+    return 0 if summary["ran"] else EXIT_NOT_COLLECTED
 
 
 def _run_id(doc):
@@ -158,24 +193,38 @@ def _columns(report_dir, rows):
 
 
 def markdown(s):
+    ran = "yes" if s["ran"] else "NO: " + "; ".join(s["steps_failed"]) + " (see logs/collect-steps.log)"
     lines = [f"# Fleet {s['plan']}: {s['verdict']}", "",
-             f"Collected {s['ended']} in {s['seconds']} s; every shard finished: {'yes' if s['complete'] else 'NO'}.",
-             "", "| group | report column | shards | tasks (job @ host) | gate |", "| --- | --- | --- | --- | --- |"]
+             f"Collected {s['ended']} in {s['seconds']} s; every shard finished: {'yes' if s['complete'] else 'NO'}; "
+             f"every step ran: {ran}.",
+             "", "| group | device | report column | shards | tasks (job @ host) | gate |",
+             "| --- | --- | --- | --- | --- | --- |"]
     for r in s["groups"]:
         counts = {}
         for sh in r["shards"]:
             counts[sh["state"]] = counts.get(sh["state"], 0) + 1
         tasks = "; ".join(f"{sh['index']}: {sh['job'] or '-'} @ {sh['host'] or '-'}" +
                           (f" (restarts {sh['restarts']})" if sh["restarts"] else "") for sh in r["shards"])
-        gate = (r["gate"] or {}).get("verdict") or ("exit %s" % r["gate"]["exit"] if r["gate"] else "-")
-        lines.append(f"| {r['group']} | {r['column'] or '-'} | "
+        gate = (r["gate"] or {}).get("verdict") or "-"
+        if r["gate"] and r["gate"].get("partial"):
+            gate += ", gate --partial"
+        lines.append(f"| {r['group']} | {r['device'] or '-'} | {r['column'] or '-'} | "
                      f"{', '.join(f'{n} {k}' for k, n in sorted(counts.items()))} | {tasks} | {gate} |")
+    said = [r for r in s["groups"] if r["gate"] and r["gate"].get("words")]
+    if said:
+        lines += ["", "What each gate said (its whole output: gates/<group>.txt):"]
+        for r in said:
+            lines += ["", f"{r['group']}:", ""] + [f"    {w}" for w in r["gate"]["words"]]
+            if r["gate"].get("counts"):
+                lines.append("    counts: " + ", ".join(f"{k} {n}" for k, n in r["gate"]["counts"].items() if n))
     bad = [(r["group"], sh) for r in s["groups"] for sh in r["shards"] if sh["state"] != "finished"]
     if bad:
         lines += ["", "Shards not finished (the report names them; the gate refuses their group):", ""]
         lines += [f"* {gid} shard {sh['index']}: {sh['state']}: {sh['reason']}" for gid, sh in bad]
+    if s.get("report_notes"):
+        lines += ["", "Report:", ""] + [f"* {n}" for n in s["report_notes"]]
     if s["report"]:
-        lines += ["", f"Report: {s['report']}/report.html"]
+        lines += ["", f"Report: {s['report']}/report.html (regressions against the baselines the gates used)"]
     return "\n".join(lines) + "\n"
 
 

@@ -18,7 +18,7 @@ NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
 MAX_SHARDS = 1000
 
 _TOP = {"version", "name", "results", "toolchains", "seed", "tiers", "devices", "cpu", "slurm", "kubernetes"}
-_TIER_KEYS = {"shards", "args"}
+_TIER_KEYS = {"shards", "args", "baseline", "partial"}
 _DEVICE_KEYS = {"constraint", "partition", "baseline", "across", "stand_in", "probe", "probe_every"}
 _CPU_KEYS = {"constraint", "partition"}
 _SLURM_KEYS = {"time", "account", "qos", "extra"}
@@ -39,8 +39,14 @@ class Plan:
         self.results = os.path.normpath(os.path.join(base, doc["results"]))
         self.toolchains = list(doc["toolchains"])
         self.seed = doc.get("seed", 1)
-        self.tiers = {t: {"shards": v.get("shards", 1), "args": list(v.get("args", []))}
-                      for t, v in doc["tiers"].items()}
+        self.tiers = {}
+        for t, v in doc["tiers"].items():
+            tier = {"shards": v.get("shards", 1), "args": list(v.get("args", []))}
+            if "baseline" in v:
+                tier["baseline"] = os.path.normpath(os.path.join(base, v["baseline"]))
+            if "partial" in v:
+                tier["partial"] = v["partial"]
+            self.tiers[t] = tier
         self.devices = {}
         for name, d in doc.get("devices", {}).items():
             dev = dict(d)
@@ -143,6 +149,7 @@ def load(path, root):
                 if a.split("=")[0] in OWNED_OPTIONS:
                     raise FleetError(f"{_where(path, f'tiers.{tier}.args')}: {a!r}: the fleet sets it per task "
                                      f"(owned: {', '.join(OWNED_OPTIONS)})")
+        _check_gate_keys(path, tier, t, doc["toolchains"])
     devices = doc.get("devices", {})
     _expect(path, "devices", devices, dict, "a table of devices")
     gpu_tiers = [t for t in doc["tiers"] if t in GPU_TIERS]
@@ -176,8 +183,8 @@ def load(path, root):
             _expect(path, f"{where}.probe_every", d["probe_every"], (int, float), "a number of seconds")
             if not 0.1 <= d["probe_every"] <= 3600:
                 raise MalformedFile(f"{_where(path, f'{where}.probe_every')}: {d['probe_every']}: expected 0.1..3600 s")
-        if "baseline" in d and not os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(path)), d["baseline"])):
-            raise FleetError(f"{_where(path, f'{where}.baseline')}: {d['baseline']}: no such file")
+        if "baseline" in d:
+            _check_baseline(path, f"{where}.baseline", d["baseline"], doc["toolchains"])
     for tier in doc["tiers"]:
         if tier in NO_STAND_IN:
             for name, d in devices.items():
@@ -196,6 +203,39 @@ def load(path, root):
     return Plan(path, doc)
 
 
-# Options the fleet gives each task itself: a plan's args may not set them.
+def _check_baseline(path, key, value, toolchains):
+    """A baseline named by the plan: a file for each toolchain ({toolchain} in the name stands for it; without it
+    one file cannot be the baseline of several toolchains)."""
+    if len(toolchains) > 1 and "{toolchain}" not in value:
+        raise FleetError(f"{_where(path, key)}: {value}: one file for the toolchains {', '.join(toolchains)}: put "
+                         "{toolchain} in its name (a baseline is one toolchain's)")
+    for tc in toolchains:
+        name = value.replace("{toolchain}", tc)
+        if not os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(path)), name)):
+            raise FleetError(f"{_where(path, key)}: {name}: no such file")
+
+
+def _check_gate_keys(path, tier, t, toolchains):
+    """tiers.<tier>.baseline and .partial: what the collector's gate of the tier is given (fleet/gating.py)."""
+    if "partial" in t:
+        _expect(path, f"tiers.{tier}.partial", t["partial"], bool, "true or false")
+        if tier not in GATED_TIERS:
+            raise FleetError(f"{_where(path, f'tiers.{tier}.partial')}: {tier} is not gated (gated: "
+                             f"{', '.join(GATED_TIERS)})")
+    if "baseline" in t:
+        _expect(path, f"tiers.{tier}.baseline", t["baseline"], str, "a string")
+        if not t["baseline"]:
+            raise MalformedFile(f"{_where(path, f'tiers.{tier}.baseline')}: empty")
+        if tier not in CPU_TIERS:
+            raise FleetError(f"{_where(path, f'tiers.{tier}.baseline')}: {tier} runs on devices: its baseline is "
+                             "each device's (devices.<name>.baseline)" if tier in GATED_TIERS else
+                             f"{_where(path, f'tiers.{tier}.baseline')}: {tier} is not gated (gated: "
+                             f"{', '.join(GATED_TIERS)})")
+        _check_baseline(path, f"tiers.{tier}.baseline", t["baseline"], toolchains)
+
+
+GATED_TIERS = ("run", "compile", "lower")
+# Options the fleet gives each task itself: a plan's args may not set them (--verdicts: the compile tier records
+# what its baseline holds, fleet/gating.py).
 OWNED_OPTIONS = ("--shard", "--run-id", "--out", "--resume", "--toolchain", "--device", "--device-name", "--seed",
-                 "--json", "--gpus")
+                 "--json", "--gpus", "--verdicts")

@@ -64,6 +64,20 @@ def node_hosts(partitions):
     return {h for h in r.stdout.split() if h}
 
 
+def partitions_and_features():
+    """(the partitions Slurm has, the features its nodes offer): what a plan's placement may name."""
+    r = _run(["sinfo", "-h", "-o", "%R|%f"])
+    if r.returncode != 0:
+        raise FleetError(f"Slurm: `sinfo -h -o %R|%f` failed: {r.stderr.strip()}")
+    parts, features = set(), set()
+    for line in r.stdout.splitlines():
+        part, _, feats = line.strip().partition("|")
+        if part:
+            parts.add(part)
+        features |= {f for f in feats.split(",") if f and f != "(null)"}
+    return parts, features
+
+
 def filesystem(path):
     r = subprocess.run(["stat", "-f", "-c", "%T", path], capture_output=True, text=True)
     return r.stdout.strip() if r.returncode == 0 else "unknown"
@@ -126,7 +140,7 @@ def entry(record):
     return shlex.quote(os.path.join(record["root"], "ptxcts"))
 
 
-def array_argv(record, g, indices, write=True):
+def array_argv(record, g, indices, write=True, hold=False):
     """The sbatch command of a group's tasks `indices` (all of them at submit; the unfinished ones at a requeue
     Slurm no longer knows)."""
     name = f"ptxcts-{record['plan']['name']}-{g['id']}"
@@ -139,16 +153,16 @@ def array_argv(record, g, indices, write=True):
     argv += [f"--array={_ranges(indices)}", "--requeue", f"--output={logs}/{g['id']}-%a.log"]
     if g["gpu"]:
         argv.append("--gres=gpu:1")
-    return argv + [path]
+    return argv + (["--hold"] if hold else []) + [path]
 
 
-def collector_argv(record, job_ids, write=True):
+def collector_argv(record, job_ids, write=True, hold=False):
     name = f"ptxcts-{record['plan']['name']}-collect"
     body = f"exec {entry(record)} fleet collect {shlex.quote(record['results'])}"
     path = write_script(record, "collect", body, write)
     argv = _common(record, None, name) + _placement(record, None)
     argv += [f"--dependency=afterany:{':'.join(job_ids)}", f"--output={record['results']}/logs/collect.log"]
-    return argv + [path]
+    return argv + (["--hold"] if hold else []) + [path]
 
 
 def _ranges(indices):
@@ -208,6 +222,16 @@ def requeue(job_task):
         return False
     _run(["scontrol", "update", f"jobid={job_task}", "StartTime=now"])
     return True
+
+
+def release(job_ids):
+    """Let held jobs start (submit holds every job until Slurm has accepted them all)."""
+    if not job_ids:
+        return
+    r = _run(["scontrol", "release", ",".join(job_ids)])
+    if r.returncode != 0:
+        raise FleetError(f"Slurm: `scontrol release {','.join(job_ids)}` failed ({r.stderr.strip()}): the plan's jobs "
+                         f"are submitted but held; release them with that command")
 
 
 def cancel(job_ids):

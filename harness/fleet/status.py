@@ -67,9 +67,15 @@ def status(results, only_job=None):
         c = collectors[-1]["id"]
         st = slurm_states.get(c, {}).get("state", "-")
         done = record.get("collected")
-        print(f"collector {c}: {st}" + (f"; collected {done['ended']}: {done['verdict']}"
-                                         f"{'' if done['complete'] else ' (incomplete)'}, see "
+        # the collector's Slurm state says whether it ran (COMPLETED: it collected); the verdict is its record's
+        print(f"collector {c}: {st}" + (f"; collected {done['ended']}: verdict {done['verdict']}"
+                                         f"{'' if done['complete'] else ' (incomplete)'}"
+                                         f"{'' if done.get('ran', True) else '; a step could not run'}, see "
                                          f"{os.path.join(results, 'collect.md')}" if done else ""))
+    if record.get("refused") and not record["jobs"]:
+        r = record["refused"]
+        print(f"submission refused by Slurm {r['when']} ({r['what']}): {r['error']}; nothing ran: submit the "
+              f"corrected plan to {results}, or ./ptxcts fleet requeue {results}")
     counts = {}
     for r in rows:
         counts[r[3]] = counts.get(r[3], 0) + 1

@@ -14,6 +14,7 @@ one run and name a shard that is missing.
 import hashlib
 import os
 
+from fleet import gating
 from fleet import plan as planmod
 
 # What each tier is: on a GPU or not, per toolchain or not, and whether an interrupted task resumes
@@ -67,16 +68,42 @@ def log_path(results, group, index):
     return os.path.join(results, "logs", f"{group['id']}-{index}.log")
 
 
+# What a tier's --resume takes of the plan's args (the rest it keeps from the interrupted run's document, and
+# refuses given again): run, only the options of how it runs (harness/run/src/cli_options.cpp, how_option);
+# explore, all but the options of what it draws (harness/explore/src/explore_cli.cpp, what_options); compile,
+# every option of the selection again (harness/compile/cli.py, _check_same_selection compares them).
+RESUME_KEEPS = {"run": ("--jobs", "--timeout", "--deadline", "--quiet", "--no-rerun-alone", "--trap-jobs",
+                        "--traps-alone", "--no-overlap", "--overlap", "--trap-prestart", "--no-trap-prestart")}
+RESUME_DROPS = {"explore": ("--seed", "--family", "--out", "--unguided")}
+
+
+def _resumed_args(tier, args):
+    kept = []
+    for name, tokens in gating.options(args):
+        if tier in RESUME_KEEPS and name not in RESUME_KEEPS[tier]:
+            continue
+        if name in RESUME_DROPS.get(tier, ()):
+            continue
+        kept += tokens
+    return kept
+
+
 def command(record, group, index, resume):
     """The `./ptxcts` arguments of task `index` of `group`: a fresh start, or (`resume`, a tier that resumes)
-    the interrupted run's --resume."""
+    the interrupted run's --resume with every option of the plan that the tier takes again (RESUME_KEEPS)."""
     plan = record["plan"]
     out = shard_dir(record["results"], group, index)
     tier = group["tier"]
     device = plan.get("devices", {}).get(group["device"] or "", {})
-    if resume and TIER[tier]["resume"]:
-        return [tier, "--resume", out]
     args = list(plan["tiers"][tier].get("args", []))
+    if resume and TIER[tier]["resume"]:
+        tc = ["--toolchain", group["toolchain"]] if group["toolchain"] else []
+        if tier == "run":
+            return ["run", "--resume", out] + _resumed_args(tier, args)
+        if tier == "explore":
+            stand_in = ["--device", device["stand_in"]] if device.get("stand_in") else []
+            return ["explore", "--resume", out] + tc + stand_in + _resumed_args(tier, args)
+        return [tier, "--resume", out] + tc + _verdicts(group) + args   # compile
     tc = ["--toolchain", group["toolchain"]] if group["toolchain"] else []
     seed = ["--seed", str(plan.get("seed", 1))]
     stand_in = []
@@ -93,4 +120,11 @@ def command(record, group, index, resume):
         return ["selftest", "--out", out] + tc + seed + args
     if tier == "litmus":
         return ["litmus", "--json", os.path.join(out, DOCUMENT["litmus"])] + seed + args
-    return [tier, "--out", out] + tc + args   # compile, lower
+    return [tier, "--out", out] + tc + _verdicts(group) + args   # compile, lower
+
+
+def _verdicts(group):
+    """The compile tier's --verdicts: what its baseline holds (fleet/gating.compile_verdicts, at submit)."""
+    if group["tier"] != "compile":
+        return []
+    return ["--verdicts", group.get("verdicts") or gating.HOST_VERDICTS]

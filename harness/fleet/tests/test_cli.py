@@ -16,10 +16,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(ROOT, "harness"))
 sys.path.insert(0, os.path.join(ROOT, "generator"))
+from fleet import collect as collectmod  # noqa: E402
+from fleet import gating  # noqa: E402
 from fleet import plan as planmod  # noqa: E402
 from fleet import slurm as slurmmod  # noqa: E402
 from fleet import tasks as taskmod  # noqa: E402
 from fleet.errors import FleetError  # noqa: E402
+from framework.documents import baseline as baseline_mod  # noqa: E402
 
 PTXCTS = os.path.join(ROOT, "ptxcts")
 SMALL = ["--family", "cp.async.bulk.prefetch", "--quiet"]
@@ -92,6 +95,14 @@ class PlanErrors(Base):
         (GOOD.replace('name = "t"', 'name = "a b"'), 3, "name: 'a b': 1 to 64 letters"),
         (GOOD + "[devices.fake-a]\n", 3, "not a TOML plan"),
         (GOOD.replace('results = "res"\n', ""), 3, "results: missing"),
+        (GOOD + '[tiers.compile]\nbaseline = "nope.json.gz"\n', 2, "tiers.compile.baseline: nope.json.gz: no such file"),
+        (GOOD.replace("shards = 2", 'shards = 2\nbaseline = "plan0.toml"'), 2,
+         "tiers.run.baseline: run runs on devices: its baseline is each device's (devices.<name>.baseline)"),
+        (GOOD + "[tiers.explore]\npartial = true\n", 2, "tiers.explore.partial: explore is not gated"),
+        (GOOD + '[tiers.compile]\npartial = "yes"\n', 3, "tiers.compile.partial: expected true or false"),
+        (GOOD + '[tiers.compile]\nargs = ["--verdicts", "ptxas"]\n', 2, "'--verdicts': the fleet sets it per task"),
+        (GOOD.replace('["13.0"]', '["13.0", "13.5"]') + '[tiers.compile]\nbaseline = "plan0.toml"\n', 2,
+         "tiers.compile.baseline: plan0.toml: one file for the toolchains 13.0, 13.5: put {toolchain} in its name"),
     ]
 
     def test_table(self):
@@ -191,6 +202,113 @@ class Scheduler(Base):
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "res")))
 
 
+STUB_SLURM = {   # a Slurm that answers as 22.05 does, and refuses a job whose options hold $REFUSE
+    "scontrol": 'echo "scontrol $*" >> "$LOG"\ncase "$1" in ping) echo "Slurmctld(primary) at here is UP";; '
+                'show) exit 1;; esac\n',
+    "sinfo": 'case "$*" in *%R*) printf "gpu|fake-a,fake-b\\ncpu|fake-a,fake-b\\n";; *) hostname;; esac\n',
+    "sbatch": 'echo "sbatch $*" >> "$LOG"\ncase "$*" in *"$REFUSE"*) echo "sbatch: error: $REFUSAL" >&2; exit 1;; '
+              'esac\nn=$(cat "$LOG.n" 2>/dev/null || echo 100); echo $((n + 1)) > "$LOG.n"; echo $((n + 1))\n',
+    "scancel": 'echo "scancel $*" >> "$LOG"\n',
+    "squeue": "exit 0\n",
+}
+
+
+class RefusedSubmission(Base):
+    """A plan Slurm refuses leaves the results folder usable: refused before anything is written where the fleet
+    can tell (a partition or feature Slurm does not have), else (sbatch refuses) every job held and cancelled --
+    nothing ran -- and fleet.json `refused`, which a corrected submit or `fleet requeue` takes."""
+
+    def setUp(self):
+        super().setUp()
+        bin_dir = os.path.join(self.tmp, "bin")
+        os.makedirs(bin_dir)
+        for name, body in STUB_SLURM.items():
+            with open(os.path.join(bin_dir, name), "w") as f:
+                f.write("#!/bin/sh\n" + body)
+            os.chmod(os.path.join(bin_dir, name), 0o755)
+        logs = tempfile.mkdtemp(prefix="ptxcts-fleet-stub-")   # outside the folder an error must leave as it was
+        self.addCleanup(shutil.rmtree, logs, True)
+        self.log = os.path.join(logs, "slurm.log")
+        self.env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ["PATH"], LOG=self.log, REFUSE="--mem=",
+                        REFUSAL="Memory specification can not be satisfied")
+
+    def slurm_log(self):
+        with open(self.log) as f:
+            return f.read()
+
+    def test_a_partition_slurm_does_not_have_is_refused_naming_the_key(self):
+        text = GOOD.replace('constraint = "fake-a"', 'constraint = "fake-a"\npartition = "nope"')
+        self.refused(["fleet", "submit", "--slurm", self.plan(text)], 2,
+                     "devices.fake-a.partition: 'nope': Slurm has no such partition (its partitions: cpu, gpu)",
+                     env=self.env)
+        self.refused(["fleet", "submit", "--slurm", self.plan(GOOD.replace('"fake-a"\n', '"fake-c"\n'))], 2,
+                     "devices.fake-a.constraint: 'fake-c': no node of Slurm offers that feature", env=self.env)
+
+    def test_refused_by_sbatch_then_submitted_corrected_to_the_same_folder(self):
+        bad = self.plan(GOOD + '[tiers.compile]\n[slurm]\nextra = ["--mem=999999999"]\n')
+        r = ptxcts(["fleet", "submit", "--slurm", bad], cwd=self.tmp, env=self.env)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("group run.13.0.fake-a: Slurm: sbatch refused the job", r.stderr)
+        self.assertIn("Memory specification can not be satisfied; nothing ran", r.stderr)
+        res = os.path.join(self.tmp, "res")
+        with open(os.path.join(res, "fleet.json")) as f:
+            record = json.load(f)
+        self.assertEqual(record["jobs"], [])
+        self.assertEqual(record["refused"]["what"], "group run.13.0.fake-a")
+        self.assertFalse(os.path.exists(os.path.join(res, "runs")))
+        r = ptxcts(["fleet", "status", res], env=self.env)
+        self.assertIn("submission refused by Slurm", r.stdout)
+        # corrected: the same folder takes it; every job is held until all are accepted, then released
+        os.remove(self.log)
+        good = self.plan(GOOD + "[tiers.compile]\n", "fixed.toml")
+        r = ptxcts(["fleet", "submit", "--slurm", good], cwd=self.tmp, env=self.env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(os.path.join(res, "fleet.json")) as f:
+            record = json.load(f)
+        self.assertEqual([j["kind"] for j in record["jobs"]], ["array", "array", "collector"])
+        self.assertEqual(len(record["refusals"]), 1)
+        log = self.slurm_log()
+        self.assertEqual(log.count("--hold"), 3, log)
+        self.assertIn("scontrol release " + ",".join(j["id"] for j in record["jobs"]), log)
+
+    def test_a_folder_an_older_refused_submission_left_takes_the_corrected_plan(self):
+        # before refusals were recorded, a refused submission left fleet.json with no job: nothing ran there
+        res = os.path.join(self.tmp, "res")
+        os.makedirs(res)
+        with open(os.path.join(res, "fleet.json"), "w") as f:
+            json.dump({"schema": "ptxcts-fleet", "version": 1, "plan": {}, "groups": [], "jobs": [], "results": res,
+                       "root": ROOT, "scheduler": "slurm"}, f)
+        r = ptxcts(["fleet", "submit", "--slurm", self.plan(GOOD)], cwd=self.tmp, env=self.env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(os.path.join(res, "fleet.json")) as f:
+            self.assertEqual([j["kind"] for j in json.load(f)["jobs"]], ["array", "collector"])
+
+    def test_refused_by_sbatch_then_requeued(self):
+        # the CPU partition refuses jobs (a limit, an account): the run array, accepted first, is cancelled
+        self.env.update(REFUSE="--partition=cpu", REFUSAL="Batch job submission failed: Invalid account or "
+                                                          "account/partition combination specified")
+        plan = self.plan(GOOD + '[tiers.compile]\n[cpu]\npartition = "cpu"\n')
+        r = ptxcts(["fleet", "submit", "--slurm", plan], cwd=self.tmp, env=self.env)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("group compile.13.0: Slurm: sbatch refused", r.stderr)
+        self.assertIn("nothing ran (1 held job(s) cancelled)", r.stderr)
+        self.assertIn("scancel 101", self.slurm_log())
+        res = os.path.join(self.tmp, "res")
+        r = ptxcts(["fleet", "requeue", res], env=self.env)   # the plan still asks too much: refused again
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("nothing ran", r.stderr)
+        with open(plan, "w") as f:
+            f.write(GOOD)
+        r = ptxcts(["fleet", "requeue", res], env=self.env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("submitting " + plan + " again", r.stdout)
+        with open(os.path.join(res, "fleet.json")) as f:
+            record = json.load(f)
+        self.assertEqual([j["kind"] for j in record["jobs"]], ["array", "collector"])
+        self.assertEqual(len(record["refusals"]), 2)
+
+
 class TaskCommands(unittest.TestCase):
     def test_every_tier(self):
         plan = {"name": "n", "seed": 7, "tiers": {t: {"shards": 2 if t == "run" else 1, "args": ["--x"]}
@@ -215,12 +333,106 @@ class TaskCommands(unittest.TestCase):
                          ["--device", "model", "--x"])
         self.assertEqual(taskmod.command(record, groups["litmus.h100"], 0, False),
                          ["litmus", "--json", "/r/runs/litmus.h100/shard-0/litmus.json", "--seed", "7", "--x"])
-        self.assertEqual(taskmod.command(record, groups["compile.13.0"], 0, True),
-                         ["compile", "--resume", "/r/runs/compile.13.0/shard-0"])
+        self.assertEqual(taskmod.command(record, groups["compile.13.0"], 0, False),
+                         ["compile", "--out", "/r/runs/compile.13.0/shard-0", "--toolchain", "13.0", "--verdicts",
+                          "ptxas,nvjitlink", "--x"])
         # a tier that does not resume starts again
         self.assertEqual(taskmod.command(record, groups["lower.13.0"], 0, True)[:3],
                          ["lower", "--out", "/r/runs/lower.13.0/shard-0"])
         self.assertFalse(groups["compile.13.0"]["gpu"])
+
+
+class ResumedTaskCommands(unittest.TestCase):
+    """A task that resumes keeps every option of its plan that its tier takes again (tasks.command)."""
+
+    def setUp(self):
+        plan = {"name": "n", "seed": 7,
+                "tiers": {"run": {"shards": 2, "args": ["--family", "cp.async", "--jobs", "1", "--timeout=9",
+                                                        "--quiet"]},
+                          "explore": {"shards": 1, "args": ["--time", "30", "--family", "cp.async", "--unguided",
+                                                            "--jobs", "2"]},
+                          "compile": {"shards": 1, "args": ["--family", "cp.async", "--target", "sm_90"]}},
+                "devices": {"m": {"constraint": "c", "stand_in": "model"}}}
+        self.record = {"plan": plan, "results": "/r"}
+
+        class P:
+            name, toolchains, tiers, devices = "n", ["13.0"], plan["tiers"], plan["devices"]
+        self.groups = {g["id"]: g for g in taskmod.groups(P, "S")}
+        self.groups["compile.13.0"]["verdicts"] = "ptxas,nvjitlink"
+
+    def test_run_keeps_how_it_runs(self):
+        self.assertEqual(taskmod.command(self.record, self.groups["run.13.0.m"], 1, True),
+                         ["run", "--resume", "/r/runs/run.13.0.m/shard-1", "--jobs", "1", "--timeout=9", "--quiet"])
+
+    def test_explore_keeps_its_device_and_budget(self):
+        self.assertEqual(taskmod.command(self.record, self.groups["explore.13.0.m"], 0, True),
+                         ["explore", "--resume", "/r/runs/explore.13.0.m/shard-0", "--toolchain", "13.0",
+                          "--device", "model", "--time", "30", "--jobs", "2"])
+
+    def test_compile_gives_its_selection_again(self):
+        self.assertEqual(taskmod.command(self.record, self.groups["compile.13.0"], 0, True),
+                         ["compile", "--resume", "/r/runs/compile.13.0/shard-0", "--toolchain", "13.0", "--verdicts",
+                          "ptxas,nvjitlink", "--family", "cp.async", "--target", "sm_90"])
+
+
+class GateChoices(Base):
+    """What the collector asks of ./ptxcts gate and report for a group (fleet/gating.py)."""
+
+    def load(self, text):
+        p = planmod.load(self.plan(text), ROOT)
+        record = {"plan": {"tiers": p.tiers, "devices": p.devices}}
+
+        class P:
+            name, toolchains, tiers, devices = p.name, p.toolchains, p.tiers, p.devices
+        return record["plan"], {g["id"]: g for g in taskmod.groups(P, "S")}
+
+    def test_a_filter_in_args_makes_the_gate_partial(self):
+        self.assertEqual(gating.filtered(["--jobs", "1", "--family=cp.async"]), "--family")
+        self.assertIsNone(gating.filtered(["--level", "1", "--quiet"]))     # the default level selects everything
+        self.assertEqual(gating.filtered(["--level", "0"]), "--level")
+        plan, groups = self.load(GOOD.replace('args = ["--quiet"]', 'args = ["--family", "cp.async"]') +
+                                 '[tiers.compile]\nargs = ["--jobs", "1"]\n')
+        self.assertIn("--partial", gating.gate_args(plan, groups["run.13.0.fake-a"], ["d"], "j"))
+        self.assertNotIn("--partial", gating.gate_args(plan, groups["compile.13.0"], ["d"], "j"))
+
+    def test_partial_and_baseline_named_by_the_plan(self):
+        with open(os.path.join(self.tmp, "c-13.0.json.gz"), "w") as f:
+            f.write("x")
+        plan, groups = self.load(GOOD + '[tiers.compile]\npartial = true\nbaseline = "c-{toolchain}.json.gz"\n')
+        self.assertEqual(gating.gate_args(plan, groups["compile.13.0"], ["d"], "j"),
+                         ["gate", "d", "--json", "j", "--baseline", os.path.join(self.tmp, "c-13.0.json.gz"),
+                          "--partial"])
+        # an explicit partial = false: the filtered run is gated against the whole baseline, as asked
+        plan, groups = self.load(GOOD.replace("shards = 2", "shards = 2\npartial = false")
+                                 .replace('["--quiet"]', '["--case", "x"]'))
+        self.assertNotIn("--partial", gating.gate_args(plan, groups["run.13.0.fake-a"], ["d"], "j"))
+
+    def test_compile_records_what_its_baseline_holds(self):
+        self.assertEqual(gating.compile_verdicts(ROOT, None, "13.0"), "ptxas,nvjitlink")   # the committed baseline
+        self.assertEqual(gating.compile_verdicts(ROOT, None, "no-such-toolchain"), gating.HOST_VERDICTS)
+        base = os.path.join(self.tmp, "ptxas-only.json.gz")
+        ref = os.path.join(self.tmp, "ref")
+        r = ptxcts(["compile", "--toolchain", "13.0", "--family", "cp.async.bulk.groups", "--target", "sm_90",
+                    "--quiet", "--out", ref])
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        self.assertEqual(ptxcts(["gate", ref, "--baseline", base, "--update"]).returncode, 0)
+        self.assertEqual(gating.compile_verdicts(ROOT, base, "13.0"), "ptxas")
+
+    def test_the_report_is_given_the_baselines_the_gates_used(self):
+        a, b = os.path.join(self.tmp, "a.json.gz"), os.path.join(self.tmp, "b.json.gz")
+        for p in (a, b):
+            with open(p, "w") as f:
+                f.write("x")
+        folder = os.path.join(self.tmp, "mirror")
+        notes = gating.report_baselines(folder, [
+            ("compile.13.0", {"tier": "compile", "toolchain": "13.0", "sm": None, "baseline": a}),
+            ("run.13.0.x", {"tier": "run", "toolchain": "13.0", "sm": "sm_90", "baseline": a}),
+            ("run.13.0.y", {"tier": "run", "toolchain": "13.0", "sm": "sm_90", "baseline": b}),
+            ("run.13.0.z", {"tier": "run", "toolchain": "13.0", "sm": "sm_100", "baseline": None})])
+        self.assertEqual(os.path.realpath(os.path.join(folder, "compile", "13.0.json.gz")), a)
+        self.assertFalse(os.path.lexists(os.path.join(folder, "run", "sm_90", "13.0.json.gz")))
+        self.assertEqual(len(notes), 1)
+        self.assertIn("run.13.0.x, run.13.0.y used different baselines", notes[0])
 
 
 class Kubernetes(Base):
@@ -264,7 +476,7 @@ class Kubernetes(Base):
                            capture_output=True, text=True, timeout=600)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         # one device: its column is the architecture's (the report names devices when several share one)
-        self.assertIn("| run.13.0.fake-a | run sm_90 | 2 finished | 0: pod-0 @ ", r.stdout)
+        self.assertIn("| run.13.0.fake-a | fake-a | run sm_90 | 2 finished | 0: pod-0 @ ", r.stdout)
         self.assertIn("PASS", r.stdout)
         # status without Slurm: the tree alone; a job of another plan is refused
         r = ptxcts(["fleet", "status", results])
@@ -294,6 +506,72 @@ class Kubernetes(Base):
             task = json.load(f)
         self.assertEqual(task["state"], "partial", task)
         self.assertIn("interrupted by SIGTERM", task["reason"])
+
+    def pods_then_collector(self, text):
+        """Submit `text` for Kubernetes, run every pod here by index, then the collector: its CompletedProcess."""
+        manifest = os.path.join(self.tmp, "jobs.json")
+        r = ptxcts(["fleet", "submit", "--kube", manifest, self.plan(text + '[kubernetes]\nimage = "i"\n')],
+                   cwd=self.tmp)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(manifest) as f:
+            items = json.load(f)["items"]
+        for job in items[:-1]:
+            for index in range(job["spec"]["completions"]):
+                r = subprocess.run(job["spec"]["template"]["spec"]["containers"][0]["command"], capture_output=True,
+                                   text=True, timeout=600, env=dict(os.environ, JOB_COMPLETION_INDEX=str(index)))
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        return subprocess.run(items[-1]["spec"]["template"]["spec"]["containers"][0]["command"][:-2] + ["--wait", "5"],
+                              capture_output=True, text=True, timeout=600)
+
+    def test_a_failing_gate_is_the_verdict_not_the_collectors_exit(self):
+        # a baseline that disagrees with the run on one case (beyond_chapter where the run passes: a change)
+        ref = os.path.join(self.tmp, "ref")
+        r = ptxcts(["run", "--device", "model", "--device-name", "fake-a (stand-in: model)", "--seed", "1",
+                    "--toolchain", "13.0", "--out", ref] + SMALL)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        base = os.path.join(self.tmp, "base.json.gz")
+        self.assertEqual(ptxcts(["gate", ref, "--baseline", base, "--update"]).returncode, 0)
+        header, cases = baseline_mod.load(base)
+        planted = sorted(cases)[0]
+        cases[planted] = "beyond_chapter"
+        baseline_mod.write(base, header["tier"], header["toolchain"], header["sm"], header["source"], cases)
+        r = self.pods_then_collector(GOOD.replace('args = ["--quiet"]', json.dumps(SMALL).join(["args = ", ""])) +
+                                     f'baseline = "{base}"\n')
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)   # it collected: its job COMPLETED
+        res = os.path.join(self.tmp, "res")
+        with open(os.path.join(res, "collect.json")) as f:
+            summary = json.load(f)
+        self.assertEqual((summary["verdict"], summary["ran"]), ("FAIL", True))
+        (row,) = summary["groups"]
+        self.assertEqual((row["gate"]["exit"], row["gate"]["verdict"], row["gate"]["partial"]), (1, "FAIL", True))
+        with open(row["gate"]["json"]) as f:
+            gate = json.load(f)
+        self.assertEqual([e["kind"] for e in gate["regressions"]], ["changed"])
+        self.assertIn("gate: FAIL: 1 unwaived regressions (exit 1)", r.stdout)   # the gate's own words
+        with open(os.path.join(res, "fleet.json")) as f:
+            self.assertEqual(json.load(f)["collected"]["verdict"], "FAIL")
+        # the report classified the run against the baseline its gate used, to the same counts
+        with open(os.path.join(res, "report", "report.json")) as f:
+            (reg,) = json.load(f)["regressions"]
+        self.assertEqual(reg["regressions"], 1)
+        self.assertEqual({k: v for k, v in reg["counts"].items() if v},
+                         {k: v for k, v in gate["counts"].items() if v})
+
+    def test_the_gates_own_words_reach_collect_md(self):
+        # no baseline named: the gate's own choice, whatever it says of this stand-in device
+        r = self.pods_then_collector(GOOD.replace('args = ["--quiet"]', json.dumps(SMALL).join(["args = ", ""])))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        res = os.path.join(self.tmp, "res")
+        with open(os.path.join(res, "gates", "run.13.0.fake-a.txt")) as f:
+            said = [ln for ln in f.read().splitlines() if ln.startswith("gate:")]
+        self.assertTrue(said)
+        with open(os.path.join(res, "collect.md")) as f:
+            md = f.read()
+        self.assertIn("    " + said[-1], md)
+        with open(os.path.join(res, "collect.json")) as f:
+            (row,) = json.load(f)["groups"]
+        self.assertEqual(row["gate"]["verdict"],
+                         {0: "PASS", 1: "FAIL"}.get(row["gate"]["exit"], f"not gated (exit {row['gate']['exit']})"))
 
     def test_manifest_needs_an_image(self):
         self.refused(["fleet", "submit", "--kube", os.path.join(self.tmp, "m.json"), self.plan(GOOD)], 2,

@@ -12,7 +12,14 @@ GPUs as GRES, node features fake-a and fake-b) and plans run end to end on the r
   partial shards with their reasons and the missing one, and the gate refuses the group; the GPU back, `fleet
   requeue` brings the three back, they resume, and the new collector's gate passes with nothing lost (every case
   judged before the interruptions is in the final shard with the same class). A resubmission over the finished
-  results folder is refused, the folder unchanged.
+  results folder is refused, the folder unchanged. A resumed task keeps the plan's options (--jobs 1).
+
+* OneHostGates: the plan of a single-node user (the run tier in 4 shards on a stand-in device, the compile
+  tier; toolchain 13.0; family filters) gated as one host gates the same runs (exit, counts and words of each
+  gate), the compile tier recording ptxas and nvJitLink as its baseline does; a planted regression (a tampered
+  copy of the compile baseline the plan names) FAIL while the collector's Slurm job is COMPLETED; the report's
+  counts the gates'; a plan Slurm refuses (a partition it lacks, a constraint sbatch refuses), then corrected
+  into the same folder.
 
 Exit 77 (a skip, never a pass) where the cluster cannot start (not root, Slurm not installed), unless
 PTXCTS_FLEET_SLURM=required (CI): then that is a failure.
@@ -29,7 +36,9 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(ROOT, "harness"))
+sys.path.insert(0, os.path.join(ROOT, "generator"))
 from fleet.tests import slurm_cluster  # noqa: E402
+from framework.documents import baseline as baseline_mod  # noqa: E402
 
 PTXCTS = os.path.join(ROOT, "ptxcts")
 OVERHEAD_LIMIT_S = 30.0
@@ -270,12 +279,136 @@ class Faults(unittest.TestCase):
             self.assertEqual({k: now[k] for k in judged[i]}, judged[i])   # nothing judged was lost or re-judged
             task = load(os.path.join(results, "runs", "run.13.0.fake-a", f"shard-{i}", "task.json"))
             self.assertTrue(task["attempts"][-1]["resume"], task["attempts"])
+            self.assertEqual(task["attempts"][-1]["command"][3:], self.ARGS)   # the plan's --jobs 1 kept
         # a finished results folder is never overwritten
         before = {n: os.path.getmtime(os.path.join(results, n)) for n in os.listdir(results)}
         r = ptxcts(["fleet", "submit", "--slurm", plan], check=False)
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("holds a finished fleet run", r.stderr)
         self.assertEqual({n: os.path.getmtime(os.path.join(results, n)) for n in os.listdir(results)}, before)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def host_gate(tmp, name, run, partial):
+    """One host's gate of `run` (scripts/all.sh: ./ptxcts gate RUN, --partial for a filtered run): (exit, JSON
+    or None, its `gate:` lines)."""
+    out = os.path.join(tmp, f"host-gate-{name}.json")
+    r = ptxcts(["gate", run, "--json", out] + (["--partial"] if partial else []), check=False)
+    said = [ln for ln in (r.stdout + r.stderr).splitlines() if ln.startswith("gate:")]
+    return r.returncode, (load(out) if os.path.exists(out) else None), said
+
+
+def same_counts(report_entry, gate):
+    """The report's counts of a run against its baseline, as the gate counts them. Until ./ptxcts report takes
+    --partial, it calls the cases a partial gate lists as not run `missing`."""
+    counts = {k: v for k, v in report_entry["counts"].items() if v}
+    if gate["counts"].get("not_run") and "missing" in counts:
+        counts["not_run"] = counts.pop("missing")
+    return counts == {k: v for k, v in gate["counts"].items() if v}
+
+
+class OneHostGates(unittest.TestCase):
+    """The plan of a single-node 22.05 user (the run tier sharded on a stand-in device, the compile tier, toolchain
+    13.0, family filters; nothing beyond fleet/README.md's keys) gated as one host gates the same tiers; a
+    planted regression (a copy of the compile baseline the plan names, one case changed) FAIL with the collector
+    COMPLETED; the report's counts the gates'; a plan Slurm refuses, then corrected into the same folder."""
+    RUN = ["--family", "cp.async.bulk.prefetch", "--quiet"]
+    COMPILE = ["--family", "cp.async.bulk.groups", "--target", "sm_90", "--quiet"]
+    SHARDS = 4
+
+    def plan(self, tmp, name, results, compile_extra="", cpu='partition = "cpu"', device=""):
+        text = (f'version = 1\nname = "{name}"\nresults = "{results}"\ntoolchains = ["13.0"]\n'
+                f'[tiers.run]\nshards = {self.SHARDS}\nargs = {json.dumps(self.RUN)}\n'
+                f'[tiers.compile]\nargs = {json.dumps(self.COMPILE)}\n{compile_extra}'
+                f'[devices.fake-a]\nconstraint = "fake-a"\nstand_in = "model"\n{device}[cpu]\n{cpu}\n')
+        path = os.path.join(tmp, f"{name}.toml")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_fleet_gates_agree_with_one_hosts(self):
+        tmp = tempfile.mkdtemp(prefix="ptxcts-fleet-gates-")
+        # one host: the same tiers and options, gated as scripts/all.sh gates them
+        host_run, host_compile = os.path.join(tmp, "host-run"), os.path.join(tmp, "host-compile")
+        r = ptxcts(["run", "--device", "model", "--device-name", device_name("fake-a"), "--seed", "1",
+                    "--toolchain", "13.0", "--out", host_run] + self.RUN, check=False)
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        r = ptxcts(["compile", "--toolchain", "13.0", "--verdicts", "ptxas,nvjitlink", "--out", host_compile] +
+                   self.COMPILE, check=False)
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        host = {"run.13.0.fake-a": host_gate(tmp, "run", host_run, True),
+                "compile.13.0": host_gate(tmp, "compile", host_compile, True)}
+        self.assertEqual(host["compile.13.0"][0], 0, host["compile.13.0"][2])
+        # the planted regression: the committed compile baseline with one case the run passes recorded as
+        # beyond_chapter (a change the gate calls a regression)
+        header, cases = baseline_mod.load(host["compile.13.0"][1]["baseline"])
+        done = load(os.path.join(host_compile, "results.json"))
+        planted = next(k for k in sorted(cases) if cases[k] == "pass" and k[0] in {c["id"] for c in done["cases"]})
+        cases[planted] = "beyond_chapter"
+        tampered = os.path.join(tmp, "compile-13.0-tampered.json.gz")
+        baseline_mod.write(tampered, header["tier"], header["toolchain"], header["sm"], header["source"], cases)
+
+        # refused: a partition Slurm does not have (before anything is written), then a constraint sbatch
+        # refuses (every job held, the accepted ones cancelled: nothing ran); the corrected plan, same folder
+        results = os.path.join(tmp, "results")
+        r = ptxcts(["fleet", "submit", "--slurm", self.plan(tmp, "gates", results, cpu='partition = "nope"')],
+                   check=False)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("cpu.partition: 'nope': Slurm has no such partition", r.stderr)
+        self.assertFalse(os.path.exists(results))
+        r = ptxcts(["fleet", "submit", "--slurm", self.plan(tmp, "gates", results, cpu='constraint = "fake-a&nope"')],
+                   check=False)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("group compile.13.0: Slurm: sbatch refused the job", r.stderr)
+        cancelled = load(os.path.join(results, "fleet.json"))["refused"]["cancelled"]
+        self.assertEqual(len(cancelled), 1)   # the run array, held, never ran
+        self.assertEqual(slurm_state(f"{cancelled[0]}_0"), "CANCELLED")
+        ptxcts(["fleet", "submit", "--slurm", self.plan(tmp, "gates", results)])
+        planted_results = os.path.join(tmp, "planted")
+        ptxcts(["fleet", "submit", "--slurm", self.plan(tmp, "planted", planted_results,
+                                                          compile_extra=f'baseline = "{tampered}"\n')])
+        wait(lambda: collected(results) and collected(planted_results), 300, "the two collectors")
+
+        summary = load(os.path.join(results, "collect.json"))
+        md = text(os.path.join(results, "collect.md"))
+        self.assertTrue(summary["complete"] and summary["ran"], md)
+        gates = {}
+        for row in summary["groups"]:
+            code, doc, said = host[row["group"]]
+            gate = load(row["gate"]["json"]) if row["gate"]["json"] else None
+            gates[row["group"]] = gate
+            # the fleet's gate says what one host's says: its exit, its counts, its words in collect.md
+            self.assertEqual(row["gate"]["exit"], code, (row, said))
+            self.assertEqual((gate or {}).get("counts"), (doc or {}).get("counts"), row["group"])
+            self.assertIn("    " + said[-1], md)
+        # the verdict is the gates': PASS where one host's gates pass (the run group needs ./ptxcts gate to judge
+        # a device without a baseline against the model and the reviewed record)
+        self.assertEqual(summary["verdict"], "PASS" if all(h[0] == 0 for h in host.values()) else "FAIL", md)
+        self.assertEqual(load(os.path.join(results, "fleet.json"))["collected"]["verdict"], summary["verdict"])
+        # the compile tier recorded what its baseline holds
+        compiled = load(os.path.join(results, "runs", "compile.13.0", "shard-0", "results.json"))
+        self.assertEqual({c["load_path"] for c in compiled["cases"]}, {"ptxas", "nvjitlink"})
+        # the report classified each run against the baseline its gate used, to the gate's counts
+        report = load(os.path.join(results, "report", "report.json"))
+        self.assertTrue(all(same_counts(e, gates["compile.13.0"]) for e in report["regressions"] if e.get("found")
+                            and e["tier"] == "compile"), report["regressions"])
+        self.assertEqual(report["missing_shards"], [])
+
+        planted_summary = load(os.path.join(planted_results, "collect.json"))
+        planted_md = text(os.path.join(planted_results, "collect.md"))
+        row = next(r for r in planted_summary["groups"] if r["group"] == "compile.13.0")
+        self.assertEqual((planted_summary["verdict"], row["gate"]["exit"]), ("FAIL", 1), planted_md)
+        gate = load(row["gate"]["json"])
+        self.assertEqual([(e["kind"], e["run"]) for e in gate["regressions"]], [("changed", "pass")])
+        self.assertIn("gate: FAIL: 1 unwaived regressions (exit 1)", planted_md)
+        (entry,) = [e for e in load(os.path.join(planted_results, "report", "report.json"))["regressions"]
+                    if e["tier"] == "compile"]
+        self.assertEqual(entry["regressions"], 1)
+        self.assertTrue(same_counts(entry, gate), (entry["counts"], gate["counts"]))
+        # the collector did its work: Slurm says COMPLETED although its verdict is FAIL
+        (collector,) = [j["id"] for j in jobs(planted_results) if j["kind"] == "collector"]
+        self.assertEqual(slurm_state(collector), "COMPLETED")
+        self.assertIn("verdict FAIL", ptxcts(["fleet", "status", planted_results]).stdout)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
