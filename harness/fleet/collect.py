@@ -149,8 +149,12 @@ def collect(results, wait_s=None):
             base_dir = os.path.join(results, "gates", "baselines")
             shutil.rmtree(base_dir, ignore_errors=True)
             notes = gating.report_baselines(base_dir, gates)
-            code, secs = _ptxcts(record, ["report"] + report_args + [
-                "--out", report_dir, "--title", f"ptx-cts fleet {plan['name']}", "--baselines", base_dir], log)
+            # as the gates judged them: a run gated --partial is partial in the report; a column per device
+            partial = [a for r in rows if r["gate"] and r["gate"].get("partial") and r["run_id"]
+                       for a in ("--partial", r["run_id"])]
+            code, secs = _ptxcts(record, ["report"] + report_args + partial + [
+                "--out", report_dir, "--title", f"ptx-cts fleet {plan['name']}", "--baselines", base_dir,
+                "--device-columns"], log)
             steps.append({"step": "report", "exit": code, "seconds": round(secs, 2), "ran": code == 0})
             _columns(report_dir, rows)
     failed = incomplete or any(r["gate"] and r["gate"]["exit"] != 0 for r in rows) or \

@@ -107,7 +107,9 @@ def report_baselines(folder, gates):
             continue
         base = doc.get("baseline")
         used = os.path.realpath(base) if base and os.path.isfile(base) else None
-        rel = baseline_mod.relative_path(doc["tier"], doc["toolchain"], doc.get("sm"))
+        # a device's own folder (the device the gate judged): two devices of one architecture keep a baseline each,
+        # and the report chooses each by its claim as the gate did (baseline.choose)
+        rel = baseline_mod.relative_path(doc["tier"], doc["toolchain"], doc.get("sm"), doc.get("device"))
         places.setdefault(rel, []).append((gid, used))
     os.makedirs(folder, exist_ok=True)
     for rel, used in sorted(places.items()):

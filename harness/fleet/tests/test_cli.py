@@ -475,8 +475,9 @@ class Kubernetes(Base):
         r = subprocess.run(collector["spec"]["template"]["spec"]["containers"][0]["command"][:-2] + ["--wait", "5"],
                            capture_output=True, text=True, timeout=600)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        # one device: its column is the architecture's (the report names devices when several share one)
-        self.assertIn("| run.13.0.fake-a | fake-a | run sm_90 | 2 finished | 0: pod-0 @ ", r.stdout)
+        # a column per device, named by the device (report --device-columns), also where it is its architecture's only one
+        self.assertIn("| run.13.0.fake-a | fake-a | run sm_90 [fake-a (stand-in: model)] | 2 finished | 0: pod-0 @ ",
+                      r.stdout)
         self.assertIn("PASS", r.stdout)
         # status without Slurm: the tree alone; a job of another plan is refused
         r = ptxcts(["fleet", "status", results])
@@ -534,7 +535,8 @@ class Kubernetes(Base):
         header, cases = baseline_mod.load(base)
         planted = sorted(cases)[0]
         cases[planted] = "beyond_chapter"
-        baseline_mod.write(base, header["tier"], header["toolchain"], header["sm"], header["source"], cases)
+        baseline_mod.write(base, header["tier"], header["toolchain"], header["sm"], header["source"], cases,
+                           header["device"])
         r = self.pods_then_collector(GOOD.replace('args = ["--quiet"]', json.dumps(SMALL).join(["args = ", ""])) +
                                      f'baseline = "{base}"\n')
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)   # it collected: its job COMPLETED

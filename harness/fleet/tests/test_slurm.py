@@ -346,7 +346,8 @@ class OneHostGates(unittest.TestCase):
         planted = next(k for k in sorted(cases) if cases[k] == "pass" and k[0] in {c["id"] for c in done["cases"]})
         cases[planted] = "beyond_chapter"
         tampered = os.path.join(tmp, "compile-13.0-tampered.json.gz")
-        baseline_mod.write(tampered, header["tier"], header["toolchain"], header["sm"], header["source"], cases)
+        baseline_mod.write(tampered, header["tier"], header["toolchain"], header["sm"], header["source"], cases,
+                           header["device"])
 
         # refused: a partition Slurm does not have (before anything is written), then a constraint sbatch
         # refuses (every job held, the accepted ones cancelled: nothing ran); the corrected plan, same folder

@@ -16,7 +16,8 @@ Format (schema `ptxcts-baseline`, version 3), written sorted with one case per l
  "tier": "run",                     // "compile" | "run" | "model" | "frontend"
  "toolchain": "13.0",               // the toolchain name
  "sm": "sm_90",                     // the device architecture, or null for a run without a device
- "device": {"name": "NVIDIA H200", "cc": "9.0", "driver_branch": "580"},   // the device it claims; null without one
+ "device": {"name": "NVIDIA H200", "cc": "9.0", "driver_branch": "580"},   // the device it claims (driver_branch
+                                    // null where its runs record no driver: a stand-in); null without a device
  "source": {"runs": ["<run_id>", ...], "device": "<device name>" | null, "toolchain": {...}},
  "cases": {
   "<id>|<target>|<ptx>|<load_path>|<device sm or ->": "<class>",
@@ -199,8 +200,10 @@ def _claimed_device(doc, version, sm, fail):
         fail(["device", "cc"], f"must be a compute capability like '9.0', not {dev['cc']!r}")
     if dev["cc"] != cc_of_sm(sm):
         fail(["device", "cc"], f"{dev['cc']!r} is not the compute capability of {sm} ({cc_of_sm(sm)!r})")
-    if not isinstance(dev["driver_branch"], str) or not _BRANCH.fullmatch(dev["driver_branch"]):
-        fail(["device", "driver_branch"], f"must be a driver branch like '580', not {dev['driver_branch']!r}")
+    if dev["driver_branch"] is not None and (not isinstance(dev["driver_branch"], str)
+                                             or not _BRANCH.fullmatch(dev["driver_branch"])):
+        fail(["device", "driver_branch"], f"must be a driver branch like '580' (null for a device whose runs record "
+                                          f"no driver: a stand-in), not {dev['driver_branch']!r}")
     return {f: dev[f] for f in DEVICE_FIELDS}
 
 

@@ -126,8 +126,11 @@ def family_slug(family):
     return re.sub(r"[^A-Za-z0-9_.-]", "_", family)
 
 
-def build(groups, forms, cases, manifest_path, title, baselines_dir=None):
-    """groups: [merge.Merged], one per toolchain name. forms: manifest.load_forms; cases: manifest.Cases."""
+def build(groups, forms, cases, manifest_path, title, baselines_dir=None, partial_ids=frozenset(),
+          device_columns=False):
+    """groups: [merge.Merged], one per toolchain name. forms: manifest.load_forms; cases: manifest.Cases.
+    partial_ids: runs that cover part of their baseline (report --partial); device_columns: a column per device
+    for every architecture, not only where several devices share one (report --device-columns)."""
     tiers_toolchains = {}
     for g in groups:
         for run in g.runs:
@@ -138,7 +141,7 @@ def build(groups, forms, cases, manifest_path, title, baselines_dir=None):
         for run in g.runs:
             if run.tier == "run" and run.device:
                 sm_devices.setdefault(run.device["sm"], set()).add(run.device["name"])
-    multi_device = {sm for sm, names in sm_devices.items() if len(names) > 1}
+    multi_device = {sm for sm, names in sm_devices.items() if len(names) > 1 or device_columns}
 
     cols, rows, instances, reasons, col_targets = {}, {}, [], {}, {}
     for form in forms:
@@ -246,7 +249,7 @@ def build(groups, forms, cases, manifest_path, title, baselines_dir=None):
         "findings_total": len(instances),
         "finding_groups": finding_groups,
         "findings": finding_list,
-        "regressions": _regressions(groups, baselines_dir, multi_device),
+        "regressions": _regressions(groups, baselines_dir, multi_device, partial_ids),
         "toolchain_diffs": _toolchain_diffs(groups, cases, multi_device),
         "device_diffs": _device_diffs(groups, multi, multi_device, baselines_dir),
         "not_supported": [{"column": c, "reason": m, "count": n}
@@ -333,12 +336,13 @@ def _baseline_of(baselines_dir, tier, toolchain, sm, dev):
     return os.path.join(baselines_dir, baseline_mod.relative_path(tier, toolchain, sm, dev)), None
 
 
-def _regressions(groups, baselines_dir, multi_device=frozenset()):
+def _regressions(groups, baselines_dir, multi_device=frozenset(), partial_ids=frozenset()):
     """The gate's classification of each (tier, toolchain, device) of the report against the baseline the gate
     chooses for it (baseline.choose: the one that claims the device), where baselines_dir has one (waivers are not
     applied: ./ptxcts gate gives the verdict). Each device is classified apart, as the gate does one device at a
     time, and counted as the gate counts: every kind of REGRESSION_KINDS, missing cases included unless the run is
-    marked partial (then they are not run, as under gate --partial)."""
+    marked partial, has a shard missing or is named in partial_ids (then they are not run, as under gate
+    --partial)."""
     out = []
     if not baselines_dir:
         return out
@@ -348,7 +352,7 @@ def _regressions(groups, baselines_dir, multi_device=frozenset()):
             sm = run.device["sm"] if run.device else None
             dev = _run_device(run)
             parts.setdefault((run.tier, sm, tuple(sorted(dev.items())) if dev else None), {})[key] = (case, run)
-        partial = bool(g.partial_runs or g.missing_shards)
+        partial = bool(g.partial_runs or g.missing_shards or {r.run_id for r in g.runs} & partial_ids)
         for (tier, sm, dev), results in sorted(parts.items(), key=lambda x: (TIER_ORDER.get(x[0][0], 9),
                                                                              x[0][1] or "", str(x[0][2]))):
             if (tier == "run" and sm is None) or tier == "lower":   # the lowering tier gates keys: ./ptxcts lower --gate

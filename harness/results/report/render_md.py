@@ -136,10 +136,11 @@ def render(rep):
             out.append(f"* {what}: no baseline of this device"
                        + (f" ({r['claims']['name']}, driver branch {r['claims']['driver_branch']})" if r.get("claims") else "")
                        + f": `./ptxcts gate RUN` judges it by the model and the record; `./ptxcts gate RUN --update` "
-                       f"writes `results/baselines/{r['baseline']}`")
+                       f"writes `{rep.get('baselines_dir') or 'results/baselines'}/{r['baseline']}`")
             continue
         counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(r["counts"].items()))
-        out.append(f"* {what} against `results/baselines/{r['baseline']}`: **{r['regressions']} regressions**; {counts}")
+        out.append(f"* {what} against `{rep.get('baselines_dir') or 'results/baselines'}/{r['baseline']}`"
+                   f"{' (partial)' if r.get('partial') else ''}: **{r['regressions']} regressions**; {counts}")
         out += [f"  * {e['kind']}: {e['baseline'] or '(new)'} -> {e['run']} `{e['key']}` `{e['replay']}`"
                 for e in r["listed"]]
     if not rep["regressions"]:

@@ -38,6 +38,12 @@ def add_arguments(p):
                    help="a self-test's score (./ptxcts selftest's selftest.json, or "
                         "results/selftest/selftest-<device>.json.gz): per fault kind and family, the faults caught "
                         "(repeatable)")
+    p.add_argument("--partial", action="append", default=[], metavar="RUN_ID",
+                   help="this run covers part of its baseline (a filtered run), as gate --partial: its baseline cases "
+                        "it did not run are counted not run, not missing (repeatable)")
+    p.add_argument("--device-columns", action="store_true",
+                   help="a column per device for every run on a device, named by the device, also where one device "
+                        "has its architecture (a fleet's report: one gate per device)")
     p.add_argument("--title", default="ptx-cts coverage report")
     p.add_argument("--gzip", action="store_true",
                    help="write the HTML pages and report.css gzip-compressed (report.html.gz, families/*.html.gz, "
@@ -117,8 +123,17 @@ def main(args):
     baselines = args.baselines or os.path.join(_root(), "results", "baselines")
     if args.baselines and args.baselines != "none" and not os.path.isdir(args.baselines):
         raise UsageError(f"--baselines {args.baselines}: no such folder")
+    known_ids = {r.run_id for g in groups for r in g.runs}
+    unknown = sorted(set(args.partial) - known_ids)
+    if unknown:
+        raise UsageError(f"--partial {unknown[0]}: no run of this report has that run id "
+                         f"(its runs: {', '.join(sorted(known_ids))})")
     rep = coverage.build(groups, forms, cases, manifest_path, args.title,
-                         None if baselines == "none" or not os.path.isdir(baselines) else baselines)
+                         None if baselines == "none" or not os.path.isdir(baselines) else baselines,
+                         partial_ids=frozenset(args.partial), device_columns=args.device_columns)
+    rep["baselines_dir"] = None if baselines == "none" or not os.path.isdir(baselines) else (
+        "results/baselines" if os.path.realpath(baselines) == os.path.realpath(
+            os.path.join(_root(), "results", "baselines")) else baselines)
     rep["explorations"] = explorations.load(args.explore)
     rep["selftests"] = selftests.load(args.selftest)
     rep["lowering_rules"] = _lowering_rules(args.runs)

@@ -157,8 +157,8 @@ class TwoDevices(TempDirTest):
         self.assertEqual(next(r for r in runs if r["device"] == H100_NAME)["counts"], counts)
         index, _ = read_pages(self.out)
         self.assertIn("run tier, toolchain 13.0, sm_90 [H100 80GB HBM3]", index)
-        self.assertIn("no baseline of this device (NVIDIA H200, driver branch 580)",
-                      open(os.path.join(self.out, "report.md"), encoding="utf-8").read())
+        with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
+            self.assertIn("no baseline of this device (NVIDIA H200, driver branch 580)", f.read())
 
 
 class OneDevice(TempDirTest):

@@ -8,7 +8,7 @@ import unittest
 from framework.documents import mark_partial, schema, write_run
 from framework.documents.errors import InputError, UsageError
 
-from .common import RUNS, WAIVERS, TempDirTest, cli
+from .common import MANIFEST, RUNS, WAIVERS, TempDirTest, cli
 from .test_report import BASELINES_V2, build_report
 
 
@@ -160,3 +160,53 @@ class UpdateRefusal(RepoRoot):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ReportCountsAsTheGate(RepoRoot):
+    """The report's regressions against a baseline are the gate's: a missing case is a regression unless the run
+    is partial (report --partial RUN_ID, as gate --partial), and --device-columns names the device's column."""
+
+    def filtered_compile(self):
+        doc = compile_doc()
+        doc["cases"] = doc["cases"][:-1]   # one baseline case not run, as a family filter leaves it
+        return self.write(doc, "filtered"), doc["run_id"]
+
+    def regressions(self, rep):
+        return next(r for r in rep["regressions"] if r["tier"] == "compile")
+
+    def test_a_missing_case_is_a_regression_in_the_report_as_in_the_gate(self):
+        run, _ = self.filtered_compile()
+        _, rep, _ = build_report(self.tmp, run)
+        verdict = os.path.join(self.tmp, "gate.json")
+        code, out, err = gate(run, "--json", verdict)
+        self.assertEqual(code, 1, out + err)
+        with open(verdict, encoding="utf-8") as f:
+            v = json.load(f)
+        r = self.regressions(rep)
+        self.assertEqual(r["regressions"], len(v["regressions"]))
+        self.assertEqual(r["counts"], {k: n for k, n in v["counts"].items() if n})
+
+    def test_a_partial_run_counts_not_run_as_gate_partial_does(self):
+        run, run_id = self.filtered_compile()
+        _, rep, _ = build_report(self.tmp, run, extra=("--partial", run_id))
+        verdict = os.path.join(self.tmp, "gate.json")
+        gate(run, "--partial", "--json", verdict)
+        with open(verdict, encoding="utf-8") as f:
+            v = json.load(f)
+        r = self.regressions(rep)
+        self.assertTrue(r["partial"])
+        self.assertEqual(r["counts"], {k: n for k, n in v["counts"].items() if n})
+        self.assertEqual(r["regressions"], len(v["regressions"]))
+        self.assertEqual(r["counts"].get("not_run"), 1)
+
+    def test_partial_names_a_run_of_the_report(self):
+        run, _ = self.filtered_compile()
+        code, _, err = cli("report", run, "--manifest", MANIFEST, "--baselines", BASELINES_V2, "--partial", "no-such-run",
+                           "--out", os.path.join(self.tmp, "r"))
+        self.assertEqual(code, 2, err)
+        self.assertIn("--partial no-such-run", err)
+
+    def test_device_columns_name_the_device_of_a_lone_architecture(self):
+        _, rep, _ = build_report(self.tmp, os.path.join(RUNS, "h100"), extra=("--device-columns",))
+        run_cols = [c for c in rep["columns"] if c["tier"] == "run"]
+        self.assertEqual([c["label"] for c in run_cols], ["run sm_90 [H100 80GB HBM3]"])
