@@ -162,9 +162,7 @@ def main(argv, stream):
     sm = (doc.get("device") or {}).get("sm")
     if not sm:
         raise FrontendError(f"{group.runs[0].describe()}: a run without a device judges nothing on silicon")
-    device = doc.get("device") or {}
-    dev = baseline.identity(device.get("name"), device.get("cc"), (doc.get("toolchain") or {}).get("driver"))
-    reference, described = _reference(a.against, sm, paired, dev)
+    reference, described = _reference(a.against, sm, paired, baseline.device_of(doc["device"], doc.get("toolchain")))
     rows, differences, not_written = compare(group.results, reference)
     w = stream.write
     w(f"front-end {name} (paired ptxas {paired}) on {doc['device']['name']} ({sm}) against {described}\n\n")

@@ -69,13 +69,11 @@ def _across(text):
 def run_device(merged):
     """The device identity a run on a device is of ({name, cc, driver_branch}: baseline.identity); UsageError when
     its documents name two (a baseline judges one device at a time)."""
-    devs = {(r.device["name"], r.device["cc"], baseline_mod.driver_branch((r.toolchain or {}).get("driver")))
-            for r in merged.runs if r.device}
+    devs = {tuple(baseline_mod.device_of(r.device, r.toolchain).items()) for r in merged.runs if r.device}
     if len(devs) != 1:
         raise UsageError(f"gate one device at a time; these runs are of {len(devs)} devices: "
-                         + ", ".join(f"{n} (driver branch {b or '?'})" for n, _, b in sorted(devs, key=str)))
-    name, cc, branch = devs.pop()
-    return {"name": name, "cc": cc, "driver_branch": branch}
+                         + ", ".join(baseline_mod.describe_device(dict(d)) for d in sorted(devs, key=str)))
+    return dict(devs.pop())
 
 
 def source_mismatch(header, merged, base_path, across):

@@ -160,8 +160,7 @@ def check_one(rundoc, baseline_path, exe, json_out, baselines_dir=os.path.join(R
     name = toolchain_name(rj.get("toolchain"))
     dev = rj.get("device") or {}
     chosen = None if baseline_path or not sm else baseline.choose(
-        baselines_dir, "run", name, sm, baseline.identity(dev.get("name"), dev.get("cc"),
-                                                          (rj.get("toolchain") or {}).get("driver")))
+        baselines_dir, "run", name, sm, baseline.device_of(dev, rj.get("toolchain")))
     path = baseline_path or (chosen[0] if chosen else None)
     if not path or not os.path.isfile(path):
         raise UsageError(f"no baseline for the {baseline.describe('run', name, sm)} on "

@@ -438,13 +438,18 @@ class GateChoices(Base):
 class Kubernetes(Base):
     """The second recipe: the manifest's Indexed Jobs, and their pods' command run here by hand, index by index."""
 
-    def test_indexed_jobs_run_by_index_then_collected(self):
+    def reference_baseline(self):
+        """A run of the stand-in device on SMALL, here, and the baseline written from it: (run folder, baseline)."""
         ref = os.path.join(self.tmp, "ref")
         r = ptxcts(["run", "--device", "model", "--device-name", "fake-a (stand-in: model)", "--seed", "1",
                     "--toolchain", "13.0", "--out", ref] + SMALL)
         self.assertEqual(r.returncode, 0, r.stderr)
         base = os.path.join(self.tmp, "base.json.gz")
         self.assertEqual(ptxcts(["gate", ref, "--baseline", base, "--update"]).returncode, 0)
+        return ref, base
+
+    def test_indexed_jobs_run_by_index_then_collected(self):
+        _, base = self.reference_baseline()
         text = GOOD.replace('args = ["--quiet"]', json.dumps(SMALL).join(["args = ", ""])) + \
             f'baseline = "{base}"\n[kubernetes]\nimage = "registry.example/ptxcts:1"\n'
         path = self.plan(text)
@@ -526,12 +531,7 @@ class Kubernetes(Base):
 
     def test_a_failing_gate_is_the_verdict_not_the_collectors_exit(self):
         # a baseline that disagrees with the run on one case (beyond_chapter where the run passes: a change)
-        ref = os.path.join(self.tmp, "ref")
-        r = ptxcts(["run", "--device", "model", "--device-name", "fake-a (stand-in: model)", "--seed", "1",
-                    "--toolchain", "13.0", "--out", ref] + SMALL)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        base = os.path.join(self.tmp, "base.json.gz")
-        self.assertEqual(ptxcts(["gate", ref, "--baseline", base, "--update"]).returncode, 0)
+        _, base = self.reference_baseline()
         header, cases = baseline_mod.load(base)
         planted = sorted(cases)[0]
         cases[planted] = "beyond_chapter"

@@ -71,6 +71,14 @@ def identity(name, cc, driver):
     return {"name": name, "cc": cc, "driver_branch": driver_branch(driver)}
 
 
+def device_of(device, toolchain):
+    """The identity of the device a run is of, from a results document's `device` and `toolchain` objects (or a
+    merged run's), or None for a run without a device."""
+    if not device:
+        return None
+    return identity(device.get("name"), device.get("cc"), (toolchain or {}).get("driver"))
+
+
 def describe_device(dev):
     return f"{dev['name']} (cc {dev['cc']}, driver branch {dev['driver_branch'] or '?'})"
 

@@ -320,13 +320,6 @@ def _device_of(g, sm, multi_device):
     return g.device_name, device_label(g.device_name) if sm in multi_device else None
 
 
-def _run_device(run):
-    """The device identity a run is of, as the gate chooses its baseline by (baseline.identity), or None."""
-    if not run.device:
-        return None
-    return baseline_mod.identity(run.device["name"], run.device["cc"], (run.toolchain or {}).get("driver"))
-
-
 def _baseline_of(baselines_dir, tier, toolchain, sm, dev):
     """(path, cases) of the baseline the gate would judge this tier, toolchain and device by (baseline.choose), or
     (the path --update would write, None) where none claims the device."""
@@ -350,7 +343,7 @@ def _regressions(groups, baselines_dir, multi_device=frozenset(), partial_ids=fr
         parts = {}
         for key, (case, run) in g.results.items():
             sm = run.device["sm"] if run.device else None
-            dev = _run_device(run)
+            dev = baseline_mod.device_of(run.device, run.toolchain)
             parts.setdefault((run.tier, sm, tuple(sorted(dev.items())) if dev else None), {})[key] = (case, run)
         partial = bool(g.partial_runs or g.missing_shards or {r.run_id for r in g.runs} & partial_ids)
         for (tier, sm, dev), results in sorted(parts.items(), key=lambda x: (TIER_ORDER.get(x[0][0], 9),
@@ -435,7 +428,8 @@ def _device_diffs(groups, multi, multi_device, baselines_dir=None):
         if baselines_dir:   # the reference device's baseline: the first column's device that has one
             for c in cols:
                 run = next(iter(by_col[c][1].values()))[1]
-                base = _baseline_of(baselines_dir, "run", toolchain, sm, _run_device(run))[1]
+                base = _baseline_of(baselines_dir, "run", toolchain, sm,
+                                    baseline_mod.device_of(run.device, run.toolchain))[1]
                 if base is not None:
                     break
         keys = set().union(*(set(by_col[c][1]) for c in cols))
