@@ -1,0 +1,68 @@
+"""The front-end tier with Triton 3.9.0's bundled LLVM (llvm-triton): a few cases of known outcome, every case it
+can express gated against results/baselines/frontend/llvm-triton.json.gz, and the PTX ISA versions the manifest
+barely asks (8.6-9.3): every valid form llvm-22 expresses, at sm_90a and sm_100a, at each of them, must be written
+as its form and assembled by the paired ptxas. Exits 77 (CTest: skipped) where llvm-triton is not installed:
+`./ptxcts frontend install llvm-triton` (or `./ptxcts setup --frontends llvm-triton`)."""
+import os
+import unittest
+
+import frontend
+from frontend.tests.tier_check import OUT, check_every_case, check_known, main, run
+
+NAME = "llvm-triton"
+# case -> the class Triton 3.9.0's LLVM with ptxas 13.5 gets, and why
+KNOWN = {
+    # a valid TMA load with every optional qualifier: the intrinsic selects the same form (qualifier order aside)
+    "cp.async.bulk.tensor/2d.shared_cluster.global.tile/multicast_cluster/cta_group_2/L2_cache_hint@sm_100a.ptx86":
+        "pass",
+    # .shared::cta written .shared (rule shared_is_shared_cta)
+    "cp.async/ca.shared_cta.global/cp_size_16@sm_90.ptx78": "pass",
+    # cta_group on sm_100 (not sm_100a): LLVM refuses ("Cannot select"), which ends the child; the case passes
+    "cp.async.bulk.tensor/3d.shared_cluster.global.tile/cta_group_1@sm_100.ptx86": "pass",
+    # the reviewed finding: the tensor reductions are selected for sm_89; ptxas rejects what LLVM writes
+    "cp.reduce.async.bulk.tensor/1d.global.shared_cta.add.tile@sm_89.ptx80": "spec_divergence",
+    # PTX 9.4, which llvm-22 does not write: Triton's LLVM does
+    "cp.async.bulk.tensor/2d.shared_cluster.global.tile@sm_100a.ptx94": "pass",
+    # PTX 9.5 is newer than Triton's LLVM knows ("'+ptx95' is not a recognized feature")
+    "cp.async.bulk.tensor/2d.shared_cluster.global.tile@sm_100a.ptx95": "not_supported",
+}
+SWEEP_TARGETS = ("sm_90a", "sm_100a")
+SWEEP_VERSIONS = ("8.6", "8.7", "8.8", "9.0", "9.1", "9.2", "9.3")
+
+
+class LlvmTritonTierTest(unittest.TestCase):
+    def test_cases_of_known_outcome(self):
+        out = os.path.join(OUT, "triton-known")
+        got = check_known(self, NAME, out, KNOWN)
+        self.assertIn("Cannot select", got["cp.async.bulk.tensor/3d.shared_cluster.global.tile/cta_group_1@sm_100.ptx86"]
+                      ["message"])
+        self.assertIn("llvm-triton-tensor-reduce-selected-below-sm90-ptx80",
+                      got["cp.reduce.async.bulk.tensor/1d.global.shared_cta.add.tile@sm_89.ptx80"]["message"])
+        self.assertIn("does not know PTX ISA 9.5",
+                      got["cp.async.bulk.tensor/2d.shared_cluster.global.tile@sm_100a.ptx95"]["message"])
+        # without the reviewed findings the same case is a fail
+        empty = os.path.join(OUT, "triton-no-findings.toml")
+        with open(empty, "w") as f:
+            f.write("# no finding\n")
+        r, _ = run(["run", "--frontend", NAME, "--out", out + "-raw", "--quiet", "--findings", empty, "--case",
+                    "cp.reduce.async.bulk.tensor/1d.global.shared_cta.add.tile@sm_89.ptx80"])
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("the front-end emitted invalid PTX", r.stderr)
+
+    def test_every_llvm22_form_at_every_version_86_to_93(self):
+        from frontend.tests.version_sweep import sweep
+        classes, counts = sweep(NAME, "llvm-22", SWEEP_TARGETS, SWEEP_VERSIONS)
+        bad = {k: v for k, v in classes.items() if v[0] != "pass"}
+        self.assertEqual(bad, {}, f"{len(bad)} of {len(classes)} not pass, e.g. {list(bad.items())[:3]}")
+        for t in SWEEP_TARGETS:
+            for v in SWEEP_VERSIONS:
+                self.assertGreater(counts[(t, v)], 200, (t, v))   # sm_90a: 276 forms, sm_100a: 456 (measured)
+
+    def test_every_expressible_case_against_the_baseline(self):
+        check_every_case(self, NAME, os.path.join(OUT, "triton-all"), "Triton LLVM", 3000)
+
+
+if __name__ == "__main__":
+    main(None if frontend.installed_dir(NAME) else
+         f"frontend.llvm-triton: SKIPPED: the {NAME} front-end is not installed (./ptxcts frontend install {NAME}, "
+         f"offline: ./ptxcts frontend install --wheels DIR {NAME})")
