@@ -21,8 +21,8 @@ KNOWN = {
     "cp.async.bulk.tensor/3d.shared_cluster.global.tile/cta_group_1@sm_100.ptx86": "pass",
     # the reviewed finding: the tensor reductions are selected for sm_89; ptxas rejects what LLVM writes
     "cp.reduce.async.bulk.tensor/1d.global.shared_cta.add.tile@sm_89.ptx80": "spec_divergence",
-    # PTX 9.4, which llvm-22 does not write: Triton's LLVM does
-    "cp.async.bulk.tensor/2d.shared_cluster.global.tile@sm_100a.ptx94": "pass",
+    # PTX 9.4 and sm_107a, which llvm-22 does not write: Triton's LLVM does
+    "cp.async.bulk.tensor/2d.global.shared_cta.tile@sm_107a.ptx94": "pass",
     # PTX 9.5 is newer than Triton's LLVM knows ("'+ptx95' is not a recognized feature")
     "cp.async.bulk.tensor/2d.shared_cluster.global.tile@sm_100a.ptx95": "not_supported",
 }
