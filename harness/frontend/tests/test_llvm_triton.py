@@ -87,6 +87,28 @@ class DescriptionTest(unittest.TestCase):
                     self.assertIn(v, self.d["targets"][t]["ptx"], f"{t} at PTX {v}")
 
 
+class ProtocolTest(unittest.TestCase):
+    """kernel_check.same_protocol: LLVM 24 schedules mapa and createpolicy after the frame's stores; their place
+    among memory and barrier instructions is no part of the protocol, their count on each side of the test is."""
+
+    def test_value_only_items_may_move_but_not_across_the_test_or_change_count(self):
+        from frontend.kernel_check import same_protocol
+        hand = ["%cluster_ctarank", "mapa.shared::cluster", "st.global.32", "mbarrier.init.shared.b64", "<test>",
+                "bar.sync"]
+        moved = ["%cluster_ctarank", "st.global.32", "mbarrier.init.shared.b64", "mapa.shared::cluster", "<test>",
+                 "bar.sync"]
+        self.assertTrue(same_protocol(moved, hand))
+        across = ["%cluster_ctarank", "st.global.32", "mbarrier.init.shared.b64", "<test>", "mapa.shared::cluster",
+                  "bar.sync"]
+        self.assertFalse(same_protocol(across, hand))
+        twice = moved[:3] + ["mapa.shared::cluster"] + moved[3:]
+        self.assertFalse(same_protocol(twice, hand))
+        # a memory or barrier instruction out of order is still another protocol
+        swapped = ["%cluster_ctarank", "mapa.shared::cluster", "mbarrier.init.shared.b64", "st.global.32", "<test>",
+                   "bar.sync"]
+        self.assertFalse(same_protocol(swapped, hand))
+
+
 class BadInputTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="ptxcts-llvm-triton-")

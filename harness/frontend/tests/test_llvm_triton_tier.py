@@ -58,6 +58,33 @@ class LlvmTritonTierTest(unittest.TestCase):
             for v in SWEEP_VERSIONS:
                 self.assertGreater(counts[(t, v)], 200, (t, v))   # sm_90a: 276 forms, sm_100a: 456 (measured)
 
+    def test_whole_kernels_for_sm90a(self):
+        """`./ptxcts modules --frontend llvm-triton --target sm_90a --ptx 9.0 --valid-only`: every form the mapping
+        expresses written (276, as llvm-22), none refused, crashed or failing its check (run ABI, the hand-written
+        protocol, the form once); check-modules takes the folder; the paired ptxas assembles every module."""
+        import json
+        import subprocess
+        import sys
+        from framework import toolchains
+        from frontend.tests.tier_check import ENV, ROOT
+        out = os.path.join(OUT, "triton-modules-sm_90a")
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "ptxcts"), "modules", "--frontend", NAME, "--target",
+                            "sm_90a", "--ptx", "9.0", "--valid-only", "--max-entries", "16", "--quiet", "--out", out],
+                           capture_output=True, text=True, cwd=ROOT, env=ENV)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(out, "index.json")) as f:
+            index = json.load(f)
+        self.assertEqual(len(index["entries"]), 276, r.stderr[-2000:])
+        kinds = {v["kind"] for v in index["not_written"].values()}
+        self.assertEqual(kinds, {"unexpressible"}, r.stderr[-2000:])
+        c, _ = run(["check-modules", out, "--target", "sm_90a", "--ptx", "9.0"])
+        self.assertEqual(c.returncode, 0, c.stderr)
+        tc = toolchains.resolve(frontend.resolve(NAME).ptxas_toolchain)
+        for m in index["modules"]:
+            p = subprocess.run([tc.ptxas, "-arch=sm_90a", os.path.join(out, m), "-o", os.devnull],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, f"{m}: {p.stderr}")
+
     def test_every_expressible_case_against_the_baseline(self):
         check_every_case(self, NAME, os.path.join(OUT, "triton-all"), "Triton LLVM", 3000)
 
