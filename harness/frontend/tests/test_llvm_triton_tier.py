@@ -85,6 +85,25 @@ class LlvmTritonTierTest(unittest.TestCase):
                                capture_output=True, text=True)
             self.assertEqual(p.returncode, 0, f"{m}: {p.stderr}")
 
+    def test_the_library_never_prints_what_the_mappings_reasons_say(self):
+        """The LLVM mapping's `absent` texts (what LLVM 22's back-end never prints) in libtriton.so: none, but for
+        `multicast::cluster::32b`, which it holds only as a string of its own (`.multicast::cluster::32b`, NUL on
+        either side) among Triton's inline PTX pieces (TritonNVIDIAGPUToLLVM), never inside an instruction string of
+        the NVPTX back-end."""
+        import re
+        from ptxcts_gen.frontends import Unexpressible
+        from ptxcts_gen.frontends import llvm as mapping
+        with open(frontend.resolve(NAME).library, "rb") as f:
+            lib = f.read()
+        texts = {a for d in mapping.QUALIFIERS.values() if isinstance(d, Unexpressible) for a, _ in d.absent}
+        self.assertGreater(len(texts), 10)
+        self.assertEqual({t for t in texts if t.encode() in lib}, {"multicast::cluster::32b"})
+        at = [m.start() for m in re.finditer(rb"multicast::cluster::32b", lib)]
+        self.assertTrue(at)
+        for i in at:
+            self.assertEqual(lib[i - 2:i + len("multicast::cluster::32b") + 1],
+                             b"\x00.multicast::cluster::32b\x00", i)
+
     def test_every_expressible_case_against_the_baseline(self):
         check_every_case(self, NAME, os.path.join(OUT, "triton-all"), "Triton LLVM", 3000)
 
