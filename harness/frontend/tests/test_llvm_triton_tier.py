@@ -27,6 +27,13 @@ KNOWN = {
     "cp.async.bulk.tensor/2d.shared_cluster.global.tile@sm_100a.ptx95": "not_supported",
 }
 SWEEP_TARGETS = ("sm_90a", "sm_100a")
+
+
+def _translate(arg):
+    """translate_to_asm of (ir, triple, cpu) at PTX 8.6, in a zygote's child."""
+    from frontend import triton_llvm_backend
+    ir, triple, cpu = arg
+    return triton_llvm_backend._llvm.translate_to_asm(ir, triple, cpu, "+ptx86", [], False, False, False)
 SWEEP_VERSIONS = ("8.6", "8.7", "8.8", "9.0", "9.1", "9.2", "9.3")
 
 
@@ -103,6 +110,26 @@ class LlvmTritonTierTest(unittest.TestCase):
         for i in at:
             self.assertEqual(lib[i - 2:i + len("multicast::cluster::32b") + 1],
                              b"\x00.multicast::cluster::32b\x00", i)
+
+    def test_a_segfault_or_an_abort_of_the_library_costs_its_job_only(self):
+        """libtriton's translate_to_asm segfaults on a triple it has no target for (as before init_targets) and
+        aborts on "Cannot select": in the zygote's children each is its job's crash or refusal, the others compile."""
+        from frontend import isolate, judge, llvm_backend, tier, triton_llvm_backend
+        triton_llvm_backend.load(frontend.resolve(NAME))
+        empty = 'target triple = "nvptx64-nvidia-cuda"\ndefine ptx_kernel void @k() {\n  ret void\n}\n'
+        select = ('target triple = "nvptx64-nvidia-cuda"\ndeclare void @llvm.nvvm.cp.async.bulk.commit.group()\n'
+                  'define ptx_kernel void @k() {\n  call void @llvm.nvvm.cp.async.bulk.commit.group()\n  ret void\n}\n')
+        pool = isolate.Zygote(_translate, jobs=2)
+        try:
+            outs = pool.run_many([(empty, triton_llvm_backend.TRIPLE, "sm_90a"), (empty, "bogus-triple", "sm_90a"),
+                                  (select, triton_llvm_backend.TRIPLE, "sm_80"), (empty, triton_llvm_backend.TRIPLE,
+                                                                                    "sm_100a")])
+        finally:
+            pool.close()
+        got = [tier.emissions_from(o, ["k"], llvm_backend.instructions, True)["k"].status for o in outs]
+        self.assertEqual(got, [judge.EMITTED, judge.CRASHED, judge.REFUSED, judge.EMITTED])
+        self.assertEqual(outs[1].status, "signal SIGSEGV")
+        self.assertIn("LLVM ERROR: Cannot select", tier.refusal(outs[2]))
 
     def test_every_expressible_case_against_the_baseline(self):
         check_every_case(self, NAME, os.path.join(OUT, "triton-all"), "Triton LLVM", 3000)
