@@ -48,16 +48,13 @@ class LlvmEngine:
 
 
 class TritonLlvmEngine(LlvmEngine):
-    """The LLVM bundled in Triton (triton_llvm_backend): the LLVM mapping and IR modules, compiled through
+    """The LLVM bundled in Triton (llvm_backend.TritonLlvm): the LLVM mapping and IR modules, compiled through
     libtriton's translate_to_asm; its verifier runs in a child too (a malformed module ends the process)."""
     # the cpu and PTX version the spellings are verified at: translate_to_asm verifies before it selects, so a
     # refusal to select there still says the module is well formed
     VERIFY_AT = ("sm_100a", "8.6")
 
-    def __init__(self, fe):
-        from . import triton_llvm_backend
-        self.backend = triton_llvm_backend
-        super().__init__(fe)
+    backend = llvm_backend.TritonLlvm
 
     def _load(self, fe):
         return self.backend.load(fe)
@@ -67,9 +64,8 @@ class TritonLlvmEngine(LlvmEngine):
 
     @staticmethod
     def compile(arg):
-        from . import triton_llvm_backend
         ir, cpu, ptx = arg
-        return triton_llvm_backend.emit(ir, cpu, ptx)
+        return llvm_backend.TritonLlvm.emit(ir, cpu, ptx)
 
 
 # the load path of a kind's results (schema: "llvm" | "nvrtc"): Triton's LLVM is an LLVM load path

@@ -34,7 +34,7 @@ def _empty_module(backend, arg):
 
 
 def describe_llvm(fe, jobs=2, log=print, backend=llvm_backend):
-    """backend: llvm_backend (llvmlite) or triton_llvm_backend (Triton's bundled LLVM): load, emit, version_string;
+    """backend: llvm_backend (llvmlite) or llvm_backend.TritonLlvm (Triton's bundled LLVM): load, emit, version_string;
     both print LLVM's own messages for an unknown processor or feature and for a PTX version a target lacks."""
     backend.load(fe)
     names = [t.name for t in isa_targets.TARGETS]
@@ -97,8 +97,7 @@ def describe(fe, jobs=2, log=print):
     if fe.kind == "llvm":
         return describe_llvm(fe, jobs, log)
     if fe.kind == "triton-llvm":
-        from . import triton_llvm_backend
-        return describe_llvm(fe, jobs, log, triton_llvm_backend)
+        return describe_llvm(fe, jobs, log, llvm_backend.TritonLlvm)
     if fe.kind == "nvrtc":
         from . import nvrtc_backend
         return nvrtc_backend.describe(fe, _doc, log)

@@ -188,8 +188,7 @@ def write_modules(a, forms, info, target, out, write, root, stream=sys.stderr, m
                             f"probe {fe.name})", MALFORMED)
     from .engines import LlvmEngine, TritonLlvmEngine
     if fe.kind == "triton-llvm":   # the LLVM inside Triton: the same IR, compiled by libtriton's translate_to_asm
-        from . import triton_llvm_backend
-        triton_llvm_backend.load(fe)
+        llvm_backend.TritonLlvm.load(fe)
         compile_fn = TritonLlvmEngine.compile
     else:
         llvm_backend.load(fe)

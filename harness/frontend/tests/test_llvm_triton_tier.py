@@ -31,9 +31,9 @@ SWEEP_TARGETS = ("sm_90a", "sm_100a")
 
 def _translate(arg):
     """translate_to_asm of (ir, triple, cpu) at PTX 8.6, in a zygote's child."""
-    from frontend import triton_llvm_backend
+    from frontend.llvm_backend import TritonLlvm
     ir, triple, cpu = arg
-    return triton_llvm_backend._llvm.translate_to_asm(ir, triple, cpu, "+ptx86", [], False, False, False)
+    return TritonLlvm._llvm.translate_to_asm(ir, triple, cpu, "+ptx86", [], False, False, False)
 SWEEP_VERSIONS = ("8.6", "8.7", "8.8", "9.0", "9.1", "9.2", "9.3")
 
 
@@ -114,15 +114,16 @@ class LlvmTritonTierTest(unittest.TestCase):
     def test_a_segfault_or_an_abort_of_the_library_costs_its_job_only(self):
         """libtriton's translate_to_asm segfaults on a triple it has no target for (as before init_targets) and
         aborts on "Cannot select": in the zygote's children each is its job's crash or refusal, the others compile."""
-        from frontend import isolate, judge, llvm_backend, tier, triton_llvm_backend
-        triton_llvm_backend.load(frontend.resolve(NAME))
+        from frontend import isolate, judge, llvm_backend, tier
+        triton = llvm_backend.TritonLlvm
+        triton.load(frontend.resolve(NAME))
         empty = 'target triple = "nvptx64-nvidia-cuda"\ndefine ptx_kernel void @k() {\n  ret void\n}\n'
         select = ('target triple = "nvptx64-nvidia-cuda"\ndeclare void @llvm.nvvm.cp.async.bulk.commit.group()\n'
                   'define ptx_kernel void @k() {\n  call void @llvm.nvvm.cp.async.bulk.commit.group()\n  ret void\n}\n')
         pool = isolate.Zygote(_translate, jobs=2)
         try:
-            outs = pool.run_many([(empty, triton_llvm_backend.TRIPLE, "sm_90a"), (empty, "bogus-triple", "sm_90a"),
-                                  (select, triton_llvm_backend.TRIPLE, "sm_80"), (empty, triton_llvm_backend.TRIPLE,
+            outs = pool.run_many([(empty, triton.TRIPLE, "sm_90a"), (empty, "bogus-triple", "sm_90a"),
+                                  (select, triton.TRIPLE, "sm_80"), (empty, triton.TRIPLE,
                                                                                     "sm_100a")])
         finally:
             pool.close()
@@ -130,6 +131,24 @@ class LlvmTritonTierTest(unittest.TestCase):
         self.assertEqual(got, [judge.EMITTED, judge.CRASHED, judge.REFUSED, judge.EMITTED])
         self.assertEqual(outs[1].status, "signal SIGSEGV")
         self.assertIn("LLVM ERROR: Cannot select", tier.refusal(outs[2]))
+
+    def test_the_spellings_check_tells_a_malformed_module_from_a_refusal(self):
+        """TritonLlvm.verify (tier.check_spellings' verifier for this front-end): a wrong intrinsic signature and a
+        parse error are malformed; "Cannot select" at a target that lacks the instruction is a verified module."""
+        from frontend.llvm_backend import TritonLlvm
+        TritonLlvm.load(frontend.resolve(NAME))
+        head = 'target triple = "nvptx64-nvidia-cuda"\n'
+        call = ("declare void @llvm.nvvm.cp.async.bulk.commit.group({t})\ndefine ptx_kernel void @k() {{\n"
+                "  call void @llvm.nvvm.cp.async.bulk.commit.group({a})\n  ret void\n}}\n")
+        with self.assertRaises(ValueError) as e:
+            TritonLlvm.verify(head + call.format(t="i32", a="i32 1"), "sm_100a", "8.6")
+        self.assertIn("Broken module found", str(e.exception))
+        self.assertIn("incorrect number of args", str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            TritonLlvm.verify(head + "define ptx_kernel void @k() {\n  call void @f(\n", "sm_100a", "8.6")
+        self.assertIn("failed to parse IR", str(e.exception))
+        TritonLlvm.verify(head + call.format(t="", a=""), "sm_80", "8.0")     # Cannot select: verified
+        TritonLlvm.verify(head + call.format(t="", a=""), "sm_100a", "8.6")   # compiles
 
     def test_every_expressible_case_against_the_baseline(self):
         check_every_case(self, NAME, os.path.join(OUT, "triton-all"), "Triton LLVM", 3000)
