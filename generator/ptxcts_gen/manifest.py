@@ -18,6 +18,8 @@ def form_record(f):
             "kernel_file": f"kernels/{f.family}.ptx", "abi": f.abi, "run": f.run, "invalid_by": list(f.invalid_by)}
     if f.valid_from:
         rec["valid_from"] = f.valid_from   # invalid below this PTX version only (a rule a later text lifts)
+    if f.at_boundaries:
+        rec["cases"] = "boundaries"   # a whole-product combination: cases at its boundaries (model.combination_cases)
     return rec
 
 

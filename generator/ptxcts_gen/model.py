@@ -23,6 +23,9 @@ class Form:
     template: str
     explicit: bool = False
     ext_quals: tuple = ()   # the family's qualifiers of later PTX ISA versions (EXT_AXES, EXT_QUALS)
+    # a combination of the vocabulary beyond the family's selection (whole_product): its cases only at its
+    # boundaries (combination_cases), not at every target and version
+    at_boundaries: bool = False
 
     @property
     def quals_record(self):
@@ -136,10 +139,11 @@ def _extension_products(mod):
             yield from (q for q in _product(mod, tuple(mod.AXES) + ((name, (v,)),)) if keep(q))
 
 
-def family_forms(mod):
-    """Every valid form of the product (and of the extension products), the explicit forms, and a proportionate
-    set of invalid product forms: at most KEEP_INVALID_PER_RULE per rule and generation among those breaking
-    exactly one rule (plus keep_invalid(q))."""
+def selected_forms(mod):
+    """The family's selection, each form with every case of the version/target strategy: every valid form of the
+    product (and of the extension products), the explicit forms, and a proportionate set of invalid product forms:
+    at most KEEP_INVALID_PER_RULE per rule and generation among those breaking exactly one rule (plus
+    keep_invalid(q))."""
     keep_all = getattr(mod, "keep_invalid", lambda q: False)
     derive = getattr(mod, "derive", lambda q: None)
     product = [_form(mod, q, False) for q in _product(mod, mod.AXES)]
@@ -175,6 +179,40 @@ def family_forms(mod):
         if "@" in f.id:
             raise ValueError(f"form ID {f.id} contains '@'")
         out[f.id] = f
+    return out
+
+
+
+def whole_product(mod, selected):
+    """The vocabulary's combinations beyond the selection (selected_forms) that the generator makes forms of: every
+    combination valid at some PTX ISA version (Form.valid, or Form.valid_from), and, for a rule that the selection
+    gives fewer than KEEP_INVALID_PER_RULE forms at a generation, the first combinations (by form ID) that break
+    that rule alone. Each is marked at_boundaries (its cases: combination_cases)."""
+    have = {}
+    for f in selected.values():
+        for r in f.invalid_by:
+            have[(f.generation, r)] = have.get((f.generation, r), 0) + 1
+    out = {}
+    for f in sorted(vocabulary_forms(mod), key=lambda f: f.id):
+        if f.id in selected:
+            continue
+        if not (f.valid or f.valid_from):
+            if len(f.invalid_by) != 1:
+                continue
+            key = (f.generation, f.invalid_by[0])
+            if have.get(key, 0) >= mod.KEEP_INVALID_PER_RULE:
+                continue
+            have[key] = have.get(key, 0) + 1
+        f.at_boundaries = True
+        out[f.id] = f
+    return out
+
+
+def family_forms(mod):
+    """The family's forms: its selection (selected_forms) and the rest of the vocabulary's valid combinations, with
+    the invalid ones that give every rule its forms (whole_product), sorted by form ID."""
+    out = selected_forms(mod)
+    out.update(whole_product(mod, out))
     return [out[k] for k in sorted(out)]
 
 
@@ -337,7 +375,48 @@ def _lifted_cases_at(form, g, cases):
                 cases[c.id] = c
 
 
+def _combination_cases_at(form, g, cases):
+    """A whole-product combination's cases at generation g (combination_cases)."""
+    app, _ = _form_targets_at(form, g)
+    if not app:
+        return
+    low = min(app, key=target_order)
+    m = g.effective_min(form, low)
+    for v in (g.below(m), m, g.newest_at(low)):
+        if v and low.exists_at(v):
+            c = _case(form, low, v)
+            cases[c.id] = c
+    below = [t for t in g.targets if target_order(t) < target_order(low)]
+    if below:
+        t = max(below, key=target_order)
+        v = max(form.min_ptx, t.min_ptx, key=ptx_key)
+        if v in g.versions and t.exists_at(v):
+            c = _case(form, t, v)
+            cases[c.id] = c
+    v = form.valid_from
+    if v is not None and v in g.versions and g.name == _generation_of(v):
+        for x in (g.below(v), v):
+            if x and low.exists_at(x) and ptx_key(x) >= ptx_key(m):
+                c = _case(form, low, x)
+                cases[c.id] = c
+
+
+def combination_cases(form):
+    """The cases of a combination the whole product adds (Form.at_boundaries), only at its boundaries, per
+    generation and united: on its lowest applicable target (target_order) at the PTX version just below its
+    minimum there, at that minimum and at the generation's newest version; on the target just below that one
+    (target_order: sm_89 below sm_90, sm_90 below sm_90a, sm_107 below sm_107f) at the lowest version both exist
+    at; for a form a later version makes valid (Form.valid_from), on the lowest target at that version and the one
+    below."""
+    cases = {}
+    for g in GENS:
+        _combination_cases_at(form, g, cases)
+    return cases
+
+
 def form_cases(form):
+    if form.at_boundaries:
+        return combination_cases(form)
     cases = {}
     for g in GENS:
         _form_cases_at(form, g, cases)
@@ -380,7 +459,7 @@ def version_sweep(form):
 
 
 def representative(forms):
-    valid = [f for f in forms if f.valid]
+    valid = [f for f in forms if f.valid and not f.at_boundaries]
     return min(valid, key=lambda f: (len(f.requires), len(f.id), f.id)) if valid else None
 
 
