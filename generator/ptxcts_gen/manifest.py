@@ -1,9 +1,15 @@
 """generated/: the manifest (targets.json, forms.jsonl, cases/<family>.tsv) and kernels/<family>.ptx.
-Everything is built in memory first, sorted, without timestamps, so a rerun is byte-identical."""
+Everything is built in memory first, sorted, without timestamps, so a rerun is byte-identical.
+
+The large files (COMPRESSED: forms.jsonl, cases/*.tsv, kernels/*.ptx) are committed gzip-compressed, `X.gz`
+beside the expanded copy `X` that every reader opens (git ignores it): `gen` writes both, `./ptxcts` expands `X.gz`
+into `X` before any other verb where `X` is missing or older (packed.expand), and `gen --check` compares the
+content of `X.gz`, and of `X` where it is there, with a fresh build."""
 import json
 import os
 
 from . import contract, contract_cpp
+from .packed import compressed, expand, pack, read as _read
 from .model import all_forms, family_cases
 from .render import kernel_text, ROOT
 from .targets import targets_document
@@ -76,21 +82,46 @@ def _existing():
 
 
 def stale(files):
-    """Names of files under generated/ that differ from, are missing from, or are not in the fresh build."""
+    """Names of files under generated/ that differ from, are missing from, or are not in the fresh build: for a
+    compressed file, the content of the committed X.gz, and of the expanded copy X where it is there."""
     have = _existing()
     out = []
     for rel, text in sorted(files.items()):
+        data = text.encode()
+        if compressed(rel):
+            p = have.get(rel + ".gz")
+            if p is None:
+                out.append(f"missing: generated/{rel}.gz")
+            elif _read(p, packed=True) != data:
+                out.append(f"stale: generated/{rel}.gz")
+            if rel in have and _read(have[rel]) != data:
+                out.append(f"stale: generated/{rel} (the expanded copy of {rel}.gz)")
+            continue
         p = have.get(rel)
         if p is None:
             out.append(f"missing: generated/{rel}")
-            continue
-        with open(p, "rb") as fh:
-            if fh.read() != text.encode():
-                out.append(f"stale: generated/{rel}")
-    for rel in sorted(set(have) - set(files)):
+        elif _read(p) != data:
+            out.append(f"stale: generated/{rel}")
+    for rel in sorted(set(have) - _names(files)):
         if not rel.endswith(".gitkeep"):
             out.append(f"extra: generated/{rel}")
     return out
+
+
+def _names(files):
+    """Every file name under generated/ a build writes: X, and X.gz for a compressed X."""
+    return set(files) | {rel + ".gz" for rel in files if compressed(rel)}
+
+
+def _put(path, data, packed=False):
+    """Write data (gzip-compressed when packed) unless the file holds it already; whether it was written."""
+    if os.path.exists(path) and _read(path, packed) == data:
+        return False
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "wb") as fh:
+        fh.write(pack(data) if packed else data)
+    os.replace(path + ".tmp", path)
+    return True
 
 
 def write(files):
@@ -99,17 +130,15 @@ def write(files):
     for rel, text in sorted(files.items()):
         path = os.path.join(GENERATED, rel)
         data = text.encode()
-        if rel in have:
-            with open(path, "rb") as fh:
-                if fh.read() == data:
-                    continue
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path + ".tmp", "wb") as fh:
-            fh.write(data)
-        os.replace(path + ".tmp", path)
-        changed += 1
+        if compressed(rel):
+            changed += _put(path + ".gz", data, packed=True)
+            # the expanded copy after its .gz: never older than it (packed.expand)
+            if _put(path, data) or os.path.getmtime(path) < os.path.getmtime(path + ".gz"):
+                os.utime(path)
+            continue
+        changed += _put(path, data)
     removed = 0
-    for rel in sorted(set(have) - set(files)):
+    for rel in sorted(set(have) - _names(files)):
         if not rel.endswith(".gitkeep"):
             os.remove(have[rel])
             removed += 1
