@@ -7,6 +7,7 @@ import sys
 import time
 
 from . import faults, linemap
+from .model import UndecidedCombination
 from .arguments import ArgumentParser
 from .targets import BY_NAME, PTX_VERSIONS, ptx_key, target_order
 
@@ -434,4 +435,7 @@ def main(argv=None):
         return {"gen": cmd_gen, "cases": cmd_cases, "modules": cmd_modules}[args.verb](args)
     except ManifestError as e:
         sys.stderr.write(f"ptxcts_gen: {e}\n")
+        return 3
+    except UndecidedCombination as e:   # the model (isa/<family>.py) is malformed: never a silently valid form
+        sys.stderr.write(f"ptxcts_gen: the ISA model: {e}\n")
         return 3

@@ -183,17 +183,59 @@ def selected_forms(mod):
 
 
 
+class UndecidedCombination(ValueError):
+    """A combination of the vocabulary that the model calls valid without any rule deciding it (undecided)."""
+
+
+def undecided(mod, f):
+    """The qualifiers of a valid combination that no rule decides: a value of a later version's axis (EXT_AXES) that
+    brings no requirement of its own (REQUIRES: the PTX ISA version and targets that introduced it) and breaks no
+    form rule, compared with the same combination without it (its derived qualifiers, EXT_QUALS, derived again).
+    Such a value would be silently valid from the family's first version on every target: [(axis, value)]."""
+    if not (f.valid or f.valid_from):
+        return []
+    derive = getattr(mod, "derive", lambda q: None)
+    out = []
+    for axis, _ in getattr(mod, "EXT_AXES", ()):
+        if f.quals.get(axis) == mod.DEFAULTS[axis]:
+            continue
+        q = dict(f.quals)
+        q[axis] = mod.DEFAULTS[axis]
+        for name in getattr(mod, "EXT_QUALS", ()):
+            q[name] = mod.DEFAULTS[name]
+        derive(q)
+        without = _form(mod, q, f.explicit)
+        if set(f.requires) <= set(without.requires) and set(f.invalid_by) <= set(without.invalid_by):
+            out.append((axis, f.quals[axis]))
+    return out
+
+
+def check_decided(mod, forms):
+    """UndecidedCombination naming the first valid combination of forms that has a qualifier no rule decides."""
+    for f in forms:
+        bad = undecided(mod, f)
+        if bad:
+            what = ", ".join(f"{a}={v!r}" for a, v in bad)
+            raise UndecidedCombination(
+                f"family {mod.FAMILY}: the combination `{f.instr}` (form {f.id}) is valid by no rule's decision: "
+                f"{what} brings no requirement (REQUIRES) and breaks no form rule (RULES); give it the requirement of "
+                f"the PTX ISA version and targets that introduced it, or the rule that rules it out")
+
+
 def whole_product(mod, selected):
     """The vocabulary's combinations beyond the selection (selected_forms) that the generator makes forms of: every
     combination valid at some PTX ISA version (Form.valid, or Form.valid_from), and, for a rule that the selection
     gives fewer than KEEP_INVALID_PER_RULE forms at a generation, the first combinations (by form ID) that break
-    that rule alone. Each is marked at_boundaries (its cases: combination_cases)."""
+    that rule alone. Each is marked at_boundaries (its cases: combination_cases). UndecidedCombination when a
+    combination of the vocabulary is valid by no rule's decision (check_decided)."""
     have = {}
     for f in selected.values():
         for r in f.invalid_by:
             have[(f.generation, r)] = have.get((f.generation, r), 0) + 1
+    vocabulary = sorted(vocabulary_forms(mod), key=lambda f: f.id)
+    check_decided(mod, vocabulary)
     out = {}
-    for f in sorted(vocabulary_forms(mod), key=lambda f: f.id):
+    for f in vocabulary:
         if f.id in selected:
             continue
         if not (f.valid or f.valid_from):
