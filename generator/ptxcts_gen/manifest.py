@@ -3,7 +3,7 @@ Everything is built in memory first, sorted, without timestamps, so a rerun is b
 
 The large files (COMPRESSED: forms.jsonl, cases/*.tsv, kernels/*.ptx) are committed gzip-compressed, `X.gz`
 beside the expanded copy `X` that every reader opens (git ignores it): `gen` writes both, `./ptxcts` expands `X.gz`
-into `X` before any other verb where `X` is missing or older (packed.expand), and `gen --check` compares the
+into `X` before every verb where `X` is missing or older (packed.expand), and `gen --check` compares the
 content of `X.gz`, and of `X` where it is there, with a fresh build."""
 import json
 import os

@@ -44,7 +44,9 @@ class Tree:
     """What exists: tracked files and the folders above them."""
 
     def __init__(self, files):
-        self.files = set(files)
+        # generated/'s large files are committed gzip-compressed, X.gz; every verb reads the copy X that ./ptxcts
+        # expands beside it (generator/ptxcts_gen/packed.py): a document names X
+        self.files = set(files) | {f[:-3] for f in files if f.startswith("generated/") and f.endswith(".gz")}
         self.folders = {os.path.dirname(f) for f in files}
         for d in list(self.folders):
             while d:
