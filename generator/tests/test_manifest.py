@@ -1,12 +1,14 @@
 """generated/: deterministic, sorted, self-consistent; the CLIs answer and name bad input."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
+import unittest.mock
 
-from ptxcts_gen import manifest
+from ptxcts_gen import manifest, packed
 from ptxcts_gen.targets import ptx_key, targets_document
 
 ROOT = os.environ.get("PTXCTS_ROOT") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -106,6 +108,86 @@ class Cli(unittest.TestCase):
                 for ln in info["test_lines"]:
                     self.assertIn("// ptxcts:test", text[ln - 1])
                 self.assertEqual(info["expect"] == "accept", not info["rules"])
+
+
+class Packed(unittest.TestCase):
+    """generated/'s large files as committed (X.gz, packed.py) and their expanded copies X."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.top = os.path.join(self.tmp.name, "generated")
+        os.makedirs(os.path.join(self.top, "manifest", "cases"))
+        self.files = {"manifest/cases/f.tsv": "case_id\tform\ttarget\tptx\texpect\trules\n",
+                      "manifest/targets.json": "{}\n"}
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self):
+        with unittest.mock.patch.object(manifest, "GENERATED", self.top):
+            return manifest.write(self.files)
+
+    def stale(self):
+        with unittest.mock.patch.object(manifest, "GENERATED", self.top):
+            return manifest.stale(self.files)
+
+    def test_large_files_are_written_compressed_and_expanded(self):
+        self.write()
+        self.assertTrue(manifest.compressed("manifest/cases/f.tsv"))
+        self.assertFalse(manifest.compressed("manifest/targets.json"))
+        gz = os.path.join(self.top, "manifest", "cases", "f.tsv.gz")
+        self.assertEqual(packed.read(gz, packed=True).decode(), self.files["manifest/cases/f.tsv"])
+        self.assertFalse(os.path.exists(os.path.join(self.top, "manifest", "targets.json.gz")))
+        self.assertEqual(self.stale(), [])
+        with open(gz, "rb") as fh:
+            first = fh.read()
+        self.write()
+        with open(gz, "rb") as fh:
+            self.assertEqual(fh.read(), first)   # byte-identical: no name, no time stamp
+
+    def test_expand_writes_a_missing_or_older_copy_only(self):
+        self.write()
+        plain = os.path.join(self.top, "manifest", "cases", "f.tsv")
+        os.remove(plain)
+        self.assertEqual(packed.expand(self.top), 1)
+        self.assertEqual(packed.expand(self.top), 0)
+        os.utime(plain, (1, 1))   # older than its .gz: a checkout changed the .gz
+        self.assertEqual(packed.expand(self.top), 1)
+
+    def test_stale_names_the_committed_file_and_the_copy(self):
+        self.write()
+        plain = os.path.join(self.top, "manifest", "cases", "f.tsv")
+        with open(plain, "a") as fh:
+            fh.write("edited\n")
+        self.assertEqual(self.stale(), ["stale: generated/manifest/cases/f.tsv (the expanded copy of "
+                                        "manifest/cases/f.tsv.gz)"])
+        with open(plain + ".gz", "wb") as fh:
+            fh.write(b"not gzip")
+        self.assertIn("stale: generated/manifest/cases/f.tsv.gz", self.stale())
+        os.remove(plain + ".gz")
+        self.assertIn("missing: generated/manifest/cases/f.tsv.gz", self.stale())
+
+    def test_a_broken_committed_file_is_named(self):
+        with open(os.path.join(self.top, "manifest", "cases", "g.tsv.gz"), "wb") as fh:
+            fh.write(b"\x1f\x8b cut")
+        with self.assertRaisesRegex(ValueError, "g.tsv.gz: not a gzip file"):
+            packed.expand(self.top)
+
+    def test_the_entry_point_refuses_a_broken_committed_file_with_exit_3(self):
+        with tempfile.TemporaryDirectory() as tree:
+            for name in ("ptxcts",):
+                shutil.copy(os.path.join(ROOT, name), tree)
+            os.makedirs(os.path.join(tree, "generator", "ptxcts_gen"))
+            shutil.copy(os.path.join(ROOT, "generator", "ptxcts_gen", "packed.py"),
+                        os.path.join(tree, "generator", "ptxcts_gen"))
+            os.makedirs(os.path.join(tree, "generated", "manifest"))
+            with open(os.path.join(tree, "generated", "manifest", "forms.jsonl.gz"), "wb") as fh:
+                fh.write(b"plain text")
+            r = subprocess.run([sys.executable, os.path.join(tree, "ptxcts"), "cases", "--count"],
+                               capture_output=True, text=True, env={k: v for k, v in os.environ.items()
+                                                                    if k != "PTXCTS_ROOT"})
+            self.assertEqual(r.returncode, 3, r.stderr)
+            self.assertIn("forms.jsonl.gz: not a gzip file", r.stderr)
 
 
 if __name__ == "__main__":
