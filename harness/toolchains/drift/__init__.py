@@ -26,6 +26,10 @@ no qualifier: it ignores them), `reordered` (the model's qualifiers in an order 
 the model, but reviewed in results/expectations/drift.toml for this toolchain, with the reason), `unknown`.
 Exit 0 when nothing is unknown, 1 when something is, 2 for a usage error (a toolchain path that does not exist or
 is not a ptxas).
+
+`--refused`, the other way (refused.py): every spelling the model calls valid, assembled at each target of the
+toolchain where the model calls it valid (the newest PTX version and the spelling's minimum there): a table per
+family, target and PTX version, and every spelling ptxas refuses with its message; exit 1 when any is refused.
 """
 import collections
 import json
@@ -41,6 +45,7 @@ from framework.documents import atomic_write
 from framework.toolchains import ToolchainError, resolve
 
 from .candidates import CONTROL
+from .refused import run_refused, summary_refused
 from .run import run
 
 
@@ -101,6 +106,9 @@ def add_parser(sub):
     s.add_argument("--max-candidates", type=ranged(int, 1), metavar="N", help="at most N candidates per family (a quick look)")
     s.add_argument("--jobs", type=ranged(int, 1, 1024), metavar="N", help="ptxas processes at once (default: the usable cores)")
     s.add_argument("--json", path=given.NEW_FILE, metavar="FILE", help="also write the whole report (every accepted spelling) here")
+    s.add_argument("--refused", action="store_true",
+                   help="the other way: every spelling the model calls valid, assembled where the model calls it "
+                        "valid; what ptxas refuses, per family, target and PTX version (exit 1 when any)")
     return s
 
 
@@ -119,7 +127,15 @@ def cmd_drift(a):
         raise ToolchainError(f"--max-candidates {a.max_candidates}: at least 1")
     if a.json and not os.path.isdir(os.path.dirname(os.path.abspath(a.json))):
         raise ToolchainError(f"--json {a.json}: its folder does not exist")
+    if a.refused and (a.forget or a.max_candidates is not None):
+        raise ToolchainError("--refused assembles the model's own valid spellings: --forget and --max-candidates are "
+                             "for the candidates of the other way")
     tc = resolve(a.toolchain)
+    if a.refused:
+        report = run_refused(tc, a.family, a.target, a.jobs, log=sys.stderr)
+        if a.json:
+            atomic_write(a.json, json.dumps(report, indent=1, sort_keys=True) + "\n")
+        return summary_refused(report, sys.stdout)
     report = run(tc, a.family, a.target, a.forget, a.jobs, max_candidates=a.max_candidates)
     if a.json:
         atomic_write(a.json, json.dumps(report, indent=1, sort_keys=True) + "\n")
