@@ -7,6 +7,7 @@ appear wherever the version table reaches: the targets document (versions, gener
 anchors) and new cases at it in every family, with no case of the checkout's generated/ removed or renamed.
 """
 import csv
+import io
 import json
 import os
 import re
@@ -15,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 import unittest
+
+from ptxcts_gen import packed
 
 ROOT = os.environ.get("PTXCTS_ROOT") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 COPIED = ("generator", "templates", "harness", "docs")
@@ -29,12 +32,13 @@ def later_version(versions):
 
 
 def case_ids(generated):
-    """family -> set of case IDs of generated/manifest/cases/<family>.tsv."""
+    """family -> set of case IDs of generated/manifest/cases/<family>.tsv, as committed (<family>.tsv.gz)."""
     out = {}
     cases = os.path.join(generated, "manifest", "cases")
     for name in sorted(os.listdir(cases)):
-        with open(os.path.join(cases, name), newline="") as f:
-            out[name[:-len(".tsv")]] = {row["case_id"] for row in csv.DictReader(f, delimiter="\t")}
+        if name.endswith(".tsv.gz"):
+            text = packed.read(os.path.join(cases, name), packed=True).decode()
+            out[name[:-len(".tsv.gz")]] = {row["case_id"] for row in csv.DictReader(io.StringIO(text), delimiter="\t")}
     return out
 
 

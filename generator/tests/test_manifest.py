@@ -174,6 +174,8 @@ class Packed(unittest.TestCase):
             packed.expand(self.top)
 
     def test_the_entry_point_refuses_a_broken_committed_file_with_exit_3(self):
+        if not os.path.isfile(os.path.join(ROOT, "ptxcts")):
+            self.skipTest(f"{ROOT} holds no entry point ./ptxcts (generator.add_ptx_version's copy of the generator)")
         with tempfile.TemporaryDirectory() as tree:
             for name in ("ptxcts",):
                 shutil.copy(os.path.join(ROOT, name), tree)
