@@ -99,7 +99,8 @@ def _generation_of(v):
     return GENERATIONS[-1]
 
 
-def _form(mod, q, explicit):
+def _classify(mod, q):
+    """(the form rules q breaks, the requirements it uses): what decides a combination, without rendering it."""
     for r in mod.RULES:
         if r not in RULES:
             raise KeyError(f"family {mod.FAMILY}: unknown rule {r}")
@@ -108,6 +109,11 @@ def _form(mod, q, explicit):
     for name in requires:
         if name not in REQUIREMENTS:
             raise KeyError(f"family {mod.FAMILY}: unknown requirement {name}")
+    return violated, requires
+
+
+def _form(mod, q, explicit):
+    violated, requires = _classify(mod, q)
     ext = tuple(name for name, _ in getattr(mod, "EXT_AXES", ())) + tuple(getattr(mod, "EXT_QUALS", ()))
     return Form(mod.form_id(q), mod.FAMILY, q, mod.instr(q), requires, violated, mod.run(q), mod.kernel(q),
                 mod.TEMPLATE, explicit, ext)
@@ -227,26 +233,33 @@ def whole_product(mod, selected):
     combination valid at some PTX ISA version (Form.valid, or Form.valid_from), and, for a rule that the selection
     gives fewer than KEEP_INVALID_PER_RULE forms at a generation, the first combinations (by form ID) that break
     that rule alone. Each is marked at_boundaries (its cases: combination_cases). UndecidedCombination when a
-    combination of the vocabulary is valid by no rule's decision (check_decided)."""
+    valid combination of the vocabulary (the selection's or these) is valid by no rule's decision (check_decided).
+    A combination is classified before it is rendered: only the kept ones become forms."""
     have = {}
     for f in selected.values():
         for r in f.invalid_by:
             have[(f.generation, r)] = have.get((f.generation, r), 0) + 1
-    vocabulary = sorted(vocabulary_forms(mod), key=lambda f: f.id)
-    check_decided(mod, vocabulary)
+    first = {}   # form ID -> (q, explicit, violated, requires): the vocabulary's first spelling of each ID
+    for q, explicit in _vocabulary_quals(mod):
+        fid = mod.form_id(q)
+        if fid not in selected and fid not in first:
+            first[fid] = (q, explicit) + _classify(mod, q)
     out = {}
-    for f in vocabulary:
-        if f.id in selected:
-            continue
-        if not (f.valid or f.valid_from):
-            if len(f.invalid_by) != 1:
+    for fid in sorted(first):
+        q, explicit, violated, requires = first[fid]
+        lifted = [RULES[r].lifted_at(q) for r in violated]
+        if violated and None in lifted:   # invalid at every version
+            if len(violated) != 1:
                 continue
-            key = (f.generation, f.invalid_by[0])
+            gen = _generation_of(max((REQUIREMENTS[r].ptx for r in requires), key=ptx_key))
+            key = (gen, violated[0])
             if have.get(key, 0) >= mod.KEEP_INVALID_PER_RULE:
                 continue
             have[key] = have.get(key, 0) + 1
+        f = _form(mod, q, explicit)
         f.at_boundaries = True
-        out[f.id] = f
+        out[fid] = f
+    check_decided(mod, list(selected.values()) + list(out.values()))
     return out
 
 
@@ -258,25 +271,32 @@ def family_forms(mod):
     return [out[k] for k in sorted(out)]
 
 
-def vocabulary_forms(mod):
-    """Every combination of the family's qualifiers the model can spell: the product of AXES and all EXT_AXES
-    together (and the values VOCAB_VALUES adds to a base axis for the vocabulary only, e.g. the absent .load_mode
-    the product leaves to EXTRA forms), plus the explicit forms (not all generated as cases). The drift detector
-    (harness/toolchains/drift/spelling.py) classifies a spelling a toolchain accepts by these forms and their rules."""
+def _vocabulary_quals(mod):
+    """(q, explicit) of every combination of vocabulary_forms, in its order: the product, then the EXTRA forms."""
     more = getattr(mod, "VOCAB_VALUES", {})
     axes = tuple((a, tuple(vs) + tuple(v for v in more.get(a, ()) if v not in vs)) for a, vs in mod.AXES)
     axes += tuple(getattr(mod, "EXT_AXES", ()))
-    forms = {}
     for q in _product(mod, axes):
-        f = _form(mod, q, False)
-        forms.setdefault(f.id, f)
+        yield q, False
     derive = getattr(mod, "derive", lambda q: None)
     for extra in mod.EXTRA:
         q = dict(mod.DEFAULTS)
         q.update(extra)
         derive(q)
-        f = _form(mod, q, True)
-        forms.setdefault(f.id, f)
+        yield q, True
+
+
+def vocabulary_forms(mod):
+    """Every combination of the family's qualifiers the model can spell: the product of AXES and all EXT_AXES
+    together (and the values VOCAB_VALUES adds to a base axis for the vocabulary only, e.g. the absent .load_mode
+    the product leaves to EXTRA forms), plus the explicit forms (not all generated as cases). The drift detector
+    (harness/toolchains/drift/spelling.py) classifies a spelling a toolchain accepts by these forms and their rules.
+    Two combinations of one form ID: the first."""
+    forms = {}
+    for q, explicit in _vocabulary_quals(mod):
+        fid = mod.form_id(q)
+        if fid not in forms:
+            forms[fid] = _form(mod, q, explicit)
     return list(forms.values())
 
 
