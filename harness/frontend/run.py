@@ -150,6 +150,8 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
                 for c in cases:
                     klass, msg, details = judge.judge(c, c.form, em, asm, index, findings, frontend_label, ptxas_label,
                                                       valid_at, fe_findings)
+                    if hasattr(eng, "claim_verdict"):   # the .version / .target it wrote, judged as claims
+                        klass, msg, details = eng.claim_verdict(c, klass, msg, details, em, index, valid_at)
                     details["call"] = eng.describe_call(spellings[c.form])
                     records.append(record(c, fe, klass, msg, details))
         wall = time.monotonic() - t0
