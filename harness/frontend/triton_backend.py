@@ -390,11 +390,15 @@ def describe(fe, make_doc, log=print, jobs=2):
     versions = list(isa_targets.PTX_VERSIONS)
     log(f"frontend: probing {fe.name}: Triton {version()}, an empty Gluon kernel per (compute capability, "
         f"ptx_version): {len(PROBE_CCS)} x {len(versions)}")
-    outs = isolate.run_many(_probe_cc, [(cc, versions) for cc in PROBE_CCS], jobs=jobs, timeout=600)
+    warm_up()
+    # one child per pair: Triton's LLVM ends the process on a PTX version its target does not take (LLVM ERROR)
+    pairs = [(cc, v) for cc in PROBE_CCS for v in versions]
+    outs = isolate.run_many(_probe_cc, [(cc, [v]) for cc, v in pairs], jobs=jobs, timeout=120)
     targets, known, refused = {}, set(), {}
-    for cc, o in zip(PROBE_CCS, outs):
+    for (cc, v), o in zip(pairs, outs):
         if not o.ok:
-            refused[str(cc)] = o.status + (f": {o.value}" if o.value else "")
+            err = next((ln.strip() for ln in o.stderr.splitlines() if "LLVM ERROR" in ln), o.status)
+            refused.setdefault(str(cc), {})[v] = err
             continue
         for v, got in o.value.items():
             if isinstance(got, str):
