@@ -68,6 +68,7 @@ class Frontend:
     entry: dict
     description: dict = None
     notes: list = field(default_factory=list)
+    spec: str = None            # what --frontend named, when not the name (triton=PATH)
 
     def why_not(self, target, ptx):
         """None when the front-end writes `.version ptx / .target target` (as probed); else the reason."""

@@ -89,7 +89,7 @@ from triton.experimental.gluon.language.nvidia.hopper import tma, mbarrier, fenc
 from triton.experimental.gluon.language.nvidia.blackwell import tma as btma
 """
 _HINT = "CachePolicy(l2=FractionalEvictionPolicy('evict_last', 1.0))"
-_LAYOUT = "NVMMASharedLayout(swizzle_byte_width={sw}, element_bitwidth={bits}, rank={rank})"
+_LAYOUT = "NVMMASharedLayout(swizzle_byte_width={sw}, element_bitwidth={bits}, rank={rank}{cga})"
 _DIV16 = [["tt.divisibility", 16]]
 
 
@@ -98,8 +98,10 @@ def _block(dim):
     return [2] * (dim - 1) + [64]
 
 
-def _desc(dtype, block, bits, sw=0, im2col_rank=None):
-    lay = _LAYOUT.format(sw=sw, bits=bits, rank=len(block))
+def _desc(dtype, block, bits, sw=0, im2col_rank=None, ctas=1):
+    """The signature of a tensor descriptor; ctas=2: its block replicated in both CTAs of the cluster (multicast)."""
+    cga = f", cga_layout=[{[0] * len(block)}]" if ctas == 2 else ""
+    lay = _LAYOUT.format(sw=sw, bits=bits, rank=len(block), cga=cga)
     if im2col_rank:
         return f"tensordesc_im2col<{dtype}[{','.join(map(str, block))}],input_rank={im2col_rank},{lay}>"
     return f"tensordesc<{dtype}[{','.join(map(str, block))}],{lay}>"
@@ -150,14 +152,14 @@ def {entry}(p):
 @gluon.jit
 def {entry}(desc):
     smem = gl.allocate_shared_memory(desc.dtype, desc.block_type.shape, desc.layout)
-    bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout.multicta({2 if mc else 1}))
     mbarrier.init(bar, count=1)
     mbarrier.expect(bar, desc.block_type.nbytes)
     tma.async_load(desc, {[0] * dim}, bar, smem{', multicast=True' if mc else ''}{hint})
     mbarrier.wait(bar, phase=0)
     mbarrier.invalidate(bar)
 """
-        return src, {"desc": _desc("fp16", block, 16)}, {}, None, dict(opts, num_warps=4)
+        return src, {"desc": _desc("fp16", block, 16, ctas=2 if mc else 1)}, {}, None, dict(opts, num_warps=4)
     if template == "tma_load_im2col":
         dim, mc = int(p["dim"]), p["multicast"] == "1"
         hint = f", cache_policy={_HINT}" if p["hint"] == "1" else ""
@@ -167,14 +169,15 @@ def {entry}(desc):
 @gluon.jit
 def {entry}(desc):
     smem = gl.allocate_shared_memory(desc.dtype, desc.block_type.shape, desc.layout)
-    bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout.multicta({2 if mc else 1}))
     mbarrier.init(bar, count=1)
     mbarrier.expect(bar, desc.block_type.nbytes)
     tma.async_load_im2col(desc, {[0] * dim}, {[0] * (dim - 2)}, bar, smem{', multicast=True' if mc else ''}{hint})
     mbarrier.wait(bar, phase=0)
     mbarrier.invalidate(bar)
 """
-        return src, {"desc": _desc("fp16", [32, 64], 16, im2col_rank=dim)}, {}, None, dict(opts, num_warps=4)
+        return src, {"desc": _desc("fp16", [32, 64], 16, im2col_rank=dim, ctas=2 if mc else 1)}, {}, None, \
+            dict(opts, num_warps=4)
     if template in ("tma_gather", "tma_scatter"):
         hint = f", cache_policy={_HINT}" if p["hint"] == "1" else ""
         if template == "tma_gather":
@@ -277,7 +280,8 @@ def _split(text):
 
 
 def _norm_head(head):
-    return "\n".join(ln for ln in head.splitlines() if not ln.strip().startswith("// .globl"))
+    """The header without its comments (Triton names the kernel in them)."""
+    return "\n".join(t for t in (ln.split("//", 1)[0].strip() for ln in head.splitlines()) if t)
 
 
 def merge(ptx_by_entry):

@@ -47,6 +47,14 @@ def _site_of(path, spec):
                         "python/triton/__init__.py, as a source checkout has)", USAGE)
 
 
+def _version(site):
+    """The __version__ its triton/__init__.py states (read, not imported: the name is made before the import)."""
+    import re
+    with open(os.path.join(site, "triton", "__init__.py"), errors="replace") as f:
+        m = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", f.read(), re.M)
+    return re.sub(r"[^A-Za-z0-9.+-]", "-", m.group(1)) if m else "unknown"
+
+
 def named_triton(path, need_description=True):
     spec = f"triton={path}"
     site = os.path.abspath(_site_of(path, spec))
@@ -56,8 +64,8 @@ def named_triton(path, need_description=True):
     base = cat.get("triton") or {"kind": "triton", "ptxas": "13.5", "library": "triton/_C/libtriton.so",
                                  "headers": None, "wheels": []}
     entry = dict(base, library="triton/_C/libtriton.so")
-    fe = Frontend(spec, "triton", site, site, os.path.join(site, "triton", "_C", "libtriton.so"), None,
-                  base["ptxas"], entry)
+    fe = Frontend(f"triton-{_version(site)}+named", "triton", site, site,
+                  os.path.join(site, "triton", "_C", "libtriton.so"), None, base["ptxas"], entry, spec=spec)
     if need_description:
         fe.description = description(fe)
     return fe
