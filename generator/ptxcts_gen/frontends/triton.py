@@ -185,7 +185,7 @@ def _tensor(q):
             return Spelling("tma_gather", (("hint", hint),))
         if q["dst"] == "shared::cluster" and not q["multicast"]:
             return Unexpressible("Triton 3.9 writes a TMA load without multicast into .shared::cta (measured at "
-                                 "PTX 8.0-9.4): a .shared::cluster destination without .multicast::cluster is not "
+                                 "PTX 8.0 and 8.6): a .shared::cluster destination without .multicast::cluster is not "
                                  "written")
         if mode == "im2col":
             if dim < 3:
