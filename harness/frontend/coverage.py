@@ -21,7 +21,7 @@ def coverage_of(name, forms, manifest_cases=None):
     "unexpressible": [{form, family, valid, reason}], "qualifiers": qualifier_decisions, "cases": {...}} of one
     front-end."""
     from . import load_description
-    kind = "triton" if name.startswith("triton=") else catalog.load()[name]["kind"]
+    kind = "triton" if name.startswith("triton-") else catalog.load()[name]["kind"]
     d = None if kind == "triton" else load_description(name)
     if kind == "llvm":
         from ptxcts_gen.frontends import llvm as mapping
