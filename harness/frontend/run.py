@@ -81,6 +81,8 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
     if not chosen:
         raise Usage("the filters select no case" + (f" (--case {' '.join(a.case)})" if a.case else ""))
     forms = {f.id: f for f in model.all_forms()}
+    if getattr(a, "guard", False):   # every expressible kernel at every (target, PTX version) it writes
+        chosen = chosen + _guard_cases(a, forms, eng, fe, chosen)
     missing = sorted({c.form for c in chosen} - set(forms))
     if missing:
         raise manifest.ManifestError(f"the manifest names form {missing[0]}, which the ISA model does not have: "
@@ -192,6 +194,20 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
                              f"skipped; finish with ./ptxcts frontend run --resume {out_dir} (same options)\n")
             return boundary.interrupt_exit_code()
         return 1 if bad else 0
+
+
+def _guard_cases(a, forms, eng, fe, chosen):
+    """The guard check's made-up cases (frontend.guard) within the run's filters, less the manifest's own."""
+    from . import guard
+    fams = {f for x in a.family for f in x.split(",") if f}
+    tgts = {t for x in a.target for t in x.split(",") if t}
+    ptxs = {v for x in a.ptx for v in x.split(",") if v}
+    out = [c for c in guard.cases(forms.values(), eng.spell, fe.description, {c.id for c in chosen})
+           if (not fams or c.family in fams) and (not tgts or c.target in tgts) and (not ptxs or c.ptx in ptxs)
+           and (not a.case or any(fnmatch.fnmatchcase(c.id, g) for g in a.case))]
+    sys.stderr.write(f"frontend: guard check: {len(out)} cases of every expressible kernel at every (target, PTX "
+                     f"version) {fe.name} writes\n")
+    return out
 
 
 def _resumed(folder, fe):

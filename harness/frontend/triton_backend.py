@@ -284,17 +284,36 @@ def _norm_head(head):
     return "\n".join(t for t in (ln.split("//", 1)[0].strip() for ln in head.splitlines()) if t)
 
 
+_CLAIM_LINES = (".version", ".target", ".address_size")
+_DECL_NAME = re.compile(r"(\w+)\s*(?:\[[^\]]*\])?\s*(?:=.*)?;$")
+
+
 def merge(ptx_by_entry):
-    """One PTX module of several kernels when Triton wrote the same header for each; ValueError otherwise."""
+    """One PTX module of several kernels: Triton's claims (.version, .target, .address_size) must be the same for
+    each, and its module-scope declarations (global_smem, which a kernel without shared memory lacks) are united;
+    ValueError when they differ (the batch is compiled again kernel by kernel)."""
     entries = list(ptx_by_entry)
-    head, body = _split(ptx_by_entry[entries[0]])
-    out = [head, body]
-    for e in entries[1:]:
-        h, b = _split(ptx_by_entry[e])
-        if _norm_head(h) != _norm_head(head):
-            raise ValueError(f"Triton wrote another module header for {e} than for {entries[0]}: compiled alone")
-        out.append(b)
-    return "".join(out)
+    claims, decls, names, bodies = None, [], {}, []
+    for e in entries:
+        head, body = _split(ptx_by_entry[e])
+        lines = _norm_head(head).splitlines()
+        mine = [ln for ln in lines if ln.startswith(_CLAIM_LINES)]
+        if claims is None:
+            claims = mine
+        elif mine != claims:
+            raise ValueError(f"Triton wrote {mine} for {e}, {claims} for {entries[0]}: compiled alone")
+        for ln in lines:
+            if ln.startswith(_CLAIM_LINES) or ln in decls:
+                continue
+            m = _DECL_NAME.search(ln)
+            if m and m.group(1) in names:
+                raise ValueError(f"{e} declares {m.group(1)} as `{ln}`, another kernel as `{names[m.group(1)]}`")
+            if m:
+                names[m.group(1)] = ln
+            decls.append(ln)
+        bodies.append(body)
+    return "//\n// Triton's modules, one kernel each, in one module (ptxcts)\n//\n\n" + "\n".join(claims + decls) + \
+        "\n\n" + "".join(bodies)
 
 
 def compile_job(arg):
