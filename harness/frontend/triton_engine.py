@@ -63,13 +63,15 @@ class TritonEngine:
         if t != case.target:
             problems.append(f"asked for {case.target}, Triton wrote `.target {t}`")
         tobj = targets.BY_NAME.get(t)
-        for i in dict.fromkeys(ins.all):
+        for i in {tb.shape(i): i for i in ins.all}.values():   # copies of one instruction judged once
             forms = index.parse_literal(i).forms or index.parse(i).forms
             if not forms or tobj is None or v is None:
                 continue
             if any(valid_at(f, t, v) for f in forms):
                 continue
-            rules = self._violations(forms[0], tobj, v)
+            # the rules of the form it is that breaks the fewest (the case's own form when it is one of them)
+            rules = min((self._violations(f, tobj, v) for f in forms if f == case.form or case.form not in forms),
+                        key=len)
             problems.append(f"`{i}` is not valid at its claims `.target {t}` / `.version {v}`: model rule(s) "
                             f"{', '.join(rules) or 'form not valid there'}")
         if not problems:
