@@ -79,12 +79,76 @@ def version():
     return getattr(_triton, "__version__", "?")
 
 
+_api = None
+
+
+def api():
+    """What the loaded Triton's Gluon offers, read from its modules (names and arguments differ between releases:
+    Triton 3.6 has async_copy_global_to_shared without a CachePolicy, no multicast, im2col or TMA reductions):
+    {feature: a call's name, or whether it is there}."""
+    global _api
+    if _api is not None:
+        return _api
+    import inspect
+    from triton.experimental.gluon.language.nvidia import ampere
+    from triton.experimental.gluon.language.nvidia.ampere import async_copy, mbarrier
+    from triton.experimental.gluon.language.nvidia.blackwell import tma as btma
+    from triton.experimental.gluon.language.nvidia.hopper import tma
+
+    def params(fn):
+        try:
+            return set(inspect.signature(fn).parameters)
+        except (TypeError, ValueError):
+            return set()
+    cp = getattr(async_copy, "async_load", None) or getattr(async_copy, "async_copy_global_to_shared", None)
+    ld = getattr(tma, "async_load", None) or getattr(tma, "async_copy_global_to_shared", None)
+    st = getattr(tma, "async_store", None) or getattr(tma, "async_copy_shared_to_global", None)
+    gather = getattr(btma, "async_gather", None)
+    _api = {"cp_async": getattr(cp, "__name__", None), "tma_load": getattr(ld, "__name__", None),
+            "tma_store": getattr(st, "__name__", None),
+            "cache_policy": hasattr(ampere, "CachePolicy") and "cache_policy" in params(cp),
+            "tma_cache_policy": "cache_policy" in params(ld), "multicast": "multicast" in params(ld),
+            "multicta": hasattr(mbarrier.MBarrierLayout, "multicta"), "im2col": hasattr(tma, "async_load_im2col"),
+            "atomics": hasattr(tma, "async_atomic_add"), "read_only": "read_only" in params(tma.store_wait),
+            "gather": gather is not None, "gather_cache_policy": "cache_policy" in params(gather)}
+    return _api
+
+
+def missing_api(template, params):
+    """Why the loaded Triton cannot compile the kernel (a feature its Gluon lacks), or None."""
+    a, p = api(), dict(params)
+    need = []
+    if template in ("cp_async", "cp_async_wait_group") and p.get("prefetch") and not a["cache_policy"]:
+        need.append("CachePolicy(l2_prefetch_size=...) on async_copy loads")
+    if template in ("tma_load", "tma_load_im2col") and p.get("multicast") == "1" and not (a["multicast"] and
+                                                                                          a["multicta"]):
+        need.append("multicast TMA loads (multicast=, MBarrierLayout.multicta)")
+    if template in ("tma_load", "tma_load_im2col", "tma_store") and p.get("hint") == "1" and not a["tma_cache_policy"]:
+        need.append("a cache_policy on TMA copies")
+    if template in ("tma_gather", "tma_scatter") and not a["gather"]:
+        need.append("blackwell.tma.async_gather / async_scatter")
+    if template in ("tma_gather", "tma_scatter") and p.get("hint") == "1" and not a["gather_cache_policy"]:
+        need.append("a cache_policy on gather / scatter")
+    if template == "tma_load_im2col" and not a["im2col"]:
+        need.append("tma.async_load_im2col")
+    if template == "tma_reduce" and not a["atomics"]:
+        need.append("tma.async_atomic_<op> (TMA reductions)")
+    if template == "bulk_wait_group" and p.get("read") == "0" and not a["read_only"]:
+        need.append("store_wait(..., read_only=False)")
+    if None in (a["cp_async"], a["tma_load"], a["tma_store"]):
+        need.append("async_copy / TMA load and store calls")
+    return f"Triton {version()}'s Gluon has no {'; no '.join(need)}" if need else None
+
+
 # ---- the kernels ---------------------------------------------------------------------------------------------
 
 _PRELUDE = """\
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
-from triton.experimental.gluon.language.nvidia.ampere import async_copy, CachePolicy, FractionalEvictionPolicy
+from triton.experimental.gluon.language.nvidia import ampere
+from triton.experimental.gluon.language.nvidia.ampere import async_copy
+CachePolicy = getattr(ampere, "CachePolicy", None)                      # Triton 3.9 (not 3.6)
+FractionalEvictionPolicy = getattr(ampere, "FractionalEvictionPolicy", None)
 from triton.experimental.gluon.language.nvidia.hopper import tma, mbarrier, fence_async_shared
 from triton.experimental.gluon.language.nvidia.blackwell import tma as btma
 """
@@ -120,7 +184,9 @@ def kernel(entry, template, params):
             pol.append(f"cache_modifier='{p['cop']}'")
         if p.get("prefetch"):
             pol.append(f"l2_prefetch_size={p['prefetch']}")
-        policy = f"CachePolicy({', '.join(pol)})" if pol else "None"
+        policy = f"cache_policy=CachePolicy({', '.join(pol)})" if pol else ""
+        if not api()["cache_policy"]:   # Triton <= 3.6: a cache modifier string, no prefetch size
+            policy = f"cache_modifier='.{p['cop']}'" if p.get("cop") else ""
         wait = p.get("n", "0")
         src = f"""
 @gluon.jit
@@ -128,7 +194,7 @@ def {entry}(p, n):
     layout: gl.constexpr = gl.BlockedLayout([{v}], [32], [1], [0])
     offs = gl.arange(0, {32 * v}, layout=layout)
     smem = gl.allocate_shared_memory(gl.float32, [{32 * v}], gl.SwizzledSharedLayout(1, 1, 1, [0]))
-    async_copy.async_load(smem, p + offs, mask=offs < n, cache_policy={policy})
+    async_copy.{api()["cp_async"]}(smem, p + offs, mask=offs < n{", " + policy if policy else ""})
     async_copy.commit_group()
     async_copy.wait_group({wait})
 """
@@ -152,10 +218,10 @@ def {entry}(p):
 @gluon.jit
 def {entry}(desc):
     smem = gl.allocate_shared_memory(desc.dtype, desc.block_type.shape, desc.layout)
-    bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout.multicta({2 if mc else 1}))
+    bar = gl.allocate_shared_memory(gl.int64, [1], {_bar_layout(2 if mc else 1)})
     mbarrier.init(bar, count=1)
     mbarrier.expect(bar, desc.block_type.nbytes)
-    tma.async_load(desc, {[0] * dim}, bar, smem{', multicast=True' if mc else ''}{hint})
+    tma.{api()["tma_load"]}(desc, {[0] * dim}, bar, smem{', multicast=True' if mc else ''}{hint})
     mbarrier.wait(bar, phase=0)
     mbarrier.invalidate(bar)
 """
@@ -169,7 +235,7 @@ def {entry}(desc):
 @gluon.jit
 def {entry}(desc):
     smem = gl.allocate_shared_memory(desc.dtype, desc.block_type.shape, desc.layout)
-    bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout.multicta({2 if mc else 1}))
+    bar = gl.allocate_shared_memory(gl.int64, [1], {_bar_layout(2 if mc else 1)})
     mbarrier.init(bar, count=1)
     mbarrier.expect(bar, desc.block_type.nbytes)
     tma.async_load_im2col(desc, {[0] * dim}, {[0] * (dim - 2)}, bar, smem{', multicast=True' if mc else ''}{hint})
@@ -207,7 +273,7 @@ def {entry}(desc, idx):
 @gluon.jit
 def {entry}(desc):
     smem = gl.allocate_shared_memory(desc.dtype, desc.block_type.shape, desc.layout)
-    tma.async_store(desc, {[0] * dim}, smem{hint})
+    tma.{api()["tma_store"]}(desc, {[0] * dim}, smem{hint})
     {wait}
 """
         return src, {"desc": _desc("fp16", _block(dim), 16)}, {}, None, {"num_warps": 4}
@@ -231,6 +297,10 @@ def {entry}(p):
 """
         return src, {"p": "*fp32"}, {}, None, dict({"num_ctas": 2} if cluster else {}, num_warps=4)
     raise FrontendError(f"no Triton kernel template {template!r}", MALFORMED)
+
+
+def _bar_layout(ctas):
+    return f"mbarrier.MBarrierLayout.multicta({ctas})" if api()["multicta"] else "mbarrier.MBarrierLayout()"
 
 
 def describe_call(s):

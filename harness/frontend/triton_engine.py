@@ -1,7 +1,7 @@
 """The tier's engine for the Triton language (kind "triton"): spell a form as a Gluon kernel, compile a batch in a
 child, find the instruction under test, and judge the `.version` / `.target` Triton wrote as claims."""
 from ptxcts_gen import model, targets
-from ptxcts_gen.frontends import Spelling
+from ptxcts_gen.frontends import Spelling, Unexpressible
 
 from . import triton_backend as tb
 
@@ -23,6 +23,9 @@ class TritonEngine:
     def spell(self, form):
         s = self.mapping.spell(form)
         if isinstance(s, Spelling):
+            why = tb.missing_api(s.callee, s.args)   # an older Triton's Gluon (3.6) lacks some calls
+            if why:
+                return Unexpressible(why)
             self.by_entry[form.entry] = s
             self.form_of[form.entry] = form
         return s

@@ -83,11 +83,60 @@ def __getattr__(name):
 ''',
     "triton/experimental/gluon/language/nvidia/__init__.py": "",
 }
-for _sub in ("ampere", "hopper", "blackwell"):
-    _PACKAGE[f"triton/experimental/gluon/language/nvidia/{_sub}/__init__.py"] = '''
-def __getattr__(name):
-    return None
-'''
+# the Gluon calls the back-end reads (triton_backend.api): Triton 3.9's names and arguments, doing nothing
+_GLUON = "triton/experimental/gluon/language/nvidia/"
+_PACKAGE.update({
+    _GLUON + "ampere/__init__.py": '''
+from . import async_copy, mbarrier
+class CachePolicy:
+    def __init__(self, cache_modifier=None, l1=None, l2=None, l2_prefetch_size=None):
+        pass
+class FractionalEvictionPolicy:
+    def __init__(self, primary, fraction, secondary="evict_unchanged"):
+        pass
+''',
+    _GLUON + "ampere/async_copy.py": '''
+def async_load(smem, pointer, mask=None, cache_modifier=None, eviction_policy=None, volatile=False, cache_policy=None):
+    pass
+def mbarrier_arrive(mbarrier, increment_count=True):
+    pass
+def commit_group():
+    pass
+def wait_group(num_outstanding=0):
+    pass
+''',
+    _GLUON + "ampere/mbarrier.py": '''
+class MBarrierLayout:
+    @staticmethod
+    def multicta(num_ctas, two_cta=False):
+        return None
+''',
+    _GLUON + "hopper/__init__.py": '''
+from . import tma
+from ..ampere import mbarrier
+def fence_async_shared(cluster=False):
+    pass
+''',
+    _GLUON + "hopper/tma.py": '''
+def async_load(tensor_desc, coord, barrier, result, pred=True, multicast=False, cache_policy=None):
+    pass
+def async_load_im2col(tensor_desc, coord, offsets, barrier, result, pred=True, multicast=False, cache_policy=None):
+    pass
+def async_store(tensor_desc, coord, src, cache_policy=None):
+    pass
+def async_atomic_add(tensor_desc, coord, src):
+    pass
+def store_wait(pendings, read_only=True):
+    pass
+''',
+    _GLUON + "blackwell/__init__.py": "from . import tma\n",
+    _GLUON + "blackwell/tma.py": '''
+def async_gather(tensor_desc, x_offsets, y_offset, barrier, result, pred=True, multicast=False, cache_policy=None):
+    pass
+def async_scatter(tensor_desc, x_offsets, y_offset, src, cache_policy=None):
+    pass
+''',
+})
 
 
 def write(folder):
