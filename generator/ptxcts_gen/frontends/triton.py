@@ -118,7 +118,8 @@ QUALIFIERS = {
     **{("cp.reduce.async.bulk.tensor", "dim", n): Written(f"a tensor descriptor of rank {n}") for n in (1, 2, 3, 4, 5)},
     **{("cp.reduce.async.bulk.tensor", "redop", op): Written(f"tma.async_atomic_{op}") for op in _REDOPS_WRITTEN},
     **{("cp.reduce.async.bulk.tensor", "redop", op): Unexpressible(
-        f"Triton has no tma.async_atomic_{op} (its reductions: {', '.join(_REDOPS_WRITTEN)})") for op in ("inc", "dec")},
+        f"Triton has no tma.async_atomic_{op} (its reductions: {', '.join(_REDOPS_WRITTEN)})")
+       for op in ("inc", "dec")},
     ("cp.reduce.async.bulk.tensor", "load_mode", ""): Written("Triton writes no load mode"),
     ("cp.reduce.async.bulk.tensor", "load_mode", "tile"): Written("Triton writes no load mode (parse rule "
                                                                   "load_mode_default_tile)"),

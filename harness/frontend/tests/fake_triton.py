@@ -49,7 +49,8 @@ def compile(src, target=None, options=None):
     body = "" if name == "ptxcts_empty" else (
         "\\t.reg .b32 %r<4>;\\n\\t.reg .b64 %rd<2>;\\n\\tld.param.u64 %rd1, [" + name + "_param_0];\\n"
         "\\tmov.b32 %r1, 0;\\n\\tmov.b32 %r2, 0;\\n\\tmov.b32 %r3, 0;\\n"
-        "\\tcp.async.bulk.tensor.2d." + space + ".global.mbarrier::complete_tx::bytes [%r2], [%rd1, {%r3, %r3}], [%r1];\\n")
+        "\\tcp.async.bulk.tensor.2d." + space + ".global.mbarrier::complete_tx::bytes "
+        "[%r2], [%rd1, {%r3, %r3}], [%r1];\\n")
     ptx = ("//\\n// fake\\n//\\n\\n.version " + ver + "\\n.target " + tgt + "\\n.address_size 64\\n\\n"
            ".visible .entry " + name + "(\\n\\t.param .u64 " + name + "_param_0\\n)\\n{\\n" + body + "\\tret;\\n}\\n")
     return _Compiled(ptx)
