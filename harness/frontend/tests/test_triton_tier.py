@@ -78,6 +78,25 @@ class PlantedFaults(unittest.TestCase):
         self._check("abort", "crash", ["died"])
 
 
+class GuardCases(unittest.TestCase):
+    def test_every_kernel_is_asked_at_every_pair_the_description_lists(self):
+        from frontend import guard
+        from ptxcts_gen import model
+        from ptxcts_gen.frontends import triton as mapping
+        with open(os.path.join(ROOT, "toolchains", "triton.json")) as f:
+            desc = json.load(f)
+        cs = {c.id: c for c in guard.cases(model.all_forms(), mapping.spell, desc)}
+        # the PTX 8.6 finding's edge and below it, by the model's rule; sm_90a's lowest version Triton writes
+        c = cs["cp.async.bulk.tensor/1d.shared_cta.global@sm_90a.ptx80"]
+        self.assertEqual((c.expect, c.rules), ("reject", ("tensor.dst_shared_cta.ptx",)))
+        self.assertEqual(cs["cp.async.bulk.tensor/1d.shared_cta.global@sm_90a.ptx86"].expect, "accept")
+        pairs = sum(len(r["ptx"]) for r in desc["targets"].values())
+        kernels = {c.form for c in cs.values()}
+        self.assertGreater(len(kernels), 40)
+        self.assertLessEqual(len(cs), pairs * len(kernels))
+        self.assertGreater(len(cs), pairs * len(kernels) // 2)
+
+
 class BadInput(unittest.TestCase):
     def test_a_folder_that_is_not_a_triton(self):
         d = tempfile.mkdtemp(prefix="ptxcts-not-triton-")
