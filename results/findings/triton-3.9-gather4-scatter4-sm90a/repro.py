@@ -3,7 +3,7 @@
     python3 repro.py [--ptxas PATH] [--cc 90 100]
 
 Compiles Gluon's blackwell.tma.async_gather and async_scatter with triton.compile for GPUTarget("cuda", CC, 32)
-(no GPU needed; ptx_version 8.6), keeps the PTX (Triton's own ptxas step is skipped) and assembles it with ptxas
+(no GPU needed; ptx_version 8.6, 8.7 from capability 120), keeps the PTX (Triton's own ptxas step is skipped) and assembles it with ptxas
 (Triton's bundled one unless --ptxas). Exit 1 when Triton wrote either for sm_90a and ptxas rejected it (the
 finding shows), 0 when Triton refused them there.
 """
@@ -59,7 +59,7 @@ def main():
         for fn in (gather, scatter):
             try:
                 ptx = triton.compile(GluonASTSource(fn, sig, {}), target=GPUTarget("cuda", cc, 32),
-                                     options={"ptx_version": 86}).asm["ptx"]
+                                     options={"ptx_version": 87 if cc >= 120 else 86}).asm["ptx"]
             except Exception as e:
                 print(f"{fn.__name__} for {cc}: Triton refused: {str(e).strip().splitlines()[-1]}")
                 continue
