@@ -4,9 +4,8 @@
 
 Compiles Gluon's blackwell.tma.async_gather and async_scatter with triton.compile for GPUTarget("cuda", CC, 32)
 (no GPU needed; ptx_version 8.6, 8.7 from capability 120), keeps the PTX (Triton's own ptxas step is skipped) and
-assembles it with ptxas
-(Triton's bundled one unless --ptxas). Exit 1 when Triton wrote either for sm_90a and ptxas rejected it (the
-finding shows), 0 when Triton refused them there.
+assembles it with ptxas (Triton's bundled one unless --ptxas). Exit 1 when Triton wrote either for sm_90a and ptxas
+rejected it (the finding shows), 0 when Triton refused them there.
 """
 import argparse
 import os
