@@ -22,14 +22,24 @@ NAME = "triton"
 CASE = "cp.async.bulk.tensor/2d.shared_cta.global@sm_90a.ptx86"
 KNOWN = {
     CASE: "pass",
-    # a TMA store, a reduction, a multicast load into the cluster, an im2col load, a cp.async with src-size
-    "cp.async.bulk.tensor/3d.global.shared_cta@sm_90a.ptx86": "pass",
-    "cp.async.bulk.tensor/2d.shared_cluster.global.tile/multicast_cluster@sm_90a.ptx80": "pass",
-    # finding triton-tma-shared-cta-below-ptx86: `.shared::cta` destination written at PTX 8.5
+    # a TMA store with a cache hint, a multicast load into the cluster, an im2col load, a reduction, a gather4 where
+    # it exists, cp.async with src-size and a prefetch size, cp.async.mbarrier.arrive.noinc
+    "cp.async.bulk.tensor/3d.global.shared_cta.tile/L2_cache_hint@sm_90a.ptx80": "pass",
+    "cp.async.bulk.tensor/2d.shared_cluster.global.tile/multicast_cluster/L2_cache_hint@sm_90a.ptx80": "pass",
+    "cp.async.bulk.tensor/3d.shared_cta.global.im2col/L2_cache_hint@sm_90a.ptx86": "pass",
+    "cp.reduce.async.bulk.tensor/1d.global.shared_cta.add.tile@sm_90a.ptx80": "pass",
+    "cp.async.bulk.tensor/2d.shared_cta.global.tile_gather4@sm_100a.ptx86": "pass",
+    "cp.async/ca.shared.global/cp_size_16/src_size/L2_128B@sm_80.ptx74": "pass",
+    "cp.async.mbarrier.arrive.noinc/arrive@sm_80.ptx90": "pass",
+    # the reviewed findings, each found by the tier: triton-tma-shared-cta-below-ptx86,
+    # triton-gather4-scatter4-written-for-sm90a, triton-scatter4-written-for-sm120a,
+    # triton-cp-async-l2-prefetch-below-ptx74, triton-mbarrier-shared-cta-below-ptx78
     "cp.async.bulk.tensor/2d.shared_cta.global@sm_90a.ptx85": "spec_divergence",
-    # finding triton-gather4-scatter4-written-for-sm90a
     "cp.async.bulk.tensor/2d.shared_cta.global.tile_gather4@sm_90a.ptx86": "spec_divergence",
     "cp.async.bulk.tensor/2d.global.shared_cta.tile_scatter4@sm_90a.ptx86": "spec_divergence",
+    "cp.async.bulk.tensor/2d.global.shared_cta.tile_scatter4@sm_120a.ptx87": "spec_divergence",
+    "cp.async/ca.shared.global/cp_size_16/src_size/L2_128B@sm_80.ptx73": "spec_divergence",
+    "cp.async.mbarrier.arrive.noinc/arrive@sm_80.ptx70": "spec_divergence",
     # Triton writes sm_90a for capability 90, never plain sm_90
     "cp.async.bulk.tensor/2d.shared_cta.global@sm_90.ptx86": "not_supported",
 }
