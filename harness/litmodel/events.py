@@ -116,6 +116,9 @@ def build(test, policies):
             if ins.op == "ld":
                 e = in_po(new("R", in_po=True, loc=ins.loc, sem=ins.sem, scope=ins.scope, reg=ins.reg, **common))
                 regs_final[f"{t}:{ins.reg}"] = e
+            elif ins.op == "mov":
+                e = in_po(new("M", in_po=True, reg=ins.reg, value=ins.value, **common))
+                regs_final[f"{t}:{ins.reg}"] = e
             elif ins.op == "st":
                 in_po(new("W", in_po=True, loc=ins.loc, sem=ins.sem, scope=ins.scope, value=ins.value, **common))
             elif ins.op == "atom":

@@ -112,12 +112,18 @@ class Model:
         rel_src, acq_dst = {}, {}
         for e in ev:
             if e.is_write and e.strong and e.in_po:
+                # a release write, a release write followed by this strong write to its location, or a fence
+                # followed by it
                 s = [e.id] if e.sem in ("release", "acq_rel") else []
+                s += [a.id for a in ev if a.is_write and a.in_po and a.thread == e.thread and a.loc == e.loc
+                      and a.sem in ("release", "acq_rel") and po_reach[a.id] >> e.id & 1]
                 s += [f.id for f in ev if f.kind == "F" and f.fence in ("acq_rel", "sc") and f.thread == e.thread
                       and po_reach[f.id] >> e.id & 1]
                 rel_src[e.id] = s
             if e.is_read and e.strong and e.in_po:
                 d = [e.id] if e.sem in ("acquire", "acq_rel") else []
+                d += [a.id for a in ev if a.is_read and a.in_po and a.thread == e.thread and a.loc == e.loc
+                      and a.sem in ("acquire", "acq_rel") and po_reach[e.id] >> a.id & 1]
                 d += [f.id for f in ev if f.kind == "F" and f.fence in ("acq_rel", "sc") and f.thread == e.thread
                       and po_reach[e.id] >> f.id & 1]
                 acq_dst[e.id] = d
@@ -131,7 +137,7 @@ class Model:
         # the candidates
         rf_choices = [[None] + writes_of[r.loc] for r in reads]   # None: the initial value
         rf_choices = [[w for w in ch if w != r.id] for ch, r in zip(rf_choices, reads)]
-        co_choices = [list(itertools.permutations(writes_of[l])) for l in locs]
+        co_choices = [_partial_orders(writes_of[l], mstrong) for l in locs]
         mb_names = [m for m in test.mbarriers if prog.mbar_updates[m]]
         mb_choices = [list(itertools.permutations(prog.mbar_updates[m])) for m in mb_names]
         sc_choices = list(itertools.permutations(prog.sc_fences))
@@ -146,10 +152,12 @@ class Model:
                 continue
             rval, wval = vals
             for co_pick in itertools.product(*co_choices):
-                co = {l: c for l, c in zip(locs, co_pick)}
-                final = {}
-                for l in locs:
-                    final[l] = wval[co[l][-1]] if co[l] else init[l]
+                co = {}
+                for order, _ in co_pick:
+                    co.update(order)
+                final = {l: (wval[last] if last is not None else init[l]) for l, (_, last) in zip(locs, co_pick)}
+                if obs_locs and any(final[l] is None for l in obs_locs):
+                    continue
                 outcome = tuple((k, rval[prog.regs_final[k]]) for k in obs_regs) + \
                     tuple((l, final[l]) for l in obs_locs)
                 for mb_pick in itertools.product(*mb_choices):
@@ -209,6 +217,9 @@ class Model:
         def read(rid):
             if rid in rval:
                 return rval[rid]
+            if ev[rid].kind == "M":
+                rval[rid] = ev[rid].value
+                return ev[rid].value
             w = rf[rid]
             v = init[ev[rid].loc] if w is None else write(w)
             rval[rid] = v
@@ -226,7 +237,8 @@ class Model:
                 data = read(c.tmap if c.kind == "tensor" else c.src)
                 v = read(wid) + data if e.kind == "U" else data
             elif e.kind == "U":
-                v = read(wid) + operand(e) if e.rmw == "add" else operand(e)
+                v = {"add": lambda o: read(wid) + o, "sub": lambda o: read(wid) - o,
+                     "exch": lambda o: o}[e.rmw](operand(e))
             else:
                 v = operand(e)
             busy.discard(wid)
@@ -236,7 +248,7 @@ class Model:
             for e in ev:
                 if e.is_write:
                     write(e.id)
-                if e.is_read:
+                if e.is_read or e.kind == "M":
                     read(e.id)
         except _ThinAir:
             if self.on("no_thin_air"):
@@ -256,10 +268,12 @@ class Model:
         P, ev = self.policies, prog.events
         succ = list(static)
         # coherence position of each write; reads-from
-        copos = {}
-        for l, order in co.items():
-            for i, w in enumerate(order):
-                copos[w] = i
+        # co: write -> bitset of the writes after it in coherence order (a partial order: the model's
+        # coherence relates every morally strong pair, others may stay unordered); the initial value precedes all
+        def co_before(a, b):      # a co b; a None: the initial write
+            if a is None:
+                return True
+            return bool(co[a] >> b & 1)
         # group_write_order (policy): a copy's writes to one location follow, in coherence, those of the groups
         # its thread committed before
         # observation order: morally strong reads-from, chained through RMWs
@@ -356,12 +370,13 @@ class Model:
                 fmask &= fmask - 1
             return False
 
-        def cause(x, y):
+        def cause(x, y, as_write):
+            """causality_order: ppbco, or one observation hop from x (as a write) then ppbco."""
             if pp(x, y):
                 return True
-            if not self.on("causality_order"):
+            if not as_write or not self.on("causality_order"):
                 return False
-            o = obs[x]
+            o = rfms[x]
             while o:
                 z = (o & -o).bit_length() - 1
                 if pp(z, y):
@@ -379,24 +394,23 @@ class Model:
             if self.on("coherence"):
                 for a in ws:
                     for b in ws:
-                        if a.id != b.id and copos[a.id] > copos[b.id] and cause(a.id, b.id):
+                        if a.id != b.id and not co_before(a.id, b.id) and cause(a.id, b.id, True):
                             return "coherence"
             if P["group_write_order"] == "commit_order":
                 for a in ws:
                     for b in ws:
                         if a.copy is not None and b.copy is not None and a.copy != b.copy and \
                                 prog.copies[a.copy].thread == prog.copies[b.copy].thread and \
-                                _group_before(prog, a.copy, b.copy) and copos[a.id] > copos[b.id]:
+                                _group_before(prog, a.copy, b.copy) and not co_before(a.id, b.id):
                             return "group_write_order"
             # causality
             if self.on("causality"):
                 for r in rs:
                     w = rf[r.id]
-                    if w is not None and cause(r.id, w):
+                    if w is not None and cause(r.id, w, False):
                         return "causality"
-                    wpos = -1 if w is None else copos[w]
                     for b in ws:
-                        if b.id != r.id and copos[b.id] > wpos and cause(b.id, r.id):
+                        if b.id != r.id and b.id != w and co_before(w, b.id) and cause(b.id, r.id, True):
                             return "causality"
             # sc_per_location: po-loc | ms & (rf | co | fr) acyclic
             if self.on("sc_per_location"):
@@ -412,11 +426,11 @@ class Model:
                         elif mstrong(a.id, b.id):
                             if b.is_read and rf[b.id] == a.id:
                                 g[idx[a.id]] |= 1 << idx[b.id]
-                            if a.is_write and b.is_write and copos[a.id] < copos[b.id]:
+                            if a.is_write and b.is_write and co_before(a.id, b.id):
                                 g[idx[a.id]] |= 1 << idx[b.id]
                             if a.is_read and b.is_write:
                                 w = rf[a.id]
-                                if (-1 if w is None else copos[w]) < copos[b.id]:
+                                if w != b.id and co_before(w, b.id):
                                     g[idx[a.id]] |= 1 << idx[b.id]
                 gc = _closure(k, g)
                 if any(gc[i] >> i & 1 for i in range(k)):
@@ -427,9 +441,9 @@ class Model:
                     if u.kind != "U":
                         continue
                     w = rf[u.id]
-                    lo = -1 if w is None else copos[w]
                     for b in ws:
-                        if b.id != u.id and lo < copos[b.id] < copos[u.id] and mstrong(b.id, u.id):
+                        if b.id != u.id and b.id != w and co_before(w, b.id) and co_before(b.id, u.id) and \
+                                mstrong(b.id, u.id):
                             return "atomicity"
         # undefined_before_completion
         ub = False
@@ -451,6 +465,40 @@ class Model:
 
 class _ThinAir(Exception):
     pass
+
+
+def _partial_orders(ws, mstrong):
+    """Every coherence order of one location's writes: strict partial orders relating each morally strong pair
+    (the others may stay unrelated), each with a choice of its last write (the final value: a maximal one)."""
+    pairs = [(a, b) for i, a in enumerate(ws) for b in ws[i + 1:]]
+    seen, out = set(), []
+    for pick in itertools.product(*[(0, 1) if (mstrong(a, b) or mstrong(b, a)) else (0, 1, 2) for a, b in pairs]):
+        succ = {w: 0 for w in ws}
+        for (a, b), p in zip(pairs, pick):
+            if p == 0:
+                succ[a] |= 1 << b
+            elif p == 1:
+                succ[b] |= 1 << a
+        changed = True
+        while changed:
+            changed = False
+            for a in ws:
+                new = succ[a]
+                for b in ws:
+                    if succ[a] >> b & 1:
+                        new |= succ[b]
+                if new != succ[a]:
+                    succ[a], changed = new, True
+        if any(succ[a] >> a & 1 for a in ws):
+            continue
+        key = tuple(sorted(succ.items()))
+        if key in seen:
+            continue
+        seen.add(key)
+        maximal = [w for w in ws if not succ[w]] or [None]
+        for last in maximal:
+            out.append((succ, last))
+    return out
 
 
 def _group_before(prog, a, b):

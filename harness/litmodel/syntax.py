@@ -140,6 +140,12 @@ def parse_instr(text, line, err):
         if len(ops) != k:
             err(f"'{m}' takes {k} operand(s), got {len(ops)}")
 
+    if m == "mov":
+        need(2)
+        v = _int(ops[1])
+        if v is None:
+            err("'mov' takes a register and an integer")
+        return I("mov", reg=ops[0], value=v)
     if m == "ld" or m.startswith("ld."):
         sem, scope, rest = _qualifiers(m, "ld", err)
         if rest or sem in ("release", "acq_rel", "sc"):
@@ -156,9 +162,9 @@ def parse_instr(text, line, err):
     if m.startswith("atom.") or m.startswith("red."):
         base = m.split(".")[0]
         sem, scope, rest = _qualifiers(m, base, err)
-        rmw = [q for q in rest if q in ("add", "exch")]
+        rmw = [q for q in rest if q in ("add", "sub", "exch")]
         if len(rmw) != 1 or len(rest) != 1 + sum(q in ("u32", "s32", "b32") for q in rest):
-            err(f"'{m}': one operation of add, exch")
+            err(f"'{m}': one operation of add, sub, exch")
         if sem in ("weak", "sc"):
             err(f"'{m}': an atomic is relaxed, acquire, release or acq_rel")
         if base == "atom":
