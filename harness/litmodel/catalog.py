@@ -207,6 +207,14 @@ POLICIES = (
             ("atomic", "every reduction and atomic of one location is single-copy atomic whatever the proxy")),
            "A cp.reduce.async.bulk element update is '.relaxed.gpu', an atom is generic: the memory model's "
            "morally-strong relation asks the same proxy, so atomicity between them is not promised."),
+    Policy("reduce_destination_race", "undefined",
+           (("undefined", "a generic atomic of a bulk reduction's destination before its completion reads the "
+                          "destination: undefined, as the chapter's sentence says"),
+            ("atomic", "a generic atomic (atom, red) racing a bulk reduction is not undefined; whether the two "
+                       "updates are atomic is policy cross_proxy_atomicity")),
+           "A reduction's destination is meant to be updated concurrently (many CTAs reduce into one tensor); the "
+           "chapter's 'reading from the destination memory location before the asynchronous operation completes, "
+           "exhibits undefined behavior' does not set reductions apart."),
     Policy("initiation_order", "ordered",
            (("ordered", "the copy's reads and writes follow its issue in base causality order"),
             ("unordered", "the copy's reads and writes are not ordered after its issue (only its completion is)")),

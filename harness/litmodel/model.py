@@ -453,6 +453,8 @@ class Model:
                 for e in mem:
                     if e.id in own or e.copy is not None:
                         continue
+                    if c.kind == "reduce" and e.kind == "U" and P["reduce_destination_race"] == "atomic":
+                        continue
                     if e.is_read and e.loc in c.dst_locs:
                         for d, cw in zip(c.dst_locs, c.cws):
                             if d == e.loc and not (bco[cw] >> e.id & 1) and not (bco[e.id] >> c.issue & 1):
