@@ -83,7 +83,8 @@ class ModelError(Exception):
     """A test the model cannot judge as written (e.g. a wait for a group never committed); exit 3 with it."""
 
 
-def build(test, policies):
+def build(test, policies, broken=frozenset()):
+    """The events of `test`; `broken` (model.Model) names rules left out: the planted faults."""
     evs, edges, copies = [], set(), []
     po = {t: [] for t in test.threads}
     regs_final, mbar_updates, mbar_waits = {}, {m: [] for m in test.mbarriers}, {m: [] for m in test.mbarriers}
@@ -100,6 +101,7 @@ def build(test, policies):
 
     for t, instrs in test.code.items():
         pending = {"cp_async": [], "bulk": []}        # copies not yet committed
+        last_copy = {}                                # the previous copy's destination write, per kind
         groups = {"cp_async": [], "bulk": []}         # committed groups: [copy indices]
         bar_count = {}
         last = [None]
@@ -139,18 +141,20 @@ def build(test, policies):
                     joins[jk] = new("J", text=f"{ins.text} #{k}")
                 a = in_po(new("B", in_po=True, **common))
                 b = in_po(new("B", in_po=True, **common))
-                edge(a, joins[jk])
-                edge(joins[jk], b)
+                if "barrier_sync" not in broken:
+                    edge(a, joins[jk])
+                    edge(joins[jk], b)
             elif ins.op in ("cp_async", "bulk", "reduce", "tensor"):
                 c = Copy(index=len(copies), thread=t, kind=ins.op, line=ins.line)
                 copies.append(c)
-                proxy = "generic" if ins.op == "cp_async" else "async"
+                proxy = "generic" if ins.op == "cp_async" or "async_proxy" in broken else "async"
                 c.issue = in_po(new("I", in_po=True, copy=c.index, role="issue", **common))
                 acc = dict(thread=t, copy=c.index, line=ins.line, text=ins.text, proxy=proxy)
                 first = []
                 if ins.op == "tensor":
                     c.tmap_loc = ins.src
-                    c.tmap = new("R", loc=ins.src, role="tmap", **dict(acc, proxy="tensormap"))
+                    tproxy = "async" if "tensormap_proxy" in broken else "tensormap"
+                    c.tmap = new("R", loc=ins.src, role="tmap", **dict(acc, proxy=tproxy))
                     first.append(c.tmap)
                     reads = [c.tmap]
                 else:
@@ -158,14 +162,16 @@ def build(test, policies):
                     c.src = new("R", loc=ins.src, role="src", **acc)
                     first.append(c.src)
                     reads = [c.src]
-                if policies["initiation_order"] == "ordered":
+                ordered = policies["initiation_order"] == "ordered" and "initiation" not in broken
+                if ordered:
                     for r in first:
                         edge(c.issue, r)
                 c.cr = new("C", role="cr", copy=c.index, thread=t, text=f"reads of copy {c.index} complete")
                 for r in reads:
                     edge(r, c.cr)
-                for k, d in enumerate(ins.dsts):
-                    kind = "U" if ins.op == "reduce" else "W"
+                dsts = ins.dsts[:1] if "multicast" in broken else ins.dsts
+                for k, d in enumerate(dsts):
+                    kind = "U" if ins.op == "reduce" and "reduce_relaxed_gpu" not in broken else "W"
                     w = new(kind, loc=d, role="dst", rmw="add" if ins.op == "reduce" else None,
                             sem="relaxed" if ins.op == "reduce" else "weak",
                             scope="gpu" if ins.op == "reduce" else "sys", **acc)
@@ -173,11 +179,20 @@ def build(test, policies):
                     c.dst_locs.append(d)
                     for r in reads:
                         edge(r, w)           # the write carries what the read got (a data dependency)
-                    if policies["initiation_order"] == "ordered":
+                    if ordered:
                         edge(c.issue, w)
+                    # planted faults: copies ordered in issue order (within a bulk group; between cp.async)
+                    prev = last_copy.get(ins.group)
+                    if prev is not None and k == 0 and (
+                            ("no_order_within_group" in broken and ins.group == "bulk" and prev[1] == len(groups["bulk"]))
+                            or ("cp_async_weak_unordered" in broken and ins.op == "cp_async")):
+                        edge(prev[0], w)
+                    if k == 0:
+                        last_copy[ins.group] = (w, len(groups[ins.group]))
                     if ins.completion == "mbar":
                         mb = ins.mbars[k]
-                        cw = new("MU", thread=t, mbar=mb, sem="release", scope="cluster", d_tx=-ins.bytes,
+                        tx = 0 if "mbarrier_complete_tx" in broken else -ins.bytes
+                        cw = new("MU", thread=t, mbar=mb, sem="release", scope="cluster", d_tx=tx,
                                  copy=c.index, role="cw", line=ins.line,
                                  text=f"complete-tx {ins.bytes} on {mb} (copy {c.index})")
                         mbar_updates[mb].append(cw)
@@ -189,6 +204,9 @@ def build(test, policies):
                 if ins.completion != "mbar":
                     pending[ins.group].append(c.index)
             elif ins.op == "commit":
+                if "async_group_commit" in broken:       # planted fault: the commit takes none of the copies
+                    groups[ins.group].append([])
+                    continue
                 groups[ins.group].append(pending[ins.group])
                 pending[ins.group] = []
             elif ins.op == "wait":
@@ -197,10 +215,12 @@ def build(test, policies):
                     pending[ins.group] = []
                 x = in_po(new("X", in_po=True, **common))
                 done = groups[ins.group][:max(0, len(groups[ins.group]) - ins.n)]
+                if "group_completion_order" in broken:   # planted fault: the newest groups complete first
+                    done = groups[ins.group][ins.n:]
                 for g in done:
                     for ci in g:
                         cc = copies[ci]
-                        if ins.read_only:
+                        if ins.read_only and "bulk_read_completion" not in broken:
                             edge(cc.cr, x)
                         else:
                             for cw in cc.cws:

@@ -39,15 +39,17 @@ def _closure(n, succ):
     return reach
 
 
-def _ms(prog, a, b, policies, same_proxy=True):
+def _ms(prog, a, b, policies, scopes=True):
     """morally_strong: po-related, or both strong with each's scope holding the other's thread; the same proxy."""
-    if same_proxy and a.proxy != b.proxy:
+    if a.proxy != b.proxy:
         if not (policies["cross_proxy_atomicity"] == "atomic" and a.kind == "U" and b.kind == "U"):
             return False
     if a.in_po and b.in_po and a.thread == b.thread:
         return True
     if not (a.strong and b.strong):
         return False
+    if not scopes:          # planted fault: every scope holds every thread
+        return True
     return scope_holds(prog, a, b.thread) and scope_holds(prog, b, a.thread)
 
 
@@ -66,7 +68,7 @@ class Model:
     # ------------------------------------------------------------------ the search
     def run(self, test):
         P = self.policies
-        prog = build(test, P)
+        prog = build(test, P, self.broken)
         ev = prog.events
         n = len(ev)
         locs = sorted({e.loc for e in ev if e.loc})
@@ -132,7 +134,7 @@ class Model:
         def mstrong(a, b):
             k = (a, b)
             if k not in ms:
-                ms[k] = _ms(prog, ev[a], ev[b], P)
+                ms[k] = _ms(prog, ev[a], ev[b], P, scopes="morally_strong" not in self.broken)
             return ms[k]
         # the candidates
         rf_choices = [[None] + writes_of[r.loc] for r in reads]   # None: the initial value
