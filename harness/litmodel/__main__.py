@@ -4,6 +4,7 @@
   catalog [--markdown]                                                      the axioms and policies
   agreement [--json FILE|-]                                                 the model against Dat3M's verdicts
   suite check|write                                                         the generated tests and their labels
+  mutants list|check|write                                                  graded mutants and their killing outcomes
 Exit: 0 done; 1 suite check found a difference or agreement a disagreement; 2 usage; 3 a malformed litmus file
 (file:line: what is wrong) or a test the model cannot judge."""
 import argparse
@@ -145,6 +146,38 @@ def cmd_suite(a):
     return 1 if diffs else 0
 
 
+def cmd_mutants(a):
+    import collections
+    import os
+    from . import mutants
+    from .syntax import parse_file as _pf
+    tests = [t for f in suite.suite_files() for t in _pf(f)]
+    start = time.monotonic()
+    rows = mutants.all_mutants(tests)
+    secs = time.monotonic() - start
+    path = os.path.join(suite.SUITE_DIR, "mutants.jsonl.gz")
+    if a.action == "write":
+        mutants.write(path, rows)
+    by = collections.OrderedDict()
+    for r in rows:
+        k = by.setdefault(r["operator"], [0, 0])
+        k[0] += 1
+        k[1] += bool(r["killing"])
+    print(f"{'operator':22s} {'mutants':>8} {'killable':>9} {'equivalent':>11}")
+    for op, (n, k) in sorted(by.items()):
+        print(f"{op:22s} {n:>8} {k:>9} {n - k:>11}")
+    kill = sum(bool(r["killing"]) for r in rows)
+    print(f"{'all':22s} {len(rows):>8} {kill:>9} {len(rows) - kill:>11}   ({len(tests)} tests, {secs:.2f} s)")
+    if a.action == "check":
+        want = {r["mutant"]: r for r in mutants.read(path)}
+        got = {r["mutant"]: r for r in rows if r["killing"]}
+        diff = sorted(set(want) ^ set(got)) + sorted(n for n in set(want) & set(got) if want[n] != got[n])
+        for n in diff:
+            print(f"differs from {path}: {n}")
+        return 1 if diff else 0
+    return 0
+
+
 def main(argv):
     p = _Parser(prog="ptxcts litmus", description="the litmus model (harness/litmodel/README.md)")
     sub = p.add_subparsers(dest="verb", required=True, parser_class=_Parser)
@@ -159,8 +192,11 @@ def main(argv):
     g.add_argument("--json", metavar="FILE")
     s = sub.add_parser("suite", help="the generated tests: check their committed labels, or write them")
     s.add_argument("action", choices=("check", "write"))
+    u = sub.add_parser("mutants", help="graded mutants of the generated tests, judged by the model")
+    u.add_argument("action", choices=("list", "check", "write"))
     a = p.parse_args(argv)
-    return {"model": cmd_model, "catalog": cmd_catalog, "agreement": cmd_agreement, "suite": cmd_suite}[a.verb](a)
+    return {"model": cmd_model, "catalog": cmd_catalog, "agreement": cmd_agreement, "suite": cmd_suite,
+            "mutants": cmd_mutants}[a.verb](a)
 
 
 if __name__ == "__main__":

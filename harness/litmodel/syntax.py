@@ -64,6 +64,7 @@ class Test:
     condition: tuple = None                          # (kind, ast, text)
     expects: dict = field(default_factory=dict)      # fact name -> (value, source)
     source: str = ""
+    text: str = ""                                   # the test's lines as written (mutants.py edits them)
 
     def all_locs(self):
         seen = list(self.locs)
@@ -420,6 +421,9 @@ def parse_text(text, path="<text>"):
         else:
             err(f"unknown statement '{head}' (test, doc, source, thread, loc, init, mbarrier, observe, exists, "
                 f"~exists, forall, expect, or THREAD: instruction)")
+    starts = [t.line for t in tests] + [len(lines) + 1]
+    for t, end in zip(tests, starts[1:]):
+        t.text = "\n".join(lines[t.line - 1:end - 1]).rstrip() + "\n"
     for t in tests:
         _check(t)
     if not tests:
