@@ -1,14 +1,14 @@
-"""The model's axioms and policies, each stated once (README.md's tables are `python3 -m litmodel catalog
---markdown`; the test test_catalog.test_readme_tables_are_the_catalog fails when they differ).
+"""The model's axioms and policies, each stated once (README.md's tables are `./ptxcts litmus catalog --markdown`;
+tests/test_suite.py:test_readme_tables_are_the_catalog fails when they differ).
 
-An axiom's `source` is where its sentence is: "chapter" is /work/shared/spec/000_064177cca7585580.txt (PTX ISA
-9.7.9.25), quoted word for word; "mcm" is the PTX ISA's Memory Consistency Model chapter, which the project's spec
-folder does not hold: its rule is stated in our words (marked "paraphrase") and the Dat3M agreement
-(dat3m/README.md) is the check that our words mean what the published model means."""
+An axiom's `source` is where its sentence is: the chapter is /work/shared/spec/000_064177cca7585580.txt (PTX ISA
+9.7.9.25), quoted word for word; the memory model is the PTX ISA's Memory Consistency Model chapter, which the
+project's spec folder does not hold: its rule is stated in our words (marked "paraphrase"), and the Dat3M agreement
+(README.md, "Agreement") is the check that our words mean what the published model means."""
 from dataclasses import dataclass
 
-CHAPTER = "PTX ISA 9.7.9.25 (spec/000_064177cca7585580.txt)"
-MCM = "PTX ISA, Memory Consistency Model chapter (not in spec/; paraphrase)"
+CHAPTER = "PTX ISA 9.7.9.25 (the chapter)"
+MCM = "PTX ISA, Memory Consistency Model (paraphrase)"
 
 
 @dataclass(frozen=True)

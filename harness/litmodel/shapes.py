@@ -1,5 +1,5 @@
 """The litmus shapes the suite generates (`./ptxcts litmus suite write`): each SHAPE is a family of tests, one file
-generated/<shape>.litmus, the variants its parameters; the model labels every outcome (generated/labels.jsonl.gz).
+cases/<shape>.litmus, the variants its parameters; the model labels every outcome (cases/labels.jsonl.gz).
 A test's text is the litmus format (syntax.py); its doc line says what it checks."""
 
 

@@ -1,5 +1,5 @@
 """The model against what is known (Dat3M's verdicts, dat3m/ptx75.litmus) and the tests generated from it
-(shapes.py -> generated/*.litmus, their labels generated/labels.jsonl.gz)."""
+(shapes.py -> cases/*.litmus, their labels cases/labels.jsonl.gz)."""
 import os
 
 from .model import Model
@@ -7,7 +7,7 @@ from .syntax import parse_file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DAT3M = os.path.join(HERE, "dat3m", "ptx75.litmus")
-SUITE_DIR = os.path.join(HERE, "generated")
+SUITE_DIR = os.path.join(HERE, "cases")
 
 
 def agreement(model=None):
@@ -45,7 +45,7 @@ def suite_files():
 
 
 def write_suite():
-    """generated/<shape>.litmus from shapes.py, and every outcome's label by the model."""
+    """cases/<shape>.litmus from shapes.py, and every outcome's label by the model."""
     import gzip
     import json
     from . import shapes
