@@ -5,6 +5,7 @@
   agreement [--json FILE|-]                                                 the model against Dat3M's verdicts
   suite check|write                                                         the generated tests and their labels
   mutants list|check|write                                                  graded mutants and their killing outcomes
+  cuda FILE... --out DIR [--mutants]                                        CUDA kernels + labels for the GPU runner
 Exit: 0 done; 1 suite check found a difference or agreement a disagreement; 2 usage; 3 a malformed litmus file
 (file:line: what is wrong) or a test the model cannot judge."""
 import argparse
@@ -178,6 +179,39 @@ def cmd_mutants(a):
     return 0
 
 
+def cmd_cuda(a):
+    import os
+    from . import cuda, mutants
+    model = Model(_policies(a.policy))
+    tests, judge_as = [], {}
+    for path in a.files:
+        try:
+            tests += parse_file(path)
+        except OSError as e:
+            sys.stderr.write(f"ptxcts litmus: {path}: {e.strerror}\n")
+            return 2
+        except LitmusSyntaxError as e:
+            sys.stderr.write(f"ptxcts litmus: {e}\n")
+            return 3
+    if a.mutants:
+        from .syntax import parse_text
+        originals = {t.name: t for f in suite.suite_files() for t in parse_file(f)}
+        for r in mutants.read(os.path.join(suite.SUITE_DIR, "mutants.jsonl.gz")):
+            [mt] = parse_text(r["text"], r["mutant"])
+            tests.append(mt)
+            judge_as[mt.name] = originals[r["test"]]
+    if os.path.exists(a.out) and not os.path.isdir(a.out):
+        sys.stderr.write(f"ptxcts litmus: --out {a.out}: not a folder\n")
+        return 2
+    skipped = cuda.write(tests, a.out, model, judge_as)
+    for name, why in skipped:
+        print(f"not_supported  {name}: {why}")
+    print(f"{len(tests) - len(skipped)} kernels, {len(skipped)} not supported: {a.out}/litmus_kernels.cu, "
+          f"{a.out}/labels.tsv; build: nvcc -arch=sm_90a -std=c++17 -I {cuda.RUNNER_DIR} "
+          f"{a.out}/litmus_kernels.cu {cuda.RUNNER_DIR}/litmus_runner.cu -o {a.out}/litmus-runner")
+    return 0
+
+
 def main(argv):
     p = _Parser(prog="ptxcts litmus", description="the litmus model (harness/litmodel/README.md)")
     sub = p.add_subparsers(dest="verb", required=True, parser_class=_Parser)
@@ -194,8 +228,13 @@ def main(argv):
     s.add_argument("action", choices=("check", "write"))
     u = sub.add_parser("mutants", help="graded mutants of the generated tests, judged by the model")
     u.add_argument("action", choices=("list", "check", "write"))
+    k = sub.add_parser("cuda", help="the tests (and with --mutants the graded mutants) as CUDA kernels for the runner")
+    k.add_argument("files", nargs="*", metavar="FILE")
+    k.add_argument("--out", required=True, metavar="DIR")
+    k.add_argument("--mutants", action="store_true", help="add the committed graded mutants, judged by their originals")
+    k.add_argument("--policy", action="append", metavar="NAME=VALUE")
     a = p.parse_args(argv)
-    return {"model": cmd_model, "catalog": cmd_catalog, "agreement": cmd_agreement, "suite": cmd_suite,
+    return {"cuda": cmd_cuda, "model": cmd_model, "catalog": cmd_catalog, "agreement": cmd_agreement, "suite": cmd_suite,
             "mutants": cmd_mutants}[a.verb](a)
 
 

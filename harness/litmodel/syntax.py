@@ -70,7 +70,7 @@ class Test:
         seen = list(self.locs)
         for instrs in self.code.values():
             for i in instrs:
-                for l in (i.loc, i.src, *i.dsts):
+                for l in ((None if i.op.startswith("mb_") else i.loc), i.src, *i.dsts):
                     if l is not None and l not in seen:
                         seen.append(l)
         return seen
