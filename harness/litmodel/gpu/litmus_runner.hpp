@@ -12,6 +12,7 @@ struct LitmusKernel {
   const char* inits;     // their initial values
   const char* observe;   // indices of the global locations whose final values are part of the outcome
   const char* thread_cta;// each test thread's CTA within the instance
+  int mutant;            // 1: a graded mutant, judged by its original's labels (killed or survived)
 };
 extern const LitmusKernel kLitmusKernels[];
 extern const int kLitmusKernelCount;
