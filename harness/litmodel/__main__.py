@@ -38,6 +38,21 @@ def _policies(items):
     return out
 
 
+def _json_path_problem(where):
+    """Why --json WHERE cannot be written, checked before any work ("" when it can)."""
+    import os
+    if not where or where == "-":
+        return ""
+    if os.path.isdir(where):
+        return f"--json {where}: is a folder; --json names the file the verdicts are written to"
+    folder = os.path.dirname(where) or "."
+    if not os.path.isdir(folder):
+        return f"--json {where}: its folder {folder} does not exist"
+    if not os.access(folder, os.W_OK):
+        return f"--json {where}: its folder {folder} cannot be written"
+    return ""
+
+
 def _write_json(where, doc):
     text = json.dumps(doc, indent=1, sort_keys=True) + "\n"
     if where == "-":
@@ -60,6 +75,10 @@ def result_doc(res, seconds):
 
 def cmd_model(a):
     model = Model(_policies(a.policy))
+    why = _json_path_problem(a.json)
+    if why:
+        sys.stderr.write(f"ptxcts litmus: {why}\n")
+        return 2
     tests = []
     for path in a.files:
         try:
@@ -124,6 +143,10 @@ def cmd_catalog(a):
 
 
 def cmd_agreement(a):
+    why = _json_path_problem(a.json)
+    if why:
+        sys.stderr.write(f"ptxcts litmus: {why}\n")
+        return 2
     rows = suite.agreement()
     agree = sum(r["agree"] for r in rows)
     for r in rows:
