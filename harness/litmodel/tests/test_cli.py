@@ -70,6 +70,21 @@ class Cli(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("--test B", r.stderr)
 
+    def test_mutants_check_is_clean(self):
+        r = run("mutants", "check")
+        self.assertEqual(r.returncode, 0, r.stdout[-2000:])
+        self.assertIn("297", r.stdout)
+
+    def test_cuda_writes_kernels_and_labels(self):
+        p = self.file("test A\nthread T0\nT0: st.weak x 1\nT0: ld.weak r1 x\n")
+        out = os.path.join(self.dir.name, "k")
+        r = run("cuda", p, "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(out, "labels.tsv")) as f:
+            self.assertEqual(f.read(), "A\tT0:r1=0\tforbidden\nA\tT0:r1=1\tallowed\n")
+        with open(os.path.join(out, "litmus_kernels.cu")) as f:
+            self.assertIn("lit_A(Params p)", f.read())
+
     def test_catalog_counts(self):
         r = run("catalog")
         self.assertEqual(r.returncode, 0)
