@@ -230,7 +230,7 @@ def cmd_cuda(a):
     for name, why in skipped:
         print(f"not_supported  {name}: {why}")
     print(f"{len(tests) - len(skipped)} kernels, {len(skipped)} not supported: {a.out}/litmus_kernels.cu, "
-          f"{a.out}/labels.tsv; build: nvcc -arch=sm_90a -std=c++17 -I {cuda.RUNNER_DIR} "
+          f"{a.out}/labels.tsv; build: nvcc -gencode arch=compute_90a,code=sm_90a -std=c++17 -I {cuda.RUNNER_DIR} "
           f"{a.out}/litmus_kernels.cu {cuda.RUNNER_DIR}/litmus_runner.cu -o {a.out}/litmus-runner")
     return 0
 

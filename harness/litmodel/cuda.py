@@ -1,7 +1,7 @@
 """The GPU half, prepared: a litmus test (or a graded mutant) as a CUDA kernel run in many parallel instances with
 stress, and a host runner that histograms every outcome and judges it by the model's labels (README.md, "The GPU
 half"). `./ptxcts litmus cuda FILE... --out DIR` writes DIR/litmus_kernels.cu and DIR/labels.tsv; with
-gpu/litmus_runner.cu, `nvcc -arch=sm_90a` builds the runner (tests/test_cuda.py compiles it, without running it).
+gpu/litmus_runner.cu, `nvcc -gencode arch=compute_90a,code=sm_90a` builds the runner (tests/test_cuda.py compiles it, without running it).
 
 Layout of one instance: the test's CTAs are the CTAs of one or more clusters (cluster size: the most CTAs a test
 cluster has); its global locations are 16-byte slots spread over the global buffer by a host permutation (one slot
@@ -54,10 +54,9 @@ def _layout(test):
     multicast_groups = []
     for t, instrs in test.code.items():
         for i in instrs:
-            if i.op == "tensor":
-                raise NotSupported("cp.async.bulk.tensor: the runner does not encode tensor maps yet (a test's map "
-                                   "versions are two host-encoded maps copied into the slot)")
-            if i.op in ("bulk", "reduce", "cp_async") and i.completion == "mbar":
+            if i.op == "tensor" and (i.completion != "mbar" or len(i.dsts) != 1 or i.bytes != 16):
+                raise NotSupported("cp.async.bulk.tensor: the runner has 1-D 16-byte loads through an mbarrier only")
+            if i.op in ("bulk", "reduce", "cp_async", "tensor") and i.completion == "mbar":
                 for d, m in zip(i.dsts, i.mbars):
                     owner.setdefault(d, index[(0, test.mbarriers[m][0])])
                 if len(i.dsts) > 1:
@@ -101,6 +100,13 @@ class _Emitter:
          self.smem_bytes) = _layout(test)
         self.regs = sorted({f"{t}:{i.reg}" for t, ins in test.code.items() for i in ins if i.reg})
         self.kernel = "lit_" + _ident(test.name)
+        self.tmaps = sorted({i.src for ins in test.code.values() for i in ins if i.op == "tensor"})
+        for t_, ins in test.code.items():
+            for i in ins:
+                if i.loc in self.tmaps and not (i.op == "st" and i.value in (0, 1)):
+                    raise NotSupported(f"'{i.text}': a tensor map is only stored (version 0 or 1) by the runner")
+                if i.op == "tensor" and self.test.init.get(i.src, 0) not in (0, 1):
+                    raise NotSupported(f"tensor map '{i.src}': initial version 0 or 1")
 
     def ptr(self, loc, t):
         """A C++ expression: the generic address of `loc` for thread t."""
@@ -151,6 +157,9 @@ class _Emitter:
             elif i.op == "ld":
                 out.append(f'asm volatile("ld{SEM[i.sem]}{_mem_scope(i)}.u32 %0, [%1];" : "=r"({reg[i.reg]}) : '
                            f'"l"({self.ptr(i.loc, t)}) : "memory");')
+            elif i.op == "st" and i.loc in self.tmaps:
+                # a new version of the tensor map: the 128 bytes of the host-encoded map `value`, generic stores
+                out.append(f"tmap_store({self.ptr(i.loc, t)}, p.tmap_images + {i.value} * 32);")
             elif i.op == "st":
                 out.append(f'asm volatile("st{SEM[i.sem]}{_mem_scope(i)}.u32 [%0], %1;" :: "l"({self.ptr(i.loc, t)}), '
                            f'"r"({val(i.value)}) : "memory");')
@@ -167,7 +176,10 @@ class _Emitter:
                 if i.fence == "proxy_async":
                     out.append('asm volatile("fence.proxy.async;" ::: "memory");')
                 elif i.fence == "proxy_tensormap":
-                    raise NotSupported("fence.proxy.tensormap: no tensor maps in the runner yet")
+                    out.append('asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");')
+                    for m in self.tmaps:
+                        out.append(f'asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: '
+                                   f'"l"({self.ptr(m, t)}) : "memory");')
                 else:
                     out.append(f'asm volatile("fence.{i.fence}.{i.scope};" ::: "memory");')
             elif i.op == "bar":
@@ -210,6 +222,10 @@ class _Emitter:
                     out.append('asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes'
                                f'.multicast::cluster [%0], [%1], {i.bytes}, [%2], %3;" :: "r"(SADDR({off})), '
                                f'"l"({self.gaddr(i.src)}), "r"(SADDR({moff})), "h"((uint16_t){mask}) : "memory");')
+            elif i.op == "tensor":
+                out.append('asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx'
+                           f'::bytes [%0], [%1, {{%2}}], [%3];" :: "r"({self._caddr(i.dsts[0], t)}), '
+                           f'"l"({self.ptr(i.src, t)}), "r"(0), "r"({self._cmaddr(i.mbars[0], t)}) : "memory");')
             elif i.op in ("mb_arrive", "mb_expect"):
                 addr, remote = self.maddr(i.loc, t)
                 scope = "cluster" if remote or i.scope == "cluster" else "cta"
@@ -314,14 +330,15 @@ class _Emitter:
         if any(l not in self.globals for l in self.test.observe):
             raise NotSupported("a final value of shared memory is observed")
         roles = " ".join(str(self.th_cta[t]) for t in self.test.threads)
+        tmaps = " ".join(str(self.globals.index(m)) for m in self.tmaps)
         return (f'  {{"{self.test.name}", (const void*){self.kernel}, {ncta}, {len(self.test.threads)}, '
                 f'{len(self.globals)}, {len(self.regs)}, "{" ".join(self.regs)}", "{" ".join(self.globals)}", '
-                f'"{inits}", "{observe}", "{roles}", {int(mutant)}}},')
+                f'"{inits}", "{observe}", "{roles}", {int(mutant)}, "{tmaps}"}},')
 
 
 PRELUDE = r'''// Generated by `./ptxcts litmus cuda` (harness/litmodel/cuda.py) from litmus tests labelled by the model.
 // Each kernel runs one test in many parallel instances with stress; the host runner (litmus_runner.cu)
-// histograms every outcome and judges it by the labels. Build: nvcc -arch=sm_90a -std=c++17.
+// histograms every outcome and judges it by the labels. Build: nvcc -gencode arch=compute_90a,code=sm_90a -std=c++17.
 #include <cooperative_groups.h>
 #include <cstdint>
 namespace cg = cooperative_groups;
@@ -334,6 +351,7 @@ struct Params {
   uint32_t* hang;          // [instance]: an mbarrier wait gave up
   uint32_t* stress_buf;    // the stress lines
   uint32_t stress_lines, stress_iters, nglobal, spin_limit;
+  const uint32_t* tmap_images; // two host-encoded 1-D tensor maps (32 words each): versions 0 and 1 of a map
 };
 
 #define GSTRIDE_WORDS 64
@@ -353,6 +371,11 @@ __device__ __forceinline__ uint32_t mapa(uint32_t a, uint32_t rank) {
   uint32_t r;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
   return r;
+}
+// A new version of a tensor map in global memory: its 128 bytes by generic stores (the litmus `st tm V`).
+__device__ __forceinline__ void tmap_store(uint32_t* slot, const uint32_t* image) {
+  for (int w = 0; w < 32; w += 2)
+    asm volatile("st.u64 [%0], %1;" :: "l"(slot + w), "l"(*(const unsigned long long*)(image + w)) : "memory");
 }
 __device__ __forceinline__ void mbar_init(uint32_t a, uint32_t count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(a), "r"(count) : "memory");

@@ -3,8 +3,11 @@
 // judgement by the model's labels (labels.tsv written beside the kernels by `./ptxcts litmus cuda`):
 //   an observed forbidden outcome: fail; an observed undefined one: reported, judges nothing; an allowed outcome
 //   never observed: reported (the environment cannot show it yet); a hang the model does not allow: fail.
+// build: nvcc -gencode arch=compute_90a,code=sm_90a -std=c++17 -I gpu/ DIR/litmus_kernels.cu gpu/litmus_runner.cu
 // usage: litmus-runner LABELS.tsv [--iters N] [--instances N] [--stress-lines N] [--stress-iters N] [--seed N]
 //        [--test NAME]... ; exit 0 all pass, 1 a fail, 2 usage, 3 a malformed labels file, 77 no sm_90 GPU.
+#include <cuda.h>          // CUtensorMap and its enums (the entry point comes from the runtime: no -lcuda)
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -33,6 +36,7 @@ struct Params {   // as in the generated kernels (cuda.py PRELUDE)
   uint32_t* hang;
   uint32_t* stress_buf;
   uint32_t stress_lines, stress_iters, nglobal, spin_limit;
+  const uint32_t* tmap_images;
 };
 
 constexpr int kBlock = 256;
@@ -70,6 +74,31 @@ bool read_labels(const char* path, std::map<std::string, std::map<std::string, s
     }
     (*out)[line.substr(0, a)][line.substr(a + 1, b - a - 1)] = line.substr(b + 1);
   }
+  return true;
+}
+
+// The two versions of a test's tensor map: 1-D maps of four u32 over a source of 0s (version 0) and of 1s
+// (version 1): a tensor copy writes the version of the map it read.
+bool encode_maps(uint32_t* images_dev, uint32_t** sources) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult q;
+  if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+      !fn)
+    return false;
+  auto encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  CUtensorMap maps[2];
+  for (int v = 0; v < 2; ++v) {
+    uint32_t init[4] = {(uint32_t)v, (uint32_t)v, (uint32_t)v, (uint32_t)v};
+    OK(cudaMalloc(&sources[v], 16));
+    OK(cudaMemcpy(sources[v], init, 16, cudaMemcpyHostToDevice));
+    cuuint64_t dim[1] = {4};
+    cuuint32_t box[1] = {4}, stride[1] = {1};
+    if (encode(&maps[v], CU_TENSOR_MAP_DATA_TYPE_UINT32, 1, sources[v], dim, nullptr, box, stride,
+               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+      return false;
+  }
+  OK(cudaMemcpy(images_dev, maps, sizeof(maps), cudaMemcpyHostToDevice));
   return true;
 }
 
@@ -123,6 +152,14 @@ int main(int argc, char** argv) {
     return 77;
   }
   std::mt19937_64 rng(a.seed);
+  uint32_t *images, *sources[2];
+  OK(cudaMalloc(&images, 256));
+  if (!encode_maps(images, sources)) {
+    std::fprintf(stderr, "litmus-runner: cuTensorMapEncodeTiled refused the 1-D maps of the tensor-map tests\n");
+    return 4;
+  }
+  std::vector<uint32_t> h_images(64);
+  OK(cudaMemcpy(h_images.data(), images, 256, cudaMemcpyDeviceToHost));
   uint32_t* stress;
   OK(cudaMalloc(&stress, sizeof(uint32_t) * 32 * std::max<long>(1, a.stress_lines)));
   int fails = 0, unseen_total = 0, killed = 0, mutants = 0;
@@ -138,7 +175,9 @@ int main(int argc, char** argv) {
     }
     const long n = a.instances;
     std::vector<std::string> regs = words(t.regs), gnames = words(t.globals), inits = words(t.inits),
-                             obs = words(t.observe), tcta = words(t.thread_cta);
+                             obs = words(t.observe), tcta = words(t.thread_cta), tm = words(t.tmaps);
+    std::set<int> is_map;
+    for (auto& w : tm) is_map.insert(std::stoi(w));
     uint32_t *gmem, *gperm, *out, *hang;
     int* role;
     const size_t gwords = (size_t)n * t.nglobal * kGStride + 1;
@@ -160,7 +199,12 @@ int main(int argc, char** argv) {
         std::shuffle(p.begin(), p.end(), rng);
         for (int i = 0; i < t.nglobal; ++i) {
           h_perm[g * t.nglobal + i] = p[i];
-          h_gmem[(size_t)(g * t.nglobal + p[i]) * kGStride] = (uint32_t)std::stoul(inits[i]);
+          const uint32_t init = (uint32_t)std::stoul(inits[i]);
+          uint32_t* slot = &h_gmem[(size_t)(g * t.nglobal + p[i]) * kGStride];
+          if (is_map.count(i))
+            std::copy(h_images.begin() + 32 * init, h_images.begin() + 32 * init + 32, slot);   // map version
+          else
+            slot[0] = init;
         }
         std::vector<int> lanes(kBlock);
         for (int c = 0; c < t.ctas; ++c) {
@@ -176,7 +220,7 @@ int main(int argc, char** argv) {
       OK(cudaMemcpy(role, h_role.data(), sizeof(int) * h_role.size(), cudaMemcpyHostToDevice));
       OK(cudaMemset(hang, 0, sizeof(uint32_t) * n));
       Params p{gmem, gperm, role, out, hang, stress, (uint32_t)a.stress_lines, (uint32_t)a.stress_iters,
-               (uint32_t)t.nglobal, 1u << 20};
+               (uint32_t)t.nglobal, 1u << 20, images};
       void* args[] = {&p};
       OK(cudaLaunchKernel(t.fn, dim3((unsigned)(n * t.ctas)), dim3(kBlock), args, 0, nullptr));
       OK(cudaDeviceSynchronize());

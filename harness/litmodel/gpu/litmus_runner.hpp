@@ -13,6 +13,7 @@ struct LitmusKernel {
   const char* observe;   // indices of the global locations whose final values are part of the outcome
   const char* thread_cta;// each test thread's CTA within the instance
   int mutant;            // 1: a graded mutant, judged by its original's labels (killed or survived)
+  const char* tmaps;     // indices of the global locations that hold a tensor map (its version: 0 or 1)
 };
 extern const LitmusKernel kLitmusKernels[];
 extern const int kLitmusKernelCount;
