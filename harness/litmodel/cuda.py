@@ -65,7 +65,7 @@ def _layout(test):
                 owner.setdefault(i.dsts[0], th_cta[t])
             elif i.op in ("bulk", "reduce"):
                 owner.setdefault(i.src, th_cta[t])
-    shared, offsets = {}, {}
+    shared = {}
     nxt = {}
     for dsts, mbars in multicast_groups:
         off = max([nxt.get(owner[d], 0) for d in dsts])
@@ -236,7 +236,7 @@ class _Emitter:
                     out.append(f'asm volatile("mbarrier.expect_tx.relaxed.{scope}.{space}.b64 [%0], {i.n};" :: '
                                f'"r"({addr}) : "memory");')
                 else:
-                    tx = f".expect_tx" if i.n else ""
+                    tx = ".expect_tx" if i.n else ""
                     n = f", {i.n}" if i.n else ""
                     sem = ".relaxed" if i.sem == "relaxed" else ".release"
                     out.append(f'asm volatile("mbarrier.arrive{tx}{sem}.{scope}.{space}.b64 _, [%0]{n};" :: '
@@ -288,7 +288,7 @@ class _Emitter:
                  f"__global__ void __cluster_dims__({self.cs}, 1, 1) __launch_bounds__({BLOCK}) {self.kernel}(Params p) {{",
                  f"  __shared__ alignas(128) unsigned char smem[{max(self.smem_bytes, 16)}];",
                  "  cg::cluster_group cluster = cg::this_cluster();",
-                 f"  const unsigned rank = cluster.block_rank();",
+                 "  const unsigned rank = cluster.block_rank();",
                  f"  const unsigned group = blockIdx.x / {ncta};                 // the instance",
                  f"  const unsigned cta = blockIdx.x % {ncta};                   // the test's CTA",
                  "  (void)rank;",
@@ -313,6 +313,12 @@ class _Emitter:
                 if r.startswith(t + ":"):
                     lines.append(f"    p.regs[group * {len(self.regs)} + {self.regs.index(r)}] = "
                                  f"r_{_ident(r.split(':')[1])};")
+            # drain: no copy of this thread may outlive its CTA (a mutant may wait too little)
+            ops = {i.op for i in self.test.code[t]} | {i.completion for i in self.test.code[t]}
+            if "bulk_group" in ops:
+                lines.append('    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");')
+            if "cp_async" in ops:
+                lines.append('    asm volatile("cp.async.wait_all;" ::: "memory");')
             lines += ["    break;", "  }"]
         lines += ["  default: {", "    stress(p, group, cta);"]
         for key in keys:
@@ -321,7 +327,20 @@ class _Emitter:
                 if n:
                     lines += [f"    if (cta == {c}) {{"] + ["      " + x for x in pad(key, n)] + ["    }"]
         lines += ["  }", "  }", "  if (hang) atomicOr(&p.hang[group], 1u);",
-                  "  __syncwarp();", "  cluster.sync();   // peers may still write this CTA's shared memory", "}"]
+                  "  cluster.sync();   // every test thread is done"]
+        # drain the mbarriers: the bytes a copy still has in flight (a mutant's expect_tx too small, a wait that
+        # gave up) land before the CTA exits: phase 0, then the rest in phase 1
+        drains = []
+        for m, (owner, off) in self.mbar.items():
+            expected = sum(i.n or 0 for ins in self.test.code.values() for i in ins
+                           if i.op in ("mb_arrive", "mb_expect") and i.loc == m)
+            bytes_in = sum(i.bytes for ins in self.test.code.values() for i in ins
+                           if i.op in ("bulk", "tensor", "reduce") and m in i.mbars)
+            drains.append(f"    if (cta == {owner}) mbar_drain(SADDR({off}), {expected}u, {bytes_in}u, "
+                          f"{self.test.mbarriers[m][1]}u, p.spin_limit);")
+        if drains:
+            lines += ["  if (threadIdx.x == 0) {"] + drains + ["  }"]
+        lines += ["  cluster.sync();   // peers may still write this CTA's shared memory", "}"]
         return "\n".join(lines), ncta
 
     def table_row(self, ncta, mutant=False):
@@ -395,6 +414,23 @@ MBAR_WAIT(mbar_wait_acquire_cluster, ".acquire.cluster")
 MBAR_WAIT(mbar_wait_relaxed_cta, ".relaxed.cta")
 MBAR_WAIT(mbar_wait_relaxed_cluster, ".relaxed.cluster")
 
+// The end of an instance: wait (bounded) for phase 0 of an mbarrier; when its copies bring more bytes than phase 0
+// expected, expect the rest in phase 1 and wait for it, so that no copy lands after the CTA exits.
+__device__ __forceinline__ void mbar_drain(uint32_t a, uint32_t expected, uint32_t bytes, uint32_t count,
+                                           uint32_t limit) {
+  if (!mbar_wait_acquire_cta(a, limit) || bytes <= expected) return;
+  asm volatile("mbarrier.arrive.expect_tx.relaxed.cta.shared::cta.b64 _, [%0], %1;" :: "r"(a), "r"(bytes - expected)
+               : "memory");
+  for (uint32_t i = 1; i < count; ++i)
+    asm volatile("mbarrier.arrive.relaxed.cta.shared::cta.b64 _, [%0];" :: "r"(a) : "memory");
+  for (uint32_t i = 0; i < limit; ++i) {
+    uint32_t done;
+    asm volatile("{ .reg .pred q; mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 q, [%1], 1;\n\t"
+                 "selp.u32 %0, 1, 0, q; }" : "=r"(done) : "r"(a) : "memory");
+    if (done) return;
+  }
+}
+
 // Stress (MC Mutants' parallel environment): the threads of a CTA that play no test thread load and store a few
 // hot lines of the stress buffer, chosen per instance, while the test runs.
 __device__ __forceinline__ void stress(const Params& p, unsigned group, unsigned cta) {
@@ -429,7 +465,7 @@ def translate(tests, mutant_names=()):
         parts.append(text)
         rows.append(row)
     parts.append('#include "litmus_runner.hpp"')
-    parts.append(f"extern const LitmusKernel kLitmusKernels[] = {{\n" + "\n".join(rows) + "\n};")
+    parts.append("extern const LitmusKernel kLitmusKernels[] = {\n" + "\n".join(rows) + "\n};")
     parts.append(f"extern const int kLitmusKernelCount = {len(rows)};")
     return "\n\n".join(parts) + "\n", skipped
 

@@ -12,7 +12,7 @@ import itertools
 from dataclasses import dataclass, field
 
 from . import catalog
-from .events import ModelError, build, scope_holds
+from .events import build, scope_holds
 
 FORBIDDEN, ALLOWED, UNDEFINED = "forbidden", "allowed", "undefined"
 HANG = (("hang", "an mbarrier phase never completes"),)

@@ -5,7 +5,6 @@ which holds the Fence-SC edges), its fault is planted together with the other's,
 import unittest
 
 from litmodel import catalog
-from litmodel.model import Model
 from litmodel.tests.common import all_tests, verdict
 
 # axiom: (test, outcome, verdict, verdict with the axiom left out, also left out)
