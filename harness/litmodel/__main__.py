@@ -182,6 +182,13 @@ def cmd_mutants(a):
     path = os.path.join(suite.SUITE_DIR, "mutants.jsonl.gz")
     if a.action == "write":
         mutants.write(path, rows)
+    if a.json:
+        why = _json_path_problem(a.json)
+        if why:
+            sys.stderr.write(f"ptxcts litmus: {why}\n")
+            return 2
+        _write_json(a.json, {"mutants": [{k: v for k, v in r.items() if k != "text"} for r in rows],
+                             "killable": sum(bool(r["killing"]) for r in rows), "total": len(rows)})
     by = collections.OrderedDict()
     for r in rows:
         k = by.setdefault(r["operator"], [0, 0])
@@ -251,6 +258,7 @@ def main(argv):
     s.add_argument("action", choices=("check", "write"))
     u = sub.add_parser("mutants", help="graded mutants of the generated tests, judged by the model")
     u.add_argument("action", choices=("list", "check", "write"))
+    u.add_argument("--json", metavar="FILE", help="every mutant (equivalent ones too) and its killing outcomes")
     k = sub.add_parser("cuda", help="the tests (and with --mutants the graded mutants) as CUDA kernels for the runner")
     k.add_argument("files", nargs="*", metavar="FILE")
     k.add_argument("--out", required=True, metavar="DIR")

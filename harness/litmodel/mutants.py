@@ -77,7 +77,7 @@ def mutants_of(test, model):
         if text in seen:
             continue
         seen.add(text)
-        text = text.replace(f"test {test.name}", f"test {test.name}+{op}{k}", 1)
+        text = text.replace(f"test {test.name}", f"test {test.name}+{op}.{k}", 1)
         try:
             [mt] = parse_text(text, f"{test.path}~{op}")
         except Exception as e:          # a mutation the format refuses (e.g. a condition on a dropped register)

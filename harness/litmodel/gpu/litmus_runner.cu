@@ -173,6 +173,16 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "litmus-runner: %s: no label in %s\n", t.name, a.labels);
       return 3;
     }
+    // a cluster size the device cannot hold: not_supported, with the reason
+    cudaLaunchConfig_t probe = {};
+    probe.gridDim = dim3((unsigned)t.ctas);
+    probe.blockDim = dim3(kBlock);
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, t.fn, &probe) != cudaSuccess || clusters == 0) {
+      cudaGetLastError();
+      std::printf("%-48s not_supported: no cluster of its %d CTAs fits on this device\n", t.name, t.ctas);
+      continue;
+    }
     const long n = a.instances;
     std::vector<std::string> regs = words(t.regs), gnames = words(t.globals), inits = words(t.inits),
                              obs = words(t.observe), tcta = words(t.thread_cta), tm = words(t.tmaps);
@@ -258,7 +268,7 @@ int main(int argc, char** argv) {
     for (auto& [o, v] : lab->second)
       if (v == "allowed" && !hist.count(o)) ++unseen;
     unseen_total += unseen;
-    // a graded mutant (its name "TEST+operatorK") is judged by its original's labels: a forbidden outcome kills it
+    // a graded mutant (its name "TEST+operator.K") is judged by its original's labels: a forbidden outcome kills it
     const bool mutant = t.mutant != 0;
     bool fail = forbidden + unknown > 0;
     if (mutant) {
