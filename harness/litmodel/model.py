@@ -140,7 +140,7 @@ class Model:
         rf_choices = [[None] + writes_of[r.loc] for r in reads]   # None: the initial value
         rf_choices = [[w for w in ch if w != r.id] for ch, r in zip(rf_choices, reads)]
         co_choices = [_partial_orders(writes_of[l], mstrong) for l in locs]
-        mb_names = [m for m in test.mbarriers if prog.mbar_updates[m]]
+        mb_names = [m for m in test.mbarriers if prog.mbar_updates[m] or prog.mbar_waits[m]]
         mb_choices = [list(itertools.permutations(prog.mbar_updates[m])) for m in mb_names]
         sc_choices = list(itertools.permutations(prog.sc_fences))
         verdicts, why = {}, {}

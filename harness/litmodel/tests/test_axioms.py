@@ -82,5 +82,29 @@ class Implied(unittest.TestCase):
         self.assertEqual(verdict("SB.peer_cta.gpu", "T0:r1=0 T1:r2=0", broken=("fence_sc",)), "forbidden")
 
 
+class MbarrierPhase(unittest.TestCase):
+    """mbarrier_phase: a phase that never completes is the outcome hang, whatever updates the mbarrier has."""
+
+    def verdicts(self, code):
+        from litmodel.model import Model
+        from litmodel.syntax import parse_text
+        [t] = parse_text("test A\nthread T0\nmbarrier m count=1\n" + code, "a.litmus")
+        return {" ".join(f"{k}={v}" for k, v in o): v for o, v in Model().run(t).verdicts.items()}
+
+    def test_a_wait_on_an_mbarrier_nothing_updates_hangs(self):
+        self.assertEqual(self.verdicts("T0: mbarrier.try_wait m\nT0: ld.weak r1 x\n"),
+                         {"hang=an mbarrier phase never completes": "allowed"})
+
+    def test_expect_tx_larger_than_the_bytes_hangs(self):
+        v = self.verdicts("T0: mbarrier.arrive.expect_tx m 32\nT0: cp.async.bulk s g mbar=m bytes=16\n"
+                          "T0: mbarrier.try_wait m\nT0: ld.weak r1 s\n")
+        self.assertEqual(v, {"hang=an mbarrier phase never completes": "allowed"})
+
+    def test_the_exact_bytes_complete_the_phase(self):
+        v = self.verdicts("init g=5\nT0: mbarrier.arrive.expect_tx m 16\nT0: cp.async.bulk s g mbar=m bytes=16\n"
+                          "T0: mbarrier.try_wait m\nT0: ld.weak r1 s\n")
+        self.assertEqual(v, {"T0:r1=0": "forbidden", "T0:r1=5": "allowed"})
+
+
 if __name__ == "__main__":
     unittest.main()
