@@ -98,6 +98,8 @@ fi
 llvm=0
 # (signals ignored while it asks: a quick question, never a KeyboardInterrupt traceback; stopping.sh, py)
 ( trap '' INT TERM; PYTHONPATH="$root/generator:$root/harness" exec python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-22") else 1)' ) && llvm=1
+llvm_triton=0   # Triton's bundled LLVM (./ptxcts frontend install llvm-triton): run where installed
+( trap '' INT TERM; PYTHONPATH="$root/generator:$root/harness" exec python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-triton") else 1)' ) && llvm_triton=1
 triton=0
 ( trap '' INT TERM; PYTHONPATH="$root/generator:$root/harness" exec python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("triton") else 1)' ) && triton=1
 lane_dir=$(mktemp -d "${TMPDIR:-/tmp}/ptxcts-all.XXXXXX")
@@ -124,6 +126,12 @@ cpu_lane() {
     ran cpu "results/$stamp-frontend-llvm-22"
   else
     step "front-end llvm-22 not installed: the front-end tier is skipped (./ptxcts frontend install llvm-22 [--wheels DIR])"
+  fi
+  if [ $llvm_triton = 1 ]; then
+    step "front-end tier (llvm-triton: Triton's bundled LLVM, paired with its ptxas)"
+    timed frontend ./ptxcts frontend run --frontend llvm-triton --quiet "${family[@]+"${family[@]}"}" \
+      --out "results/$stamp-frontend-llvm-triton"
+    ran cpu "results/$stamp-frontend-llvm-triton"
   fi
   if [ $triton = 1 ]; then   # the Triton language (harness/frontend/README.md, "Triton"), where it is installed
     step "front-end tier (triton, paired with its ptxas)"
