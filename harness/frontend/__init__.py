@@ -111,7 +111,7 @@ def resolve(spec=None, env=None, need_description=True):
         if not spec:
             raise FrontendError(f"name a front-end (--frontend NAME or ${ENV}): {', '.join(known_names())}")
     if spec.startswith("triton="):   # a Triton the user names: a site-packages folder, a checkout, a wheel
-        from .triton_site import named_triton
+        from .triton.site import named_triton
         return named_triton(spec[len("triton="):], need_description)
     cat = catalog.load()
     if spec not in cat:

@@ -81,6 +81,6 @@ def engine(fe):
         from .nvrtc_backend import NvrtcEngine
         return NvrtcEngine(fe)
     if fe.kind == "triton":
-        from .triton_engine import TritonEngine
+        from .triton.engine import TritonEngine
         return TritonEngine(fe)
     raise MappingError(f"front-end {fe.name}: no engine for kind {fe.kind!r}")

@@ -102,6 +102,6 @@ def describe(fe, jobs=2, log=print):
         from . import nvrtc_backend
         return nvrtc_backend.describe(fe, _doc, log)
     if fe.kind == "triton":
-        from . import triton_backend
+        from .triton import backend as triton_backend
         return triton_backend.describe(fe, _doc, log, jobs)
     raise FrontendError(f"front-end {fe.name}: kind {fe.kind!r} has no probe", MALFORMED)

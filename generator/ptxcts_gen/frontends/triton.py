@@ -1,7 +1,7 @@
 """The Triton language (Triton 3.9: `triton.language` and Gluon, `triton.experimental.gluon`): the kernel that
 makes Triton write each form, and the forms it cannot write, each with its reason.
 
-A Spelling here names a kernel template of harness/frontend/triton_backend.py (`callee`) and its parameters
+A Spelling here names a kernel template of harness/frontend/triton/backend.py (`callee`) and its parameters
 (`args`: (name, value) pairs: the TMA block rank, the reduction, the cache policy, ...). The backend writes the
 kernel into a file (Triton's front-end reads the source through `inspect`), compiles it with `triton.compile`
 for the case's target and PTX version, and the tier judges the one instruction of the case's family in its PTX.
@@ -224,7 +224,7 @@ def _bulk_groups(q):
 FAMILIES = family_table(globals())
 
 # the opcode words the instruction under test starts with, per family (the other instructions of a kernel, its
-# commit and wait around a copy, are not the case's): harness/frontend/triton_backend.under_test
+# commit and wait around a copy, are not the case's): read by harness/frontend/triton/engine.py
 UNDER_TEST = {
     "cp.async": ("cp.async.ca.", "cp.async.cg."),
     "cp.async.bulk.tensor": ("cp.async.bulk.tensor.",),

@@ -84,7 +84,7 @@ def __getattr__(name):
 ''',
     "triton/experimental/gluon/language/nvidia/__init__.py": "",
 }
-# the Gluon calls the back-end reads (triton_backend.api): Triton 3.9's names and arguments, doing nothing
+# the Gluon calls the back-end reads (frontend/triton/backend.py, api): Triton 3.9's names and arguments, doing nothing
 _GLUON = "triton/experimental/gluon/language/nvidia/"
 _PACKAGE.update({
     _GLUON + "ampere/__init__.py": '''

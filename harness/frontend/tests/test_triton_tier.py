@@ -90,12 +90,12 @@ class PlantedFaults(unittest.TestCase):
 
 class GuardCases(unittest.TestCase):
     def test_every_kernel_is_asked_at_every_pair_the_description_lists(self):
-        from frontend import guard
+        from frontend.run import guard_cases
         from ptxcts_gen import model
         from ptxcts_gen.frontends import triton as mapping
         with open(os.path.join(ROOT, "toolchains", "triton.json")) as f:
             desc = json.load(f)
-        cs = {c.id: c for c in guard.cases(model.all_forms(), mapping.spell, desc)}
+        cs = {c.id: c for c in guard_cases(model.all_forms(), mapping.spell, desc)}
         # the PTX 8.6 finding's edge and below it, by the model's rule; sm_90a's lowest version Triton writes
         c = cs["cp.async.bulk.tensor/1d.shared_cta.global@sm_90a.ptx80"]
         self.assertEqual((c.expect, c.rules), ("reject", ("tensor.dst_shared_cta.ptx",)))

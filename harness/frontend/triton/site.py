@@ -9,8 +9,8 @@ import json
 import os
 import zipfile
 
-from . import Frontend, catalog, frontends_dir
-from .errors import USAGE, FrontendError
+from .. import Frontend, catalog, frontends_dir
+from ..errors import USAGE, FrontendError
 
 
 def _site_of(path, spec):
@@ -58,7 +58,7 @@ def _version(site):
 def named_triton(path, need_description=True):
     spec = f"triton={path}"
     site = os.path.abspath(_site_of(path, spec))
-    from . import triton_backend as tb
+    from . import backend as tb
     tb.check_site(site, f"--frontend {spec}")
     cat = catalog.load()
     base = cat.get("triton") or {"kind": "triton", "ptxas": "13.5", "library": "triton/_C/libtriton.so",
@@ -82,7 +82,7 @@ def description(fe):
             doc = json.load(f)
         if doc.get("library_sha256") == sha:
             return doc
-    from . import probe
+    from .. import probe
     doc = probe.describe(fe, log=lambda m: sys.stderr.write(m + "\n"))
     os.makedirs(os.path.dirname(cache), exist_ok=True)
     tmp = cache + f".tmp{os.getpid()}"

@@ -18,7 +18,7 @@ import re
 import sys
 import tempfile
 
-from .errors import MALFORMED, USAGE, FrontendError
+from ..errors import MALFORMED, USAGE, FrontendError
 
 # the compute capabilities asked of Triton by the probe (GPUTarget("cuda", CC, 32)); what it writes for each is
 # measured, never assumed
@@ -478,7 +478,7 @@ def describe(fe, make_doc, log=print, jobs=2):
     from ptxcts_gen import targets as isa_targets
     from framework.toolchains import probe as tc_probe
 
-    from . import isolate
+    from .. import isolate
     load(fe)
     versions = list(isa_targets.PTX_VERSIONS)
     log(f"frontend: probing {fe.name}: Triton {version()}, an empty Gluon kernel per (compute capability, "

@@ -3,7 +3,7 @@ child, find the instruction under test, and judge the `.version` / `.target` Tri
 from ptxcts_gen import model, targets
 from ptxcts_gen.frontends import Spelling, Unexpressible
 
-from . import triton_backend as tb
+from . import backend as tb
 
 
 class TritonEngine:
