@@ -79,27 +79,30 @@ bool read_labels(const char* path, std::map<std::string, std::map<std::string, s
 
 // The two versions of a test's tensor map: 1-D maps of four u32 over a source of 0s (version 0) and of 1s
 // (version 1): a tensor copy writes the version of the map it read.
-bool encode_maps(uint32_t* images_dev, uint32_t** sources) {
+std::string encode_maps(uint32_t* images_dev, uint32_t** sources) {
   void* fn = nullptr;
-  cudaDriverEntryPointQueryResult q;
-  if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-      !fn)
-    return false;
+  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+  cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
+  if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn)
+    return std::string("the driver entry point cuTensorMapEncodeTiled (version 12000) was not found: ") +
+           (e != cudaSuccess ? cudaGetErrorString(e) : "query result " + std::to_string(int(q)));
   auto encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-  CUtensorMap maps[2];
+  alignas(64) CUtensorMap maps[2];
   for (int v = 0; v < 2; ++v) {
     uint32_t init[4] = {(uint32_t)v, (uint32_t)v, (uint32_t)v, (uint32_t)v};
     OK(cudaMalloc(&sources[v], 16));
     OK(cudaMemcpy(sources[v], init, 16, cudaMemcpyHostToDevice));
-    cuuint64_t dim[1] = {4};
-    cuuint32_t box[1] = {4}, stride[1] = {1};
-    if (encode(&maps[v], CU_TENSOR_MAP_DATA_TYPE_UINT32, 1, sources[v], dim, nullptr, box, stride,
-               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
-      return false;
+    // rank 1: no global stride is read (rank - 1 of them), but the array is passed, never null
+    cuuint64_t dim[1] = {4}, gstride[1] = {16};
+    cuuint32_t box[1] = {4}, estride[1] = {1};
+    CUresult r = encode(&maps[v], CU_TENSOR_MAP_DATA_TYPE_UINT32, 1, sources[v], dim, gstride, box, estride,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+      return "cuTensorMapEncodeTiled refused the 1-D map of version " + std::to_string(v) + " (UINT32, 4 elements, box 4): CUresult " + std::to_string(int(r));
   }
   OK(cudaMemcpy(images_dev, maps, sizeof(maps), cudaMemcpyHostToDevice));
-  return true;
+  return "";
 }
 
 struct Args {
@@ -154,8 +157,8 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(a.seed);
   uint32_t *images, *sources[2];
   OK(cudaMalloc(&images, 256));
-  if (!encode_maps(images, sources)) {
-    std::fprintf(stderr, "litmus-runner: cuTensorMapEncodeTiled refused the 1-D maps of the tensor-map tests\n");
+  if (std::string e = encode_maps(images, sources); !e.empty()) {
+    std::fprintf(stderr, "litmus-runner: the tensor-map tests' maps: %s\n", e.c_str());
     return 4;
   }
   std::vector<uint32_t> h_images(64);
