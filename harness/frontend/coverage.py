@@ -28,6 +28,9 @@ def coverage_of(name, forms, manifest_cases=None):
         if d is None:
             raise FrontendError(f"front-end {name}: no toolchains/{name}.json (./ptxcts frontend probe {name})")
         spell = lambda f: mapping.spell(f, set(d.get("intrinsics") or ()))   # noqa: E731
+    elif kind == "cute-dsl":
+        from ptxcts_gen.frontends import cute_dsl as mapping
+        spell = mapping.spell
     else:
         from ptxcts_gen.frontends import cccl as mapping
         spell = mapping.spell

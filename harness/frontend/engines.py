@@ -50,4 +50,7 @@ def engine(fe):
     if fe.kind == "nvrtc":
         from .nvrtc_backend import NvrtcEngine
         return NvrtcEngine(fe)
+    if fe.kind == "cute-dsl":
+        from .cute_dsl_backend import CuteDslEngine
+        return CuteDslEngine(fe)
     raise MappingError(f"front-end {fe.name}: no engine for kind {fe.kind!r}")
