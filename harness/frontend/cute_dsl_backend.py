@@ -41,7 +41,7 @@ _KERNEL = """
 def {entry}(g: cute.Tensor):
     smem = cutlass.utils.SmemAllocator()
     s = smem.allocate_array(cutlass.Int64, 64)
-    mb = smem.allocate_array(cutlass.Int64, 1)
+    mb = cutlass.Array(cutlass.Int64, 1, space=cutlass.AddressSpace.smem, alignment=8)
     dsm = _cast(s, cutlass.AddressSpace.dsmem)
     tm = _cast(g.iterator, cutlass.AddressSpace.generic)
     sz = cutlass.Int32(g[0])
@@ -76,9 +76,8 @@ def load(fe):
 
 
 def module_source(kernels):
-    """The Python file of a batch: [(entry, Spelling)] -> source text."""
-    from ptxcts_gen.frontends.cute_dsl import call_text
-    body = _PRELUDE + "".join(_KERNEL.format(entry=e, call=call_text(s)) for e, s in kernels)
+    """The Python file of a batch: [(entry, the primitive's call text)] -> source text."""
+    body = _PRELUDE + "".join(_KERNEL.format(entry=e, call=call) for e, call in kernels)
     launches = "".join(f"    {e}(g).launch(grid=(1, 1, 1), block=(32, 1, 1))\n" for e, _ in kernels)
     return body + "\n\n@cute.jit\ndef host(g: cute.Tensor):\n" + (launches or "    pass\n")
 
@@ -115,11 +114,63 @@ def compile_source(arg):
     return rename_entries(ptx, entries)
 
 
+REFUSED = "// ptxcts-refused "
+
+
+def compile_batch(arg):
+    """The PTX of a batch (kernels [(entry, call text)], target) compiled in this process: the whole batch as one
+    module; when the DSL refuses it, each half again, down to the kernels it refuses (libNVVM names no kernel in
+    "unsupported operation"). Returns one module: the header of the first module compiled, every entry compiled,
+    and a `// ptxcts-refused <entry>: <the DSL's error>` line per refused kernel (read back by extract). A batch of
+    one kernel that is refused raises the DSL's error."""
+    kernels, target = arg
+    modules, refused = [], {}
+
+    def go(ks):
+        try:
+            modules.append(compile_source((module_source(ks), target, [e for e, _ in ks])))
+        except Exception as e:
+            if len(ks) == 1:
+                refused[ks[0][0]] = f"{type(e).__name__}: {_error_line(e)}"
+                return
+            go(ks[:len(ks) // 2])
+            go(ks[len(ks) // 2:])
+
+    go(kernels)
+    if len(kernels) == 1 and refused:
+        raise RuntimeError(next(iter(refused.values())))
+    head, bodies = None, []
+    for text in modules:
+        first = re.search(r"^\.visible \.entry ", text, re.M)
+        if first is None:
+            continue
+        head = head or text[:first.start()]
+        bodies.append(text[first.start():])
+    notes = "".join(f"{REFUSED}{e}: {msg}\n" for e, msg in refused.items())
+    return (head or "") + notes + "".join(bodies)
+
+
+def extract(text):
+    """{entry: instruction texts, or a judge.Emission REFUSED for a kernel compile_batch records as refused}."""
+    from .judge import REFUSED as REFUSED_STATUS, Emission
+    out = llvm_backend.instructions(text)
+    for ln in text.splitlines():
+        if ln.startswith(REFUSED):
+            entry, _, msg = ln[len(REFUSED):].partition(": ")
+            out[entry] = Emission(REFUSED_STATUS, message=msg, alone=True)
+    return out
+
+
 def _error_line(text):
     """The DSL's diagnostic, on one line, without its terminal colours."""
     text = re.sub(r"\x1b\[[0-9;]*m", "", str(text))
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and "suggestion" not in ln]
     return " | ".join(lines[:4])[:500]
+
+
+# the exceptions that mean a call the DSL cannot trace as written (a malformed mapping entry), not its verdict
+_MALFORMED = ("TypeError", "NameError", "AttributeError", "SyntaxError", "RuntimeError: TypeError",
+              "RuntimeError: NameError", "RuntimeError: AttributeError")
 
 
 class CuteDslEngine:
@@ -141,24 +192,35 @@ class CuteDslEngine:
         return s
 
     def verify(self, items):
-        """The mapping's calls must trace and compile for the newest target the DSL takes (sm_100a)."""
-        from . import isolate
-        out = isolate.run_many(compile_source, [(module_source(items), "sm_100a", [e for e, _ in items])], jobs=1,
-                               timeout=600)[0]
-        if not out.ok:
-            raise RuntimeError(_error_line(out.value if out.status == "exception" else out.stderr or out.status))
+        """The mapping's calls must be calls the DSL takes, checked without compiling: each callee a function of
+        the primitives module (P.) or of cutlass.cute.arch, its arguments bound to its signature
+        (inspect.signature: a missing, extra or unknown keyword argument is a TypeError), each literal argument an
+        expression the DSL evaluates (an enum member that exists). The DSL's own checks of the values and
+        libNVVM's refusals are its verdicts on a form, judged per case by the tier."""
+        import inspect
+        d = _loaded
+        from cutlass.experimental.primitives import nvvm_wrapper
+        names = {"P": nvvm_wrapper, "cute": d["cute"], "cutlass": d["cutlass"]}
+        for entry, s in items:
+            owner, _, fn_name = s.callee.rpartition(".")
+            fn = getattr(eval(owner, names), fn_name)   # AttributeError: no such primitive
+            pos, kw = [], {}
+            for k, v in s.args:
+                value = object() if v.startswith("%") else eval(v, names)   # AttributeError: no such member
+                if k:
+                    kw[k] = value
+                else:
+                    pos.append(value)
+            inspect.signature(fn).bind(*pos, **kw)   # TypeError: the call does not fit the signature
 
     def build(self, target, ptx, entries):
-        return (module_source([(e, self.by_entry[e]) for e in entries]), target, list(entries))
+        return ([(e, self.mapping.call_text(self.by_entry[e])) for e in entries], target)
 
     @staticmethod
     def compile(arg):
-        try:
-            return compile_source(arg)
-        except Exception as e:   # the DSL's refusal: one line, the exception type first
-            raise RuntimeError(f"{type(e).__name__}: {_error_line(e)}") from None
+        return compile_batch(arg)
 
-    extract = staticmethod(llvm_backend.instructions)
+    extract = staticmethod(extract)
 
     def describe_call(self, s):
         return self.mapping.call_text(s)
