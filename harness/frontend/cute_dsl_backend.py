@@ -119,24 +119,25 @@ REFUSED = "// ptxcts-refused "
 
 def compile_batch(arg):
     """The PTX of a batch (kernels [(entry, call text)], target) compiled in this process: the whole batch as one
-    module; when the DSL refuses it, each half again, down to the kernels it refuses (libNVVM names no kernel in
-    "unsupported operation"). Returns one module: the header of the first module compiled, every entry compiled,
-    and a `// ptxcts-refused <entry>: <the DSL's error>` line per refused kernel (read back by extract). A batch of
-    one kernel that is refused raises the DSL's error."""
+    module; when the DSL refuses it (libNVVM names no kernel in "unsupported operation"), each kernel alone, in
+    this process (no new fork, no new import). Returns one module: the header of the first module compiled,
+    every entry compiled, and a `// ptxcts-refused <entry>: <the DSL's error>` line per refused kernel (read
+    back by extract). A batch of one kernel that is refused raises the DSL's error."""
     kernels, target = arg
     modules, refused = [], {}
 
-    def go(ks):
+    def one(ks):
         try:
             modules.append(compile_source((module_source(ks), target, [e for e, _ in ks])))
+            return True
         except Exception as e:
             if len(ks) == 1:
                 refused[ks[0][0]] = f"{type(e).__name__}: {_error_line(e)}"
-                return
-            go(ks[:len(ks) // 2])
-            go(ks[len(ks) // 2:])
+            return False
 
-    go(kernels)
+    if not one(kernels) and len(kernels) > 1:
+        for k in kernels:
+            one([k])
     if len(kernels) == 1 and refused:
         raise RuntimeError(next(iter(refused.values())))
     head, bodies = None, []

@@ -126,7 +126,8 @@ QUALIFIERS = {
     ("cp.async.bulk.tensor", "dir", "shared::cluster.global"):
         Written("P.cp_async_bulk_tensor_shared_cluster_global"),
     ("cp.async.bulk.tensor", "dir", "global.shared::cta"): Written("P.cp_async_bulk_tensor_global_shared_cta"),
-    **{("cp.async.bulk.tensor", "dim", n): Written(f"a list of {n} Int32 coordinates (5 for gather4 / scatter4)")
+    **{("cp.async.bulk.tensor", "dim", n): Written(f"a list of {n} Int32 coordinates (for .tile::gather4 / "
+                                                                "::scatter4 2, the op adding the others)")
        for n in (1, 2, 3, 4, 5)},
     **{("cp.async.bulk.tensor", "load_mode", m): Written(
         f"mode=P.{_TENSOR_MODES.get(m) or _STORE_MODES[m]}" + (" (writes .tile)" if m == "" else ""))
@@ -157,7 +158,7 @@ QUALIFIERS = {
     ("cp.reduce.async.bulk.tensor", "cache_hint", False): _NONE,
     ("cp.reduce.async.bulk.tensor", "cache_hint", True): Written("l2_cache_hint= an Int64"),
     # cp.async.bulk.prefetch.tensor: P.cp_async_bulk_tensor_prefetch
-    **{("cp.async.bulk.prefetch.tensor", "dim", n): Written(f"a list of {n} Int32 coordinates (5 for gather4)")
+    **{("cp.async.bulk.prefetch.tensor", "dim", n): Written(f"a list of {n} Int32 coordinates (2 for .tile::gather4)")
        for n in (1, 2, 3, 4, 5)},
     **{("cp.async.bulk.prefetch.tensor", "load_mode", m): Written(
         f"mode=P.{_TENSOR_MODES[m]}" + (" (writes .tile)" if m == "" else ""))
@@ -198,9 +199,14 @@ def _hint(q, args):
     return args
 
 
+_IMM_SIZE = Unexpressible(
+    "the primitives take the size as an i32 value and libNVVM writes a constant size into a register (measured: "
+    "P.cp_async_bulk_prefetch(src, 256) writes `cp.async.bulk.prefetch.L2.global [%rd1], %r1`): the immediate-size "
+    "form cannot be written")
+
+
 def _size(q):
-    """The size argument: the form's immediate size as a Python constant, else a register value."""
-    return _lit(str(int(q["size_imm"]))) if q.get("size_imm") is not None else _r("size")
+    return _r("size")
 
 
 def _cp_async(q):
@@ -222,6 +228,8 @@ def _cp_async_groups(q):
 
 
 def _bulk(q):
+    if q["size_imm"] is not None:
+        return _IMM_SIZE
     d = q["dir"]
     if d == "global.shared::cta":
         args = _hint(q, [_r("gmem"), _r("smem"), _size(q)])
@@ -239,6 +247,8 @@ def _bulk(q):
 
 
 def _reduce_bulk(q):
+    if q["size_imm"] is not None:
+        return _IMM_SIZE
     args = [_r("gmem"), _r("smem"), _size(q), _lit(f"P.CpReduceOp.{q['redop'].upper()}", "op"),
             _lit(f"P.CpReduceType.{q['type'].upper()}", "type")]
     if q["noftz"]:
@@ -247,11 +257,13 @@ def _reduce_bulk(q):
 
 
 def _bulk_prefetch(q):
+    if q["size_imm"] is not None:
+        return _IMM_SIZE
     return Spelling("P.cp_async_bulk_prefetch", tuple(_hint(q, [_r("gmem"), _size(q)])))
 
 
 def _tensor(q):
-    mode, d, coords = q["load_mode"], q["dir"], _r(f"c{q['coords']}")
+    mode, d, coords = q["load_mode"], q["dir"], _coords(q)
     if d == "global.shared::cta":
         args = [_r("tmap"), _r("smem"), coords]
         if mode:
@@ -277,6 +289,12 @@ def _tensor(q):
     return Spelling("P.cp_async_bulk_tensor_shared_cluster_global", tuple(args))
 
 
+def _coords(q):
+    """The coordinate list: the form's count; 2 for .tile::gather4 / .tile::scatter4, whose other three (the row
+    indices after the first) the NVVM op adds itself (the primitives refuse another count)."""
+    return _r("c2" if q["load_mode"] in ("tile::gather4", "tile::scatter4") else f"c{q['coords']}")
+
+
 def _reduce_tensor(q):
     args = [_r("tmap"), _r("smem"), _lit(f"P.TMARedux.{q['redop'].upper()}"), _r(f"c{q['coords']}")]
     if q["load_mode"]:
@@ -285,7 +303,7 @@ def _reduce_tensor(q):
 
 
 def _prefetch_tensor(q):
-    args = [_r("tmap"), _r(f"c{q['coords']}"), _r(f"o{q['im2col_info']}")]
+    args = [_r("tmap"), _coords(q), _r(f"o{q['im2col_info']}")]
     if q["load_mode"]:
         args.append(_lit(f"P.{_TENSOR_MODES[q['load_mode']]}", "mode"))
     return Spelling("P.cp_async_bulk_tensor_prefetch", tuple(_hint(q, args)))

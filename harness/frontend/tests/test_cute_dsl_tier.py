@@ -1,0 +1,141 @@
+"""The front-end tier with the CUTLASS Python DSL (cute-dsl: CuTe DSL 4.8.1, libNVVM, paired with ptxas 13.5): the
+engine's own behaviour (a planted wrong spelling is a miscompile, a kernel the DSL refuses costs its own case
+only, an uninstalled front-end is exit 2 with the install command), a few cases of known outcome, then every case
+it can express, gated against results/baselines/frontend/cute-dsl.json.gz. Exits 77 (CTest: skipped) where the
+front-end or toolchain 13.5 is not installed (./ptxcts frontend install cute-dsl; ./ptxcts toolchains install
+13.5)."""
+import os
+import tempfile
+import unittest
+
+import frontend
+from framework import toolchains
+from framework.toolchains import ptxas
+from frontend import cute_dsl_backend, isolate, judge
+from frontend.tests.tier_check import OUT, check_every_case, main, run
+from ptxcts_gen import model, parse
+from ptxcts_gen.frontends import Spelling, cute_dsl
+
+NAME = "cute-dsl"
+KNOWN = {
+    # P.cp_async_shared_global with cp_size= a register: the src-size form, libNVVM selecting it for sm_90a
+    "cp.async/ca.shared.global/cp_size_4/src_size@sm_90a.ptx94": "pass",
+    # a finding: the DSL's cp_reduce_async_bulk_global_shared_cta refuses .noftz with .f32, which PTX ISA 9.4 allows
+    "cp.reduce.async.bulk/global.shared_cta.bulk_group/add.noftz.f32@sm_90a.ptx94": "fail",
+}
+
+
+def _forms():
+    return {f.id: f for f in model.all_forms()}
+
+
+def _compile(kernels, target):
+    """compile_batch in a forked child (as the tier does): the Outcome."""
+    return isolate.run_many(cute_dsl_backend.compile_batch, [(kernels, target)], jobs=1, timeout=300)[0]
+
+
+class CuteDslEngineTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cute_dsl_backend.load(frontend.resolve(NAME))
+        cls.forms = _forms()
+        cls.index = parse.FormIndex(cls.forms.values())
+
+    def _case(self, form_id, target):
+        class Case:   # the fields judge.judge reads
+            pass
+        c = Case()
+        c.id, c.form, c.target, c.ptx, c.valid, c.expect, c.rules = (f"{form_id}@{target}.ptx94", form_id, target,
+                                                                      "9.4", True, "accept", ())
+        return c
+
+    def test_a_planted_wrong_spelling_is_a_miscompile(self):
+        # the cp.async form .ca spelled with .cg: the DSL writes cp.async.cg, which is not the case's form
+        fid = "cp.async/ca.shared.global/cp_size_16"
+        s = cute_dsl.spell(self.forms[fid])
+        self.assertIsInstance(s, Spelling)
+        wrong = cute_dsl.call_text(s).replace("LoadCacheModifier.CA", "LoadCacheModifier.CG")
+        self.assertNotEqual(wrong, cute_dsl.call_text(s))
+        out = _compile([("k_planted", wrong)], "sm_90a")
+        self.assertTrue(out.ok, out)
+        found = cute_dsl_backend.extract(out.value)["k_planted"]
+        self.assertEqual(len(found), 1, found)
+        self.assertIn("cp.async.cg", found[0])
+        em = judge.Emission(judge.EMITTED, found)
+        klass, msg, _ = judge.judge(self._case(fid, "sm_90a"), fid, em, judge.Assembly(True), self.index, [],
+                                    NAME, "ptxas 13.5")
+        self.assertEqual(klass, "fail", msg)
+        self.assertIn("miscompile", msg)
+        # and the right spelling passes
+        out = _compile([("k_right", cute_dsl.call_text(s))], "sm_90a")
+        em = judge.Emission(judge.EMITTED, cute_dsl_backend.extract(out.value)["k_right"])
+        self.assertEqual(judge.judge(self._case(fid, "sm_90a"), fid, em, judge.Assembly(True), self.index, [], NAME,
+                                     "ptxas 13.5")[0], "pass")
+
+    def test_a_kernel_the_dsl_refuses_costs_its_own_case_only(self):
+        good = cute_dsl.spell(self.forms["cp.async.bulk.prefetch/L2.global"])
+        refused = cute_dsl.spell(self.forms["cp.reduce.async.bulk/global.shared_cta.bulk_group/add.noftz.f32"])
+        bulk = cute_dsl.spell(self.forms["cp.async.bulk/global.shared_cta.bulk_group"])
+        out = _compile([("k_a", cute_dsl.call_text(good)), ("k_b", cute_dsl.call_text(refused)),
+                        ("k_c", cute_dsl.call_text(bulk))], "sm_90a")
+        self.assertTrue(out.ok, out)
+        got = cute_dsl_backend.extract(out.value)
+        self.assertEqual(got["k_b"].status, judge.REFUSED)
+        self.assertIn(".noftz is only valid for .f16/.bf16", got["k_b"].message)
+        self.assertTrue(got["k_a"][0].startswith("cp.async.bulk.prefetch.L2.global"), got["k_a"])
+        self.assertTrue(got["k_c"][0].startswith("cp.async.bulk.global.shared::cta.bulk_group"), got["k_c"])
+        # the module of what compiled is one module ptxas 13.5 assembles
+        with tempfile.TemporaryDirectory() as d:
+            call = ptxas.assemble(toolchains.resolve("13.5").ptxas, "sm_90a", out.value, d)
+        self.assertTrue(call.accepted, call.output[:1000])
+        # a batch of one refused kernel is a refusal of the child (the tier's REFUSED)
+        one = _compile([("k_b", cute_dsl.call_text(refused))], "sm_90a")
+        self.assertFalse(one.ok)
+        self.assertEqual(one.status, "exception")
+
+    def test_a_malformed_mapping_entry_is_refused_before_the_run(self):
+        eng = cute_dsl_backend.CuteDslEngine(frontend.resolve(NAME))
+        s = cute_dsl.spell(self.forms["cp.async.bulk.prefetch/L2.global"])
+        eng.verify([("k", s)])
+        for bad in (Spelling(s.callee, s.args + (("no_such_argument", "True"),)),
+                    Spelling("P.no_such_primitive", s.args),
+                    Spelling("P.cp_async_shared_global", (("", "%smem"), ("", "%gmem"), ("", "16"),
+                                                          ("", "P.LoadCacheModifier.NO_SUCH")))):
+            with self.assertRaises((TypeError, AttributeError), msg=bad):
+                eng.verify([("k", bad)])
+
+    def test_not_installed_is_exit_2_naming_the_install_command(self):
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, PTXCTS_TOOLCHAIN_CACHE=cache)
+            import subprocess
+            import sys
+            from frontend.tests.tier_check import ENV, ROOT
+            r = subprocess.run([sys.executable, "-m", "frontend", "run", "--frontend", NAME, "--limit", "1"],
+                               capture_output=True, text=True, env=dict(ENV, PTXCTS_TOOLCHAIN_CACHE=cache), cwd=ROOT)
+            del env
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("./ptxcts frontend install cute-dsl", r.stderr)
+
+
+class CuteDslTierTest(unittest.TestCase):
+    def test_cases_of_known_outcome(self):
+        argv = ["run", "--frontend", NAME, "--out", os.path.join(OUT, "cute-dsl-known"), "--quiet"]
+        for c in KNOWN:
+            argv += ["--case", c]
+        r, _ = run(argv)
+        self.assertEqual(r.returncode, 1, r.stderr)   # the DSL's refusal of a valid form is a fail
+        import json
+        with open(os.path.join(OUT, "cute-dsl-known", "results.json")) as f:
+            got = {c["id"]: c for c in json.load(f)["cases"]}
+        for cid, klass in KNOWN.items():
+            self.assertEqual(got[cid]["class"], klass, f"{cid}: {got[cid]['message']}")
+
+    def test_every_expressible_case_against_the_baseline(self):
+        check_every_case(self, NAME, os.path.join(OUT, "cute-dsl-all"), "CuTe DSL", 2000)
+
+
+if __name__ == "__main__":
+    missing = [what for what, ok in ((f"front-end {NAME}", frontend.installed_dir(NAME)),
+                                     ("toolchain 13.5", toolchains.installed_dir("13.5"))) if not ok]
+    main(f"frontend.cute-dsl: SKIPPED: {' and '.join(missing)} not installed (./ptxcts frontend install {NAME}; "
+         "./ptxcts toolchains install 13.5)" if missing else None)
