@@ -32,8 +32,8 @@ _NONE = Written("nothing: the primitive writes no such qualifier unless asked")
 
 
 def _no(what, fn):
-    return Unexpressible(f"{fn} ({P}) has no argument that writes {what}, and no other primitive of the DSL "
-                         "writes it")
+    where = fn if fn.startswith("cute.arch.") else f"{fn} ({P})"
+    return Unexpressible(f"{where} has no argument that writes {what}")
 
 
 _NO_BULK_SEM = "cp_async_bulk_shared_cluster_global / cp_async_bulk_global_shared_cta"
