@@ -178,6 +178,9 @@ class CuteDslEngine:
     load_path = "cute-dsl"
     # the DSL refuses with a Python exception, not by exiting: cases expected to be refused are batched too
     batch_invalid = True
+    # kernels per compile job (run.py): each costs about 0.15-0.3 s of tracing and compiling, a module about 1.5 s
+    # more (the DSL's host-side JIT); a job refused as a whole compiles its kernels one by one
+    batch_size = 32
 
     def __init__(self, fe):
         from ptxcts_gen.frontends import cute_dsl as mapping
