@@ -140,15 +140,25 @@ def compile_batch(arg):
             one([k])
     if len(kernels) == 1 and refused:
         raise RuntimeError(next(iter(refused.values())))
-    head, bodies = None, []
+    # the header: every line of the modules' headers once, in order (the kernels compiled alone declare only what
+    # they use, e.g. the dynamic shared memory)
+    head, bodies = [], []
     for text in modules:
         first = re.search(r"^\.visible \.entry ", text, re.M)
         if first is None:
             continue
-        head = head or text[:first.start()]
+        head += [ln for ln in text[:first.start()].splitlines() if ln not in head or not ln.strip()]
         bodies.append(text[first.start():])
     notes = "".join(f"{REFUSED}{e}: {msg}\n" for e, msg in refused.items())
-    return (head or "") + notes + "".join(bodies)
+    return "\n".join(_dedupe_blank(head)) + "\n" + notes + "".join(bodies)
+
+
+def _dedupe_blank(lines):
+    out = []
+    for ln in lines:
+        if ln.strip() or (out and out[-1].strip()):
+            out.append(ln)
+    return out
 
 
 def extract(text):
