@@ -120,6 +120,62 @@ class CuteDslEngineTest(unittest.TestCase):
         self.assertIn("--wheels DIR", r.stderr)
 
 
+class CuteDslTargetGuardTest(unittest.TestCase):
+    """The manifest's PTX ISA 9.4 cases are at sm_107* (and two per other target): here every expressible form of
+    the model is asked of the DSL for sm_90a and sm_100a at the version it writes (9.4), each judged as the tier
+    would: valid there (run.form_valid_at) -> the instruction is the form and ptxas 13.5 assembles the module of
+    what was written, or a reviewed refuses_valid finding covers it; invalid there -> refused, or ptxas rejects it
+    (counted: a front-end finding to review)."""
+
+    def test_every_expressible_form_at_sm_90a_and_sm_100a(self):
+        from frontend import findings as fe_findings
+        from frontend.run import form_valid_at
+        cute_dsl_backend.load(frontend.resolve(NAME))
+        forms = _forms()
+        index = parse.FormIndex(forms.values())
+        reviewed = [f for f in fe_findings.load(fe_findings.default_path(ROOT)) if NAME in f.frontends]
+        spelled = [(f, s) for f in forms.values() if f.valid for s in (cute_dsl.spell(f),) if isinstance(s, Spelling)]
+        self.assertGreater(len(spelled), 500)
+        tc = toolchains.resolve("13.5")
+        summary = {}
+        for target in ("sm_90a", "sm_100a"):
+            jobs = [spelled[i:i + 32] for i in range(0, len(spelled), 32)]
+            outs = isolate.run_many(cute_dsl_backend.compile_batch,
+                                    [([(f.entry, cute_dsl.call_text(s)) for f, s in job], target) for job in jobs],
+                                    jobs=2, timeout=600)
+            counts, bad = {}, []
+            for job, out in zip(jobs, outs):
+                self.assertTrue(out.ok, out)   # no job dies: a refusal is recorded per kernel
+                got = cute_dsl_backend.extract(out.value)
+                with tempfile.TemporaryDirectory() as d:
+                    call = ptxas.assemble(tc.ptxas, target, out.value, d)
+                for f, _ in job:
+                    valid = form_valid_at(forms, f.id, target, "9.4")
+                    em = got.get(f.entry)
+                    cid = f"{f.id}@{target}.ptx94"
+                    if isinstance(em, judge.Emission):
+                        covered = any(r.covers(NAME, cid, "refuses_valid") for r in reviewed)
+                        k = ("valid refused, reviewed" if covered else "valid refused") if valid else "invalid refused"
+                    elif len(em or ()) == 1 and valid and index.same_form(f.id, em[0])[0]:
+                        k = "valid written"
+                    elif len(em or ()) == 1 and not valid:
+                        k = "invalid written"
+                    else:
+                        k = "miscompile"
+                    counts[k] = counts.get(k, 0) + 1
+                    if k in ("valid refused", "miscompile") or (k == "invalid written" and call.accepted):
+                        bad.append((cid, k, em))
+                if any(form_valid_at(forms, f.id, target, "9.4") for f, _ in job):
+                    # invalid forms written there would make ptxas reject the module: only modules of valid
+                    # forms must assemble
+                    if all(form_valid_at(forms, f.id, target, "9.4") or isinstance(got.get(f.entry), judge.Emission)
+                           for f, _ in job):
+                        self.assertTrue(call.accepted, f"{target}: {call.output[:800]}")
+            summary[target] = counts
+            self.assertEqual(bad, [], f"{target}: {counts}")
+        print(f"\ncute-dsl at PTX 9.4, every expressible form: {summary}")
+
+
 class CuteDslTierTest(unittest.TestCase):
     def test_cases_of_known_outcome(self):
         check_known(self, NAME, os.path.join(OUT, "cute-dsl-known"), KNOWN)
