@@ -98,6 +98,8 @@ fi
 llvm=0
 # (signals ignored while it asks: a quick question, never a KeyboardInterrupt traceback; stopping.sh, py)
 ( trap '' INT TERM; PYTHONPATH="$root/generator:$root/harness" exec python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-22") else 1)' ) && llvm=1
+llvm_triton=0   # Triton's bundled LLVM (./ptxcts frontend install llvm-triton): run where installed
+( trap '' INT TERM; PYTHONPATH="$root/generator:$root/harness" exec python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-triton") else 1)' ) && llvm_triton=1
 lane_dir=$(mktemp -d "${TMPDIR:-/tmp}/ptxcts-all.XXXXXX")
 # ran LANE RUN: a tier wrote RUN (results.json there): it is reported and gated
 ran() { [ -f "$2/results.json" ] && echo "$2" >> "$lane_dir/$1"; }
@@ -122,6 +124,12 @@ cpu_lane() {
     ran cpu "results/$stamp-frontend-llvm-22"
   else
     step "front-end llvm-22 not installed: the front-end tier is skipped (./ptxcts frontend install llvm-22 [--wheels DIR])"
+  fi
+  if [ $llvm_triton = 1 ]; then
+    step "front-end tier (llvm-triton: Triton's bundled LLVM, paired with its ptxas)"
+    timed frontend ./ptxcts frontend run --frontend llvm-triton --quiet "${family[@]+"${family[@]}"}" \
+      --out "results/$stamp-frontend-llvm-triton"
+    ran cpu "results/$stamp-frontend-llvm-triton"
   fi
   step "CPU lane done"
 }

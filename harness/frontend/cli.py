@@ -77,7 +77,7 @@ def _parser():
 
 def cmd_list(_):
     cat = catalog.load()
-    print(f"{'name':22} {'state':14} {'kind':6} {'paired ptxas':12} {'PTX ISA':10} {'targets':>7}  version")
+    print(f"{'name':22} {'state':14} {'kind':11} {'paired ptxas':12} {'PTX ISA':10} {'targets':>7}  version")
     for name in sorted(cat):
         e = cat[name]
         state = "installed" if installed_dir(name) else "not installed"
@@ -88,7 +88,7 @@ def cmd_list(_):
         except FrontendError:
             d = None
         ptx = f"{d['ptx_versions'][0]}..{d['ptx_versions'][-1]}" if d and d["ptx_versions"] else "?"
-        print(f"{name:22} {state:14} {e['kind']:6} {e['ptxas']:12} {ptx:10} {len(d['targets']) if d else '?':>7}  "
+        print(f"{name:22} {state:14} {e['kind']:11} {e['ptxas']:12} {ptx:10} {len(d['targets']) if d else '?':>7}  "
               f"{d.get('version_string', '?') if d else 'not probed'}")
     return 0
 

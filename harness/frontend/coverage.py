@@ -23,7 +23,7 @@ def coverage_of(name, forms, manifest_cases=None):
     from . import load_description
     d = load_description(name)
     kind = catalog.load()[name]["kind"]
-    if kind == "llvm":
+    if kind in ("llvm", "triton-llvm"):   # Triton's bundled LLVM takes the LLVM mapping
         from ptxcts_gen.frontends import llvm as mapping
         if d is None:
             raise FrontendError(f"front-end {name}: no toolchains/{name}.json (./ptxcts frontend probe {name})")

@@ -1,11 +1,16 @@
-"""LLVM's NVPTX back-end through llvmlite: the library loaded, the IR module of a batch of spellings, its PTX.
+"""LLVM's NVPTX back-end through llvmlite: the library loaded, the IR module of a batch of spellings, its PTX; and
+the same back-end in the LLVM Triton bundles (TritonLlvm, front-end kind "triton-llvm").
 
 The parent process loads the library once (load); the compile of a module (compile_module) runs in a forked child
 (isolate.run_many), since LLVM exits the process on "Cannot select" and on a PTX version its target lacks.
 """
+import importlib.machinery
+import importlib.metadata
+import importlib.util
 import re
 import sys
 
+from . import isolate
 from .errors import MALFORMED, FrontendError
 
 _llvm = None
@@ -99,3 +104,71 @@ def header(ptx_text):
     v = re.search(r"^\.version (\S+)", ptx_text, re.M)
     t = re.search(r"^\.target (\S+)", ptx_text, re.M)
     return (v.group(1) if v else None, t.group(1) if t else None)
+
+
+class TritonLlvm:
+    """The LLVM bundled in Triton's libtriton.so, through its binding `triton._C.libtriton.llvm`:
+    `translate_to_asm(ir, triple, proc, features, flags, enable_fp_fusion, is_object, canonicalize_gep)` parses the
+    IR text, runs LLVM's verifier, then selects and prints PTX. It reports a parse error, a broken module, "Cannot
+    select" and a PTX version its target lacks with `LLVM ERROR: ...` and ends the process, and it segfaults when
+    called before `init_targets()` (or with a triple it has no target for): every call runs in a forked child,
+    after load() initialised the targets in the parent. The IR modules and the reading of the PTX are the functions
+    above (module_ir, instructions).
+
+    The extension is loaded from the installed file itself, without the `triton` package (whose __init__ is not
+    needed, and which an interpreter with its own Triton installed would otherwise import instead)."""
+    TRIPLE = "nvptx64-nvidia-cuda"
+    _llvm = None
+    # what translate_to_asm prints when the IR itself is wrong (llvm::parseIR, the verifier pass it runs first)
+    MALFORMED_IR = ("LLVM ERROR: failed to parse IR", "LLVM ERROR: Broken module found")
+
+    @classmethod
+    def load(cls, fe):
+        """libtriton's `llvm` submodule, its targets initialised; FrontendError (exit 3) when it does not load."""
+        if cls._llvm is not None:
+            return cls._llvm
+        try:
+            loader = importlib.machinery.ExtensionFileLoader("libtriton", fe.library)
+            spec = importlib.util.spec_from_file_location("libtriton", fe.library, loader=loader)
+            lib = importlib.util.module_from_spec(spec)
+            loader.exec_module(lib)
+            llvm = lib.llvm
+            llvm.init_targets()   # before any translate_to_asm: without it the call segfaults
+        except Exception as e:   # an ImportError or OSError of the .so, a missing attribute of another Triton
+            raise FrontendError(f"front-end {fe.name}: cannot load {fe.library}: {type(e).__name__}: {e} (install "
+                                f"it again with `./ptxcts frontend install --force {fe.name}`)", MALFORMED) from None
+        cls._llvm = llvm
+        return llvm
+
+    @staticmethod
+    def version_string(fe):
+        """"LLVM 24.0.0git (Triton 3.9.0)": the LLVM version the library states, the Triton version installed."""
+        with open(fe.library, "rb") as f:
+            m = re.search(rb"LLVM version (\d+\.\d+\.\d+\w*)", f.read())
+        llvm_v = m.group(1).decode() if m else "?"
+        tri = next((d.version for d in importlib.metadata.distributions(path=[fe.site])
+                    if (d.metadata["Name"] or "").lower() == "triton"), "?")
+        return f"LLVM {llvm_v} (Triton {tri})"
+
+    @classmethod
+    def emit(cls, ir_text, cpu, ptx):
+        """The PTX Triton's LLVM writes for ir_text at `cpu` and PTX ISA `ptx` (call in a child: it may end the
+        process). No flags, no fp fusion, text (not an object), no GEP canonicalisation."""
+        return cls._llvm.translate_to_asm(ir_text, cls.TRIPLE, cpu, features(ptx), [], False, False, False)
+
+    @classmethod
+    def verify(cls, ir_text, cpu, ptx):
+        """Raise ValueError with LLVM's own lines when translate_to_asm finds the IR malformed (parse error or a
+        verifier error: both before instruction selection). A refusal after verification (Cannot select, a PTX
+        version the target lacks) says the module was well formed. Runs in a forked child."""
+        (o,) = isolate.run_many(lambda arg: cls.emit(*arg) and True, [(ir_text, cpu, ptx)], jobs=1, timeout=300)
+        if o.ok:
+            return
+        if o.status == "exception":   # a Python exception of the binding
+            raise ValueError(str(o.value))
+        lines = [ln.strip() for ln in o.stderr.splitlines() if ln.strip()]
+        if any(ln.startswith(cls.MALFORMED_IR) for ln in lines):
+            raise ValueError("; ".join(ln for ln in lines if not ln.startswith((";", "declare", "define")))[:600])
+        if not any(ln.startswith("LLVM ERROR") for ln in lines):
+            raise ValueError(f"translate_to_asm died ({o.status}) before it said whether the module is well formed: "
+                             + " | ".join(lines[-3:]))

@@ -10,6 +10,7 @@ support target T"). NVRTC: its version, nvrtcGetSupportedArchs, and the `.versio
 architecture.
 """
 import datetime
+import functools
 import platform
 import re
 
@@ -27,17 +28,19 @@ INTRINSIC_PREFIXES = ("llvm.nvvm.cp.", "llvm.nvvm.fence.proxy", "llvm.nvvm.mbarr
 _EMPTY = 'target triple = "nvptx64-nvidia-cuda"\ndefine ptx_kernel void @k() {\n  ret void\n}\n'
 
 
-def _empty_module(arg):
+def _empty_module(backend, arg):
     cpu, ptx = arg
-    return list(llvm_backend.header(llvm_backend.emit(_EMPTY, cpu, ptx)))
+    return list(llvm_backend.header(backend.emit(_EMPTY, cpu, ptx)))
 
 
-def describe_llvm(fe, jobs=2, log=print):
-    llvm_backend.load(fe)
+def describe_llvm(fe, jobs=2, log=print, backend=llvm_backend):
+    """backend: llvm_backend (llvmlite) or llvm_backend.TritonLlvm (Triton's bundled LLVM): load, emit, version_string;
+    both print LLVM's own messages for an unknown processor or feature and for a PTX version a target lacks."""
+    backend.load(fe)
     names = [t.name for t in isa_targets.TARGETS]
     pairs = [(t, v) for t in names for v in isa_targets.PTX_VERSIONS]
     log(f"frontend: probing {fe.name}: {len(pairs)} (target, PTX version) pairs, each an empty kernel in a child")
-    outs = isolate.run_many(_empty_module, pairs, jobs=jobs, timeout=60)
+    outs = isolate.run_many(functools.partial(_empty_module, backend), pairs, jobs=jobs, timeout=60)
     known_ptx, unknown_ptx, unknown_cpu = set(), set(), set()
     targets = {}
     for (t, v), o in zip(pairs, outs):
@@ -62,7 +65,8 @@ def describe_llvm(fe, jobs=2, log=print):
             continue
         row["min_ptx"], row["max_ptx"] = row["ptx"][0], row["ptx"][-1]
     intrinsics = llvm_backend.library_intrinsics(fe.library)
-    return _doc(fe, llvm_backend.version_string(), sorted(known_ptx, key=tc_probe.ptx_key), targets,
+    version = backend.version_string(fe) if backend is not llvm_backend else llvm_backend.version_string()
+    return _doc(fe, version, sorted(known_ptx, key=tc_probe.ptx_key), targets,
                 {"how": "an empty kernel per (cpu=<target>, +ptx<NN>) pair, compiled in a forked child; known when "
                         "the PTX has that .version and .target and LLVM neither ignored the processor or feature "
                         "nor exited",
@@ -92,6 +96,8 @@ def _doc(fe, version_string, ptx_versions, targets, probed, extra):
 def describe(fe, jobs=2, log=print):
     if fe.kind == "llvm":
         return describe_llvm(fe, jobs, log)
+    if fe.kind == "triton-llvm":
+        return describe_llvm(fe, jobs, log, llvm_backend.TritonLlvm)
     if fe.kind == "nvrtc":
         from . import nvrtc_backend
         return nvrtc_backend.describe(fe, _doc, log)

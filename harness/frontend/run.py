@@ -51,7 +51,7 @@ def _select(a, m):
 
 def record(c, fe, klass, message, details=None, seconds=0.0):
     return {"id": c.id, "family": c.family, "form": c.form, "target": c.target, "ptx": c.ptx,
-            "load_path": fe.kind, "class": klass, "duration_ms": round(seconds * 1000, 3), "message": message,
+            "load_path": engines.LOAD_PATHS.get(fe.kind, fe.kind), "class": klass, "duration_ms": round(seconds * 1000, 3), "message": message,
             "replay": f"./ptxcts frontend run --frontend {fe.name} --case '{c.id}'",
             "details": dict({"expect": c.expect, "rules": list(c.rules)}, **(details or {}))}
 

@@ -177,7 +177,7 @@ def write_modules(a, forms, info, target, out, write, root, stream=sys.stderr, m
     out once the front-end is known to load (None or an exit status). Returns the exit status."""
     t0 = time.monotonic()
     fe = resolve(a.frontend)
-    if fe.kind != "llvm":
+    if fe.kind not in ("llvm", "triton-llvm"):
         raise FrontendError(f"--frontend {fe.name}: whole kernels are written for LLVM front-ends only (this one "
                             f"is {fe.kind})")
     for n in fe.notes:
@@ -186,12 +186,17 @@ def write_modules(a, forms, info, target, out, write, root, stream=sys.stderr, m
     if not known:
         raise FrontendError(f"toolchains/{fe.name}.json lists no intrinsic names: probe it again (./ptxcts frontend "
                             f"probe {fe.name})", MALFORMED)
-    llvm_backend.load(fe)
+    from .engines import LlvmEngine, TritonLlvmEngine
+    if fe.kind == "triton-llvm":   # the LLVM inside Triton: the same IR, compiled by libtriton's translate_to_asm
+        llvm_backend.TritonLlvm.load(fe)
+        compile_fn = TritonLlvmEngine.compile
+    else:
+        llvm_backend.load(fe)
+        compile_fn = LlvmEngine.compile
     rc = make_out() if make_out else os.makedirs(out, exist_ok=True)
     if rc:
         return rc
-    from .engines import LlvmEngine
-    pool = isolate.Zygote(LlvmEngine.compile, jobs=max(1, getattr(a, "jobs", 0) or os.cpu_count() or 1))
+    pool = isolate.Zygote(compile_fn, jobs=max(1, getattr(a, "jobs", 0) or os.cpu_count() or 1))
     try:
         not_written = {}
         jobs = _jobs(a, fe, known, forms, info, target, not_written)

@@ -281,4 +281,6 @@ int explore_main(int argc, char** argv) {
 
 // The error boundary: an exception no handler above expected is a bug of ptx-cts, reported as one line (never a
 // std::terminate); docs/CLI.md, "Internal errors".
-int main(int argc, char** argv) { return ptxcts::guarded_main("ptxcts-explore", explore_main, argc, argv); }
+int main(int argc, char** argv) {
+  return exit_after_stop(ptxcts::guarded_main("ptxcts-explore", explore_main, argc, argv));
+}

@@ -121,6 +121,24 @@ TEST(BatchExecutor, MissingWorkerBinaryFailsLoudly) {
   for (auto& r : rs) EXPECT_EQ(r.cls, "crash") << r.message;
 }
 
+// A signal that reached the tier after its document was written and its last check made (the session's teardown):
+// the exit still says so, 128 + the signal, whatever the tier returned (exit_after_stop; ptxcts-run and
+// ptxcts-explore call it in main); a code that already says interrupted is kept, and no signal changes nothing.
+TEST(ExitAfterStop, ASignalDuringTeardownMakesTheExitSayInterrupted) {
+  g_stop_requested = 0;
+  EXPECT_EQ(exit_after_stop(0), 0);
+  EXPECT_EQ(exit_after_stop(1), 1);
+  EXPECT_EQ(exit_after_stop(77), 77);
+  g_stop_requested = SIGTERM;  // as the signal handler would
+  EXPECT_EQ(exit_after_stop(0), 143);
+  EXPECT_EQ(exit_after_stop(1), 143);
+  EXPECT_EQ(exit_after_stop(77), 143);
+  EXPECT_EQ(exit_after_stop(130), 130);
+  g_stop_requested = SIGINT;
+  EXPECT_EQ(exit_after_stop(0), 130);
+  g_stop_requested = 0;
+}
+
 // SIGINT/SIGTERM during a batch: the workers are killed at once (none outlives it), every case measured keeps its
 // result and every other one comes back `skipped` with the message "interrupted"; none is lost or doubled.
 TEST(BatchExecutor, InterruptStopsWorkersAndSkipsTheRest) {

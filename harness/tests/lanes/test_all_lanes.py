@@ -68,7 +68,8 @@ if verb == "gate":
 '''
 FRONTEND = '''import os
 def installed_dir(name):
-    return "/fake" if os.environ.get("FAKE_LLVM") == "1" else None
+    on = os.environ.get("FAKE_FRONTENDS", "llvm-22").split(",")
+    return "/fake" if os.environ.get("FAKE_LLVM") == "1" and name in on else None
 '''
 SMI = '#!/bin/sh\necho 0\n'   # as nvidia-smi --query-gpu=index --format=csv,noheader answers
 NO_DRIVER_SMI = "#!/bin/sh\necho 'NVIDIA-SMI has failed: no driver' >&2\nexit 9\n"   # a host without a GPU
@@ -163,6 +164,14 @@ class AllLanes(StandInTest):
         self.assertIn("no GPU here", p.stdout)
         self.assertIn("exit 77, not a pass", p.stdout)
         self.assertEqual([r["exit"] for r in rows if r["name"] == "device-lane"], ["77"], "the skip is recorded")
+
+    def test_an_installed_llvm_triton_is_run_and_gated_beside_llvm_22(self):
+        p, steps, rows = self.all(gpu=False, extra_env={"FAKE_FRONTENDS": "llvm-22,llvm-triton"})
+        self.assertEqual(p.returncode, 77, p.stdout + p.stderr)
+        self.assertTrue(any(k.endswith("-frontend-llvm-triton") for k in steps), steps)
+        self.assertTrue(any(k.endswith("-frontend-llvm-22") for k in steps), steps)
+        gated = sorted(r["name"].rsplit("-", 1)[-1] for r in rows if r["kind"] == "gate")
+        self.assertEqual(gated, ["22", "compile", "lower", "triton"])
 
     def test_without_a_gpu_a_regression_is_still_red(self):
         p, _, _ = self.all(gpu=False, llvm=False, compile=1)

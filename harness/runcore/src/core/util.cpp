@@ -48,6 +48,11 @@ int stopped_or(const char* tier, int rc) {
   return 128 + int(g_stop_requested);
 }
 
+int exit_after_stop(int rc) {
+  if (int s = g_stop_requested; s && rc < 128) return 128 + s;
+  return rc;
+}
+
 std::string stop_reason() {
   int s = g_stop_requested;
   return std::string("interrupted by ") + (s == SIGINT ? "SIGINT" : s == SIGTERM ? "SIGTERM" : "a signal");

@@ -66,6 +66,11 @@ std::string stop_reason();
 // folder): then "<tier>: interrupted by ... before any case was judged: nothing written" and 128 + the signal. A
 // child the tier waited on meanwhile may have failed of the same signal, which is no usage error.
 int stopped_or(const char* tier, int rc);
+// The exit code of a tier whose every local is gone (called in main, around guarded_main): rc, or 128 + the signal
+// when one came at any time before, even after the document was written and the final check made (the teardown of
+// the session and its workers takes milliseconds): the exit says what reached the tier, the document stays complete
+// (docs/CLI.md, "Signals"). What is left is the C library's own exit after this call.
+int exit_after_stop(int rc);
 
 // In a forked child: executes argv (found on PATH), or prints 'cannot execute <what><argv[0]>: <why>' and exits
 // 127.
