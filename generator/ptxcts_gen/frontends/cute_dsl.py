@@ -2,8 +2,8 @@
 primitive that writes each form, its arguments, and the forms it has none for.
 
 The DSL's copy layer has two levels. Its atoms (cute.nvgpu.cpasync CopyG2SOp, CopyBulk*Op, make_tiled_tma_atom /
-make_im2col_tma_atom) build whole tiled copies and fix most qualifiers for the user (every TMA atom adds
-`.L2::cache_hint`; CopyG2SOp always writes the src-size operand); its primitives
+make_im2col_tma_atom) build whole tiled copies and fix most qualifiers for the user (the TMA atoms add
+`.L2::cache_hint`, shared/docs/FACTS.md; CopyG2SOp writes the src-size operand always, measured); its primitives
 (`cutlass.experimental.primitives.nvvm_wrapper`, one function per instruction, each an NVVM dialect op that
 libNVVM lowers, except cp_reduce_async_bulk_global_shared_cta, which is inline PTX, and the group functions of
 `cutlass.cute.arch`) state one instruction with its qualifiers as arguments. The mapping spells each form through
