@@ -100,6 +100,17 @@ class CuteDslEngineTest(unittest.TestCase):
         self.assertFalse(one.ok)
         self.assertEqual(one.status, "exception")
 
+    def test_a_dsl_that_dies_costs_its_job_only(self):
+        # a planted abort while the DSL traces a kernel (as a segfault of libNVVM would end the child): that job's
+        # outcome is the signal, the next job compiles
+        good = cute_dsl.call_text(cute_dsl.spell(self.forms["cp.async.bulk.prefetch/L2.global"]))
+        outs = isolate.run_many(cute_dsl_backend.compile_batch,
+                                [([("k_dies", "__import__('os').abort()")], "sm_90a"), ([("k_good", good)], "sm_90a")],
+                                jobs=1, timeout=300)
+        self.assertEqual(outs[0].status, "signal SIGABRT", outs[0])
+        self.assertTrue(outs[1].ok, outs[1])
+        self.assertIn("k_good", cute_dsl_backend.extract(outs[1].value))
+
     def test_a_malformed_mapping_entry_is_refused_before_the_run(self):
         eng = cute_dsl_backend.CuteDslEngine(frontend.resolve(NAME))
         s = cute_dsl.spell(self.forms["cp.async.bulk.prefetch/L2.global"])
