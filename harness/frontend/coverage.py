@@ -31,6 +31,9 @@ def coverage_of(name, forms, manifest_cases=None):
     elif kind == "triton":
         from ptxcts_gen.frontends import triton as mapping
         spell = mapping.spell
+    elif kind == "cute-dsl":
+        from ptxcts_gen.frontends import cute_dsl as mapping
+        spell = mapping.spell
     else:
         from ptxcts_gen.frontends import cccl as mapping
         spell = mapping.spell

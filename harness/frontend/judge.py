@@ -54,6 +54,9 @@ def judge(case, form_id, emission: Emission, assembly: Optional[Assembly], index
     if emission.status == REFUSED:
         details["refusal"] = emission.message
         if case.valid:
+            reviewed = _reviewed(fe_findings, frontend, case.id, "refuses_valid")
+            if reviewed:
+                return "spec_divergence", f"{frontend} refused a valid case: {emission.message}: {reviewed}", details
             return "fail", f"{frontend} refused a valid case: {emission.message}", details
         return "pass", f"refused: {emission.message}", details
     details["emitted"] = emission.instructions

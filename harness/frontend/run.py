@@ -134,9 +134,15 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
         f"cannot express, {len(records)} at a target or PTX version it or the paired ptxas does not take, {todo} to "
         f"judge in {len(groups)} groups; {a.jobs} jobs\n")
     batches = []
+    # an engine may cap the kernels of one compile job (batch_size: the CuTe DSL traces each kernel in Python, so
+    # a group of hundreds is minutes in one child); each chunk is a group of its own (key suffix .N)
+    size = getattr(eng, "batch_size", None)
     for (target, ptx, valid), items in sorted(groups.items()):
         key = f"{target}.ptx{ptx.replace('.', '')}.{'valid' if valid else 'invalid'}"
-        batches.append((key, target, ptx, [(f.entry, [c]) for f, c in items], valid or eng.batch_invalid))
+        chunks = [items[i:i + size] for i in range(0, len(items), size)] if size else [items]
+        for n, chunk in enumerate(chunks):
+            batches.append((key + (f".{n}" if len(chunks) > 1 else ""), target, ptx,
+                            [(f.entry, [c]) for f, c in chunk], valid or eng.batch_invalid))
     stats = tier.Stats()
     prog = Progress(todo, label="frontend", quiet=a.quiet)
     answers = tier.run_cases(batches, eng.build, pool, eng.extract, tc, a.jobs, prog, stats)

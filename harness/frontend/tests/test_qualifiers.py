@@ -11,6 +11,7 @@ import unittest
 from ptxcts_gen import isa, model
 from ptxcts_gen.frontends import MappingError, Spelling, Unexpressible, Written
 from ptxcts_gen.frontends import cccl as cccl_map
+from ptxcts_gen.frontends import cute_dsl as cute_dsl_map
 from ptxcts_gen.frontends import llvm as llvm_map
 from ptxcts_gen.frontends import table
 from ptxcts_gen.frontends import triton as triton_map
@@ -32,7 +33,8 @@ def _description(name):
 
 KNOWN = set(_description(LLVM)["intrinsics"])
 MAPPINGS = {"llvm": (llvm_map, lambda f: llvm_map.spell(f, KNOWN)), "cccl": (cccl_map, cccl_map.spell),
-            "triton": (triton_map, triton_map.spell)}
+            "triton": (triton_map, triton_map.spell),
+            "cute-dsl": (cute_dsl_map, cute_dsl_map.spell)}
 VOCABULARY = {mod.FAMILY: model.vocabulary_forms(mod) for mod in isa.families()}
 
 
