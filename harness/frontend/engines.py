@@ -84,6 +84,6 @@ def engine(fe):
         from .triton.engine import TritonEngine
         return TritonEngine(fe)
     if fe.kind == "cute-dsl":
-        from .cute_dsl_backend import CuteDslEngine
+        from .cute_dsl.backend import CuteDslEngine
         return CuteDslEngine(fe)
     raise MappingError(f"front-end {fe.name}: no engine for kind {fe.kind!r}")

@@ -19,7 +19,7 @@ from . import MappingError, Spelling, Unexpressible, Written
 from .table import family_table, ruled_out, spell_form
 
 NAME = "cute-dsl"
-# the values a kernel prepares (harness/frontend/cute_dsl_backend.py writes them at the top of every kernel): the
+# the values a kernel prepares (harness/frontend/cute_dsl/backend.py writes them at the top of every kernel): the
 # fake tensor g's global pointer, a shared-memory array, its shared::cluster and generic casts, an mbarrier, and
 # 32-bit / 16-bit / 64-bit values loaded from g (so that libNVVM cannot fold them into immediates)
 ROLES = {

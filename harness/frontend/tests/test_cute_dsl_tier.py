@@ -13,7 +13,8 @@ import unittest
 import frontend
 from framework import toolchains
 from framework.toolchains import ptxas
-from frontend import cute_dsl_backend, isolate, judge
+from frontend import isolate, judge
+from frontend.cute_dsl import backend as cute_dsl_backend
 from frontend.tests.tier_check import ENV, OUT, ROOT, check_every_case, check_known, main
 from ptxcts_gen import model, parse
 from ptxcts_gen.frontends import Spelling, cute_dsl

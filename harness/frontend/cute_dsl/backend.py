@@ -17,8 +17,8 @@ import re
 import sys
 import tempfile
 
-from . import llvm_backend
-from .errors import MALFORMED, FrontendError
+from .. import llvm_backend
+from ..errors import MALFORMED, FrontendError
 
 _loaded = {}
 DSL_PACKAGES = os.path.join("nvidia_cutlass_dsl", "dsl_packages")
@@ -163,7 +163,7 @@ def _dedupe_blank(lines):
 
 def extract(text):
     """{entry: instruction texts, or a judge.Emission REFUSED for a kernel compile_batch records as refused}."""
-    from .judge import REFUSED as REFUSED_STATUS, Emission
+    from ..judge import REFUSED as REFUSED_STATUS, Emission
     out = llvm_backend.instructions(text)
     for ln in text.splitlines():
         if ln.startswith(REFUSED):
@@ -276,7 +276,7 @@ def dsl_version(fe):
 def describe(fe, make_doc, log=print):
     from ptxcts_gen import targets as isa_targets
 
-    from . import isolate
+    from .. import isolate
     load(fe)
     names = [t.name for t in isa_targets.TARGETS]
     log(f"frontend: probing {fe.name}: CuTe DSL {dsl_version(fe)}, an empty kernel per target name of the model "
