@@ -259,8 +259,9 @@ def main(argv):
     p.add_argument("--stress-lines", type=int, default=64)
     p.add_argument("--stress-iters", type=int, default=32)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--hang-us", type=int, default=2000, help="an mbarrier wait gives up after this (outcome hang)")
-    p.add_argument("--hang-s", type=float, default=20.0, help="no runner output for this long: timeout")
+    p.add_argument("--test-ms", type=int, default=0, help="no new launch of a test after this (0: all --iters)")
+    p.add_argument("--hang-us", type=int, default=1000, help="an mbarrier wait gives up after this (outcome hang)")
+    p.add_argument("--hang-s", type=float, default=15.0, help="no runner output for this long: timeout")
     p.add_argument("--test", action="append", metavar="NAME", help="only these tests/mutants")
     p.add_argument("--build-only", action="store_true",
                    help="only write and compile the kernels and the runner into OUT/build (no GPU needed): carry "
@@ -341,7 +342,8 @@ def _run(a, p, log):
         sys.stderr.flush()
 
     runner_args = ["--iters", str(a.iters), "--instances", str(a.instances), "--stress-lines", str(a.stress_lines),
-                   "--stress-iters", str(a.stress_iters), "--seed", str(a.seed), "--hang-us", str(a.hang_us)]
+                   "--stress-iters", str(a.stress_iters), "--seed", str(a.seed), "--hang-us", str(a.hang_us),
+                   "--test-ms", str(a.test_ms)]
     rc = 0
     protocol_error = None
     try:

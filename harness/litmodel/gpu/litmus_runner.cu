@@ -11,7 +11,7 @@
 // {"test": NAME, "not_supported": REASON}; a last line {"end": true, ...}. A human summary goes to stderr.
 // build: nvcc -gencode arch=compute_90a,code=sm_90a -std=c++17 -I gpu/ DIR/litmus_kernels.cu gpu/litmus_runner.cu
 // usage: litmus-runner LABELS.tsv [--iters N] [--instances N] [--stress-lines N] [--stress-iters N] [--seed N]
-//        [--hang-us N] [--test NAME]... [--tests-file FILE] | litmus-runner --list
+//        [--hang-us N] [--test-ms N] [--test NAME]... [--tests-file FILE] | litmus-runner --list
 // exit 0 all pass, 1 a fail, 2 usage, 3 a malformed labels or tests file, 4 a CUDA error, 77 no sm_90 GPU.
 #include <cuda.h>          // CUtensorMap and its enums (the entry point comes from the runtime: no -lcuda)
 #include <cudaTypedefs.h>
@@ -155,7 +155,7 @@ std::string json_str(const std::string& s) {
 struct Args {
   const char* labels = nullptr;
   const char* tests_file = nullptr;
-  long iters = 16, instances = 65536, stress_lines = 64, stress_iters = 32, seed = 1, hang_us = 2000;
+  long iters = 16, instances = 65536, stress_lines = 64, stress_iters = 32, seed = 1, hang_us = 1000, test_ms = 0;
   bool list = false;
   std::vector<std::string> only;
 };
@@ -179,6 +179,7 @@ int main(int argc, char** argv) {
     else if (k == "--stress-iters") ok = num(&a.stress_iters);
     else if (k == "--seed") ok = num(&a.seed);
     else if (k == "--hang-us") ok = num(&a.hang_us) && a.hang_us > 0 && a.hang_us < 4000000;
+    else if (k == "--test-ms") ok = num(&a.test_ms);
     else if (k == "--test" && i + 1 < argc) a.only.push_back(argv[++i]);
     else if (k == "--tests-file" && i + 1 < argc) a.tests_file = argv[++i];
     else if (k == "--list") a.list = true;
@@ -195,7 +196,7 @@ int main(int argc, char** argv) {
   }
   if (!a.labels) {
     std::fprintf(stderr, "usage: litmus-runner LABELS.tsv [--iters N] [--instances N] [--stress-lines N] "
-                         "[--stress-iters N] [--seed N] [--hang-us N] [--test NAME]... [--tests-file FILE] | --list\n");
+                         "[--stress-iters N] [--seed N] [--hang-us N] [--test-ms N] [--test NAME]... [--tests-file FILE] | --list\n");
     return 2;
   }
   std::map<std::string, std::map<std::string, std::string>> labels;
@@ -318,10 +319,14 @@ int main(int argc, char** argv) {
       OK(cudaMemcpyAsync(h_keys[b], d_keys[b], sizeof(unsigned long long) * n, cudaMemcpyDeviceToHost, stream));
       OK(cudaEventRecord(copied[b], stream));
     };
-    // launch i+1 is queued before the keys of launch i are counted: the host never idles the GPU
+    // launch i+1 is queued before the keys of launch i are counted: the host never idles the GPU; no launch is
+    // queued once the test has had --test-ms (a test whose instances hang runs fewer launches)
     if (a.iters > 0) launch(0);
+    long done_iters = 0;
     for (long it = 0; it < a.iters; ++it) {
-      if (it + 1 < a.iters) {
+      const double el_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      const bool more = it + 1 < a.iters && (a.test_ms == 0 || el_ms < a.test_ms);
+      if (more) {
         // buffer (it+1)&1 was last read by the count of launch it-1, done before this point
         launch(it + 1);
       }
@@ -341,6 +346,8 @@ int main(int argc, char** argv) {
         }
       }
       counts[last] += run;
+      ++done_iters;
+      if (!more) break;
     }
     OK(cudaStreamSynchronize(stream));
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -361,7 +368,7 @@ int main(int argc, char** argv) {
     if (mutant) killed += fail, ++mutants;
     else fails += fail;
     const char* verdict = mutant ? (fail ? "killed" : "survived") : (fail ? "fail" : "pass");
-    const double inst = (double)n * a.iters;
+    const double inst = (double)n * done_iters;
     all_instances += inst, all_secs += secs;
     std::string h;
     for (auto& [o, c] : hist) h += (h.empty() ? "" : ", ") + json_str(o) + ": " + std::to_string(c);
