@@ -438,7 +438,7 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
         k, s = tot["killed"], tot["survived"]
         lines.append(f"{'all':<22}{sum(tot.values()):>8}{k:>8}{s:>9}{sum(tot.values()) - k - s:>7}"
                      f"{100.0 * k / max(1, sum(tot.values())):>7.1f}%")
-        lines += ["", "fence.proxy.async mutants:"]
+        lines += ["", "mutants of a fence.proxy.async (drop_fence: dropped; reverse_accesses: moved), with their fate:"]
         for m in mut_lines:
             if "fence.proxy.async" in m["what"]:
                 lines.append(f"  {m['mutant']:<56} {m['fate']:<9} {m.get('triage', '')}")
