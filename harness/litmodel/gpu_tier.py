@@ -40,6 +40,10 @@ NVCC_FLAGS = ["-gencode", "arch=compute_90a,code=sm_90a", "-std=c++17", "-O2"]
 SKIP = 77
 
 
+class _Stopped(Exception):
+    """SIGTERM or SIGINT: stop the runner and write what was judged."""
+
+
 class ProtocolError(Exception):
     """The runner printed something that is not its protocol (exit 3)."""
 
@@ -345,24 +349,36 @@ def _run(a, p, log):
                    "--stress-iters", str(a.stress_iters), "--seed", str(a.seed), "--hang-us", str(a.hang_us),
                    "--test-ms", str(a.test_ms)]
     rc = 0
-    protocol_error = None
+    protocol_error = stopped = None
+
+    def on_term(signum, frame):
+        raise _Stopped(signal.Signals(signum).name)
+    old = {sig: signal.signal(sig, on_term) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         rc = supervise(runner, labels_path, names, runner_args, a.hang_s, budget_end, on_result, log)
     except ProtocolError as e:
         protocol_error = str(e)
+    except _Stopped as e:   # the runner is killed (supervise's finally); what was judged is written
+        stopped = f"stopped by {e}"
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
     if rc == SKIP:
         sys.stderr.write("ptxcts litmus gpu: no sm_90 GPU: nothing run (exit 77)\n")
         return SKIP
     device, driver = _device()
     doc, hist_lines, mut_lines, summary = report(names, results, labels, is_mutant, mut_info, a, device, driver,
                                                  started, runner, instances_done)
-    if protocol_error:
-        doc["partial"] = {"reason": protocol_error[:500], "done": len(results), "total": total}
+    if protocol_error or stopped:
+        doc["partial"] = {"reason": (protocol_error or stopped)[:500], "done": len(results), "total": total}
     write(a.out, doc, hist_lines, mut_lines, summary)
     sys.stderr.write(summary)
     if protocol_error:
         sys.stderr.write(f"ptxcts litmus gpu: {protocol_error}\n")
         return 3
+    if stopped:
+        sys.stderr.write(f"ptxcts litmus gpu: {stopped}: {len(results)} of {total} judged, written\n")
+        return 130
     return 1 if any(c["class"] in ("fail", "crash", "timeout") for c in doc["cases"]) else 0
 
 

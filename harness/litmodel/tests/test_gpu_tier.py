@@ -88,6 +88,34 @@ class FakeRun(unittest.TestCase):
         self.assertEqual({n: c["class"] for n, c in self.cases(out).items()}, {"MP.a": "skipped", "MP.b": "skipped"})
 
 
+class Stop(unittest.TestCase):
+    def test_sigterm_writes_what_was_judged(self):
+        import signal
+        import time
+        d = tempfile.mkdtemp(prefix="litgpu-")
+        self.addCleanup(shutil.rmtree, d, True)
+        table = os.path.join(d, "table.tsv")
+        with open(table, "w") as f:
+            f.write("MP.a\t0\nMP.hang\t0\n")
+        labels = os.path.join(d, "labels.tsv")
+        with open(labels, "w") as f:
+            f.write("MP.a\tT1:r1=1\tallowed\nMP.hang\tT1:r1=1\tallowed\n")
+        env = dict(os.environ, FAKE_TABLE=table, PYTHONPATH=os.pathsep.join(sys.path))
+        out = os.path.join(d, "out")
+        p = subprocess.Popen([sys.executable, "-m", "litmodel", "gpu", "--runner", FAKE, "--labels", labels,
+                              "--out", out, "--hang-s", "60"], env=env, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not os.path.exists(os.path.join(out, "log.txt")):
+            time.sleep(0.2)
+        time.sleep(2)
+        p.send_signal(signal.SIGTERM)
+        err = p.communicate(timeout=30)[1]
+        self.assertEqual(p.returncode, 130, err)
+        with open(os.path.join(out, "results.json")) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["partial"]["done"], 1)
+
+
 class Judge(unittest.TestCase):
     def test_unknown_outcome_is_forbidden_and_undefined_counted(self):
         labels = {"a=1": "allowed", "a=0": "undefined", "a=2": "forbidden", "a=3": "allowed"}
