@@ -441,6 +441,11 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
     lines.append(f"allowed outcomes never observed (tests): {unseen_total}")
     inst, secs = instances_done
     lines.append(f"instances: {inst:.0f} in {secs:.1f}s of launches: {inst / secs if secs else 0:.3g} instances/s")
+    rates = sorted((h["instances"] / h["seconds"], h["test"]) for h in hist_lines if h["seconds"] > 0)
+    if rates:
+        mid = rates[len(rates) // 2][0]
+        lines.append(f"instances/s per test and mutant: median {mid:.3g}, slowest: " +
+                     ", ".join(f"{n} {r:.3g}" for r, n in rates[:5]))
     if mut_lines:
         lines += ["", "litmus gpu: mutants (killable by the model)",
                   f"{'operator':<22}{'mutants':>8}{'killed':>8}{'survived':>9}{'other':>7}{'kill %':>8}", "-" * 62]
