@@ -6,6 +6,7 @@
   suite check|write                                                         the generated tests and their labels
   mutants list|check|write                                                  graded mutants and their killing outcomes
   cuda FILE... --out DIR [--mutants]                                        CUDA kernels + labels for the GPU runner
+  gpu --out DIR [--mutants] [--time-budget S] [--runner PATH --labels PATH]  run them on the GPU, judged (gpu_tier.py)
 Exit: 0 done; 1 suite check found a difference or agreement a disagreement; 2 usage; 3 a malformed litmus file
 (file:line: what is wrong) or a test the model cannot judge."""
 import argparse
@@ -264,6 +265,9 @@ def main(argv):
     k.add_argument("--out", required=True, metavar="DIR")
     k.add_argument("--mutants", action="store_true", help="add the committed graded mutants, judged by their originals")
     k.add_argument("--policy", action="append", metavar="NAME=VALUE")
+    if argv and argv[0] == "gpu":   # the GPU tier: its own options (gpu_tier.py)
+        from . import gpu_tier
+        return gpu_tier.main(argv[1:])
     a = p.parse_args(argv)
     return {"cuda": cmd_cuda, "model": cmd_model, "catalog": cmd_catalog, "agreement": cmd_agreement, "suite": cmd_suite,
             "mutants": cmd_mutants}[a.verb](a)

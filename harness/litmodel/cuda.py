@@ -4,12 +4,14 @@ half"). `./ptxcts litmus cuda FILE... --out DIR` writes DIR/litmus_kernels.cu an
 gpu/litmus_runner.cu, `nvcc -gencode arch=compute_90a,code=sm_90a` builds the runner (tests/test_cuda.py compiles it, without running it).
 
 Layout of one instance: the test's CTAs are the CTAs of one or more clusters (cluster size: the most CTAs a test
-cluster has); its global locations are 16-byte slots spread over the global buffer by a host permutation (one slot
+cluster has); its global locations are 16-byte slots spread over the global buffer by a device permutation (one slot
 per 256 bytes: no two in a line), its shared locations 64-byte slots of the owning CTA's shared memory (a multicast
-copy's destinations at one CTA-relative offset), its mbarriers 8-byte words after them. Every CTA has BLOCK threads:
-the test's threads take the lanes a host shuffle gives them (a different one per instance), the others are stress
-threads (loads and stores to a few hot lines of a stress buffer). Every thread of a CTA executes the same number of
-bar.sync and barrier.cluster (the test's threads theirs in place, the others at their end)."""
+copy's destinations and mbarriers at one CTA-relative offset in every CTA), its mbarriers 8-byte words after them.
+Every CTA has BLOCK threads: the test's threads take the lanes a device-side hash of the seed, the iteration and
+the instance gives them (gpu/litmus_device.hpp), the others are stress threads (loads and stores to a few hot lines
+of a stress buffer). Every thread of a CTA executes the same number of each barrier (the test's threads theirs in
+place, the others at their end), in the non-aligned form `barrier.sync` (the threads of a warp run different
+instructions)."""
 import os
 import re
 
@@ -77,13 +79,32 @@ def _layout(test):
             o = owner[loc]
             shared[loc] = (o, nxt.get(o, 0))
             nxt[o] = nxt.get(o, 0) + SLOT
+    # mbarriers after the shared slots, at a per-CTA cursor; a multicast copy's mbarriers first, all at one
+    # CTA-relative offset: "The mbarrier signal is also multicast to the same CTA-relative offset as mbar in the
+    # shared memory of the destination CTA" (the chapter, cp.async.bulk)
     base = max(nxt.values(), default=0)
-    mbar = {}
-    mcast_mb = {m for _, ms in multicast_groups for m in ms}
-    for j, m in enumerate(sorted(test.mbarriers, key=lambda m: (m not in mcast_mb, m))):
-        mbar[m] = (index[(0, test.mbarriers[m][0])], base + 8 * j)
+    mbar, cursor = {}, {}
+    for dsts, mbars in multicast_groups:
+        owners = [index[(0, test.mbarriers[m][0])] for m in mbars if m not in mbar]
+        if not owners:
+            continue
+        off = max(cursor.get(o, base) for o in owners)
+        for m in mbars:
+            if m in mbar:
+                if mbar[m][1] != off:
+                    raise NotSupported(f"mbarrier '{m}' of two multicast copies at different offsets")
+                continue
+            o = index[(0, test.mbarriers[m][0])]
+            mbar[m] = (o, off)
+            cursor[o] = off + 8
+    for m in sorted(test.mbarriers):
+        if m not in mbar:
+            o = index[(0, test.mbarriers[m][0])]
+            mbar[m] = (o, cursor.get(o, base))
+            cursor[o] = cursor.get(o, base) + 8
+    smem_bytes = max(list(cursor.values()) + [base + 8])
     globals_ = [l for l in test.all_locs() if l not in shared]
-    return ctas, cs, len(clusters), shared, mbar, globals_, th_cta, index, base + 8 * max(1, len(test.mbarriers))
+    return ctas, cs, len(clusters), shared, mbar, globals_, th_cta, index, smem_bytes
 
 
 SEM = {"weak": "", "relaxed": ".relaxed", "acquire": ".acquire", "release": ".release", "acq_rel": ".acq_rel"}
@@ -100,6 +121,14 @@ class _Emitter:
          self.smem_bytes) = _layout(test)
         self.regs = sorted({f"{t}:{i.reg}" for t, ins in test.code.items() for i in ins if i.reg})
         self.kernel = "lit_" + _ident(test.name)
+        # the bounds of gpu/litmus_device.hpp (kLitMaxThreads, kLitMaxGlobals, kLitKeyFields)
+        if len(test.threads) > 16:
+            raise NotSupported(f"{len(test.threads)} test threads (the runner shuffles at most 16)")
+        if len(self.globals) > 16:
+            raise NotSupported(f"{len(self.globals)} global locations (the runner permutes at most 16)")
+        nobs = len({l for l in test.observe if l in self.globals})
+        if len(self.regs) + nobs > 7:
+            raise NotSupported(f"{len(self.regs)} registers and {nobs} observed locations: an outcome key holds 7")
         self.tmaps = sorted({i.src for ins in test.code.values() for i in ins if i.op == "tensor"})
         for t_, ins in test.code.items():
             for i in ins:
@@ -183,7 +212,10 @@ class _Emitter:
                 else:
                     out.append(f'asm volatile("fence.{i.fence}.{i.scope};" ::: "memory");')
             elif i.op == "bar":
-                out.append(f'asm volatile("bar.sync {i.n};" ::: "memory");')
+                # `bar.sync` is `barrier.sync.aligned`: every thread of a warp must execute the same instruction;
+                # the test's threads share warps with stress threads (the shuffle) and each executes its own
+                # barrier instruction, so the non-aligned form, the same barrier resource (PTX ISA, bar/barrier)
+                out.append(f'asm volatile("barrier.sync {i.n};" ::: "memory");')
                 bars[("bar", i.n)] = bars.get(("bar", i.n), 0) + 1
             elif i.op == "barrier_cluster":
                 out.append('asm volatile("barrier.cluster.arrive.release;\\n\\tbarrier.cluster.wait.acquire;" ::: "memory");')
@@ -246,7 +278,7 @@ class _Emitter:
                 if remote:
                     raise NotSupported(f"try_wait on mbarrier '{i.loc}' of another CTA")
                 sem = ".relaxed" if i.sem == "relaxed" else ".acquire"
-                out.append(f"if (!mbar_wait{sem.replace('.', '_')}_{i.scope}({addr}, p.spin_limit)) hang = 1u;")
+                out.append(f"if (!mbar_wait{sem.replace('.', '_')}_{i.scope}({addr}, p.hang_ns)) hang = 1u;")
             else:
                 raise ModelError(f"no CUDA for '{i.text}'")
         return decl, out, bars
@@ -280,7 +312,7 @@ class _Emitter:
 
         def pad(k, n):
             if k[0] == "bar":
-                return [f'for (int b = 0; b < {n}; ++b) asm volatile("bar.sync {k[1]};" ::: "memory");'] if n else []
+                return [f'for (int b = 0; b < {n}; ++b) asm volatile("barrier.sync {k[1]};" ::: "memory");'] if n else []
             return [f'for (int b = 0; b < {n}; ++b) asm volatile("barrier.cluster.arrive.release;\\n\\t'
                     f'barrier.cluster.wait.acquire;" ::: "memory");'] if n else []
         ncta = len(self.ctas) if self.nclusters == 1 else self.nclusters * self.cs
@@ -299,7 +331,10 @@ class _Emitter:
             lines.append(f"    if (cta == {owner}) *(volatile uint32_t*)(smem + {off}) = {self.test.init.get(loc, 0)}u;")
         lines += ["    asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");", "  }",
                   "  cluster.sync();",
-                  f"  const int role = p.role[(group * {ncta} + cta) * {BLOCK} + threadIdx.x];",
+                  f"  const unsigned char kThreadCta[] = {{{', '.join(str(self.th_cta[t]) for t in t_ids)}}};",
+                  f"  const int role = test_role(p, group, cta, kThreadCta, {len(t_ids)});",
+                  f"  uint32_t gp[{max(1, len(self.globals))}];",
+                  f"  global_perm(p, group, gp, {len(self.globals)});",
                   "  uint32_t hang = 0u;", "  switch (role) {"]
         for k, t in enumerate(t_ids):
             decl, out = bodies[t]
@@ -337,7 +372,7 @@ class _Emitter:
             bytes_in = sum(i.bytes for ins in self.test.code.values() for i in ins
                            if i.op in ("bulk", "tensor", "reduce") and m in i.mbars)
             drains.append(f"    if (cta == {owner}) mbar_drain(SADDR({off}), {expected}u, {bytes_in}u, "
-                          f"{self.test.mbarriers[m][1]}u, p.spin_limit);")
+                          f"{self.test.mbarriers[m][1]}u, p.hang_ns);")
         if drains:
             lines += ["  if (threadIdx.x == 0) {"] + drains + ["  }"]
         lines += ["  cluster.sync();   // peers may still write this CTA's shared memory", "}"]
@@ -362,19 +397,9 @@ PRELUDE = r'''// Generated by `./ptxcts litmus cuda` (harness/litmodel/cuda.py) 
 #include <cstdint>
 namespace cg = cooperative_groups;
 
-struct Params {
-  uint32_t* gmem;          // the global locations: instance-major, permuted slots GSTRIDE words apart
-  const uint32_t* gperm;   // [instance * nglobal + i]: the slot of global location i
-  const int* role;         // [block * BLOCK + thread]: the test thread it plays, -1 stress
-  uint32_t* regs;          // [instance * nregs + k]: the registers' final values
-  uint32_t* hang;          // [instance]: an mbarrier wait gave up
-  uint32_t* stress_buf;    // the stress lines
-  uint32_t stress_lines, stress_iters, nglobal, spin_limit;
-  const uint32_t* tmap_images; // two host-encoded 1-D tensor maps (32 words each): versions 0 and 1 of a map
-};
+#include "litmus_device.hpp"   // Params, the device shuffle and permutation, the outcome key
 
-#define GSTRIDE_WORDS 64
-#define LOC_G(i) (p.gmem + (size_t)(group * p.nglobal + p.gperm[group * p.nglobal + (i)]) * GSTRIDE_WORDS)
+#define LOC_G(i) (p.gmem + (size_t)(group * p.nglobal + gp[(i)]) * GSTRIDE_WORDS)
 #define GADDR(i) to_global(LOC_G(i))
 #define SADDR(off) ((uint32_t)__cvta_generic_to_shared(smem + (off)))
 #define LOC_S(off, r) ((uint32_t*)cluster.map_shared_rank((void*)(smem + (off)), (r)))
@@ -399,15 +424,22 @@ __device__ __forceinline__ void tmap_store(uint32_t* slot, const uint32_t* image
 __device__ __forceinline__ void mbar_init(uint32_t a, uint32_t count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(a), "r"(count) : "memory");
 }
+// A wait gives up after p.hang_ns nanoseconds of %globaltimer (the instance's outcome is then `hang`).
+__device__ __forceinline__ uint64_t now_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+  return t;
+}
 #define MBAR_WAIT(NAME, SEMSCOPE)                                                                           \
-  __device__ __forceinline__ bool NAME(uint32_t a, uint32_t limit) {                                     \
-    for (uint32_t i = 0; i < limit; ++i) {                                                               \
+  __device__ __forceinline__ bool NAME(uint32_t a, uint32_t limit_ns, uint32_t parity = 0) {             \
+    const uint64_t t0 = now_ns();                                                                        \
+    for (;;) {                                                                                           \
       uint32_t done;                                                                                     \
-      asm volatile("{ .reg .pred q; mbarrier.try_wait.parity" SEMSCOPE ".shared::cta.b64 q, [%1], 0;\n\t" \
-                   "selp.u32 %0, 1, 0, q; }" : "=r"(done) : "r"(a) : "memory");                         \
+      asm volatile("{ .reg .pred q; mbarrier.try_wait.parity" SEMSCOPE ".shared::cta.b64 q, [%1], %2;\n\t" \
+                   "selp.u32 %0, 1, 0, q; }" : "=r"(done) : "r"(a), "r"(parity) : "memory");             \
       if (done) return true;                                                                             \
+      if (now_ns() - t0 > limit_ns) return false;                                                        \
     }                                                                                                    \
-    return false;                                                                                        \
   }
 MBAR_WAIT(mbar_wait_acquire_cta, ".acquire.cta")
 MBAR_WAIT(mbar_wait_acquire_cluster, ".acquire.cluster")
@@ -423,19 +455,14 @@ __device__ __forceinline__ void mbar_drain(uint32_t a, uint32_t expected, uint32
                : "memory");
   for (uint32_t i = 1; i < count; ++i)
     asm volatile("mbarrier.arrive.relaxed.cta.shared::cta.b64 _, [%0];" :: "r"(a) : "memory");
-  for (uint32_t i = 0; i < limit; ++i) {
-    uint32_t done;
-    asm volatile("{ .reg .pred q; mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 q, [%1], 1;\n\t"
-                 "selp.u32 %0, 1, 0, q; }" : "=r"(done) : "r"(a) : "memory");
-    if (done) return;
-  }
+  mbar_wait_acquire_cta(a, limit, 1);
 }
 
 // Stress (MC Mutants' parallel environment): the threads of a CTA that play no test thread load and store a few
 // hot lines of the stress buffer, chosen per instance, while the test runs.
 __device__ __forceinline__ void stress(const Params& p, unsigned group, unsigned cta) {
   if (!p.stress_lines) return;
-  uint32_t x = threadIdx.x * 2654435761u + group * 40503u + cta;
+  uint32_t x = threadIdx.x * 2654435761u + group * 40503u + cta + p.iter * 0x9E3779B9u + (uint32_t)p.seed;
   for (uint32_t i = 0; i < p.stress_iters; ++i) {
     x = x * 1664525u + 1013904223u;
     uint32_t* line = p.stress_buf + (size_t)((x >> 8) % p.stress_lines) * 32;

@@ -1,11 +1,18 @@
 // The litmus runner (GPU half of harness/litmodel): every generated kernel run in many parallel instances with
-// stress, a new thread shuffle and location permutation each iteration; the histogram of every outcome; the
-// judgement by the model's labels (labels.tsv written beside the kernels by `./ptxcts litmus cuda`):
-//   an observed forbidden outcome: fail; an observed undefined one: reported, judges nothing; an allowed outcome
-//   never observed: reported (the environment cannot show it yet); a hang the model does not allow: fail.
+// stress; the thread shuffle and the location permutation are a device-side hash of (seed, iteration, instance)
+// (litmus_device.hpp), so a launch needs nothing from the host; each instance's outcome is packed into a 64-bit
+// key on the device, the keys are counted on the host (while the next launch runs) and decoded to outcome text
+// once per distinct key. Judged by the model's labels (labels.tsv written beside the kernels by `./ptxcts litmus
+// cuda`): an observed forbidden outcome (or one the model never produces): fail (a test) or killed (a mutant).
+//
+// Output: one JSON line per test on stdout, flushed as it finishes (the tier driver, litmodel/gpu_tier.py, reads
+// them and isolates traps and hangs): {"begin": NAME} before the test, then {"test": NAME, "mutant": 0|1,
+// "instances": N, "seconds": S, "verdict": "pass"|"fail"|"killed"|"survived", "hist": {OUTCOME: COUNT}} or
+// {"test": NAME, "not_supported": REASON}; a last line {"end": true, ...}. A human summary goes to stderr.
 // build: nvcc -gencode arch=compute_90a,code=sm_90a -std=c++17 -I gpu/ DIR/litmus_kernels.cu gpu/litmus_runner.cu
 // usage: litmus-runner LABELS.tsv [--iters N] [--instances N] [--stress-lines N] [--stress-iters N] [--seed N]
-//        [--test NAME]... ; exit 0 all pass, 1 a fail, 2 usage, 3 a malformed labels file, 77 no sm_90 GPU.
+//        [--hang-us N] [--test-ms N] [--test NAME]... [--tests-file FILE] | litmus-runner --list
+// exit 0 all pass, 1 a fail, 2 usage, 3 a malformed labels or tests file, 4 a CUDA error, 77 no sm_90 GPU.
 #include <cuda.h>          // CUtensorMap and its enums (the entry point comes from the runtime: no -lcuda)
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
@@ -18,29 +25,18 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <random>
 #include <set>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "litmus_device.hpp"
 #include "litmus_runner.hpp"
 
 namespace {
 
-struct Params {   // as in the generated kernels (cuda.py PRELUDE)
-  uint32_t* gmem;
-  const uint32_t* gperm;
-  const int* role;
-  uint32_t* regs;
-  uint32_t* hang;
-  uint32_t* stress_buf;
-  uint32_t stress_lines, stress_iters, nglobal, spin_limit;
-  const uint32_t* tmap_images;
-};
-
 constexpr int kBlock = 256;
-constexpr int kGStride = 64;
 
 #define OK(x)                                                                                           \
   do {                                                                                                  \
@@ -99,16 +95,69 @@ std::string encode_maps(uint32_t* images_dev, uint32_t** sources) {
                         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
-      return "cuTensorMapEncodeTiled refused the 1-D map of version " + std::to_string(v) + " (UINT32, 4 elements, box 4): CUresult " + std::to_string(int(r));
+      return "cuTensorMapEncodeTiled refused the 1-D map of version " + std::to_string(v) +
+             " (UINT32, 4 elements, box 4): CUresult " + std::to_string(int(r));
   }
   OK(cudaMemcpy(images_dev, maps, sizeof(maps), cudaMemcpyHostToDevice));
   return "";
 }
 
+// Before each launch: every instance's global locations at their initial values (a tensor-map location: the 32
+// words of its version), in the slots of this iteration's permutation; no hang recorded.
+__global__ void lit_init(Params p, const uint32_t* inits, const uint32_t* is_map, long n) {
+  long g = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= n) return;
+  uint32_t perm[kLitMaxGlobals];
+  lit_perm(p.seed, p.iter, (uint32_t)g, perm, (int)p.nglobal);
+  for (uint32_t i = 0; i < p.nglobal; ++i) {
+    uint32_t* slot = p.gmem + (size_t)(g * p.nglobal + perm[i]) * GSTRIDE_WORDS;
+    if (is_map[i])
+      for (int w = 0; w < 32; ++w) slot[w] = p.tmap_images[32 * inits[i] + w];
+    else
+      slot[0] = inits[i];
+  }
+  p.hang[g] = 0u;
+}
+
+// After each launch: every instance's outcome key (registers, then the observed locations' final values).
+__global__ void lit_keys(Params p, int nregs, const uint32_t* obs, int nobs, long n, unsigned long long* keys) {
+  long g = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= n) return;
+  uint32_t perm[kLitMaxGlobals], v[kLitKeyFields];
+  lit_perm(p.seed, p.iter, (uint32_t)g, perm, (int)p.nglobal);
+  int k = 0;
+  for (int r = 0; r < nregs && k < kLitKeyFields; ++r) v[k++] = p.regs[g * nregs + r];
+  for (int o = 0; o < nobs && k < kLitKeyFields; ++o)
+    v[k++] = p.gmem[(size_t)(g * p.nglobal + perm[obs[o]]) * GSTRIDE_WORDS];
+  keys[g] = lit_key_pack(v, k, p.hang[g] != 0u);
+}
+
+std::string decode(uint64_t key, const std::vector<std::string>& names) {
+  if (key & kLitKeyHang) return "hang=an mbarrier phase never completes";
+  std::string o;
+  for (size_t i = 0; i < names.size(); ++i) {
+    uint32_t f = lit_key_field(key, (int)i);
+    o += (i ? " " : "") + names[i] + "=" + (f == kLitKeyOverflow ? std::string(">254") : std::to_string(f));
+  }
+  return o;
+}
+
+std::string json_str(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    if ((unsigned char)c < 0x20) continue;
+    o += c;
+  }
+  return o + "\"";
+}
+
 struct Args {
   const char* labels = nullptr;
-  long iters = 100, instances = 4096, stress_lines = 64, stress_iters = 32, seed = 1;
-  std::set<std::string> only;
+  const char* tests_file = nullptr;
+  long iters = 16, instances = 65536, stress_lines = 64, stress_iters = 32, seed = 1, hang_us = 1000, test_ms = 0;
+  bool list = false;
+  std::vector<std::string> only;
 };
 
 }  // namespace
@@ -125,11 +174,15 @@ int main(int argc, char** argv) {
     };
     bool ok = true;
     if (k == "--iters") ok = num(&a.iters);
-    else if (k == "--instances") ok = num(&a.instances);
+    else if (k == "--instances") ok = num(&a.instances) && a.instances > 0;
     else if (k == "--stress-lines") ok = num(&a.stress_lines);
     else if (k == "--stress-iters") ok = num(&a.stress_iters);
     else if (k == "--seed") ok = num(&a.seed);
-    else if (k == "--test" && i + 1 < argc) a.only.insert(argv[++i]);
+    else if (k == "--hang-us") ok = num(&a.hang_us) && a.hang_us > 0 && a.hang_us < 4000000;
+    else if (k == "--test-ms") ok = num(&a.test_ms);
+    else if (k == "--test" && i + 1 < argc) a.only.push_back(argv[++i]);
+    else if (k == "--tests-file" && i + 1 < argc) a.tests_file = argv[++i];
+    else if (k == "--list") a.list = true;
     else if (k[0] != '-' && !a.labels) a.labels = argv[i];
     else ok = false;
     if (!ok) {
@@ -137,13 +190,42 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (a.list) {   // the table, in run order: NAME <TAB> 0|1 (a graded mutant); needs no GPU
+    for (int k = 0; k < kLitmusKernelCount; ++k) std::printf("%s\t%d\n", kLitmusKernels[k].name, kLitmusKernels[k].mutant);
+    return 0;
+  }
   if (!a.labels) {
     std::fprintf(stderr, "usage: litmus-runner LABELS.tsv [--iters N] [--instances N] [--stress-lines N] "
-                         "[--stress-iters N] [--seed N] [--test NAME]...\n");
+                         "[--stress-iters N] [--seed N] [--hang-us N] [--test-ms N] [--test NAME]... [--tests-file FILE] | --list\n");
     return 2;
   }
   std::map<std::string, std::map<std::string, std::string>> labels;
   if (!read_labels(a.labels, &labels)) return 3;
+  if (a.tests_file) {
+    std::ifstream f(a.tests_file);
+    if (!f) {
+      std::fprintf(stderr, "litmus-runner: %s: cannot be read\n", a.tests_file);
+      return 3;
+    }
+    for (std::string line; std::getline(f, line);)
+      if (!line.empty()) a.only.push_back(line);
+  }
+  // the run order: the tests named (in their order), else the table's
+  std::map<std::string, int> by_name;
+  for (int k = 0; k < kLitmusKernelCount; ++k) by_name[kLitmusKernels[k].name] = k;
+  std::vector<int> order;
+  if (a.only.empty()) {
+    for (int k = 0; k < kLitmusKernelCount; ++k) order.push_back(k);
+  } else {
+    for (auto& n : a.only) {
+      auto it = by_name.find(n);
+      if (it == by_name.end()) {
+        std::fprintf(stderr, "litmus-runner: --test %s: no such test in this build (--list names them)\n", n.c_str());
+        return 2;
+      }
+      order.push_back(it->second);
+    }
+  }
   int dev = 0, cc = 0, ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
     std::fprintf(stderr, "litmus-runner: no GPU\n");
@@ -154,23 +236,45 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "litmus-runner: sm_%d0: the tests need sm_90 (clusters, bulk copies)\n", cc);
     return 77;
   }
-  std::mt19937_64 rng(a.seed);
   uint32_t *images, *sources[2];
   OK(cudaMalloc(&images, 256));
   if (std::string e = encode_maps(images, sources); !e.empty()) {
     std::fprintf(stderr, "litmus-runner: the tensor-map tests' maps: %s\n", e.c_str());
     return 4;
   }
-  std::vector<uint32_t> h_images(64);
-  OK(cudaMemcpy(h_images.data(), images, 256, cudaMemcpyDeviceToHost));
   uint32_t* stress;
   OK(cudaMalloc(&stress, sizeof(uint32_t) * 32 * std::max<long>(1, a.stress_lines)));
+  OK(cudaMemset(stress, 0, sizeof(uint32_t) * 32 * std::max<long>(1, a.stress_lines)));
+  cudaStream_t stream;
+  OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  // buffers sized for the largest test, allocated once
+  const long n = a.instances;
+  int max_g = 1, max_r = 1;
+  for (int k : order) max_g = std::max(max_g, kLitmusKernels[k].nglobal), max_r = std::max(max_r, kLitmusKernels[k].nregs);
+  uint32_t *gmem, *regs, *hang, *d_inits, *d_ismap, *d_obs;
+  unsigned long long* d_keys[2];
+  unsigned long long* h_keys[2];
+  OK(cudaMalloc(&gmem, (size_t)n * max_g * GSTRIDE_WORDS * 4));
+  OK(cudaMemset(gmem, 0, (size_t)n * max_g * GSTRIDE_WORDS * 4));
+  OK(cudaMalloc(&regs, sizeof(uint32_t) * n * max_r));
+  OK(cudaMalloc(&hang, sizeof(uint32_t) * n));
+  OK(cudaMalloc(&d_inits, 4 * kLitMaxGlobals));
+  OK(cudaMalloc(&d_ismap, 4 * kLitMaxGlobals));
+  OK(cudaMalloc(&d_obs, 4 * kLitMaxGlobals));
+  for (int b = 0; b < 2; ++b) {
+    OK(cudaMalloc(&d_keys[b], sizeof(unsigned long long) * n));
+    OK(cudaMallocHost(&h_keys[b], sizeof(unsigned long long) * n));
+  }
+  cudaEvent_t copied[2];
+  OK(cudaEventCreateWithFlags(&copied[0], cudaEventDisableTiming));
+  OK(cudaEventCreateWithFlags(&copied[1], cudaEventDisableTiming));
+
   int fails = 0, unseen_total = 0, killed = 0, mutants = 0;
-  std::printf("%-48s %10s %9s %9s %9s %7s %s\n", "test", "instances", "forbidden", "undefined", "unseen", "inst/s",
-              "verdict");
-  for (int k = 0; k < kLitmusKernelCount; ++k) {
+  double all_instances = 0, all_secs = 0;
+  for (int k : order) {
     const LitmusKernel& t = kLitmusKernels[k];
-    if (!a.only.empty() && !a.only.count(t.name)) continue;
+    std::printf("{\"begin\": %s}\n", json_str(t.name).c_str());
+    std::fflush(stdout);
     auto lab = labels.find(t.name);
     if (lab == labels.end()) {
       std::fprintf(stderr, "litmus-runner: %s: no label in %s\n", t.name, a.labels);
@@ -183,112 +287,101 @@ int main(int argc, char** argv) {
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, t.fn, &probe) != cudaSuccess || clusters == 0) {
       cudaGetLastError();
-      std::printf("%-48s not_supported: no cluster of its %d CTAs fits on this device\n", t.name, t.ctas);
+      std::printf("{\"test\": %s, \"not_supported\": \"no cluster of its %d CTAs fits on this device\"}\n",
+                  json_str(t.name).c_str(), t.ctas);
+      std::fflush(stdout);
       continue;
     }
-    const long n = a.instances;
-    std::vector<std::string> regs = words(t.regs), gnames = words(t.globals), inits = words(t.inits),
-                             obs = words(t.observe), tcta = words(t.thread_cta), tm = words(t.tmaps);
-    std::set<int> is_map;
-    for (auto& w : tm) is_map.insert(std::stoi(w));
-    uint32_t *gmem, *gperm, *out, *hang;
-    int* role;
-    const size_t gwords = (size_t)n * t.nglobal * kGStride + 1;
-    OK(cudaMalloc(&gmem, gwords * 4));
-    OK(cudaMalloc(&gperm, sizeof(uint32_t) * n * t.nglobal + 4));
-    OK(cudaMalloc(&role, sizeof(int) * n * t.ctas * kBlock));
-    OK(cudaMalloc(&out, sizeof(uint32_t) * n * t.nregs + 4));
-    OK(cudaMalloc(&hang, sizeof(uint32_t) * n));
-    std::vector<uint32_t> h_gmem(gwords), h_perm(n * t.nglobal), h_out(n * t.nregs + 1), h_hang(n);
-    std::vector<int> h_role((size_t)n * t.ctas * kBlock);
-    std::map<std::string, long> hist;
-    auto start = std::chrono::steady_clock::now();
-    for (long it = 0; it < a.iters; ++it) {
-      // a new location permutation and thread shuffle per iteration (per instance)
-      std::fill(h_role.begin(), h_role.end(), -1);
-      for (long g = 0; g < n; ++g) {
-        std::vector<uint32_t> p(t.nglobal);
-        for (int i = 0; i < t.nglobal; ++i) p[i] = i;
-        std::shuffle(p.begin(), p.end(), rng);
-        for (int i = 0; i < t.nglobal; ++i) {
-          h_perm[g * t.nglobal + i] = p[i];
-          const uint32_t init = (uint32_t)std::stoul(inits[i]);
-          uint32_t* slot = &h_gmem[(size_t)(g * t.nglobal + p[i]) * kGStride];
-          if (is_map.count(i))
-            std::copy(h_images.begin() + 32 * init, h_images.begin() + 32 * init + 32, slot);   // map version
-          else
-            slot[0] = init;
-        }
-        std::vector<int> lanes(kBlock);
-        for (int c = 0; c < t.ctas; ++c) {
-          for (int l = 0; l < kBlock; ++l) lanes[l] = l;
-          std::shuffle(lanes.begin(), lanes.end(), rng);
-          int used = 0;
-          for (int th = 0; th < t.threads; ++th)
-            if (std::stoi(tcta[th]) == c) h_role[((size_t)g * t.ctas + c) * kBlock + lanes[used++]] = th;
-        }
-      }
-      OK(cudaMemcpy(gmem, h_gmem.data(), gwords * 4, cudaMemcpyHostToDevice));
-      OK(cudaMemcpy(gperm, h_perm.data(), sizeof(uint32_t) * h_perm.size(), cudaMemcpyHostToDevice));
-      OK(cudaMemcpy(role, h_role.data(), sizeof(int) * h_role.size(), cudaMemcpyHostToDevice));
-      OK(cudaMemset(hang, 0, sizeof(uint32_t) * n));
-      Params p{gmem, gperm, role, out, hang, stress, (uint32_t)a.stress_lines, (uint32_t)a.stress_iters,
-               (uint32_t)t.nglobal, 1u << 20, images};
-      void* args[] = {&p};
-      OK(cudaLaunchKernel(t.fn, dim3((unsigned)(n * t.ctas)), dim3(kBlock), args, 0, nullptr));
-      OK(cudaDeviceSynchronize());
-      OK(cudaMemcpy(h_out.data(), out, sizeof(uint32_t) * n * t.nregs, cudaMemcpyDeviceToHost));
-      OK(cudaMemcpy(h_hang.data(), hang, sizeof(uint32_t) * n, cudaMemcpyDeviceToHost));
-      std::vector<uint32_t> fin;
-      if (!obs.empty()) {
-        fin.resize(gwords);
-        OK(cudaMemcpy(fin.data(), gmem, gwords * 4, cudaMemcpyDeviceToHost));
-      }
-      for (long g = 0; g < n; ++g) {
-        std::string o;
-        if (h_hang[g]) {
-          o = "hang=an mbarrier phase never completes";
-        } else {
-          for (int r = 0; r < t.nregs; ++r) o += (o.empty() ? "" : " ") + regs[r] + "=" + std::to_string(h_out[g * t.nregs + r]);
-          for (auto& i : obs) {
-            int gi = std::stoi(i);
-            o += (o.empty() ? "" : " ") + gnames[gi] + "=" +
-                 std::to_string(fin[(size_t)(g * t.nglobal + h_perm[g * t.nglobal + gi]) * kGStride]);
-          }
-        }
-        hist[o]++;
-      }
+    std::vector<std::string> names = words(t.regs), gnames = words(t.globals), inits = words(t.inits),
+                             obs = words(t.observe), tm = words(t.tmaps);
+    std::vector<uint32_t> h_inits(kLitMaxGlobals, 0), h_ismap(kLitMaxGlobals, 0), h_obs(kLitMaxGlobals, 0);
+    for (int i = 0; i < t.nglobal; ++i) h_inits[i] = (uint32_t)std::stoul(inits[i]);
+    for (auto& w : tm) h_ismap[std::stoi(w)] = 1;
+    for (size_t i = 0; i < obs.size(); ++i) {
+      h_obs[i] = (uint32_t)std::stoi(obs[i]);
+      names.push_back(gnames[h_obs[i]]);
     }
+    OK(cudaMemcpy(d_inits, h_inits.data(), 4 * kLitMaxGlobals, cudaMemcpyHostToDevice));
+    OK(cudaMemcpy(d_ismap, h_ismap.data(), 4 * kLitMaxGlobals, cudaMemcpyHostToDevice));
+    OK(cudaMemcpy(d_obs, h_obs.data(), 4 * kLitMaxGlobals, cudaMemcpyHostToDevice));
+    std::unordered_map<unsigned long long, long> counts;
+    const unsigned small = 256, sgrid = (unsigned)((n + small - 1) / small);
+    auto start = std::chrono::steady_clock::now();
+    auto launch = [&](long it) {
+      const int b = (int)(it & 1);
+      Params p{gmem, regs, hang, stress, (uint32_t)a.stress_lines, (uint32_t)a.stress_iters, (uint32_t)t.nglobal,
+               (uint32_t)(a.hang_us * 1000), images, (unsigned long long)a.seed, (uint32_t)it, 0u};
+      lit_init<<<sgrid, small, 0, stream>>>(p, d_inits, d_ismap, n);
+      void* args[] = {&p};
+      OK(cudaLaunchKernel(t.fn, dim3((unsigned)(n * t.ctas)), dim3(kBlock), args, 0, stream));
+      lit_keys<<<sgrid, small, 0, stream>>>(p, t.nregs, d_obs, (int)obs.size(), n, d_keys[b]);
+      OK(cudaGetLastError());
+      OK(cudaMemcpyAsync(h_keys[b], d_keys[b], sizeof(unsigned long long) * n, cudaMemcpyDeviceToHost, stream));
+      OK(cudaEventRecord(copied[b], stream));
+    };
+    // launch i+1 is queued before the keys of launch i are counted: the host never idles the GPU; no launch is
+    // queued once the test has had --test-ms (a test whose instances hang runs fewer launches)
+    if (a.iters > 0) launch(0);
+    long done_iters = 0;
+    for (long it = 0; it < a.iters; ++it) {
+      const double el_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      const bool more = it + 1 < a.iters && (a.test_ms == 0 || el_ms < a.test_ms);
+      if (more) {
+        // buffer (it+1)&1 was last read by the count of launch it-1, done before this point
+        launch(it + 1);
+      }
+      const int b = (int)(it & 1);
+      OK(cudaEventSynchronize(copied[b]));
+      const unsigned long long* keys = h_keys[b];
+      // runs of one key are common (most instances agree): count a run at once
+      unsigned long long last = keys[0];
+      long run = 0;
+      for (long g = 0; g < n; ++g) {
+        if (keys[g] == last) {
+          ++run;
+        } else {
+          counts[last] += run;
+          last = keys[g];
+          run = 1;
+        }
+      }
+      counts[last] += run;
+      ++done_iters;
+      if (!more) break;
+    }
+    OK(cudaStreamSynchronize(stream));
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    long forbidden = 0, undefined = 0, unknown = 0;
+    std::map<std::string, long> hist;
+    for (auto& [key, c] : counts) hist[decode(key, names)] += c;
+    long forbidden = 0, undefined = 0;
     for (auto& [o, c] : hist) {
       auto v = lab->second.find(o);
-      if (v == lab->second.end()) unknown += c;   // an outcome the model never produced: forbidden
-      else if (v->second == "forbidden") forbidden += c;
+      if (v == lab->second.end() || v->second == "forbidden") forbidden += c;   // never produced: forbidden
       else if (v->second == "undefined") undefined += c;
     }
     int unseen = 0;
     for (auto& [o, v] : lab->second)
       if (v == "allowed" && !hist.count(o)) ++unseen;
     unseen_total += unseen;
-    // a graded mutant (its name "TEST+operator.K") is judged by its original's labels: a forbidden outcome kills it
     const bool mutant = t.mutant != 0;
-    bool fail = forbidden + unknown > 0;
-    if (mutant) {
-      killed += fail;
-      ++mutants;
-    } else {
-      fails += fail;
-    }
-    std::printf("%-48s %10ld %9ld %9ld %9d %7.2g %s\n", t.name, n * a.iters, forbidden + unknown, undefined, unseen,
-                n * a.iters / secs, mutant ? (fail ? "killed" : "survived") : (fail ? "fail" : "pass"));
-    for (auto& [o, c] : hist) {
-      auto v = lab->second.find(o);
-      std::printf("    %10ld  %-9s %s\n", c, v == lab->second.end() ? "forbidden" : v->second.c_str(), o.c_str());
-    }
-    cudaFree(gmem), cudaFree(gperm), cudaFree(role), cudaFree(out), cudaFree(hang);
+    const bool fail = forbidden > 0;
+    if (mutant) killed += fail, ++mutants;
+    else fails += fail;
+    const char* verdict = mutant ? (fail ? "killed" : "survived") : (fail ? "fail" : "pass");
+    const double inst = (double)n * done_iters;
+    all_instances += inst, all_secs += secs;
+    std::string h;
+    for (auto& [o, c] : hist) h += (h.empty() ? "" : ", ") + json_str(o) + ": " + std::to_string(c);
+    std::printf("{\"test\": %s, \"mutant\": %d, \"instances\": %.0f, \"seconds\": %.6f, \"verdict\": \"%s\", "
+                "\"hist\": {%s}}\n", json_str(t.name).c_str(), (int)mutant, inst, secs, verdict, h.c_str());
+    std::fflush(stdout);
+    std::fprintf(stderr, "%-52s %10.0f %9ld %9ld %6d %9.3g/s %s\n", t.name, inst, forbidden, undefined, unseen,
+                 secs > 0 ? inst / secs : 0.0, verdict);
   }
-  std::printf("\n%d failing tests; %d allowed outcomes never observed; mutants: %d of %d killed\n", fails,
-              unseen_total, killed, mutants);
+  std::printf("{\"end\": true, \"instances\": %.0f, \"seconds\": %.6f}\n", all_instances, all_secs);
+  std::fflush(stdout);
+  std::fprintf(stderr, "%d failing tests; %d allowed outcomes never observed; mutants: %d of %d killed; "
+                       "%.3g instances/s over the launches\n", fails, unseen_total, killed, mutants,
+               all_secs > 0 ? all_instances / all_secs : 0.0);
   return fails ? 1 : 0;
 }
