@@ -100,6 +100,8 @@ llvm=0
 ( trap '' INT TERM; PYTHONPATH="$root/generator:$root/harness" exec python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-22") else 1)' ) && llvm=1
 llvm_triton=0   # Triton's bundled LLVM (./ptxcts frontend install llvm-triton): run where installed
 ( trap '' INT TERM; PYTHONPATH="$root/generator:$root/harness" exec python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-triton") else 1)' ) && llvm_triton=1
+triton=0
+( trap '' INT TERM; PYTHONPATH="$root/generator:$root/harness" exec python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("triton") else 1)' ) && triton=1
 lane_dir=$(mktemp -d "${TMPDIR:-/tmp}/ptxcts-all.XXXXXX")
 # ran LANE RUN: a tier wrote RUN (results.json there): it is reported and gated
 ran() { [ -f "$2/results.json" ] && echo "$2" >> "$lane_dir/$1"; }
@@ -130,6 +132,12 @@ cpu_lane() {
     timed frontend ./ptxcts frontend run --frontend llvm-triton --quiet "${family[@]+"${family[@]}"}" \
       --out "results/$stamp-frontend-llvm-triton"
     ran cpu "results/$stamp-frontend-llvm-triton"
+  fi
+  if [ $triton = 1 ]; then   # the Triton language (harness/frontend/README.md, "Triton"), where it is installed
+    step "front-end tier (triton, paired with its ptxas)"
+    timed frontend-triton ./ptxcts frontend run --frontend triton --quiet "${family[@]+"${family[@]}"}" \
+      --out "results/$stamp-frontend-triton"
+    ran cpu "results/$stamp-frontend-triton"
   fi
   step "CPU lane done"
 }

@@ -68,6 +68,7 @@ class Frontend:
     entry: dict
     description: dict = None
     notes: list = field(default_factory=list)
+    spec: str = None            # what --frontend named, when not the name (triton=PATH)
 
     def why_not(self, target, ptx):
         """None when the front-end writes `.version ptx / .target target` (as probed); else the reason."""
@@ -109,6 +110,9 @@ def resolve(spec=None, env=None, need_description=True):
                                 f"{', '.join(known_names())}")
         if not spec:
             raise FrontendError(f"name a front-end (--frontend NAME or ${ENV}): {', '.join(known_names())}")
+    if spec.startswith("triton="):   # a Triton the user names: a site-packages folder, a checkout, a wheel
+        from .triton.site import named_triton
+        return named_triton(spec[len("triton="):], need_description)
     cat = catalog.load()
     if spec not in cat:
         raise FrontendError(f"unknown front-end {spec!r} ({how}): the known ones are {', '.join(sorted(cat))} "

@@ -6,7 +6,7 @@ from framework.toolchains.catalog import checked_wheel, read_versioned
 
 from .errors import MALFORMED, USAGE, FrontendError
 
-KINDS = ("llvm", "nvrtc", "triton-llvm")
+KINDS = ("llvm", "nvrtc", "triton-llvm", "triton", "cute-dsl")
 _NAME = re.compile(r"^[a-z][a-z0-9.+-]*$")
 _WHEEL_KEYS = {"package", "version", "sha256"}        # one file for every Python (a py3-none wheel)
 _PER_PYTHON_KEYS = {"package", "version", "python"}   # one file per CPython: python.<tag> = {file, sha256}

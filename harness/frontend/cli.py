@@ -69,6 +69,8 @@ def _parser():
     s.add_argument("--expectations", path=given.FILE, help="reviewed ptxas findings (default results/expectations/ptxas.toml)")
     s.add_argument("--findings", path=given.FILE, help="reviewed front-end findings (default results/expectations/frontends.toml)")
     s.add_argument("--quiet", action="store_true", help="no progress lines")
+    s.add_argument("--guard", action="store_true", help="the version and target guard check: also every kernel "
+                   "the front-end can write at every (target, PTX version) its description lists (run.guard_cases)")
     s = sub.add_parser("compare", add_help=False, help="a front-end's run-tier run on a GPU against the hand-written "
                        "classes of the same device (every difference a finding with its replay command)")
     s.add_argument("args", nargs=argparse.REMAINDER)

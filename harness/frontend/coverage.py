@@ -21,13 +21,19 @@ def coverage_of(name, forms, manifest_cases=None):
     "unexpressible": [{form, family, valid, reason}], "qualifiers": qualifier_decisions, "cases": {...}} of one
     front-end."""
     from . import load_description
-    d = load_description(name)
-    kind = catalog.load()[name]["kind"]
+    kind = "triton" if name.endswith("+named") else catalog.load()[name]["kind"]   # a Triton named by path
+    d = None if kind == "triton" else load_description(name)
     if kind in ("llvm", "triton-llvm"):   # Triton's bundled LLVM takes the LLVM mapping
         from ptxcts_gen.frontends import llvm as mapping
         if d is None:
             raise FrontendError(f"front-end {name}: no toolchains/{name}.json (./ptxcts frontend probe {name})")
         spell = lambda f: mapping.spell(f, set(d.get("intrinsics") or ()))   # noqa: E731
+    elif kind == "triton":
+        from ptxcts_gen.frontends import triton as mapping
+        spell = mapping.spell
+    elif kind == "cute-dsl":
+        from ptxcts_gen.frontends import cute_dsl as mapping
+        spell = mapping.spell
     else:
         from ptxcts_gen.frontends import cccl as mapping
         spell = mapping.spell

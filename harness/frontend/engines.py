@@ -69,7 +69,7 @@ class TritonLlvmEngine(LlvmEngine):
 
 
 # the load path of a kind's results (schema: "llvm" | "nvrtc"): Triton's LLVM is an LLVM load path
-LOAD_PATHS = {"llvm": "llvm", "nvrtc": "nvrtc", "triton-llvm": "llvm"}
+LOAD_PATHS = {"llvm": "llvm", "nvrtc": "nvrtc", "triton-llvm": "llvm", "triton": "triton", "cute-dsl": "cute-dsl"}
 
 
 def engine(fe):
@@ -80,4 +80,10 @@ def engine(fe):
     if fe.kind == "nvrtc":
         from .nvrtc_backend import NvrtcEngine
         return NvrtcEngine(fe)
+    if fe.kind == "triton":
+        from .triton.engine import TritonEngine
+        return TritonEngine(fe)
+    if fe.kind == "cute-dsl":
+        from .cute_dsl.backend import CuteDslEngine
+        return CuteDslEngine(fe)
     raise MappingError(f"front-end {fe.name}: no engine for kind {fe.kind!r}")

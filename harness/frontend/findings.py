@@ -11,7 +11,7 @@ from framework.documents import tomldoc
 
 from .errors import MALFORMED, USAGE, FrontendError
 
-BEHAVIOURS = ("emits_invalid_ptx", "both_accept")
+BEHAVIOURS = ("emits_invalid_ptx", "both_accept", "refuses_valid")
 REQUIRED = ("id", "frontends", "cases", "behaviour", "sentence", "evidence", "note", "reviewed")
 
 

@@ -101,4 +101,10 @@ def describe(fe, jobs=2, log=print):
     if fe.kind == "nvrtc":
         from . import nvrtc_backend
         return nvrtc_backend.describe(fe, _doc, log)
+    if fe.kind == "triton":
+        from .triton import backend as triton_backend
+        return triton_backend.describe(fe, _doc, log, jobs)
+    if fe.kind == "cute-dsl":
+        from .cute_dsl import backend as cute_dsl_backend
+        return cute_dsl_backend.describe(fe, _doc, log)
     raise FrontendError(f"front-end {fe.name}: kind {fe.kind!r} has no probe", MALFORMED)

@@ -7,6 +7,8 @@ import socket
 import sys
 import time
 from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Tuple
 
 from framework import boundary
 from framework import documents
@@ -51,8 +53,9 @@ def _select(a, m):
 
 def record(c, fe, klass, message, details=None, seconds=0.0):
     return {"id": c.id, "family": c.family, "form": c.form, "target": c.target, "ptx": c.ptx,
-            "load_path": engines.LOAD_PATHS.get(fe.kind, fe.kind), "class": klass, "duration_ms": round(seconds * 1000, 3), "message": message,
-            "replay": f"./ptxcts frontend run --frontend {fe.name} --case '{c.id}'",
+            "load_path": engines.LOAD_PATHS.get(fe.kind, fe.kind), "class": klass,
+            "duration_ms": round(seconds * 1000, 3), "message": message,
+            "replay": f"./ptxcts frontend run --frontend {fe.spec or fe.name} --case '{c.id}'",
             "details": dict({"expect": c.expect, "rules": list(c.rules)}, **(details or {}))}
 
 
@@ -81,6 +84,8 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
     if not chosen:
         raise Usage("the filters select no case" + (f" (--case {' '.join(a.case)})" if a.case else ""))
     forms = {f.id: f for f in model.all_forms()}
+    if getattr(a, "guard", False):   # every expressible kernel at every (target, PTX version) it writes
+        chosen = chosen + _guard_cases(a, forms, eng, fe, chosen)
     missing = sorted({c.form for c in chosen} - set(forms))
     if missing:
         raise manifest.ManifestError(f"the manifest names form {missing[0]}, which the ISA model does not have: "
@@ -129,9 +134,15 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
         f"cannot express, {len(records)} at a target or PTX version it or the paired ptxas does not take, {todo} to "
         f"judge in {len(groups)} groups; {a.jobs} jobs\n")
     batches = []
+    # an engine may cap the kernels of one compile job (batch_size: the CuTe DSL traces each kernel in Python, so
+    # a group of hundreds is minutes in one child); each chunk is a group of its own (key suffix .N)
+    size = getattr(eng, "batch_size", None)
     for (target, ptx, valid), items in sorted(groups.items()):
         key = f"{target}.ptx{ptx.replace('.', '')}.{'valid' if valid else 'invalid'}"
-        batches.append((key, target, ptx, [(f.entry, [c]) for f, c in items], valid or eng.batch_invalid))
+        chunks = [items[i:i + size] for i in range(0, len(items), size)] if size else [items]
+        for n, chunk in enumerate(chunks):
+            batches.append((key + (f".{n}" if len(chunks) > 1 else ""), target, ptx,
+                            [(f.entry, [c]) for f, c in chunk], valid or eng.batch_invalid))
     stats = tier.Stats()
     prog = Progress(todo, label="frontend", quiet=a.quiet)
     answers = tier.run_cases(batches, eng.build, pool, eng.extract, tc, a.jobs, prog, stats)
@@ -150,6 +161,8 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
                 for c in cases:
                     klass, msg, details = judge.judge(c, c.form, em, asm, index, findings, frontend_label, ptxas_label,
                                                       valid_at, fe_findings)
+                    if hasattr(eng, "claim_verdict"):   # the .version / .target it wrote, judged as claims
+                        klass, msg, details = eng.claim_verdict(c, klass, msg, details, em, index, valid_at)
                     details["call"] = eng.describe_call(spellings[c.form])
                     records.append(record(c, fe, klass, msg, details))
         wall = time.monotonic() - t0
@@ -190,6 +203,75 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
                              f"skipped; finish with ./ptxcts frontend run --resume {out_dir} (same options)\n")
             return boundary.interrupt_exit_code()
         return 1 if bad else 0
+
+
+# ---- the version and target guard check (--guard) ----
+# Every form the front-end can express, asked at every (target, PTX ISA version) pair its description says it
+# writes, not only at the manifest's pairs (the manifest places a form's cases at the edges of its requirements; a
+# front-end's guard can be wrong at any version it offers). One form per kernel the mapping writes (forms with one
+# spelling share it; the tensor families' dimension is left to the manifest's cases: no requirement of the chapter
+# depends on it but im2col's, which the kernel's rank keeps); a case per pair expecting what the model says there
+# (valid: accept; else reject, with the requirement rules it breaks), judged like any other. Case IDs are the
+# manifest's (form@target.ptxNN).
+
+@dataclass(frozen=True)
+class GuardCase:
+    id: str
+    family: str
+    form: str
+    target: str
+    ptx: str
+    expect: str
+    rules: Tuple[str, ...]
+
+    @property
+    def valid(self):
+        return self.expect == "accept"
+
+
+def _kernel_key(s):
+    return (s.callee, tuple(a for a in s.args if a[0] != "dim"))
+
+
+def guard_cases(forms, spell, description, skip_ids=()):
+    """GuardCase list: one representative form per kernel (forms: model forms, spell: the engine's), at every
+    (target, version) of description["targets"] the model's target table has at that version."""
+    reps = {}
+    for f in forms:
+        if not (f.valid or f.valid_from):
+            continue
+        s = spell(f)
+        if isinstance(s, Spelling):
+            reps.setdefault(_kernel_key(s), f)
+    out = []
+    skip = set(skip_ids)
+    for f in reps.values():
+        for t, row in sorted(description["targets"].items()):
+            tobj = targets.BY_NAME.get(t)
+            if tobj is None:
+                continue
+            for v in row["ptx"]:
+                cid = f"{f.id}@{t}.ptx{v.replace('.', '')}"
+                if cid in skip or not tobj.exists_at(v):
+                    continue
+                ok = f.valid_at(v) and not model._requirement_violations(f, tobj, v)
+                rules = () if ok else tuple(model._requirement_violations(f, tobj, v)) or \
+                    (f"valid from PTX ISA {f.valid_from}",)
+                out.append(GuardCase(cid, f.family, f.id, t, v, "accept" if ok else "reject", rules))
+    return out
+
+
+def _guard_cases(a, forms, eng, fe, chosen):
+    """The guard check's made-up cases within the run's filters, less the manifest's own."""
+    fams = {f for x in a.family for f in x.split(",") if f}
+    tgts = {t for x in a.target for t in x.split(",") if t}
+    ptxs = {v for x in a.ptx for v in x.split(",") if v}
+    out = [c for c in guard_cases(forms.values(), eng.spell, fe.description, {c.id for c in chosen})
+           if (not fams or c.family in fams) and (not tgts or c.target in tgts) and (not ptxs or c.ptx in ptxs)
+           and (not a.case or any(fnmatch.fnmatchcase(c.id, g) for g in a.case))]
+    sys.stderr.write(f"frontend: guard check: {len(out)} cases of every expressible kernel at every (target, PTX "
+                     f"version) {fe.name} writes\n")
+    return out
 
 
 def _resumed(folder, fe):

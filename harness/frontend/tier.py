@@ -45,8 +45,9 @@ def refusal(outcome):
 def emissions_from(outcome, entries, extract, alone):
     """{entry: Emission} from one compile outcome of a module holding `entries`."""
     if outcome.ok:
-        found = extract(outcome.value)
-        return {e: judge.Emission(judge.EMITTED, found.get(e, []), alone=alone) for e in entries}
+        found = extract(outcome.value)   # an entry's own Emission: a refusal the child recorded for it alone
+        return {e: found[e] if isinstance(found.get(e), judge.Emission) else
+                judge.Emission(judge.EMITTED, found.get(e, []), alone=alone) for e in entries}
     if outcome.status == "timeout":
         return {e: judge.Emission(judge.TIMED_OUT, message="no answer in the time limit", alone=alone)
                 for e in entries}

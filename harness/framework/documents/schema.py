@@ -61,10 +61,11 @@ TIER_CLASSES = {"unruled": "lower"}
 FINDINGS = ("fail", "spec_divergence", "compile_error", "crash", "timeout")
 TIERS = ("compile", "run", "model", "frontend", "lower")
 LOAD_PATHS = {"compile": ("ptxas", "nvjitlink", "driver"), "run": ("cubin", "jit"), "lower": ("sass",),
-              "model": ("ptxas", "nvjitlink", "driver", "cubin", "jit", "host"), "frontend": ("llvm", "nvrtc")}
+              "model": ("ptxas", "nvjitlink", "driver", "cubin", "jit", "host"),
+              "frontend": ("llvm", "nvrtc", "triton", "cute-dsl")}
 # What version 2 added (rejected in a version-1 document).
 V2_CLASSES = ("beyond_chapter",)
-V2_LOAD_PATHS = ("nvjitlink", "driver", "llvm", "nvrtc")
+V2_LOAD_PATHS = ("nvjitlink", "driver", "llvm", "nvrtc", "triton", "cute-dsl")
 TOOLCHAIN_FIELDS = {"name": str, "ptxas": str, "ptxas_path": str, "ptxas_sha256": str, "nvjitlink": str,
                     "cuda_runtime": str, "driver": str, "nvdisasm": str, "nvdisasm_path": str}
 

@@ -11,8 +11,10 @@ import unittest
 from ptxcts_gen import isa, model
 from ptxcts_gen.frontends import MappingError, Spelling, Unexpressible, Written
 from ptxcts_gen.frontends import cccl as cccl_map
+from ptxcts_gen.frontends import cute_dsl as cute_dsl_map
 from ptxcts_gen.frontends import llvm as llvm_map
 from ptxcts_gen.frontends import table
+from ptxcts_gen.frontends import triton as triton_map
 from ptxcts_gen.rules import REQUIREMENTS, RULES
 from ptxcts_gen.targets import ptx_key
 
@@ -30,7 +32,9 @@ def _description(name):
 
 
 KNOWN = set(_description(LLVM)["intrinsics"])
-MAPPINGS = {"llvm": (llvm_map, lambda f: llvm_map.spell(f, KNOWN)), "cccl": (cccl_map, cccl_map.spell)}
+MAPPINGS = {"llvm": (llvm_map, lambda f: llvm_map.spell(f, KNOWN)), "cccl": (cccl_map, cccl_map.spell),
+            "triton": (triton_map, triton_map.spell),
+            "cute-dsl": (cute_dsl_map, cute_dsl_map.spell)}
 VOCABULARY = {mod.FAMILY: model.vocabulary_forms(mod) for mod in isa.families()}
 
 

@@ -1,0 +1,99 @@
+// What the generated kernels (litmodel/cuda.py) and the runner (litmus_runner.cu) share: the launch parameters,
+// the per-instance, per-iteration thread shuffle and location permutation (a hash of the seed: nothing is built on
+// the host per instance), and the outcome key (an instance's registers and observed locations packed into 64 bits,
+// decoded to the outcome text on the host once per distinct key). Host-and-device functions: the CPU test
+// tests/key_test.cpp checks them with a host compiler.
+#pragma once
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define LIT_HD __host__ __device__ __forceinline__
+#else
+#define LIT_HD inline
+#endif
+
+#define GSTRIDE_WORDS 64   // words between two global slots (256 bytes: no two locations in a line)
+
+struct Params {
+  uint32_t* gmem;          // the global locations: instance-major, permuted slots GSTRIDE_WORDS words apart
+  uint32_t* regs;          // [instance * nregs + k]: the registers' final values
+  uint32_t* hang;          // [instance]: an mbarrier wait gave up
+  uint32_t* stress_buf;    // the stress lines
+  uint32_t stress_lines, stress_iters, nglobal, hang_ns;
+  const uint32_t* tmap_images;  // two host-encoded 1-D tensor maps (32 words each): versions 0 and 1 of a map
+  unsigned long long seed;      // with iter: the shuffle and permutation of this launch
+  uint32_t iter, pad_;
+};
+
+constexpr int kLitMaxThreads = 16;   // test threads of one test (cuda.py refuses more)
+constexpr int kLitMaxGlobals = 16;   // global locations of one test (cuda.py refuses more)
+constexpr int kLitKeyFields = 7;     // registers + observed locations in one key (cuda.py refuses more)
+constexpr uint64_t kLitKeyHang = 1ull << 63;
+constexpr uint32_t kLitKeyOverflow = 255;   // a field's value >= 255: decoded as ">254", an outcome no label has
+
+// splitmix64's finaliser: a well-mixed 64-bit hash of x
+LIT_HD uint64_t lit_mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+LIT_HD uint64_t lit_hash(uint64_t seed, uint32_t iter, uint32_t group, uint32_t a, uint32_t b) {
+  return lit_mix(seed ^ lit_mix((((uint64_t)iter << 32) | group) ^ lit_mix(((uint64_t)a << 32) | b)));
+}
+
+// Thread shuffle: lanes[th] is the lane (0..block-1) that test thread th plays in CTA `cta` of instance `group`
+// (-1: th is in another CTA); the lanes of one CTA are distinct.
+LIT_HD void lit_lanes(uint64_t seed, uint32_t iter, uint32_t group, uint32_t cta, const unsigned char* tcta,
+                      int n, int block, int* lanes) {
+  for (int th = 0; th < n; ++th) {
+    lanes[th] = -1;
+    if (tcta[th] != cta) continue;
+    for (uint32_t attempt = 0;; ++attempt) {
+      int lane = (int)(lit_hash(seed, iter, group, cta * 64u + (uint32_t)th, attempt) % (uint64_t)block);
+      bool used = false;
+      for (int k = 0; k < th; ++k) used |= lanes[k] == lane;
+      if (!used) {
+        lanes[th] = lane;
+        break;
+      }
+    }
+  }
+}
+
+// Location permutation: perm[i] is the slot (0..n-1) of global location i in instance `group` (Fisher-Yates).
+LIT_HD void lit_perm(uint64_t seed, uint32_t iter, uint32_t group, uint32_t* perm, int n) {
+  for (int i = 0; i < n; ++i) perm[i] = (uint32_t)i;
+  for (int i = n - 1; i > 0; --i) {
+    uint32_t j = (uint32_t)(lit_hash(seed, iter, group, 0xFFFF0000u + (uint32_t)i, 0) % (uint64_t)(i + 1));
+    uint32_t t = perm[i];
+    perm[i] = perm[j];
+    perm[j] = t;
+  }
+}
+
+// The key of an outcome: field i (8 bits from bit 8i) the i-th value, saturated at kLitKeyOverflow; a hang is
+// kLitKeyHang alone (its values say nothing).
+LIT_HD uint64_t lit_key_pack(const uint32_t* values, int n, bool hang) {
+  if (hang) return kLitKeyHang;
+  uint64_t k = 0;
+  for (int i = 0; i < n && i < kLitKeyFields; ++i)
+    k |= (uint64_t)(values[i] < kLitKeyOverflow ? values[i] : kLitKeyOverflow) << (8 * i);
+  return k;
+}
+LIT_HD uint32_t lit_key_field(uint64_t key, int i) { return (uint32_t)(key >> (8 * i)) & 0xFFu; }
+
+#ifdef __CUDACC__
+// The role of this thread in the instance: the test thread it plays, -1 a stress thread.
+__device__ __forceinline__ int test_role(const Params& p, unsigned group, unsigned cta, const unsigned char* tcta,
+                                         int n) {
+  int lanes[kLitMaxThreads];
+  lit_lanes(p.seed, p.iter, group, cta, tcta, n, (int)blockDim.x, lanes);
+  for (int th = 0; th < n; ++th)
+    if (lanes[th] == (int)threadIdx.x) return th;
+  return -1;
+}
+__device__ __forceinline__ void global_perm(const Params& p, unsigned group, uint32_t* gp, int n) {
+  lit_perm(p.seed, p.iter, group, gp, n);
+}
+#endif

@@ -1,0 +1,489 @@
+"""`./ptxcts litmus gpu`: the generated litmus tests (and with --mutants the graded mutants) run on the GPU by
+gpu/litmus_runner.cu, judged by the model's labels, written as a results document.
+
+A kernel that traps poisons the CUDA context of its process and a deadlock never returns, so the runner is
+supervised: it prints one JSON line per test (`{"begin": NAME}`, then the result), and when it dies before a
+test's result (a trap: `crash`) or prints nothing for --hang-s seconds (`timeout`, the process group killed), that
+test is recorded and a new runner starts from the next one. Every test and mutant gets exactly one result. A
+line that is not the runner's protocol stops the tier with exit 3 (what was judged is written first).
+
+Judging (from labels.tsv, the model's verdict of every outcome; a mutant carries its original's labels): an
+observed outcome the model forbids, or one it never produces, is `fail` for a test and kills a mutant; an
+undefined one is counted and judges nothing; an allowed outcome never observed is listed (the environment cannot
+show it yet). Every surviving mutant is triaged (`triage`).
+
+Files under --out: results.json + junit.xml (schema ptxcts-results, tier `run`, load path `cubin`, one case per
+test: `litmus.<test>#h100-stress`), mutants.jsonl.gz (one line per mutant: fate, operator, triage),
+histograms.jsonl.gz (one line per test and mutant: every outcome, its count and verdict), summary.txt (the tables
+printed at the end), log.txt (the runner's stderr)."""
+import argparse
+import datetime
+import gzip
+import hashlib
+import json
+import os
+import platform
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+
+from . import cuda, mutants, suite
+from .model import Model
+from .syntax import parse_file, parse_text
+
+NVCC_FLAGS = ["-gencode", "arch=compute_90a,code=sm_90a", "-std=c++17", "-O2"]
+SKIP = 77
+
+
+class _Stopped(Exception):
+    """SIGTERM or SIGINT: stop the runner and write what was judged."""
+
+
+class ProtocolError(Exception):
+    """The runner printed something that is not its protocol (exit 3)."""
+
+
+def read_labels(path):
+    """{test: {outcome: verdict}} from labels.tsv; ProtocolError naming file and line when malformed."""
+    out = defaultdict(dict)
+    with open(path, encoding="utf-8") as f:
+        for no, line in enumerate(f, 1):
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) != 3 or parts[2] not in ("forbidden", "allowed", "undefined"):
+                raise ProtocolError(f"{path}:{no}: expected TEST<TAB>OUTCOME<TAB>forbidden|allowed|undefined")
+            out[parts[0]][parts[1]] = parts[2]
+    return out
+
+
+def judge(hist, labels):
+    """(forbidden count, undefined count, [forbidden outcomes seen], [allowed outcomes never seen]) of one test's
+    histogram {outcome: count} by its labels {outcome: verdict}; an outcome the model never produces is forbidden."""
+    forbidden = undefined = 0
+    seen_forbidden = []
+    for o, c in hist.items():
+        v = labels.get(o, "forbidden")
+        if v == "forbidden":
+            forbidden += c
+            seen_forbidden.append(o)
+        elif v == "undefined":
+            undefined += c
+    unseen = sorted(o for o, v in labels.items() if v == "allowed" and o not in hist)
+    return forbidden, undefined, sorted(seen_forbidden), unseen
+
+
+def triage(mutant, hist, orig_hist):
+    """Why a mutant survived, from what the data can tell: `lowering` (a dropped fence.proxy.async: the lowering
+    tier keeps the fence statically, harness/lower), else `stress_gap` (the killing outcomes need a behaviour the
+    stress never showed; `weak_seen` says whether the original's allowed weak outcomes were seen at all).
+    Equivalent mutants are not run: the committed mutants are the killable ones only (mutants.jsonl.gz)."""
+    if mutant["operator"] == "drop_fence" and "fence.proxy.async" in mutant["what"]:
+        return {"triage": "lowering", "why": "a dropped fence.proxy.async: the lowering tier checks statically that "
+                                             "the fence is kept in the SASS; the stress did not show its absence"}
+    hungry = [o for o in mutant["killing"] if o.startswith("hang")]
+    return {"triage": "stress_gap",
+            "why": ("the killing outcomes (" + "; ".join(mutant["killing"]) + ") were not observed in "
+                    f"{sum(hist.values())} instances" + (" (a hang needs the copy never to complete)" if hungry else "")),
+            "distinct_outcomes_seen": len(hist), "original_distinct_outcomes_seen": len(orig_hist or {})}
+
+
+def build(out_dir, with_mutants, nvcc=None, log=sys.stderr):
+    """Write the kernels and labels into out_dir/build and compile the runner there (skipped when the sources
+    have not changed since the last build). Returns (runner, labels)."""
+    bdir = os.path.join(out_dir, "build")
+    os.makedirs(bdir, exist_ok=True)
+    model = Model()
+    tests = [t for f in suite.suite_files() for t in parse_file(f)]
+    judge_as = {}
+    if with_mutants:
+        originals = {t.name: t for t in tests}
+        for r in mutants.read(os.path.join(suite.SUITE_DIR, "mutants.jsonl.gz")):
+            [mt] = parse_text(r["text"], r["mutant"])
+            tests.append(mt)
+            judge_as[mt.name] = originals[r["test"]]
+    skipped = cuda.write(tests, bdir, model, judge_as)
+    for name, why in skipped:
+        log.write(f"litmus gpu: not_supported {name}: {why}\n")
+    runner = os.path.join(bdir, "litmus-runner")
+    srcs = [os.path.join(bdir, "litmus_kernels.cu")] + [os.path.join(cuda.RUNNER_DIR, n) for n in
+                                                         ("litmus_runner.cu", "litmus_runner.hpp", "litmus_device.hpp")]
+    digest = hashlib.sha256(b"".join(open(s, "rb").read() for s in srcs) + " ".join(NVCC_FLAGS).encode()).hexdigest()
+    stamp = runner + ".sha256"
+    if os.path.exists(runner) and os.path.exists(stamp) and open(stamp).read().strip() == digest:
+        return runner, os.path.join(bdir, "labels.tsv"), skipped
+    nvcc = nvcc or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    log.write(f"litmus gpu: compiling {len(tests) - len(skipped)} kernels and the runner ({nvcc}) ...\n")
+    log.flush()
+    t0 = time.monotonic()
+    r = subprocess.run([nvcc] + NVCC_FLAGS + ["-I", cuda.RUNNER_DIR, srcs[0], srcs[1], "-o", runner],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"nvcc failed ({r.returncode}):\n{r.stdout[-4000:]}")
+    with open(stamp, "w") as f:
+        f.write(digest + "\n")
+    log.write(f"litmus gpu: built {runner} in {time.monotonic() - t0:.0f}s\n")
+    return runner, os.path.join(bdir, "labels.tsv"), skipped
+
+
+def list_tests(runner):
+    """[(name, is_mutant)] in the runner's table order (`litmus-runner --list`: needs no GPU)."""
+    r = subprocess.run([runner, "--list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    if r.returncode != 0:
+        raise ProtocolError(f"{runner} --list: exit {r.returncode}: {r.stderr.strip()[:300]}")
+    out = []
+    for no, line in enumerate(r.stdout.splitlines(), 1):
+        parts = line.split("\t")
+        if len(parts) != 2 or parts[1] not in ("0", "1"):
+            raise ProtocolError(f"{runner} --list, line {no}: expected NAME<TAB>0|1, got {line[:80]!r}")
+        out.append((parts[0], parts[1] == "1"))
+    return out
+
+
+def supervise(runner, labels_path, names, runner_args, hang_s, deadline, on_result, log):
+    """Run `names` through the runner, restarting it after a crash or a hang. on_result(name, record) is called
+    once per name: record is the runner's result object, or {"class": "crash"|"timeout"|"skipped", "message"}.
+    Returns 77 when the runner finds no usable GPU (nothing run), else 0."""
+    todo = list(names)
+    while todo:
+        if time.monotonic() >= deadline:
+            for n in todo:
+                on_result(n, {"class": "skipped", "message": "the time budget ran out before it"})
+            return 0
+        with tempfile.NamedTemporaryFile("w", suffix=".tests", delete=False) as tf:
+            tf.write("\n".join(todo) + "\n")
+        cmd = [runner, labels_path, "--tests-file", tf.name] + runner_args
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, start_new_session=True)
+        current, last = None, time.monotonic()
+        buf = b""
+        ended = False
+        why = None
+        try:
+            while True:
+                limit = last + hang_s
+                wait = max(0.0, limit - time.monotonic())
+                ready, _, _ = select.select([proc.stdout], [], [], min(wait, 1.0))
+                if not ready:
+                    if time.monotonic() >= limit:
+                        why = "timeout"
+                        break
+                    continue
+                chunk = os.read(proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                buf += chunk
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    last = time.monotonic()
+                    try:
+                        rec = json.loads(line)
+                    except ValueError:
+                        rec = None
+                    if not isinstance(rec, dict):
+                        raise ProtocolError(f"{runner}: not a line of the runner's protocol: {line[:120]!r}")
+                    if "begin" in rec:
+                        if rec["begin"] not in todo:
+                            raise ProtocolError(f"{runner}: began {rec['begin']!r}, not a test it was given")
+                        current = rec["begin"]
+                    elif "test" in rec:
+                        if rec["test"] != current or not ("hist" in rec or "not_supported" in rec):
+                            raise ProtocolError(f"{runner}: a result for {rec.get('test')!r} that was not begun "
+                                                f"or has no histogram: {line[:120]!r}")
+                        todo.remove(current)
+                        on_result(current, rec)
+                        current = None
+                        if time.monotonic() >= deadline and todo:
+                            why = "budget"
+                            break
+                    elif rec.get("end") is True:
+                        ended = True
+                    else:
+                        raise ProtocolError(f"{runner}: not a line of the runner's protocol: {line[:120]!r}")
+                if why:
+                    break
+        finally:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            proc.wait()
+            proc.stdout.close()
+            os.unlink(tf.name)
+        rc = proc.returncode
+        if why == "budget":
+            continue   # the loop's head marks the rest skipped
+        if why is None and rc == SKIP and current is None and len(todo) == len(names):
+            return SKIP
+        if why is None and ended and not todo:
+            return 0
+        if why is None and rc in (2, 3):
+            raise ProtocolError(f"{runner}: exit {rc} (usage or a malformed labels file); see the log")
+        victim = current or todo[0]
+        if why == "timeout":
+            msg = f"no result within {hang_s:.0f}s (a deadlock of the kernel); the runner was killed"
+        else:
+            msg = f"the runner died (exit {rc}) during this test (a trap poisons the CUDA context)"
+        todo.remove(victim)
+        on_result(victim, {"class": why or "crash", "message": msg})
+    return 0
+
+
+def _has_gpu():
+    try:
+        r = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                           timeout=30)
+        return r.returncode == 0 and "GPU" in r.stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def _device():
+    try:
+        r = subprocess.run(["nvidia-smi", "--query-gpu=name,compute_cap,driver_version", "--format=csv,noheader"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=20)
+        name, cc, drv = [x.strip() for x in r.stdout.splitlines()[0].split(",")]
+        return {"name": name, "sm": "sm_" + cc.replace(".", ""), "cc": cc}, drv
+    except Exception:   # no nvidia-smi: the runner still judged; the device is unnamed
+        return {"name": "unknown", "sm": "sm_90", "cc": "9.0"}, None
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="ptxcts litmus gpu", description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--mutants", action="store_true", help="run the graded mutants too (after the tests)")
+    p.add_argument("--runner", metavar="PATH", help="a prebuilt litmus-runner (with --labels): no build")
+    p.add_argument("--labels", metavar="PATH", help="the labels.tsv written with the prebuilt runner's kernels")
+    p.add_argument("--time-budget", type=float, default=0, metavar="S", help="stop starting tests after S seconds")
+    p.add_argument("--iters", type=int, default=16)
+    p.add_argument("--instances", type=int, default=65536)
+    p.add_argument("--stress-lines", type=int, default=64)
+    p.add_argument("--stress-iters", type=int, default=32)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--test-ms", type=int, default=0, help="no new launch of a test after this (0: all --iters)")
+    p.add_argument("--hang-us", type=int, default=1000, help="an mbarrier wait gives up after this (outcome hang)")
+    p.add_argument("--hang-s", type=float, default=15.0, help="no runner output for this long: timeout")
+    p.add_argument("--test", action="append", metavar="NAME", help="only these tests/mutants")
+    p.add_argument("--build-only", action="store_true",
+                   help="only write and compile the kernels and the runner into OUT/build (no GPU needed): carry "
+                        "OUT/build/litmus-runner and OUT/build/labels.tsv to a GPU machine, then --runner/--labels")
+    a = p.parse_args(argv)
+    if bool(a.runner) != bool(a.labels):
+        p.error("--runner and --labels go together")
+    for what, v in (("--iters", a.iters), ("--instances", a.instances), ("--hang-us", a.hang_us)):
+        if v <= 0:
+            p.error(f"{what} {v}: must be positive")
+    if a.build_only:
+        if a.runner:
+            p.error("--build-only builds a runner; --runner names a prebuilt one")
+        try:
+            runner, labels_path, _ = build(a.out, a.mutants, log=sys.stderr)
+        except RuntimeError as e:
+            sys.stderr.write(f"ptxcts litmus gpu: {e}\n")
+            return 2
+        print(f"{runner}\n{labels_path}")
+        return 0
+    if not a.runner and not _has_gpu():
+        # checked before the build (a minute of nvcc): a machine without a GPU skips at once
+        sys.stderr.write("ptxcts litmus gpu: no GPU (nvidia-smi lists none): nothing run (exit 77)\n")
+        return SKIP
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "log.txt"), "a", encoding="utf-8") as log:
+        return _run(a, p, log)
+
+
+def _run(a, p, log):
+    started = datetime.datetime.now(datetime.timezone.utc)
+    t0 = time.monotonic()
+    if a.runner:
+        for path in (a.runner, a.labels):
+            if not os.path.isfile(path):
+                sys.stderr.write(f"ptxcts litmus gpu: {path}: no such file\n")
+                return 2
+        runner, labels_path = a.runner, a.labels
+    else:
+        try:
+            runner, labels_path, _ = build(a.out, a.mutants, log=sys.stderr)
+        except RuntimeError as e:
+            sys.stderr.write(f"ptxcts litmus gpu: {e}\n")
+            return 2
+    try:
+        labels = read_labels(labels_path)
+        table = list_tests(runner)
+    except ProtocolError as e:
+        sys.stderr.write(f"ptxcts litmus gpu: {e}\n")
+        return 3
+    except OSError as e:
+        sys.stderr.write(f"ptxcts litmus gpu: {labels_path}: {e.strerror}\n")
+        return 2
+    names = [n for n, m in table if (a.mutants or not m) and (not a.test or n in a.test)]
+    if a.test:
+        unknown = sorted(set(a.test) - {n for n, _ in table})
+        if unknown:
+            sys.stderr.write(f"ptxcts litmus gpu: --test {unknown[0]}: not in the runner's table\n")
+            return 2
+    is_mutant = dict(table)
+    mut_info = {r["mutant"]: r for r in mutants.read(os.path.join(suite.SUITE_DIR, "mutants.jsonl.gz"))}
+    results = {}
+    total = len(names)
+    budget_end = t0 + a.time_budget if a.time_budget > 0 else float("inf")
+    instances_done = [0.0, 0.0]
+
+    def on_result(name, rec):
+        results[name] = rec
+        if "hist" in rec:
+            instances_done[0] += rec.get("instances", 0)
+            instances_done[1] += rec.get("seconds", 0)
+        done = len(results)
+        el = time.monotonic() - t0
+        rate = done / el if el > 0 else 0
+        tag = rec.get("verdict") or rec.get("class") or ("not_supported" if "not_supported" in rec else "?")
+        sys.stderr.write(f"litmus gpu: {done}/{total} ({rate:.1f}/s, ETA {(total - done) / rate if rate else 0:.0f}s)"
+                         f" {name}: {tag}\n")
+        sys.stderr.flush()
+
+    runner_args = ["--iters", str(a.iters), "--instances", str(a.instances), "--stress-lines", str(a.stress_lines),
+                   "--stress-iters", str(a.stress_iters), "--seed", str(a.seed), "--hang-us", str(a.hang_us),
+                   "--test-ms", str(a.test_ms)]
+    rc = 0
+    protocol_error = stopped = None
+
+    def on_term(signum, frame):
+        raise _Stopped(signal.Signals(signum).name)
+    old = {sig: signal.signal(sig, on_term) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        rc = supervise(runner, labels_path, names, runner_args, a.hang_s, budget_end, on_result, log)
+    except ProtocolError as e:
+        protocol_error = str(e)
+    except _Stopped as e:   # the runner is killed (supervise's finally); what was judged is written
+        stopped = f"stopped by {e}"
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+    if rc == SKIP:
+        sys.stderr.write("ptxcts litmus gpu: no sm_90 GPU: nothing run (exit 77)\n")
+        return SKIP
+    device, driver = _device()
+    doc, hist_lines, mut_lines, summary = report(names, results, labels, is_mutant, mut_info, a, device, driver,
+                                                 started, runner, instances_done)
+    if protocol_error or stopped:
+        doc["partial"] = {"reason": (protocol_error or stopped)[:500], "done": len(results), "total": total}
+    write(a.out, doc, hist_lines, mut_lines, summary)
+    sys.stderr.write(summary)
+    if protocol_error:
+        sys.stderr.write(f"ptxcts litmus gpu: {protocol_error}\n")
+        return 3
+    if stopped:
+        sys.stderr.write(f"ptxcts litmus gpu: {stopped}: {len(results)} of {total} judged, written\n")
+        return 130
+    return 1 if any(c["class"] in ("fail", "crash", "timeout") for c in doc["cases"]) else 0
+
+
+def report(names, results, labels, is_mutant, mut_info, a, device, driver, started, runner, instances_done):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    cases, hist_lines, mut_lines = [], [], []
+    replay = f"./ptxcts litmus gpu --out OUT --test {{}} --iters {a.iters} --instances {a.instances} --seed {a.seed}"
+    orig_hist = {n: results[n].get("hist") for n in names if not is_mutant[n] and n in results}
+    classes = Counter()
+    per_op = defaultdict(Counter)
+    for n in names:
+        rec = results.get(n, {"class": "skipped", "message": "not reached (the runner's protocol broke)"})
+        lab = labels.get(n, {})
+        entry = {"test": n, "mutant": is_mutant[n]}
+        if "hist" in rec:
+            hist = rec["hist"]
+            forb, undef, seen_forb, unseen = judge(hist, lab)
+            entry.update(instances=rec["instances"], seconds=rec["seconds"],
+                         outcomes={o: [c, lab.get(o, "forbidden")] for o, c in sorted(hist.items())},
+                         unseen_allowed=unseen)
+            hist_lines.append(entry)
+            cls = "fail" if forb else "pass"
+            details = {"instances": rec["instances"], "seconds": rec["seconds"], "forbidden_observed": forb,
+                       "undefined_observed": undef, "unseen_allowed": unseen, "forbidden_outcomes": seen_forb}
+            msg = (f"forbidden outcomes observed: {'; '.join(seen_forb)}" if forb else "")
+        elif "not_supported" in rec:
+            cls, details, msg, hist = "not_supported", {}, rec["not_supported"], None
+        else:
+            cls, details, msg, hist = rec["class"], {}, rec["message"], None
+        if is_mutant[n]:
+            info = mut_info.get(n, {"operator": "unknown", "what": "", "killing": [], "test": n.split("+")[0]})
+            fate = {"fail": "killed", "pass": "survived"}.get(cls, cls)
+            m = {"mutant": n, "original": info["test"], "operator": info["operator"], "what": info["what"],
+                 "fate": fate, "message": msg}
+            if fate == "survived":
+                m.update(triage(info, hist or {}, orig_hist.get(info["test"])))
+            mut_lines.append(m)
+            per_op[info["operator"]][fate] += 1
+            continue
+        classes[cls] += 1
+        case = {"id": f"litmus.{n}#stress", "family": "litmus." + n.split(".")[0], "form": f"litmus.{n}",
+                "target": "sm_90a", "ptx": "9.0", "load_path": "cubin", "class": cls, "details": details}
+        if msg:
+            case["message"] = msg
+        if cls in ("fail", "crash", "timeout"):
+            case["replay"] = replay.format(n)
+        cases.append(case)
+    finished = datetime.datetime.now(datetime.timezone.utc)
+    doc = {"schema": "ptxcts-results", "version": 2,
+           "run_id": started.strftime("%Y-%m-%dT%H%M%SZ") + "-litmus-gpu", "tier": "run",
+           "started": started.isoformat(), "finished": finished.isoformat(), "seed": a.seed, "shard": {"index": 0, "count": 1},
+           "host": {"name": platform.node() or "unknown", "cpus": os.cpu_count()}, "toolchain": {"driver": driver} if driver else {},
+           "device": device, "cases": cases}
+    # the summary
+    lines = ["", "litmus gpu: tests", f"{'class':<16}{'tests':>8}", "-" * 24]
+    for c in ("pass", "fail", "not_supported", "crash", "timeout", "skipped"):
+        lines.append(f"{c:<16}{classes[c]:>8}")
+    lines.append(f"{'total':<16}{sum(classes.values()):>8}")
+    unseen_total = sum(len(h["unseen_allowed"]) for h in hist_lines if not h["mutant"])
+    lines.append(f"allowed outcomes never observed (tests): {unseen_total}")
+    inst, secs = instances_done
+    lines.append(f"instances: {inst:.0f} in {secs:.1f}s of launches: {inst / secs if secs else 0:.3g} instances/s")
+    rates = sorted((h["instances"] / h["seconds"], h["test"]) for h in hist_lines if h["seconds"] > 0)
+    if rates:
+        mid = rates[len(rates) // 2][0]
+        lines.append(f"instances/s per test and mutant: median {mid:.3g}, slowest: " +
+                     ", ".join(f"{n} {r:.3g}" for r, n in rates[:5]))
+    if mut_lines:
+        lines += ["", "litmus gpu: mutants (killable by the model)",
+                  f"{'operator':<22}{'mutants':>8}{'killed':>8}{'survived':>9}{'other':>7}{'kill %':>8}", "-" * 62]
+        tot = Counter()
+        for op in sorted(per_op):
+            c = per_op[op]
+            tot.update(c)
+            k, s = c["killed"], c["survived"]
+            other = sum(c.values()) - k - s
+            lines.append(f"{op:<22}{sum(c.values()):>8}{k:>8}{s:>9}{other:>7}{100.0 * k / max(1, sum(c.values())):>7.1f}%")
+        k, s = tot["killed"], tot["survived"]
+        lines.append(f"{'all':<22}{sum(tot.values()):>8}{k:>8}{s:>9}{sum(tot.values()) - k - s:>7}"
+                     f"{100.0 * k / max(1, sum(tot.values())):>7.1f}%")
+        lines += ["", "mutants of a fence.proxy.async (drop_fence: dropped; reverse_accesses: moved), with their fate:"]
+        for m in mut_lines:
+            if "fence.proxy.async" in m["what"]:
+                lines.append(f"  {m['mutant']:<56} {m['fate']:<9} {m.get('triage', '')}")
+    return doc, hist_lines, mut_lines, "\n".join(lines) + "\n"
+
+
+def write(out, doc, hist_lines, mut_lines, summary):
+    try:
+        from framework.documents.writer import write_run
+    except ImportError as e:   # a GPU machine without the generator's jinja2: the same document, unvalidated
+        sys.stderr.write(f"litmus gpu: results.json written unvalidated (framework not importable: {e})\n")
+        head = {k: v for k, v in doc.items() if k != "cases"}
+        text = json.dumps(head, indent=1, sort_keys=True)[:-2] + ',\n "cases": [\n' + ",\n".join(
+            json.dumps(c, sort_keys=True) for c in doc["cases"]) + "\n ]\n}\n"
+        with open(os.path.join(out, "results.json"), "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        write_run(out, doc)
+    with gzip.open(os.path.join(out, "histograms.jsonl.gz"), "wt", encoding="utf-8") as f:
+        for h in hist_lines:
+            f.write(json.dumps(h, sort_keys=True) + "\n")
+    if mut_lines:
+        with gzip.open(os.path.join(out, "mutants.jsonl.gz"), "wt", encoding="utf-8") as f:
+            for m in mut_lines:
+                f.write(json.dumps(m, sort_keys=True) + "\n")
+    with open(os.path.join(out, "summary.txt"), "w", encoding="utf-8") as f:
+        f.write(summary)
