@@ -3,7 +3,7 @@ seed spellings candidates grow from, and the verdict on a spelling a toolchain a
 import collections
 
 from ptxcts_gen import isa
-from ptxcts_gen.model import case_rules, family_forms, vocabulary_forms
+from ptxcts_gen.model import case_rules, selected_forms, vocabulary_forms
 from ptxcts_gen.parse import split_operands
 from ptxcts_gen.targets import BY_NAME
 
@@ -47,7 +47,9 @@ class Model:
                 if any(t in quals for t in self.forget):
                     continue
                 spellings[(opcode, quals)].append((f, ops))
-            seeds = self._seeds(family_forms(mod))
+            # seeds from the family's selection (model.selected_forms), not the whole product: the candidates stay
+            # those the reviewed list (results/expectations/drift.toml) was written against
+            seeds = self._seeds([f for _, f in sorted(selected_forms(mod).items())])
             self.families[mod.FAMILY] = {"spellings": spellings, "seeds": seeds}
 
     def _seeds(self, forms):
