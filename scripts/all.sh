@@ -95,13 +95,11 @@ if [ -n "${CUDA_VISIBLE_DEVICES+set}" ] && [ -z "${CUDA_VISIBLE_DEVICES//[[:spac
 elif [ -n "$(bash "$root/scripts/gpus.sh" --ids 2>/dev/null)" ]; then
   gpu=1 no_gpu=""
 fi
-llvm=0
+# the front-ends installed here, in the order their tiers run (harness/frontend/README.md); llvm-22 is the one setup
+# installs, the others run where someone installed them (./ptxcts frontend install NAME)
 # (signals ignored while it asks: a quick question, never a KeyboardInterrupt traceback; stopping.sh, py)
-( trap '' INT TERM; PYTHONPATH="$root/generator:$root/harness" exec python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-22") else 1)' ) && llvm=1
-llvm_triton=0   # Triton's bundled LLVM (./ptxcts frontend install llvm-triton): run where installed
-( trap '' INT TERM; PYTHONPATH="$root/generator:$root/harness" exec python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("llvm-triton") else 1)' ) && llvm_triton=1
-triton=0
-( trap '' INT TERM; PYTHONPATH="$root/generator:$root/harness" exec python3 -c 'import sys, frontend; sys.exit(0 if frontend.installed_dir("triton") else 1)' ) && triton=1
+frontends=$( trap '' INT TERM; PYTHONPATH="$root/generator:$root/harness" exec python3 -c 'import frontend
+print(" ".join(n for n in ("llvm-22", "llvm-triton", "triton", "cute-dsl") if frontend.installed_dir(n)))' ) || frontends=""
 lane_dir=$(mktemp -d "${TMPDIR:-/tmp}/ptxcts-all.XXXXXX")
 # ran LANE RUN: a tier wrote RUN (results.json there): it is reported and gated
 ran() { [ -f "$2/results.json" ] && echo "$2" >> "$lane_dir/$1"; }
@@ -119,26 +117,16 @@ cpu_lane() {
       "${family[@]+"${family[@]}"}" --out "results/$stamp-compile"
     ran cpu "results/$stamp-compile"
   fi
-  if [ $llvm = 1 ]; then
-    step "front-end tier (llvm-22, paired with its ptxas)"
-    timed frontend ./ptxcts frontend run --frontend llvm-22 --quiet "${family[@]+"${family[@]}"}" \
-      --out "results/$stamp-frontend-llvm-22"
-    ran cpu "results/$stamp-frontend-llvm-22"
-  else
-    step "front-end llvm-22 not installed: the front-end tier is skipped (./ptxcts frontend install llvm-22 [--wheels DIR])"
-  fi
-  if [ $llvm_triton = 1 ]; then
-    step "front-end tier (llvm-triton: Triton's bundled LLVM, paired with its ptxas)"
-    timed frontend ./ptxcts frontend run --frontend llvm-triton --quiet "${family[@]+"${family[@]}"}" \
-      --out "results/$stamp-frontend-llvm-triton"
-    ran cpu "results/$stamp-frontend-llvm-triton"
-  fi
-  if [ $triton = 1 ]; then   # the Triton language (harness/frontend/README.md, "Triton"), where it is installed
-    step "front-end tier (triton, paired with its ptxas)"
-    timed frontend-triton ./ptxcts frontend run --frontend triton --quiet "${family[@]+"${family[@]}"}" \
-      --out "results/$stamp-frontend-triton"
-    ran cpu "results/$stamp-frontend-triton"
-  fi
+  case " $frontends " in
+    *" llvm-22 "*) ;;
+    *) step "front-end llvm-22 not installed: the front-end tier is skipped (./ptxcts frontend install llvm-22 [--wheels DIR])" ;;
+  esac
+  for fe in $frontends; do   # each paired with its ptxas (toolchains/frontends.toml); one step name for the gate
+    step "front-end tier ($fe, paired with its ptxas)"
+    timed frontend ./ptxcts frontend run --frontend "$fe" --quiet "${family[@]+"${family[@]}"}" \
+      --out "results/$stamp-frontend-$fe"
+    ran cpu "results/$stamp-frontend-$fe"
+  done
   step "CPU lane done"
 }
 
@@ -173,7 +161,7 @@ gpu_lane() {
   # The same cases with kernels LLVM wrote whole (harness/frontend/silicon.py): from llvm-22 where it is
   # installed, else from modules prebuilt elsewhere into build/fe-llvm/<target>.
   local fe_source=()
-  if [ $llvm = 1 ]; then
+  if [[ " $frontends " == *" llvm-22 "* ]]; then
     fe_source=(--frontend llvm-22)
   elif [ -f build/fe-llvm/sm_90/index.json ]; then
     fe_source=(--modules build/fe-llvm)

@@ -63,6 +63,22 @@ def _write_json(where, doc):
             f.write(text)
 
 
+def _parse_files(paths):
+    """(the tests of every file, 0), or ([], 2) for a file that cannot be read, ([], 3) for a malformed one: the
+    message names the file (and the line) on standard error."""
+    tests = []
+    for path in paths:
+        try:
+            tests += parse_file(path)
+        except OSError as e:
+            sys.stderr.write(f"ptxcts litmus: {path}: {e.strerror}\n")
+            return [], 2
+        except LitmusSyntaxError as e:
+            sys.stderr.write(f"ptxcts litmus: {e}\n")
+            return [], 3
+    return tests, 0
+
+
 def result_doc(res, seconds):
     t = res.test
     return {"test": t.name, "file": t.path, "line": t.line, "candidates": res.candidates,
@@ -80,16 +96,9 @@ def cmd_model(a):
     if why:
         sys.stderr.write(f"ptxcts litmus: {why}\n")
         return 2
-    tests = []
-    for path in a.files:
-        try:
-            tests += parse_file(path)
-        except OSError as e:
-            sys.stderr.write(f"ptxcts litmus: {path}: {e.strerror}\n")
-            return 2
-        except LitmusSyntaxError as e:
-            sys.stderr.write(f"ptxcts litmus: {e}\n")
-            return 3
+    tests, rc = _parse_files(a.files)
+    if rc:
+        return rc
     if a.test:
         missing = [n for n in a.test if n not in {t.name for t in tests}]
         if missing:
@@ -214,16 +223,10 @@ def cmd_cuda(a):
     import os
     from . import cuda, mutants
     model = Model(_policies(a.policy))
-    tests, judge_as = [], {}
-    for path in a.files:
-        try:
-            tests += parse_file(path)
-        except OSError as e:
-            sys.stderr.write(f"ptxcts litmus: {path}: {e.strerror}\n")
-            return 2
-        except LitmusSyntaxError as e:
-            sys.stderr.write(f"ptxcts litmus: {e}\n")
-            return 3
+    judge_as = {}
+    tests, rc = _parse_files(a.files)
+    if rc:
+        return rc
     if a.mutants:
         from .syntax import parse_text
         originals = {t.name: t for f in suite.suite_files() for t in parse_file(f)}

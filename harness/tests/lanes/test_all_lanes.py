@@ -165,13 +165,23 @@ class AllLanes(StandInTest):
         self.assertIn("exit 77, not a pass", p.stdout)
         self.assertEqual([r["exit"] for r in rows if r["name"] == "device-lane"], ["77"], "the skip is recorded")
 
-    def test_an_installed_llvm_triton_is_run_and_gated_beside_llvm_22(self):
-        p, steps, rows = self.all(gpu=False, extra_env={"FAKE_FRONTENDS": "llvm-22,llvm-triton"})
+    def test_every_installed_frontend_is_run_and_gated_beside_llvm_22(self):
+        p, steps, rows = self.all(gpu=False, extra_env={"FAKE_FRONTENDS": "llvm-22,llvm-triton,triton,cute-dsl"})
         self.assertEqual(p.returncode, 77, p.stdout + p.stderr)
-        self.assertTrue(any(k.endswith("-frontend-llvm-triton") for k in steps), steps)
-        self.assertTrue(any(k.endswith("-frontend-llvm-22") for k in steps), steps)
-        gated = sorted(r["name"].rsplit("-", 1)[-1] for r in rows if r["kind"] == "gate")
-        self.assertEqual(gated, ["22", "compile", "lower", "triton"])
+        for fe in ("llvm-22", "llvm-triton", "triton", "cute-dsl"):
+            self.assertTrue(any(k.endswith("-frontend-" + fe) for k in steps), (fe, steps))
+        gated = sorted(r["name"].split("-frontend-")[-1] if "-frontend-" in r["name"] else r["name"].rsplit("-", 1)[-1]
+                       for r in rows if r["kind"] == "gate")
+        self.assertEqual(gated, ["compile", "cute-dsl", "llvm-22", "llvm-triton", "lower", "triton"])
+        # every front-end tier is one step "frontend" of the table, a tier step the device check allows exit 1 for
+        self.assertEqual(sum(1 for r in rows if r["kind"] == "step" and r["name"] == "frontend"), 4)
+
+    def test_an_uninstalled_frontend_is_not_run(self):
+        p, steps, rows = self.all(gpu=False, extra_env={"FAKE_FRONTENDS": "llvm-22,cute-dsl"})
+        self.assertEqual(p.returncode, 77, p.stdout + p.stderr)
+        self.assertFalse(any(k.endswith("-frontend-triton") or k.endswith("-frontend-llvm-triton") for k in steps),
+                         steps)
+        self.assertTrue(any(k.endswith("-frontend-cute-dsl") for k in steps), steps)
 
     def test_without_a_gpu_a_regression_is_still_red(self):
         p, _, _ = self.all(gpu=False, llvm=False, compile=1)
