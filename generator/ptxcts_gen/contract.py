@@ -10,7 +10,7 @@ The frame template takes its word offsets from here (`WORDS`).
 import os
 import tomllib
 
-from .rules.tensor import MODES
+from .rules.tensor import MODES, MODE_USES_94
 from .rules.reduce import CELLS, REDOPS, TENSOR_CELLS, TYPES
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "contract.toml"), "rb") as _f:
@@ -94,6 +94,10 @@ def ref_tensor_mode(mode):
 
 # Tensor load modes (rules/tensor.MODES): PTX spelling -> ref::TensorMode enumerator.
 LOAD_MODES = {m: ref_tensor_mode(m) for m in MODES}
+# Load modes of a later PTX ISA text that harness/refmodel has no ref::TensorMode for yet, with the reason: a form may
+# carry one in run.load_mode; the run tier plans none of its cases (tensor_mode_gate.hpp: not_supported naming it).
+UNMODELLED_LOAD_MODES = {m: "PTX ISA 9.4, sm_107f+: harness/refmodel has no ref::TensorMode for it yet"
+                         for m in MODE_USES_94}
 # The redOp x type tables (rules/reduce.py), per site of harness/refmodel's ref::ReduceSite.
 REDUCE_SITES = {"bulk_shared_cluster": CELLS["shared::cluster"], "bulk_global": CELLS["global"],
                 "tensor": TENSOR_CELLS}
@@ -131,5 +135,5 @@ def check_form(form_id, abi, run):
             raise ValueError(f"{form_id}: run.{name} is not a field of ABI {abi} (generator/ptxcts_gen/contract.py)")
         if not _type_ok(FIELDS[name][0], v):
             raise ValueError(f"{form_id}: run.{name} = {v!r} is not of type {FIELDS[name][0]}")
-    if "load_mode" in run and run["load_mode"] not in LOAD_MODES:
+    if "load_mode" in run and run["load_mode"] not in LOAD_MODES and run["load_mode"] not in UNMODELLED_LOAD_MODES:
         raise ValueError(f"{form_id}: run.load_mode '{run['load_mode']}' is not one of {', '.join(LOAD_MODES)}")

@@ -47,9 +47,44 @@ def hint_segments(q):
     return ["cache_policy"] if q["policy"] else []
 
 
-def tensor_operand(coords):
-    """`[%tmap, {%c0, ..}]`: the tensor map and its tensorCoords vector of `coords` registers."""
-    return "[%tmap, {" + ", ".join(f"%c{i}" for i in range(coords)) + "}]"
+def tensor_operand(coords, q=None):
+    """`[%tmap, {%c0, ..}]`: the tensor map and its tensorCoords vector of `coords` registers; with the PTX ISA 9.4
+    override qualifiers of q, `[tensorMap{, gAddrToOverride}{, attributeOverrideInfo}, tensorCoords]`
+    (override_operands)."""
+    return "[" + ", ".join(["%tmap"] + override_operands(q) + ["{" + ", ".join(f"%c{i}" for i in range(coords)) + "}"]) + "]"
+
+
+def override_operands(q):
+    """The operands the .override::* qualifiers bring inside the tensor-map bracket (PTX ISA 9.4, 9.7.10.28.5.2):
+    gAddrToOverride (64-bit) with .override::global_address; with .override::global_dim the vector
+    tensorSizeToOverride of one .b16 register, with .override::global_dim_stride tensorSizeToOverride of .dim
+    registers, tensorLowerStrideToOverride of .dim - 1 .b32 registers and the packed .b16 tensorUpperStrideToOverride
+    (Tables 34 and 35). The registers: templates/frame.ptx.j2, k.override."""
+    if not q:
+        return []
+    out = ["%ovr_addr"] if q.get("ovr_addr") else []
+    if q.get("ovr_attr") == "global_dim":
+        out.append("{%ovr_sz0}")
+    elif q.get("ovr_attr") == "global_dim_stride":
+        n = q["dim"]
+        out += ["{" + ", ".join(f"%ovr_sz{i}" for i in range(n)) + "}",
+                "{" + ", ".join(f"%ovr_lo{i}" for i in range(max(n - 1, 1))) + "}", "%ovr_up"]
+    return out
+
+
+def override_qualifiers(q):
+    """`.override::global_address` and `.override::global_dim{_stride}` where the form has them (in the syntax's
+    order: after the cache hint / eviction priority)."""
+    return ["override::global_address" if q.get("ovr_addr") else None,
+            f"override::{q['ovr_attr']}" if q.get("ovr_attr") else None]
+
+
+def override_segments(q):
+    return [seg(x) for x in override_qualifiers(q) if x]
+
+
+def uses_override_registers(q):
+    return bool(q.get("ovr_addr") or q.get("ovr_attr"))
 
 
 def im2col_operand(count):

@@ -26,7 +26,7 @@ ROUNDS = 8
 FAMILY = "cp.async.groups"
 TEMPLATE = "cp_async_groups.ptx.j2"
 
-DEFAULTS = {"instr": "cp.async.wait_group", "n": 0, "n_operand": "immediate", "flow": ""}
+DEFAULTS = {"instr": "cp.async.wait_group", "n": 0, "n_operand": "immediate", "flow": "", "state": "shared"}
 AXES = ()
 EXTRA = (
     # three committed groups, wait_group 1: the first two groups are complete
@@ -40,6 +40,10 @@ EXTRA = (
     # mbarrier completion: cp.async.mbarrier.arrive (pending count incremented) / .noinc (init count covers it)
     {"instr": "cp.async.mbarrier.arrive", "flow": "arrive"},
     {"instr": "cp.async.mbarrier.arrive.noinc", "flow": "arrive"},
+    # the same without a state space: addr is a generic address of the mbarrier (the syntax's {.state} is optional;
+    # LLVM's NVPTX back-end and CCCL's cuda::ptx write this spelling)
+    {"instr": "cp.async.mbarrier.arrive", "flow": "arrive", "state": ""},
+    {"instr": "cp.async.mbarrier.arrive.noinc", "flow": "arrive", "state": ""},
     # negative: N is not an integer constant
     {"instr": "cp.async.wait_group", "n": 0, "n_operand": "register", "flow": "groups_3"},
 )
@@ -58,6 +62,8 @@ def form_id(q):
     parts = [q["instr"]]
     if q["instr"] == "cp.async.wait_group":
         parts.append(f"N_{q['n']}" if q["n_operand"] == "immediate" else "N_register")
+    if q["instr"].startswith("cp.async.mbarrier.arrive") and not q["state"]:
+        parts.append("generic")
     parts.append(q["flow"])
     return "/".join(parts)
 
@@ -67,7 +73,9 @@ def instr(q):
         return f"cp.async.wait_group {q['n'] if q['n_operand'] == 'immediate' else '%r18'};"
     if q["instr"] == "cp.async.wait_all":
         return "cp.async.wait_all;"
-    return f"{q['instr']}.shared.b64 [%mbar];"
+    if not q["state"]:
+        return f"{q['instr']}.b64 [%mbar_gen];"   # the generic address of mbar (templates/cp_async_groups.ptx.j2)
+    return f"{q['instr']}.{q['state']}.b64 [%mbar];"
 
 
 def _chunks_after_wait(q):
@@ -98,4 +106,5 @@ def run(q):
 
 def kernel(q):
     return {"completion": "self_check.cp_async", "cluster": False, "tmap": False, "sm90": False,
-            "policy": False, "remote": False, "rounds": 1 if q["flow"] == "arrive" else ROUNDS}
+            "policy": False, "remote": False, "rounds": 1 if q["flow"] == "arrive" else ROUNDS,
+            **({"generic_mbar": True} if q["flow"] == "arrive" and not q["state"] else {})}

@@ -2,20 +2,22 @@
 .tile, .tile::gather4, .im2col, .im2col::w, .im2col::w::128, .multicast::cluster, .cta_group::1/::2; stores
 .shared::cta -> global with .tile, .tile::scatter4, .im2col_no_offs; .L2::cache_hint; tensorCoords and
 im2colInfo vector lengths. PTX ISA 9.4 (EXT_AXES): .multicast::cluster::16b / ::32b (32-bit ctaMask) and
-.report_mechanism, on the forms ext_keep selects; .override::* and .im2col_no_offs::w are not modelled yet
-(docs/EXTENDING.md, "PTX ISA 9.x: what the model lacks")."""
+.report_mechanism, on the forms ext_keep selects; .override::global_address and .override::global_dim /
+::global_dim_stride (EXT_AXES ovr_addr, ovr_attr) with their operands inside the tensor-map bracket, and the store
+mode .im2col_no_offs::w (VOCAB_VALUES): forms of the whole product only (model.whole_product)."""
 from . import (cache_hint, cta_mask_operand, derive_direction, hint_segments, im2col_operand, instruction,
-               mbarrier_operand, multicast_qualifier, multicast_segments, policy_operand, report_qualifier,
-               report_segments, seg, tensor_operand, uses_9x_registers)
+               mbarrier_operand, multicast_qualifier, multicast_segments, override_qualifiers, override_segments,
+               policy_operand, report_qualifier, report_segments, seg, tensor_operand, uses_9x_registers,
+               uses_override_registers)
 from ..rules.common import MULTICAST_WIDTHS, REPORTS
-from ..rules.tensor import MODES, expected_coords, expected_im2col_info
+from ..rules.tensor import MODES, OVERRIDE_ATTRIBUTES, STORE_MODES_94, expected_coords, expected_im2col_info
 
 FAMILY = "cp.async.bulk.tensor"
 TEMPLATE = "copy.ptx.j2"  # shared with the other copy families
 
 DEFAULTS = {"dir": "shared::cluster.global", "dst": None, "src": None, "dim": 2, "load_mode": "tile",
             "completion": None, "multicast": False, "cta_group": "", "cache_hint": False, "policy": None,
-            "coords": None, "im2col_info": None, "mc_width": "", "report": ""}
+            "coords": None, "im2col_info": None, "mc_width": "", "report": "", "ovr_addr": False, "ovr_attr": ""}
 AXES = (
     ("dir", ("shared::cta.global", "shared::cluster.global", "global.shared::cta")),
     ("dim", (1, 2, 3, 4, 5)),
@@ -24,19 +26,20 @@ AXES = (
     ("cta_group", ("", "cta_group::1", "cta_group::2")),
     ("cache_hint", (False, True)),
 )
-EXT_AXES = (("mc_width", ("",) + MULTICAST_WIDTHS), ("report", ("",) + REPORTS))
+EXT_AXES = (("mc_width", ("",) + MULTICAST_WIDTHS), ("report", ("",) + REPORTS), ("ovr_addr", (False, True)),
+            ("ovr_attr", ("",) + OVERRIDE_ATTRIBUTES))
 
 
 def ext_keep(q):
     """The 9.4 forms generated: each mode at one dimension (2d for the tile modes, 3d for im2col), without cache hint
     and .cta_group (the vocabulary, model.vocabulary_forms, knows every combination)."""
     return (q["dim"] == (3 if q["load_mode"].startswith("im2col") else 2) and not q["cache_hint"]
-            and not q["cta_group"])
+            and not q["cta_group"] and not q["ovr_addr"] and not q["ovr_attr"])
 
 
 # the vocabulary (model.vocabulary_forms) also spells every form without .load_mode (the default .tile), which the
-# product leaves to the EXTRA forms
-VOCAB_VALUES = {"load_mode": ("",)}
+# product leaves to the EXTRA forms, and the PTX ISA 9.4 store mode .im2col_no_offs::w (whole product only)
+VOCAB_VALUES = {"load_mode": ("",) + STORE_MODES_94}
 EXTRA = tuple(
     # the default load mode (no .load_mode qualifier: .tile) for every direction and dimension
     [{"dir": d, "dim": n, "load_mode": ""} for d in ("shared::cta.global", "shared::cluster.global",
@@ -86,11 +89,16 @@ REQUIRES = (
     (lambda q: q["mc_width"] == "16b", "tensor.multicast_16b"),
     (lambda q: q["mc_width"] == "32b", "tensor.multicast_32b"),
     (lambda q: bool(q["report"]), "tensor.report"),
+    (lambda q: q["ovr_addr"], "tensor.override_address"),
+    (lambda q: bool(q["ovr_attr"]), "tensor.override_attribute"),
+    (lambda q: q["load_mode"] in STORE_MODES_94, "tensor.im2col_no_offs_w"),
 )
 RULES = ("tensor.direction", "common.completion_mechanism", "tensor.load_mode_load", "tensor.load_mode_store",
          "tensor.coords_count", "tensor.im2col_min_3d", "tensor.gather4_scatter4_2d",
          "tensor.im2col_info_only_im2col", "tensor.im2col_info_length", "tensor.multicast_dst_cluster",
-         "tensor.cta_group_mbarrier_only", "common.cache_policy_requires_hint", "common.report_global_to_shared")
+         "tensor.cta_group_mbarrier_only", "common.cache_policy_requires_hint", "common.report_global_to_shared",
+         "tensor.override_attribute_needs_address", "tensor.override_attribute_tile_only",
+         "tensor.override_attribute_multicast_32b", "tensor.override_attribute_dim")
 KEEP_INVALID_PER_RULE = 2
 
 
@@ -118,6 +126,7 @@ def form_id(q):
     if q["im2col_info"] != (expected_im2col_info(q) if q["src"] == "global" else 0):
         parts.append(f"im2col_info_{q['im2col_info']}")
     parts += report_segments(q)
+    parts += override_segments(q)
     return "/".join(parts)
 
 
@@ -127,11 +136,11 @@ def _remote(q):
 
 def instr(q):
     remote = _remote(q)
-    tensor = tensor_operand(q["coords"])
+    tensor = tensor_operand(q["coords"], q)
     dst_src = [tensor, "[%w_src]"] if q["dst"] == "global" else ["[%c_dst]" if remote else "[%w_dst]", tensor]
     return instruction("cp.async.bulk.tensor",
                        [f"{q['dim']}d", q["dst"], q["src"], q["load_mode"], q["completion"], report_qualifier(q),
-                        multicast_qualifier(q), q["cta_group"], cache_hint(q)],
+                        multicast_qualifier(q), q["cta_group"], cache_hint(q)] + override_qualifiers(q),
                        dst_src + [mbarrier_operand(q, remote), q["im2col_info"] and im2col_operand(q["im2col_info"]),
                                   cta_mask_operand(q), policy_operand(q)])
 
@@ -148,4 +157,5 @@ def run(q):
 def kernel(q):
     return {"completion": "mbarrier" if q["completion"].startswith("mbarrier") else "bulk_group",
             "cluster": q["dst"] == "shared::cluster", "tmap": True, "sm90": True, "policy": q["policy"],
-            "remote": _remote(q), "regs9x": uses_9x_registers(q)}
+            "remote": _remote(q), "regs9x": uses_9x_registers(q),
+            **({"override": True} if uses_override_registers(q) else {})}

@@ -1,6 +1,6 @@
 """cp.reduce.async.bulk (9.7.9.25.4.2) and cp.reduce.async.bulk.tensor (9.7.9.25.5.3): redOp x type tables."""
 from . import requirement, rule, min_sm
-from .tensor import REDUCE_MODES
+from .tensor import REDUCE_MODES, REDUCE_MODES_94
 
 SEC = "9.7.9.25.4.2"
 SEC_T = "9.7.9.25.5.3"
@@ -64,9 +64,11 @@ def reduce_direction(q):
     return (q["dst"], q["src"]) not in (("shared::cluster", "shared::cta"), ("global", "shared::cta"))
 
 
-@rule("reduce_tensor.load_mode", "syntax", SEC_T, ".load_mode = { .tile, .im2col_no_offs }")
+@rule("reduce_tensor.load_mode", "syntax", SEC_T, ".load_mode = { .tile, .im2col_no_offs }  (PTX ISA 9.4, "
+      "9.7.10.28.5.4: .load_mode = { .tile, .im2col_no_offs, .im2col_no_offs::w }, the last with its own "
+      "requirement, reduce_tensor.im2col_no_offs_w)")
 def reduce_tensor_load_mode(q):
-    return q["load_mode"] not in ("",) + REDUCE_MODES
+    return q["load_mode"] not in ("",) + REDUCE_MODES + REDUCE_MODES_94
 
 
 @rule("reduce_tensor.direction", "syntax", SEC_T, "// shared::cta -> global: ... .dst = { .global } "

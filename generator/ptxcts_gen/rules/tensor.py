@@ -92,9 +92,10 @@ def load_mode_load(q):
 
 
 @rule("tensor.load_mode_store", "syntax", SEC,
-      "// shared::cta -> global ... .load_mode = { .tile, .tile::scatter4, .im2col_no_offs }")
+      "// shared::cta -> global ... .load_mode = { .tile, .tile::scatter4, .im2col_no_offs }  (PTX ISA 9.4, "
+      "9.7.10.28.5.3, adds .im2col_no_offs::w: its own requirement, tensor.im2col_no_offs_w)")
 def load_mode_store(q):
-    return q["dst"] == "global" and q["load_mode"] not in ("",) + STORE_MODES
+    return q["dst"] == "global" and q["load_mode"] not in ("",) + STORE_MODES + STORE_MODES_94
 
 
 @rule("prefetch_tensor.load_mode", "syntax", SEC_P,
@@ -191,3 +192,61 @@ requirement("prefetch_tensor.eviction_priority", SEC_9X_P, "9.4",
       "  (one or the other)")
 def prefetch_eviction_priority_or_cache_hint(q):
     return bool(q.get("eviction")) and (q.get("cache_hint", False) or bool(q.get("policy")))
+
+
+# ---- PTX ISA 9.4: .im2col_no_offs::w and the .override::* qualifiers (9.7.10.28.5.2-.5.5 of the PTX ISA 9.4 text;
+# shared/spec/PTX9x.md says where it is) ----
+SEC_9X_R = "9.7.10.28.5.4 (PTX ISA 9.4)"
+SEC_9X_O = "9.7.10.28.5.2.2 (PTX ISA 9.4)"
+# The .load_mode of PTX ISA 9.4 beside MODE_USES: stores "{ .tile, .tile::scatter4, .im2col_no_offs,
+# .im2col_no_offs::w }", reductions "{ .tile, .im2col_no_offs, .im2col_no_offs::w }". Kept out of MODES (and so of
+# contract.LOAD_MODES) until harness/refmodel has its ref::TensorMode: the run tier plans no case of it
+# (tensor_mode_gate.hpp: an unmodelled mode is not_supported), contract.UNMODELLED_LOAD_MODES says why.
+MODE_USES_94 = {"im2col_no_offs::w": ("store", "reduce")}
+STORE_MODES_94 = tuple(m for m, uses in MODE_USES_94.items() if "store" in uses)
+REDUCE_MODES_94 = tuple(m for m, uses in MODE_USES_94.items() if "reduce" in uses)
+# .override_attribute = { .override::global_dim, .override::global_dim_stride } (the model's value: the part after
+# "override::"); .override::global_address is a qualifier of its own (ovr_addr)
+OVERRIDE_ATTRIBUTES = ("global_dim", "global_dim_stride")
+
+INTRO_NO_OFFS_W = "Support for qualifier .im2col_no_offs::w introduced in PTX ISA version 9.4."
+TARGET_NO_OFFS_W = ("Qualifier .im2col_no_offs::w is supported on following family-specific architectures: sm_107f or "
+                    "higher in the same family")
+INTRO_OVERRIDE = ("Support for qualifiers .override::global_address and .override_attribute introduced in PTX ISA "
+                  "version 9.4.")
+TARGET_OVERRIDE = ("Qualifiers .override::global_address and .override_attribute are supported on following "
+                   "family-specific architectures: sm_107f or higher in the same family")
+for _fam, _sec in (("tensor", SEC_9X), ("reduce_tensor", SEC_9X_R), ("prefetch_tensor", SEC_9X_P)):
+    # one requirement per qualifier (the sentence names both): each value of its own axis is decided by its own
+    requirement(f"{_fam}.override_address", _sec, "9.4", INTRO_OVERRIDE, SM107F, TARGET_OVERRIDE)
+    requirement(f"{_fam}.override_attribute", _sec, "9.4", INTRO_OVERRIDE, SM107F, TARGET_OVERRIDE)
+for _fam, _sec in (("tensor", SEC_9X), ("reduce_tensor", SEC_9X_R)):
+    requirement(f"{_fam}.im2col_no_offs_w", _sec, "9.4", INTRO_NO_OFFS_W, SM107F, TARGET_NO_OFFS_W)
+
+
+@rule("tensor.override_attribute_needs_address", "constraint", SEC_9X_O,
+      "As part of tensor attributes override, the tensor base address override must also naturally follow. In other "
+      "words, while using .override_attribute qualifier, it is mandatory to also specify .override::global_address "
+      "qualifier.")
+def override_attribute_needs_address(q):
+    return bool(q.get("ovr_attr")) and not q.get("ovr_addr")
+
+
+@rule("tensor.override_attribute_tile_only", "constraint", SEC_9X_O,
+      "The tensor data access mode must be tile. i.e. The qualifier .load_mode if specified must be set to .tile.")
+def override_attribute_tile_only(q):
+    return bool(q.get("ovr_attr")) and q.get("load_mode", "") not in ("", "tile")
+
+
+@rule("tensor.override_attribute_multicast_32b", "constraint", SEC_9X_O,
+      "If specified, the optional .multicast qualifier must be .multicast::cluster::32b.")
+def override_attribute_multicast_32b(q):
+    return bool(q.get("ovr_attr")) and q.get("multicast", False) and q.get("mc_width") != "32b"
+
+
+@rule("tensor.override_attribute_dim", "constraint", SEC_9X_O,
+      "For .1d tensors, since stride is absent, only .override::global_dim is valid. For tensors with dimensionality "
+      "of at least 2, both dimension and stride must be overridden together, so only .override::global_dim_stride "
+      "is valid.")
+def override_attribute_dim(q):
+    return bool(q.get("ovr_attr")) and q["ovr_attr"] != ("global_dim" if q["dim"] == 1 else "global_dim_stride")
