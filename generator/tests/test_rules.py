@@ -131,3 +131,108 @@ class Requirements(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PTX94TensorOverrides(unittest.TestCase):
+    """The PTX ISA 9.4 .override::* qualifiers and .im2col_no_offs::w (9.7.10.28.5.2-.5.5 of the 9.4 text): each
+    rule with a combination that breaks it alone, a valid one beside it, and the requirements' versions/targets."""
+
+    FAMILIES = {m.FAMILY: m for m in isa.families()}
+
+    def classify(self, family, **quals):
+        from ptxcts_gen.model import _classify
+        mod = self.FAMILIES[family]
+        q = dict(mod.DEFAULTS)
+        q.update(quals)
+        getattr(mod, "derive", lambda q: None)(q)
+        return _classify(mod, q)
+
+    def breaks_alone(self, rule, family, **quals):
+        violated, _ = self.classify(family, **quals)
+        self.assertEqual(violated, (rule,), f"{family} {quals}")
+
+    def valid(self, family, **quals):
+        violated, requires = self.classify(family, **quals)
+        self.assertEqual(violated, (), f"{family} {quals}")
+        return requires
+
+    def test_attribute_needs_the_address_override(self):
+        for fam in ("cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor"):
+            self.breaks_alone("tensor.override_attribute_needs_address", fam, dim=2, ovr_attr="global_dim_stride")
+            self.valid(fam, dim=2, ovr_addr=True, ovr_attr="global_dim_stride")
+            self.valid(fam, dim=2, ovr_addr=True)   # the address alone, any mode
+
+    def test_attribute_takes_tile_mode_only(self):
+        self.breaks_alone("tensor.override_attribute_tile_only", "cp.async.bulk.tensor", dim=3, load_mode="im2col",
+                          ovr_addr=True, ovr_attr="global_dim_stride")
+        self.breaks_alone("tensor.override_attribute_tile_only", "cp.reduce.async.bulk.tensor", dim=3,
+                          load_mode="im2col_no_offs", ovr_addr=True, ovr_attr="global_dim_stride")
+        self.breaks_alone("tensor.override_attribute_tile_only", "cp.async.bulk.prefetch.tensor", dim=2,
+                          load_mode="tile::gather4", ovr_addr=True, ovr_attr="global_dim_stride")
+        self.valid("cp.async.bulk.tensor", dim=3, load_mode="", ovr_addr=True, ovr_attr="global_dim_stride")
+        # the address override alone is not restricted to tile
+        self.valid("cp.async.bulk.tensor", dim=3, load_mode="im2col", ovr_addr=True)
+
+    def test_attribute_multicast_is_32b(self):
+        for width in ("", "16b"):
+            self.breaks_alone("tensor.override_attribute_multicast_32b", "cp.async.bulk.tensor", dim=2,
+                              multicast=True, mc_width=width, ovr_addr=True, ovr_attr="global_dim_stride")
+        self.valid("cp.async.bulk.tensor", dim=2, multicast=True, mc_width="32b", ovr_addr=True,
+                   ovr_attr="global_dim_stride")
+        self.valid("cp.async.bulk.tensor", dim=2, multicast=True, mc_width="16b", ovr_addr=True)
+
+    def test_attribute_value_follows_the_dimension(self):
+        for fam in ("cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor"):
+            self.breaks_alone("tensor.override_attribute_dim", fam, dim=1, ovr_addr=True, ovr_attr="global_dim_stride")
+            self.breaks_alone("tensor.override_attribute_dim", fam, dim=4, ovr_addr=True, ovr_attr="global_dim")
+            self.valid(fam, dim=1, ovr_addr=True, ovr_attr="global_dim")
+            self.valid(fam, dim=5, ovr_addr=True, ovr_attr="global_dim_stride")
+
+    def test_override_operands_inside_the_bracket(self):
+        mod = self.FAMILIES["cp.async.bulk.tensor"]
+        q = dict(mod.DEFAULTS, dir="global.shared::cta", dim=4, ovr_addr=True, ovr_attr="global_dim_stride")
+        mod.derive(q)
+        self.assertIn(".override::global_address.override::global_dim_stride [%tmap, %ovr_addr, "
+                      "{%ovr_sz0, %ovr_sz1, %ovr_sz2, %ovr_sz3}, {%ovr_lo0, %ovr_lo1, %ovr_lo2}, %ovr_up, "
+                      "{%c0, %c1, %c2, %c3}], [%w_src]", mod.instr(q))
+        q = dict(mod.DEFAULTS, dir="shared::cta.global", dim=1, ovr_addr=True, ovr_attr="global_dim")
+        mod.derive(q)
+        self.assertIn("[%tmap, %ovr_addr, {%ovr_sz0}, {%c0}]", mod.instr(q))
+
+    def test_im2col_no_offs_w_on_stores_and_reductions(self):
+        self.valid("cp.async.bulk.tensor", dir="global.shared::cta", dim=3, load_mode="im2col_no_offs::w")
+        self.valid("cp.reduce.async.bulk.tensor", dim=5, redop="min", load_mode="im2col_no_offs::w")
+        # a store mode: refused on a load (load_mode_load), below 3d (im2col_min_3d), on a prefetch
+        self.breaks_alone("tensor.load_mode_load", "cp.async.bulk.tensor", dir="shared::cta.global", dim=3,
+                          load_mode="im2col_no_offs::w")
+        self.breaks_alone("tensor.im2col_min_3d", "cp.reduce.async.bulk.tensor", dim=2,
+                          load_mode="im2col_no_offs::w")
+        self.breaks_alone("prefetch_tensor.load_mode", "cp.async.bulk.prefetch.tensor", dim=3,
+                          load_mode="im2col_no_offs::w")
+
+    def test_requirements_are_ptx_94_on_sm_107f(self):
+        names = [f"{fam}.{what}" for fam in ("tensor", "reduce_tensor", "prefetch_tensor")
+                 for what in ("override_address", "override_attribute")]
+        names += ["tensor.im2col_no_offs_w", "reduce_tensor.im2col_no_offs_w"]
+        for name in names:
+            r = REQUIREMENTS[name]
+            self.assertEqual(r.ptx, "9.4", name)
+            self.assertTrue(r.target_ok(BY_NAME["sm_107f"], "9.4"), name)
+            for t in ("sm_90", "sm_90a", "sm_100f", "sm_103f", "sm_107", "sm_120f"):
+                if t in BY_NAME:
+                    self.assertFalse(r.target_ok(BY_NAME[t], "9.4"), f"{name} {t}")
+        self.assertIn("tensor.im2col_no_offs_w",
+                      self.valid("cp.async.bulk.tensor", dir="global.shared::cta", dim=3,
+                                 load_mode="im2col_no_offs::w"))
+
+
+class GenericMbarrierArrive(unittest.TestCase):
+    def test_without_state_space_is_the_generic_address(self):
+        forms = {f.id: f for f in family_forms(next(m for m in isa.families() if m.FAMILY == "cp.async.groups"))}
+        for fid, instr in (("cp.async.mbarrier.arrive/generic/arrive", "cp.async.mbarrier.arrive.b64 [%mbar_gen];"),
+                           ("cp.async.mbarrier.arrive.noinc/generic/arrive",
+                            "cp.async.mbarrier.arrive.noinc.b64 [%mbar_gen];")):
+            self.assertIn(fid, forms)
+            self.assertEqual(forms[fid].instr, instr)
+            self.assertTrue(forms[fid].valid)
+            self.assertEqual(forms[fid].min_ptx, "7.0")
