@@ -236,3 +236,5 @@ class GenericMbarrierArrive(unittest.TestCase):
             self.assertEqual(forms[fid].instr, instr)
             self.assertTrue(forms[fid].valid)
             self.assertEqual(forms[fid].min_ptx, "7.0")
+        self.assertEqual(forms["cp.async.mbarrier.arrive.noinc/shared_cta/arrive"].instr,
+                         "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%mbar];")

@@ -40,8 +40,11 @@ EXTRA = (
     # mbarrier completion: cp.async.mbarrier.arrive (pending count incremented) / .noinc (init count covers it)
     {"instr": "cp.async.mbarrier.arrive", "flow": "arrive"},
     {"instr": "cp.async.mbarrier.arrive.noinc", "flow": "arrive"},
-    # the same without a state space: addr is a generic address of the mbarrier (the syntax's {.state} is optional;
-    # LLVM's NVPTX back-end and CCCL's cuda::ptx write this spelling)
+    # the other spellings of its syntax, cp.async.mbarrier.arrive{.noinc}{.state}.b64 [addr] with .state = { .shared,
+    # .shared::cta }: .shared::cta, and no state space, where addr is a generic address of the mbarrier (LLVM's
+    # NVPTX back-end and CCCL's cuda::ptx write this spelling)
+    {"instr": "cp.async.mbarrier.arrive", "flow": "arrive", "state": "shared::cta"},
+    {"instr": "cp.async.mbarrier.arrive.noinc", "flow": "arrive", "state": "shared::cta"},
     {"instr": "cp.async.mbarrier.arrive", "flow": "arrive", "state": ""},
     {"instr": "cp.async.mbarrier.arrive.noinc", "flow": "arrive", "state": ""},
     # negative: N is not an integer constant
@@ -62,8 +65,8 @@ def form_id(q):
     parts = [q["instr"]]
     if q["instr"] == "cp.async.wait_group":
         parts.append(f"N_{q['n']}" if q["n_operand"] == "immediate" else "N_register")
-    if q["instr"].startswith("cp.async.mbarrier.arrive") and not q["state"]:
-        parts.append("generic")
+    if q["instr"].startswith("cp.async.mbarrier.arrive") and q["state"] != "shared":
+        parts.append(q["state"].replace("::", "_") or "generic")
     parts.append(q["flow"])
     return "/".join(parts)
 
