@@ -238,3 +238,5 @@ class GenericMbarrierArrive(unittest.TestCase):
             self.assertEqual(forms[fid].min_ptx, "7.0")
         self.assertEqual(forms["cp.async.mbarrier.arrive.noinc/shared_cta/arrive"].instr,
                          "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%mbar];")
+        # the ::cta sub-qualifier of .shared is PTX ISA 7.8's
+        self.assertEqual(forms["cp.async.mbarrier.arrive.noinc/shared_cta/arrive"].min_ptx, "7.8")

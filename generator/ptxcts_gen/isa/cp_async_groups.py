@@ -56,6 +56,7 @@ REQUIRES = (
      "cp_async.commit_group"),
     (lambda q: q["instr"] in ("cp.async.wait_group", "cp.async.wait_all"), "cp_async.wait_group"),
     (lambda q: q["instr"].startswith("cp.async.mbarrier.arrive"), "cp_async.mbarrier_arrive"),
+    (lambda q: q["state"] == "shared::cta", "cp_async.mbarrier_arrive.shared_cta"),
 )
 RULES = ("cp_async.wait_group_n_constant",)
 KEEP_INVALID_PER_RULE = 2

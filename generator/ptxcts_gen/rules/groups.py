@@ -8,6 +8,11 @@ requirement("cp_async.wait_group", "9.7.9.25.3.3", "7.0", "Introduced in PTX ISA
             [min_sm(80)], "Requires sm_80 or higher.")
 requirement("cp_async.mbarrier_arrive", "9.7.13.15 (cp.async.mbarrier.arrive)", "7.0",
             "Introduced in PTX ISA version 7.0.", [min_sm(80)], "Requires sm_80 or higher.")
+# cp.async.mbarrier.arrive{.noinc}{.state}.b64 [addr]; .state = { .shared, .shared::cta }: the ::cta sub-qualifier is
+# newer than the instruction (ptxas 13.5: "Feature '::cta' requires PTX ISA .version 7.8 or later", measured at
+# sm_80/PTX 7.0, sm_86/7.1, sm_87/7.4)
+requirement("cp_async.mbarrier_arrive.shared_cta", "9.7.13.15 (cp.async.mbarrier.arrive)", "7.8",
+            "Support for sub-qualifier ::cta on .shared introduced in PTX ISA version 7.8.")
 requirement("bulk.commit_group", "9.7.9.25.6.1", "8.0", "Introduced in PTX ISA version 8.0.",
             [min_sm(90)], "Requires sm_90 or higher.")
 requirement("bulk.wait_group", "9.7.9.25.6.2", "8.0", "Introduced in PTX ISA version 8.0.",
