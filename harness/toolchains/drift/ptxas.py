@@ -11,8 +11,11 @@ SENTINEL = "cp.async.bulk.ptxcts_drift_end [%w_dst], [%g_src], %size, [%mbar];"
 _ERR = re.compile(r"line (\d+); error\s*:\s*(.*)")
 _TOKEN_SHAPE = re.compile(r"^\.[a-z][a-z0-9_]*(::[a-z0-9_]+)*$")
 # register widths of the operand names the model's instructions use (anything else is .b32)
-_B64 = ("%g_src", "%g_dst", "%policy", "%tmap", "%ovr")
-_B16 = ("%cta_mask", "%byte_mask", "%i2c0", "%i2c1", "%i2c2", "%h0", "%h1")
+# (the .override::* operands, isa.override_operands: gAddrToOverride .b64, tensorSizeToOverride and
+# tensorUpperStrideToOverride .b16; the generic mbarrier address of cp.async.mbarrier.arrive .b64)
+_B64 = ("%g_src", "%g_dst", "%policy", "%tmap", "%ovr", "%ovr_addr", "%mbar_gen")
+_B16 = ("%cta_mask", "%byte_mask", "%i2c0", "%i2c1", "%i2c2", "%h0", "%h1", "%ovr_up") + tuple(
+    f"%ovr_sz{i}" for i in range(5))
 
 
 def ptxas_tokens(ptxas):
