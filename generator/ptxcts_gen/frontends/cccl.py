@@ -13,7 +13,7 @@ cuda/__ptx/instructions/generated/ of the installed CCCL; the front-end tests ch
 """
 from ..rules import REQUIREMENTS, RULES, load_all
 from . import MappingError, Spelling, Unexpressible, Written
-from .table import family_table, ruled_out, spell_form
+from .table import family_table, pending_94, ruled_out, spell_form
 
 load_all()   # the rules' requirements (PTX ISA versions quoted in the reasons)
 NAME = "cccl"
@@ -227,6 +227,7 @@ QUALIFIERS = {
     **{("cp.async.bulk.groups", "space", s): Written("cuda::ptx::fence_proxy_async(" + (SPACE[s] if s else "") + ")")
        for s in ("", "shared::cta", "shared::cluster", "global")},
 }
+QUALIFIERS.update(pending_94("CCCL 3.5", QUALIFIERS))
 
 
 def _r(name):

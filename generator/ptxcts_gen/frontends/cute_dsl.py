@@ -16,7 +16,7 @@ args are (keyword, value): keyword "" for a positional argument; value "%role" n
 such as P.LoadCacheModifier.CG, a constant). QUALIFIERS decides every qualifier value of the model.
 """
 from . import MappingError, Spelling, Unexpressible, Written
-from .table import family_table, ruled_out, spell_form
+from .table import family_table, pending_94, ruled_out, spell_form
 
 NAME = "cute-dsl"
 # the values a kernel prepares (harness/frontend/cute_dsl/backend.py writes them at the top of every kernel): the
@@ -183,6 +183,7 @@ QUALIFIERS = {
         f"P.fence_proxy(P.Proxy.ASYNC_SHARED, space=P.SharedSpace.{s.replace('::', '_')})")
        for s in ("shared::cta", "shared::cluster")},
 }
+QUALIFIERS.update(pending_94("CuTe DSL", QUALIFIERS))
 
 
 def _r(role, kw=""):

@@ -11,7 +11,7 @@ against the installed library by the front-end tests).
 """
 from ..rules import REQUIREMENTS, load_all
 from . import MappingError, Spelling, Unexpressible, Written
-from .table import family_table, ruled_out, spell_form
+from .table import family_table, pending_94, ruled_out, spell_form
 
 load_all()   # the rules' requirements (PTX ISA versions quoted in the reasons)
 NAME = "llvm"
@@ -190,6 +190,7 @@ QUALIFIERS = {
                                                                                      if s else ""))
        for s in ("", "shared::cta", "shared::cluster", "global")},
 }
+QUALIFIERS.update(pending_94("LLVM 22", QUALIFIERS))
 
 
 def _role(name):

@@ -105,3 +105,31 @@ def spell_form(form, families, qualifiers, frontend, mapping, check):
     if isinstance(s, Spelling):
         check(form.id, s)
     return s
+
+
+# The qualifier values of the PTX ISA 9.4 forms modelled last (docs/EXTENDING.md, "PTX ISA 9.x"): the override
+# qualifiers, .im2col_no_offs::w and the state space of cp.async.mbarrier.arrive. Their absence is written as
+# before; a mapping that has not decided how it writes a present value refuses it with this reason, so the
+# front-end tier reports those forms as not written (never as passing) until the mapping decides.
+_TENSOR_FAMILIES = ("cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor")
+
+
+def pending_94(frontend, qualifiers):
+    """The decisions `qualifiers` (a mapping's QUALIFIERS) lacks on the PTX ISA 9.4 qualifier values: the absent
+    value Written (nothing), a present one Unexpressible naming the front-end and the qualifier."""
+    def undecided(what):
+        return Unexpressible(f"the {frontend} mapping has not decided yet how it writes {what} (PTX ISA 9.4, "
+                             "modelled after the mapping was written: docs/EXTENDING.md, \"PTX ISA 9.x\")")
+    out = {}
+    for fam in _TENSOR_FAMILIES:
+        out[(fam, "ovr_addr", False)] = Written("nothing: no .override::global_address")
+        out[(fam, "ovr_addr", True)] = undecided(".override::global_address")
+        out[(fam, "ovr_attr", "")] = Written("nothing: no .override::global_dim{_stride}")
+        for v in ("global_dim", "global_dim_stride"):
+            out[(fam, "ovr_attr", v)] = undecided(f".override::{v}")
+    for fam in ("cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor"):
+        out[(fam, "load_mode", "im2col_no_offs::w")] = undecided(".im2col_no_offs::w")
+    out[("cp.async.groups", "state", "shared")] = Written("the .shared state space, as for every arrive form before")
+    out[("cp.async.groups", "state", "shared::cta")] = undecided("cp.async.mbarrier.arrive.shared::cta")
+    out[("cp.async.groups", "state", "")] = undecided("cp.async.mbarrier.arrive without a state space")
+    return {k: v for k, v in out.items() if k not in qualifiers}

@@ -10,7 +10,7 @@ Triton decides the instruction itself (its layouts, vector width, state spaces):
 """
 from ..rules import load_all
 from . import MappingError, Spelling, Unexpressible, Written
-from .table import family_table, ruled_out, spell_form
+from .table import family_table, pending_94, ruled_out, spell_form
 
 load_all()
 NAME = "triton"
@@ -146,6 +146,7 @@ QUALIFIERS = {
     ("cp.async.bulk.groups", "space", "global"): Unexpressible("fence_async_shared fences shared memory only: no "
                                                                "call writes fence.proxy.async.global"),
 }
+QUALIFIERS.update(pending_94("Triton 3.9", QUALIFIERS))
 
 
 def _cp_async(q):
