@@ -36,13 +36,16 @@ class Forms(unittest.TestCase):
             self.assertGreater(i, 0, fam)
 
     def test_invalid_forms_proportionate(self):
-        # at most a handful of negative forms per rule per family (the redOp x type product aside)
+        # at most a handful of negative forms per rule per family and generation (the redOp x type product aside;
+        # model.selected_forms and model.whole_product keep KEEP_INVALID_PER_RULE per rule and generation, so a rule
+        # that later qualifiers also break, e.g. reduce_tensor.load_mode with .override::global_address at 9.4, has
+        # forms at each generation)
         per = {}
         for f in self.forms:
             if f.family == "cp.reduce.async.bulk":
                 continue
             for r in f.invalid_by:
-                per[(f.family, r)] = per.get((f.family, r), 0) + 1
+                per[(f.family, r, f.generation)] = per.get((f.family, r, f.generation), 0) + 1
         for key, n in per.items():
             self.assertLessEqual(n, 6, key)
 
