@@ -227,6 +227,9 @@ QUALIFIERS = {
     **{("cp.async.bulk.groups", "space", s): Written("cuda::ptx::fence_proxy_async(" + (SPACE[s] if s else "") + ")")
        for s in ("", "shared::cta", "shared::cluster", "global")},
 }
+# cuda::ptx::cp_async_mbarrier_arrive{_noinc} writes the generic-address form only (no state space)
+QUALIFIERS[("cp.async.groups", "state", "shared")] = Unexpressible(
+    "cuda::ptx::cp_async_mbarrier_arrive{_noinc} writes `cp.async.mbarrier.arrive{.noinc}.b64 [addr]`, no .shared")
 QUALIFIERS.update(pending_94("CCCL 3.5", QUALIFIERS))
 
 

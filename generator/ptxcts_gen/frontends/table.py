@@ -120,16 +120,23 @@ def pending_94(frontend, qualifiers):
     def undecided(what):
         return Unexpressible(f"the {frontend} mapping has not decided yet how it writes {what} (PTX ISA 9.4, "
                              "modelled after the mapping was written: docs/EXTENDING.md, \"PTX ISA 9.x\")")
+    def absent(fam, text):
+        # a family the mapping refuses whole (every decision Unexpressible) refuses the absent value with its reason
+        ds = [d for (f, _, _), d in qualifiers.items() if f == fam]
+        if ds and all(isinstance(d, Unexpressible) for d in ds):
+            return ds[0]
+        return Written(text)
     out = {}
     for fam in _TENSOR_FAMILIES:
-        out[(fam, "ovr_addr", False)] = Written("nothing: no .override::global_address")
+        out[(fam, "ovr_addr", False)] = absent(fam, "nothing: no .override::global_address")
         out[(fam, "ovr_addr", True)] = undecided(".override::global_address")
-        out[(fam, "ovr_attr", "")] = Written("nothing: no .override::global_dim{_stride}")
+        out[(fam, "ovr_attr", "")] = absent(fam, "nothing: no .override::global_dim{_stride}")
         for v in ("global_dim", "global_dim_stride"):
             out[(fam, "ovr_attr", v)] = undecided(f".override::{v}")
     for fam in ("cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor"):
         out[(fam, "load_mode", "im2col_no_offs::w")] = undecided(".im2col_no_offs::w")
-    out[("cp.async.groups", "state", "shared")] = Written("the .shared state space, as for every arrive form before")
+    out[("cp.async.groups", "state", "shared")] = absent("cp.async.groups",
+                                                         "the .shared state space, as for every arrive form before")
     out[("cp.async.groups", "state", "shared::cta")] = undecided("cp.async.mbarrier.arrive.shared::cta")
     out[("cp.async.groups", "state", "")] = undecided("cp.async.mbarrier.arrive without a state space")
     return {k: v for k, v in out.items() if k not in qualifiers}
