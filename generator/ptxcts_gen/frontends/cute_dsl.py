@@ -16,14 +16,15 @@ args are (keyword, value): keyword "" for a positional argument; value "%role" n
 such as P.LoadCacheModifier.CG, a constant). QUALIFIERS decides every qualifier value of the model.
 """
 from . import MappingError, Spelling, Unexpressible, Written
-from .table import family_table, pending_94, ruled_out, spell_form
+from .table import NO_OFFS_W_94, OVERRIDE_94, absent_94, family_table, ruled_out, spell_form
 
 NAME = "cute-dsl"
 # the values a kernel prepares (harness/frontend/cute_dsl/backend.py writes them at the top of every kernel): the
 # fake tensor g's global pointer, a shared-memory array, its shared::cluster and generic casts, an mbarrier, and
 # 32-bit / 16-bit / 64-bit values loaded from g (so that libNVVM cannot fold them into immediates)
 ROLES = {
-    "gmem": "g.iterator", "smem": "s", "dsmem": "dsm", "tmap": "tm", "mbar": "mb", "size": "sz",
+    "gmem": "g.iterator", "smem": "s", "dsmem": "dsm", "tmap": "tm", "mbar": "mb",
+    "mbar_gen": "_cast(mb, cutlass.AddressSpace.generic)", "size": "sz",
     "src_size": "sz", "policy": "pol", "cta_mask": "mask", "byte_mask": "bmask",
     **{f"c{n}": f"c[:{n}]" for n in range(1, 6)}, **{f"o{n}": f"o[:{n}]" for n in range(0, 4)},
 }
@@ -183,7 +184,27 @@ QUALIFIERS = {
         f"P.fence_proxy(P.Proxy.ASYNC_SHARED, space=P.SharedSpace.{s.replace('::', '_')})")
        for s in ("shared::cta", "shared::cluster")},
 }
-QUALIFIERS.update(pending_94("CuTe DSL", QUALIFIERS))
+QUALIFIERS[("cp.async.groups", "state", "shared")] = Written("P.cp_async_mbarrier_arrive on the shared-memory "
+                                                             "mbarrier: .shared.b64")
+QUALIFIERS[("cp.async.groups", "state", "")] = Written("P.cp_async_mbarrier_arrive on the mbarrier's generic address "
+                                                       "(an addrspacecast of the shared one): .b64 [addr]")
+QUALIFIERS[("cp.async.groups", "state", "shared::cta")] = Unexpressible(
+    "P.cp_async_mbarrier_arrive writes the state space as .shared (a shared pointer) or none (a generic one), never "
+    ".shared::cta (the same instruction as .shared, parse rule shared_is_shared_cta)")
+# PTX ISA 9.4's tensor qualifiers: no primitive of nvvm_wrapper or cute.arch has an override operand or the ::w mode
+# of stores and reductions (measured on CuTe DSL 4.8.1: their files never contain 'override::global_address',
+# 'override::global_dim' or 'im2col_no_offs::w'). The DSL's NVVM dialect has the override operations
+# (nvvm.cp.async.bulk.tensor.*.override, _nvvm_ops_gen.py), beneath the primitives this mapping spells through.
+_FN94 = {"cp.async.bulk.tensor": "cp_async_bulk_tensor_*", "cp.reduce.async.bulk.tensor":
+         "cp_reduce_async_bulk_tensor_*", "cp.async.bulk.prefetch.tensor": "cp_async_bulk_prefetch_tensor_*"}
+for _fam, _k, _v in OVERRIDE_94:
+    _what = ".override::global_address" if _k == "ovr_addr" else f".override::{_v}"
+    QUALIFIERS[(_fam, _k, _v)] = Unexpressible(
+        f"{_FN94[_fam]} ({P}) has no argument that writes {_what}: only the NVVM dialect's "
+        "nvvm.cp.async.bulk.tensor.*.override operations take the override operands, and no primitive calls them")
+for _fam, _k, _v in NO_OFFS_W_94:
+    QUALIFIERS[(_fam, _k, _v)] = _no(".im2col_no_offs::w", _FN94[_fam])
+QUALIFIERS.update(absent_94(QUALIFIERS))
 
 
 def _r(role, kw=""):
@@ -221,10 +242,12 @@ def _cp_async_groups(q):
     i = q["instr"]
     if i == "cp.async.wait_group":
         return Spelling("cute.arch.cp_async_wait_group", (_lit(str(int(q["n"]))),))
+    # the generic-address form: the mbarrier's generic address (an addrspacecast of the shared one)
+    mbar = _r("mbar_gen" if not q.get("state") else "mbar")
     if i == "cp.async.mbarrier.arrive":
-        return Spelling("P.cp_async_mbarrier_arrive", (_r("mbar"),))
+        return Spelling("P.cp_async_mbarrier_arrive", (mbar,))
     if i == "cp.async.mbarrier.arrive.noinc":
-        return Spelling("P.cp_async_mbarrier_arrive", (_r("mbar"), _lit("True", "noinc")))
+        return Spelling("P.cp_async_mbarrier_arrive", (mbar, _lit("True", "noinc")))
     raise MappingError(f"cp.async.groups: no entry for instruction {i!r}")
 
 

@@ -11,7 +11,7 @@ against the installed library by the front-end tests).
 """
 from ..rules import REQUIREMENTS, load_all
 from . import MappingError, Spelling, Unexpressible, Written
-from .table import family_table, pending_94, ruled_out, spell_form
+from .table import NO_OFFS_W_94, OVERRIDE_94, absent_94, family_table, ruled_out, spell_form
 
 load_all()   # the rules' requirements (PTX ISA versions quoted in the reasons)
 NAME = "llvm"
@@ -19,7 +19,7 @@ NAME = "llvm"
 # 7 shared::cluster, 0 generic)
 ROLES = {
     "dst_cluster": "ptr addrspace(7)", "dst_cta": "ptr addrspace(3)", "src_cta": "ptr addrspace(3)",
-    "mbar": "ptr addrspace(3)", "gsrc": "ptr addrspace(1)", "gdst": "ptr addrspace(1)", "size": "i32",
+    "mbar": "ptr addrspace(3)", "mbar_gen": "ptr", "gsrc": "ptr addrspace(1)", "gdst": "ptr addrspace(1)", "size": "i32",
     "src_size": "i32", "tmap": "ptr", "cta_mask": "i16", "policy": "i64", "byte_mask": "i16",
     **{f"c{i}": "i32" for i in range(5)}, **{f"i2c{i}": "i16" for i in range(3)},
 }
@@ -87,9 +87,20 @@ QUALIFIERS = {
     # cp.async.groups
     ("cp.async.groups", "instr", "cp.async.wait_group"): Written("llvm.nvvm.cp.async.wait.group"),
     ("cp.async.groups", "instr", "cp.async.wait_all"): Written("llvm.nvvm.cp.async.wait.all"),
-    ("cp.async.groups", "instr", "cp.async.mbarrier.arrive"): Written("llvm.nvvm.cp.async.mbarrier.arrive.shared"),
+    ("cp.async.groups", "instr", "cp.async.mbarrier.arrive"):
+        Written("llvm.nvvm.cp.async.mbarrier.arrive.shared (a shared pointer), llvm.nvvm.cp.async.mbarrier.arrive "
+                "(a generic one)"),
     ("cp.async.groups", "instr", "cp.async.mbarrier.arrive.noinc"):
-        Written("llvm.nvvm.cp.async.mbarrier.arrive.noinc.shared"),
+        Written("llvm.nvvm.cp.async.mbarrier.arrive.noinc.shared (a shared pointer), "
+                "llvm.nvvm.cp.async.mbarrier.arrive.noinc (a generic one)"),
+    ("cp.async.groups", "state", "shared"): Written("the .shared intrinsics on an addrspace(3) pointer print .shared"),
+    ("cp.async.groups", "state", ""): Written("the intrinsics without .shared on a generic pointer print "
+                                              "cp.async.mbarrier.arrive{.noinc}.b64 [addr]"),
+    ("cp.async.groups", "state", "shared::cta"): Unexpressible(
+        "LLVM 22 has no intrinsic that selects cp.async.mbarrier.arrive.shared::cta (PTX ISA 7.8): its NVPTX back-end "
+        "prints the state space as .shared or not at all, never 'arrive.shared::cta' / 'arrive.noinc.shared::cta'; "
+        "the .shared form is the same instruction (parse rule shared_is_shared_cta)",
+        (("arrive.shared::cta", ("library",)), ("arrive.noinc.shared::cta", ("library",)))),
     # cp.async.bulk
     **{("cp.async.bulk", "dir", d): Written(name) for d, name in _BULK.items()},
     ("cp.async.bulk", "multicast", False): Written("the i1 multicast flag 0 (global.to.shared.cluster)"),
@@ -190,7 +201,21 @@ QUALIFIERS = {
                                                                                      if s else ""))
        for s in ("", "shared::cta", "shared::cluster", "global")},
 }
-QUALIFIERS.update(pending_94("LLVM 22", QUALIFIERS))
+# PTX ISA 9.4's tensor qualifiers: no intrinsic of any tensor family has an override operand or the ::w mode of
+# stores and reductions (the s2g and reduce intrinsics take the tensor map, coordinates, policy and the hint flag)
+_REQ = {"cp.async.bulk.tensor": "tensor", "cp.reduce.async.bulk.tensor": "reduce_tensor",
+        "cp.async.bulk.prefetch.tensor": "prefetch_tensor"}
+_TENSOR_OPERANDS = ("the llvm.nvvm.cp.async.bulk.tensor.* intrinsics take the tensor map, coordinates, im2col "
+                    "offsets, ctaMask, policy and flags, no global address, dimension or stride to override")
+for _fam, _k, _v in OVERRIDE_94:
+    _q = ".override::global_address" if _k == "ovr_addr" else f".override::{_v}"
+    QUALIFIERS[(_fam, _k, _v)] = _later(_q, f"{_REQ[_fam]}.override_{'address' if _k == 'ovr_addr' else 'attribute'}",
+                                        _TENSOR_OPERANDS, (_q[1:],))
+for _fam, _k, _v in NO_OFFS_W_94:
+    QUALIFIERS[(_fam, _k, _v)] = _later(".im2col_no_offs::w", f"{_REQ[_fam]}.im2col_no_offs_w",
+                                        "the s2g and reduce intrinsics name .tile, .tile.scatter4 and .im2col "
+                                        "(.im2col_no_offs) only", ("im2col_no_offs::w",))
+QUALIFIERS.update(absent_94(QUALIFIERS))
 
 
 def _role(name):
@@ -232,6 +257,8 @@ def _cp_async_groups(q):
     if i == "cp.async.commit_group":
         return Spelling("llvm.nvvm.cp.async.commit.group")
     if i in ("cp.async.mbarrier.arrive", "cp.async.mbarrier.arrive.noinc"):
+        if not q.get("state"):   # the generic-address form: the intrinsic without .shared, on a generic pointer
+            return Spelling(f"llvm.nvvm.{i}", (_role("mbar_gen"),))
         return Spelling(f"llvm.nvvm.{i}.shared", (_role("mbar"),))
     raise MappingError(f"cp.async.groups: no entry for instruction {i!r}")
 

@@ -108,35 +108,27 @@ def spell_form(form, families, qualifiers, frontend, mapping, check):
 
 
 # The qualifier values of the PTX ISA 9.4 forms modelled last (docs/EXTENDING.md, "PTX ISA 9.x"): the override
-# qualifiers, .im2col_no_offs::w and the state space of cp.async.mbarrier.arrive. Their absence is written as
-# before; a mapping that has not decided how it writes a present value refuses it with this reason, so the
-# front-end tier reports those forms as not written (never as passing) until the mapping decides.
-_TENSOR_FAMILIES = ("cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor")
+# qualifiers, .im2col_no_offs::w and the state space of cp.async.mbarrier.arrive. Each mapping decides every present
+# value itself (QUALIFIERS); their absence is written as before, which absent_94 states once for all of them.
+TENSOR_FAMILIES = ("cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor")
+# the present values of the PTX ISA 9.4 tensor qualifiers: (family, qualifier, value)
+OVERRIDE_94 = tuple((fam, k, v) for fam in TENSOR_FAMILIES
+                    for k, v in (("ovr_addr", True), ("ovr_attr", "global_dim"), ("ovr_attr", "global_dim_stride")))
+NO_OFFS_W_94 = tuple((fam, "load_mode", "im2col_no_offs::w")
+                     for fam in ("cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor"))
 
 
-def pending_94(frontend, qualifiers):
-    """The decisions `qualifiers` (a mapping's QUALIFIERS) lacks on the PTX ISA 9.4 qualifier values: the absent
-    value Written (nothing), a present one Unexpressible naming the front-end and the qualifier."""
-    def undecided(what):
-        return Unexpressible(f"the {frontend} mapping has not decided yet how it writes {what} (PTX ISA 9.4, "
-                             "modelled after the mapping was written: docs/EXTENDING.md, \"PTX ISA 9.x\")")
+def absent_94(qualifiers):
+    """The decisions on the absent PTX ISA 9.4 tensor qualifiers that `qualifiers` (a mapping's QUALIFIERS) lacks:
+    Written (nothing), or, in a family the mapping refuses whole (every decision Unexpressible), its reason."""
     def absent(fam, text):
-        # a family the mapping refuses whole (every decision Unexpressible) refuses the absent value with its reason
-        ds = [d for (f, _, _), d in qualifiers.items() if f == fam]
+        # the family's own decisions (not those of RULED_OUT, which every mapping shares)
+        ds = [d for key, d in qualifiers.items() if key[0] == fam and key not in RULED_OUT]
         if ds and all(isinstance(d, Unexpressible) for d in ds):
             return ds[0]
         return Written(text)
     out = {}
-    for fam in _TENSOR_FAMILIES:
+    for fam in TENSOR_FAMILIES:
         out[(fam, "ovr_addr", False)] = absent(fam, "nothing: no .override::global_address")
-        out[(fam, "ovr_addr", True)] = undecided(".override::global_address")
         out[(fam, "ovr_attr", "")] = absent(fam, "nothing: no .override::global_dim{_stride}")
-        for v in ("global_dim", "global_dim_stride"):
-            out[(fam, "ovr_attr", v)] = undecided(f".override::{v}")
-    for fam in ("cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor"):
-        out[(fam, "load_mode", "im2col_no_offs::w")] = undecided(".im2col_no_offs::w")
-    out[("cp.async.groups", "state", "shared")] = absent("cp.async.groups",
-                                                         "the .shared state space, as for every arrive form before")
-    out[("cp.async.groups", "state", "shared::cta")] = undecided("cp.async.mbarrier.arrive.shared::cta")
-    out[("cp.async.groups", "state", "")] = undecided("cp.async.mbarrier.arrive without a state space")
     return {k: v for k, v in out.items() if k not in qualifiers}

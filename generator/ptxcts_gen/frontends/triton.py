@@ -10,7 +10,7 @@ Triton decides the instruction itself (its layouts, vector width, state spaces):
 """
 from ..rules import load_all
 from . import MappingError, Spelling, Unexpressible, Written
-from .table import family_table, pending_94, ruled_out, spell_form
+from .table import NO_OFFS_W_94, OVERRIDE_94, absent_94, family_table, ruled_out, spell_form
 
 load_all()
 NAME = "triton"
@@ -146,7 +146,23 @@ QUALIFIERS = {
     ("cp.async.bulk.groups", "space", "global"): Unexpressible("fence_async_shared fences shared memory only: no "
                                                                "call writes fence.proxy.async.global"),
 }
-QUALIFIERS.update(pending_94("Triton 3.9", QUALIFIERS))
+# cp.async.mbarrier.arrive's state space: Gluon's mbarrier is a shared-memory descriptor, lowered as an addrspace(3)
+# pointer, so the arrive is always the .shared.b64 form (libtriton.so carries the generic one only as LLVM's)
+QUALIFIERS[("cp.async.groups", "state", "shared")] = Written("async_copy.mbarrier_arrive on the shared-memory "
+                                                             "mbarrier: .shared.b64")
+QUALIFIERS[("cp.async.groups", "state", "")] = Unexpressible(
+    "async_copy.mbarrier_arrive takes an mbarrier allocated in shared memory (a shared-memory descriptor, lowered to "
+    "an addrspace(3) pointer): no Gluon call passes a generic address, so the arrive is always .shared.b64")
+QUALIFIERS[("cp.async.groups", "state", "shared::cta")] = Unexpressible(
+    "Triton 3.9's LLVM prints cp.async.mbarrier.arrive{.noinc}.shared.b64, never .shared::cta (libtriton.so has no "
+    "'arrive.shared::cta'; the .shared form is the same instruction, parse rule shared_is_shared_cta)")
+# PTX ISA 9.4's tensor qualifiers: libtriton.so contains none of 'override::global_address', 'override::global_dim',
+# 'im2col_no_offs::w' (measured on Triton 3.9.0), and no Gluon tma call takes an override operand
+for _key in OVERRIDE_94 + NO_OFFS_W_94:
+    QUALIFIERS[_key] = _NO_TENSOR_PREFETCH if _key[0] == "cp.async.bulk.prefetch.tensor" else _later(
+        ".override::global_address" if _key[1] == "ovr_addr" else f".override::{_key[2]}" if _key[1] == "ovr_attr"
+        else ".im2col_no_offs::w")
+QUALIFIERS.update(absent_94(QUALIFIERS))
 
 
 def _cp_async(q):

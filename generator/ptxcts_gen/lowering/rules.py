@@ -93,7 +93,8 @@ def _family_rule(family):
 
 RANKS = tuple(f"{n}D" for n in range(1, 6))
 LOAD_MODES = {"": None, "tile": None, "im2col": "IM2COL", "im2col_no_offs": "IM2COL", "im2col::w": "W",
-              "im2col::w::128": "W128", "tile::gather4": "GATHER4", "tile::scatter4": "SCATTER4"}
+              "im2col::w::128": "W128", "tile::gather4": "GATHER4", "tile::scatter4": "SCATTER4",
+              "im2col_no_offs::w": "W"}
 LOAD_MODE_TOKENS = ("IM2COL", "W", "W128", "GATHER4", "SCATTER4")
 DIRECTIONS = {"shared::cluster.global": "S.G", "shared::cta.global": "S.G", "global.shared::cta": "G.S",
               "shared::cluster.shared::cta": "S.S"}
@@ -118,6 +119,9 @@ ARRIVE_TRANS, ARRIVES_TRANSCNT, ARRIVES_ARVCNT = ("SYNCS.ARRIVE.TRANS64.RED.A0T1
 ATOMS_ADD, ARRIVES_SM8X = "ATOMS.ADD.S32", "ARRIVES.LDGSTSBAR.64"      # sm_80..sm_89: no SYNCS unit
 CMDFLUSH = "UTMACMDFLUSH"
 MEMBAR_GPU, MEMBAR_CTA, FENCE_S, FENCE_G = "MEMBAR.ALL.GPU", "MEMBAR.ALL.CTA", "FENCE.VIEW.ASYNC.S", "FENCE.VIEW.ASYNC.G"
+# the state space of cp.async.mbarrier.arrive{.noinc} changes no instruction of its lowering
+ARRIVE_STATE = ("observed: ptxas 13.5.37 at every target sm_80..sm_121f: .shared, .shared::cta and none (a generic "
+                "address of the mbarrier) give the same sequence")
 SEQUENCE_MNEMONICS = (DEPBAR, CCTL_IVALL, LDGDEPBAR, ARRIVE_TRANS, ARRIVES_TRANSCNT, ARRIVES_ARVCNT, ATOMS_ADD, CMDFLUSH,
                       MEMBAR_GPU, MEMBAR_CTA, FENCE_S, FENCE_G)
 
@@ -251,6 +255,11 @@ def _eviction(q):
     return _choose(None, (L2CCTL_PREFETCH, EVICT_LAST), "")
 
 
+OBSERVED_9X_107 = "observed: ptxas 13.5.37 at sm_107f (nvdisasm 13.5.37)"
+# .override::global_address and .override_attribute (PTX ISA 9.4): the SASS modifiers of the tensor instruction
+OVERRIDE_ADDRESS, OVERRIDE_ATTRIBUTE = "TENSOR_GADDR", "TENSOR_STRIDE_SIZE_MAX256"
+
+
 # a flush-to-zero modifier, which .noftz forbids (no SASS of these toolchains shows one on UBLKRED: its .ADD.F32 keeps
 # subnormals, measured on the H100 and the H200, results/findings/toolchains.md)
 FTZ = "FTZ"
@@ -351,7 +360,8 @@ RULES = (
          lambda q: _choose(f"{q['dim']}D", RANKS, "") if q.get("dim") in (1, 2, 3, 4, 5) else None),
     Rule("tensor.load_mode", TENSOR, ("load_mode",), "",
          OBSERVED + ": .tile (or none): none; .im2col, .im2col_no_offs: .IM2COL; .im2col::w: .W; "
-         ".im2col::w::128: .W128; .tile::gather4: .GATHER4; .tile::scatter4: .SCATTER4",
+         ".im2col::w::128: .W128; .tile::gather4: .GATHER4; .tile::scatter4: .SCATTER4; " + OBSERVED_9X_107
+         + ": .im2col_no_offs::w (PTX ISA 9.4, stores and reductions): .W, as .im2col::w of the loads",
          lambda q: _choose(LOAD_MODES[q["load_mode"]], LOAD_MODE_TOKENS, "")
          if q.get("load_mode") in LOAD_MODES else None),
     *_multicast_rules("tensor", "cp.async.bulk.tensor", "", "load"),
@@ -359,6 +369,14 @@ RULES = (
          "`.cta_group::2` : The mbarrier signal is multicasted either to all the odd numbered CTAs or the",
          OBSERVED + ": .cta_group::2: .2CTA; .cta_group::1 (or none): none",
          lambda q: _choose(CTA_GROUP[q["cta_group"]], ("2CTA",), "") if q.get("cta_group", "") in CTA_GROUP else None),
+    Rule("tensor.override_address", TENSOR, ("ovr_addr",), _model_text("tensor.override_attribute_needs_address"),
+         OBSERVED_9X_107 + ": .override::global_address: .TENSOR_GADDR on UTMALDG / UTMASTG / UTMAREDG / UTMAL2CCTL "
+         "(the address operand in a uniform register pair beside the tensor map); without it: none",
+         lambda q: _choose(OVERRIDE_ADDRESS if q.get("ovr_addr") else None, (OVERRIDE_ADDRESS,), "")),
+    Rule("tensor.override_attribute", TENSOR, ("ovr_attr",), _model_text("tensor.override_attribute_dim"),
+         OBSERVED_9X_107 + ": .override::global_dim (1d) and .override::global_dim_stride (2d-5d) alike: "
+         ".TENSOR_STRIDE_SIZE_MAX256 (after .TENSOR_GADDR, which the attribute needs); without either: none",
+         lambda q: _choose(OVERRIDE_ATTRIBUTE if q.get("ovr_attr") else None, (OVERRIDE_ATTRIBUTE,), "")),
 
     # ---- completion: groups and the proxy fence ---------------------------------------------------------------
     Rule("cp.async.wait_group", ("cp.async.groups",), ("instr", "n"),
@@ -370,14 +388,14 @@ RULES = (
          "`cp.async.wait_all` is equivalent to :",
          OBSERVED + ": LDGDEPBAR (the commit) then DEPBAR.LE SB0, 0x0",
          lambda q: Demand(sequence=(LDGDEPBAR, f"{DEPBAR} SB0, 0x0")), instrs=("cp.async.wait_all",)),
-    Rule("cp.async.mbarrier.arrive", ("cp.async.groups",), ("instr", "target"), "",
+    Rule("cp.async.mbarrier.arrive", ("cp.async.groups",), ("instr", "target", "state"), "",
          OBSERVED + ": SYNCS.ARRIVE.TRANS64.RED.A0T1 (the pending count raised) then "
          "ARRIVES.LDGSTSBAR.64.TRANSCNT; at sm_80..sm_89 (no SYNCS unit; ptxas 13.0): ATOMS.ADD.S32 on the "
-         "mbarrier (the count raised, warp-aggregated) then ARRIVES.LDGSTSBAR.64",
+         "mbarrier (the count raised, warp-aggregated) then ARRIVES.LDGSTSBAR.64; " + ARRIVE_STATE,
          lambda q: Demand(sequence=(ATOMS_ADD, ARRIVES_SM8X) if _sm8x(q) else (ARRIVE_TRANS, ARRIVES_TRANSCNT)),
          instrs=("cp.async.mbarrier.arrive",)),
-    Rule("cp.async.mbarrier.arrive.noinc", ("cp.async.groups",), ("instr", "target"), "",
-         OBSERVED + ": ARRIVES.LDGSTSBAR.64.ARVCNT; at sm_80..sm_89 (ptxas 13.0): ARRIVES.LDGSTSBAR.64",
+    Rule("cp.async.mbarrier.arrive.noinc", ("cp.async.groups",), ("instr", "target", "state"), "",
+         OBSERVED + ": ARRIVES.LDGSTSBAR.64.ARVCNT; at sm_80..sm_89 (ptxas 13.0): ARRIVES.LDGSTSBAR.64; " + ARRIVE_STATE,
          lambda q: Demand(sequence=(ARRIVES_SM8X,) if _sm8x(q) else (ARRIVES_ARVCNT,)),
          instrs=("cp.async.mbarrier.arrive.noinc",)),
     Rule("bulk.commit_group", ("cp.async.bulk.groups",), ("instr",), "",
@@ -464,6 +482,7 @@ KNOWN_MODIFIERS = frozenset(
     t for group in (RANKS, LOAD_MODE_TOKENS, DIRECTION_TOKENS, REDOPS, RED_TYPE_TOKENS, PREFETCH_TOKENS,
                     ("64", "128", "BYPASS", "ZFILL", "E", "DST_G_BYTE_MASK", "2CTA", "L2", "RN"), MULTICAST_TOKENS,
                     (STRONG,) + SASS_SCOPES, REPORT_TOKENS, (L2CCTL_PREFETCH, EVICT_LAST),
+                    (OVERRIDE_ADDRESS, OVERRIDE_ATTRIBUTE),
                     tuple(m.split(".", 1)[1] for m in SEQUENCE_MNEMONICS if "." in m))
     for run in group for t in run.split("."))
 MEANINGFUL_ELSEWHERE = Rule(

@@ -94,13 +94,15 @@ class DecisionTableTest(unittest.TestCase):
     def test_the_frontends_write_ptx_9x_forms_as_measured(self):
         # LLVM 22 none (no intrinsic, and PTX ISA 9.0 at most); CCCL 3.5 the forms of the qualifiers it has
         # functions for: .ignore_oob, .mbarrier::report::validity::*, .multicast::cluster::32b, .L2::evict_last
-        # (bulk and tensor prefetch), wait_group.sync_restrict::proxy::async
+        # (bulk and tensor prefetch), wait_group.sync_restrict::proxy::async; in the whole product (every valid
+        # combination a form) 283 forms, each judged by the NVRTC tier with ptxas 13.5 on 2026-12-06: 463 cases,
+        # 355 pass, 108 spec_divergence under reviewed findings, 0 fail (the selection before had 18 of them)
         later = [f for f in model.all_forms() if ptx_key(f.min_ptx) > ptx_key("9.0") and f.valid]
         self.assertEqual([f.id for f in later if isinstance(MAPPINGS["llvm"][1](f), Spelling)], [])
         cccl = sorted(f.id for f in later if isinstance(cccl_map.spell(f), Spelling))
-        self.assertEqual(len(cccl), 18, cccl)
-        for needle, n in (("/ignore_oob", 1), ("/mbarrier_report_validity", 11), ("/multicast_cluster_32b", 2),
-                          ("L2_evict_last", 3), ("sync_restrict", 2)):
+        self.assertEqual(len(cccl), 283, cccl)
+        for needle, n in (("/ignore_oob", 1), ("/mbarrier_report_validity", 225), ("/multicast_cluster_32b", 126),
+                          ("L2_evict_last", 12), ("sync_restrict", 2)):
             self.assertEqual(sum(needle in fid for fid in cccl), n, needle)
 
     def test_a_value_without_a_decision_is_a_malformed_mapping(self):

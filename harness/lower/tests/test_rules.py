@@ -125,6 +125,25 @@ class DerivedFromTheForm(unittest.TestCase):
                          ("UBLKL2CCTL", ("PF",)))
         self.assertNotIn("bulk_prefetch.level", d)
 
+    def test_override_and_im2col_no_offs_w(self):
+        # PTX ISA 9.4: .override::global_address .TENSOR_GADDR, .override::global_dim{_stride} .TENSOR_STRIDE_SIZE_MAX256
+        # (both attributes alike), .im2col_no_offs::w .W; without them, neither
+        d = demands("cp.async.bulk.tensor/2d.global.shared_cta.tile/L2_cache_hint/override_global_address/"
+                    "override_global_dim_stride")
+        self.assertEqual((d["tensor.opcode"].opcode, d["tensor.override_address"].has,
+                          d["tensor.override_attribute"].has), ("UTMASTG", ("TENSOR_GADDR",),
+                                                                ("TENSOR_STRIDE_SIZE_MAX256",)))
+        d = demands("cp.async.bulk.prefetch.tensor/1d.L2.global.tile/L2_cache_hint/override_global_address/"
+                    "override_global_dim")
+        self.assertEqual(d["tensor.override_attribute"].has, ("TENSOR_STRIDE_SIZE_MAX256",))
+        d = demands("cp.reduce.async.bulk.tensor/3d.global.shared_cta.add.im2col_no_offs_w/override_global_address")
+        self.assertEqual((d["tensor.load_mode"].has, d["tensor.override_address"].has,
+                          d["tensor.override_attribute"].lacks), (("W",), ("TENSOR_GADDR",),
+                                                                  ("TENSOR_STRIDE_SIZE_MAX256",)))
+        d = demands("cp.async.bulk.tensor/2d.global.shared_cta.tile_scatter4")
+        self.assertEqual((d["tensor.override_address"].lacks, d["tensor.override_attribute"].lacks),
+                         (("TENSOR_GADDR",), ("TENSOR_STRIDE_SIZE_MAX256",)))
+
     def test_noftz_forbids_a_flush_to_zero(self):
         for t in ("f32", "f16", "bf16"):
             d = demands(f"cp.reduce.async.bulk/global.shared_cta.bulk_group/add.noftz.{t}")
