@@ -45,6 +45,7 @@ from framework.documents import atomic_write
 from framework.toolchains import ToolchainError, resolve
 
 from .candidates import CONTROL
+from .power import run_power, summary_power
 from .refused import run_refused, summary_refused
 from .run import run
 
@@ -109,6 +110,11 @@ def add_parser(sub):
     s.add_argument("--refused", action="store_true",
                    help="the other way: every spelling the model calls valid, assembled where the model calls it "
                         "valid; what ptxas refuses, per family, target and PTX version (exit 1 when any)")
+    s.add_argument("--power", action="store_true",
+                   help="the detector's own power: hide each qualifier of the model in turn and count the spellings "
+                        "with it that drift rediscovers (exit 1 when one is missed)")
+    s.add_argument("--qualifier", action="append", default=[], metavar=".QUALIFIER",
+                   help="with --power: only this qualifier (repeatable; default every qualifier of the model)")
     return s
 
 
@@ -130,7 +136,18 @@ def cmd_drift(a):
     if a.refused and (a.forget or a.max_candidates is not None):
         raise ToolchainError("--refused assembles the model's own valid spellings: --forget and --max-candidates are "
                              "for the candidates of the other way")
+    if (a.power or a.qualifier) and (a.refused or a.forget or a.max_candidates is not None or not a.power):
+        raise ToolchainError("--power hides each qualifier itself (--qualifier names which): not with --refused, "
+                             "--forget or --max-candidates; --qualifier needs --power")
+    for q in a.qualifier:
+        if not q.startswith("."):
+            raise ToolchainError(f"--qualifier {q}: a qualifier as spelled in PTX, with its leading dot (.ignore_oob)")
     tc = resolve(a.toolchain)
+    if a.power:
+        report = run_power(tc, a.family, a.target, a.qualifier, a.jobs, log=sys.stderr)
+        if a.json:
+            atomic_write(a.json, json.dumps(report, indent=1, sort_keys=True) + "\n")
+        return summary_power(report, sys.stdout)
     if a.refused:
         report = run_refused(tc, a.family, a.target, a.jobs, log=sys.stderr)
         if a.json:

@@ -46,9 +46,10 @@ def targets_of(tc, only=None):
     return sorted(out, key=lambda x: (BY_NAME[x[0]].sm, x[0]))
 
 
-def run(tc, families=None, only_targets=None, forget=(), jobs=None, log=sys.stderr, max_candidates=None):
+def run(tc, families=None, only_targets=None, forget=(), jobs=None, log=sys.stderr, max_candidates=None, model=None):
+    """The drift report; `model` (a spelling.Model of `families`) stands in for the ISA model when given."""
     t0 = time.monotonic()
-    model = Model(families, forget)
+    model = model or Model(families, forget)
     tgts = targets_of(tc, only_targets)
     if not tgts:
         raise ToolchainError(f"toolchain {tc.name} knows none of the targets asked for ({', '.join(only_targets or ['sm_90..sm_121'])})")
@@ -70,7 +71,7 @@ def run(tc, families=None, only_targets=None, forget=(), jobs=None, log=sys.stde
             fc = candidates(model, family, toks)
             if max_candidates:
                 fc = fc[:max_candidates]
-            report["families"][family] = {"tokens": len(toks), "candidates": len(fc)}
+            report["families"][family] = {"tokens": len(toks), "candidates": len(fc), "kept": toks}
             log.write(f"drift: {family}: {len(toks)} tokens to try, {len(fc)} candidates\n")
             cands += [(family,) + c for c in fc]
         log.write(f"drift: {tc.name}: {len(pool)} tokens in the pool, {len(cands)} candidates x {len(tgts)} targets\n")

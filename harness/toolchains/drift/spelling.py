@@ -49,13 +49,29 @@ class Model:
                 spellings[(opcode, quals)].append((f, ops))
             # seeds from the family's selection (model.selected_forms), not the whole product: the candidates stay
             # those the reviewed list (results/expectations/drift.toml) was written against
-            seeds = self._seeds([f for _, f in sorted(selected_forms(mod).items())])
-            self.families[mod.FAMILY] = {"spellings": spellings, "seeds": seeds}
+            selected = [split(f.instr) for _, f in sorted(selected_forms(mod).items()) if f.valid]
+            self.families[mod.FAMILY] = {"spellings": spellings, "selected": selected,
+                                         "seeds": self._seeds(selected)}
 
-    def _seeds(self, forms):
+    def hiding(self, tokens, families=None):
+        """A test double of this model that has never heard of `tokens` (drift's own power, power.py): its spellings
+        and seeds lack every spelling with one of them, and unlike `forget` the tokens are not put back into the
+        candidate pool (ptxas.token_pool): a hidden token is found only as a new one would be. `families`: only
+        these families (None: all of this model's)."""
+        other = object.__new__(Model)
+        other.forget = ()
+        other.families = {}
+        for family, fam in self.families.items():
+            if families and family not in families:
+                continue
+            spellings = {k: v for k, v in fam["spellings"].items() if not any(t in k[1] for t in tokens)}
+            selected = [v for v in fam["selected"] if not any(t in v[1] for t in tokens)]
+            other.families[family] = {"spellings": spellings, "selected": selected, "seeds": other._seeds(selected)}
+        return other
+
+    def _seeds(self, valid):
         """The plainest valid form of each opcode, then a greedy cover of the qualifier tokens of the family's other
-        valid forms."""
-        valid = [split(f.instr) for f in forms if f.valid]
+        valid forms (valid: their split() spellings)."""
         valid = [v for v in valid if not any(t in v[1] for t in self.forget)]
         need = {(o, t) for o, qs, _ in valid for t in qs}
         seeds = []
