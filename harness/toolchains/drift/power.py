@@ -43,9 +43,9 @@ def power_reason(token, hidden, ptxas, expected, found, report=None):
     dropped = sorted({f for f, _ in missed if token not in report["families"].get(f, {}).get("kept", (token,))})
     if dropped:
         return (f"in the candidate pool, but the family probe (candidates.family_tokens) drops it for "
-                f"{', '.join(dropped)}: written beside the first seed's qualifiers, at its end or front, ptxas "
-                "refuses the line (a second value of an axis the seed already has, e.g. a second type), so it is "
-                "never tried in place of that value")
+                f"{', '.join(dropped)}: ptxas refuses it beside the first seed's qualifiers, at their end and "
+                "front, and with one extra register operand (a second value of an axis the seed has, a qualifier "
+                "that needs another one or more than one operand), so no candidate has it")
     cands = {(family, opcode, quals) for family in {f for f, _ in missed}
              for opcode, quals, _ in candidates(hidden, family, [token])}
     far = {m for m in missed if (m[0],) + split(m[1])[:2] not in cands}
