@@ -3,15 +3,12 @@ outcome, then every case it can express, gated against results/baselines/fronten
 Exits 77 (CTest: skipped) where the front-end or toolchain 13.5 is not installed
 (./ptxcts frontend install nvrtc-13.5+cccl-3.5; ./ptxcts toolchains install 13.5)."""
 import os
-import tempfile
 import unittest
 
 import frontend
 from framework import toolchains
-from framework.toolchains import ptxas
-from frontend import llvm_backend, nvrtc_backend
 from frontend.tests.tier_check import OUT, check_every_case, check_known, main
-from ptxcts_gen import isa, model, parse
+from ptxcts_gen import isa, model
 from ptxcts_gen.frontends import Spelling, cccl
 from ptxcts_gen.targets import ptx_key
 
@@ -45,26 +42,15 @@ class NvrtcTierTest(unittest.TestCase):
         check_known(self, NAME, os.path.join(OUT, "nvrtc-known"), KNOWN)
 
     def test_what_cccl_writes_only_for_forms_the_manifest_lacks(self):
-        # the PTX 9.x functions no generated form calls (the tensor .mbarrier::report::* / ::32b ones, which CCCL
-        # writes with .cta_group only): every valid form of the model's vocabulary the mapping spells there is
-        # compiled by NVRTC for sm_107a, assembled by ptxas 13.5 and read back to itself
+        # the PTX 9.x functions no generated form called before the whole product (the tensor .mbarrier::report::* /
+        # ::32b ones, which CCCL writes with .cta_group only): every valid form of the model's vocabulary is a
+        # generated form now (model.whole_product), so none is left for this test to compile on its own; the tier
+        # judges them all (2026-12-06, ptxas 13.5: 283 forms of PTX ISA 9.1+, 463 cases, 0 fail)
         generated = {f.id for f in model.all_forms()}
-        forms = [(f, s) for mod in isa.families() for f in model.vocabulary_forms(mod)
+        forms = [f.id for mod in isa.families() for f in model.vocabulary_forms(mod)
                  if f.valid and f.id not in generated and ptx_key(f.min_ptx) > ptx_key("9.0")
-                 for s in (cccl.spell(f),) if isinstance(s, Spelling)]
-        self.assertGreater(sum(f.family == "cp.async.bulk.tensor" and bool(f.quals["report"]) for f, _ in forms), 100)
-        nvrtc_backend.load(frontend.resolve(NAME))
-        text = nvrtc_backend.compile_source((nvrtc_backend.source([(f.entry, s) for f, s in forms], cccl.ROLES,
-                                                                  cccl.HEADERS), "sm_107a"))
-        with tempfile.TemporaryDirectory() as d:
-            call = ptxas.assemble(toolchains.resolve("13.5").ptxas, "sm_107a", text, d)
-        self.assertTrue(call.accepted, call.output[:2000])
-        written = llvm_backend.instructions(text)
-        index = parse.FormIndex(f for f, _ in forms)
-        for f, s in forms:
-            lines = written.get(f.entry, [])
-            self.assertEqual(len(lines), 1, f"{f.id}: {s.callee} wrote {lines}")
-            self.assertTrue(index.same_form(f.id, lines[0])[0], f"{f.id}: {s.callee} wrote {lines[0]}")
+                 and isinstance(cccl.spell(f), Spelling)]
+        self.assertEqual(forms, [])
 
     def test_every_expressible_case_against_the_baseline(self):
         check_every_case(self, NAME, os.path.join(OUT, "nvrtc-all"), "NVRTC + CCCL", 2000)
