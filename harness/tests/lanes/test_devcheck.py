@@ -122,7 +122,20 @@ class DevCheck(StandInTest):
         self.assertIn("a clone of HEAD", doc["source"])
         p, doc = self.devcheck("--worktree", out="out-worktree")
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-        self.assertIn("the work tree of HEAD", doc["source"])
+        self.assertIn("the work tree as it is, git tree", doc["source"])
+
+    def test_a_work_tree_check_names_the_tree_by_its_content_not_by_head(self):
+        # a device copy may carry a stale .git: the record names the files' own git tree, which a clean work tree
+        # shares with its commit (COMMIT^{tree}), and changes with any file
+        tree = subprocess.run(["git", "-C", self.tree, "rev-parse", "--short=12", "HEAD^{tree}"], check=True,
+                              capture_output=True, text=True).stdout.strip()
+        p, doc = self.devcheck("--worktree", out="out-clean")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn(f"git tree {tree} ", doc["source"])
+        with open(os.path.join(self.tree, "EXTRA"), "w") as f:
+            f.write("not committed")
+        p, doc = self.devcheck("--worktree", out="out-extra")
+        self.assertNotIn(f"git tree {tree} ", doc["source"])
 
     def test_a_work_tree_copy_is_a_checkout_of_what_it_copied(self):
         # tests that list the tree through git (layout.document_paths) must see the copy as they see a clone
