@@ -32,7 +32,8 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 
-from . import cuda, mutants, suite
+from . import cuda, mutants, suite, tuning
+from .campaign import Campaign
 from .model import Model
 from .syntax import parse_file, parse_text
 
@@ -144,9 +145,12 @@ def list_tests(runner):
 
 
 def supervise(runner, labels_path, names, runner_args, hang_s, deadline, on_result, log):
-    """Run `names` through the runner, restarting it after a crash or a hang. on_result(name, record) is called
-    once per name: record is the runner's result object, or {"class": "crash"|"timeout"|"skipped", "message"}.
-    Returns 77 when the runner finds no usable GPU (nothing run), else 0."""
+    """Run `names` through the runner, restarting it after a crash or a hang. A name is a run: `TEST[@TAG]`,
+    optionally followed by its environment (`KEY=VALUE ...`, the runner's tests-file line). on_result(run id,
+    record) is called once per run: record is the runner's result object, or {"class": "crash"|"timeout"|"skipped",
+    "message"}. Returns 77 when the runner finds no usable GPU (nothing run), else 0."""
+    line_of = {n.split()[0]: n for n in names}
+    names = list(line_of)
     todo = list(names)
     while todo:
         if time.monotonic() >= deadline:
@@ -154,7 +158,7 @@ def supervise(runner, labels_path, names, runner_args, hang_s, deadline, on_resu
                 on_result(n, {"class": "skipped", "message": "the time budget ran out before it"})
             return 0
         with tempfile.NamedTemporaryFile("w", suffix=".tests", delete=False) as tf:
-            tf.write("\n".join(todo) + "\n")
+            tf.write("\n".join(line_of[n] for n in todo) + "\n")
         cmd = [runner, labels_path, "--tests-file", tf.name] + runner_args
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, start_new_session=True)
         current, last = None, time.monotonic()
@@ -270,12 +274,28 @@ def main(argv):
     p.add_argument("--hang-us", type=int, default=1000, help="an mbarrier wait gives up after this (outcome hang)")
     p.add_argument("--hang-s", type=float, default=15.0, help="no runner output for this long: timeout")
     p.add_argument("--test", action="append", metavar="NAME", help="only these tests/mutants")
+    p.add_argument("--tune", type=float, default=0, metavar="S",
+                   help="sweep the environments of tuning.GRID for S seconds (every test and mutant in each; a "
+                        "mutant stops at its first kill), rank them per shape into OUT/env-table.json, then spend "
+                        "the rest of --time-budget on the surviving mutants in their shape's best environments")
+    p.add_argument("--env-table", metavar="FILE",
+                   help="a table written by --tune: each test in its shape's best --test-envs environments, the "
+                        "mutants in rounds over their shape's ranking until --time-budget")
+    p.add_argument("--test-envs", type=int, default=2, help="with --env-table: environments per test (default 2)")
+    p.add_argument("--sweep-ms", type=int, default=0,
+                   help="with --tune: ms per run of the sweep (0: what fits S seconds)")
     p.add_argument("--build-only", action="store_true",
                    help="only write and compile the kernels and the runner into OUT/build (no GPU needed): carry "
                         "OUT/build/litmus-runner and OUT/build/labels.tsv to a GPU machine, then --runner/--labels")
     a = p.parse_args(argv)
     if bool(a.runner) != bool(a.labels):
         p.error("--runner and --labels go together")
+    if a.tune and a.env_table:
+        p.error("--tune writes an environment table; --env-table reads one: one of them")
+    if (a.tune or a.env_table) and a.time_budget <= a.tune:
+        p.error(f"--tune/--env-table need a --time-budget (more than --tune {a.tune:g}s)")
+    if a.test_envs <= 0:
+        p.error(f"--test-envs {a.test_envs}: must be positive")
     for what, v in (("--iters", a.iters), ("--instances", a.instances), ("--hang-us", a.hang_us)):
         if v <= 0:
             p.error(f"{what} {v}: must be positive")
@@ -323,6 +343,16 @@ def _run(a, p, log):
         sys.stderr.write(f"ptxcts litmus gpu: {labels_path}: {e.strerror}\n")
         return 2
     names = [n for n, m in table if (a.mutants or not m) and (not a.test or n in a.test)]
+    env_rows = None
+    if a.env_table:
+        try:
+            env_rows, _ = tuning.read_table(a.env_table)
+        except OSError as e:
+            sys.stderr.write(f"ptxcts litmus gpu: --env-table {a.env_table}: {e.strerror}\n")
+            return 2
+        except tuning.TableError as e:
+            sys.stderr.write(f"ptxcts litmus gpu: --env-table {e}\n")
+            return 3
     if a.test:
         unknown = sorted(set(a.test) - {n for n, _ in table})
         if unknown:
@@ -353,23 +383,39 @@ def _run(a, p, log):
                    "--test-ms", str(a.test_ms)]
     rc = 0
     protocol_error = stopped = None
+    campaign = None
 
     def on_term(signum, frame):
         raise _Stopped(signal.Signals(signum).name)
     old = {sig: signal.signal(sig, on_term) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        rc = supervise(runner, labels_path, names, runner_args, a.hang_s, budget_end, on_result, log)
+        if a.tune or env_rows is not None:
+            campaign = Campaign(a, runner, labels_path, names, is_mutant, env_rows, t0, budget_end, log)
+            rc = campaign.run()
+            results.update(campaign.merged())
+            instances_done[:] = campaign.instances_done
+        else:
+            rc = supervise(runner, labels_path, names, runner_args, a.hang_s, budget_end, on_result, log)
     except ProtocolError as e:
         protocol_error = str(e)
     except _Stopped as e:   # the runner is killed (supervise's finally); what was judged is written
         stopped = f"stopped by {e}"
     finally:
+        if campaign is not None and not results:
+            results.update(campaign.merged())
+            instances_done[:] = campaign.instances_done
         for sig, h in old.items():
             signal.signal(sig, h)
     if rc == SKIP:
         sys.stderr.write("ptxcts litmus gpu: no sm_90 GPU: nothing run (exit 77)\n")
         return SKIP
     device, driver = _device()
+    if campaign is not None and a.tune:
+        table = tuning.make_table(campaign.scores(), device, driver,
+                                  datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                                  {"instances": a.instances, "seed": a.seed, "hang_us": a.hang_us,
+                                   "sweep_ms": campaign.sweep_ms})
+        tuning.write_table(os.path.join(a.out, "env-table.json"), table)
     doc, hist_lines, mut_lines, summary = report(names, results, labels, is_mutant, mut_info, a, device, driver,
                                                  started, runner, instances_done)
     if protocol_error or stopped:
@@ -402,11 +448,15 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
             entry.update(instances=rec["instances"], seconds=rec["seconds"],
                          outcomes={o: [c, lab.get(o, "forbidden")] for o, c in sorted(hist.items())},
                          unseen_allowed=unseen)
+            if "runs" in rec:
+                entry["runs"] = rec["runs"]
             hist_lines.append(entry)
-            cls = "fail" if forb else "pass"
+            cls = "fail" if forb else rec.get("finding", "pass")
             details = {"instances": rec["instances"], "seconds": rec["seconds"], "forbidden_observed": forb,
                        "undefined_observed": undef, "unseen_allowed": unseen, "forbidden_outcomes": seen_forb}
-            msg = (f"forbidden outcomes observed: {'; '.join(seen_forb)}" if forb else "")
+            if "runs" in rec:
+                details["environments"] = sorted({r["env"] for r in rec["runs"]})
+            msg = (f"forbidden outcomes observed: {'; '.join(seen_forb)}" if forb else rec.get("message", ""))
         elif "not_supported" in rec:
             cls, details, msg, hist = "not_supported", {}, rec["not_supported"], None
         else:
@@ -416,6 +466,11 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
             fate = {"fail": "killed", "pass": "survived"}.get(cls, cls)
             m = {"mutant": n, "original": info["test"], "operator": info["operator"], "what": info["what"],
                  "fate": fate, "message": msg}
+            if "runs" in rec:
+                m["runs"] = rec["runs"]
+                k = [r for r in rec["runs"] if r["verdict"] == "killed"]
+                if k:
+                    m["killed_in"] = k[0]["env"]
             if fate == "survived":
                 m.update(triage(info, hist or {}, orig_hist.get(info["test"])))
             mut_lines.append(m)
