@@ -32,7 +32,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 
-from . import cuda, mutants, suite, tuning
+from . import cuda, mutants, static, suite, tuning
 from .campaign import Campaign
 from .model import Model
 from .syntax import parse_file, parse_text
@@ -77,19 +77,39 @@ def judge(hist, labels):
     return forbidden, undefined, sorted(seen_forbidden), unseen
 
 
-def triage(mutant, hist, orig_hist):
-    """Why a mutant survived, from what the data can tell: `lowering` (a dropped fence.proxy.async: the lowering
-    tier keeps the fence statically, harness/lower), else `stress_gap` (the killing outcomes need a behaviour the
-    stress never showed; `weak_seen` says whether the original's allowed weak outcomes were seen at all).
-    Equivalent mutants are not run: the committed mutants are the killable ones only (mutants.jsonl.gz)."""
-    if mutant["operator"] == "drop_fence" and "fence.proxy.async" in mutant["what"]:
-        return {"triage": "lowering", "why": "a dropped fence.proxy.async: the lowering tier checks statically that "
-                                             "the fence is kept in the SASS; the stress did not show its absence"}
+def triage(mutant, hist, runs=None, static_row=None, model=None, originals=None):
+    """Why a mutant survived, in this order: `equivalent` (the model, run again on the mutant's text, gives it the
+    verdicts of its original: no outcome can tell them apart); `lowering` when ptxas gives the mutant's kernel the
+    SASS of its original (static.tsv: the mutation never reaches the machine code) or when a rule of the lowering
+    tier demands the instruction the mutation removed or weakened (static.LOWERING_RULES: a compiler that dropped
+    it fails there); else `stress_gap`: the killing outcomes need a behaviour the environments tried never showed
+    (`tried`: each run's environment, instances and seconds)."""
+    tried = {"instances": sum(hist.values()), "environments": sorted({r["env"] for r in runs or []}),
+             "runs": len(runs or []), "seconds": round(sum(r["seconds"] for r in runs or []), 3)}
+    if model is not None and mutant.get("text") and mutant.get("test") in (originals or {}):
+        try:
+            [mt] = parse_text(mutant["text"], mutant["mutant"])
+            if model.run(mt).verdicts == model.run(originals[mutant["test"]]).verdicts:
+                return {"triage": "equivalent", "why": "the model gives the mutant its original's verdict of every "
+                                                       "outcome", "tried": tried}
+        except Exception as e:   # a mutant the model cannot read again is not equivalent; say why
+            tried["model_error"] = str(e)[:200]
+    if static_row and static_row[0]:
+        return {"triage": "lowering", "rule": "same_sass",
+                "why": f"ptxas compiles the mutant's kernel to the SASS of its original ({static_row[1]}): the "
+                       f"mutation ({mutant['what']}) does not reach the machine code; no device can kill it",
+                "tried": tried}
+    rule = static.lowering_rule(mutant["operator"], mutant["what"])
+    if rule:
+        return {"triage": "lowering", "rule": rule,
+                "why": f"the lowering tier's rule `{rule}` demands the SASS of the instruction the mutation "
+                       f"touches ({mutant['what']}): a compiler that drops or weakens it fails there; the stress "
+                       f"did not show its absence", "tried": tried}
     hungry = [o for o in mutant["killing"] if o.startswith("hang")]
     return {"triage": "stress_gap",
             "why": ("the killing outcomes (" + "; ".join(mutant["killing"]) + ") were not observed in "
                     f"{sum(hist.values())} instances" + (" (a hang needs the copy never to complete)" if hungry else "")),
-            "distinct_outcomes_seen": len(hist), "original_distinct_outcomes_seen": len(orig_hist or {})}
+            "distinct_outcomes_seen": len(hist), "tried": tried}
 
 
 def build(out_dir, with_mutants, nvcc=None, log=sys.stderr):
@@ -100,19 +120,23 @@ def build(out_dir, with_mutants, nvcc=None, log=sys.stderr):
     model = Model()
     tests = [t for f in suite.suite_files() for t in parse_file(f)]
     judge_as = {}
+    pairs = []
     if with_mutants:
         originals = {t.name: t for t in tests}
         for r in mutants.read(os.path.join(suite.SUITE_DIR, "mutants.jsonl.gz")):
             [mt] = parse_text(r["text"], r["mutant"])
             tests.append(mt)
             judge_as[mt.name] = originals[r["test"]]
+            pairs.append((mt.name, r["test"]))
     skipped = cuda.write(tests, bdir, model, judge_as)
     for name, why in skipped:
         log.write(f"litmus gpu: not_supported {name}: {why}\n")
     runner = os.path.join(bdir, "litmus-runner")
     srcs = [os.path.join(bdir, "litmus_kernels.cu")] + [os.path.join(cuda.RUNNER_DIR, n) for n in
                                                          ("litmus_runner.cu", "litmus_runner.hpp", "litmus_device.hpp")]
-    digest = hashlib.sha256(b"".join(open(s, "rb").read() for s in srcs) + " ".join(NVCC_FLAGS).encode()).hexdigest()
+    # the digest covers what static.tsv is computed by (static.py): a change of the comparison rebuilds
+    digest = hashlib.sha256(b"".join(open(s, "rb").read() for s in srcs + [static.__file__]) +
+                            " ".join(NVCC_FLAGS).encode()).hexdigest()
     stamp = runner + ".sha256"
     if os.path.exists(runner) and os.path.exists(stamp) and open(stamp).read().strip() == digest:
         return runner, os.path.join(bdir, "labels.tsv"), skipped
@@ -120,14 +144,39 @@ def build(out_dir, with_mutants, nvcc=None, log=sys.stderr):
     log.write(f"litmus gpu: compiling {len(tests) - len(skipped)} kernels and the runner ({nvcc}) ...\n")
     log.flush()
     t0 = time.monotonic()
-    r = subprocess.run([nvcc] + NVCC_FLAGS + ["-I", cuda.RUNNER_DIR, srcs[0], srcs[1], "-o", runner],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    keep = os.path.join(bdir, "keep")   # the intermediates: the kernels' cubin for static.tsv, then removed
+    shutil.rmtree(keep, ignore_errors=True)
+    os.makedirs(keep)
+    r = subprocess.run([nvcc] + NVCC_FLAGS + ["-keep", "-keep-dir", keep, "-I", cuda.RUNNER_DIR, srcs[0], srcs[1],
+                        "-o", runner], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode != 0:
+        shutil.rmtree(keep, ignore_errors=True)
         raise RuntimeError(f"nvcc failed ({r.returncode}):\n{r.stdout[-4000:]}")
+    _write_static(bdir, keep, pairs, log)
+    shutil.rmtree(keep, ignore_errors=True)
     with open(stamp, "w") as f:
         f.write(digest + "\n")
     log.write(f"litmus gpu: built {runner} in {time.monotonic() - t0:.0f}s\n")
     return runner, os.path.join(bdir, "labels.tsv"), skipped
+
+
+def _write_static(bdir, keep, pairs, log):
+    """build/static.tsv: which mutants ptxas gives the SASS of their original (static.same_sass); none written
+    (and said) without nvdisasm or the cubin."""
+    path = os.path.join(bdir, "static.tsv")
+    if os.path.exists(path):
+        os.unlink(path)
+    if not pairs:
+        return
+    cubins = [c for c in os.listdir(keep) if c.startswith("litmus_kernels") and c.endswith(".cubin")]
+    dis = static.find_nvdisasm()
+    if not cubins or not dis:
+        log.write(f"litmus gpu: no static.tsv ({'no nvdisasm' if not dis else 'no cubin kept'}): survivors are "
+                  f"triaged without the SASS comparison\n")
+        return
+    same = static.same_sass(os.path.join(keep, cubins[0]), pairs, dis)
+    static.write_static(path, same, static.nvdisasm_version(dis))
+    log.write(f"litmus gpu: static.tsv: {sum(same.values())} of {len(same)} mutants have their original's SASS\n")
 
 
 def list_tests(runner):
@@ -344,6 +393,11 @@ def _run(a, p, log):
         return 2
     names = [n for n, m in table if (a.mutants or not m) and (not a.test or n in a.test)]
     env_rows = None
+    try:   # written beside labels.tsv by the build (static.py); none: the triage goes without it
+        static_rows = static.read_static(os.path.join(os.path.dirname(os.path.abspath(labels_path)), "static.tsv"))
+    except ValueError as e:
+        sys.stderr.write(f"ptxcts litmus gpu: {e}\n")
+        return 3
     if a.env_table:
         try:
             env_rows, _ = tuning.read_table(a.env_table)
@@ -390,7 +444,8 @@ def _run(a, p, log):
     old = {sig: signal.signal(sig, on_term) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         if a.tune or env_rows is not None:
-            campaign = Campaign(a, runner, labels_path, names, is_mutant, env_rows, t0, budget_end, log)
+            campaign = Campaign(a, runner, labels_path, names, is_mutant, env_rows, t0, budget_end, log,
+                                [m for m, (same, _) in static_rows.items() if same])
             rc = campaign.run()
             results.update(campaign.merged())
             instances_done[:] = campaign.instances_done
@@ -417,7 +472,7 @@ def _run(a, p, log):
                                    "sweep_ms": campaign.sweep_ms})
         tuning.write_table(os.path.join(a.out, "env-table.json"), table)
     doc, hist_lines, mut_lines, summary = report(names, results, labels, is_mutant, mut_info, a, device, driver,
-                                                 started, runner, instances_done)
+                                                 started, runner, instances_done, static_rows)
     if protocol_error or stopped:
         doc["partial"] = {"reason": (protocol_error or stopped)[:500], "done": len(results), "total": total}
     write(a.out, doc, hist_lines, mut_lines, summary)
@@ -431,11 +486,14 @@ def _run(a, p, log):
     return 1 if any(c["class"] in ("fail", "crash", "timeout") for c in doc["cases"]) else 0
 
 
-def report(names, results, labels, is_mutant, mut_info, a, device, driver, started, runner, instances_done):
+def report(names, results, labels, is_mutant, mut_info, a, device, driver, started, runner, instances_done,
+           static_rows=None):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     cases, hist_lines, mut_lines = [], [], []
     replay = f"./ptxcts litmus gpu --out OUT --test {{}} --iters {a.iters} --instances {a.instances} --seed {a.seed}"
-    orig_hist = {n: results[n].get("hist") for n in names if not is_mutant[n] and n in results}
+    static_rows = static_rows or {}
+    model = Model()
+    originals = {t.name: t for f in suite.suite_files() for t in parse_file(f)}
     classes = Counter()
     per_op = defaultdict(Counter)
     for n in names:
@@ -472,7 +530,7 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
                 if k:
                     m["killed_in"] = k[0]["env"]
             if fate == "survived":
-                m.update(triage(info, hist or {}, orig_hist.get(info["test"])))
+                m.update(triage(info, hist or {}, rec.get("runs"), static_rows.get(n), model, originals))
             mut_lines.append(m)
             per_op[info["operator"]][fate] += 1
             continue

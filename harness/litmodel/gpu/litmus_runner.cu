@@ -356,26 +356,35 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "litmus-runner: %s: no label in %s\n", t.name, a.labels);
       return 3;
     }
-    // a cluster size the device cannot hold: not_supported, with the reason
-    cudaLaunchConfig_t probe = {};
-    probe.gridDim = dim3((unsigned)t.ctas);
-    probe.blockDim = dim3(kBlock);
-    int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, t.fn, &probe) != cudaSuccess || clusters == 0) {
-      cudaGetLastError();
-      std::printf("{\"test\": %s, \"not_supported\": \"no cluster of its %d CTAs fits on this device\"}\n",
-                  json_str(run.id).c_str(), t.ctas);
-      std::fflush(stdout);
-      continue;
-    }
-    // blocks per SM: dynamic shared memory that leaves room for env.bps blocks (0: the kernel's own occupancy)
+    // blocks per SM: dynamic shared memory that leaves room for env.bps blocks (0: the kernel's own occupancy);
+    // a cluster that no longer fits with it runs without it (the environment, not the test, gives way)
     size_t dyn = 0;
     if (env.bps > 0) {
       cudaFuncAttributes fa;
       OK(cudaFuncGetAttributes(&fa, t.fn));
       long room = (long)smem_per_sm / env.bps - 1024 - (long)fa.sharedSizeBytes;   // 1 KiB reserved per block
       dyn = (size_t)std::max(0L, std::min(room, (long)smem_optin - (long)fa.sharedSizeBytes));
-      OK(cudaFuncSetAttribute(t.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn));
+      if (cudaFuncSetAttribute(t.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn) != cudaSuccess) {
+        cudaGetLastError();
+        dyn = 0;
+      }
+    }
+    // a cluster size the device cannot hold: not_supported, with the reason
+    cudaLaunchConfig_t probe = {};
+    probe.gridDim = dim3((unsigned)t.ctas);
+    probe.blockDim = dim3(kBlock);
+    int clusters = 0;
+    for (;;) {
+      probe.dynamicSmemBytes = dyn;
+      if (cudaOccupancyMaxActiveClusters(&clusters, t.fn, &probe) != cudaSuccess) cudaGetLastError(), clusters = 0;
+      if (clusters > 0 || dyn == 0) break;
+      dyn = 0;
+    }
+    if (clusters == 0) {
+      std::printf("{\"test\": %s, \"not_supported\": \"no cluster of its %d CTAs fits on this device\"}\n",
+                  json_str(run.id).c_str(), t.ctas);
+      std::fflush(stdout);
+      continue;
     }
     const long stride = std::max(env.stride, t.tmaps[0] ? 32L : 16L);   // a tensor map: 128 bytes
     std::vector<std::string> names = words(t.regs), gnames = words(t.globals), inits = words(t.inits),
