@@ -575,10 +575,22 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
         k, s = tot["killed"], tot["survived"]
         lines.append(f"{'all':<22}{sum(tot.values()):>8}{k:>8}{s:>9}{sum(tot.values()) - k - s:>7}"
                      f"{100.0 * k / max(1, sum(tot.values())):>7.1f}%")
+        same = {n for n, (sm, _) in static_rows.items() if sm}
+        if same:
+            ran = [m for m in mut_lines if m["mutant"] not in same]
+            kk = sum(m["fate"] == "killed" for m in ran)
+            lines.append(f"without the {len(same)} whose kernel is their original's SASS (static.tsv): {kk} of "
+                         f"{len(ran)} killed ({100.0 * kk / max(1, len(ran)):.1f}%)")
+        tri = Counter(m.get("triage") for m in mut_lines if m["fate"] == "survived")
+        if tri:
+            lines.append("survivors by triage: " + ", ".join(f"{t} {c}" for t, c in sorted(tri.items())))
+        by_env = Counter(m["killed_in"] for m in mut_lines if m.get("killed_in"))
+        if by_env:
+            lines.append("killed first in: " + ", ".join(f"{e} {c}" for e, c in by_env.most_common()))
         lines += ["", "mutants of a fence.proxy.async (drop_fence: dropped; reverse_accesses: moved), with their fate:"]
         for m in mut_lines:
             if "fence.proxy.async" in m["what"]:
-                lines.append(f"  {m['mutant']:<56} {m['fate']:<9} {m.get('triage', '')}")
+                lines.append(f"  {m['mutant']:<56} {m['fate']:<9} {m.get('triage', '')} {m.get('rule', '')}".rstrip())
     return doc, hist_lines, mut_lines, "\n".join(lines) + "\n"
 
 

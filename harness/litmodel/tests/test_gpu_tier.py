@@ -150,6 +150,54 @@ class Campaign(_Tier):
             gpu_tier.main(["--runner", FAKE, "--labels", path, "--out", self.dir, "--tune", "5"])
 
 
+class Triage(unittest.TestCase):
+    """static.py's SASS comparison and lowering rules, and the order of gpu_tier.triage's reasons."""
+
+    def test_sass_comparison_ignores_nops_labels_helpers_and_the_kernel_name(self):
+        from framework.toolchains.sass import Instr
+        from litmodel import static
+
+        def k(*texts):
+            return [Instr(16 * i, t, 0) for i, t in enumerate(texts)]
+        a = k("LD.E.STRONG.SM R9, desc[UR4][R8.64]", "NOP", "BRA `(.L_x_7)",
+              "CALL.REL.NOINC `($__internal_355_$__cuda_sm20_rem_u64)", "RET.REL.NODEC R12 `(_Z8lit_MP_a6Params)")
+        b = k("LD.E.STRONG.SM R9, desc[UR4][R8.64]", "BRA `(.L_x_90)",
+              "CALL.REL.NOINC `($__internal_174_$__cuda_sm20_rem_u64)", "RET.REL.NODEC R12 `(_Z8lit_MP_b6Params)", "NOP")
+        self.assertEqual(static.normalised(a), static.normalised(b))
+        c = k("LD.E.STRONG.GPU R9, desc[UR4][R8.64]", "CCTL.IVALL", "BRA `(.L_x_7)")
+        self.assertNotEqual(static.normalised(a), static.normalised(c))
+        self.assertEqual(static.kernel_symbol("MP.a+drop_fence.0"), "_Z21lit_MP_a_drop_fence_06Params")
+
+    def test_lowering_rules_name_the_instruction(self):
+        from litmodel import static
+        self.assertEqual(static.lowering_rule("drop_fence", "drop fence.proxy.async"), "fence.proxy.async")
+        self.assertIsNone(static.lowering_rule("drop_fence", "drop fence.sc.gpu"))
+        self.assertEqual(static.lowering_rule("wait_read_for_full", "cp.async.bulk.wait_group 0 -> "
+                                              "cp.async.bulk.wait_group.read 0"), "bulk.wait_group")
+
+    def test_triage_order_equivalent_then_same_sass_then_rule_then_stress_gap(self):
+        from litmodel import suite
+        from litmodel.model import Model
+        from litmodel.syntax import parse_file
+        originals = {t.name: t for f in suite.suite_files() for t in parse_file(f)}
+        with open(next(f for f in suite.suite_files() if f.endswith("/mp.litmus"))) as f:
+            text = f.read()
+        name = next(n for n in originals if n.startswith("MP."))
+        start = text.index(f"test {name}\n")
+        end = text.find("\ntest ", start + 1)
+        body = text[start:end if end > 0 else None]
+        same = {"mutant": name + "+x.0", "test": name, "operator": "drop_fence", "what": "drop fence.proxy.async",
+                "killing": ["a=1"], "text": body.replace(f"test {name}", f"test {name}+x.0", 1)}
+        runs = [{"env": "warm", "seconds": 0.5}]
+        t = gpu_tier.triage(same, {"a=0": 5}, runs, None, Model(), originals)
+        self.assertEqual(t["triage"], "equivalent")
+        other = dict(same, text="")
+        self.assertEqual(gpu_tier.triage(other, {}, runs, (True, "nvdisasm 13.5.37"))["rule"], "same_sass")
+        self.assertEqual(gpu_tier.triage(other, {}, runs, (False, "x"))["rule"], "fence.proxy.async")
+        gap = gpu_tier.triage(dict(other, operator="reverse_accesses", what="swap"), {"a=0": 5}, runs)
+        self.assertEqual((gap["triage"], gap["tried"]["environments"]), ("stress_gap", ["warm"]))
+
+
 class Stop(unittest.TestCase):
     def test_sigterm_writes_what_was_judged(self):
         import signal
