@@ -498,12 +498,15 @@ __device__ __forceinline__ void stress(const Params& p, unsigned group, unsigned
     if (w) x += ld_ca(p.gmem + (size_t)(group * p.nglobal + gp[warm[(x >> 4) % (uint32_t)nwarm]]) * p.gstride);
   }
 }
-// Pre-stress of a test thread: 0..p.pre_iters iterations (a hash of the instance) before its first instruction.
+// The start of a test thread: a random delay of 0..p.pre_iters SM clock cycles (a hash of the instance and the
+// thread), so that the test threads of an instance meet at every offset of each other's instructions, not at the
+// one the launch order gives.
 __device__ __forceinline__ void prestress(const Params& p, unsigned group, unsigned cta) {
-  if (!p.pre_iters || !p.stress_lines) return;
-  uint32_t x = (uint32_t)lit_hash(p.seed, p.iter, group, cta * 64u + threadIdx.x, 7);
-  const uint32_t n = x % (p.pre_iters + 1u);
-  for (uint32_t i = 0; i < n; ++i) stress_iter(p, x);
+  if (!p.pre_iters) return;
+  const uint32_t n = (uint32_t)(lit_hash(p.seed, p.iter, group, cta * 64u + threadIdx.x, 7) % (p.pre_iters + 1u));
+  const long long t0 = clock64();
+  while (clock64() - t0 < (long long)n) {
+  }
 }
 '''
 

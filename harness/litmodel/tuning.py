@@ -8,8 +8,9 @@ per device and per test (GPUHarbor tunes them per device). An environment here i
 (`siters`), its pattern (`pattern`: load/store, store, load, or warm: the instance's own plain global locations
 loaded into the SM's L1 while the test runs), how many lanes of a CTA stress (`sthreads`), blocks per SM (`bps`,
 through dynamic shared memory), where the test threads sit (`shuffle`: random lanes, one warp each, or lanes
-0.. of one warp), a random pre-stress of each test thread (`pre`) and the words between two global locations
-(`stride`: 16 puts two in one 128-byte line).
+0.. of one warp), a random start delay of each test thread (`pre`, up to that many SM clock cycles: the threads
+of an instance meet at every offset) and the words between two global locations (`stride`: 16 puts two in one
+128-byte line).
 
 The sweep runs every test and every graded mutant of a shape in each environment of GRID (a mutant stops at its
 first killing launch) and ranks the environments of each shape by the rate of weak outcomes observed: the killing
@@ -26,18 +27,19 @@ KNOBS = {"lines": (64, 0, 4096), "siters": (2, 0, 100000), "pattern": (0, 0, 3),
          "bps": (0, 0, 32), "shuffle": (0, 0, 2), "pre": (0, 0, 100000), "stride": (64, 16, 256)}
 
 # The sweep's environments: each moves a few knobs away from the first one (`base`), towards a known cause of
-# weak behaviour: stale L1 lines (warm), store contention, load traffic, few stressing lanes with the test threads
-# in separate warps, one block per SM (fewer co-resident instances, others' SMs busy), two locations per line,
+# weak behaviour: stale L1 lines (warm), the test threads' relative timing (jitter), store contention, load
+# traffic, few stressing lanes with the test threads in separate warps, one block per SM (fewer co-resident instances, others' SMs busy), two locations per line,
 # and no stress at all (the most instances per second).
 # Light stress throughout: on the H100 (2026-12-06) 32 stress iterations per stress thread ran 24 times fewer
 # instances per second than 2 and killed less.
 GRID = {
     "base": {},
     "warm": {"pattern": 3, "siters": 4},
-    "warm_warps": {"pattern": 3, "siters": 4, "shuffle": 1, "pre": 16},
+    "warm_warps": {"pattern": 3, "siters": 4, "shuffle": 1, "pre": 512},
+    "jitter": {"pre": 256},
     "store_hot": {"pattern": 1, "siters": 4, "lines": 8},
     "load_wide": {"pattern": 2, "siters": 4, "lines": 256},
-    "sparse_warps": {"sthreads": 64, "siters": 8, "shuffle": 1, "pre": 32},
+    "sparse_warps": {"sthreads": 64, "siters": 8, "shuffle": 1, "pre": 2048},
     "one_block": {"bps": 1, "shuffle": 2, "siters": 2},
     "false_share": {"stride": 16, "pattern": 3, "siters": 2},
     "quiet": {"lines": 0},

@@ -41,7 +41,7 @@ struct Params {
   uint32_t stress_pattern; // LitStressPattern
   uint32_t stress_threads; // the lanes below this that play no test thread stress; the others only keep barriers
   uint32_t shuffle;        // LitShuffle
-  uint32_t pre_iters;      // each test thread first runs 0..pre_iters stress iterations (a random start)
+  uint32_t pre_iters;      // each test thread starts after a random 0..pre_iters SM clock cycles
 };
 
 constexpr int kLitMaxThreads = 16;   // test threads of one test (cuda.py refuses more)

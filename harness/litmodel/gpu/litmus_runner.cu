@@ -13,7 +13,7 @@
 // usage: litmus-runner LABELS.tsv [--iters N] [--instances N] [--seed N] [--hang-us N] [ENVIRONMENT]
 //        [--test NAME]... [--tests-file FILE] | litmus-runner --list
 // ENVIRONMENT (the defaults of every run): --stress-lines N --stress-iters N --stress-pattern 0..3 (LitStressPattern)
-//   --stress-threads N --blocks-per-sm N (0: as many as fit) --shuffle 0..2 (LitShuffle) --pre-iters N
+//   --stress-threads N --blocks-per-sm N (0: as many as fit) --shuffle 0..2 (LitShuffle) --pre-iters CYCLES (a random start delay)
 //   --stride WORDS (16..256, a multiple of 16) --test-ms N --stop-on-kill 0|1 (a mutant stops launching once killed)
 // A tests file holds one run a line: `NAME[@TAG] [KEY=VALUE]...`, KEY one of lines siters pattern sthreads bps
 //   shuffle pre stride ms iters stop (the options above); a run's result names it NAME@TAG (one test, many runs).
