@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import select
 import shutil
 import signal
@@ -152,7 +153,7 @@ def build(out_dir, with_mutants, nvcc=None, log=sys.stderr):
     if r.returncode != 0:
         shutil.rmtree(keep, ignore_errors=True)
         raise RuntimeError(f"nvcc failed ({r.returncode}):\n{r.stdout[-4000:]}")
-    _write_static(bdir, keep, pairs, log)
+    _write_static(bdir, keep, pairs, log, nvcc)
     shutil.rmtree(keep, ignore_errors=True)
     with open(stamp, "w") as f:
         f.write(digest + "\n")
@@ -160,7 +161,7 @@ def build(out_dir, with_mutants, nvcc=None, log=sys.stderr):
     return runner, os.path.join(bdir, "labels.tsv"), skipped
 
 
-def _write_static(bdir, keep, pairs, log):
+def _write_static(bdir, keep, pairs, log, nvcc):
     """build/static.tsv: which mutants ptxas gives the SASS of their original (static.same_sass); none written
     (and said) without nvdisasm or the cubin."""
     path = os.path.join(bdir, "static.tsv")
@@ -175,7 +176,10 @@ def _write_static(bdir, keep, pairs, log):
                   f"triaged without the SASS comparison\n")
         return
     same = static.same_sass(os.path.join(keep, cubins[0]), pairs, dis)
-    static.write_static(path, same, static.nvdisasm_version(dis))
+    v = subprocess.run([nvcc, "--version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+    release = re.search(r"release (\d+\.\d+)", v)
+    static.write_static(path, same, f"ptxas {release.group(1) if release else 'unknown'} sm_90a, "
+                                    f"nvdisasm {static.nvdisasm_version(dis)}")
     log.write(f"litmus gpu: static.tsv: {sum(same.values())} of {len(same)} mutants have their original's SASS\n")
 
 

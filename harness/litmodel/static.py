@@ -25,6 +25,7 @@ LOWERING_RULES = (
 _LABEL = re.compile(r"\.L_x_\d+")
 _INTERNAL = re.compile(r"\$__internal_\d+_\$")   # a helper's copy (the 64-bit remainder): numbered per module
 _KERNEL = re.compile(r"_Z\d+lit_\w+6Params")
+_MOV_ADDR = re.compile(r"^(MOV R\d+, )0x([0-9a-f]+)$")
 
 
 def lowering_rule(operator, what):
@@ -60,18 +61,26 @@ def kernel_symbol(test_name):
 
 def normalised(instrs):
     """A kernel's instruction texts without its NOPs (padding and scheduling slots), its branch labels renamed
-    in order of appearance, the module's numbering of helper copies and the kernel's own name left out. A NOP
-    left out shifts no address a kept instruction names unless it comes before a call's return address (`MOV R4,
-    0x...`): then the kernels compare as different, never the other way."""
+    in order of appearance, the module's numbering of helper copies and the kernel's own name left out, and a
+    return address (`MOV R8, 0x34b0` before a `CALL.REL`: an address of the kernel) written as the index of the
+    first kept instruction at or after it (a NOP left out before it moves the address, not the instruction)."""
     names = {}
 
     def lab(m):
         return names.setdefault(m.group(0), f"L{len(names)}")
+    kept = [i for i in instrs if i.body != "NOP"]
+    at = {}
+    k = 0
+    for i in instrs:   # every address -> the index of the first kept instruction at or after it
+        at[i.addr] = k
+        k += i.body != "NOP"
+    calls = any(i.opcode == "CALL" for i in kept)
     out = []
-    for i in instrs:
-        if i.body == "NOP":
-            continue
+    for i in kept:
         t = _KERNEL.sub("KERNEL", _INTERNAL.sub("$__internal_$", i.text))
+        m = _MOV_ADDR.match(t)
+        if calls and m and int(m.group(2), 16) in at:
+            t = f"{m.group(1)}@{at[int(m.group(2), 16)]}"
         out.append(_LABEL.sub(lab, t))
     return out
 

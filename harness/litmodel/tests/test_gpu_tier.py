@@ -167,6 +167,13 @@ class Triage(unittest.TestCase):
         c = k("LD.E.STRONG.GPU R9, desc[UR4][R8.64]", "CCTL.IVALL", "BRA `(.L_x_7)")
         self.assertNotEqual(static.normalised(a), static.normalised(c))
         self.assertEqual(static.kernel_symbol("MP.a+drop_fence.0"), "_Z21lit_MP_a_drop_fence_06Params")
+        # a NOP left out before a call moves its return address, not the instruction it names
+        x = [Instr(0, "NOP", 0), Instr(16, "MOV R8, 0x40", 0), Instr(32, "CALL.REL.NOINC `(f)", 0),
+             Instr(48, "NOP", 0), Instr(64, "IADD3 R0, R0, 0x1, RZ", 0)]
+        y = [Instr(0, "MOV R8, 0x20", 0), Instr(16, "CALL.REL.NOINC `(f)", 0), Instr(32, "IADD3 R0, R0, 0x1, RZ", 0)]
+        self.assertEqual(static.normalised(x), static.normalised(y))
+        z = [Instr(0, "MOV R8, 0x10", 0), Instr(16, "CALL.REL.NOINC `(f)", 0), Instr(32, "IADD3 R0, R0, 0x1, RZ", 0)]
+        self.assertNotEqual(static.normalised(z), static.normalised(y))
 
     def test_lowering_rules_name_the_instruction(self):
         from litmodel import static
