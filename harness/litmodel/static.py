@@ -5,7 +5,7 @@ or weakened. Both feed the triage of a survivor (gpu_tier.triage).
 
 `same_sass`: the build keeps the cubin of the kernels (`nvcc -keep`), nvdisasm lists it, and each mutant's
 kernel is compared with its original's, instruction by instruction, branch labels renamed in order of
-appearance; the result is build/static.tsv (MUTANT <TAB> same|differs <TAB> NVDISASM VERSION), carried with the
+appearance; the result is build/static.tsv (MUTANT <TAB> same|differs <TAB> ptxas and nvdisasm releases), carried with the
 runner."""
 import os
 import re
@@ -105,10 +105,11 @@ def nvdisasm_version(path):
     return m.group(1) if m else "unknown"
 
 
-def write_static(path, same, version):
+def write_static(path, same, tools):
+    """static.tsv: MUTANT <TAB> same|differs <TAB> the tools that compiled and listed it."""
     with open(path, "w", encoding="utf-8") as f:
         for m in sorted(same):
-            f.write(f"{m}\t{'same' if same[m] else 'differs'}\tnvdisasm {version}\n")
+            f.write(f"{m}\t{'same' if same[m] else 'differs'}\t{tools}\n")
 
 
 def read_static(path):
