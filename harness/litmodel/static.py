@@ -4,9 +4,8 @@ the lowering tier (generator/ptxcts_gen/lowering/rules.py) checks statically the
 or weakened. Both feed the triage of a survivor (gpu_tier.triage).
 
 `same_sass`: the build keeps the cubin of the kernels (`nvcc -keep`), nvdisasm lists it, and each mutant's
-kernel is compared with its original's, instruction by instruction, branch labels renamed in order of
-appearance; the result is build/static.tsv (MUTANT <TAB> same|differs <TAB> ptxas and nvdisasm releases), carried with the
-runner."""
+kernel is compared with its original's, instruction by instruction (normalised), into build/static.tsv
+(MUTANT <TAB> same|differs <TAB> the ptxas and nvdisasm releases), carried with the runner."""
 import os
 import re
 import shutil
