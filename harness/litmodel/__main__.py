@@ -7,8 +7,8 @@
   mutants list|check|write                                                  graded mutants and their killing outcomes
   cuda FILE... --out DIR [--mutants]                                        CUDA kernels + labels for the GPU runner
   gpu --out DIR [--mutants] [--time-budget S] [--runner PATH --labels PATH]  run them on the GPU, judged (gpu_tier.py)
-  unseen RUN_DIR [--baseline FILE] [--update] [--strict]                    allowed outcomes never observed vs the baseline
-  triage RUN_DIR                                                            RUN_DIR/triage.tsv: the surviving mutants, why
+  unseen RUN_DIR [--baseline FILE] [--update] [--strict]                    allowed outcomes never seen vs the baseline
+  triage RUN_DIR                                                            RUN_DIR/triage.tsv: the survivors and why
 Exit: 0 done; 1 suite check found a difference or agreement a disagreement; 2 usage; 3 a malformed litmus file
 (file:line: what is wrong) or a test the model cannot judge."""
 import argparse

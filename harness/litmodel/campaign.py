@@ -39,7 +39,7 @@ class Campaign:
         self.instances_done = [0.0, 0.0]
         self.sweep_ms = 0
         self._killed = set()
-        self.same_sass = set(same_sass)   # mutants whose kernel is their original's SASS: no focus round after the first
+        self.same_sass = set(same_sass)   # a mutant whose kernel is its original's SASS: no focus round after one
         self.base = ["--instances", str(a.instances), "--seed", str(a.seed), "--hang-us", str(a.hang_us)]
 
     # -- bookkeeping --------------------------------------------------------------------------------------------
