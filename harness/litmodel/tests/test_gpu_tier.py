@@ -104,7 +104,7 @@ class Campaign(_Tier):
 
     def test_tune_ranks_the_killing_environment_first_and_reruns_survivors(self):
         from litmodel import tuning
-        rc, out = self.run_tier(self.TABLE, ["--mutants", "--tune", "4", "--time-budget", "5", "--sweep-ms", "1"])
+        rc, out = self.run_tier(self.TABLE, ["--mutants", "--tune", "5", "--time-budget", "8", "--sweep-ms", "1"])
         self.assertEqual(rc, 0)
         with open(os.path.join(out, "env-table.json")) as f:
             table = json.load(f)
