@@ -100,6 +100,8 @@ def triage(mutant, hist, runs=None, static_row=None, model=None, originals=None)
                 "why": f"ptxas compiles the mutant's kernel to the SASS of its original ({static_row[1]}): the "
                        f"mutation ({mutant['what']}) does not reach the machine code; no device can kill it",
                 "tried": tried}
+    if static_row:
+        tried["sass_diff"] = static_row[2]   # what the mutation changed in the machine code
     rule = static.lowering_rule(mutant["operator"], mutant["what"])
     if rule:
         return {"triage": "lowering", "rule": rule,
@@ -180,7 +182,8 @@ def _write_static(bdir, keep, pairs, log, nvcc):
     release = re.search(r"release (\d+\.\d+)", v)
     static.write_static(path, same, f"ptxas {release.group(1) if release else 'unknown'} sm_90a, "
                                     f"nvdisasm {static.nvdisasm_version(dis)}")
-    log.write(f"litmus gpu: static.tsv: {sum(same.values())} of {len(same)} mutants have their original's SASS\n")
+    log.write(f"litmus gpu: static.tsv: {sum(eq for eq, _ in same.values())} of {len(same)} mutants have their "
+              f"original's SASS\n")
 
 
 def list_tests(runner):
@@ -449,7 +452,7 @@ def _run(a, p, log):
     try:
         if a.tune or env_rows is not None:
             campaign = Campaign(a, runner, labels_path, names, is_mutant, env_rows, t0, budget_end, log,
-                                [m for m, (same, _) in static_rows.items() if same])
+                                [m for m, row in static_rows.items() if row[0]])
             rc = campaign.run()
             results.update(campaign.merged())
             instances_done[:] = campaign.instances_done
@@ -579,7 +582,7 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
         k, s = tot["killed"], tot["survived"]
         lines.append(f"{'all':<22}{sum(tot.values()):>8}{k:>8}{s:>9}{sum(tot.values()) - k - s:>7}"
                      f"{100.0 * k / max(1, sum(tot.values())):>7.1f}%")
-        same = {n for n, (sm, _) in static_rows.items() if sm}
+        same = {n for n, row in static_rows.items() if row[0]}
         if same:
             ran = [m for m in mut_lines if m["mutant"] not in same]
             kk = sum(m["fate"] == "killed" for m in ran)

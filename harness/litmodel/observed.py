@@ -127,13 +127,14 @@ def compare(tests, base):
 
 
 def triage_rows(muts):
-    """One line per surviving mutant: mutant, operator, triage, rule, environments tried, instances, why."""
-    rows = ["mutant\toperator\ttriage\trule\tenvironments\tinstances\twhy"]
+    """One line per surviving mutant: mutant, operator, triage, rule, environments tried, instances, what the
+    mutation changed in the SASS (static.sass_diff), why."""
+    rows = ["mutant\toperator\ttriage\trule\tenvironments\tinstances\tsass_diff\twhy"]
     for m in sorted((m for m in muts if m.get("fate") == "survived"), key=lambda m: (m.get("triage", ""), m["mutant"])):
         tried = m.get("tried") or {}
         rows.append("\t".join([m["mutant"], m["operator"], m.get("triage", "?"), m.get("rule", ""),
                                ",".join(tried.get("environments", [])), str(tried.get("instances", "")),
-                               m.get("why", "").replace("\t", " ")]))
+                               tried.get("sass_diff", ""), m.get("why", "").replace("\t", " ")]))
     return rows
 
 

@@ -174,6 +174,11 @@ class Triage(unittest.TestCase):
         self.assertEqual(static.normalised(x), static.normalised(y))
         z = [Instr(0, "MOV R8, 0x10", 0), Instr(16, "CALL.REL.NOINC `(f)", 0), Instr(32, "IADD3 R0, R0, 0x1, RZ", 0)]
         self.assertNotEqual(static.normalised(z), static.normalised(y))
+        self.assertEqual(static.sass_diff(["LD.E R1", "CCTL.IVALL"], ["LD.E R1"]), "+CCTL.IVALL")
+        self.assertEqual(static.sass_diff(["LD.E R1", "LD.E.STRONG.SM R2"], ["LD.E.STRONG.SM R2", "LD.E R1"]), "order")
+        self.assertEqual(static.sass_diff(["@P0 BRA L1"], ["MEMBAR.ALL.GPU", "@P0 BRA L1"]), "-MEMBAR.ALL.GPU")
+        self.assertEqual(static.sass_diff(["DEPBAR.LE SB0, 0x1"], ["DEPBAR.LE SB0, 0x0"]),
+                         "operands -[DEPBAR.LE SB0, 0x0] +[DEPBAR.LE SB0, 0x1]")
 
     def test_lowering_rules_name_the_instruction(self):
         from litmodel import static
@@ -199,8 +204,9 @@ class Triage(unittest.TestCase):
         t = gpu_tier.triage(same, {"a=0": 5}, runs, None, Model(), originals)
         self.assertEqual(t["triage"], "equivalent")
         other = dict(same, text="")
-        self.assertEqual(gpu_tier.triage(other, {}, runs, (True, "nvdisasm 13.5.37"))["rule"], "same_sass")
-        self.assertEqual(gpu_tier.triage(other, {}, runs, (False, "x"))["rule"], "fence.proxy.async")
+        self.assertEqual(gpu_tier.triage(other, {}, runs, (True, "nvdisasm 13.5.37", ""))["rule"], "same_sass")
+        t = gpu_tier.triage(other, {}, runs, (False, "x", "-FENCE.VIEW.ASYNC.S"))
+        self.assertEqual((t["rule"], t["tried"]["sass_diff"]), ("fence.proxy.async", "-FENCE.VIEW.ASYNC.S"))
         gap = gpu_tier.triage(dict(other, operator="reverse_accesses", what="swap"), {"a=0": 5}, runs)
         self.assertEqual((gap["triage"], gap["tried"]["environments"]), ("stress_gap", ["warm"]))
 
