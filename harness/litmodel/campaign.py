@@ -7,7 +7,7 @@ in its shape's best --test-envs environments. Then the focus rounds, until --tim
 mutant still alive (not killed, not crashed, not hung, supported) in the r-th environment of its shape's ranking
 (cyclically), with the remaining time shared among them (half of it per round for the first rounds, all of it
 in the last): a mutant killed early costs nothing more; the hard ones get the time. A mutant whose kernel ptxas
-compiles to its original's SASS (build/static.tsv) gets no focus round after its first run.
+compiles to its original's SASS (build/static.tsv) gets no run after its first.
 
 Every run is one runner line `TEST@TAG KEY=VALUE ...` (gpu/litmus_runner.cu); the runs of one test or mutant
 merge into one result (merged()): the histograms summed, and `runs` lists each run's environment, instances,
@@ -39,6 +39,7 @@ class Campaign:
         self.instances_done = [0.0, 0.0]
         self.sweep_ms = 0
         self._killed = set()
+        self._ran = set()                  # names with a run that has a histogram
         self.same_sass = set(same_sass)   # a mutant whose kernel is its original's SASS: no focus round after one
         self.base = ["--instances", str(a.instances), "--seed", str(a.seed), "--hang-us", str(a.hang_us)]
 
@@ -80,6 +81,7 @@ class Campaign:
             if first_kill:
                 self._killed.add(name)
             if "hist" in rec:
+                self._ran.add(name)
                 self.instances_done[0] += rec.get("instances", 0)
                 self.instances_done[1] += rec.get("seconds", 0)
             done[0] += 1
@@ -127,6 +129,14 @@ class Campaign:
                     return rc
             sc = self.scores()
             ranking = {sh: [(t, tuning.env(t)) for t in tuning.rank(s)] for sh, s in sc.items()}
+            # a test the sweep's slices never reached: once, in its shape's best environment
+            gone = self.finished()
+            missed = [n for n in self.tests if n not in self._ran and n not in gone]
+            rows = [(n, (ranking.get(self.shape(n)) or [("base", tuning.env("base"))])[0]) for n in missed]
+            rc = self._phase("tests missed", [(n, tag, self._line(e, a.test_ms or 150, False)) for n, (tag, e) in rows],
+                             self.budget_end)
+            if rc == 77:
+                return rc
         else:
             ranking = self.env_rows
             ms = a.test_ms or 150
@@ -140,8 +150,8 @@ class Campaign:
         self.ranking = ranking
         for r in range(FOCUS_ROUNDS):
             alive = self.alive()
-            if a.tune or r > 0:   # the machine code of the original: once is the empirical check, more is waste
-                alive = [m for m in alive if m not in self.same_sass]
+            # the machine code of the original: one run is the empirical check, more is waste
+            alive = [m for m in alive if m not in self.same_sass or m not in self._ran]
             left = self.budget_end - time.monotonic() - 2.0
             if not alive or left < 1.0:
                 break
