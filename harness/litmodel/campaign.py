@@ -27,8 +27,9 @@ SWEEP_INSTANCES = 16384   # instances per launch in the sweep: shorter launches,
 
 
 class Campaign:
-    def __init__(self, a, runner, labels, names, is_mutant, env_rows, t0, budget_end, log, same_sass=()):
+    def __init__(self, a, runner, labels, names, is_mutant, env_rows, t0, budget_end, log, supervise, same_sass=()):
         self.a, self.runner, self.labels, self.log = a, runner, labels, log
+        self.supervise = supervise         # gpu_tier.supervise: runs the lines, isolating traps and hangs
         self.is_mutant = is_mutant
         self.tests = [n for n in names if not is_mutant[n]]
         self.muts = [n for n in names if is_mutant[n]]
@@ -66,7 +67,6 @@ class Campaign:
     # -- running ------------------------------------------------------------------------------------------------
     def _phase(self, label, lines, deadline, instances=None):
         """Run [(name, tag, runner line text)] through gpu_tier.supervise; every result recorded with its phase."""
-        from .gpu_tier import supervise
         if not lines:
             return 0
         total, start = len(lines), time.monotonic()
@@ -100,7 +100,7 @@ class Campaign:
         base = list(self.base)
         if instances:
             base[1] = str(instances)
-        return supervise(self.runner, self.labels, text, base, self.a.hang_s, deadline, on_result, self.log)
+        return self.supervise(self.runner, self.labels, text, base, self.a.hang_s, deadline, on_result, self.log)
 
     def _line(self, e, ms, stop):
         return tuning.env_text(e, ms=ms, iters=MAX_ITERS, stop=int(stop))

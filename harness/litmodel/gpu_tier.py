@@ -451,7 +451,7 @@ def _run(a, p, log):
     old = {sig: signal.signal(sig, on_term) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         if a.tune or env_rows is not None:
-            campaign = Campaign(a, runner, labels_path, names, is_mutant, env_rows, t0, budget_end, log,
+            campaign = Campaign(a, runner, labels_path, names, is_mutant, env_rows, t0, budget_end, log, supervise,
                                 [m for m, row in static_rows.items() if row[0]])
             rc = campaign.run()
             results.update(campaign.merged())
