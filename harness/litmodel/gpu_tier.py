@@ -352,6 +352,16 @@ def main(argv):
         p.error(f"--tune/--env-table need a --time-budget (more than --tune {a.tune:g}s)")
     if a.test_envs <= 0:
         p.error(f"--test-envs {a.test_envs}: must be positive")
+    a.env_rows = None
+    if a.env_table:   # read before the device and the build: a bad table costs nothing
+        try:
+            a.env_rows, _ = tuning.read_table(a.env_table)
+        except OSError as e:
+            sys.stderr.write(f"ptxcts litmus gpu: --env-table {a.env_table}: {e.strerror}\n")
+            return 2
+        except tuning.TableError as e:
+            sys.stderr.write(f"ptxcts litmus gpu: --env-table {e}\n")
+            return 3
     for what, v in (("--iters", a.iters), ("--instances", a.instances), ("--hang-us", a.hang_us)):
         if v <= 0:
             p.error(f"{what} {v}: must be positive")
@@ -399,21 +409,12 @@ def _run(a, p, log):
         sys.stderr.write(f"ptxcts litmus gpu: {labels_path}: {e.strerror}\n")
         return 2
     names = [n for n, m in table if (a.mutants or not m) and (not a.test or n in a.test)]
-    env_rows = None
+    env_rows = a.env_rows
     try:   # written beside labels.tsv by the build (static.py); none: the triage goes without it
         static_rows = static.read_static(os.path.join(os.path.dirname(os.path.abspath(labels_path)), "static.tsv"))
     except ValueError as e:
         sys.stderr.write(f"ptxcts litmus gpu: {e}\n")
         return 3
-    if a.env_table:
-        try:
-            env_rows, _ = tuning.read_table(a.env_table)
-        except OSError as e:
-            sys.stderr.write(f"ptxcts litmus gpu: --env-table {a.env_table}: {e.strerror}\n")
-            return 2
-        except tuning.TableError as e:
-            sys.stderr.write(f"ptxcts litmus gpu: --env-table {e}\n")
-            return 3
     if a.test:
         unknown = sorted(set(a.test) - {n for n, _ in table})
         if unknown:

@@ -71,7 +71,7 @@ def read_run(run_dir):
         if mpath:
             with _open(mpath) as f:
                 muts = [json.loads(l) for l in f]
-    except (ValueError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError, OSError, EOFError) as e:   # gzip's errors are OSError
         raise Malformed(f"{run_dir}: not a litmus gpu run's output: {type(e).__name__}: {e}")
     return claim, doc.get("run_id"), tests, muts
 
@@ -109,8 +109,8 @@ def read_baseline(path):
                     raise Malformed(f"{path}:{no}: expected {{TEST: [OUTCOME, ...]}}")
                 [(t, unseen)] = row.items()
                 out[t] = set(unseen)
-    except ValueError as e:
-        raise Malformed(f"{path}: not JSON lines: {e}")
+    except (ValueError, AttributeError, OSError, EOFError) as e:
+        raise Malformed(f"{path}: not a baseline's JSON lines: {type(e).__name__}: {e}")
     return head, out
 
 
