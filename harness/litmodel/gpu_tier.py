@@ -102,6 +102,11 @@ def triage(mutant, hist, runs=None, static_row=None, model=None, originals=None)
                 "tried": tried}
     if static_row:
         tried["sass_diff"] = static_row[2]   # what the mutation changed in the machine code
+        if static_row[2] and all(p == "-CCTL.IVALL" for p in static_row[2].split()):
+            tried["note"] = ("the machine code differs only by an L1 invalidation (CCTL.IVALL): only a weak load "
+                             "that hits a line this SM's L1 kept from before another agent's write can tell them "
+                             "apart (the warm environments load the test's plain locations; a copy's destination "
+                             "loaded before its completion is undefined by the chapter)")
     rule = static.lowering_rule(mutant["operator"], mutant["what"])
     if rule:
         return {"triage": "lowering", "rule": rule,

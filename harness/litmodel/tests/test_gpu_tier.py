@@ -209,6 +209,9 @@ class Triage(unittest.TestCase):
         self.assertEqual((t["rule"], t["tried"]["sass_diff"]), ("fence.proxy.async", "-FENCE.VIEW.ASYNC.S"))
         gap = gpu_tier.triage(dict(other, operator="reverse_accesses", what="swap"), {"a=0": 5}, runs)
         self.assertEqual((gap["triage"], gap["tried"]["environments"]), ("stress_gap", ["warm"]))
+        l1 = gpu_tier.triage(dict(other, operator="acquire_to_relaxed", what="ld.acquire.gpu -> ld.relaxed.gpu"), {},
+                             runs, (False, "x", "-CCTL.IVALL"))
+        self.assertIn("L1 invalidation", l1["tried"]["note"])
 
 
 class Stop(unittest.TestCase):
