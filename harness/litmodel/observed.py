@@ -134,7 +134,8 @@ def triage_rows(muts):
         tried = m.get("tried") or {}
         rows.append("\t".join([m["mutant"], m["operator"], m.get("triage", "?"), m.get("rule", ""),
                                ",".join(tried.get("environments", [])), str(tried.get("instances", "")),
-                               tried.get("sass_diff", ""), m.get("why", "").replace("\t", " ")]))
+                               tried.get("sass_diff", ""),
+                               " ".join(x for x in (m.get("why", ""), tried.get("note", "")) if x).replace("\t", " ")]))
     return rows
 
 
