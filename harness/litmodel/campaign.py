@@ -100,7 +100,10 @@ class Campaign:
         base = list(self.base)
         if instances:
             base[1] = str(instances)
-        return self.supervise(self.runner, self.labels, text, base, self.a.hang_s, deadline, on_result, self.log)
+        # a run is silent for its ms: the hang limit is --hang-s beyond the longest run of the phase
+        longest = max(int(line.split("ms=")[1].split()[0]) for _, _, line in lines) / 1000.0
+        return self.supervise(self.runner, self.labels, text, base, self.a.hang_s + longest, deadline, on_result,
+                              self.log)
 
     def _line(self, e, ms, stop):
         return tuning.env_text(e, ms=ms, iters=MAX_ITERS, stop=int(stop))

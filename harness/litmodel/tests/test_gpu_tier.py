@@ -140,6 +140,20 @@ class Campaign(_Tier):
         self.assertEqual([r["env"] for r in f["MP.a+warmonly.0"]["runs"]], ["quiet", "warm"])   # round 2 killed it
         self.assertNotIn("env-table.json", os.listdir(out))
 
+    def test_a_long_run_is_not_a_hang(self):
+        # a focus run is silent for its ms: the hang limit of its phase is --hang-s beyond it
+        from litmodel import tuning
+        path = os.path.join(self.dir, "t.json")
+        scores = {"?": {"base": {"mutants": 1, "killed": 0, "seconds": 1.0, "instances": 1, "off_mode": 0}}}
+        tuning.write_table(path, tuning.make_table(scores, {"name": "x"}, "1", "now", {}))
+        rc, out = self.run_tier([("MP.a", "0"), ("MP.a+slow.0", "1")],
+                                ["--mutants", "--env-table", path, "--time-budget", "9"],
+                                env={"FAKE_HONOR_MS": "1"})
+        self.assertEqual(rc, 0)
+        with gzip.open(os.path.join(out, "mutants.jsonl.gz"), "rt") as f:
+            [m] = [json.loads(l) for l in f]
+        self.assertEqual(m["fate"], "survived")   # not timeout: its first run lasted ~3 s, --hang-s is 2
+
     def test_a_malformed_table_exits_3_naming_it(self):
         path = os.path.join(self.dir, "bad.json")
         with open(path, "w") as f:
