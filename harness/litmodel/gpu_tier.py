@@ -339,9 +339,10 @@ def main(argv):
                    help="sweep the environments of tuning.GRID for S seconds (every test and mutant in each; a "
                         "mutant stops at its first kill), rank them per shape into OUT/env-table.json, then spend "
                         "the rest of --time-budget on the surviving mutants in their shape's best environments")
-    p.add_argument("--env-table", metavar="FILE",
+    p.add_argument("--env-table", metavar="FILE|auto",
                    help="a table written by --tune: each test in its shape's best --test-envs environments, the "
-                        "mutants in rounds over their shape's ranking until --time-budget")
+                        "mutants in rounds over their shape's ranking until --time-budget; auto: the table of "
+                        "harness/litmodel/envs/ that claims this device and driver branch, else the default run")
     p.add_argument("--test-envs", type=int, default=2, help="with --env-table: environments per test (default 2)")
     p.add_argument("--sweep-ms", type=int, default=0,
                    help="with --tune: ms per run of the sweep (0: what fits S seconds)")
@@ -358,7 +359,7 @@ def main(argv):
     if a.test_envs <= 0:
         p.error(f"--test-envs {a.test_envs}: must be positive")
     a.env_rows = None
-    if a.env_table:   # read before the device and the build: a bad table costs nothing
+    if a.env_table and a.env_table != "auto":   # read before the device and the build: a bad table costs nothing
         try:
             a.env_rows, _ = tuning.read_table(a.env_table)
         except OSError as e:
@@ -415,6 +416,19 @@ def _run(a, p, log):
         return 2
     names = [n for n, m in table if (a.mutants or not m) and (not a.test or n in a.test)]
     env_rows = a.env_rows
+    if a.env_table == "auto":   # the committed table of this device and driver branch, else the default environment
+        dev, drv = _device()
+        path = tuning.find_table(dev.get("name"), drv)
+        if path is None:
+            sys.stderr.write(f"litmus gpu: --env-table auto: no table in {tuning.ENVS_DIR} for {dev.get('name')} "
+                             f"(driver {drv}): the default environment, one run each\n")
+        else:
+            try:
+                env_rows, _ = tuning.read_table(path)
+            except tuning.TableError as e:
+                sys.stderr.write(f"ptxcts litmus gpu: --env-table auto: {e}\n")
+                return 3
+            sys.stderr.write(f"litmus gpu: --env-table auto: {path}\n")
     try:   # written beside labels.tsv by the build (static.py); none: the triage goes without it
         static_rows = static.read_static(os.path.join(os.path.dirname(os.path.abspath(labels_path)), "static.tsv"))
     except ValueError as e:

@@ -140,6 +140,22 @@ class Campaign(_Tier):
         self.assertEqual([r["env"] for r in f["MP.a+warmonly.0"]["runs"]], ["quiet", "warm"])   # round 2 killed it
         self.assertNotIn("env-table.json", os.listdir(out))
 
+    def test_auto_takes_the_table_of_the_device_else_the_default_run(self):
+        from litmodel import tuning
+        d = os.path.join(self.dir, "envs")
+        os.makedirs(d)
+        old = tuning.ENVS_DIR
+        tuning.ENVS_DIR = d
+        self.addCleanup(setattr, tuning, "ENVS_DIR", old)
+        tuning.write_table(os.path.join(d, "a.json"), tuning.make_table({}, {"name": "GPU X"}, "580.1.2", "now", {}))
+        self.assertEqual(tuning.find_table("GPU X", "580.9"), os.path.join(d, "a.json"))
+        self.assertIsNone(tuning.find_table("GPU X", "575.1"))
+        self.assertIsNone(tuning.find_table("GPU Y", "580.1.2"))
+        # no table for this machine's device (the stand-in has none): one run each in the default environment
+        rc, out = self.run_tier(self.TABLE, ["--mutants", "--env-table", "auto", "--time-budget", "30"])
+        self.assertEqual(rc, 0)
+        self.assertNotIn("environments", self.cases(out)["MP.a"]["details"])
+
     def test_a_long_run_is_not_a_hang(self):
         # a focus run is silent for its ms: the hang limit of its phase is --hang-s beyond it
         from litmodel import tuning
