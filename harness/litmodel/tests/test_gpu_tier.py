@@ -88,6 +88,18 @@ class FakeRun(_Tier):
             h = [json.loads(l) for l in f]
         self.assertEqual(len(h), 3)
 
+    def test_a_forbidden_outcome_an_alternative_policy_allows_is_spec_divergence(self):
+        # MbarRemote.arrive_cluster.wait_cta: T1:r1=0 is forbidden under mbarrier_wait_scope=object_local (the
+        # default), allowed under strict_scope; the .cluster wait forbids it under both
+        table = [("MbarRemote.arrive_cluster.wait_cta", "0"), ("MbarRemote.arrive_cluster.wait_cluster", "0")]
+        rc, out = self.run_tier(table, env={"FAKE_WEAK": ",".join(n for n, _ in table)})
+        self.assertEqual(rc, 1)   # the .cluster test fails
+        c = self.cases(out)
+        self.assertEqual(c["MbarRemote.arrive_cluster.wait_cta"]["class"], "spec_divergence")
+        self.assertEqual(c["MbarRemote.arrive_cluster.wait_cta"]["details"]["policy"],
+                         "mbarrier_wait_scope=strict_scope")
+        self.assertEqual(c["MbarRemote.arrive_cluster.wait_cluster"]["class"], "fail")
+
     def test_time_budget_skips_the_rest(self):
         rc, out = self.run_tier([("MP.a", "0"), ("MP.b", "0")], ["--time-budget", "0.000001"])
         self.assertEqual({n: c["class"] for n, c in self.cases(out).items()}, {"MP.a": "skipped", "MP.b": "skipped"})
