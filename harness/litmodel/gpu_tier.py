@@ -576,14 +576,28 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
         if is_mutant[n]:
             info = mut_info.get(n, {"operator": "unknown", "what": "", "killing": [], "test": n.split("+")[0]})
             fate = {"fail": "killed", "pass": "survived"}.get(cls, cls)
+            # a kill counts only by an outcome its original did not show on this device in this run (else the
+            # original diverges, and the mutant is told apart from nothing)
+            shared = []
+            if fate == "killed":
+                orig_seen = (results.get(info["test"]) or {}).get("hist") or {}
+                shared = [o for o in seen_forb if o in orig_seen]
+                if len(shared) == len(seen_forb):
+                    fate = "survived"
             m = {"mutant": n, "original": info["test"], "operator": info["operator"], "what": info["what"],
                  "fate": fate, "message": msg}
+            if shared:
+                m["original_showed"] = shared
             if "runs" in rec:
                 m["runs"] = rec["runs"]
                 k = [r for r in rec["runs"] if r["verdict"] == "killed"]
-                if k:
+                if k and fate == "killed":
                     m["killed_in"] = k[0]["env"]
-            if fate == "survived":
+            if fate == "survived" and shared:
+                m.update({"triage": "original_diverges", "why": "its killing outcomes observed ("
+                          + "; ".join(shared) + ") were observed in its original too on this device: "
+                          "the original's class says why (spec_divergence or fail)"})
+            elif fate == "survived":
                 m.update(triage(info, hist or {}, rec.get("runs"), static_rows.get(n), model, originals))
             mut_lines.append(m)
             per_op[info["operator"]][fate] += 1

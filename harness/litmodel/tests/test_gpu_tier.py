@@ -73,13 +73,13 @@ class FakeRun(_Tier):
         self.assertEqual(rc, 77)
 
     def test_forbidden_outcome_fails_a_test_and_kills_a_mutant(self):
-        rc, out = self.run_tier([("MP.weak", "0"), ("MP.weak+drop_fence.0", "1"), ("MP.a+drop_fence.1", "1")],
+        rc, out = self.run_tier([("MP.weak", "0"), ("MP.a+weak.0", "1"), ("MP.a+drop_fence.1", "1")],
                                 ["--mutants"])
         self.assertEqual(rc, 1)
         self.assertEqual(self.cases(out)["MP.weak"]["class"], "fail")
         with gzip.open(os.path.join(out, "mutants.jsonl.gz"), "rt") as f:
             fates = {m["mutant"]: m for m in map(json.loads, f)}
-        self.assertEqual(fates["MP.weak+drop_fence.0"]["fate"], "killed")
+        self.assertEqual(fates["MP.a+weak.0"]["fate"], "killed")
         self.assertEqual(fates["MP.a+drop_fence.1"]["fate"], "survived")
         self.assertIn(fates["MP.a+drop_fence.1"]["triage"], ("lowering", "stress_gap"))
         with open(os.path.join(out, "summary.txt")) as f:
@@ -99,6 +99,16 @@ class FakeRun(_Tier):
         self.assertEqual(c["MbarRemote.arrive_cluster.wait_cta"]["details"]["policy"],
                          "mbarrier_wait_scope=strict_scope")
         self.assertEqual(c["MbarRemote.arrive_cluster.wait_cluster"]["class"], "fail")
+
+    def test_a_kill_by_an_outcome_the_original_showed_does_not_count(self):
+        table = [("MP.a", "0"), ("MP.a+x.0", "1"), ("MP.b", "0"), ("MP.b+x.0", "1")]
+        rc, out = self.run_tier(table, ["--mutants"], env={"FAKE_WEAK": "MP.a,MP.a+x.0,MP.b+x.0"})
+        with gzip.open(os.path.join(out, "mutants.jsonl.gz"), "rt") as f:
+            fates = {m["mutant"]: m for m in map(json.loads, f)}
+        self.assertEqual(fates["MP.a+x.0"]["fate"], "survived")
+        self.assertEqual(fates["MP.a+x.0"]["triage"], "original_diverges")
+        self.assertEqual(fates["MP.a+x.0"]["original_showed"], ["T1:r1=0"])
+        self.assertEqual(fates["MP.b+x.0"]["fate"], "killed")
 
     def test_time_budget_skips_the_rest(self):
         rc, out = self.run_tier([("MP.a", "0"), ("MP.b", "0")], ["--time-budget", "0.000001"])
