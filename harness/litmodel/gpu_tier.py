@@ -352,6 +352,9 @@ def main(argv):
     a = p.parse_args(argv)
     if bool(a.runner) != bool(a.labels):
         p.error("--runner and --labels go together")
+    for what, v in (("--tune", a.tune), ("--sweep-ms", a.sweep_ms), ("--time-budget", a.time_budget)):
+        if v < 0 or v != v:   # negative or nan
+            p.error(f"{what} {v}: must be a number >= 0")
     if a.tune and a.env_table:
         p.error("--tune writes an environment table; --env-table reads one: one of them")
     if (a.tune or a.env_table) and a.time_budget <= a.tune:
