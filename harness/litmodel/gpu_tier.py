@@ -591,6 +591,8 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
                  "fate": fate, "message": msg}
             if shared:
                 m["original_showed"] = shared
+            if n in static_rows:   # what the mutation changed in the machine code (static.sass_diff)
+                m["sass_diff"] = static_rows[n][2] or "same"
             if "runs" in rec:
                 m["runs"] = rec["runs"]
                 k = [r for r in rec["runs"] if r["verdict"] == "killed"]
