@@ -7,7 +7,7 @@ in its shape's best --test-envs environments. Then the focus rounds, until --tim
 mutant still alive (not killed, not crashed, not hung, supported) in the r-th environment of its shape's ranking
 (cyclically), with the remaining time shared among them (half of it per round for the first rounds, all of it
 in the last): a mutant killed early costs nothing more; the hard ones get the time. A mutant whose kernel ptxas
-compiles to its original's SASS (build/static.tsv) gets no focus round after its first run.
+compiles to its original's SASS (build/static.tsv) gets no run after its first.
 
 Every run is one runner line `TEST@TAG KEY=VALUE ...` (gpu/litmus_runner.cu); the runs of one test or mutant
 merge into one result (merged()): the histograms summed, and `runs` lists each run's environment, instances,
@@ -27,8 +27,9 @@ SWEEP_INSTANCES = 16384   # instances per launch in the sweep: shorter launches,
 
 
 class Campaign:
-    def __init__(self, a, runner, labels, names, is_mutant, env_rows, t0, budget_end, log, same_sass=()):
+    def __init__(self, a, runner, labels, names, is_mutant, env_rows, t0, budget_end, log, supervise, same_sass=()):
         self.a, self.runner, self.labels, self.log = a, runner, labels, log
+        self.supervise = supervise         # gpu_tier.supervise: runs the lines, isolating traps and hangs
         self.is_mutant = is_mutant
         self.tests = [n for n in names if not is_mutant[n]]
         self.muts = [n for n in names if is_mutant[n]]
@@ -39,6 +40,7 @@ class Campaign:
         self.instances_done = [0.0, 0.0]
         self.sweep_ms = 0
         self._killed = set()
+        self._ran = set()                  # names with a run that has a histogram
         self.same_sass = set(same_sass)   # a mutant whose kernel is its original's SASS: no focus round after one
         self.base = ["--instances", str(a.instances), "--seed", str(a.seed), "--hang-us", str(a.hang_us)]
 
@@ -65,7 +67,6 @@ class Campaign:
     # -- running ------------------------------------------------------------------------------------------------
     def _phase(self, label, lines, deadline, instances=None):
         """Run [(name, tag, runner line text)] through gpu_tier.supervise; every result recorded with its phase."""
-        from .gpu_tier import supervise
         if not lines:
             return 0
         total, start = len(lines), time.monotonic()
@@ -80,6 +81,7 @@ class Campaign:
             if first_kill:
                 self._killed.add(name)
             if "hist" in rec:
+                self._ran.add(name)
                 self.instances_done[0] += rec.get("instances", 0)
                 self.instances_done[1] += rec.get("seconds", 0)
             done[0] += 1
@@ -98,7 +100,10 @@ class Campaign:
         base = list(self.base)
         if instances:
             base[1] = str(instances)
-        return supervise(self.runner, self.labels, text, base, self.a.hang_s, deadline, on_result, self.log)
+        # a run is silent for its ms: the hang limit is --hang-s beyond the longest run of the phase
+        longest = max(int(line.split("ms=")[1].split()[0]) for _, _, line in lines) / 1000.0
+        return self.supervise(self.runner, self.labels, text, base, self.a.hang_s + longest, deadline, on_result,
+                              self.log)
 
     def _line(self, e, ms, stop):
         return tuning.env_text(e, ms=ms, iters=MAX_ITERS, stop=int(stop))
@@ -127,6 +132,14 @@ class Campaign:
                     return rc
             sc = self.scores()
             ranking = {sh: [(t, tuning.env(t)) for t in tuning.rank(s)] for sh, s in sc.items()}
+            # a test the sweep's slices never reached: once, in its shape's best environment
+            gone = self.finished()
+            missed = [n for n in self.tests if n not in self._ran and n not in gone]
+            rows = [(n, (ranking.get(self.shape(n)) or [("base", tuning.env("base"))])[0]) for n in missed]
+            rc = self._phase("tests missed", [(n, tag, self._line(e, a.test_ms or 150, False)) for n, (tag, e) in rows],
+                             self.budget_end)
+            if rc == 77:
+                return rc
         else:
             ranking = self.env_rows
             ms = a.test_ms or 150
@@ -140,8 +153,8 @@ class Campaign:
         self.ranking = ranking
         for r in range(FOCUS_ROUNDS):
             alive = self.alive()
-            if a.tune or r > 0:   # the machine code of the original: once is the empirical check, more is waste
-                alive = [m for m in alive if m not in self.same_sass]
+            # the machine code of the original: one run is the empirical check, more is waste
+            alive = [m for m in alive if m not in self.same_sass or m not in self._ran]
             left = self.budget_end - time.monotonic() - 2.0
             if not alive or left < 1.0:
                 break

@@ -100,6 +100,13 @@ def triage(mutant, hist, runs=None, static_row=None, model=None, originals=None)
                 "why": f"ptxas compiles the mutant's kernel to the SASS of its original ({static_row[1]}): the "
                        f"mutation ({mutant['what']}) does not reach the machine code; no device can kill it",
                 "tried": tried}
+    if static_row:
+        tried["sass_diff"] = static_row[2]   # what the mutation changed in the machine code
+        if static_row[2] and all(p == "-CCTL.IVALL" for p in static_row[2].split()):
+            tried["note"] = ("the machine code differs only by an L1 invalidation (CCTL.IVALL): only a weak load "
+                             "that hits a line this SM's L1 kept from before another agent's write can tell them "
+                             "apart (the warm environments load the test's plain locations; a copy's destination "
+                             "loaded before its completion is undefined by the chapter)")
     rule = static.lowering_rule(mutant["operator"], mutant["what"])
     if rule:
         return {"triage": "lowering", "rule": rule,
@@ -180,7 +187,8 @@ def _write_static(bdir, keep, pairs, log, nvcc):
     release = re.search(r"release (\d+\.\d+)", v)
     static.write_static(path, same, f"ptxas {release.group(1) if release else 'unknown'} sm_90a, "
                                     f"nvdisasm {static.nvdisasm_version(dis)}")
-    log.write(f"litmus gpu: static.tsv: {sum(same.values())} of {len(same)} mutants have their original's SASS\n")
+    log.write(f"litmus gpu: static.tsv: {sum(eq for eq, _ in same.values())} of {len(same)} mutants have their "
+              f"original's SASS\n")
 
 
 def list_tests(runner):
@@ -331,9 +339,10 @@ def main(argv):
                    help="sweep the environments of tuning.GRID for S seconds (every test and mutant in each; a "
                         "mutant stops at its first kill), rank them per shape into OUT/env-table.json, then spend "
                         "the rest of --time-budget on the surviving mutants in their shape's best environments")
-    p.add_argument("--env-table", metavar="FILE",
+    p.add_argument("--env-table", metavar="FILE|auto",
                    help="a table written by --tune: each test in its shape's best --test-envs environments, the "
-                        "mutants in rounds over their shape's ranking until --time-budget")
+                        "mutants in rounds over their shape's ranking until --time-budget; auto: the table of "
+                        "harness/litmodel/envs/ that claims this device and driver branch, else the default run")
     p.add_argument("--test-envs", type=int, default=2, help="with --env-table: environments per test (default 2)")
     p.add_argument("--sweep-ms", type=int, default=0,
                    help="with --tune: ms per run of the sweep (0: what fits S seconds)")
@@ -343,12 +352,25 @@ def main(argv):
     a = p.parse_args(argv)
     if bool(a.runner) != bool(a.labels):
         p.error("--runner and --labels go together")
+    for what, v in (("--tune", a.tune), ("--sweep-ms", a.sweep_ms), ("--time-budget", a.time_budget)):
+        if v < 0 or v != v:   # negative or nan
+            p.error(f"{what} {v}: must be a number >= 0")
     if a.tune and a.env_table:
         p.error("--tune writes an environment table; --env-table reads one: one of them")
     if (a.tune or a.env_table) and a.time_budget <= a.tune:
         p.error(f"--tune/--env-table need a --time-budget (more than --tune {a.tune:g}s)")
     if a.test_envs <= 0:
         p.error(f"--test-envs {a.test_envs}: must be positive")
+    a.env_rows = None
+    if a.env_table and a.env_table != "auto":   # read before the device and the build: a bad table costs nothing
+        try:
+            a.env_rows, _ = tuning.read_table(a.env_table)
+        except OSError as e:
+            sys.stderr.write(f"ptxcts litmus gpu: --env-table {a.env_table}: {e.strerror}\n")
+            return 2
+        except tuning.TableError as e:
+            sys.stderr.write(f"ptxcts litmus gpu: --env-table {e}\n")
+            return 3
     for what, v in (("--iters", a.iters), ("--instances", a.instances), ("--hang-us", a.hang_us)):
         if v <= 0:
             p.error(f"{what} {v}: must be positive")
@@ -396,21 +418,25 @@ def _run(a, p, log):
         sys.stderr.write(f"ptxcts litmus gpu: {labels_path}: {e.strerror}\n")
         return 2
     names = [n for n, m in table if (a.mutants or not m) and (not a.test or n in a.test)]
-    env_rows = None
+    env_rows = a.env_rows
+    if a.env_table == "auto":   # the committed table of this device and driver branch, else the default environment
+        dev, drv = _device()
+        path = tuning.find_table(dev.get("name"), drv)
+        if path is None:
+            sys.stderr.write(f"litmus gpu: --env-table auto: no table in {tuning.ENVS_DIR} for {dev.get('name')} "
+                             f"(driver {drv}): the default environment, one run each\n")
+        else:
+            try:
+                env_rows, _ = tuning.read_table(path)
+            except tuning.TableError as e:
+                sys.stderr.write(f"ptxcts litmus gpu: --env-table auto: {e}\n")
+                return 3
+            sys.stderr.write(f"litmus gpu: --env-table auto: {path}\n")
     try:   # written beside labels.tsv by the build (static.py); none: the triage goes without it
         static_rows = static.read_static(os.path.join(os.path.dirname(os.path.abspath(labels_path)), "static.tsv"))
     except ValueError as e:
         sys.stderr.write(f"ptxcts litmus gpu: {e}\n")
         return 3
-    if a.env_table:
-        try:
-            env_rows, _ = tuning.read_table(a.env_table)
-        except OSError as e:
-            sys.stderr.write(f"ptxcts litmus gpu: --env-table {a.env_table}: {e.strerror}\n")
-            return 2
-        except tuning.TableError as e:
-            sys.stderr.write(f"ptxcts litmus gpu: --env-table {e}\n")
-            return 3
     if a.test:
         unknown = sorted(set(a.test) - {n for n, _ in table})
         if unknown:
@@ -448,8 +474,8 @@ def _run(a, p, log):
     old = {sig: signal.signal(sig, on_term) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         if a.tune or env_rows is not None:
-            campaign = Campaign(a, runner, labels_path, names, is_mutant, env_rows, t0, budget_end, log,
-                                [m for m, (same, _) in static_rows.items() if same])
+            campaign = Campaign(a, runner, labels_path, names, is_mutant, env_rows, t0, budget_end, log, supervise,
+                                [m for m, row in static_rows.items() if row[0]])
             rc = campaign.run()
             results.update(campaign.merged())
             instances_done[:] = campaign.instances_done
@@ -490,6 +516,28 @@ def _run(a, p, log):
     return 1 if any(c["class"] in ("fail", "crash", "timeout") for c in doc["cases"]) else 0
 
 
+_ALT_MODELS = {}
+
+
+def divergence(test, outcomes):
+    """The first single policy deviation (catalog.POLICIES, `NAME=VALUE`) under which the model allows or leaves
+    undefined every one of `outcomes` of `test` (the forbidden outcomes a device showed), else None: the run
+    tier's rule, a device that matches an alternative reading is `spec_divergence` naming it."""
+    from . import catalog
+    if test is None:
+        return None
+    for pol in catalog.POLICIES:
+        for value, _ in pol.alternatives:
+            if value == pol.default:
+                continue
+            key = f"{pol.name}={value}"
+            model = _ALT_MODELS.setdefault(key, Model({pol.name: value}))
+            verdicts = {" ".join(f"{k}={x}" for k, x in o): v for o, v in model.run(test).verdicts.items()}
+            if all(verdicts.get(o) in ("allowed", "undefined") for o in outcomes):
+                return key
+    return None
+
+
 def report(names, results, labels, is_mutant, mut_info, a, device, driver, started, runner, instances_done,
            static_rows=None):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -519,6 +567,11 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
             if "runs" in rec:
                 details["environments"] = sorted({r["env"] for r in rec["runs"]})
             msg = (f"forbidden outcomes observed: {'; '.join(seen_forb)}" if forb else rec.get("message", ""))
+            matched = divergence(originals.get(n), seen_forb) if forb and not is_mutant[n] else None
+            if matched:   # the device matched an alternative reading of the chapter (catalog.POLICIES)
+                cls = "spec_divergence"
+                details["policy"] = matched
+                msg = f"device matched {matched}: {msg}"
         elif "not_supported" in rec:
             cls, details, msg, hist = "not_supported", {}, rec["not_supported"], None
         else:
@@ -526,14 +579,30 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
         if is_mutant[n]:
             info = mut_info.get(n, {"operator": "unknown", "what": "", "killing": [], "test": n.split("+")[0]})
             fate = {"fail": "killed", "pass": "survived"}.get(cls, cls)
+            # a kill counts only by an outcome its original did not show on this device in this run (else the
+            # original diverges, and the mutant is told apart from nothing)
+            shared = []
+            if fate == "killed":
+                orig_seen = (results.get(info["test"]) or {}).get("hist") or {}
+                shared = [o for o in seen_forb if o in orig_seen]
+                if len(shared) == len(seen_forb):
+                    fate = "survived"
             m = {"mutant": n, "original": info["test"], "operator": info["operator"], "what": info["what"],
                  "fate": fate, "message": msg}
+            if shared:
+                m["original_showed"] = shared
+            if n in static_rows:   # what the mutation changed in the machine code (static.sass_diff)
+                m["sass_diff"] = static_rows[n][2] or "same"
             if "runs" in rec:
                 m["runs"] = rec["runs"]
                 k = [r for r in rec["runs"] if r["verdict"] == "killed"]
-                if k:
+                if k and fate == "killed":
                     m["killed_in"] = k[0]["env"]
-            if fate == "survived":
+            if fate == "survived" and shared:
+                m.update({"triage": "original_diverges", "why": "its killing outcomes observed ("
+                          + "; ".join(shared) + ") were observed in its original too on this device: "
+                          "the original's class says why (spec_divergence or fail)"})
+            elif fate == "survived":
                 m.update(triage(info, hist or {}, rec.get("runs"), static_rows.get(n), model, originals))
             mut_lines.append(m)
             per_op[info["operator"]][fate] += 1
@@ -543,7 +612,7 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
                 "target": "sm_90a", "ptx": "9.0", "load_path": "cubin", "class": cls, "details": details}
         if msg:
             case["message"] = msg
-        if cls in ("fail", "crash", "timeout"):
+        if cls in ("fail", "spec_divergence", "crash", "timeout"):
             case["replay"] = replay.format(n)
         cases.append(case)
     finished = datetime.datetime.now(datetime.timezone.utc)
@@ -554,7 +623,7 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
            "device": device, "cases": cases}
     # the summary
     lines = ["", "litmus gpu: tests", f"{'class':<16}{'tests':>8}", "-" * 24]
-    for c in ("pass", "fail", "not_supported", "crash", "timeout", "skipped"):
+    for c in ("pass", "fail", "spec_divergence", "not_supported", "crash", "timeout", "skipped"):
         lines.append(f"{c:<16}{classes[c]:>8}")
     lines.append(f"{'total':<16}{sum(classes.values()):>8}")
     unseen_total = sum(len(h["unseen_allowed"]) for h in hist_lines if not h["mutant"])
@@ -579,7 +648,7 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
         k, s = tot["killed"], tot["survived"]
         lines.append(f"{'all':<22}{sum(tot.values()):>8}{k:>8}{s:>9}{sum(tot.values()) - k - s:>7}"
                      f"{100.0 * k / max(1, sum(tot.values())):>7.1f}%")
-        same = {n for n, (sm, _) in static_rows.items() if sm}
+        same = {n for n, row in static_rows.items() if row[0]}
         if same:
             ran = [m for m in mut_lines if m["mutant"] not in same]
             kk = sum(m["fate"] == "killed" for m in ran)

@@ -71,7 +71,7 @@ def read_run(run_dir):
         if mpath:
             with _open(mpath) as f:
                 muts = [json.loads(l) for l in f]
-    except (ValueError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError, OSError, EOFError) as e:   # gzip's errors are OSError
         raise Malformed(f"{run_dir}: not a litmus gpu run's output: {type(e).__name__}: {e}")
     return claim, doc.get("run_id"), tests, muts
 
@@ -109,8 +109,8 @@ def read_baseline(path):
                     raise Malformed(f"{path}:{no}: expected {{TEST: [OUTCOME, ...]}}")
                 [(t, unseen)] = row.items()
                 out[t] = set(unseen)
-    except ValueError as e:
-        raise Malformed(f"{path}: not JSON lines: {e}")
+    except (ValueError, AttributeError, OSError, EOFError) as e:
+        raise Malformed(f"{path}: not a baseline's JSON lines: {type(e).__name__}: {e}")
     return head, out
 
 
@@ -127,13 +127,15 @@ def compare(tests, base):
 
 
 def triage_rows(muts):
-    """One line per surviving mutant: mutant, operator, triage, rule, environments tried, instances, why."""
-    rows = ["mutant\toperator\ttriage\trule\tenvironments\tinstances\twhy"]
+    """One line per surviving mutant: mutant, operator, triage, rule, environments tried, instances, what the
+    mutation changed in the SASS (static.sass_diff), why."""
+    rows = ["mutant\toperator\ttriage\trule\tenvironments\tinstances\tsass_diff\twhy"]
     for m in sorted((m for m in muts if m.get("fate") == "survived"), key=lambda m: (m.get("triage", ""), m["mutant"])):
         tried = m.get("tried") or {}
         rows.append("\t".join([m["mutant"], m["operator"], m.get("triage", "?"), m.get("rule", ""),
                                ",".join(tried.get("environments", [])), str(tried.get("instances", "")),
-                               m.get("why", "").replace("\t", " ")]))
+                               tried.get("sass_diff", ""),
+                               " ".join(x for x in (m.get("why", ""), tried.get("note", "")) if x).replace("\t", " ")]))
     return rows
 
 

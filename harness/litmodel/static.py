@@ -5,7 +5,8 @@ or weakened. Both feed the triage of a survivor (gpu_tier.triage).
 
 `same_sass`: the build keeps the cubin of the kernels (`nvcc -keep`), nvdisasm lists it, and each mutant's
 kernel is compared with its original's, instruction by instruction (normalised), into build/static.tsv
-(MUTANT <TAB> same|differs <TAB> the ptxas and nvdisasm releases), carried with the runner."""
+(MUTANT <TAB> same|differs <TAB> the ptxas and nvdisasm releases <TAB> sass_diff: the instructions the mutation
+added, removed or reordered), carried with the runner."""
 import os
 import re
 import shutil
@@ -84,8 +85,28 @@ def normalised(instrs):
     return out
 
 
+def sass_diff(mutant, original):
+    """What the mutant's normalised SASS has that the original's has not, as opcodes with modifiers: `-CCTL.IVALL`
+    (one fewer), `+LD.E` (one more); with the same opcodes, `operands -[TEXT] +[TEXT]` (a wait's count), or `order`
+    when the same instructions come in another order; '' when equal."""
+    if mutant == original:
+        return ""
+    from collections import Counter
+
+    def mnem(t):
+        body = t.split(None, 1)[1] if t.startswith("@") else t
+        return body.split(None, 1)[0]
+    a, b = Counter(map(mnem, mutant)), Counter(map(mnem, original))
+    parts = [f"-{m}" for m in sorted((b - a).elements())] + [f"+{m}" for m in sorted((a - b).elements())]
+    if parts:
+        return " ".join(parts)
+    a, b = Counter(mutant), Counter(original)   # the same opcodes: an operand (a wait's count), or the order
+    parts = [f"-[{t}]" for t in sorted((b - a).elements())] + [f"+[{t}]" for t in sorted((a - b).elements())]
+    return "operands " + " ".join(parts) if parts else "order"
+
+
 def same_sass(cubin, pairs, nvdisasm):
-    """{mutant: True|False} for [(mutant, original)] from the cubin holding both kernels."""
+    """{mutant: (same: bool, sass_diff)} for [(mutant, original)] from the cubin holding both kernels."""
     from framework.toolchains import nvdisasm as nd
     listing = nd.disassemble(nvdisasm, cubin)
     out = {}
@@ -94,7 +115,8 @@ def same_sass(cubin, pairs, nvdisasm):
         b = listing.kernels.get(kernel_symbol(original))
         if a is None or b is None:
             continue
-        out[mutant] = normalised(a) == normalised(b)
+        na, nb = normalised(a), normalised(b)
+        out[mutant] = (na == nb, sass_diff(na, nb))
     return out
 
 
@@ -105,21 +127,22 @@ def nvdisasm_version(path):
 
 
 def write_static(path, same, tools):
-    """static.tsv: MUTANT <TAB> same|differs <TAB> the tools that compiled and listed it."""
+    """static.tsv: MUTANT <TAB> same|differs <TAB> the tools that compiled and listed it <TAB> sass_diff."""
     with open(path, "w", encoding="utf-8") as f:
         for m in sorted(same):
-            f.write(f"{m}\t{'same' if same[m] else 'differs'}\t{tools}\n")
+            eq, diff = same[m]
+            f.write(f"{m}\t{'same' if eq else 'differs'}\t{tools}\t{diff[:300]}\n")
 
 
 def read_static(path):
-    """{mutant: (same: bool, tool)} from static.tsv; {} when there is none."""
+    """{mutant: (same: bool, tools, sass_diff)} from static.tsv; {} when there is none."""
     out = {}
     if not os.path.isfile(path):
         return out
     with open(path, encoding="utf-8") as f:
         for no, line in enumerate(f, 1):
             parts = line.rstrip("\n").split("\t")
-            if len(parts) != 3 or parts[1] not in ("same", "differs"):
-                raise ValueError(f"{path}:{no}: expected MUTANT<TAB>same|differs<TAB>TOOL")
-            out[parts[0]] = (parts[1] == "same", parts[2])
+            if len(parts) != 4 or parts[1] not in ("same", "differs"):
+                raise ValueError(f"{path}:{no}: expected MUTANT<TAB>same|differs<TAB>TOOLS<TAB>SASS DIFF")
+            out[parts[0]] = (parts[1] == "same", parts[2], parts[3])
     return out

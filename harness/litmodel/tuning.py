@@ -17,7 +17,9 @@ first killing launch) and ranks the environments of each shape by the rate of we
 outcomes of the shape's mutants (the weak behaviours the mutations expose), as mutants killed, then kills per
 second; ties by the share of the tests' instances outside their most frequent outcome. The table (JSON, with the
 device and driver it was measured on) gives each shape its ranking; a run with `--env-table` follows it."""
+import glob
 import json
+import os
 
 from . import suite
 from .syntax import parse_file
@@ -46,6 +48,7 @@ GRID = {
 }
 
 SCHEMA = "ptxcts-litmus-envs"
+ENVS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "envs")   # the committed tables
 
 
 class TableError(Exception):
@@ -65,7 +68,6 @@ def env_text(e, **extra):
 
 def shapes():
     """{test name: shape}: the shape is the generated file (cases/<shape>.litmus) that holds the test."""
-    import os
     out = {}
     for f in suite.suite_files():
         shape = os.path.basename(f)[:-len(".litmus")]
@@ -121,6 +123,21 @@ def write_table(path, table):
     with open(path, "w", encoding="utf-8") as f:
         json.dump(table, f, indent=1, sort_keys=True)
         f.write("\n")
+
+
+def find_table(device_name, driver):
+    """The committed table (ENVS_DIR) measured on this device name and driver branch (the driver's major
+    version), or None."""
+    branch = str(driver or "").split(".")[0]
+    for path in sorted(glob.glob(os.path.join(ENVS_DIR, "*.json"))):
+        try:
+            with open(path, encoding="utf-8") as f:
+                t = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if (t.get("device") or {}).get("name") == device_name and str(t.get("driver") or "").split(".")[0] == branch:
+            return path
+    return None
 
 
 def read_table(path):

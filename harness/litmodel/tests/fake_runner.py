@@ -2,7 +2,8 @@
 """A stand-in for litmus-runner (tests/test_gpu_tier.py): the runner's protocol, and per test name a fault:
 'trap' dies after its begin line (exit 4, as a trapped kernel's CUDA error), 'hang' never finishes, 'garbage'
 prints a line that is not the protocol, 'weak' shows the forbidden outcome T1:r1=0, 'warmonly' shows it only in an
-environment with pattern=3 (the tuning's warm stress); FAKE_NOGPU=1 exits 77 at once. FAKE_TABLE names the --list
+environment with pattern=3 (the tuning's warm stress), 'slow' sleeps its ms when FAKE_HONOR_MS is set, a
+name listed in FAKE_WEAK (commas) shows T1:r1=0; FAKE_NOGPU=1 exits 77 at once. FAKE_TABLE names the --list
 table. A tests-file line is a run: `NAME[@TAG] [KEY=VALUE]...`; its result names the run."""
 import json
 import os
@@ -30,7 +31,10 @@ for words in runs:
     if "garbage" in n:
         print("Segmentation fault (core dumped) ~~", flush=True)
         continue
-    weak = "weak" in n or ("warmonly" in n and env.get("pattern") == "3")
+    if os.environ.get("FAKE_HONOR_MS") and "slow" in n:   # a run that is silent for its ms, as the runner's
+        time.sleep(int(env.get("ms", "0")) / 1000.0)
+    weak = ("weak" in n or ("warmonly" in n and env.get("pattern") == "3") or
+            n.split("@")[0] in os.environ.get("FAKE_WEAK", "").split(","))
     hist = {"T1:r1=1": 1000} if not weak else {"T1:r1=1": 990, "T1:r1=0": 10}
     m = int(mutant[n.split("@")[0]])
     verdict = ("killed" if weak else "survived") if m else ("fail" if weak else "pass")

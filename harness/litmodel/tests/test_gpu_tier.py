@@ -73,13 +73,13 @@ class FakeRun(_Tier):
         self.assertEqual(rc, 77)
 
     def test_forbidden_outcome_fails_a_test_and_kills_a_mutant(self):
-        rc, out = self.run_tier([("MP.weak", "0"), ("MP.weak+drop_fence.0", "1"), ("MP.a+drop_fence.1", "1")],
+        rc, out = self.run_tier([("MP.weak", "0"), ("MP.a+weak.0", "1"), ("MP.a+drop_fence.1", "1")],
                                 ["--mutants"])
         self.assertEqual(rc, 1)
         self.assertEqual(self.cases(out)["MP.weak"]["class"], "fail")
         with gzip.open(os.path.join(out, "mutants.jsonl.gz"), "rt") as f:
             fates = {m["mutant"]: m for m in map(json.loads, f)}
-        self.assertEqual(fates["MP.weak+drop_fence.0"]["fate"], "killed")
+        self.assertEqual(fates["MP.a+weak.0"]["fate"], "killed")
         self.assertEqual(fates["MP.a+drop_fence.1"]["fate"], "survived")
         self.assertIn(fates["MP.a+drop_fence.1"]["triage"], ("lowering", "stress_gap"))
         with open(os.path.join(out, "summary.txt")) as f:
@@ -87,6 +87,28 @@ class FakeRun(_Tier):
         with gzip.open(os.path.join(out, "histograms.jsonl.gz"), "rt") as f:
             h = [json.loads(l) for l in f]
         self.assertEqual(len(h), 3)
+
+    def test_a_forbidden_outcome_an_alternative_policy_allows_is_spec_divergence(self):
+        # MbarRemote.arrive_cluster.wait_cta: T1:r1=0 is forbidden under mbarrier_wait_scope=object_local (the
+        # default), allowed under strict_scope; the .cluster wait forbids it under both
+        table = [("MbarRemote.arrive_cluster.wait_cta", "0"), ("MbarRemote.arrive_cluster.wait_cluster", "0")]
+        rc, out = self.run_tier(table, env={"FAKE_WEAK": ",".join(n for n, _ in table)})
+        self.assertEqual(rc, 1)   # the .cluster test fails
+        c = self.cases(out)
+        self.assertEqual(c["MbarRemote.arrive_cluster.wait_cta"]["class"], "spec_divergence")
+        self.assertEqual(c["MbarRemote.arrive_cluster.wait_cta"]["details"]["policy"],
+                         "mbarrier_wait_scope=strict_scope")
+        self.assertEqual(c["MbarRemote.arrive_cluster.wait_cluster"]["class"], "fail")
+
+    def test_a_kill_by_an_outcome_the_original_showed_does_not_count(self):
+        table = [("MP.a", "0"), ("MP.a+x.0", "1"), ("MP.b", "0"), ("MP.b+x.0", "1")]
+        rc, out = self.run_tier(table, ["--mutants"], env={"FAKE_WEAK": "MP.a,MP.a+x.0,MP.b+x.0"})
+        with gzip.open(os.path.join(out, "mutants.jsonl.gz"), "rt") as f:
+            fates = {m["mutant"]: m for m in map(json.loads, f)}
+        self.assertEqual(fates["MP.a+x.0"]["fate"], "survived")
+        self.assertEqual(fates["MP.a+x.0"]["triage"], "original_diverges")
+        self.assertEqual(fates["MP.a+x.0"]["original_showed"], ["T1:r1=0"])
+        self.assertEqual(fates["MP.b+x.0"]["fate"], "killed")
 
     def test_time_budget_skips_the_rest(self):
         rc, out = self.run_tier([("MP.a", "0"), ("MP.b", "0")], ["--time-budget", "0.000001"])
@@ -140,6 +162,36 @@ class Campaign(_Tier):
         self.assertEqual([r["env"] for r in f["MP.a+warmonly.0"]["runs"]], ["quiet", "warm"])   # round 2 killed it
         self.assertNotIn("env-table.json", os.listdir(out))
 
+    def test_auto_takes_the_table_of_the_device_else_the_default_run(self):
+        from litmodel import tuning
+        d = os.path.join(self.dir, "envs")
+        os.makedirs(d)
+        old = tuning.ENVS_DIR
+        tuning.ENVS_DIR = d
+        self.addCleanup(setattr, tuning, "ENVS_DIR", old)
+        tuning.write_table(os.path.join(d, "a.json"), tuning.make_table({}, {"name": "GPU X"}, "580.1.2", "now", {}))
+        self.assertEqual(tuning.find_table("GPU X", "580.9"), os.path.join(d, "a.json"))
+        self.assertIsNone(tuning.find_table("GPU X", "575.1"))
+        self.assertIsNone(tuning.find_table("GPU Y", "580.1.2"))
+        # no table for this machine's device (the stand-in has none): one run each in the default environment
+        rc, out = self.run_tier(self.TABLE, ["--mutants", "--env-table", "auto", "--time-budget", "30"])
+        self.assertEqual(rc, 0)
+        self.assertNotIn("environments", self.cases(out)["MP.a"]["details"])
+
+    def test_a_long_run_is_not_a_hang(self):
+        # a focus run is silent for its ms: the hang limit of its phase is --hang-s beyond it
+        from litmodel import tuning
+        path = os.path.join(self.dir, "t.json")
+        scores = {"?": {"base": {"mutants": 1, "killed": 0, "seconds": 1.0, "instances": 1, "off_mode": 0}}}
+        tuning.write_table(path, tuning.make_table(scores, {"name": "x"}, "1", "now", {}))
+        rc, out = self.run_tier([("MP.a", "0"), ("MP.a+slow.0", "1")],
+                                ["--mutants", "--env-table", path, "--time-budget", "6", "--hang-s", "1"],
+                                env={"FAKE_HONOR_MS": "1"})
+        self.assertEqual(rc, 0)
+        with gzip.open(os.path.join(out, "mutants.jsonl.gz"), "rt") as f:
+            [m] = [json.loads(l) for l in f]
+        self.assertEqual(m["fate"], "survived")   # not timeout: its first run lasted ~2 s, --hang-s is 1
+
     def test_a_malformed_table_exits_3_naming_it(self):
         path = os.path.join(self.dir, "bad.json")
         with open(path, "w") as f:
@@ -174,6 +226,11 @@ class Triage(unittest.TestCase):
         self.assertEqual(static.normalised(x), static.normalised(y))
         z = [Instr(0, "MOV R8, 0x10", 0), Instr(16, "CALL.REL.NOINC `(f)", 0), Instr(32, "IADD3 R0, R0, 0x1, RZ", 0)]
         self.assertNotEqual(static.normalised(z), static.normalised(y))
+        self.assertEqual(static.sass_diff(["LD.E R1", "CCTL.IVALL"], ["LD.E R1"]), "+CCTL.IVALL")
+        self.assertEqual(static.sass_diff(["LD.E R1", "LD.E.STRONG.SM R2"], ["LD.E.STRONG.SM R2", "LD.E R1"]), "order")
+        self.assertEqual(static.sass_diff(["@P0 BRA L1"], ["MEMBAR.ALL.GPU", "@P0 BRA L1"]), "-MEMBAR.ALL.GPU")
+        self.assertEqual(static.sass_diff(["DEPBAR.LE SB0, 0x1"], ["DEPBAR.LE SB0, 0x0"]),
+                         "operands -[DEPBAR.LE SB0, 0x0] +[DEPBAR.LE SB0, 0x1]")
 
     def test_lowering_rules_name_the_instruction(self):
         from litmodel import static
@@ -199,10 +256,14 @@ class Triage(unittest.TestCase):
         t = gpu_tier.triage(same, {"a=0": 5}, runs, None, Model(), originals)
         self.assertEqual(t["triage"], "equivalent")
         other = dict(same, text="")
-        self.assertEqual(gpu_tier.triage(other, {}, runs, (True, "nvdisasm 13.5.37"))["rule"], "same_sass")
-        self.assertEqual(gpu_tier.triage(other, {}, runs, (False, "x"))["rule"], "fence.proxy.async")
+        self.assertEqual(gpu_tier.triage(other, {}, runs, (True, "nvdisasm 13.5.37", ""))["rule"], "same_sass")
+        t = gpu_tier.triage(other, {}, runs, (False, "x", "-FENCE.VIEW.ASYNC.S"))
+        self.assertEqual((t["rule"], t["tried"]["sass_diff"]), ("fence.proxy.async", "-FENCE.VIEW.ASYNC.S"))
         gap = gpu_tier.triage(dict(other, operator="reverse_accesses", what="swap"), {"a=0": 5}, runs)
         self.assertEqual((gap["triage"], gap["tried"]["environments"]), ("stress_gap", ["warm"]))
+        l1 = gpu_tier.triage(dict(other, operator="acquire_to_relaxed", what="ld.acquire.gpu -> ld.relaxed.gpu"), {},
+                             runs, (False, "x", "-CCTL.IVALL"))
+        self.assertIn("L1 invalidation", l1["tried"]["note"])
 
 
 class Stop(unittest.TestCase):
