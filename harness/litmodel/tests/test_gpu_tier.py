@@ -89,14 +89,15 @@ class FakeRun(_Tier):
         self.assertEqual(len(h), 3)
 
     def test_a_forbidden_outcome_an_alternative_policy_allows_is_spec_divergence(self):
-        # MbarRemote.arrive_cluster.wait_cta: T1:r1=0 is forbidden under mbarrier_wait_scope=object_local (the
-        # default), allowed under strict_scope; the .cluster wait forbids it under both
-        table = [("MbarRemote.arrive_cluster.wait_cta", "0"), ("MbarRemote.arrive_cluster.wait_cluster", "0")]
+        # TMA.peer_cta.consumer_expects.wait_cta: T1:r1=0 (a peer CTA's complete-tx not seen by a .cta try_wait)
+        # is forbidden under mbarrier_wait_scope=scoped_arrive (the default), undefined under strict_scope; the
+        # .cluster wait of MbarRemote forbids it under every alternative
+        table = [("TMA.peer_cta.consumer_expects.wait_cta", "0"), ("MbarRemote.arrive_cluster.wait_cluster", "0")]
         rc, out = self.run_tier(table, env={"FAKE_WEAK": ",".join(n for n, _ in table)})
         self.assertEqual(rc, 1)   # the .cluster test fails
         c = self.cases(out)
-        self.assertEqual(c["MbarRemote.arrive_cluster.wait_cta"]["class"], "spec_divergence")
-        self.assertEqual(c["MbarRemote.arrive_cluster.wait_cta"]["details"]["policy"],
+        self.assertEqual(c["TMA.peer_cta.consumer_expects.wait_cta"]["class"], "spec_divergence")
+        self.assertEqual(c["TMA.peer_cta.consumer_expects.wait_cta"]["details"]["policy"],
                          "mbarrier_wait_scope=strict_scope")
         self.assertEqual(c["MbarRemote.arrive_cluster.wait_cluster"]["class"], "fail")
 
