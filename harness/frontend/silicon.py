@@ -145,7 +145,12 @@ def check_folder(folder, root, target=None, ptx=None):
                                 " (not a folder `./ptxcts modules --frontend` wrote)", MALFORMED)
     redo = (f"write it again: ./ptxcts modules --frontend {doc['frontend'].get('name')} --target {doc['target']} "
             f"--ptx {doc['ptx']} --valid-only --out DIR")
-    here = made_from(root)
+    kind = doc["frontend"].get("kind")
+    if kind in ("triton", "cute-dsl"):   # the front-end's instruction in the hand-written frame (framed/splice.py)
+        from .framed import splice
+        here = splice.made_from(root, kind)
+    else:
+        here = made_from(root)
     for k, v in sorted(here.items()):
         if doc["made_from"].get(k) != v:
             raise FrontendError(f"{folder} is stale: {k} is {str(doc['made_from'].get(k))[:12]} there, "
@@ -177,6 +182,9 @@ def write_modules(a, forms, info, target, out, write, root, stream=sys.stderr, m
     out once the front-end is known to load (None or an exit status). Returns the exit status."""
     t0 = time.monotonic()
     fe = resolve(a.frontend)
+    if fe.kind in ("triton", "cute-dsl"):   # kernels that cannot take the run ABI: their instruction, framed
+        from .framed import splice
+        return splice.write_modules(a, forms, info, target, out, write, root, stream, make_out, fe=fe)
     if fe.kind not in ("llvm", "triton-llvm"):
         raise FrontendError(f"--frontend {fe.name}: whole kernels are written for LLVM front-ends only (this one "
                             f"is {fe.kind})")
