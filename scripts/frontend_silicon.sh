@@ -3,15 +3,17 @@
 #
 #   scripts/frontend_silicon.sh write DIR [FRONTEND...]
 #       on a machine where the front-ends are installed (a GPU runner may have none): for each front-end (default:
-#       every installed one of triton, cute-dsl, llvm-triton, llvm-22), `./ptxcts modules --frontend F --target T
+#       every installed one of triton, cute-dsl, llvm-triton, llvm-22; `triton=PATH` writes DIR/triton-named: a
+#       Triton of your own, e.g. the runner's), `./ptxcts modules --frontend F --target T
 #       --ptx 9.0 --valid-only --max-entries 16` into DIR/F/T, T = sm_90, sm_90a, sm_80 (the targets the run tier
 #       loads on an sm_90 device: sm_90, then sm_90a for a kernel sm_90 lacks, sm_80 for the JIT of an older target)
 #   scripts/frontend_silicon.sh run DIR OUT [--toolchain T]
 #       on the GPU: for each DIR/F, `./ptxcts run --modules DIR/F` into OUT/run-F (each folder checked first by
 #       `./ptxcts frontend check-modules`: made from this tree), then `./ptxcts frontend compare` against the
-#       hand-written run-tier baseline of this device (OUT/run-F/compare.txt, compare.json); one line per front-end
-#       in OUT/summary.tsv (front-end, run exit, compare exit, seconds). Exit 0 when every compare found no
-#       difference, 1 when one differs or a run could not be compared, 2 on a usage error.
+#       hand-written run-tier baseline of this device (OUT/run-F/compare.txt, compare.json); results.json and
+#       junit.xml gzipped; one line per front-end in OUT/summary.tsv (front-end, run exit, compare exit,
+#       seconds). Exit 0 when every compare found no difference, 1 when one differs or a run could not be
+#       compared, 2 on a usage error.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -29,14 +31,18 @@ from frontend import installed_dir; sys.exit(0 if installed_dir('$f') else 1)" &
     fi
     [ ${#fes[@]} -gt 0 ] || { echo "frontend_silicon: no front-end installed here (./ptxcts frontend install NAME)" >&2; exit 2; }
     rc=0
+    mkdir -p "$dir"
     for f in "${fes[@]}"; do
+      n=$f
+      [[ $f == triton=* ]] && n=triton-named
       for t in sm_90 sm_90a sm_80; do
         t0=$(date +%s.%N)
-        rm -rf "$dir/$f/$t"
+        rm -rf "${dir:?}/$n/$t"
+        log=$dir/$n.$t.log
         ./ptxcts modules --frontend "$f" --target "$t" --ptx 9.0 --valid-only --max-entries 16 --quiet \
-          --out "$dir/$f/$t" > "$dir.$f.$t.log" 2>&1 || { rc=$?; echo "frontend_silicon: $f $t failed (exit $rc): $dir.$f.$t.log" >&2; continue; }
-        printf '%-12s %-7s %s (%.1f s)\n' "$f" "$t" "$(tail -1 "$dir.$f.$t.log")" "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{print b-a}')"
-        rm -f "$dir.$f.$t.log"
+          --out "$dir/$n/$t" > "$log" 2>&1 || { rc=$?; echo "frontend_silicon: $f $t failed (exit $rc): $log" >&2; continue; }
+        printf '%-12s %-7s %s (%.1f s)\n' "$n" "$t" "$(tail -1 "$log")" "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{print b-a}')"
+        rm -f "$log"
       done
     done
     exit $rc ;;
@@ -52,6 +58,7 @@ from frontend import installed_dir; sys.exit(0 if installed_dir('$f') else 1)" &
     rc=0
     printf 'frontend\trun_exit\tcompare_exit\tseconds\n' > "$out/summary.tsv"
     for d in "$dir"/*/; do
+      [ -f "$d/sm_90/index.json" ] || [ -f "$d/sm_90a/index.json" ] || continue
       f=$(basename "$d")
       t0=$(date +%s)
       r=0 c=-
@@ -62,6 +69,7 @@ from frontend import installed_dir; sys.exit(0 if installed_dir('$f') else 1)" &
         ./ptxcts frontend compare "$out/run-$f" --json "$out/run-$f/compare.json" > "$out/run-$f/compare.txt" 2>&1 || c=$?
         tail -3 "$out/run-$f/compare.txt"
         [ $c = 0 ] || rc=1
+        gzip -f "$out/run-$f/results.json" "$out/run-$f/junit.xml" 2>/dev/null   # a few MB, not tens
       else
         echo "frontend_silicon: $f: the run wrote no results (exit $r): $out/run-$f.log"
         rc=1

@@ -120,18 +120,19 @@ def _sha256(path):
 
 def made_from(root, kind):
     """sha256 of what the kernels are made from: the manifest's forms, the run contract, the hand-written frame
-    templates, the front-end's mapping and its engine (the kernels it compiles)."""
+    templates, the front-end's mapping, its engine (the kernels it compiles) and this splice."""
     tpl = hashlib.sha256()
     for name in sorted(os.listdir(TEMPLATES)):
         if name.endswith(".ptx.j2"):
             with open(os.path.join(TEMPLATES, name), "rb") as f:
                 tpl.update(name.encode() + b"\0" + f.read() + b"\0")
-    pkg = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), kind.replace("-", "_"))
+    here = os.path.dirname(os.path.abspath(__file__))
     eng = hashlib.sha256()
-    for name in sorted(os.listdir(pkg)):
-        if name.endswith(".py"):
-            with open(os.path.join(pkg, name), "rb") as f:
-                eng.update(name.encode() + b"\0" + f.read() + b"\0")
+    for pkg in (os.path.join(os.path.dirname(here), kind.replace("-", "_")), here):   # its engine, and the splice
+        for name in sorted(os.listdir(pkg)):
+            if name.endswith(".py"):
+                with open(os.path.join(pkg, name), "rb") as f:
+                    eng.update(os.path.basename(pkg).encode() + b"/" + name.encode() + b"\0" + f.read() + b"\0")
     return {"forms_jsonl_sha256": _sha256(os.path.join(root, "generated", "manifest", "forms.jsonl")),
             "run_contract_sha256": _sha256(os.path.join(root, "generated", "contract", "run_contract.hpp")),
             "frame_templates_sha256": tpl.hexdigest(),
