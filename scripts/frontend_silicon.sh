@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The front-ends' run-tier kernels on silicon, in two halves (harness/frontend/README.md, "On silicon").
 #
-#   scripts/frontend_silicon.sh write DIR [FRONTEND...]
+#   scripts/frontend_silicon.sh write DIR [--ptx V] [FRONTEND...]
 #       on a machine where the front-ends are installed (a GPU runner may have none): for each front-end (default:
 #       every installed one of triton, cute-dsl, llvm-triton, llvm-22; `triton=PATH` writes DIR/triton-named: a
 #       Triton of your own, e.g. the runner's), `./ptxcts modules --frontend F --target T
-#       --ptx 9.0 --valid-only --max-entries 16` into DIR/F/T, T = sm_90, sm_90a, sm_80 (the targets the run tier
+#       --ptx V --valid-only --max-entries 16` (V: the run's toolchain's PTX ISA, default 9.0) into DIR/F/T, T = sm_90, sm_90a, sm_80 (the targets the run tier
 #       loads on an sm_90 device: sm_90, then sm_90a for a kernel sm_90 lacks, sm_80 for the JIT of an older target)
 #   scripts/frontend_silicon.sh run DIR OUT [--toolchain T]
 #       on the GPU: for each DIR/F, `./ptxcts run --modules DIR/F` into OUT/run-F (each folder checked first by
@@ -22,6 +22,8 @@ verb=$1 dir=$2
 shift 2
 case $verb in
   write)
+    ptx=9.0
+    if [ "${1:-}" = --ptx ] && [ -n "${2:-}" ]; then ptx=$2; shift 2; fi
     fes=("$@")
     if [ ${#fes[@]} = 0 ]; then
       for f in triton cute-dsl llvm-triton llvm-22; do
@@ -39,7 +41,7 @@ from frontend import installed_dir; sys.exit(0 if installed_dir('$f') else 1)" &
         t0=$(date +%s.%N)
         rm -rf "${dir:?}/$n/$t"
         log=$dir/$n.$t.log
-        ./ptxcts modules --frontend "$f" --target "$t" --ptx 9.0 --valid-only --max-entries 16 --quiet \
+        ./ptxcts modules --frontend "$f" --target "$t" --ptx "$ptx" --valid-only --max-entries 16 --quiet \
           --out "$dir/$n/$t" > "$log" 2>&1 || { rc=$?; echo "frontend_silicon: $f $t failed (exit $rc): $log" >&2; continue; }
         printf '%-12s %-7s %s (%.1f s)\n' "$n" "$t" "$(tail -1 "$log")" "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{print b-a}')"
         rm -f "$log"

@@ -36,16 +36,22 @@ def _found():
     return site, name
 
 
-def _toolchain():
-    """[] where the pairing (ptxas 13.5) is installed, else this machine's default toolchain."""
-    if subprocess.run([PTXCTS, "toolchains", "resolve", "13.5"], cwd=ROOT, capture_output=True).returncode == 0:
-        return []
+def _default_toolchain():
+    """(name, PTX ISA version) of this machine's default toolchain (the run tier's)."""
     r = subprocess.run([PTXCTS, "toolchains", "resolve", "--json"], cwd=ROOT, capture_output=True, text=True)
     if r.returncode != 0:
         print(f"frontend.triton.installed: no toolchain to assemble its PTX: {r.stderr.strip()}")
         sys.exit(2)
     import json
-    name = json.loads(r.stdout).get("name")
+    doc = json.loads(r.stdout)
+    return doc["name"], doc["chapter_ptx"]
+
+
+def _toolchain():
+    """[] where the pairing (ptxas 13.5) is installed, else this machine's default toolchain."""
+    if subprocess.run([PTXCTS, "toolchains", "resolve", "13.5"], cwd=ROOT, capture_output=True).returncode == 0:
+        return []
+    name, _ = _default_toolchain()
     print(f"frontend.triton.installed: toolchain 13.5 is not installed: paired with {name} instead")
     return ["--toolchain", name]
 
@@ -87,12 +93,13 @@ def gpu():
     site, _name = found
     out = _out("gpu")
     modules = os.path.join(out, "modules")
-    w = subprocess.run(["bash", os.path.join(ROOT, "scripts", "frontend_silicon.sh"), "write", modules,
-                        f"triton={site}"], cwd=ROOT)
+    tc, ptx = _default_toolchain()   # the run tier's: the modules are written at its PTX ISA version
+    script = os.path.join(ROOT, "scripts", "frontend_silicon.sh")
+    w = subprocess.run(["bash", script, "write", modules, "--ptx", ptx, f"triton={site}"], cwd=ROOT)
     if w.returncode != 0:
         return w.returncode
-    return subprocess.run(["bash", os.path.join(ROOT, "scripts", "frontend_silicon.sh"), "run", modules,
-                           os.path.join(out, "runs")], cwd=ROOT).returncode
+    return subprocess.run(["bash", script, "run", modules, os.path.join(out, "runs"), "--toolchain", tc],
+                          cwd=ROOT).returncode
 
 
 if __name__ == "__main__":
