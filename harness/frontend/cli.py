@@ -156,8 +156,9 @@ def cmd_coverage(a):
 
 
 def cmd_check_modules(a):
+    from .framed.splice import made_from_of
     from .silicon import check_folder
-    doc = check_folder(a.folder, _root(), a.target, a.ptx)
+    doc = check_folder(a.folder, _root(), a.target, a.ptx, made_from_of(_root()))
     p = doc["frontend"]
     print(f"frontend: {a.folder}: {len(doc['entries'])} kernels written by {p.get('name')} ({p.get('version_string')}) "
           f"for {doc['target']} PTX {doc['ptx']} from this tree's manifest, contract and templates; "

@@ -32,7 +32,7 @@ from collections import Counter, defaultdict
 from ptxcts_gen import linemap, parse
 from ptxcts_gen.render import TEMPLATES, env, kernel_text
 
-from .. import FrontendError, engines, isolate, resolve, tier
+from .. import engines, isolate, resolve, tier
 from .. import silicon
 from ..judge import EMITTED
 
@@ -160,7 +160,8 @@ def compiled_at(fe, target, ptx):
 
 
 def write_modules(a, forms, info, target, out, write, root, stream=sys.stderr, make_out=None, fe=None):
-    """Write the modules and index.json into out (silicon.write_modules's contract). Returns the exit status."""
+    """Write the modules and index.json into out (silicon.write_modules's contract, its index format and reasons).
+    Returns the exit status."""
     t0 = time.monotonic()
     fe = fe or resolve(a.frontend)
     for n in fe.notes:
@@ -283,3 +284,8 @@ def _index(fe, forms, got, target, a, fe_at, not_written, out, write, root):
         "frame": "templates/*.ptx.j2 (the run tier's hand-written kernels); the instruction under test is the "
                  "front-end's (entries.E.written), its register operands the frame's (entries.E.spliced)"}
     return doc
+
+
+def made_from_of(root):
+    """check-modules' made_from per front-end kind: this module's for the framed kinds, else silicon's."""
+    return lambda kind: made_from(root, kind) if kind in KINDS else silicon.made_from(root)

@@ -78,12 +78,12 @@ class Provenance(unittest.TestCase):
                 f.write("//\n")
             with open(os.path.join(d, "index.json"), "w") as f:
                 json.dump(doc, f)
-            self.assertEqual(silicon.check_folder(d, ROOT, "sm_90", "9.0")["frontend"]["name"], "triton")
+            self.assertEqual(silicon.check_folder(d, ROOT, "sm_90", "9.0", splice.made_from_of(ROOT))["frontend"]["name"], "triton")
             doc["made_from"]["mapping_sha256"] = "0" * 64
             with open(os.path.join(d, "index.json"), "w") as f:
                 json.dump(doc, f)
             with self.assertRaises(FrontendError) as e:
-                silicon.check_folder(d, ROOT, "sm_90", "9.0")
+                silicon.check_folder(d, ROOT, "sm_90", "9.0", splice.made_from_of(ROOT))
             self.assertIn("mapping_sha256", str(e.exception))
             self.assertEqual(e.exception.code, 3)
 
