@@ -9,7 +9,7 @@ observed`: the environment lost power, or the device changed), and those the bas
 `--update` writes the baseline from the run (review the diff). A baseline claims its device like the other tiers'
 (results/baselines/README.md): the device name, compute capability and driver branch.
 
-Baseline file: results/baselines/litmus/<sm>/<device slug>-r<branch>/unseen-allowed.json.gz, schema
+Baseline file: results/baselines/litmus/<sm>/<device slug>-r<branch>/unseen-allowed.jsonl.gz, schema
 `ptxcts-litmus-unseen`, one test a line: {"test": [outcome never observed, ...]}."""
 import argparse
 import glob
@@ -83,7 +83,7 @@ def slug(name):
 def baseline_path(claim):
     sm = "sm_" + str(claim.get("cc") or "0").replace(".", "")
     return os.path.join(BASE_DIR, sm, f"{slug(claim['name'])}-r{claim.get('driver_branch') or 'x'}",
-                        "unseen-allowed.json.gz")
+                        "unseen-allowed.jsonl.gz")
 
 
 def write_baseline(path, claim, run_id, tests):

@@ -1,4 +1,4 @@
-"""`litmus unseen` and `litmus triage` (observed.py) on the committed H100 run of 2026-12-06 (stress 2): the
+"""`litmus unseen` and `litmus triage` (observed.py) on the committed H100 run of 2026-12-06 (tuned stress): the
 baseline of allowed outcomes never observed is that run's; a run that loses one is reported (exit 1 only with
 --strict), one that gains one says so; the triage file has a line per survivor; malformed input exits 3."""
 import glob
@@ -11,14 +11,14 @@ import unittest
 
 from litmodel import observed
 
-RUN = os.path.join(observed.ROOT, "results", "2026-12-06-sm_90-h100-litmus-gpu")
+RUN = os.path.join(observed.ROOT, "results", "2026-12-06-sm_90-h100-litmus-tuned")
 
 
 class Unseen(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="litobs-")
         self.addCleanup(shutil.rmtree, self.dir, True)
-        for f in glob.glob(os.path.join(RUN, "*stress2*")):
+        for f in glob.glob(os.path.join(RUN, "*-tuned.*")):
             shutil.copy(f, self.dir)
 
     def rewrite_hist(self, test, add=None, drop=None):
@@ -47,7 +47,7 @@ class Unseen(unittest.TestCase):
     def test_the_committed_baseline_is_that_run(self):
         rc, out = self.run_verb("unseen", self.dir)
         self.assertEqual(rc, 0, out)
-        self.assertIn("27 in this run, 27 in the baseline", out)
+        self.assertIn("19 in this run, 19 in the baseline", out)
         self.assertNotIn("no longer observed", out)
 
     def test_an_outcome_lost_is_reported_and_strict_fails(self):
