@@ -156,13 +156,14 @@ def run(raw_by):
         if "error" in raw:
             continue
         instrs = instrs_of(raw["instrs"])
-        if judgemod.judge(form, instrs, target=target).cls != judgemod.PASS:
+        applied = rules_for(form, target)   # once per form: every mutant of it is judged by the same rules
+        if judgemod.judge(form, instrs, target=target, applied=applied).cls != judgemod.PASS:
             continue
         # a per-form rotation of the foreign modifiers, so that every one of them is tried somewhere
         rot = sum(map(ord, fid + target)) % max(len(foreign), 1)
-        extra = {m for _, d in rules_for(form, target) for m in d.extra}
+        extra = {m for _, d in applied for m in d.extra}
         for kind, mut in mutants(form, instrs, foreign[rot:] + foreign[:rot], target):
-            v = judgemod.judge(form, mut, target=target)
+            v = judgemod.judge(form, mut, target=target, applied=applied)
             if v.cls == judgemod.PASS and kind in ("drop instruction", "duplicate") and _only_extra(instrs, mut, extra):
                 # removing or repeating an instruction the rule declares harmless (a further MEMBAR before a proxy
                 # fence): an equivalent mutant, not a hole
