@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Signals at random moments of every verb that judges, on a machine loaded with CPU hogs (docs/CLI.md, "Signals").
+"""Signals at chosen moments of every verb that judges, on a loaded machine (docs/CLI.md, "Signals").
 
 For each verb (compile, run, explore, lower, frontend, selftest, matrix, all) on a small selection, one uninterrupted
 run first (the reference: its classes and its wall time), then N trials: the verb is started through ./ptxcts, and
