@@ -33,6 +33,7 @@ if verb == "all":
             json.dump({"exit": gate, "counts": {"unchanged": 4}}, open(os.path.join(here, run, "gate.json"), "w"))
         rows.append(f"gate\t{run}\t\t{gate}")
     open(os.path.join(here, "results", "S-all.tsv"), "w").write("\n".join(rows) + "\n")
+    print("all: PTXCTS_BUILD=" + os.environ.get("PTXCTS_BUILD", "(unset)"))
     print("all: done")
     sys.exit(1 if fault == "gate" else 0)
 if verb == "test":
@@ -74,6 +75,16 @@ class DevCheck(StandInTest):
             with open(os.path.join(out, "devcheck.json")) as f:
                 doc = json.load(f)
         return p, doc
+
+    def test_the_copy_builds_in_its_own_folder_not_the_checked_trees(self):
+        # ./ptxcts sets PTXCTS_ROOT and PTXCTS_BUILD for its verbs: the copy's steps must not inherit them
+        os.environ["PTXCTS_BUILD"] = os.path.join(self.tree, "build")
+        try:
+            p, doc = self.devcheck()
+        finally:
+            del os.environ["PTXCTS_BUILD"]
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("[all] all: PTXCTS_BUILD=(unset)", p.stdout)
 
     def commit_fault(self, what):
         with open(os.path.join(self.tree, "FAULT"), "w") as f:
