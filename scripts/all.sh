@@ -104,6 +104,30 @@ lane_dir=$(mktemp -d "${TMPDIR:-/tmp}/ptxcts-all.XXXXXX")
 # ran LANE RUN: a tier wrote RUN (results.json there): it is reported and gated
 ran() { [ -f "$2/results.json" ] && echo "$2" >> "$lane_dir/$1"; }
 
+# The Triton installed on this machine for this Python (a runner's own, beside PyTorch; ./ptxcts frontend
+# find-triton), judged as --frontend triton=SITE (its results name its version), paired with ptxas 13.5 where that
+# toolchain is installed, else with this machine's. Gated where results/baselines/frontend/<its name>.json.gz
+# exists; else its own exit decides (0: every judged case passes or is a reviewed finding), written to
+# $lane_dir/triton_installed for the end of all.
+installed_triton_tier() {
+  local site name tc=() r=0
+  read -r site name _ < <(trap '' INT TERM; ./ptxcts frontend find-triton 2>/dev/null) || true
+  if [ -z "${site:-}" ]; then
+    step "no Triton installed for this Python (./ptxcts frontend find-triton): not judged"
+    return
+  fi
+  ./ptxcts toolchains resolve 13.5 > /dev/null 2>&1 ||
+    tc=(--toolchain "$(./ptxcts toolchains resolve --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["name"])')")
+  step "front-end tier ($name, the Triton installed here: $site${tc[1]:+, paired with ${tc[1]}})"
+  timed frontend-triton-installed ./ptxcts frontend run --frontend "triton=$site" "${tc[@]+"${tc[@]}"}" --quiet \
+    "${family[@]+"${family[@]}"}" --out "results/$stamp-frontend-triton-installed" || r=$?
+  if [ -f "results/baselines/frontend/$name.json.gz" ]; then
+    ran cpu "results/$stamp-frontend-triton-installed"
+  else
+    echo "$r $name results/$stamp-frontend-triton-installed" > "$lane_dir/triton_installed"
+  fi
+}
+
 cpu_lane() {
   step_traps   # a signal: the lane waits for its tier, then ends (scripts/stopping.sh)
   renice -n 10 -p "$BASHPID" >/dev/null 2>&1   # the lane's shell first: every tier it starts inherits the priority
@@ -127,6 +151,7 @@ cpu_lane() {
       --out "results/$stamp-frontend-$fe"
     ran cpu "results/$stamp-frontend-$fe"
   done
+  installed_triton_tier
   step "CPU lane done"
 }
 
@@ -209,6 +234,7 @@ runs=()
 for lane in cpu lower gpu; do
   [ -f "$lane_dir/$lane" ] && mapfile -t -O ${#runs[@]} runs < "$lane_dir/$lane"
 done
+triton_installed=$(cat "$lane_dir/triton_installed" 2>/dev/null) || triton_installed=""
 rm -rf "$lane_dir"
 # The report, and beside it the regression gate of each run against the committed baselines (results/baselines/),
 # per run and toolchain; each gate's verdict is <run>/gate.json, its lines <run>/gate.txt, printed in turn after.
@@ -234,6 +260,14 @@ for k in "${!runs[@]}"; do
             "driver, or a malformed file)"; rc=1 ;;
   esac
 done
+if [ -n "$triton_installed" ]; then   # the installed Triton without a baseline: its own verdict
+  read -r r name run <<< "$triton_installed"
+  case $r in
+    0) echo "all: $name (the Triton installed here): every judged case passes or is a reviewed finding ($run)" ;;
+    *) echo "all: $name (the Triton installed here): exit $r, see $run (no baseline to gate it:" \
+            "results/baselines/frontend/$name.json.gz)"; rc=1 ;;
+  esac
+fi
 wait "$report_pid" || echo "all: the report exited $?"
 step "done: results in ${runs[*]}; report in results/$stamp-report/report.html; steps and gates in $tsv"
 # No green without a GPU (docs/CLI.md, "./ptxcts all"): a finding decides first (1); else a GPU part that was

@@ -16,7 +16,6 @@ Version strategy (also in generated/manifest/targets.json):
 
 Python API: module_text(target, ptx, forms) -> PTX module text; load_forms() -> forms from the ISA model.
 """
-from .render import module_text as _module_text
 
 
 def load_forms(family=None):
@@ -39,4 +38,5 @@ def module_text(target, ptx, forms):
         if missing:
             raise KeyError(f"unknown form ID(s): {', '.join(missing[:5])}")
         forms = [by_id[x] for x in forms]
-    return _module_text(target, ptx, forms)
+    from .render import module_text as render   # jinja2 loads here, not in every verb that imports the package
+    return render(target, ptx, forms)

@@ -62,12 +62,22 @@ def gpus():
     return [tuple(row[:3]) for row in rows if len(row) >= 3 and row[0].isdigit()] if r.returncode == 0 else []
 
 
+def step_env():
+    """The environment of the copy's steps: this tree's PTXCTS_ROOT and PTXCTS_BUILD (which ./ptxcts sets for its
+    verbs) removed, so that the copy builds into its own build/ from its own files, as a fresh clone would, and never
+    reconfigures the checked tree's build folder for a source that is gone when the check ends."""
+    env = dict(os.environ)
+    for name in ("PTXCTS_ROOT", "PTXCTS_BUILD"):
+        env.pop(name, None)
+    return env
+
+
 def stream(argv, cwd, log_path, prefix):
     """Run argv in cwd, its lines to stdout (prefixed) and to log_path; -> (exit, seconds)."""
     t0 = time.monotonic()
     with open(log_path, "w", encoding="utf-8") as log:
         p = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                             errors="replace", bufsize=1)
+                             errors="replace", bufsize=1, env=step_env())
         try:
             for line in p.stdout:
                 log.write(line)

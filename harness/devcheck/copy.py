@@ -29,6 +29,12 @@ def _one_commit(dest, message, force=False):
             raise OSError(f"git {' '.join(args)} in {dest}: {r.stderr.strip()}")
 
 
+def _tree_id(dest):
+    """The git tree object of the copy's one commit: a hash of the files' content alone, which equals
+    `git rev-parse COMMIT^{tree}` of the commit the files came from when nothing was changed or added."""
+    return _git(dest, "rev-parse", "--short=12", "HEAD^{tree}").stdout.strip() or "(unknown)"
+
+
 def describe_source(root):
     """(kind, text): 'git' with HEAD's commit and whether the work tree has changes HEAD lacks, or 'files'."""
     if shutil.which("git") and _git(root, "rev-parse", "--is-inside-work-tree").stdout.strip() == "true":
@@ -58,7 +64,9 @@ def fresh_copy(root, dest, worktree=False):
                 os.makedirs(os.path.dirname(os.path.join(dest, name)), exist_ok=True)
                 shutil.copy2(src, os.path.join(dest, name), follow_symlinks=False)
         _one_commit(dest, f"the work tree of HEAD {head} as it is", force=True)
-        return f"the work tree of HEAD {head} as it is ({dirty} changed file(s)), tracked and untracked files"
+        return (f"the work tree as it is, git tree {_tree_id(dest)} (tracked and untracked files; its .git names HEAD "
+                f"{head} with {dirty} changed file(s), which is stale where the files came without their .git: "
+                f"compare the tree with `git rev-parse COMMIT^{{tree}}`)")
 
     def ignore(folder, names):
         skip = {n for n in names if _LEFT_BY_RUNS.match(n)}

@@ -13,7 +13,7 @@ _PER_PYTHON_KEYS = {"package", "version", "python"}   # one file per CPython: py
 _PIN_KEYS = {"file", "sha256"}
 _TAG = re.compile(r"^cp3\d+$")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
-_FIELDS = {"kind", "ptxas", "library", "headers", "wheels"}
+_FIELDS = {"kind", "ptxas", "library", "headers", "wheels", "shares"}
 
 
 def path():
@@ -22,8 +22,9 @@ def path():
 
 
 def load(file=None):
-    """{name: {"kind", "ptxas", "library", "headers" (or None), "wheels": [...]}}; FrontendError (exit 3) naming
-    the file and the entry when it is malformed."""
+    """{name: {"kind", "ptxas", "library", "headers" (or None), "wheels": [...], "install": the front-end whose
+    install it is (its own name, or the one it `shares`: the same wheels, one folder of the cache)}}; FrontendError
+    (exit 3) naming the file and the entry when it is malformed."""
     file = file or path()
     doc = read_versioned(file, "front-end catalog", FrontendError)
     out = {}
@@ -43,14 +44,26 @@ def load(file=None):
                 raise FrontendError(f"{where}.{k}: missing or not a string", MALFORMED)
         if e["kind"] == "nvrtc" and not isinstance(e.get("headers"), str):
             raise FrontendError(f"{where}.headers: an nvrtc front-end names its CCCL include folder", MALFORMED)
-        wheels = e.get("wheels")
-        if not isinstance(wheels, list) or not wheels:
+        wheels, shares = e.get("wheels"), e.get("shares")
+        if shares is not None:   # another front-end's install: its wheels, stated there once
+            if wheels is not None or not isinstance(shares, str) or not shares:
+                raise FrontendError(f"{where}.shares: the name of the front-end whose install it uses, in place of "
+                                    "wheels of its own", MALFORMED)
+            wheels = []
+        elif not isinstance(wheels, list) or not wheels:
             raise FrontendError(f"{where}.wheels: a non-empty list of wheels", MALFORMED)
         wheels = [_checked(w, f"{where}.wheels[{i}]") for i, w in enumerate(wheels)]
         out[name] = {"kind": e["kind"], "ptxas": e["ptxas"], "library": e["library"], "headers": e.get("headers"),
-                     "wheels": wheels}
+                     "wheels": wheels, "install": shares or name}
     if not out:
         raise FrontendError(f"{file}: no [frontend.\"NAME\"] entry", MALFORMED)
+    for name, e in out.items():
+        owner = out.get(e["install"])
+        if owner is None or owner["install"] != e["install"]:
+            raise FrontendError(f"{file}: frontend.\"{name}\".shares: {e['install']!r} is not a front-end with wheels "
+                                f"of its own (one of {', '.join(n for n, x in sorted(out.items()) if x['install'] == n)})",
+                                MALFORMED)
+        e["wheels"] = owner["wheels"]
     return out
 
 

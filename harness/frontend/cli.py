@@ -30,7 +30,8 @@ _ABOUT = ("The front-end tier: LLVM's NVPTX back-end and CUDA C++ through NVRTC 
 def _parser():
     from framework.toolchains.installer import installer_parser
     p, sub, _ = installer_parser("./ptxcts frontend", _ABOUT,
-                                 ("list", "install", "probe", "coverage", "check-modules", "run", "compare"),
+                                 ("list", "install", "probe", "coverage", "check-modules", "run", "compare",
+                                  "find-triton"),
                               list_help="the front-ends: installed or not, version, PTX versions, targets, paired "
                               "ptxas", install_help="install front-ends from their official wheels into the cache",
                               every="every front-end of the catalog")
@@ -51,6 +52,9 @@ def _parser():
     s.add_argument("folder", path=given.FOLDER, metavar="DIR")
     s.add_argument("--target", help="the target its kernels must be for")
     s.add_argument("--ptx", help="the PTX ISA version its kernels must be at")
+    s = sub.add_parser("find-triton", help="the Triton installed on this machine for this Python (a runner's own), "
+                       "as `triton=SITE`: prints SITE, its version and where it was found; exit 1 when there is none")
+    s.add_argument("--path-only", action="store_true", help="print SITE alone (nothing when there is none)")
     s = sub.add_parser("run", help="judge a front-end on every compile case it can express; writes results.json")
     s.add_argument("--frontend", metavar="NAME", help=f"the front-end (default ${ENV})")
     s.add_argument("--toolchain", metavar="NAME|PATH",
@@ -152,12 +156,28 @@ def cmd_coverage(a):
 
 
 def cmd_check_modules(a):
+    from .framed.splice import made_from_of
     from .silicon import check_folder
-    doc = check_folder(a.folder, _root(), a.target, a.ptx)
+    doc = check_folder(a.folder, _root(), a.target, a.ptx, made_from_of(_root()))
     p = doc["frontend"]
     print(f"frontend: {a.folder}: {len(doc['entries'])} kernels written by {p.get('name')} ({p.get('version_string')}) "
           f"for {doc['target']} PTX {doc['ptx']} from this tree's manifest, contract and templates; "
           f"{len(doc['not_written'])} forms not written (index.json lists why)")
+    return 0
+
+
+def cmd_find_triton(a):
+    from .triton import installed
+    from .triton.site import _version, named_name
+    site, how = installed.find()
+    if site is None:
+        if not a.path_only:
+            print(f"frontend: no Triton installed for this Python (looked in: {how})", file=sys.stderr)
+        return 1
+    if a.path_only:
+        print(site)
+    else:
+        print(f"{site}\t{named_name(_version(site))}\t{how}")
     return 0
 
 
@@ -185,7 +205,8 @@ def main(argv=None):
     from ptxcts_gen.frontends import MappingError
     from framework import toolchains
     verb = {"list": cmd_list, "install": cmd_install, "probe": cmd_probe, "coverage": cmd_coverage,
-            "check-modules": cmd_check_modules, "run": cmd_run, "compare": cmd_compare}
+            "check-modules": cmd_check_modules, "run": cmd_run, "compare": cmd_compare,
+            "find-triton": cmd_find_triton}
     try:
         # FrontendError, ExpectationsError, the manifest's and results' errors: their own code
         return boundary.reported("ptxcts frontend", lambda: verb[a.cmd](a), (

@@ -155,7 +155,8 @@ def main(argv, stream):
     group, doc = _front_end_run(a.run)
     name = toolchain_name(doc.get("toolchain"))
     from . import known_names
-    if name not in known_names():
+    from .triton.site import is_named
+    if name not in known_names() and not is_named(name):   # a Triton named by path (--frontend triton=PATH)
         raise FrontendError(f"{group.runs[0].describe()}: its kernels are the hand-written ones (toolchain {name}); "
                             f"compare takes a run whose kernels a front-end wrote ({', '.join(sorted(known_names()))})")
     paired = toolchain_name({"ptxas": (doc.get("toolchain") or {}).get("ptxas")})

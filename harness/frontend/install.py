@@ -154,10 +154,10 @@ def installed_here(name, tag=None, cat=None):
     INSTALLED.json records (an install made by Python 3.11 is not one for 3.12; the cache's folder is one per
     front-end name, <cache>/frontends/<name>, shared by every Python)."""
     from framework.toolchains import cache_entry
-    d = cache_entry(frontends_dir(), name, "front-end")
+    cat = cat or catalog.load()
+    d = cache_entry(frontends_dir(), cat[name]["install"] if name in cat else name, "front-end")
     if not os.path.exists(os.path.join(d, "INSTALLED.json")):
         return None
-    cat = cat or catalog.load()
     if name in cat and per_python(cat[name]) and installed_tag(d) != (tag or python_tag()):
         return None
     return d
@@ -170,6 +170,14 @@ def install(name, wheels_dir=None, force=False, log=print, cat=None, tag=None):
     if name not in cat:
         raise FrontendError(f"unknown front-end {name!r}: the known ones are {', '.join(sorted(cat))}")
     tag = tag or python_tag()
+    if cat[name]["install"] != name:   # the same wheels as another front-end: one folder of the cache for both
+        owner = cat[name]["install"]
+        log(f"frontend: {name} uses the install of {owner} (toolchains/frontends.toml: shares = \"{owner}\")")
+        old = os.path.join(frontends_dir(), name)
+        if os.path.exists(os.path.join(old, "INSTALLED.json")):
+            log(f"frontend: {old} (an install of {name} of its own, from before) is no longer used: remove it to "
+                "free its space")
+        return install(owner, wheels_dir, force, log, cat, tag)
     for w in cat[name]["wheels"]:   # a Python with no pin is refused before anything is fetched
         catalog.pin_for(w, tag)
     if per_python(cat[name]):

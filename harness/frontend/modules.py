@@ -3,7 +3,9 @@
 ./ptxcts hands `modules` with --frontend here (python3 -m frontend.modules), and every other `modules` to the
 generator. The options are the generator's `modules` options, parsed and checked by the generator's own parser
 and selection (ptxcts_gen.cli.parse, module_selection), so that both write the same folder format for the same
-selection and refuse the same options alike; the kernels are written by silicon.write_modules."""
+selection and refuse the same options alike; the kernels are written by silicon.write_modules (LLVM: whole
+kernels), or framed.splice.write_modules (Triton, the CuTe DSL: their instruction under test in the run tier's
+frame)."""
 import sys
 
 from ptxcts_gen import cli as gen_cli
@@ -12,7 +14,8 @@ from ptxcts_gen.render import ROOT
 
 from framework import boundary
 
-from . import FrontendError, silicon
+from . import FrontendError, resolve, silicon
+from .framed import splice
 
 
 def _refused(msg):
@@ -36,8 +39,11 @@ def main(argv=None):
         return _refused("PTXCTS_PLANT_FAULT: the self-test's faults are planted in hand-written modules only, "
                         f"not with --frontend {args.frontend}")
     try:
-        return silicon.write_modules(args, forms, info, t.name, args.out, gen_cli.write_file, ROOT,
-                                     make_out=lambda: gen_cli.make_out(args.out))
+        fe = resolve(args.frontend)
+        # Triton and the CuTe DSL write kernels that cannot take the run ABI: their instruction in the frame
+        writer = splice.write_modules if fe.kind in splice.KINDS else silicon.write_modules
+        return writer(args, forms, info, t.name, args.out, gen_cli.write_file, ROOT,
+                      make_out=lambda: gen_cli.make_out(args.out), fe=fe)
     except FrontendError as e:
         sys.stderr.write(f"ptxcts_gen modules: {e}\n")
         return e.code

@@ -124,11 +124,12 @@ def made_from(root):
             "llvm_mapping_sha256": _sha256(os.path.join(root, "generator", "ptxcts_gen", "frontends", "llvm.py"))}
 
 
-def check_folder(folder, root, target=None, ptx=None):
+def check_folder(folder, root, target=None, ptx=None, made_from_of=None):
     """The index of a folder `modules --frontend` wrote, when it can be used as it is: made from the manifest, run
     contract and templates of this tree (made_from), for target / ptx when given, every module present. A
     FrontendError (exit 3) naming what differs otherwise (a prebuilt folder of another tree is refused, never run).
-    Needs no front-end library: the GPU runner checks a folder written elsewhere."""
+    Needs no front-end library: the GPU runner checks a folder written elsewhere. made_from_of(kind): the made_from
+    of this tree for the front-end kind that wrote the folder (default: this module's, the LLVM kernels')."""
     path = os.path.join(folder, "index.json")
     try:
         with open(path) as f:
@@ -145,7 +146,7 @@ def check_folder(folder, root, target=None, ptx=None):
                                 " (not a folder `./ptxcts modules --frontend` wrote)", MALFORMED)
     redo = (f"write it again: ./ptxcts modules --frontend {doc['frontend'].get('name')} --target {doc['target']} "
             f"--ptx {doc['ptx']} --valid-only --out DIR")
-    here = made_from(root)
+    here = (made_from_of or (lambda _kind: made_from(root)))(doc["frontend"].get("kind"))
     for k, v in sorted(here.items()):
         if doc["made_from"].get(k) != v:
             raise FrontendError(f"{folder} is stale: {k} is {str(doc['made_from'].get(k))[:12]} there, "
@@ -171,12 +172,12 @@ class _Job:
         self.ir = self.ptx = None
 
 
-def write_modules(a, forms, info, target, out, write, root, stream=sys.stderr, make_out=None):
-    """Write the front-end's modules and index.json into out. forms: the forms selected (model.Form); info: {form
+def write_modules(a, forms, info, target, out, write, root, stream=sys.stderr, make_out=None, fe=None):
+    """Write the front-end's modules and index.json into out (fe: the front-end, resolved from a.frontend when None). forms: the forms selected (model.Form); info: {form
     ID: rules it breaks at target/ptx}; write(path, text): the writer of the modules folder; make_out(): creates
     out once the front-end is known to load (None or an exit status). Returns the exit status."""
     t0 = time.monotonic()
-    fe = resolve(a.frontend)
+    fe = fe or resolve(a.frontend)
     if fe.kind not in ("llvm", "triton-llvm"):
         raise FrontendError(f"--frontend {fe.name}: whole kernels are written for LLVM front-ends only (this one "
                             f"is {fe.kind})")

@@ -339,6 +339,7 @@ class _Emitter:
         for k, t in enumerate(t_ids):
             decl, out = bodies[t]
             lines.append(f"  case {k}: {{  // {t}, CTA {self.th_cta[t]}")
+            lines.append("    prestress(p, group, cta);")
             lines += ["    " + d for d in decl]
             lines += ["    " + o for o in out]
             for key in keys:
@@ -355,7 +356,10 @@ class _Emitter:
             if "cp_async" in ops:
                 lines.append('    asm volatile("cp.async.wait_all;" ::: "memory");')
             lines += ["    break;", "  }"]
-        lines += ["  default: {", "    stress(p, group, cta);"]
+        warm = self.warmable()
+        lines += ["  default: {",
+                  f"    const unsigned char kWarm[] = {{{', '.join(map(str, warm)) if warm else '0'}}};",
+                  f"    stress(p, group, cta, gp, kWarm, {len(warm)});"]
         for key in keys:
             for c in range(ncta):
                 n = most.get((key, c if key[0] == "bar" else c // self.cs), 0)
@@ -378,6 +382,13 @@ class _Emitter:
         lines += ["  cluster.sync();   // peers may still write this CTA's shared memory", "}"]
         return "\n".join(lines), ncta
 
+    def warmable(self):
+        """Indices of the global locations the warm stress may load: none a copy writes (a read of a copy's
+        destination before completion is what the chapter leaves undefined), no tensor map."""
+        written = {d for ins in self.test.code.values() for i in ins
+                   if i.op in ("bulk", "reduce", "cp_async", "tensor") for d in i.dsts}
+        return [k for k, l in enumerate(self.globals) if l not in written and l not in self.tmaps]
+
     def table_row(self, ncta, mutant=False):
         inits = " ".join(str(self.test.init.get(g, 0)) for g in self.globals)
         observe = " ".join(str(self.globals.index(l)) for l in sorted(set(self.test.observe)) if l in self.globals)
@@ -399,7 +410,7 @@ namespace cg = cooperative_groups;
 
 #include "litmus_device.hpp"   // Params, the device shuffle and permutation, the outcome key
 
-#define LOC_G(i) (p.gmem + (size_t)(group * p.nglobal + gp[(i)]) * GSTRIDE_WORDS)
+#define LOC_G(i) (p.gmem + (size_t)(group * p.nglobal + gp[(i)]) * p.gstride)
 #define GADDR(i) to_global(LOC_G(i))
 #define SADDR(off) ((uint32_t)__cvta_generic_to_shared(smem + (off)))
 #define LOC_S(off, r) ((uint32_t*)cluster.map_shared_rank((void*)(smem + (off)), (r)))
@@ -458,16 +469,43 @@ __device__ __forceinline__ void mbar_drain(uint32_t a, uint32_t expected, uint32
   mbar_wait_acquire_cta(a, limit, 1);
 }
 
-// Stress (MC Mutants' parallel environment): the threads of a CTA that play no test thread load and store a few
-// hot lines of the stress buffer, chosen per instance, while the test runs.
-__device__ __forceinline__ void stress(const Params& p, unsigned group, unsigned cta) {
-  if (!p.stress_lines) return;
+// Stress (MC Mutants' parallel environment, its knobs in Params: litmus_device.hpp): the threads of a CTA below
+// p.stress_threads that play no test thread load and/or store a few hot lines of the stress buffer, chosen per
+// instance, while the test runs; kStressWarm first loads the instance's plain global locations (`warm`: none a
+// copy writes) through L1 and keeps loading them, so that a weak load of a test thread on this SM may hit a line
+// of L1 older than a write of another SM (the staleness an acquire's L1 invalidation forbids).
+__device__ __forceinline__ uint32_t ld_ca(const uint32_t* a) {
+  uint32_t v;
+  asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(to_global(a)) : "memory");
+  return v;
+}
+__device__ __forceinline__ void stress_iter(const Params& p, uint32_t& x) {
+  x = x * 1664525u + 1013904223u;
+  uint32_t* line = p.stress_buf + (size_t)((x >> 8) % p.stress_lines) * 32;
+  uint32_t v = 0;
+  if (p.stress_pattern != kStressStore) v = *(volatile uint32_t*)line;
+  if (p.stress_pattern != kStressLoad) *(volatile uint32_t*)(line + (threadIdx.x & 31)) = v + 1u;
+}
+__device__ __forceinline__ void stress(const Params& p, unsigned group, unsigned cta, const uint32_t* gp,
+                                       const unsigned char* warm, int nwarm) {
+  if (!p.stress_lines || threadIdx.x >= p.stress_threads) return;
   uint32_t x = threadIdx.x * 2654435761u + group * 40503u + cta + p.iter * 0x9E3779B9u + (uint32_t)p.seed;
+  const bool w = p.stress_pattern == kStressWarm && nwarm > 0;
+  if (w)
+    for (int i = 0; i < nwarm; ++i) x += ld_ca(p.gmem + (size_t)(group * p.nglobal + gp[warm[i]]) * p.gstride);
   for (uint32_t i = 0; i < p.stress_iters; ++i) {
-    x = x * 1664525u + 1013904223u;
-    uint32_t* line = p.stress_buf + (size_t)((x >> 8) % p.stress_lines) * 32;
-    uint32_t v = *(volatile uint32_t*)line;
-    *(volatile uint32_t*)(line + (threadIdx.x & 31)) = v + 1u;
+    stress_iter(p, x);
+    if (w) x += ld_ca(p.gmem + (size_t)(group * p.nglobal + gp[warm[(x >> 4) % (uint32_t)nwarm]]) * p.gstride);
+  }
+}
+// The start of a test thread: a random delay of 0..p.pre_iters SM clock cycles (a hash of the instance and the
+// thread), so that the test threads of an instance meet at every offset of each other's instructions, not at the
+// one the launch order gives.
+__device__ __forceinline__ void prestress(const Params& p, unsigned group, unsigned cta) {
+  if (!p.pre_iters) return;
+  const uint32_t n = (uint32_t)(lit_hash(p.seed, p.iter, group, cta * 64u + threadIdx.x, 7) % (p.pre_iters + 1u));
+  const long long t0 = clock64();
+  while (clock64() - t0 < (long long)n) {
   }
 }
 '''

@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import select
 import shutil
 import signal
@@ -32,7 +33,8 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 
-from . import cuda, mutants, suite
+from . import cuda, mutants, static, suite, tuning
+from .campaign import Campaign
 from .model import Model
 from .syntax import parse_file, parse_text
 
@@ -76,19 +78,46 @@ def judge(hist, labels):
     return forbidden, undefined, sorted(seen_forbidden), unseen
 
 
-def triage(mutant, hist, orig_hist):
-    """Why a mutant survived, from what the data can tell: `lowering` (a dropped fence.proxy.async: the lowering
-    tier keeps the fence statically, harness/lower), else `stress_gap` (the killing outcomes need a behaviour the
-    stress never showed; `weak_seen` says whether the original's allowed weak outcomes were seen at all).
-    Equivalent mutants are not run: the committed mutants are the killable ones only (mutants.jsonl.gz)."""
-    if mutant["operator"] == "drop_fence" and "fence.proxy.async" in mutant["what"]:
-        return {"triage": "lowering", "why": "a dropped fence.proxy.async: the lowering tier checks statically that "
-                                             "the fence is kept in the SASS; the stress did not show its absence"}
+def triage(mutant, hist, runs=None, static_row=None, model=None, originals=None):
+    """Why a mutant survived, in this order: `equivalent` (the model, run again on the mutant's text, gives it the
+    verdicts of its original: no outcome can tell them apart); `lowering` when ptxas gives the mutant's kernel the
+    SASS of its original (static.tsv: the mutation never reaches the machine code) or when a rule of the lowering
+    tier demands the instruction the mutation removed or weakened (static.LOWERING_RULES: a compiler that dropped
+    it fails there); else `stress_gap`: the killing outcomes need a behaviour the environments tried never showed
+    (`tried`: each run's environment, instances and seconds)."""
+    tried = {"instances": sum(hist.values()), "environments": sorted({r["env"] for r in runs or []}),
+             "runs": len(runs or []), "seconds": round(sum(r["seconds"] for r in runs or []), 3)}
+    if model is not None and mutant.get("text") and mutant.get("test") in (originals or {}):
+        try:
+            [mt] = parse_text(mutant["text"], mutant["mutant"])
+            if model.run(mt).verdicts == model.run(originals[mutant["test"]]).verdicts:
+                return {"triage": "equivalent", "why": "the model gives the mutant its original's verdict of every "
+                                                       "outcome", "tried": tried}
+        except Exception as e:   # a mutant the model cannot read again is not equivalent; say why
+            tried["model_error"] = str(e)[:200]
+    if static_row and static_row[0]:
+        return {"triage": "lowering", "rule": "same_sass",
+                "why": f"ptxas compiles the mutant's kernel to the SASS of its original ({static_row[1]}): the "
+                       f"mutation ({mutant['what']}) does not reach the machine code; no device can kill it",
+                "tried": tried}
+    if static_row:
+        tried["sass_diff"] = static_row[2]   # what the mutation changed in the machine code
+        if static_row[2] and all(p == "-CCTL.IVALL" for p in static_row[2].split()):
+            tried["note"] = ("the machine code differs only by an L1 invalidation (CCTL.IVALL): only a weak load "
+                             "that hits a line this SM's L1 kept from before another agent's write can tell them "
+                             "apart (the warm environments load the test's plain locations; a copy's destination "
+                             "loaded before its completion is undefined by the chapter)")
+    rule = static.lowering_rule(mutant["operator"], mutant["what"])
+    if rule:
+        return {"triage": "lowering", "rule": rule,
+                "why": f"the lowering tier's rule `{rule}` demands the SASS of the instruction the mutation "
+                       f"touches ({mutant['what']}): a compiler that drops or weakens it fails there; the stress "
+                       f"did not show its absence", "tried": tried}
     hungry = [o for o in mutant["killing"] if o.startswith("hang")]
     return {"triage": "stress_gap",
             "why": ("the killing outcomes (" + "; ".join(mutant["killing"]) + ") were not observed in "
                     f"{sum(hist.values())} instances" + (" (a hang needs the copy never to complete)" if hungry else "")),
-            "distinct_outcomes_seen": len(hist), "original_distinct_outcomes_seen": len(orig_hist or {})}
+            "distinct_outcomes_seen": len(hist), "tried": tried}
 
 
 def build(out_dir, with_mutants, nvcc=None, log=sys.stderr):
@@ -99,19 +128,23 @@ def build(out_dir, with_mutants, nvcc=None, log=sys.stderr):
     model = Model()
     tests = [t for f in suite.suite_files() for t in parse_file(f)]
     judge_as = {}
+    pairs = []
     if with_mutants:
         originals = {t.name: t for t in tests}
         for r in mutants.read(os.path.join(suite.SUITE_DIR, "mutants.jsonl.gz")):
             [mt] = parse_text(r["text"], r["mutant"])
             tests.append(mt)
             judge_as[mt.name] = originals[r["test"]]
+            pairs.append((mt.name, r["test"]))
     skipped = cuda.write(tests, bdir, model, judge_as)
     for name, why in skipped:
         log.write(f"litmus gpu: not_supported {name}: {why}\n")
     runner = os.path.join(bdir, "litmus-runner")
     srcs = [os.path.join(bdir, "litmus_kernels.cu")] + [os.path.join(cuda.RUNNER_DIR, n) for n in
                                                          ("litmus_runner.cu", "litmus_runner.hpp", "litmus_device.hpp")]
-    digest = hashlib.sha256(b"".join(open(s, "rb").read() for s in srcs) + " ".join(NVCC_FLAGS).encode()).hexdigest()
+    # the digest covers what static.tsv is computed by (static.py): a change of the comparison rebuilds
+    digest = hashlib.sha256(b"".join(open(s, "rb").read() for s in srcs + [static.__file__]) +
+                            " ".join(NVCC_FLAGS).encode()).hexdigest()
     stamp = runner + ".sha256"
     if os.path.exists(runner) and os.path.exists(stamp) and open(stamp).read().strip() == digest:
         return runner, os.path.join(bdir, "labels.tsv"), skipped
@@ -119,14 +152,43 @@ def build(out_dir, with_mutants, nvcc=None, log=sys.stderr):
     log.write(f"litmus gpu: compiling {len(tests) - len(skipped)} kernels and the runner ({nvcc}) ...\n")
     log.flush()
     t0 = time.monotonic()
-    r = subprocess.run([nvcc] + NVCC_FLAGS + ["-I", cuda.RUNNER_DIR, srcs[0], srcs[1], "-o", runner],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    keep = os.path.join(bdir, "keep")   # the intermediates: the kernels' cubin for static.tsv, then removed
+    shutil.rmtree(keep, ignore_errors=True)
+    os.makedirs(keep)
+    r = subprocess.run([nvcc] + NVCC_FLAGS + ["-keep", "-keep-dir", keep, "-I", cuda.RUNNER_DIR, srcs[0], srcs[1],
+                        "-o", runner], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode != 0:
+        shutil.rmtree(keep, ignore_errors=True)
         raise RuntimeError(f"nvcc failed ({r.returncode}):\n{r.stdout[-4000:]}")
+    _write_static(bdir, keep, pairs, log, nvcc)
+    shutil.rmtree(keep, ignore_errors=True)
     with open(stamp, "w") as f:
         f.write(digest + "\n")
     log.write(f"litmus gpu: built {runner} in {time.monotonic() - t0:.0f}s\n")
     return runner, os.path.join(bdir, "labels.tsv"), skipped
+
+
+def _write_static(bdir, keep, pairs, log, nvcc):
+    """build/static.tsv: which mutants ptxas gives the SASS of their original (static.same_sass); none written
+    (and said) without nvdisasm or the cubin."""
+    path = os.path.join(bdir, "static.tsv")
+    if os.path.exists(path):
+        os.unlink(path)
+    if not pairs:
+        return
+    cubins = [c for c in os.listdir(keep) if c.startswith("litmus_kernels") and c.endswith(".cubin")]
+    dis = static.find_nvdisasm()
+    if not cubins or not dis:
+        log.write(f"litmus gpu: no static.tsv ({'no nvdisasm' if not dis else 'no cubin kept'}): survivors are "
+                  f"triaged without the SASS comparison\n")
+        return
+    same = static.same_sass(os.path.join(keep, cubins[0]), pairs, dis)
+    v = subprocess.run([nvcc, "--version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+    release = re.search(r"release (\d+\.\d+)", v)
+    static.write_static(path, same, f"ptxas {release.group(1) if release else 'unknown'} sm_90a, "
+                                    f"nvdisasm {static.nvdisasm_version(dis)}")
+    log.write(f"litmus gpu: static.tsv: {sum(eq for eq, _ in same.values())} of {len(same)} mutants have their "
+              f"original's SASS\n")
 
 
 def list_tests(runner):
@@ -144,9 +206,12 @@ def list_tests(runner):
 
 
 def supervise(runner, labels_path, names, runner_args, hang_s, deadline, on_result, log):
-    """Run `names` through the runner, restarting it after a crash or a hang. on_result(name, record) is called
-    once per name: record is the runner's result object, or {"class": "crash"|"timeout"|"skipped", "message"}.
-    Returns 77 when the runner finds no usable GPU (nothing run), else 0."""
+    """Run `names` through the runner, restarting it after a crash or a hang. A name is a run: `TEST[@TAG]`,
+    optionally followed by its environment (`KEY=VALUE ...`, the runner's tests-file line). on_result(run id,
+    record) is called once per run: record is the runner's result object, or {"class": "crash"|"timeout"|"skipped",
+    "message"}. Returns 77 when the runner finds no usable GPU (nothing run), else 0."""
+    line_of = {n.split()[0]: n for n in names}
+    names = list(line_of)
     todo = list(names)
     while todo:
         if time.monotonic() >= deadline:
@@ -154,7 +219,7 @@ def supervise(runner, labels_path, names, runner_args, hang_s, deadline, on_resu
                 on_result(n, {"class": "skipped", "message": "the time budget ran out before it"})
             return 0
         with tempfile.NamedTemporaryFile("w", suffix=".tests", delete=False) as tf:
-            tf.write("\n".join(todo) + "\n")
+            tf.write("\n".join(line_of[n] for n in todo) + "\n")
         cmd = [runner, labels_path, "--tests-file", tf.name] + runner_args
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, start_new_session=True)
         current, last = None, time.monotonic()
@@ -270,12 +335,42 @@ def main(argv):
     p.add_argument("--hang-us", type=int, default=1000, help="an mbarrier wait gives up after this (outcome hang)")
     p.add_argument("--hang-s", type=float, default=15.0, help="no runner output for this long: timeout")
     p.add_argument("--test", action="append", metavar="NAME", help="only these tests/mutants")
+    p.add_argument("--tune", type=float, default=0, metavar="S",
+                   help="sweep the environments of tuning.GRID for S seconds (every test and mutant in each; a "
+                        "mutant stops at its first kill), rank them per shape into OUT/env-table.json, then spend "
+                        "the rest of --time-budget on the surviving mutants in their shape's best environments")
+    p.add_argument("--env-table", metavar="FILE|auto",
+                   help="a table written by --tune: each test in its shape's best --test-envs environments, the "
+                        "mutants in rounds over their shape's ranking until --time-budget; auto: the table of "
+                        "harness/litmodel/envs/ that claims this device and driver branch, else the default run")
+    p.add_argument("--test-envs", type=int, default=2, help="with --env-table: environments per test (default 2)")
+    p.add_argument("--sweep-ms", type=int, default=0,
+                   help="with --tune: ms per run of the sweep (0: what fits S seconds)")
     p.add_argument("--build-only", action="store_true",
                    help="only write and compile the kernels and the runner into OUT/build (no GPU needed): carry "
                         "OUT/build/litmus-runner and OUT/build/labels.tsv to a GPU machine, then --runner/--labels")
     a = p.parse_args(argv)
     if bool(a.runner) != bool(a.labels):
         p.error("--runner and --labels go together")
+    for what, v in (("--tune", a.tune), ("--sweep-ms", a.sweep_ms), ("--time-budget", a.time_budget)):
+        if v < 0 or v != v:   # negative or nan
+            p.error(f"{what} {v}: must be a number >= 0")
+    if a.tune and a.env_table:
+        p.error("--tune writes an environment table; --env-table reads one: one of them")
+    if (a.tune or a.env_table) and a.time_budget <= a.tune:
+        p.error(f"--tune/--env-table need a --time-budget (more than --tune {a.tune:g}s)")
+    if a.test_envs <= 0:
+        p.error(f"--test-envs {a.test_envs}: must be positive")
+    a.env_rows = None
+    if a.env_table and a.env_table != "auto":   # read before the device and the build: a bad table costs nothing
+        try:
+            a.env_rows, _ = tuning.read_table(a.env_table)
+        except OSError as e:
+            sys.stderr.write(f"ptxcts litmus gpu: --env-table {a.env_table}: {e.strerror}\n")
+            return 2
+        except tuning.TableError as e:
+            sys.stderr.write(f"ptxcts litmus gpu: --env-table {e}\n")
+            return 3
     for what, v in (("--iters", a.iters), ("--instances", a.instances), ("--hang-us", a.hang_us)):
         if v <= 0:
             p.error(f"{what} {v}: must be positive")
@@ -323,6 +418,25 @@ def _run(a, p, log):
         sys.stderr.write(f"ptxcts litmus gpu: {labels_path}: {e.strerror}\n")
         return 2
     names = [n for n, m in table if (a.mutants or not m) and (not a.test or n in a.test)]
+    env_rows = a.env_rows
+    if a.env_table == "auto":   # the committed table of this device and driver branch, else the default environment
+        dev, drv = _device()
+        path = tuning.find_table(dev.get("name"), drv)
+        if path is None:
+            sys.stderr.write(f"litmus gpu: --env-table auto: no table in {tuning.ENVS_DIR} for {dev.get('name')} "
+                             f"(driver {drv}): the default environment, one run each\n")
+        else:
+            try:
+                env_rows, _ = tuning.read_table(path)
+            except tuning.TableError as e:
+                sys.stderr.write(f"ptxcts litmus gpu: --env-table auto: {e}\n")
+                return 3
+            sys.stderr.write(f"litmus gpu: --env-table auto: {path}\n")
+    try:   # written beside labels.tsv by the build (static.py); none: the triage goes without it
+        static_rows = static.read_static(os.path.join(os.path.dirname(os.path.abspath(labels_path)), "static.tsv"))
+    except ValueError as e:
+        sys.stderr.write(f"ptxcts litmus gpu: {e}\n")
+        return 3
     if a.test:
         unknown = sorted(set(a.test) - {n for n, _ in table})
         if unknown:
@@ -353,25 +467,42 @@ def _run(a, p, log):
                    "--test-ms", str(a.test_ms)]
     rc = 0
     protocol_error = stopped = None
+    campaign = None
 
     def on_term(signum, frame):
         raise _Stopped(signal.Signals(signum).name)
     old = {sig: signal.signal(sig, on_term) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        rc = supervise(runner, labels_path, names, runner_args, a.hang_s, budget_end, on_result, log)
+        if a.tune or env_rows is not None:
+            campaign = Campaign(a, runner, labels_path, names, is_mutant, env_rows, t0, budget_end, log, supervise,
+                                [m for m, row in static_rows.items() if row[0]])
+            rc = campaign.run()
+            results.update(campaign.merged())
+            instances_done[:] = campaign.instances_done
+        else:
+            rc = supervise(runner, labels_path, names, runner_args, a.hang_s, budget_end, on_result, log)
     except ProtocolError as e:
         protocol_error = str(e)
     except _Stopped as e:   # the runner is killed (supervise's finally); what was judged is written
         stopped = f"stopped by {e}"
     finally:
+        if campaign is not None and not results:
+            results.update(campaign.merged())
+            instances_done[:] = campaign.instances_done
         for sig, h in old.items():
             signal.signal(sig, h)
     if rc == SKIP:
         sys.stderr.write("ptxcts litmus gpu: no sm_90 GPU: nothing run (exit 77)\n")
         return SKIP
     device, driver = _device()
+    if campaign is not None and a.tune:
+        table = tuning.make_table(campaign.scores(), device, driver,
+                                  datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                                  {"instances": a.instances, "seed": a.seed, "hang_us": a.hang_us,
+                                   "sweep_ms": campaign.sweep_ms})
+        tuning.write_table(os.path.join(a.out, "env-table.json"), table)
     doc, hist_lines, mut_lines, summary = report(names, results, labels, is_mutant, mut_info, a, device, driver,
-                                                 started, runner, instances_done)
+                                                 started, runner, instances_done, static_rows)
     if protocol_error or stopped:
         doc["partial"] = {"reason": (protocol_error or stopped)[:500], "done": len(results), "total": total}
     write(a.out, doc, hist_lines, mut_lines, summary)
@@ -385,11 +516,36 @@ def _run(a, p, log):
     return 1 if any(c["class"] in ("fail", "crash", "timeout") for c in doc["cases"]) else 0
 
 
-def report(names, results, labels, is_mutant, mut_info, a, device, driver, started, runner, instances_done):
+_ALT_MODELS = {}
+
+
+def divergence(test, outcomes):
+    """The first single policy deviation (catalog.POLICIES, `NAME=VALUE`) under which the model allows or leaves
+    undefined every one of `outcomes` of `test` (the forbidden outcomes a device showed), else None: the run
+    tier's rule, a device that matches an alternative reading is `spec_divergence` naming it."""
+    from . import catalog
+    if test is None:
+        return None
+    for pol in catalog.POLICIES:
+        for value, _ in pol.alternatives:
+            if value == pol.default:
+                continue
+            key = f"{pol.name}={value}"
+            model = _ALT_MODELS.setdefault(key, Model({pol.name: value}))
+            verdicts = {" ".join(f"{k}={x}" for k, x in o): v for o, v in model.run(test).verdicts.items()}
+            if all(verdicts.get(o) in ("allowed", "undefined") for o in outcomes):
+                return key
+    return None
+
+
+def report(names, results, labels, is_mutant, mut_info, a, device, driver, started, runner, instances_done,
+           static_rows=None):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     cases, hist_lines, mut_lines = [], [], []
     replay = f"./ptxcts litmus gpu --out OUT --test {{}} --iters {a.iters} --instances {a.instances} --seed {a.seed}"
-    orig_hist = {n: results[n].get("hist") for n in names if not is_mutant[n] and n in results}
+    static_rows = static_rows or {}
+    model = Model()
+    originals = {t.name: t for f in suite.suite_files() for t in parse_file(f)}
     classes = Counter()
     per_op = defaultdict(Counter)
     for n in names:
@@ -402,11 +558,20 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
             entry.update(instances=rec["instances"], seconds=rec["seconds"],
                          outcomes={o: [c, lab.get(o, "forbidden")] for o, c in sorted(hist.items())},
                          unseen_allowed=unseen)
+            if "runs" in rec:
+                entry["runs"] = rec["runs"]
             hist_lines.append(entry)
-            cls = "fail" if forb else "pass"
+            cls = "fail" if forb else rec.get("finding", "pass")
             details = {"instances": rec["instances"], "seconds": rec["seconds"], "forbidden_observed": forb,
                        "undefined_observed": undef, "unseen_allowed": unseen, "forbidden_outcomes": seen_forb}
-            msg = (f"forbidden outcomes observed: {'; '.join(seen_forb)}" if forb else "")
+            if "runs" in rec:
+                details["environments"] = sorted({r["env"] for r in rec["runs"]})
+            msg = (f"forbidden outcomes observed: {'; '.join(seen_forb)}" if forb else rec.get("message", ""))
+            matched = divergence(originals.get(n), seen_forb) if forb and not is_mutant[n] else None
+            if matched:   # the device matched an alternative reading of the chapter (catalog.POLICIES)
+                cls = "spec_divergence"
+                details["policy"] = matched
+                msg = f"device matched {matched}: {msg}"
         elif "not_supported" in rec:
             cls, details, msg, hist = "not_supported", {}, rec["not_supported"], None
         else:
@@ -414,10 +579,31 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
         if is_mutant[n]:
             info = mut_info.get(n, {"operator": "unknown", "what": "", "killing": [], "test": n.split("+")[0]})
             fate = {"fail": "killed", "pass": "survived"}.get(cls, cls)
+            # a kill counts only by an outcome its original did not show on this device in this run (else the
+            # original diverges, and the mutant is told apart from nothing)
+            shared = []
+            if fate == "killed":
+                orig_seen = (results.get(info["test"]) or {}).get("hist") or {}
+                shared = [o for o in seen_forb if o in orig_seen]
+                if len(shared) == len(seen_forb):
+                    fate = "survived"
             m = {"mutant": n, "original": info["test"], "operator": info["operator"], "what": info["what"],
                  "fate": fate, "message": msg}
-            if fate == "survived":
-                m.update(triage(info, hist or {}, orig_hist.get(info["test"])))
+            if shared:
+                m["original_showed"] = shared
+            if n in static_rows:   # what the mutation changed in the machine code (static.sass_diff)
+                m["sass_diff"] = static_rows[n][2] or "same"
+            if "runs" in rec:
+                m["runs"] = rec["runs"]
+                k = [r for r in rec["runs"] if r["verdict"] == "killed"]
+                if k and fate == "killed":
+                    m["killed_in"] = k[0]["env"]
+            if fate == "survived" and shared:
+                m.update({"triage": "original_diverges", "why": "its killing outcomes observed ("
+                          + "; ".join(shared) + ") were observed in its original too on this device: "
+                          "the original's class says why (spec_divergence or fail)"})
+            elif fate == "survived":
+                m.update(triage(info, hist or {}, rec.get("runs"), static_rows.get(n), model, originals))
             mut_lines.append(m)
             per_op[info["operator"]][fate] += 1
             continue
@@ -426,7 +612,7 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
                 "target": "sm_90a", "ptx": "9.0", "load_path": "cubin", "class": cls, "details": details}
         if msg:
             case["message"] = msg
-        if cls in ("fail", "crash", "timeout"):
+        if cls in ("fail", "spec_divergence", "crash", "timeout"):
             case["replay"] = replay.format(n)
         cases.append(case)
     finished = datetime.datetime.now(datetime.timezone.utc)
@@ -437,7 +623,7 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
            "device": device, "cases": cases}
     # the summary
     lines = ["", "litmus gpu: tests", f"{'class':<16}{'tests':>8}", "-" * 24]
-    for c in ("pass", "fail", "not_supported", "crash", "timeout", "skipped"):
+    for c in ("pass", "fail", "spec_divergence", "not_supported", "crash", "timeout", "skipped"):
         lines.append(f"{c:<16}{classes[c]:>8}")
     lines.append(f"{'total':<16}{sum(classes.values()):>8}")
     unseen_total = sum(len(h["unseen_allowed"]) for h in hist_lines if not h["mutant"])
@@ -462,10 +648,22 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
         k, s = tot["killed"], tot["survived"]
         lines.append(f"{'all':<22}{sum(tot.values()):>8}{k:>8}{s:>9}{sum(tot.values()) - k - s:>7}"
                      f"{100.0 * k / max(1, sum(tot.values())):>7.1f}%")
+        same = {n for n, row in static_rows.items() if row[0]}
+        if same:
+            ran = [m for m in mut_lines if m["mutant"] not in same]
+            kk = sum(m["fate"] == "killed" for m in ran)
+            lines.append(f"without the {len(same)} whose kernel is their original's SASS (static.tsv): {kk} of "
+                         f"{len(ran)} killed ({100.0 * kk / max(1, len(ran)):.1f}%)")
+        tri = Counter(m.get("triage") for m in mut_lines if m["fate"] == "survived")
+        if tri:
+            lines.append("survivors by triage: " + ", ".join(f"{t} {c}" for t, c in sorted(tri.items())))
+        by_env = Counter(m["killed_in"] for m in mut_lines if m.get("killed_in"))
+        if by_env:
+            lines.append("killed first in: " + ", ".join(f"{e} {c}" for e, c in by_env.most_common()))
         lines += ["", "mutants of a fence.proxy.async (drop_fence: dropped; reverse_accesses: moved), with their fate:"]
         for m in mut_lines:
             if "fence.proxy.async" in m["what"]:
-                lines.append(f"  {m['mutant']:<56} {m['fate']:<9} {m.get('triage', '')}")
+                lines.append(f"  {m['mutant']:<56} {m['fate']:<9} {m.get('triage', '')} {m.get('rule', '')}".rstrip())
     return doc, hist_lines, mut_lines, "\n".join(lines) + "\n"
 
 

@@ -329,8 +329,9 @@ class Model:
                     we = ev[wt]
                     if we.sem != "acquire":
                         continue
-                    if P["mbarrier_wait_scope"] == "strict_scope" and not (
-                            scope_holds(prog, ue, we.thread) and scope_holds(prog, we, ue.thread)):
+                    scoped = P["mbarrier_wait_scope"] == "strict_scope" or (
+                        P["mbarrier_wait_scope"] == "scoped_arrive" and ue.role != "cw")
+                    if scoped and not (scope_holds(prog, ue, we.thread) and scope_holds(prog, we, ue.thread)):
                         continue
                     extra.append((u, ph))
                     extra.append((ph, wt))

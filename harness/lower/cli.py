@@ -223,7 +223,7 @@ def _judge_and_write(a, root, m, items, tc, dis, lowered, interrupted, rid, star
         documents.mark_partial(doc, interrupted, done=sum(r["class"] != "skipped" for r in recs), total=len(recs))
     sil = coverage.silicon_forms(root)
     cov = coverage.rules_coverage(recs, sil)
-    st = selftestmod.run(raw_by) if a.selftest and not interrupted else None
+    st = selftestmod.run(raw_by, a.jobs) if a.selftest and not interrupted else None
     with documents.OutputLock(out_dir, new_run=not a.resume):
         documents.write_run(out_dir, doc)
         documents.atomic_write(os.path.join(out_dir, "rules.json"), json.dumps(

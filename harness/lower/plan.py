@@ -12,10 +12,11 @@ from typing import List, Optional
 
 from framework.manifest import Case, select
 
-# Forms per module: ptxas's cost grows faster than linearly past ~128 entries (the compile tier measured 32-128
-# entries flat per entry), and nvdisasm's start is most of its cost (13.5 here: ~0.22 s of a 6-entry module's
-# 0.23 s, of a 64-entry one's 0.33 s). 64 measured 44 s against 59 s for 32 on 495 sm_100a forms here.
-DEFAULT_MODULE_SIZE = 128
+# Forms per module: each module costs a ptxas and an nvdisasm start, and nvdisasm's start is most of its cost
+# (13.5 here: ~0.48 s CPU for a module of one empty kernel, ~0.70 s for 128 entries). CPU of ptxas + nvdisasm over
+# the first 512 forms of one (target, PTX) group, modules of 128 / 256 / 512: 13.5 at sm_100a 9.7 / 7.3 / 7.6 s,
+# 13.0 at sm_90a 7.3 / 6.8 s (the compile tier measured ptxas's cost per entry growing past ~128-256 entries).
+DEFAULT_MODULE_SIZE = 256
 
 
 @dataclass

@@ -24,7 +24,10 @@ Two kinds are blind to the rules, to measure what the rules do not know:
   instruction where no rule of this form decides it; the expected verdict is `unruled` (a part of the lowering no
   rule decides, reported so that a rule gets written), which is detected but not killed.
 """
+import concurrent.futures as cf
+import multiprocessing
 import re
+import signal
 import sys
 from collections import Counter, defaultdict
 
@@ -33,6 +36,8 @@ from framework.lowering import key as keymod
 from lower.records import instrs_of
 from framework.toolchains.sass import Instr
 from ptxcts_gen.lowering import rules_for, rules as rulesmod
+
+MAX_SURVIVORS = 200   # the surviving mutants kept in the report, in form order
 
 ALPHABETS = {
     "tensor.rank": rulesmod.RANKS, "tensor.load_mode": rulesmod.LOAD_MODE_TOKENS, "bulk.direction":
@@ -145,24 +150,28 @@ def _only_extra(before, after, extra):
     return bool(diff) and all(Instr(0, t, 0).mnemonic in extra for t in diff)
 
 
-def run(raw_by):
-    """raw_by: {(form ID, target): (form record, pool result)} of forms whose original lowering passed or not;
-    only those that pass are attacked (a fault in an already failing lowering proves nothing)."""
+# What the self-test's workers attack, set before the pool forks them (inherited, never pickled): the sorted
+# (key, value) pairs of raw_by and the foreign modifiers.
+_ATTACK = {}
+
+
+def _attack(lo, hi):
+    """(per kind Counter, survivors) of the pairs lo..hi of _ATTACK["items"], in their order."""
+    foreign = _ATTACK["foreign"]
     per = defaultdict(Counter)
     survivors = []
-    foreign = sorted({t for _, raw in raw_by.values() if "error" not in raw for i in instrs_of(raw["instrs"])
-                      if keymod.kind(i) == "core" for t in i.mnemonic.split(".")[1:]})
-    for (fid, target), (form, raw) in sorted(raw_by.items()):
+    for (fid, target), (form, raw) in _ATTACK["items"][lo:hi]:
         if "error" in raw:
             continue
         instrs = instrs_of(raw["instrs"])
-        if judgemod.judge(form, instrs, target=target).cls != judgemod.PASS:
+        applied = rules_for(form, target)   # once per form: every mutant of it is judged by the same rules
+        if judgemod.judge(form, instrs, target=target, applied=applied).cls != judgemod.PASS:
             continue
         # a per-form rotation of the foreign modifiers, so that every one of them is tried somewhere
         rot = sum(map(ord, fid + target)) % max(len(foreign), 1)
-        extra = {m for _, d in rules_for(form, target) for m in d.extra}
+        extra = {m for _, d in applied for m in d.extra}
         for kind, mut in mutants(form, instrs, foreign[rot:] + foreign[:rot], target):
-            v = judgemod.judge(form, mut, target=target)
+            v = judgemod.judge(form, mut, target=target, applied=applied)
             if v.cls == judgemod.PASS and kind in ("drop instruction", "duplicate") and _only_extra(instrs, mut, extra):
                 # removing or repeating an instruction the rule declares harmless (a further MEMBAR before a proxy
                 # fence): an equivalent mutant, not a hole
@@ -173,9 +182,45 @@ def run(raw_by):
                 per[kind]["killed"] += 1
             else:
                 per[kind][v.cls] += 1
-                if len(survivors) < 200:
+                if len(survivors) < MAX_SURVIVORS:
                     survivors.append({"form": fid, "target": target, "kind": kind, "verdict": v.cls,
                                       "sass": [i.text for i in mut]})
+    return per, survivors
+
+
+def _quiet_worker():
+    """A self-test worker runs inside the tier's signals_deferred block (its signals held, inherited by the fork):
+    a signal to the group is the tier's to act on once the documents are written, never the worker's end."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def run(raw_by, jobs=1):
+    """raw_by: {(form ID, target): (form record, pool result)} of forms whose original lowering passed or not;
+    only those that pass are attacked (a fault in an already failing lowering proves nothing). jobs: worker
+    processes, each attacking a contiguous share of the forms in sorted order (the result is the same for any
+    jobs: the counts add up, the survivors are the first MAX_SURVIVORS in that order)."""
+    foreign = sorted({t for _, raw in raw_by.values() if "error" not in raw for i in instrs_of(raw["instrs"])
+                      if keymod.kind(i) == "core" for t in i.mnemonic.split(".")[1:]})
+    _ATTACK.update(items=sorted(raw_by.items()), foreign=foreign)
+    n = len(_ATTACK["items"])
+    try:
+        if jobs <= 1 or n < 2:
+            parts = [_attack(0, n)]
+        else:
+            chunks = min(n, jobs * 4)   # a few shares per worker: a slow share does not hold the others up
+            bounds = [(n * k // chunks, n * (k + 1) // chunks) for k in range(chunks)]
+            with cf.ProcessPoolExecutor(max_workers=min(jobs, chunks), initializer=_quiet_worker,
+                                        mp_context=multiprocessing.get_context("fork")) as pool:
+                parts = list(pool.map(_attack, *zip(*bounds)))
+    finally:
+        _ATTACK.clear()
+    per = defaultdict(Counter)
+    survivors = []
+    for p, sv in parts:
+        for kind, c in p.items():
+            per[kind].update(c)
+        survivors += sv[:MAX_SURVIVORS - len(survivors)]
     planted = sum(c["planted"] for c in per.values())
     killed = sum(c["killed"] for c in per.values())
     flagged = sum(c["unruled"] for c in per.values())

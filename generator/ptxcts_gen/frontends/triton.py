@@ -165,6 +165,12 @@ for _key in OVERRIDE_94 + NO_OFFS_W_94:
 QUALIFIERS.update(absent_94(QUALIFIERS))
 
 
+# What the Triton this mapping was measured on (3.9.0) writes where Triton releases differ and the Gluon calls do not
+# say; the engine measures the loaded Triton the same way (harness/frontend/triton/backend.py lowering) and, where
+# it differs, spells those forms as that Triton writes them (TritonEngine.spell, each reason naming the measurement)
+MEASURED_LOWERING = {"triton": "3.9.0", "tma_load_space": "shared::cta", "cp_async_ca16": "ca"}
+
+
 def _cp_async(q):
     if q["cop"] == "cg" and q["cp_size"] != 16:
         return Unexpressible("cp.async.cg copies 16 bytes only (the chapter); Triton writes .ca below 16 bytes")

@@ -34,6 +34,8 @@ def _runs(mnemonic: str) -> List[str]:
 
 
 def _has_run(tokens: List[str], run: str) -> bool:
+    if "." not in run:   # most runs are one modifier
+        return run in tokens
     want = run.split(".")
     n = len(want)
     return any(tokens[i:i + n] == want for i in range(len(tokens) - n + 1))
@@ -70,10 +72,11 @@ def _sequence_holds(d, core) -> bool:
     return not want
 
 
-def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None) -> Verdict:
+def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None, applied=None) -> Verdict:
     """The verdict on the instructions at a form's test line; target: the target it was assembled for (rules
-    that depend on the target's hardware read it; None: every hardware feature the form names)."""
-    applied = rules_for(form, target)
+    that depend on the target's hardware read it; None: every hardware feature the form names). applied: the
+    form's rules_for(form, target), when the caller judges many lowerings of one form (the self-test's mutants)."""
+    applied = rules_for(form, target) if applied is None else applied
     key, frame = keymod.reduce(instrs)
     v = Verdict(PASS, key, frame, [r.name for r, _ in applied])
     core = [i for i in instrs if keymod.kind(i) == "core"]

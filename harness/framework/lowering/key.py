@@ -11,6 +11,7 @@ The instructions nvdisasm attributes to the `// ptxcts:test` line fall in four k
 The frame (loop, addr, other: the mnemonics of each, sorted, once each) is recorded beside the key: it changes with
 scheduling and register allocation, the key only when the lowering itself does.
 """
+import functools
 import re
 from typing import List, Sequence, Tuple
 
@@ -56,6 +57,7 @@ def kind(i: Instr) -> str:
     return "other"
 
 
+@functools.lru_cache(maxsize=1 << 16)   # the same operand texts recur across forms, targets and mutants
 def abstract_operands(text: str) -> str:
     """Registers to R / UR, predicates to P / UP, labels to LABEL, constants to c[], offsets inside [] to imm."""
     for pattern, replacement in _ABSTRACTIONS:

@@ -131,6 +131,39 @@ class InstallTest(unittest.TestCase):
             catalog.load(path)
         self.assertEqual(e.exception.code, 3)
 
+    # ---- one install shared by two front-ends ------------------------------------------------------------------
+    def test_real_catalog_llvm_triton_shares_triton(self):
+        cat = catalog.load()
+        self.assertEqual(cat["llvm-triton"]["install"], "triton")
+        self.assertEqual(cat["llvm-triton"]["wheels"], cat["triton"]["wheels"])
+        self.assertEqual(cat["triton"]["install"], "triton")
+
+    def test_a_sharing_front_end_installs_into_its_owners_folder(self):
+        path = _catalog(self.root, self.pins)
+        with open(path, "a") as f:
+            f.write('[frontend."llvm-twin"]\nkind = "llvm"\nptxas = "13.0"\n'
+                    f'library = "{LIB}"\nshares = "llvm-22"\n')
+        cat = catalog.load(path)
+        self.assertEqual(cat["llvm-twin"]["wheels"], cat["llvm-22"]["wheels"])
+        d = install.install("llvm-twin", wheels_dir=self.wheels, log=lambda *a: None, cat=cat)
+        self.assertEqual(d, os.path.join(self.cache, "frontends", "llvm-22"))
+        self.assertFalse(os.path.exists(os.path.join(self.cache, "frontends", "llvm-twin")))
+        self.assertEqual(install.installed_here("llvm-twin", cat=cat), install.installed_here("llvm-22", cat=cat))
+        self.assertEqual(self._installed()[1]["name"], "llvm-22")
+
+    def test_malformed_shares(self):
+        for extra, fragment in (('shares = "nvrtc-x"', "is not a front-end with wheels of its own"),
+                                ('shares = ""', ".shares: the name of the front-end"),
+                                ('shares = "llvm-22"\n[[frontend."llvm-twin".wheels]]\npackage = "x"\n'
+                                 'version = "1"\nsha256 = "' + "0" * 64 + '"', ".shares: the name of the front-end")):
+            path = _catalog(self.root, self.pins)
+            with open(path, "a") as f:
+                f.write(f'[frontend."llvm-twin"]\nkind = "llvm"\nptxas = "13.0"\nlibrary = "{LIB}"\n{extra}\n')
+            with self.assertRaises(frontend.FrontendError) as e:
+                catalog.load(path)
+            self.assertEqual(e.exception.code, 3, str(e.exception))
+            self.assertIn(fragment, str(e.exception))
+
     # ---- choosing the wheel of a Python -----------------------------------------------------------------------
     def test_chooses_the_wheel_pinned_for_each_python(self):
         (w,) = catalog.load(_catalog(self.root, self.pins))["llvm-22"]["wheels"]

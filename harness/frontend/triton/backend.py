@@ -474,6 +474,46 @@ def warm_up():
     _probe_cc((90, ["8.6"]))
 
 
+_lowering = None
+# the kernels lowering() compiles: a TMA load without multicast, and a 16-byte async copy asked `.ca`
+_LOWERING_KERNELS = [("ptxcts_tma_plain", "tma_load", (("dim", "1"), ("multicast", "0"), ("hint", "0"))),
+                     ("ptxcts_ca16", "cp_async", (("cp_size", "16"), ("cop", "ca"), ("prefetch", "")))]
+
+
+def _lowering_kernel(kernel):
+    entry, template, params = kernel
+    return compile_kernels(90, "8.6", [(entry, template, params)])[entry]
+
+
+def lowering():
+    """What the loaded Triton writes where releases differ and its Gluon calls do not say, measured once here by
+    compiling two kernels (capability 9.0, PTX 8.6), each in a forked child (one that dies or refuses costs its
+    fact only): {"tma_load_space": the destination state space of a TMA load without multicast (Triton 3.9.0:
+    shared::cta; 3.6.0: shared::cluster), "cp_async_ca16": the cache operator of a 16-byte async copy asked
+    cache_modifier `.ca` (3.9.0: ca; 3.6.0: cg, it picks the operator by the copy's width), and for each
+    "<key>_instr": the instruction it wrote}; a value is None when the kernel did not compile (the mapping's
+    spelling then stands, and the tier judges what the Triton writes for each form)."""
+    global _lowering
+    if _lowering is not None:
+        return _lowering
+    from .. import isolate
+    out = {"tma_load_space": None, "cp_async_ca16": None}
+    answers = isolate.run_many(_lowering_kernel, _LOWERING_KERNELS, jobs=2, timeout=120)
+    for (entry, template, params), o in zip(_LOWERING_KERNELS, answers):
+        if not o.ok:
+            continue
+        text = o.value
+        for ins in chapter_instructions(text):
+            m = re.match(r"cp\.async\.bulk\.tensor\.1d\.(shared::\w+)\.global", ins)
+            if m and template == "tma_load":
+                out["tma_load_space"], out["tma_load_space_instr"] = m.group(1), ins
+            m = re.match(r"cp\.async\.(ca|cg)\.", ins)
+            if m and template == "cp_async":
+                out["cp_async_ca16"], out["cp_async_ca16_instr"] = m.group(1), ins
+    _lowering = out
+    return out
+
+
 def describe(fe, make_doc, log=print, jobs=2):
     from ptxcts_gen import targets as isa_targets
     from framework.toolchains import probe as tc_probe

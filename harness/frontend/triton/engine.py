@@ -1,5 +1,7 @@
 """The tier's engine for the Triton language (kind "triton"): spell a form as a Gluon kernel, compile a batch in a
 child, find the instruction under test, and judge the `.version` / `.target` Triton wrote as claims."""
+import sys
+
 from ptxcts_gen import model, targets
 from ptxcts_gen.frontends import Spelling, Unexpressible
 
@@ -19,9 +21,14 @@ class TritonEngine:
         tb.warm_up()
         self.by_entry, self.form_of = {}, {}
         self.model_forms = None
+        self.lowering = tb.lowering()
+        self.lowering_notes = lowering_notes(self.lowering, self.mapping.MEASURED_LOWERING, tb.version())
+        for n in self.lowering_notes:
+            sys.stderr.write(f"frontend: note: {n}\n")
 
     def spell(self, form):
-        s = self.mapping.spell(form)
+        s = lowered_spelling(form, self.mapping.spell(form), self.mapping, self.lowering,
+                             self.mapping.MEASURED_LOWERING, tb.version())
         if isinstance(s, Spelling):
             why = tb.missing_api(s.callee, s.args)   # an older Triton's Gluon (3.6) lacks some calls
             if why:
@@ -97,3 +104,53 @@ class TritonEngine:
         if not f.valid_at(ptx):
             out.append(f"valid from PTX ISA {f.valid_from}")
         return out
+
+
+class _WithQuals:
+    """A form with other qualifiers (the spelling asked of the mapping); everything else the form's."""
+
+    def __init__(self, form, quals):
+        self._form, self.quals = form, quals
+
+    def __getattr__(self, name):
+        return getattr(self._form, name)
+
+
+def lowering_notes(low, measured, version):
+    """One line per lowering fact where the loaded Triton differs from the one the mapping was measured on."""
+    out = []
+    if low["tma_load_space"] and low["tma_load_space"] != measured["tma_load_space"]:
+        out.append(f"Triton {version} writes a TMA load without multicast into .{low['tma_load_space']} (measured: "
+                   f"`{low['tma_load_space_instr']}`), Triton {measured['triton']} into .{measured['tma_load_space']}: "
+                   f"those forms are spelled as Triton {version} writes them")
+    if low["cp_async_ca16"] and low["cp_async_ca16"] != measured["cp_async_ca16"]:
+        out.append(f"Triton {version} writes cp.async.{low['cp_async_ca16']} for a 16-byte copy asked "
+                   f"cache_modifier='.ca' (measured: `{low['cp_async_ca16_instr']}`), Triton {measured['triton']} "
+                   f".{measured['cp_async_ca16']}: the 16-byte .ca forms are not written by this Triton")
+    return out
+
+
+def lowered_spelling(form, spelled, mapping, low, measured, version):
+    """The spelling of a form: the mapping's (spelled), unless the loaded Triton lowers its instruction otherwise than
+    the Triton the mapping was measured on (a lowering() fact that differs from mapping.MEASURED_LOWERING):
+    * TMA load without multicast: the call the mapping spells for its measured destination writes this Triton's
+      (Triton 3.6.0: .shared::cluster): the form with that destination is spelled with it, the other is not written;
+    * 16-byte cp.async asked `.ca`: written with another cache operator (3.6.0: .cg): not written.
+    A form the mapping cannot express for another reason keeps that reason."""
+    q = form.quals
+    space = low.get("tma_load_space")
+    if (form.family == "cp.async.bulk.tensor" and q.get("src") == "global" and not q.get("multicast")
+            and q.get("load_mode") != "tile::gather4" and space and space != measured["tma_load_space"]):
+        if q["dst"] == space:   # the mapping's spelling of the form with its measured destination: the same call
+            return mapping.spell(_WithQuals(form, dict(q, dst=measured["tma_load_space"])))
+        if isinstance(spelled, Spelling):
+            return Unexpressible(f"Triton {version} writes a TMA load without multicast into .{space} (measured: "
+                                 f"`{low['tma_load_space_instr']}`): a .{q['dst']} destination without "
+                                 ".multicast::cluster is not written")
+    op = low.get("cp_async_ca16")
+    if (form.family == "cp.async" and q.get("cop") == "ca" and q.get("cp_size") == 16 and op
+            and op != measured["cp_async_ca16"] and isinstance(spelled, Spelling)):
+        return Unexpressible(f"Triton {version} writes cp.async.{op} for a 16-byte copy asked cache_modifier='.ca' "
+                             f"(measured: `{low['cp_async_ca16_instr']}`): the cache operator follows the copy's "
+                             "width, not the argument")
+    return spelled

@@ -55,6 +55,16 @@ def _version(site):
     return re.sub(r"[^A-Za-z0-9.+-]", "-", m.group(1)) if m else "unknown"
 
 
+def named_name(version):
+    """The front-end name of a Triton named by path (results, compare): `triton-<its __version__>+named`."""
+    return f"triton-{version}+named"
+
+
+def is_named(name):
+    """Whether a front-end name is one named_name gives."""
+    return name.startswith("triton-") and name.endswith("+named")
+
+
 def named_triton(path, need_description=True):
     spec = f"triton={path}"
     site = os.path.abspath(_site_of(path, spec))
@@ -64,7 +74,7 @@ def named_triton(path, need_description=True):
     base = cat.get("triton") or {"kind": "triton", "ptxas": "13.5", "library": "triton/_C/libtriton.so",
                                  "headers": None, "wheels": []}
     entry = dict(base, library="triton/_C/libtriton.so")
-    fe = Frontend(f"triton-{_version(site)}+named", "triton", site, site,
+    fe = Frontend(named_name(_version(site)), "triton", site, site,
                   os.path.join(site, "triton", "_C", "libtriton.so"), None, base["ptxas"], entry, spec=spec)
     if need_description:
         fe.description = description(fe)

@@ -12,7 +12,21 @@
 #define LIT_HD inline
 #endif
 
-#define GSTRIDE_WORDS 64   // words between two global slots (256 bytes: no two locations in a line)
+#define GSTRIDE_WORDS 64   // the default words between two global slots (256 bytes: no two locations in a line)
+
+// The environment of one run (MC Mutants' parallel testing environment, tuned per shape: gpu_tier.py --tune):
+// how the stress threads load the memory system, where the test threads sit, how far apart the locations are.
+enum LitStressPattern : uint32_t {
+  kStressLoadStore = 0,   // each iteration: load a hot line, store to it (the first environment)
+  kStressStore = 1,       // stores only
+  kStressLoad = 2,        // loads only
+  kStressWarm = 3,        // load the instance's own global locations into this SM's L1 first, then load/store
+};
+enum LitShuffle : uint32_t {
+  kShuffleRandom = 0,     // each test thread a random lane of its CTA
+  kShuffleWarps = 1,      // each test thread in its own warp (random lane in it), the warps rotated per instance
+  kShuffleFixed = 2,      // the test threads of a CTA at lanes 0, 1, ...: one warp
+};
 
 struct Params {
   uint32_t* gmem;          // the global locations: instance-major, permuted slots GSTRIDE_WORDS words apart
@@ -22,7 +36,12 @@ struct Params {
   uint32_t stress_lines, stress_iters, nglobal, hang_ns;
   const uint32_t* tmap_images;  // two host-encoded 1-D tensor maps (32 words each): versions 0 and 1 of a map
   unsigned long long seed;      // with iter: the shuffle and permutation of this launch
-  uint32_t iter, pad_;
+  uint32_t iter;
+  uint32_t gstride;        // words between two global slots (a multiple of 16: 64-byte slots)
+  uint32_t stress_pattern; // LitStressPattern
+  uint32_t stress_threads; // the lanes below this that play no test thread stress; the others only keep barriers
+  uint32_t shuffle;        // LitShuffle
+  uint32_t pre_iters;      // each test thread starts after a random 0..pre_iters SM clock cycles
 };
 
 constexpr int kLitMaxThreads = 16;   // test threads of one test (cuda.py refuses more)
@@ -61,6 +80,32 @@ LIT_HD void lit_lanes(uint64_t seed, uint32_t iter, uint32_t group, uint32_t cta
   }
 }
 
+// The lanes of the test threads in environment `mode` (LitShuffle); kShuffleWarps with more test threads in a CTA
+// than warps is kShuffleRandom.
+LIT_HD void lit_lanes_mode(uint32_t mode, uint64_t seed, uint32_t iter, uint32_t group, uint32_t cta,
+                           const unsigned char* tcta, int n, int block, int* lanes) {
+  int in_cta = 0;
+  for (int th = 0; th < n; ++th) in_cta += tcta[th] == cta;
+  const int warps = block / 32;
+  if (mode == kShuffleWarps && in_cta <= warps && warps > 0) {
+    const uint32_t start = (uint32_t)(lit_hash(seed, iter, group, cta * 64u + 63u, 0) % (uint64_t)warps);
+    int k = 0;
+    for (int th = 0; th < n; ++th) {
+      lanes[th] = -1;
+      if (tcta[th] != cta) continue;
+      const int w = (int)((start + (uint32_t)k++) % (uint32_t)warps);
+      lanes[th] = 32 * w + (int)(lit_hash(seed, iter, group, cta * 64u + (uint32_t)th, 1) % 32u);
+    }
+    return;
+  }
+  if (mode == kShuffleFixed && in_cta <= block) {
+    int k = 0;
+    for (int th = 0; th < n; ++th) lanes[th] = tcta[th] == cta ? k++ : -1;
+    return;
+  }
+  lit_lanes(seed, iter, group, cta, tcta, n, block, lanes);
+}
+
 // Location permutation: perm[i] is the slot (0..n-1) of global location i in instance `group` (Fisher-Yates).
 LIT_HD void lit_perm(uint64_t seed, uint32_t iter, uint32_t group, uint32_t* perm, int n) {
   for (int i = 0; i < n; ++i) perm[i] = (uint32_t)i;
@@ -88,7 +133,7 @@ LIT_HD uint32_t lit_key_field(uint64_t key, int i) { return (uint32_t)(key >> (8
 __device__ __forceinline__ int test_role(const Params& p, unsigned group, unsigned cta, const unsigned char* tcta,
                                          int n) {
   int lanes[kLitMaxThreads];
-  lit_lanes(p.seed, p.iter, group, cta, tcta, n, (int)blockDim.x, lanes);
+  lit_lanes_mode(p.shuffle, p.seed, p.iter, group, cta, tcta, n, (int)blockDim.x, lanes);
   for (int th = 0; th < n; ++th)
     if (lanes[th] == (int)threadIdx.x) return th;
   return -1;

@@ -10,8 +10,13 @@
 // "instances": N, "seconds": S, "verdict": "pass"|"fail"|"killed"|"survived", "hist": {OUTCOME: COUNT}} or
 // {"test": NAME, "not_supported": REASON}; a last line {"end": true, ...}. A human summary goes to stderr.
 // build: nvcc -gencode arch=compute_90a,code=sm_90a -std=c++17 -I gpu/ DIR/litmus_kernels.cu gpu/litmus_runner.cu
-// usage: litmus-runner LABELS.tsv [--iters N] [--instances N] [--stress-lines N] [--stress-iters N] [--seed N]
-//        [--hang-us N] [--test-ms N] [--test NAME]... [--tests-file FILE] | litmus-runner --list
+// usage: litmus-runner LABELS.tsv [--iters N] [--instances N] [--seed N] [--hang-us N] [ENVIRONMENT]
+//        [--test NAME]... [--tests-file FILE] | litmus-runner --list
+// ENVIRONMENT (the defaults of every run): --stress-lines N --stress-iters N --stress-pattern 0..3 (LitStressPattern)
+//   --stress-threads N --blocks-per-sm N (0: as many as fit) --shuffle 0..2 (LitShuffle) --pre-iters CYCLES (a random start delay)
+//   --stride WORDS (16..256, a multiple of 16) --test-ms N --stop-on-kill 0|1 (a mutant stops launching once killed)
+// A tests file holds one run a line: `NAME[@TAG] [KEY=VALUE]...`, KEY one of lines siters pattern sthreads bps
+//   shuffle pre stride ms iters stop (the options above); a run's result names it NAME@TAG (one test, many runs).
 // exit 0 all pass, 1 a fail, 2 usage, 3 a malformed labels or tests file, 4 a CUDA error, 77 no sm_90 GPU.
 #include <cuda.h>          // CUtensorMap and its enums (the entry point comes from the runtime: no -lcuda)
 #include <cudaTypedefs.h>
@@ -110,7 +115,7 @@ __global__ void lit_init(Params p, const uint32_t* inits, const uint32_t* is_map
   uint32_t perm[kLitMaxGlobals];
   lit_perm(p.seed, p.iter, (uint32_t)g, perm, (int)p.nglobal);
   for (uint32_t i = 0; i < p.nglobal; ++i) {
-    uint32_t* slot = p.gmem + (size_t)(g * p.nglobal + perm[i]) * GSTRIDE_WORDS;
+    uint32_t* slot = p.gmem + (size_t)(g * p.nglobal + perm[i]) * p.gstride;
     if (is_map[i])
       for (int w = 0; w < 32; ++w) slot[w] = p.tmap_images[32 * inits[i] + w];
     else
@@ -128,7 +133,7 @@ __global__ void lit_keys(Params p, int nregs, const uint32_t* obs, int nobs, lon
   int k = 0;
   for (int r = 0; r < nregs && k < kLitKeyFields; ++r) v[k++] = p.regs[g * nregs + r];
   for (int o = 0; o < nobs && k < kLitKeyFields; ++o)
-    v[k++] = p.gmem[(size_t)(g * p.nglobal + perm[obs[o]]) * GSTRIDE_WORDS];
+    v[k++] = p.gmem[(size_t)(g * p.nglobal + perm[obs[o]]) * p.gstride];
   keys[g] = lit_key_pack(v, k, p.hang[g] != 0u);
 }
 
@@ -152,10 +157,51 @@ std::string json_str(const std::string& s) {
   return o + "\"";
 }
 
+// The environment of one run (the tuned knobs: gpu_tier.py --tune); its text is echoed in the run's result.
+struct Env {
+  long lines = 64, siters = 32, pattern = kStressLoadStore, sthreads = 256, bps = 0, shuffle = kShuffleRandom,
+       pre = 0, stride = GSTRIDE_WORDS, ms = 0, iters = 16, stop = 0;
+  // KEY=VALUE: false (with the reason in *why) when the key is unknown or the value out of range
+  bool set(const std::string& kv, std::string* why) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos) return *why = "expected KEY=VALUE, got '" + kv + "'", false;
+    std::string k = kv.substr(0, eq);
+    char* end;
+    long v = std::strtol(kv.c_str() + eq + 1, &end, 10);
+    if (*end || eq + 1 == kv.size() || v < 0) return *why = "'" + kv + "': not a number >= 0", false;
+    struct { const char* k; long* p; long lo, hi; } keys[] = {
+        {"lines", &lines, 0, 4096}, {"siters", &siters, 0, 100000}, {"pattern", &pattern, 0, 3},
+        {"sthreads", &sthreads, 0, 256}, {"bps", &bps, 0, 32}, {"shuffle", &shuffle, 0, 2}, {"pre", &pre, 0, 100000},
+        {"stride", &stride, 16, 256}, {"ms", &ms, 0, 600000}, {"iters", &iters, 1, 1000000}, {"stop", &stop, 0, 1}};
+    for (auto& e : keys)
+      if (k == e.k) {
+        if (v < e.lo || v > e.hi || (e.p == &stride && v % 16))
+          return *why = "'" + kv + "': out of range " + std::to_string(e.lo) + ".." + std::to_string(e.hi) +
+                        (e.p == &stride ? " (a multiple of 16)" : ""), false;
+        *e.p = v;
+        return true;
+      }
+    return *why = "unknown key '" + k + "'", false;
+  }
+  std::string text() const {
+    char b[256];
+    std::snprintf(b, sizeof b, "lines=%ld siters=%ld pattern=%ld sthreads=%ld bps=%ld shuffle=%ld pre=%ld stride=%ld "
+                  "ms=%ld iters=%ld stop=%ld", lines, siters, pattern, sthreads, bps, shuffle, pre, stride, ms, iters, stop);
+    return b;
+  }
+};
+
+struct Run {
+  std::string id;   // NAME or NAME@TAG
+  int kernel;
+  Env env;
+};
+
 struct Args {
   const char* labels = nullptr;
   const char* tests_file = nullptr;
-  long iters = 16, instances = 65536, stress_lines = 64, stress_iters = 32, seed = 1, hang_us = 1000, test_ms = 0;
+  long instances = 65536, seed = 1, hang_us = 1000;
+  Env env;
   bool list = false;
   std::vector<std::string> only;
 };
@@ -173,13 +219,22 @@ int main(int argc, char** argv) {
       return *end == 0 && *v >= 0;
     };
     bool ok = true;
-    if (k == "--iters") ok = num(&a.iters);
+    static const std::map<std::string, std::string> env_opt = {
+        {"--iters", "iters"}, {"--stress-lines", "lines"}, {"--stress-iters", "siters"},
+        {"--stress-pattern", "pattern"}, {"--stress-threads", "sthreads"}, {"--blocks-per-sm", "bps"},
+        {"--shuffle", "shuffle"}, {"--pre-iters", "pre"}, {"--stride", "stride"}, {"--test-ms", "ms"},
+        {"--stop-on-kill", "stop"}};
+    if (auto e = env_opt.find(k); e != env_opt.end()) {
+      std::string why;
+      ok = i + 1 < argc && a.env.set(e->second + "=" + argv[++i], &why);
+      if (!ok && !why.empty()) {
+        std::fprintf(stderr, "litmus-runner: %s: %s\n", k.c_str(), why.c_str());
+        return 2;
+      }
+    }
     else if (k == "--instances") ok = num(&a.instances) && a.instances > 0;
-    else if (k == "--stress-lines") ok = num(&a.stress_lines);
-    else if (k == "--stress-iters") ok = num(&a.stress_iters);
     else if (k == "--seed") ok = num(&a.seed);
     else if (k == "--hang-us") ok = num(&a.hang_us) && a.hang_us > 0 && a.hang_us < 4000000;
-    else if (k == "--test-ms") ok = num(&a.test_ms);
     else if (k == "--test" && i + 1 < argc) a.only.push_back(argv[++i]);
     else if (k == "--tests-file" && i + 1 < argc) a.tests_file = argv[++i];
     else if (k == "--list") a.list = true;
@@ -195,8 +250,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!a.labels) {
-    std::fprintf(stderr, "usage: litmus-runner LABELS.tsv [--iters N] [--instances N] [--stress-lines N] "
-                         "[--stress-iters N] [--seed N] [--hang-us N] [--test-ms N] [--test NAME]... [--tests-file FILE] | --list\n");
+    std::fprintf(stderr, "usage: litmus-runner LABELS.tsv [--iters N] [--instances N] [--seed N] [--hang-us N] "
+                         "[--stress-lines N] [--stress-iters N] [--stress-pattern P] [--stress-threads N] "
+                         "[--blocks-per-sm N] [--shuffle S] [--pre-iters N] [--stride W] [--test-ms N] "
+                         "[--stop-on-kill 0|1] [--test NAME]... [--tests-file FILE] | --list\n");
     return 2;
   }
   std::map<std::string, std::map<std::string, std::string>> labels;
@@ -208,22 +265,34 @@ int main(int argc, char** argv) {
       return 3;
     }
     for (std::string line; std::getline(f, line);)
-      if (!line.empty()) a.only.push_back(line);
+      if (!words(line.c_str()).empty()) a.only.push_back(line);
   }
-  // the run order: the tests named (in their order), else the table's
+  // the run order: the runs named (in their order), else the table's, each in the default environment
   std::map<std::string, int> by_name;
   for (int k = 0; k < kLitmusKernelCount; ++k) by_name[kLitmusKernels[k].name] = k;
-  std::vector<int> order;
+  std::vector<Run> order;
   if (a.only.empty()) {
-    for (int k = 0; k < kLitmusKernelCount; ++k) order.push_back(k);
+    for (int k = 0; k < kLitmusKernelCount; ++k) order.push_back({kLitmusKernels[k].name, k, a.env});
   } else {
-    for (auto& n : a.only) {
-      auto it = by_name.find(n);
+    for (auto& line : a.only) {
+      std::vector<std::string> w = words(line.c_str());
+      if (w.empty()) continue;
+      Run r{w[0], -1, a.env};
+      auto it = by_name.find(w[0].substr(0, w[0].find('@')));
       if (it == by_name.end()) {
-        std::fprintf(stderr, "litmus-runner: --test %s: no such test in this build (--list names them)\n", n.c_str());
+        std::fprintf(stderr, "litmus-runner: --test %s: no such test in this build (--list names them)\n", w[0].c_str());
         return 2;
       }
-      order.push_back(it->second);
+      r.kernel = it->second;
+      for (size_t j = 1; j < w.size(); ++j) {
+        std::string why;
+        if (!r.env.set(w[j], &why)) {
+          std::fprintf(stderr, "litmus-runner: %s: run '%s': %s\n", a.tests_file ? a.tests_file : "--test",
+                       w[0].c_str(), why.c_str());
+          return 3;
+        }
+      }
+      order.push_back(r);
     }
   }
   int dev = 0, cc = 0, ndev = 0;
@@ -242,20 +311,26 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "litmus-runner: the tensor-map tests' maps: %s\n", e.c_str());
     return 4;
   }
+  long max_lines = 1, max_stride = 16;
+  for (auto& r : order) max_lines = std::max(max_lines, r.env.lines), max_stride = std::max(max_stride, r.env.stride);
   uint32_t* stress;
-  OK(cudaMalloc(&stress, sizeof(uint32_t) * 32 * std::max<long>(1, a.stress_lines)));
-  OK(cudaMemset(stress, 0, sizeof(uint32_t) * 32 * std::max<long>(1, a.stress_lines)));
+  OK(cudaMalloc(&stress, sizeof(uint32_t) * 32 * max_lines));
+  OK(cudaMemset(stress, 0, sizeof(uint32_t) * 32 * max_lines));
+  int smem_per_sm = 0, smem_optin = 0;
+  OK(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+  OK(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   cudaStream_t stream;
   OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   // buffers sized for the largest test, allocated once
   const long n = a.instances;
   int max_g = 1, max_r = 1;
-  for (int k : order) max_g = std::max(max_g, kLitmusKernels[k].nglobal), max_r = std::max(max_r, kLitmusKernels[k].nregs);
+  for (auto& r : order)
+    max_g = std::max(max_g, kLitmusKernels[r.kernel].nglobal), max_r = std::max(max_r, kLitmusKernels[r.kernel].nregs);
   uint32_t *gmem, *regs, *hang, *d_inits, *d_ismap, *d_obs;
   unsigned long long* d_keys[2];
   unsigned long long* h_keys[2];
-  OK(cudaMalloc(&gmem, (size_t)n * max_g * GSTRIDE_WORDS * 4));
-  OK(cudaMemset(gmem, 0, (size_t)n * max_g * GSTRIDE_WORDS * 4));
+  OK(cudaMalloc(&gmem, (size_t)n * max_g * max_stride * 4));
+  OK(cudaMemset(gmem, 0, (size_t)n * max_g * max_stride * 4));
   OK(cudaMalloc(&regs, sizeof(uint32_t) * n * max_r));
   OK(cudaMalloc(&hang, sizeof(uint32_t) * n));
   OK(cudaMalloc(&d_inits, 4 * kLitMaxGlobals));
@@ -271,27 +346,47 @@ int main(int argc, char** argv) {
 
   int fails = 0, unseen_total = 0, killed = 0, mutants = 0;
   double all_instances = 0, all_secs = 0;
-  for (int k : order) {
-    const LitmusKernel& t = kLitmusKernels[k];
-    std::printf("{\"begin\": %s}\n", json_str(t.name).c_str());
+  for (const Run& run : order) {
+    const LitmusKernel& t = kLitmusKernels[run.kernel];
+    const Env& env = run.env;
+    std::printf("{\"begin\": %s}\n", json_str(run.id).c_str());
     std::fflush(stdout);
     auto lab = labels.find(t.name);
     if (lab == labels.end()) {
       std::fprintf(stderr, "litmus-runner: %s: no label in %s\n", t.name, a.labels);
       return 3;
     }
+    // blocks per SM: dynamic shared memory that leaves room for env.bps blocks (0: the kernel's own occupancy);
+    // a cluster that no longer fits with it runs without it (the environment, not the test, gives way)
+    size_t dyn = 0;
+    if (env.bps > 0) {
+      cudaFuncAttributes fa;
+      OK(cudaFuncGetAttributes(&fa, t.fn));
+      long room = (long)smem_per_sm / env.bps - 1024 - (long)fa.sharedSizeBytes;   // 1 KiB reserved per block
+      dyn = (size_t)std::max(0L, std::min(room, (long)smem_optin - (long)fa.sharedSizeBytes));
+      if (cudaFuncSetAttribute(t.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn) != cudaSuccess) {
+        cudaGetLastError();
+        dyn = 0;
+      }
+    }
     // a cluster size the device cannot hold: not_supported, with the reason
     cudaLaunchConfig_t probe = {};
     probe.gridDim = dim3((unsigned)t.ctas);
     probe.blockDim = dim3(kBlock);
     int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, t.fn, &probe) != cudaSuccess || clusters == 0) {
-      cudaGetLastError();
+    for (;;) {
+      probe.dynamicSmemBytes = dyn;
+      if (cudaOccupancyMaxActiveClusters(&clusters, t.fn, &probe) != cudaSuccess) cudaGetLastError(), clusters = 0;
+      if (clusters > 0 || dyn == 0) break;
+      dyn = 0;
+    }
+    if (clusters == 0) {
       std::printf("{\"test\": %s, \"not_supported\": \"no cluster of its %d CTAs fits on this device\"}\n",
-                  json_str(t.name).c_str(), t.ctas);
+                  json_str(run.id).c_str(), t.ctas);
       std::fflush(stdout);
       continue;
     }
+    const long stride = std::max(env.stride, t.tmaps[0] ? 32L : 16L);   // a tensor map: 128 bytes
     std::vector<std::string> names = words(t.regs), gnames = words(t.globals), inits = words(t.inits),
                              obs = words(t.observe), tm = words(t.tmaps);
     std::vector<uint32_t> h_inits(kLitMaxGlobals, 0), h_ismap(kLitMaxGlobals, 0), h_obs(kLitMaxGlobals, 0);
@@ -309,23 +404,26 @@ int main(int argc, char** argv) {
     auto start = std::chrono::steady_clock::now();
     auto launch = [&](long it) {
       const int b = (int)(it & 1);
-      Params p{gmem, regs, hang, stress, (uint32_t)a.stress_lines, (uint32_t)a.stress_iters, (uint32_t)t.nglobal,
-               (uint32_t)(a.hang_us * 1000), images, (unsigned long long)a.seed, (uint32_t)it, 0u};
+      Params p{gmem, regs, hang, stress, (uint32_t)env.lines, (uint32_t)env.siters, (uint32_t)t.nglobal,
+               (uint32_t)(a.hang_us * 1000), images, (unsigned long long)a.seed, (uint32_t)it, (uint32_t)stride,
+               (uint32_t)env.pattern, (uint32_t)env.sthreads, (uint32_t)env.shuffle, (uint32_t)env.pre};
       lit_init<<<sgrid, small, 0, stream>>>(p, d_inits, d_ismap, n);
       void* args[] = {&p};
-      OK(cudaLaunchKernel(t.fn, dim3((unsigned)(n * t.ctas)), dim3(kBlock), args, 0, stream));
+      OK(cudaLaunchKernel(t.fn, dim3((unsigned)(n * t.ctas)), dim3(kBlock), args, dyn, stream));
       lit_keys<<<sgrid, small, 0, stream>>>(p, t.nregs, d_obs, (int)obs.size(), n, d_keys[b]);
       OK(cudaGetLastError());
       OK(cudaMemcpyAsync(h_keys[b], d_keys[b], sizeof(unsigned long long) * n, cudaMemcpyDeviceToHost, stream));
       OK(cudaEventRecord(copied[b], stream));
     };
     // launch i+1 is queued before the keys of launch i are counted: the host never idles the GPU; no launch is
-    // queued once the test has had --test-ms (a test whose instances hang runs fewer launches)
-    if (a.iters > 0) launch(0);
-    long done_iters = 0;
-    for (long it = 0; it < a.iters; ++it) {
+    // queued once the test has had its ms (a test whose instances hang runs fewer launches), nor, with stop=1,
+    // once a mutant is killed (a key its original's labels forbid: the launch already queued is still counted)
+    launch(0);
+    long done_iters = 0, killed_after = 0;
+    std::set<unsigned long long> judged;
+    for (long it = 0; it < env.iters; ++it) {
       const double el_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      const bool more = it + 1 < a.iters && (a.test_ms == 0 || el_ms < a.test_ms);
+      const bool more = it + 1 < env.iters && (env.ms == 0 || el_ms < env.ms) && !(env.stop && killed_after);
       if (more) {
         // buffer (it+1)&1 was last read by the count of launch it-1, done before this point
         launch(it + 1);
@@ -347,6 +445,12 @@ int main(int argc, char** argv) {
       }
       counts[last] += run;
       ++done_iters;
+      if (t.mutant && !killed_after)
+        for (auto& kc : counts)
+          if (judged.insert(kc.first).second) {
+            auto v = lab->second.find(decode(kc.first, names));
+            if (v == lab->second.end() || v->second == "forbidden") killed_after = done_iters;
+          }
       if (!more) break;
     }
     OK(cudaStreamSynchronize(stream));
@@ -373,9 +477,10 @@ int main(int argc, char** argv) {
     std::string h;
     for (auto& [o, c] : hist) h += (h.empty() ? "" : ", ") + json_str(o) + ": " + std::to_string(c);
     std::printf("{\"test\": %s, \"mutant\": %d, \"instances\": %.0f, \"seconds\": %.6f, \"verdict\": \"%s\", "
-                "\"hist\": {%s}}\n", json_str(t.name).c_str(), (int)mutant, inst, secs, verdict, h.c_str());
+                "\"killed_after\": %ld, \"env\": %s, \"hist\": {%s}}\n", json_str(run.id).c_str(), (int)mutant, inst,
+                secs, verdict, killed_after, json_str(env.text()).c_str(), h.c_str());
     std::fflush(stdout);
-    std::fprintf(stderr, "%-52s %10.0f %9ld %9ld %6d %9.3g/s %s\n", t.name, inst, forbidden, undefined, unseen,
+    std::fprintf(stderr, "%-52s %10.0f %9ld %9ld %6d %9.3g/s %s\n", run.id.c_str(), inst, forbidden, undefined, unseen,
                  secs > 0 ? inst / secs : 0.0, verdict);
   }
   std::printf("{\"end\": true, \"instances\": %.0f, \"seconds\": %.6f}\n", all_instances, all_secs);

@@ -37,6 +37,21 @@ int main() {
   }
   check(distinct, "lit_lanes: the test threads of a CTA get distinct lanes in 0..255; others -1");
   check(differs, "lit_lanes: the shuffle changes with the iteration");
+  // the environments' placements: one warp per test thread (distinct warps, rotating), or lanes 0.. of one warp
+  bool warps_ok = true, rotates = false, fixed_ok = true;
+  for (uint32_t g = 0; g < 200; ++g) {
+    int lanes[4], fixed[4], first[4];
+    lit_lanes_mode(kShuffleWarps, 1, 0, g, 0, tcta, 4, 256, lanes);
+    lit_lanes_mode(kShuffleWarps, 1, 0, 0, 0, tcta, 4, 256, first);
+    std::set<int> w = {lanes[0] / 32, lanes[1] / 32, lanes[3] / 32};
+    warps_ok &= w.size() == 3 && lanes[2] == -1 && *w.rbegin() < 8;
+    rotates |= lanes[0] / 32 != first[0] / 32;
+    lit_lanes_mode(kShuffleFixed, 1, 0, g, 0, tcta, 4, 256, fixed);
+    fixed_ok &= fixed[0] == 0 && fixed[1] == 1 && fixed[2] == -1 && fixed[3] == 2;
+  }
+  check(warps_ok, "lit_lanes_mode(kShuffleWarps): each test thread of a CTA in its own warp");
+  check(rotates, "lit_lanes_mode(kShuffleWarps): the warps change with the instance");
+  check(fixed_ok, "lit_lanes_mode(kShuffleFixed): the test threads of a CTA at lanes 0, 1, 2");
   // the permutation: a permutation, and every order appears over instances
   std::set<std::string> orders;
   bool perm_ok = true;

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from collections import Counter
 
 from litmodel import cuda, gpu_tier
 
@@ -16,7 +17,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE = os.path.join(HERE, "fake_runner.py")
 
 
-class FakeRun(unittest.TestCase):
+class _Tier(unittest.TestCase):
+    """The tier run against the stand-in runner."""
+
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="litgpu-")
         self.addCleanup(shutil.rmtree, self.dir, True)
@@ -44,6 +47,8 @@ class FakeRun(unittest.TestCase):
         with open(os.path.join(out, "results.json")) as f:
             return {c["form"][len("litmus."):]: c for c in json.load(f)["cases"]}
 
+
+class FakeRun(_Tier):
     def test_trap_and_hang_are_isolated_and_every_test_gets_one_result(self):
         table = [("MP.a", "0"), ("MP.trap", "0"), ("MP.b", "0"), ("MP.hang", "0"), ("MP.c", "0")]
         rc, out = self.run_tier(table)
@@ -68,13 +73,13 @@ class FakeRun(unittest.TestCase):
         self.assertEqual(rc, 77)
 
     def test_forbidden_outcome_fails_a_test_and_kills_a_mutant(self):
-        rc, out = self.run_tier([("MP.weak", "0"), ("MP.weak+drop_fence.0", "1"), ("MP.a+drop_fence.1", "1")],
+        rc, out = self.run_tier([("MP.weak", "0"), ("MP.a+weak.0", "1"), ("MP.a+drop_fence.1", "1")],
                                 ["--mutants"])
         self.assertEqual(rc, 1)
         self.assertEqual(self.cases(out)["MP.weak"]["class"], "fail")
         with gzip.open(os.path.join(out, "mutants.jsonl.gz"), "rt") as f:
             fates = {m["mutant"]: m for m in map(json.loads, f)}
-        self.assertEqual(fates["MP.weak+drop_fence.0"]["fate"], "killed")
+        self.assertEqual(fates["MP.a+weak.0"]["fate"], "killed")
         self.assertEqual(fates["MP.a+drop_fence.1"]["fate"], "survived")
         self.assertIn(fates["MP.a+drop_fence.1"]["triage"], ("lowering", "stress_gap"))
         with open(os.path.join(out, "summary.txt")) as f:
@@ -83,9 +88,183 @@ class FakeRun(unittest.TestCase):
             h = [json.loads(l) for l in f]
         self.assertEqual(len(h), 3)
 
+    def test_a_forbidden_outcome_an_alternative_policy_allows_is_spec_divergence(self):
+        # TMA.peer_cta.consumer_expects.wait_cta: T1:r1=0 (a peer CTA's complete-tx not seen by a .cta try_wait)
+        # is forbidden under mbarrier_wait_scope=scoped_arrive (the default), undefined under strict_scope; the
+        # .cluster wait of MbarRemote forbids it under every alternative
+        table = [("TMA.peer_cta.consumer_expects.wait_cta", "0"), ("MbarRemote.arrive_cluster.wait_cluster", "0")]
+        rc, out = self.run_tier(table, env={"FAKE_WEAK": ",".join(n for n, _ in table)})
+        self.assertEqual(rc, 1)   # the .cluster test fails
+        c = self.cases(out)
+        self.assertEqual(c["TMA.peer_cta.consumer_expects.wait_cta"]["class"], "spec_divergence")
+        self.assertEqual(c["TMA.peer_cta.consumer_expects.wait_cta"]["details"]["policy"],
+                         "mbarrier_wait_scope=strict_scope")
+        self.assertEqual(c["MbarRemote.arrive_cluster.wait_cluster"]["class"], "fail")
+
+    def test_a_kill_by_an_outcome_the_original_showed_does_not_count(self):
+        table = [("MP.a", "0"), ("MP.a+x.0", "1"), ("MP.b", "0"), ("MP.b+x.0", "1")]
+        rc, out = self.run_tier(table, ["--mutants"], env={"FAKE_WEAK": "MP.a,MP.a+x.0,MP.b+x.0"})
+        with gzip.open(os.path.join(out, "mutants.jsonl.gz"), "rt") as f:
+            fates = {m["mutant"]: m for m in map(json.loads, f)}
+        self.assertEqual(fates["MP.a+x.0"]["fate"], "survived")
+        self.assertEqual(fates["MP.a+x.0"]["triage"], "original_diverges")
+        self.assertEqual(fates["MP.a+x.0"]["original_showed"], ["T1:r1=0"])
+        self.assertEqual(fates["MP.b+x.0"]["fate"], "killed")
+
     def test_time_budget_skips_the_rest(self):
         rc, out = self.run_tier([("MP.a", "0"), ("MP.b", "0")], ["--time-budget", "0.000001"])
         self.assertEqual({n: c["class"] for n, c in self.cases(out).items()}, {"MP.a": "skipped", "MP.b": "skipped"})
+
+
+class Campaign(_Tier):
+    """--tune sweeps the environments, ranks them per shape into env-table.json and spends the rest on the
+    survivors; --env-table follows a ranking (the fake runner kills `warmonly` only with the warm stress)."""
+    TABLE = [("MP.a", "0"), ("MP.a+warmonly.0", "1"), ("MP.a+never.1", "1")]
+
+    def fates(self, out):
+        with gzip.open(os.path.join(out, "mutants.jsonl.gz"), "rt") as f:
+            return {m["mutant"]: m for m in map(json.loads, f)}
+
+    def test_tune_ranks_the_killing_environment_first_and_reruns_survivors(self):
+        from litmodel import tuning
+        rc, out = self.run_tier(self.TABLE, ["--mutants", "--tune", "5", "--time-budget", "8", "--sweep-ms", "1"])
+        self.assertEqual(rc, 0)
+        with open(os.path.join(out, "env-table.json")) as f:
+            table = json.load(f)
+        ranking = table["shapes"]["?"]["ranking"]
+        self.assertEqual(sorted(ranking), sorted(tuning.GRID))
+        self.assertEqual(ranking[0], "warm")   # the first warm environment of the grid: a kill, ties by grid order
+        self.assertEqual({t for t in ranking[:3]}, {"warm", "warm_warps", "false_share"})
+        f = self.fates(out)
+        self.assertEqual(f["MP.a+warmonly.0"]["fate"], "killed")
+        self.assertEqual(f["MP.a+warmonly.0"]["killed_in"], "warm")
+        never = f["MP.a+never.1"]
+        self.assertEqual(never["fate"], "survived")
+        phases = Counter(r["phase"] for r in never["runs"])
+        self.assertEqual(phases["sweep"], len(tuning.GRID))
+        self.assertGreaterEqual(phases["focus"], 1)   # the survivor got the rest of the budget
+        # the test ran in every environment, its histograms summed
+        self.assertEqual(len(self.cases(out)["MP.a"]["details"]["environments"]), len(tuning.GRID))
+        # the table read back: every shape ranked, every environment complete
+        rows, _ = tuning.read_table(os.path.join(out, "env-table.json"))
+        self.assertEqual(rows["?"][0][1]["pattern"], 3)
+
+    def test_env_table_runs_tests_in_the_best_environments_and_mutants_in_rounds(self):
+        from litmodel import tuning
+        path = os.path.join(self.dir, "t.json")
+        scores = {"?": {"quiet": {"mutants": 2, "killed": 1, "seconds": 1.0, "instances": 1, "off_mode": 0},
+                        "warm": {"mutants": 2, "killed": 0, "seconds": 1.0, "instances": 1, "off_mode": 0}}}
+        tuning.write_table(path, tuning.make_table(scores, {"name": "x"}, "1", "now", {}))
+        rc, out = self.run_tier(self.TABLE, ["--mutants", "--env-table", path, "--time-budget", "4"])
+        self.assertEqual(rc, 0)
+        self.assertEqual(self.cases(out)["MP.a"]["details"]["environments"], ["quiet", "warm"])
+        f = self.fates(out)
+        self.assertEqual(f["MP.a+warmonly.0"]["fate"], "killed")
+        self.assertEqual([r["env"] for r in f["MP.a+warmonly.0"]["runs"]], ["quiet", "warm"])   # round 2 killed it
+        self.assertNotIn("env-table.json", os.listdir(out))
+
+    def test_auto_takes_the_table_of_the_device_else_the_default_run(self):
+        from litmodel import tuning
+        d = os.path.join(self.dir, "envs")
+        os.makedirs(d)
+        old = tuning.ENVS_DIR
+        tuning.ENVS_DIR = d
+        self.addCleanup(setattr, tuning, "ENVS_DIR", old)
+        tuning.write_table(os.path.join(d, "a.json"), tuning.make_table({}, {"name": "GPU X"}, "580.1.2", "now", {}))
+        self.assertEqual(tuning.find_table("GPU X", "580.9"), os.path.join(d, "a.json"))
+        self.assertIsNone(tuning.find_table("GPU X", "575.1"))
+        self.assertIsNone(tuning.find_table("GPU Y", "580.1.2"))
+        # no table for this machine's device (the stand-in has none): one run each in the default environment
+        rc, out = self.run_tier(self.TABLE, ["--mutants", "--env-table", "auto", "--time-budget", "30"])
+        self.assertEqual(rc, 0)
+        self.assertNotIn("environments", self.cases(out)["MP.a"]["details"])
+
+    def test_a_long_run_is_not_a_hang(self):
+        # a focus run is silent for its ms: the hang limit of its phase is --hang-s beyond it
+        from litmodel import tuning
+        path = os.path.join(self.dir, "t.json")
+        scores = {"?": {"base": {"mutants": 1, "killed": 0, "seconds": 1.0, "instances": 1, "off_mode": 0}}}
+        tuning.write_table(path, tuning.make_table(scores, {"name": "x"}, "1", "now", {}))
+        rc, out = self.run_tier([("MP.a", "0"), ("MP.a+slow.0", "1")],
+                                ["--mutants", "--env-table", path, "--time-budget", "6", "--hang-s", "1"],
+                                env={"FAKE_HONOR_MS": "1"})
+        self.assertEqual(rc, 0)
+        with gzip.open(os.path.join(out, "mutants.jsonl.gz"), "rt") as f:
+            [m] = [json.loads(l) for l in f]
+        self.assertEqual(m["fate"], "survived")   # not timeout: its first run lasted ~2 s, --hang-s is 1
+
+    def test_a_malformed_table_exits_3_naming_it(self):
+        path = os.path.join(self.dir, "bad.json")
+        with open(path, "w") as f:
+            json.dump({"schema": "ptxcts-litmus-envs", "grid": {"x": {"stride": 17}}, "shapes": {}}, f)
+        rc, _ = self.run_tier(self.TABLE, ["--mutants", "--env-table", path, "--time-budget", "4"])
+        self.assertEqual(rc, 3)
+        with self.assertRaisesRegex(SystemExit, "2"):
+            gpu_tier.main(["--runner", FAKE, "--labels", path, "--out", self.dir, "--tune", "5"])
+
+
+class Triage(unittest.TestCase):
+    """static.py's SASS comparison and lowering rules, and the order of gpu_tier.triage's reasons."""
+
+    def test_sass_comparison_ignores_nops_labels_helpers_and_the_kernel_name(self):
+        from framework.toolchains.sass import Instr
+        from litmodel import static
+
+        def k(*texts):
+            return [Instr(16 * i, t, 0) for i, t in enumerate(texts)]
+        a = k("LD.E.STRONG.SM R9, desc[UR4][R8.64]", "NOP", "BRA `(.L_x_7)",
+              "CALL.REL.NOINC `($__internal_355_$__cuda_sm20_rem_u64)", "RET.REL.NODEC R12 `(_Z8lit_MP_a6Params)")
+        b = k("LD.E.STRONG.SM R9, desc[UR4][R8.64]", "BRA `(.L_x_90)",
+              "CALL.REL.NOINC `($__internal_174_$__cuda_sm20_rem_u64)", "RET.REL.NODEC R12 `(_Z8lit_MP_b6Params)", "NOP")
+        self.assertEqual(static.normalised(a), static.normalised(b))
+        c = k("LD.E.STRONG.GPU R9, desc[UR4][R8.64]", "CCTL.IVALL", "BRA `(.L_x_7)")
+        self.assertNotEqual(static.normalised(a), static.normalised(c))
+        self.assertEqual(static.kernel_symbol("MP.a+drop_fence.0"), "_Z21lit_MP_a_drop_fence_06Params")
+        # a NOP left out before a call moves its return address, not the instruction it names
+        x = [Instr(0, "NOP", 0), Instr(16, "MOV R8, 0x40", 0), Instr(32, "CALL.REL.NOINC `(f)", 0),
+             Instr(48, "NOP", 0), Instr(64, "IADD3 R0, R0, 0x1, RZ", 0)]
+        y = [Instr(0, "MOV R8, 0x20", 0), Instr(16, "CALL.REL.NOINC `(f)", 0), Instr(32, "IADD3 R0, R0, 0x1, RZ", 0)]
+        self.assertEqual(static.normalised(x), static.normalised(y))
+        z = [Instr(0, "MOV R8, 0x10", 0), Instr(16, "CALL.REL.NOINC `(f)", 0), Instr(32, "IADD3 R0, R0, 0x1, RZ", 0)]
+        self.assertNotEqual(static.normalised(z), static.normalised(y))
+        self.assertEqual(static.sass_diff(["LD.E R1", "CCTL.IVALL"], ["LD.E R1"]), "+CCTL.IVALL")
+        self.assertEqual(static.sass_diff(["LD.E R1", "LD.E.STRONG.SM R2"], ["LD.E.STRONG.SM R2", "LD.E R1"]), "order")
+        self.assertEqual(static.sass_diff(["@P0 BRA L1"], ["MEMBAR.ALL.GPU", "@P0 BRA L1"]), "-MEMBAR.ALL.GPU")
+        self.assertEqual(static.sass_diff(["DEPBAR.LE SB0, 0x1"], ["DEPBAR.LE SB0, 0x0"]),
+                         "operands -[DEPBAR.LE SB0, 0x0] +[DEPBAR.LE SB0, 0x1]")
+
+    def test_lowering_rules_name_the_instruction(self):
+        from litmodel import static
+        self.assertEqual(static.lowering_rule("drop_fence", "drop fence.proxy.async"), "fence.proxy.async")
+        self.assertIsNone(static.lowering_rule("drop_fence", "drop fence.sc.gpu"))
+        self.assertEqual(static.lowering_rule("wait_read_for_full", "cp.async.bulk.wait_group 0 -> "
+                                              "cp.async.bulk.wait_group.read 0"), "bulk.wait_group")
+
+    def test_triage_order_equivalent_then_same_sass_then_rule_then_stress_gap(self):
+        from litmodel import suite
+        from litmodel.model import Model
+        from litmodel.syntax import parse_file
+        originals = {t.name: t for f in suite.suite_files() for t in parse_file(f)}
+        with open(next(f for f in suite.suite_files() if f.endswith("/mp.litmus"))) as f:
+            text = f.read()
+        name = next(n for n in originals if n.startswith("MP."))
+        start = text.index(f"test {name}\n")
+        end = text.find("\ntest ", start + 1)
+        body = text[start:end if end > 0 else None]
+        same = {"mutant": name + "+x.0", "test": name, "operator": "drop_fence", "what": "drop fence.proxy.async",
+                "killing": ["a=1"], "text": body.replace(f"test {name}", f"test {name}+x.0", 1)}
+        runs = [{"env": "warm", "seconds": 0.5}]
+        t = gpu_tier.triage(same, {"a=0": 5}, runs, None, Model(), originals)
+        self.assertEqual(t["triage"], "equivalent")
+        other = dict(same, text="")
+        self.assertEqual(gpu_tier.triage(other, {}, runs, (True, "nvdisasm 13.5.37", ""))["rule"], "same_sass")
+        t = gpu_tier.triage(other, {}, runs, (False, "x", "-FENCE.VIEW.ASYNC.S"))
+        self.assertEqual((t["rule"], t["tried"]["sass_diff"]), ("fence.proxy.async", "-FENCE.VIEW.ASYNC.S"))
+        gap = gpu_tier.triage(dict(other, operator="reverse_accesses", what="swap"), {"a=0": 5}, runs)
+        self.assertEqual((gap["triage"], gap["tried"]["environments"]), ("stress_gap", ["warm"]))
+        l1 = gpu_tier.triage(dict(other, operator="acquire_to_relaxed", what="ld.acquire.gpu -> ld.relaxed.gpu"), {},
+                             runs, (False, "x", "-CCTL.IVALL"))
+        self.assertIn("L1 invalidation", l1["tried"]["note"])
 
 
 class Stop(unittest.TestCase):

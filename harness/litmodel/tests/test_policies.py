@@ -11,6 +11,8 @@ CASES = {
     ("ub_extent", "program"): ("MPbulk.fenced.wait_group0.gpu", "T1:r1=1 T1:r2=1", "allowed", "undefined"),
     ("mbarrier_wait_scope", "strict_scope"): ("TMA.peer_cta.consumer_expects.wait_cta", "T1:r1=0", "forbidden",
                                               "undefined"),
+    ("mbarrier_wait_scope", "object_local"): ("MbarRemote.arrive_cluster.wait_cta", "T1:r1=0", "allowed",
+                                              "forbidden"),
     ("read_completion_proxy_fence", "unfenced"): ("WAR.source.wait_group_read0", "T0:r1=2", "forbidden", "allowed"),
     ("group_write_order", "commit_order"): ("GroupNoOrder.groups2", "T0:r1=1 g=1", "allowed", "forbidden"),
     ("cross_proxy_atomicity", "atomic"): ("ReduceRace.red_relaxed_gpu_add", "g=11", "undefined", "forbidden"),

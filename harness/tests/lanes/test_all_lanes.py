@@ -27,6 +27,11 @@ STAND_IN = r'''#!/usr/bin/env python3
 import json, os, sys, time
 verb, args = sys.argv[1], sys.argv[2:]
 t0 = time.time()
+if verb == "frontend" and args[:1] == ["find-triton"]:   # FAKE_TRITON: the Triton installed on this machine
+    if not os.environ.get("FAKE_TRITON"):
+        sys.exit(1)
+    print(os.environ["FAKE_TRITON"] + "\ttriton-3.6.0+named\tthe environment /fake")
+    sys.exit(0)
 slow = {"compile": 0.3, "frontend": 0.3, "lower": 3.0, "run": 2.0, "build": 0.5, "report": 0.5}
 if verb == "build" and "--target" in args:   # ./ptxcts build --target ptxcts-run: the run tier's binary alone
     verb = "build-" + args[args.index("--target") + 1]
@@ -65,6 +70,8 @@ with open(os.environ["LOG"], "a") as f:
     f.write(f"{verb} {name} {t0:.3f} {time.time():.3f}\n")
 if verb == "gate":
     sys.exit(int(os.environ.get("FAKE_GATE_" + name.rsplit("-", 1)[-1].replace(".", "_"), "0")))
+if name.endswith("-frontend-triton-installed"):
+    sys.exit(int(os.environ.get("FAKE_TRITON_RUN_EXIT", "0")))
 '''
 FRONTEND = '''import os
 def installed_dir(name):
@@ -182,6 +189,25 @@ class AllLanes(StandInTest):
         self.assertFalse(any(k.endswith("-frontend-triton") or k.endswith("-frontend-llvm-triton") for k in steps),
                          steps)
         self.assertTrue(any(k.endswith("-frontend-cute-dsl") for k in steps), steps)
+
+    def test_the_installed_triton_is_judged_by_its_own_exit(self):
+        p, steps, rows = self.all(gpu=False, extra_env={"FAKE_TRITON": "/fake/site"})
+        self.assertTrue(any(k.endswith("-frontend-triton-installed") for k in steps), steps)
+        self.assertIn("triton-3.6.0+named (the Triton installed here)", p.stdout)
+        self.assertTrue(any(r["kind"] == "step" and r["name"] == "frontend-triton-installed" for r in rows), rows)
+        # no baseline for a named Triton: not gated, its run's exit decides (0 here; no GPU: 77 as always)
+        self.assertFalse(any(r["kind"] == "gate" and r["name"].endswith("triton-installed") for r in rows), rows)
+        self.assertEqual(p.returncode, 77, p.stdout + p.stderr)
+
+    def test_a_failing_installed_triton_makes_it_red(self):
+        p, _steps, _rows = self.all(gpu=False, extra_env={"FAKE_TRITON": "/fake/site", "FAKE_TRITON_RUN_EXIT": "1"})
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("triton-3.6.0+named (the Triton installed here): exit 1", p.stdout)
+
+    def test_no_installed_triton_no_step(self):
+        p, steps, rows = self.all(gpu=False)
+        self.assertFalse(any(k.endswith("-frontend-triton-installed") for k in steps), steps)
+        self.assertIn("no Triton installed for this Python", p.stdout)
 
     def test_without_a_gpu_a_regression_is_still_red(self):
         p, _, _ = self.all(gpu=False, llvm=False, compile=1)

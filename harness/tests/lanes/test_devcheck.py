@@ -33,6 +33,7 @@ if verb == "all":
             json.dump({"exit": gate, "counts": {"unchanged": 4}}, open(os.path.join(here, run, "gate.json"), "w"))
         rows.append(f"gate\t{run}\t\t{gate}")
     open(os.path.join(here, "results", "S-all.tsv"), "w").write("\n".join(rows) + "\n")
+    print("all: PTXCTS_BUILD=" + os.environ.get("PTXCTS_BUILD", "(unset)"))
     print("all: done")
     sys.exit(1 if fault == "gate" else 0)
 if verb == "test":
@@ -74,6 +75,16 @@ class DevCheck(StandInTest):
             with open(os.path.join(out, "devcheck.json")) as f:
                 doc = json.load(f)
         return p, doc
+
+    def test_the_copy_builds_in_its_own_folder_not_the_checked_trees(self):
+        # ./ptxcts sets PTXCTS_ROOT and PTXCTS_BUILD for its verbs: the copy's steps must not inherit them
+        os.environ["PTXCTS_BUILD"] = os.path.join(self.tree, "build")
+        try:
+            p, doc = self.devcheck()
+        finally:
+            del os.environ["PTXCTS_BUILD"]
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("[all] all: PTXCTS_BUILD=(unset)", p.stdout)
 
     def commit_fault(self, what):
         with open(os.path.join(self.tree, "FAULT"), "w") as f:
@@ -122,7 +133,20 @@ class DevCheck(StandInTest):
         self.assertIn("a clone of HEAD", doc["source"])
         p, doc = self.devcheck("--worktree", out="out-worktree")
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-        self.assertIn("the work tree of HEAD", doc["source"])
+        self.assertIn("the work tree as it is, git tree", doc["source"])
+
+    def test_a_work_tree_check_names_the_tree_by_its_content_not_by_head(self):
+        # a device copy may carry a stale .git: the record names the files' own git tree, which a clean work tree
+        # shares with its commit (COMMIT^{tree}), and changes with any file
+        tree = subprocess.run(["git", "-C", self.tree, "rev-parse", "--short=12", "HEAD^{tree}"], check=True,
+                              capture_output=True, text=True).stdout.strip()
+        p, doc = self.devcheck("--worktree", out="out-clean")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn(f"git tree {tree} ", doc["source"])
+        with open(os.path.join(self.tree, "EXTRA"), "w") as f:
+            f.write("not committed")
+        p, doc = self.devcheck("--worktree", out="out-extra")
+        self.assertNotIn(f"git tree {tree} ", doc["source"])
 
     def test_a_work_tree_copy_is_a_checkout_of_what_it_copied(self):
         # tests that list the tree through git (layout.document_paths) must see the copy as they see a clone

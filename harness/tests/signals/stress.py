@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Signals at random moments of every verb that judges, on a machine loaded with CPU hogs (docs/CLI.md, "Signals").
+"""Signals at chosen moments of every verb that judges, on a loaded machine (docs/CLI.md, "Signals").
 
 For each verb (compile, run, explore, lower, frontend, selftest, matrix, all) on a small selection, one uninterrupted
 run first (the reference: its classes and its wall time), then N trials: the verb is started through ./ptxcts, and
-at a random moment from 0 to 1.1 x the wall time of an uninterrupted run now (the reference's, then the median of
-the last three runs that ended before their signal: moment_scale) (start-up, the first cases, many in flight, the
-document being written, or already ended) SIGINT or SIGTERM is sent to the wrapper (`kill PID`), to the wrapper's
-group (Ctrl-C at a terminal) or to the verb's own process (the wrapper's child), in turn. Each trial must end in one
-of the two outcomes the contract allows:
+at a moment drawn against the wall time of an uninterrupted run now (the reference's, then the median of the last
+three runs that ended before their signal: moment_scale) (start-up, the first cases, many in flight, the document
+being written, or already ended) SIGINT or SIGTERM is sent to the wrapper (`kill PID`), to the wrapper's group
+(Ctrl-C at a terminal) or to the verb's own process (the wrapper's child), in turn. `--moments random` draws each
+moment from 0 to 1.1 x that time; `--moments phases` draws the trials of a verb in turn from its three phases
+(PHASES: start-up, in flight, and the teardown window around its end, where the signal meets the documents being
+written and the session closing), so that three trials reach each phase once (each verb starts at another phase,
+so each target meets each phase across the verbs). Each trial must end in one of the two outcomes the contract
+allows:
 
   (a) a valid document marked partial, whose judged cases have the reference's classes, and which `--resume`
       completes to exactly the reference's classes;
@@ -18,10 +22,14 @@ or, when the signal came after the verb had ended, the complete document with th
 trial: exit 128 + signal (130, 143) when the signal reached a running verb, within BOUND_S of the signal; no process
 of the wrapper's session left once it exited; no output folder's lock held; no traceback or internal error.
 
-    python3 harness/tests/signals/stress.py [--trials N] [--verbs LIST] [--hogs K] [--seed S] [--json F] [--md F]
+    python3 harness/tests/signals/stress.py [--trials N] [--verbs LIST] [--hogs K] [--parallel P]
+                                            [--moments random|phases] [--seed S] [--json F] [--md F]
 
-CTest: cli.signals.stress (label cli): 3 trials per verb, one per target; bench.signals.stress (label benchmark):
-50 per verb, which runs only with PTXCTS_SIGNAL_STRESS_FULL=1 (else exit 77, a skip). A verb that cannot run here
+--parallel P runs P verbs side by side (each its reference, then its trials, in turn), each the other's load.
+CTest: cli.signals.stress (label cli): 3 trials per verb, one per target and one per phase, two verbs side by side
+and no hog (the two verbs, and the tests ctest runs beside it, are the load); bench.signals.stress (label
+benchmark): 50 per verb at random moments beside 2 hogs, one verb at a time, which runs only with
+PTXCTS_SIGNAL_STRESS_FULL=1 (else exit 77, a skip). A verb that cannot run here
 (its binary not built, its front-end not installed) is reported skipped with the reason, never passed; the short
 test fails when every verb is skipped. Exit 0 when no trial broke the contract, 1 otherwise.
 """
@@ -37,6 +45,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -51,6 +60,9 @@ BOUND_S = 30.0   # signal to exit: a few seconds to stop, plus the write, on a l
 CRASH_MARKS = ("Traceback (most recent call last)", "internal error", "terminate called", "Segmentation fault")
 TARGETS = ("wrapper", "group", "tier")
 LOCKS = (".ptxcts.lock",)   # the lock every tier takes (framework/documents/runio.py, runcore FolderLock)
+# --moments phases: each phase's range, in units of moment_scale. The teardown window straddles the end: a SIGTERM
+# there once found ptxcts-explore exiting 0 after its last check (runcore exit_after_stop).
+PHASES = (("start-up", 0.0, 0.15), ("in flight", 0.15, 0.85), ("teardown", 0.85, 1.05))
 FAMILY = "cp.async.bulk"
 SMALL = "cp.async.bulk.prefetch"
 
@@ -124,6 +136,11 @@ def _all_docs(tree):
                 found[tier] = os.path.join(res, d, "results.json")
     return found
 
+
+# An uninterrupted run of each verb beside the others, seconds (results/bench/2026-11-29-signal-stress-2.md): the
+# order --parallel starts them in, the longest first.
+REFERENCE_S = {"all": 150, "selftest": 76, "matrix": 69, "run": 55, "lower": 32, "frontend": 26, "compile": 24,
+               "explore": 11}
 
 VERBS = {
     "compile": Verb("compile", COMPILE, _results, lambda n, out, doc: COMPILE + ["--resume", out], " x verdicts "),
@@ -321,12 +338,21 @@ def moment_scale(walls):
     return statistics.median(walls[-3:])
 
 
-def trial(runner, verb, ref_wall, ref, k, rng):
+def moment(rng, ref_wall, k, moments, first_phase=0):
+    """The seconds from the start to the signal of trial k: at random over 0 to 1.1 x ref_wall, or in the phase
+    (first_phase + k) mod 3 of PHASES."""
+    if moments == "random":
+        return rng.uniform(0.0, 1.1 * ref_wall)
+    _, lo, hi = PHASES[(first_phase + k) % len(PHASES)]
+    return rng.uniform(lo * ref_wall, hi * ref_wall)
+
+
+def trial(runner, verb, ref_wall, ref, k, rng, moments="random", first_phase=0):
     out = os.path.join(runner.work, f"{verb.name}-{k}")
     if verb.tree:
         _restore_results(runner)
     target, sig = TARGETS[k % len(TARGETS)], rng.choice((signal.SIGINT, signal.SIGTERM))
-    delay = rng.uniform(0.0, 1.1 * ref_wall)
+    delay = moment(rng, ref_wall, k, moments, first_phase)
     rec = {"verb": verb.name, "trial": k, "signal": signal.Signals(sig).name, "asked": target,
            "delay_s": round(delay, 2), "scale_s": round(ref_wall, 2),
            "at": round(delay / ref_wall, 3) if ref_wall else None, "problems": []}
@@ -456,9 +482,14 @@ def phase(at):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--trials", type=int, default=3, help="random moments per verb (default 3)")
+    p.add_argument("--trials", type=int, default=3, help="moments per verb (default 3)")
     p.add_argument("--verbs", default=",".join(VERBS), help="comma-separated (default: every judging verb)")
     p.add_argument("--hogs", type=int, default=2, help="CPU hogs beside the runs (default 2: a loaded 2-core host)")
+    p.add_argument("--parallel", type=int, default=1, metavar="P",
+                   help="verbs run side by side, each the other's load (default 1)")
+    p.add_argument("--moments", choices=("random", "phases"), default="random",
+                   help="random: each moment from 0 to 1.1 x the verb's wall time; phases: the trials of a verb in "
+                        "turn in start-up, in flight and the teardown window around its end (default random)")
     p.add_argument("--seed", type=int, default=None, help="the random moments' seed (default: from the clock)")
     p.add_argument("--json", help="write every trial here")
     p.add_argument("--md", help="write the summary table here (Markdown)")
@@ -467,48 +498,79 @@ def main(argv=None):
     for v in verbs:
         if v not in VERBS:
             p.error(f"--verbs: '{v}' is not a judging verb ({', '.join(VERBS)})")
+    if a.parallel < 1:
+        p.error(f"--parallel {a.parallel}: at least 1")
     seed = a.seed if a.seed is not None else int(time.time())
-    rng = random.Random(seed)
     work = tempfile.mkdtemp(prefix="ptxcts-signal-stress-")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PTXCTS_", "GTEST_", "CTEST_RESOURCE"))}
     env["PTXCTS_BUILD"] = BUILD
     runner = Runner(work, env)
     trials, skipped, refs = [], {}, {}
+    lock = threading.Lock()   # trials, skipped, refs and the JSON file, shared by the verbs run side by side
+    errors = []
     load = hogs(a.hogs)
     t_all = time.monotonic()
-    try:
-        for name in verbs:
-            verb = VERBS[name]
-            why = verb.needs() if verb.needs else None
-            if why:
+
+    def one_verb(v, name):
+        # a verb's own random stream (the seed and its place in VERBS): the same moments whichever verb runs first
+        rng = random.Random(seed * 1000 + list(VERBS).index(name))
+        verb = VERBS[name]
+        why = verb.needs() if verb.needs else None
+        if why:
+            with lock:
                 skipped[name] = why
-                print(f"stress: {name}: SKIPPED: {why}", flush=True)
-                continue
-            t0 = time.monotonic()
-            wall, ref = reference(runner, verb)
+            print(f"stress: {name}: SKIPPED: {why}", flush=True)
+            return
+        t0 = time.monotonic()
+        wall, ref = reference(runner, verb)
+        with lock:
             refs[name] = round(wall, 1)
-            print(f"stress: {name}: reference run {wall:.1f} s under {a.hogs} hog(s); {a.trials} trials", flush=True)
-            walls = [wall]
-            for k in range(a.trials):
-                rec = trial(runner, verb, moment_scale(walls), ref, k, rng)
+        print(f"stress: {name}: reference run {wall:.1f} s under {a.hogs} hog(s); {a.trials} trials", flush=True)
+        walls = [wall]
+        for k in range(a.trials):
+            rec = trial(runner, verb, moment_scale(walls), ref, k, rng, a.moments, v)
+            with lock:
                 trials.append(rec)
-                if "ran_s" in rec:
-                    walls.append(rec["ran_s"])
                 if a.json:   # after every trial: a benchmark cut short keeps what it measured
                     _write_json(a.json, seed, trials, skipped, refs)
-                status = "ok" if not rec["problems"] else "BROKEN: " + "; ".join(rec["problems"])
-                print(f"stress: {name} #{k} {rec['signal']} -> {rec['target'] or 'nothing (ended)'} at "
-                      f"{rec['delay_s']} s ({phase(rec['at'])}): exit {rec['exit']} in {rec['exit_s']} s, "
-                      f"{rec['outcome']}: {status}", flush=True)
-                if verb.tree:
-                    continue
+            if "ran_s" in rec:
+                walls.append(rec["ran_s"])
+            status = "ok" if not rec["problems"] else "BROKEN: " + "; ".join(rec["problems"])
+            print(f"stress: {name} #{k} {rec['signal']} -> {rec['target'] or 'nothing (ended)'} at "
+                  f"{rec['delay_s']} s ({phase(rec['at'])}): exit {rec['exit']} in {rec['exit_s']} s, "
+                  f"{rec['outcome']}: {status}", flush=True)
+            if not verb.tree:
                 shutil.rmtree(os.path.join(work, f"{name}-{k}"), ignore_errors=True)
-            print(f"stress: {name}: {time.monotonic() - t0:.0f} s", flush=True)
+        print(f"stress: {name}: {time.monotonic() - t0:.0f} s", flush=True)
+
+    def worker(queue):
+        while True:
+            with lock:
+                if not queue or errors:
+                    return
+                v, name = queue.pop(0)
+            try:
+                one_verb(v, name)
+            except BaseException as e:   # noqa: BLE001 -- raised again in the main thread, after the others end
+                with lock:
+                    errors.append(e)
+
+    try:
+        # the longest verbs first (their reference runs in results/bench/), so that side by side they end together
+        queue = sorted(enumerate(verbs), key=lambda vn: -REFERENCE_S.get(vn[1], 0))
+        threads = [threading.Thread(target=worker, args=(queue,)) for _ in range(max(1, min(a.parallel, len(verbs))))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
     finally:
         for h in load:
             h.kill()
             h.wait()
         shutil.rmtree(work, ignore_errors=True)
+    trials.sort(key=lambda t: (verbs.index(t["verb"]), t["trial"]))
     summary = _summary(trials, skipped, refs, seed, a, time.monotonic() - t_all)
     print(summary)
     if a.json:

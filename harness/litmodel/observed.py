@@ -1,0 +1,202 @@
+"""What a GPU run of the litmus tier observed, against what it is owed: `./ptxcts litmus unseen RUN_DIR` (the
+allowed outcomes never observed, against the device's baseline of them) and `./ptxcts litmus triage RUN_DIR`
+(the surviving mutants and why, one line each, into RUN_DIR/triage.tsv for review).
+
+An allowed outcome never observed is not a failure (the model allows it; the device need not show it), so it is
+reported, not failed: `unseen` lists the outcomes the baseline's run observed that this run did not (`no longer
+observed`: the environment lost power, or the device changed), and those the baseline never saw that this run did
+(`now observed`). `--strict` exits 1 on a `no longer observed` one (a gate that wants the stress not to weaken).
+`--update` writes the baseline from the run (review the diff). A baseline claims its device like the other tiers'
+(results/baselines/README.md): the device name, compute capability and driver branch.
+
+Baseline file: results/baselines/litmus/<sm>/<device slug>-r<branch>/unseen-allowed.jsonl.gz, schema
+`ptxcts-litmus-unseen`, one test a line: {"test": [outcome never observed, ...]}."""
+import argparse
+import glob
+import gzip
+import json
+import os
+import re
+import sys
+
+SCHEMA = "ptxcts-litmus-unseen"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BASE_DIR = os.path.join(ROOT, "results", "baselines", "litmus")
+
+
+class Malformed(Exception):
+    """A run folder or baseline that cannot be read (exit 3), naming the file and what is wrong."""
+
+
+def _gz_or_plain(path):
+    for p in (path, path + ".gz", path[:-3] if path.endswith(".gz") else None):
+        if p and os.path.isfile(p):
+            return p
+    raise FileNotFoundError(path)
+
+
+def _open(path):
+    return gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz") else open(path, encoding="utf-8")
+
+
+def read_run(run_dir):
+    """(device claim, run id, {test: {"seen": set, "unseen": set}}, [mutant records]) of a run folder (results.json,
+    histograms.jsonl.gz, mutants.jsonl.gz; a results folder may keep them under a suffix: *-SUFFIX.*)."""
+    def one(pattern):
+        found = sorted(glob.glob(os.path.join(run_dir, pattern)))
+        if len(found) > 1:
+            raise Malformed(f"{run_dir}: more than one {pattern}: {', '.join(os.path.basename(f) for f in found)}")
+        return found[0] if found else None
+    res = one("results*.json") or one("results*.json.gz")
+    hist = one("histograms*.jsonl.gz")
+    if not res or not hist:
+        raise Malformed(f"{run_dir}: no results.json and histograms.jsonl.gz of a litmus gpu run")
+    try:
+        with _open(res) as f:
+            doc = json.load(f)
+        dev = doc.get("device") or {}
+        drv = (doc.get("toolchain") or {}).get("driver")
+        claim = {"name": dev.get("name"), "cc": dev.get("cc"),
+                 "driver_branch": drv.split(".")[0] if isinstance(drv, str) else None}
+        tests = {}
+        with _open(hist) as f:
+            for no, line in enumerate(f, 1):
+                h = json.loads(line)
+                if h.get("mutant"):
+                    continue
+                tests[h["test"]] = {"seen": {o for o, (c, v) in h["outcomes"].items() if v == "allowed"},
+                                    "unseen": set(h["unseen_allowed"])}
+        muts = []
+        mpath = one("mutants*.jsonl.gz")
+        if mpath:
+            with _open(mpath) as f:
+                muts = [json.loads(l) for l in f]
+    except (ValueError, KeyError, TypeError, AttributeError, OSError, EOFError) as e:   # gzip's errors are OSError
+        raise Malformed(f"{run_dir}: not a litmus gpu run's output: {type(e).__name__}: {e}")
+    return claim, doc.get("run_id"), tests, muts
+
+
+def slug(name):
+    return re.sub(r"[^a-z0-9]+", "-", (name or "unknown").lower()).strip("-")
+
+
+def baseline_path(claim):
+    sm = "sm_" + str(claim.get("cc") or "0").replace(".", "")
+    return os.path.join(BASE_DIR, sm, f"{slug(claim['name'])}-r{claim.get('driver_branch') or 'x'}",
+                        "unseen-allowed.jsonl.gz")
+
+
+def write_baseline(path, claim, run_id, tests):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    head = {"schema": SCHEMA, "version": 1, "device": claim, "source": {"runs": [run_id]}}
+    lines = [json.dumps({t: sorted(tests[t]["unseen"])}, sort_keys=True) for t in sorted(tests)]
+    text = json.dumps(head, sort_keys=True) + "\n" + "\n".join(lines) + "\n"
+    with open(path, "wb") as f:   # no timestamp in the gzip header: the same content, the same bytes
+        with gzip.GzipFile(fileobj=f, mode="wb", mtime=0, filename="") as g:
+            g.write(text.encode())
+
+
+def read_baseline(path):
+    try:
+        with _open(path) as f:
+            head = json.loads(f.readline())
+            if head.get("schema") != SCHEMA:
+                raise Malformed(f"{path}:1: not a baseline of allowed outcomes never observed (schema {SCHEMA!r})")
+            out = {}
+            for no, line in enumerate(f, 2):
+                row = json.loads(line)
+                if not isinstance(row, dict) or len(row) != 1:
+                    raise Malformed(f"{path}:{no}: expected {{TEST: [OUTCOME, ...]}}")
+                [(t, unseen)] = row.items()
+                out[t] = set(unseen)
+    except (ValueError, AttributeError, OSError, EOFError) as e:
+        raise Malformed(f"{path}: not a baseline's JSON lines: {type(e).__name__}: {e}")
+    return head, out
+
+
+def compare(tests, base):
+    """(no longer observed, now observed, tests only in the run, tests only in the baseline): lists of
+    (test, outcome) / test names."""
+    gone, new = [], []
+    for t, r in sorted(tests.items()):
+        if t not in base:
+            continue
+        gone += [(t, o) for o in sorted(r["unseen"] - base[t])]
+        new += [(t, o) for o in sorted(base[t] & r["seen"])]
+    return gone, new, sorted(set(tests) - set(base)), sorted(set(base) - set(tests))
+
+
+def triage_rows(muts):
+    """One line per surviving mutant: mutant, operator, triage, rule, environments tried, instances, what the
+    mutation changed in the SASS (static.sass_diff), why."""
+    rows = ["mutant\toperator\ttriage\trule\tenvironments\tinstances\tsass_diff\twhy"]
+    for m in sorted((m for m in muts if m.get("fate") == "survived"), key=lambda m: (m.get("triage", ""), m["mutant"])):
+        tried = m.get("tried") or {}
+        rows.append("\t".join([m["mutant"], m["operator"], m.get("triage", "?"), m.get("rule", ""),
+                               ",".join(tried.get("environments", [])), str(tried.get("instances", "")),
+                               tried.get("sass_diff", ""),
+                               " ".join(x for x in (m.get("why", ""), tried.get("note", "")) if x).replace("\t", " ")]))
+    return rows
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="ptxcts litmus unseen|triage", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="verb", required=True)
+    u = sub.add_parser("unseen", help="allowed outcomes never observed, against the device's baseline")
+    u.add_argument("run", metavar="RUN_DIR")
+    u.add_argument("--baseline", metavar="FILE", help="this baseline (default: the one the run's device claims)")
+    u.add_argument("--update", action="store_true", help="write the baseline from the run")
+    u.add_argument("--strict", action="store_true", help="exit 1 on an outcome no longer observed")
+    t = sub.add_parser("triage", help="RUN_DIR/triage.tsv: every surviving mutant and why")
+    t.add_argument("run", metavar="RUN_DIR")
+    a = p.parse_args(argv)
+    if not os.path.isdir(a.run):
+        sys.stderr.write(f"ptxcts litmus {a.verb}: {a.run}: no such folder\n")
+        return 2
+    try:
+        claim, run_id, tests, muts = read_run(a.run)
+        if a.verb == "triage":
+            if not muts:
+                sys.stderr.write(f"ptxcts litmus triage: {a.run}: no mutants*.jsonl.gz (a run without --mutants)\n")
+                return 2
+            rows = triage_rows(muts)
+            with open(os.path.join(a.run, "triage.tsv"), "w", encoding="utf-8") as f:
+                f.write("\n".join(rows) + "\n")
+            from collections import Counter
+            c = Counter(r.split("\t")[2] for r in rows[1:])
+            print(f"{len(rows) - 1} survivors: " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())) +
+                  f" -> {os.path.join(a.run, 'triage.tsv')}")
+            return 0
+        path = a.baseline or baseline_path(claim)
+        if a.update:
+            write_baseline(path, claim, run_id, tests)
+            n = sum(len(r["unseen"]) for r in tests.values())
+            print(f"{path}: {n} allowed outcomes never observed in {len(tests)} tests (run {run_id})")
+            return 0
+        if not os.path.isfile(path):
+            print(f"no baseline of allowed outcomes never observed for {claim['name']} (driver branch "
+                  f"{claim['driver_branch']}): {path}; write one with --update once the run is reviewed")
+            for t, r in sorted(tests.items()):
+                for o in sorted(r["unseen"]):
+                    print(f"  never observed: {t}: {o}")
+            return 0
+        head, base = read_baseline(path)
+        if a.baseline is None and head.get("device") != claim:
+            sys.stderr.write(f"ptxcts litmus unseen: {path} claims {head.get('device')}, the run is {claim}\n")
+            return 2
+        gone, new, only_run, only_base = compare(tests, base)
+        still = sum(len(r["unseen"] & base.get(t, set())) for t, r in tests.items())
+        print(f"allowed outcomes never observed: {sum(len(r['unseen']) for r in tests.values())} in this run, "
+              f"{sum(len(v) for v in base.values())} in the baseline ({path}); {still} in both")
+        for t, o in gone:
+            print(f"  no longer observed: {t}: {o}")
+        for t, o in new:
+            print(f"  now observed: {t}: {o}")
+        for t in only_run:
+            print(f"  not in the baseline: {t}")
+        for t in only_base:
+            print(f"  not in the run: {t}")
+        return 1 if a.strict and gone else 0
+    except Malformed as e:
+        sys.stderr.write(f"ptxcts litmus {a.verb}: {e}\n")
+        return 3

@@ -1,0 +1,89 @@
+"""`litmus unseen` and `litmus triage` (observed.py) on the committed H100 run of 2026-12-06 (tuned stress): the
+baseline of allowed outcomes never observed is that run's; a run that loses one is reported (exit 1 only with
+--strict), one that gains one says so; the triage file has a line per survivor; malformed input exits 3."""
+import glob
+import gzip
+import json
+import os
+import shutil
+import tempfile
+import unittest
+
+from litmodel import observed
+
+RUN = os.path.join(observed.ROOT, "results", "2026-12-06-sm_90-h100-litmus-tuned")
+
+
+class Unseen(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="litobs-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+        for f in glob.glob(os.path.join(RUN, "*-tuned.*")):
+            shutil.copy(f, self.dir)
+
+    def rewrite_hist(self, test, add=None, drop=None):
+        path = glob.glob(os.path.join(self.dir, "histograms*.jsonl.gz"))[0]
+        with gzip.open(path, "rt") as f:
+            rows = [json.loads(l) for l in f]
+        for h in rows:
+            if h["test"] == test:
+                if add:
+                    h["outcomes"][add] = [1, "allowed"]
+                    h["unseen_allowed"].remove(add)
+                if drop:
+                    del h["outcomes"][drop]
+                    h["unseen_allowed"].append(drop)
+        with gzip.open(path, "wt") as f:
+            f.write("".join(json.dumps(h) + "\n" for h in rows))
+
+    def run_verb(self, *args):
+        from contextlib import redirect_stdout
+        import io
+        buf = io.StringIO()
+        with redirect_stdout(buf):
+            rc = observed.main(list(args))
+        return rc, buf.getvalue()
+
+    def test_the_committed_baseline_is_that_run(self):
+        rc, out = self.run_verb("unseen", self.dir)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("19 in this run, 19 in the baseline", out)
+        self.assertNotIn("no longer observed", out)
+
+    def test_an_outcome_lost_is_reported_and_strict_fails(self):
+        self.rewrite_hist("MP.same_cta.release_cta", drop="T1:r1=1 T1:r2=1")
+        self.rewrite_hist("MP.same_cta.weak", add="T1:r1=1 T1:r2=0")
+        rc, out = self.run_verb("unseen", self.dir)
+        self.assertEqual(rc, 0)
+        self.assertIn("no longer observed: MP.same_cta.release_cta: T1:r1=1 T1:r2=1", out)
+        self.assertIn("now observed: MP.same_cta.weak: T1:r1=1 T1:r2=0", out)
+        self.assertEqual(self.run_verb("unseen", self.dir, "--strict")[0], 1)
+
+    def test_update_writes_the_same_bytes_for_the_same_run(self):
+        a, b = os.path.join(self.dir, "a.json.gz"), os.path.join(self.dir, "b.json.gz")
+        self.run_verb("unseen", self.dir, "--baseline", a, "--update")
+        self.run_verb("unseen", self.dir, "--baseline", b, "--update")
+        self.assertEqual(open(a, "rb").read(), open(b, "rb").read())
+        path = observed.baseline_path({"name": "NVIDIA H100 80GB HBM3", "cc": "9.0", "driver_branch": "580"})
+        self.assertEqual(open(a, "rb").read(), open(path, "rb").read())
+
+    def test_triage_writes_a_line_per_survivor(self):
+        rc, out = self.run_verb("triage", self.dir)
+        self.assertEqual(rc, 0)
+        with open(os.path.join(self.dir, "triage.tsv")) as f:
+            rows = f.read().splitlines()
+        with gzip.open(glob.glob(os.path.join(self.dir, "mutants*.jsonl.gz"))[0], "rt") as f:
+            survivors = sum(json.loads(l)["fate"] == "survived" for l in f)
+        self.assertEqual(len(rows) - 1, survivors)
+        self.assertTrue(rows[0].startswith("mutant\toperator\ttriage"))
+
+    def test_malformed_is_3_and_missing_is_2(self):
+        path = glob.glob(os.path.join(self.dir, "histograms*.jsonl.gz"))[0]
+        with gzip.open(path, "wt") as f:
+            f.write("{not json\n")
+        self.assertEqual(self.run_verb("unseen", self.dir)[0], 3)
+        self.assertEqual(self.run_verb("unseen", os.path.join(self.dir, "nope"))[0], 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

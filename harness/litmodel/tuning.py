@@ -1,0 +1,173 @@
+"""The GPU tier's testing environments and their tuning per shape (`./ptxcts litmus gpu --tune S`, then
+`--env-table FILE`).
+
+MC Mutants (Levine et al., ASPLOS 2023) found that one litmus instance at a time kills few mutants on NVIDIA
+devices, many parallel instances with stress kill them all, and that the stress parameters that kill best differ
+per device and per test (GPUHarbor tunes them per device). An environment here is the runner's knobs
+(gpu/litmus_runner.cu, `Env`): how many hot stress lines (`lines`), how many stress iterations per stress thread
+(`siters`), its pattern (`pattern`: load/store, store, load, or warm: the instance's own plain global locations
+loaded into the SM's L1 while the test runs), how many lanes of a CTA stress (`sthreads`), blocks per SM (`bps`,
+through dynamic shared memory), where the test threads sit (`shuffle`: random lanes, one warp each, or lanes
+0.. of one warp), a random start delay of each test thread (`pre`, up to that many SM clock cycles: the threads
+of an instance meet at every offset) and the words between two global locations (`stride`: 16 puts two in one
+128-byte line).
+
+The sweep runs every test and every graded mutant of a shape in each environment of GRID (a mutant stops at its
+first killing launch) and ranks the environments of each shape by the rate of weak outcomes observed: the killing
+outcomes of the shape's mutants (the weak behaviours the mutations expose), as mutants killed, then kills per
+second; ties by the share of the tests' instances outside their most frequent outcome. The table (JSON, with the
+device and driver it was measured on) gives each shape its ranking; a run with `--env-table` follows it."""
+import glob
+import json
+import os
+
+from . import suite
+from .syntax import parse_file
+
+# knob -> (default, the runner's range): the defaults are the environment of the first H100 runs (2026-12-06)
+KNOBS = {"lines": (64, 0, 4096), "siters": (2, 0, 100000), "pattern": (0, 0, 3), "sthreads": (256, 0, 256),
+         "bps": (0, 0, 32), "shuffle": (0, 0, 2), "pre": (0, 0, 100000), "stride": (64, 16, 256)}
+
+# The sweep's environments: each moves a few knobs away from the first one (`base`), towards a known cause of
+# weak behaviour: stale L1 lines (warm), the test threads' relative timing (jitter), store contention, load
+# traffic, few stressing lanes with the test threads in separate warps, one block per SM (fewer co-resident instances, others' SMs busy), two locations per line,
+# and no stress at all (the most instances per second).
+# Light stress throughout: on the H100 (2026-12-06) 32 stress iterations per stress thread ran 24 times fewer
+# instances per second than 2 and killed less.
+GRID = {
+    "base": {},
+    "warm": {"pattern": 3, "siters": 4},
+    "warm_warps": {"pattern": 3, "siters": 4, "shuffle": 1, "pre": 512},
+    "jitter": {"pre": 256},
+    "store_hot": {"pattern": 1, "siters": 4, "lines": 8},
+    "load_wide": {"pattern": 2, "siters": 4, "lines": 256},
+    "sparse_warps": {"sthreads": 64, "siters": 8, "shuffle": 1, "pre": 2048},
+    "one_block": {"bps": 1, "shuffle": 2, "siters": 2},
+    "false_share": {"stride": 16, "pattern": 3, "siters": 2},
+    "quiet": {"lines": 0},
+}
+
+SCHEMA = "ptxcts-litmus-envs"
+ENVS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "envs")   # the committed tables
+
+
+class TableError(Exception):
+    """A malformed environment table (exit 3), naming the file and what is wrong."""
+
+
+def env(tag_or_knobs):
+    """The full environment {knob: value} of a GRID tag or of a partial {knob: value}."""
+    knobs = GRID[tag_or_knobs] if isinstance(tag_or_knobs, str) else tag_or_knobs
+    return {k: knobs.get(k, d) for k, (d, _, _) in KNOBS.items()}
+
+
+def env_text(e, **extra):
+    """The runner's `KEY=VALUE ...` of an environment (and of per-run extras: ms, iters, stop)."""
+    return " ".join(f"{k}={v}" for k, v in list(e.items()) + list(extra.items()))
+
+
+def shapes():
+    """{test name: shape}: the shape is the generated file (cases/<shape>.litmus) that holds the test."""
+    out = {}
+    for f in suite.suite_files():
+        shape = os.path.basename(f)[:-len(".litmus")]
+        for t in parse_file(f):
+            out[t.name] = shape
+    return out
+
+
+def shape_of(name, by_test):
+    """A test's or a mutant's (`ORIGINAL+operator.k`) shape; `?` for a name the suite does not hold."""
+    return by_test.get(name.split("+")[0], "?")
+
+
+def score(runs, by_test, is_mutant):
+    """{shape: {tag: {"mutants", "killed", "seconds", "instances", "off_mode"}}} from the sweep's runs
+    [(test, tag, record)] (records with a histogram; `verdict` killed for a killed mutant)."""
+    out = {}
+    for name, tag, rec in runs:
+        if "hist" not in rec:
+            continue
+        s = out.setdefault(shape_of(name, by_test), {}).setdefault(
+            tag, {"mutants": 0, "killed": 0, "seconds": 0.0, "instances": 0, "off_mode": 0})
+        if is_mutant(name):
+            s["mutants"] += 1
+            s["killed"] += rec.get("verdict") == "killed"
+            s["seconds"] += rec.get("seconds", 0.0)
+        else:
+            hist = rec["hist"]
+            s["instances"] += int(rec.get("instances", 0))
+            s["off_mode"] += sum(hist.values()) - max(hist.values(), default=0)
+    return out
+
+
+def rank(scores):
+    """The tags of one shape's scores, best first: the share of the shape's mutants it ran that it killed, kills
+    per second, then the tests' share of instances outside their most frequent outcome; then the environments of
+    the grid it has no score for (the sweep's time ran out before them), in grid order."""
+    def key(tag):
+        s = scores[tag]
+        return (-s["killed"] / max(s["mutants"], 1), -s["killed"] / max(s["seconds"], 1e-3),
+                -s["off_mode"] / max(s["instances"], 1), list(GRID).index(tag) if tag in GRID else 99)
+    return sorted(scores, key=key) + [t for t in GRID if t not in scores]
+
+
+def make_table(scores, device, driver, measured, runner_args):
+    return {"schema": SCHEMA, "version": 1, "device": device, "driver": driver, "measured": measured,
+            "runner": runner_args, "grid": {t: env(t) for t in GRID},
+            "shapes": {sh: {"ranking": rank(sc), "scores": {t: sc[t] for t in rank(sc) if t in sc}}
+                       for sh, sc in sorted(scores.items())}}
+
+
+def write_table(path, table):
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(table, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def find_table(device_name, driver):
+    """The committed table (ENVS_DIR) measured on this device name and driver branch (the driver's major
+    version), or None."""
+    branch = str(driver or "").split(".")[0]
+    for path in sorted(glob.glob(os.path.join(ENVS_DIR, "*.json"))):
+        try:
+            with open(path, encoding="utf-8") as f:
+                t = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if (t.get("device") or {}).get("name") == device_name and str(t.get("driver") or "").split(".")[0] == branch:
+            return path
+    return None
+
+
+def read_table(path):
+    """{shape: [full environment, best first]} and the table; TableError naming the file and the fault."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            t = json.load(f)
+    except ValueError as e:
+        raise TableError(f"{path}: not JSON: {e}")
+    if not isinstance(t, dict) or t.get("schema") != SCHEMA:
+        raise TableError(f"{path}: not an environment table (schema {SCHEMA!r} expected)")
+    grid = t.get("grid")
+    if not isinstance(grid, dict) or not grid:
+        raise TableError(f"{path}: no 'grid' of environments")
+    for tag, e in grid.items():
+        if not isinstance(e, dict):
+            raise TableError(f"{path}: grid '{tag}': not an object")
+        for k, v in e.items():
+            if k not in KNOBS:
+                raise TableError(f"{path}: grid '{tag}': unknown knob '{k}' (one of {', '.join(KNOBS)})")
+            _, lo, hi = KNOBS[k]
+            if not isinstance(v, int) or not lo <= v <= hi or (k == "stride" and v % 16):
+                raise TableError(f"{path}: grid '{tag}': {k}={v!r} out of range {lo}..{hi}")
+    out = {}
+    for sh, row in (t.get("shapes") or {}).items():
+        ranking = row.get("ranking") if isinstance(row, dict) else None
+        if not isinstance(ranking, list) or not ranking:
+            raise TableError(f"{path}: shape '{sh}': no ranking")
+        for tag in ranking:
+            if tag not in grid:
+                raise TableError(f"{path}: shape '{sh}': environment '{tag}' is not in the grid")
+        out[sh] = [(tag, env(grid[tag])) for tag in ranking]
+    return out, t
