@@ -16,8 +16,9 @@ import glob
 import gzip
 import json
 import os
-import re
 import sys
+
+from framework.documents import baseline
 
 SCHEMA = "ptxcts-litmus-unseen"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -54,10 +55,7 @@ def read_run(run_dir):
     try:
         with _open(res) as f:
             doc = json.load(f)
-        dev = doc.get("device") or {}
-        drv = (doc.get("toolchain") or {}).get("driver")
-        claim = {"name": dev.get("name"), "cc": dev.get("cc"),
-                 "driver_branch": drv.split(".")[0] if isinstance(drv, str) else None}
+        claim = baseline.device_of(doc.get("device") or {"name": None}, doc.get("toolchain"))
         tests = {}
         with _open(hist) as f:
             for no, line in enumerate(f, 1):
@@ -76,13 +74,10 @@ def read_run(run_dir):
     return claim, doc.get("run_id"), tests, muts
 
 
-def slug(name):
-    return re.sub(r"[^a-z0-9]+", "-", (name or "unknown").lower()).strip("-")
-
-
 def baseline_path(claim):
+    """Where the device's baseline is: the other tiers' device folder (framework.documents.baseline.device_folder)."""
     sm = "sm_" + str(claim.get("cc") or "0").replace(".", "")
-    return os.path.join(BASE_DIR, sm, f"{slug(claim['name'])}-r{claim.get('driver_branch') or 'x'}",
+    return os.path.join(BASE_DIR, sm, baseline.device_folder(dict(claim, name=claim.get("name") or "unknown")),
                         "unseen-allowed.jsonl.gz")
 
 

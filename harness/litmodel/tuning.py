@@ -21,6 +21,8 @@ import glob
 import json
 import os
 
+from framework.documents import baseline
+
 from . import suite
 from .syntax import parse_file
 
@@ -128,14 +130,14 @@ def write_table(path, table):
 def find_table(device_name, driver):
     """The committed table (ENVS_DIR) measured on this device name and driver branch (the driver's major
     version), or None."""
-    branch = str(driver or "").split(".")[0]
+    branch = baseline.driver_branch(driver)
     for path in sorted(glob.glob(os.path.join(ENVS_DIR, "*.json"))):
         try:
             with open(path, encoding="utf-8") as f:
                 t = json.load(f)
         except (OSError, ValueError):
             continue
-        if (t.get("device") or {}).get("name") == device_name and str(t.get("driver") or "").split(".")[0] == branch:
+        if (t.get("device") or {}).get("name") == device_name and baseline.driver_branch(t.get("driver")) == branch:
             return path
     return None
 

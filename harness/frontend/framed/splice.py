@@ -46,24 +46,7 @@ def split_instruction(text):
     """(opcode with its qualifiers, [top-level operand texts]) of one instruction, the `;` and a guard dropped."""
     t = re.sub(r"^@!?%\w+\s+", "", " ".join(text.split()).rstrip(";").strip())
     op, _, rest = t.partition(" ")
-    return op, _top_level(rest)
-
-
-def _top_level(text):
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
+    return op, parse.split_operands(rest)
 
 
 _IMM = re.compile(r"^-?(0[xX][0-9a-fA-F]+|\d+)[uU]?$")
@@ -74,10 +57,10 @@ def operand_shape(op):
     first (a register or symbol, with or without an immediate offset: 'addr'), ('vec', [shapes])."""
     op = op.strip()
     if op.startswith("["):
-        inner = _top_level(op[1:-1])
+        inner = parse.split_operands(op[1:-1])
         return ("mem", ["addr"] + [operand_shape(o) for o in inner[1:]])
     if op.startswith("{"):
-        return ("vec", [operand_shape(o) for o in _top_level(op[1:-1])])
+        return ("vec", [operand_shape(o) for o in parse.split_operands(op[1:-1])])
     if _IMM.match(op):
         return ("imm", int(op.rstrip("uU"), 0))
     return "reg"
