@@ -10,7 +10,7 @@ import os
 
 from . import contract, contract_cpp
 from .packed import compressed, expand, pack, read as _read
-from .model import all_forms, family_cases
+from .model import all_forms, family_cases, form_targets
 from .render import kernel_text, ROOT
 from .targets import targets_document
 
@@ -26,6 +26,10 @@ def form_record(f):
         rec["valid_from"] = f.valid_from   # invalid below this PTX version only (a rule a later text lifts)
     if f.at_boundaries:
         rec["cases"] = "boundaries"   # a whole-product combination: cases at its boundaries (model.combination_cases)
+        if f.valid or f.valid_from:
+            # where it is valid (model.form_targets): the run tier and exploration run such a form only on a device
+            # of these targets, one case of it (runcore plan_cases, explore drawable)
+            rec["valid_on"] = [t.name for t in form_targets(f)[0]]
     return rec
 
 

@@ -37,8 +37,10 @@ namespace {
 // The forms of the selected families whose ABI has a draw: valid ones. `unreachable` gets those the run tier runs
 // no case of (every case it plans is not_supported, e.g. a load mode it does not drive yet), with the reason;
 // they are never drawn.
+// A whole-product combination the device cannot run (Form::may_run_on; `sm` "" when no device was asked) is not
+// drawn either.
 std::vector<const Form*> drawable(const std::vector<Form>& forms, const std::vector<std::string>& families,
-                                  const PlanOptions& plan,
+                                  const PlanOptions& plan, const std::string& sm = "",
                                   std::vector<std::pair<const Form*, std::string>>* unreachable = nullptr) {
   std::vector<const Form*> v;
   for (auto& f : forms) {
@@ -46,6 +48,10 @@ std::vector<const Form*> drawable(const std::vector<Form>& forms, const std::vec
     auto it = explore_registry().find(f.abi);
     if (it == explore_registry().end() || !it->second.draw) continue;
     if (!families.empty() && std::find(families.begin(), families.end(), f.family) == families.end()) continue;
+    if (!f.may_run_on(sm)) {
+      if (unreachable) unreachable->push_back({&f, "not valid on " + sm + " or " + sm + "a: its targets are " + f.targets});
+      continue;
+    }
     std::string why;
     if (auto ab = abi_registry().find(f.abi); ab != abi_registry().end()) {
       auto vs = ab->second.variants(f, plan);
@@ -217,7 +223,7 @@ void Explorer::shrink(Finding& f, double until) {
 
 void Explorer::set_up() {
   std::vector<std::pair<const Form*, std::string>> unreachable;
-  forms_ = drawable(ses_.forms, o_.families, ses_.plan, &unreachable);
+  forms_ = drawable(ses_.forms, o_.families, ses_.plan, ses_.device.sm, &unreachable);
   if (forms_.empty()) throw std::runtime_error("no form of the selected families can be drawn");
   std::vector<const Form*> all = forms_;
   for (auto& [f, why] : unreachable) all.push_back(f);

@@ -18,6 +18,19 @@ struct Form {
   Json quals, run;  // checked against the contract when loaded (contract.hpp)
   const contract::Abi* abi_row = nullptr;  // the contract's row of `abi` (flow, cluster, tmap)
   std::vector<std::string> invalid_by;
+  // A combination only the whole product adds (forms.jsonl "cases": "boundaries"): the run tier plans one case of
+  // it (plan_cases), exploration draws it only on a device of `valid_on` (the targets it is valid on; explore's
+  // drawable).
+  bool product = false;
+  std::vector<std::string> valid_on;
+  // Whether a product form can run on a device of base target `sm` (its sm or sm + "a" in valid_on); every
+  // curated form is left to the modules to decide.
+  bool may_run_on(const std::string& sm) const {
+    if (!product || sm.empty()) return true;
+    for (auto& t : valid_on)
+      if (t == sm || t == sm + "a") return true;
+    return false;
+  }
   bool valid() const { return invalid_by.empty(); }
   // Whether the run tier plans it: valid, or valid from a later version (rendered there, toolchain.hpp).
   bool runnable() const { return valid() || !valid_from.empty(); }

@@ -50,6 +50,9 @@ std::vector<Form> load_forms(const std::string& root) {
     if (auto* r = j.get("run")) f.run = *r;
     if (auto* ib = j.get("invalid_by"); ib && ib->is_array())
       for (auto& s : ib->arr()) f.invalid_by.push_back(s.str());
+    f.product = j.get_str("cases") == "boundaries";
+    if (auto* vo = j.get("valid_on"); vo && vo->is_array())
+      for (auto& s : vo->arr()) f.valid_on.push_back(s.str());
     if (f.form.empty() || f.family.empty() || f.kernel.empty())
       throw std::runtime_error(path + ":" + std::to_string(lineno) + ": entry lacks form, family or kernel");
     f.abi_row = abi_spec(f.abi);

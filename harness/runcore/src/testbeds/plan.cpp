@@ -62,7 +62,9 @@ std::vector<RunCase> plan_cases(const std::vector<Form>& forms, const PlanOption
       continue;
     }
     auto vs = it->second.variants(f, o);
-    if (o.level == 0 && vs.size() > 1) vs.resize(1);
+    // Smoke: one variant per form. A whole-product combination (Form::product) gets one case below --level 2: the
+    // curated forms vary sizes, types and coordinates; the product adds the qualifier combinations, each run once.
+    if ((o.level == 0 || (f.product && o.level < 2)) && vs.size() > 1) vs.resize(1);
     for (auto& [name, params] : vs) {
       RunCase c;
       c.id = f.form + "#" + name;
