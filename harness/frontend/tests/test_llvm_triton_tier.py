@@ -67,7 +67,7 @@ class LlvmTritonTierTest(unittest.TestCase):
 
     def test_whole_kernels_for_sm90a(self):
         """`./ptxcts modules --frontend llvm-triton --target sm_90a --ptx 9.0 --valid-only`: every form the mapping
-        expresses written (276, as llvm-22), none refused, crashed or failing its check (run ABI, the hand-written
+        expresses written (382, as llvm-22), none refused, crashed or failing its check (run ABI, the hand-written
         protocol, the form once); check-modules takes the folder; the paired ptxas assembles every module."""
         import json
         import subprocess
@@ -81,7 +81,7 @@ class LlvmTritonTierTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(os.path.join(out, "index.json")) as f:
             index = json.load(f)
-        self.assertEqual(len(index["entries"]), 276, r.stderr[-2000:])
+        self.assertEqual(len(index["entries"]), 382, r.stderr[-2000:])
         kinds = {v["kind"] for v in index["not_written"].values()}
         self.assertEqual(kinds, {"unexpressible"}, r.stderr[-2000:])
         c, _ = run(["check-modules", out, "--target", "sm_90a", "--ptx", "9.0"])
@@ -151,7 +151,7 @@ class LlvmTritonTierTest(unittest.TestCase):
         TritonLlvm.verify(head + call.format(t="", a=""), "sm_100a", "8.6")   # compiles
 
     def test_every_expressible_case_against_the_baseline(self):
-        check_every_case(self, NAME, os.path.join(OUT, "triton-all"), "Triton LLVM", 3000)
+        check_every_case(self, NAME, os.path.join(OUT, "llvm-triton-all"), "Triton LLVM", 3000)
 
 
 if __name__ == "__main__":
