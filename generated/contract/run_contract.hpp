@@ -132,16 +132,16 @@ inline constexpr Abi kAbis[] = {
 // Tensor load modes: PTX spelling -> harness/refmodel's ref::TensorMode (its to_string name); a mode
 // harness/refmodel does not model yet (contract.UNMODELLED_LOAD_MODES) names no TensorMode it parses:
 // its forms load, and every case of theirs is not_supported (tensor_mode_gate.hpp).
-struct LoadMode { const char* spelling; const char* ref_mode; };
+struct LoadMode { const char* spelling; const char* ref_mode; bool modelled; };
 inline constexpr LoadMode kLoadModes[] = {
-  {"tile", "tile"},
-  {"tile::gather4", "gather4"},
-  {"tile::scatter4", "scatter4"},
-  {"im2col", "im2col"},
-  {"im2col::w", "im2col_w"},
-  {"im2col::w::128", "im2col_w128"},
-  {"im2col_no_offs", "im2col_no_offs"},
-  {"im2col_no_offs::w", "im2col_no_offs_w"},  // unmodelled: PTX ISA 9.4, sm_107f+: harness/refmodel has no ref::TensorMode for it yet
+  {"tile", "tile", true},
+  {"tile::gather4", "gather4", true},
+  {"tile::scatter4", "scatter4", true},
+  {"im2col", "im2col", true},
+  {"im2col::w", "im2col_w", true},
+  {"im2col::w::128", "im2col_w128", true},
+  {"im2col_no_offs", "im2col_no_offs", true},
+  {"im2col_no_offs::w", "im2col_no_offs_w", false},  // unmodelled: PTX ISA 9.4, sm_107f+: harness/refmodel has no ref::TensorMode for it yet
 };
 
 // The chapter's redOp x type tables (generator/ptxcts_gen/rules/reduce.py), per ref::ReduceSite.

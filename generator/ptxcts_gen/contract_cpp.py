@@ -42,9 +42,10 @@ def header():
     out += ["};", "", "// Tensor load modes: PTX spelling -> harness/refmodel's ref::TensorMode (its to_string name); a mode",
             "// harness/refmodel does not model yet (contract.UNMODELLED_LOAD_MODES) names no TensorMode it parses:",
             "// its forms load, and every case of theirs is not_supported (tensor_mode_gate.hpp).",
-            "struct LoadMode { const char* spelling; const char* ref_mode; };", "inline constexpr LoadMode kLoadModes[] = {"]
-    out += [f"  {{{_q(k)}, {_q(v)}}}," for k, v in c.LOAD_MODES.items()]
-    out += [f"  {{{_q(k)}, {_q(c.ref_tensor_mode(k))}}},  // unmodelled: {why}" for k, why in
+            "struct LoadMode { const char* spelling; const char* ref_mode; bool modelled; };",
+            "inline constexpr LoadMode kLoadModes[] = {"]
+    out += [f"  {{{_q(k)}, {_q(v)}, true}}," for k, v in c.LOAD_MODES.items()]
+    out += [f"  {{{_q(k)}, {_q(c.ref_tensor_mode(k))}, false}},  // unmodelled: {why}" for k, why in
             c.UNMODELLED_LOAD_MODES.items()]
     out += ["};", "", "// The chapter's redOp x type tables (generator/ptxcts_gen/rules/reduce.py), per ref::ReduceSite.",
             "struct ReduceCell { const char* site; const char* redop; const char* type; };",
