@@ -83,6 +83,9 @@ int check_families(const ExploreOptions& o, std::vector<Form>* forms) {
 int dry_draw_main(ExploreOptions& o) {
   Session ses;
   if (int rc = check_families(o, &ses.forms)) return rc;
+  // The draws of an exploration on the run tier's device (sm_90, as the model device): a whole-product form valid
+  // only elsewhere is not drawn there (explore's drawable, Form::may_run_on).
+  ses.device.sm = "sm_90";
   try {
     return explore(ses, o);
   } catch (const std::exception& e) {
