@@ -83,9 +83,9 @@ int check_families(const ExploreOptions& o, std::vector<Form>* forms) {
 int dry_draw_main(ExploreOptions& o) {
   Session ses;
   if (int rc = check_families(o, &ses.forms)) return rc;
-  // The draws of an exploration on the run tier's device (sm_90, as the model device): a whole-product form valid
-  // only elsewhere is not drawn there (explore's drawable, Form::may_run_on).
-  ses.device.sm = "sm_90";
+  // The draws of an exploration on the model device's target: a whole-product form valid only elsewhere is not
+  // drawn there (explore's drawable, Form::may_run_on).
+  ses.device.sm = kModelDeviceSm;
   try {
     return explore(ses, o);
   } catch (const std::exception& e) {
@@ -211,7 +211,7 @@ int explore_main(int argc, char** argv) {
     if (ses.device.max_smem_optin > 0) ses.plan.max_smem = ses.device.max_smem_optin;
   } else {
     ses.device.name = "reference model (" + device + ")";
-    ses.device.sm = "sm_90";
+    ses.device.sm = kModelDeviceSm;
     ses.device.cc = "9.0";
     ses.device.driver = "none";
   }

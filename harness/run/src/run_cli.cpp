@@ -139,7 +139,7 @@ int run_main(int argc, char** argv) {
     // The model device (model_device.hpp): the workers judge each case against the model's own answer, no GPU.
     ses.device_kind = cli.device;
     ses.device.name = cli.device_name.empty() ? "reference model (" + cli.device + ")" : cli.device_name;
-    ses.device.sm = "sm_90";
+    ses.device.sm = kModelDeviceSm;
     ses.device.cc = "9.0";
     ses.device.major = 9;
     ses.device.runtime = "none";

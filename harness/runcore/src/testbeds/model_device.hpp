@@ -11,6 +11,10 @@
 
 namespace ptxcts::run {
 
+// The target the model device stands for (the run tier's Hopper): the DeviceInfo::sm of a model-device run, and the
+// device exploration's --dry-draw draws for.
+inline constexpr const char* kModelDeviceSm = "sm_90";
+
 // "model", or "model:" + one of the planted faults below.
 bool model_device_known(const std::string& device);
 std::string model_device_help();
