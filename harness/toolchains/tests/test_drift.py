@@ -9,22 +9,15 @@ its own shape is refused everywhere (run.refused_everywhere), one whose message 
 """
 import json
 import os
-import subprocess
 import tempfile
 import types
 import unittest
 
-from framework import paths
 from framework.toolchains import resolve, system_ptxas
 from toolchains.drift.run import refused_everywhere, run
+from toolchains.tests.drift_cli import drift, not_a_ptxas
 
-ROOT = paths.root()
-PTXCTS = os.path.join(ROOT, "ptxcts")
 SMALL = ["--family", "cp.async.bulk.prefetch", "--target", "sm_90"]
-
-
-def drift(*args):
-    return subprocess.run([PTXCTS, "toolchains", "drift", *args], capture_output=True, text=True, timeout=600)
 
 
 class UsageErrors(unittest.TestCase):
@@ -35,10 +28,7 @@ class UsageErrors(unittest.TestCase):
 
     def test_a_file_that_is_not_ptxas_is_a_usage_error_naming_it(self):
         with tempfile.TemporaryDirectory() as d:
-            fake = os.path.join(d, "ptxas")
-            with open(fake, "w") as f:
-                f.write("#!/bin/sh\necho hello\n")
-            os.chmod(fake, 0o755)
+            fake = not_a_ptxas(d)
             r = drift(fake)
             self.assertEqual(r.returncode, 2, r.stderr)
             self.assertIn(fake, r.stderr)

@@ -7,22 +7,19 @@ never puts a hidden token back into the candidate pool (unlike --forget). Usage 
 """
 import json
 import os
-import subprocess
 import tempfile
 import unittest
 
-from framework import paths
 from framework.toolchains import system_ptxas
 from toolchains.drift.ptxas import token_pool
 from toolchains.drift.spelling import Model
+from toolchains.tests import drift_cli
 
-ROOT = paths.root()
-PTXCTS = os.path.join(ROOT, "ptxcts")
 SMALL = ["--family", "cp.reduce.async.bulk", "--target", "sm_90a"]
 
 
 def drift(*args):
-    return subprocess.run([PTXCTS, "toolchains", "drift", *args], capture_output=True, text=True, timeout=900)
+    return drift_cli.drift(*args, timeout=900)   # a power run assembles once per hidden qualifier
 
 
 class UsageErrors(unittest.TestCase):

@@ -9,25 +9,18 @@ import dataclasses
 import io
 import json
 import os
-import subprocess
 import tempfile
 import unittest
 from unittest import mock
 
-from framework import paths
 from framework.toolchains import resolve, system_ptxas
 from ptxcts_gen import isa
 from ptxcts_gen.model import vocabulary_forms
 from toolchains.drift import refused
 from toolchains.drift.run import targets_of
+from toolchains.tests.drift_cli import drift, not_a_ptxas
 
-ROOT = paths.root()
-PTXCTS = os.path.join(ROOT, "ptxcts")
 SMALL = ["--family", "cp.async.bulk.prefetch", "--family", "cp.async.bulk", "--target", "sm_90", "--target", "sm_90a"]
-
-
-def drift(*args):
-    return subprocess.run([PTXCTS, "toolchains", "drift", *args], capture_output=True, text=True, timeout=600)
 
 
 class UsageErrors(unittest.TestCase):
@@ -38,10 +31,7 @@ class UsageErrors(unittest.TestCase):
 
     def test_a_file_that_is_not_ptxas_is_a_usage_error_naming_it(self):
         with tempfile.TemporaryDirectory() as d:
-            fake = os.path.join(d, "ptxas")
-            with open(fake, "w") as f:
-                f.write("#!/bin/sh\necho hello\n")
-            os.chmod(fake, 0o755)
+            fake = not_a_ptxas(d)
             r = drift(fake, "--refused")
             self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
             self.assertIn(fake, r.stderr)
