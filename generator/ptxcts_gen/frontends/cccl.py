@@ -13,7 +13,7 @@ cuda/__ptx/instructions/generated/ of the installed CCCL; the front-end tests ch
 """
 from ..rules import REQUIREMENTS, RULES, load_all
 from . import MappingError, Spelling, Unexpressible, Written
-from .table import NO_OFFS_W_94, OVERRIDE_94, absent_94, family_table, ruled_out, spell_form
+from .table import NO_OFFS_W_94, OVERRIDE_94, absent_94, family_table, ruled_out, spell_form, spelling_94
 
 load_all()   # the rules' requirements (PTX ISA versions quoted in the reasons)
 NAME = "cccl"
@@ -247,7 +247,7 @@ _OVERRIDE_FNS = {"cp.async.bulk.tensor": "cp_async_bulk_tensor_override (cp_asyn
                  "_gather_scatter.h)", "cp.reduce.async.bulk.tensor": "the override overloads of cp_reduce_async_bulk_"
                  "tensor.h", "cp.async.bulk.prefetch.tensor": "the override overloads of cp_async_bulk_prefetch_tensor.h"}
 for _fam, _k, _v in OVERRIDE_94:
-    _what = ".override::global_address" if _k == "ovr_addr" else f".override::{_v}"
+    _what = spelling_94(_k, _v)
     QUALIFIERS[(_fam, _k, _v)] = Unexpressible(
         f"CCCL 3.5 writes {_what} ({_OVERRIDE_FNS[_fam]}, PTX ISA 9.4, .tile only), but this mapping does not spell "
         "those functions yet: an open gap of the mapping, not of CCCL")

@@ -16,7 +16,7 @@ args are (keyword, value): keyword "" for a positional argument; value "%role" n
 such as P.LoadCacheModifier.CG, a constant). QUALIFIERS decides every qualifier value of the model.
 """
 from . import MappingError, Spelling, Unexpressible, Written
-from .table import NO_OFFS_W_94, OVERRIDE_94, absent_94, family_table, ruled_out, spell_form
+from .table import NO_OFFS_W_94, OVERRIDE_94, absent_94, family_table, ruled_out, spell_form, spelling_94
 
 NAME = "cute-dsl"
 # the values a kernel prepares (harness/frontend/cute_dsl/backend.py writes them at the top of every kernel): the
@@ -198,7 +198,7 @@ QUALIFIERS[("cp.async.groups", "state", "shared::cta")] = Unexpressible(
 _FN94 = {"cp.async.bulk.tensor": "cp_async_bulk_tensor_*", "cp.reduce.async.bulk.tensor":
          "cp_reduce_async_bulk_tensor_*", "cp.async.bulk.prefetch.tensor": "cp_async_bulk_prefetch_tensor_*"}
 for _fam, _k, _v in OVERRIDE_94:
-    _what = ".override::global_address" if _k == "ovr_addr" else f".override::{_v}"
+    _what = spelling_94(_k, _v)
     QUALIFIERS[(_fam, _k, _v)] = Unexpressible(
         f"{_FN94[_fam]} ({P}) has no argument that writes {_what}: only the NVVM dialect's "
         "nvvm.cp.async.bulk.tensor.*.override operations take the override operands, and no primitive calls them")

@@ -11,7 +11,7 @@ against the installed library by the front-end tests).
 """
 from ..rules import REQUIREMENTS, load_all
 from . import MappingError, Spelling, Unexpressible, Written
-from .table import NO_OFFS_W_94, OVERRIDE_94, absent_94, family_table, ruled_out, spell_form
+from .table import NO_OFFS_W_94, OVERRIDE_94, absent_94, family_table, ruled_out, spell_form, spelling_94
 
 load_all()   # the rules' requirements (PTX ISA versions quoted in the reasons)
 NAME = "llvm"
@@ -208,7 +208,7 @@ _REQ = {"cp.async.bulk.tensor": "tensor", "cp.reduce.async.bulk.tensor": "reduce
 _TENSOR_OPERANDS = ("the llvm.nvvm.cp.async.bulk.tensor.* intrinsics take the tensor map, coordinates, im2col "
                     "offsets, ctaMask, policy and flags, no global address, dimension or stride to override")
 for _fam, _k, _v in OVERRIDE_94:
-    _q = ".override::global_address" if _k == "ovr_addr" else f".override::{_v}"
+    _q = spelling_94(_k, _v)
     QUALIFIERS[(_fam, _k, _v)] = _later(_q, f"{_REQ[_fam]}.override_{'address' if _k == 'ovr_addr' else 'attribute'}",
                                         _TENSOR_OPERANDS, (_q[1:],))
 for _fam, _k, _v in NO_OFFS_W_94:

@@ -118,6 +118,13 @@ NO_OFFS_W_94 = tuple((fam, "load_mode", "im2col_no_offs::w")
                      for fam in ("cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor"))
 
 
+def spelling_94(k, v):
+    """The PTX spelling of one present value of OVERRIDE_94 or NO_OFFS_W_94 (qualifier k, value v)."""
+    if k == "ovr_addr":
+        return ".override::global_address"
+    return f".override::{v}" if k == "ovr_attr" else f".{v}"
+
+
 def absent_94(qualifiers):
     """The decisions on the absent PTX ISA 9.4 tensor qualifiers that `qualifiers` (a mapping's QUALIFIERS) lacks:
     Written (nothing), or, in a family the mapping refuses whole (every decision Unexpressible), its reason."""

@@ -10,7 +10,7 @@ Triton decides the instruction itself (its layouts, vector width, state spaces):
 """
 from ..rules import load_all
 from . import MappingError, Spelling, Unexpressible, Written
-from .table import NO_OFFS_W_94, OVERRIDE_94, absent_94, family_table, ruled_out, spell_form
+from .table import NO_OFFS_W_94, OVERRIDE_94, absent_94, family_table, ruled_out, spell_form, spelling_94
 
 load_all()
 NAME = "triton"
@@ -160,8 +160,7 @@ QUALIFIERS[("cp.async.groups", "state", "shared::cta")] = Unexpressible(
 # 'im2col_no_offs::w' (measured on Triton 3.9.0), and no Gluon tma call takes an override operand
 for _key in OVERRIDE_94 + NO_OFFS_W_94:
     QUALIFIERS[_key] = _NO_TENSOR_PREFETCH if _key[0] == "cp.async.bulk.prefetch.tensor" else _later(
-        ".override::global_address" if _key[1] == "ovr_addr" else f".override::{_key[2]}" if _key[1] == "ovr_attr"
-        else ".im2col_no_offs::w")
+        spelling_94(*_key[1:]))
 QUALIFIERS.update(absent_94(QUALIFIERS))
 
 
