@@ -14,13 +14,18 @@ Version strategy (also in generated/manifest/targets.json):
   variants of the applicable SM numbers, and for arch/family-specific forms the next SM number above), the
   near misses at m and 9.0.
 
-Python API: module_text(target, ptx, forms) -> PTX module text; load_forms() -> forms from the ISA model.
+Python API: module_text(target, ptx, forms) -> PTX module text; load_forms() -> forms from the ISA model (kept between
+processes by formcache).
 """
 
 
 def load_forms(family=None):
+    """model.all_forms(family), the whole model's read back from formcache when it holds them (a process that
+    renders modules; the generator itself and the model's tests enumerate afresh through model.all_forms)."""
+    from . import formcache
     from .model import all_forms
-    return all_forms(family)
+    forms = formcache.load(all_forms)
+    return forms if family is None else [f for f in forms if f.family == family]
 
 
 def module_text(target, ptx, forms):

@@ -259,7 +259,8 @@ def module_selection(args):
     """The forms `modules` writes, from its options: (target, forms, {form ID: the rules that reject it at the
     target and version}), or the exit status when an option is refused (the error printed). The front-end tier's
     `modules --frontend` (frontend.modules) selects through this too."""
-    from .model import all_forms, _requirement_violations
+    from . import load_forms
+    from .model import _requirement_violations
     from .rules import RULES
     if args.target not in BY_NAME:
         return _err(f"--target {args.target}: unknown target (known: {', '.join(sorted(BY_NAME))})")
@@ -271,7 +272,7 @@ def module_selection(args):
     if newer is not None and newer not in PTX_VERSIONS:
         return _err(f"--newer-than {newer}: unknown PTX ISA version (known: {', '.join(PTX_VERSIONS)})")
     t = BY_NAME[args.target]
-    forms = all_forms()
+    forms = load_forms()
     fams = sorted({f.family for f in forms})
     for fam in args.family or []:
         if fam not in fams:

@@ -121,8 +121,8 @@ def cmd_probe(a):
 
 def cmd_coverage(a):
     from framework import manifest
-    from ptxcts_gen import model
-    forms = model.all_forms()
+    from ptxcts_gen import load_forms
+    forms = load_forms()
     m = manifest.load(manifest.default_dir())
     names = a.frontend or known_names()
     for n in names:

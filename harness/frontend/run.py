@@ -16,7 +16,7 @@ from framework import toolchains
 from framework.documents import expectations
 from framework import manifest
 from framework.progress import Progress
-from ptxcts_gen import model, parse, targets
+from ptxcts_gen import load_forms, model, parse, targets
 from ptxcts_gen.frontends import Spelling
 
 from . import FrontendError, engines, isolate, judge, resolve, tier
@@ -83,7 +83,7 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
     chosen = _select(a, m)
     if not chosen:
         raise Usage("the filters select no case" + (f" (--case {' '.join(a.case)})" if a.case else ""))
-    forms = {f.id: f for f in model.all_forms()}
+    forms = {f.id: f for f in load_forms()}
     if getattr(a, "guard", False):   # every expressible kernel at every (target, PTX version) it writes
         chosen = chosen + _guard_cases(a, forms, eng, fe, chosen)
     missing = sorted({c.form for c in chosen} - set(forms))

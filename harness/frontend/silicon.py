@@ -296,8 +296,8 @@ def _compile(pool, jobs, fe, known, target, ptx, not_written, prog):
 
 def _index(jobs, fe, target, ptx, not_written, out, write, root):
     """Check every compiled entry (check_entry), write the modules that hold a checked one, and return the index."""
-    from ptxcts_gen.model import all_forms
-    index = parse.FormIndex(all_forms())
+    from ptxcts_gen import load_forms
+    index = parse.FormIndex(load_forms())
     doc = {"target": target, "ptx": ptx, "modules": {}, "module_headers": {}, "entries": {}, "made_from":
            made_from(root)}
     asm = defaultdict(list)

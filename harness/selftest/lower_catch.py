@@ -41,7 +41,7 @@ import tempfile
 import time
 
 from ptxcts_gen import faults, linemap
-from ptxcts_gen.model import all_forms
+from ptxcts_gen import load_forms
 from selftest import plants as planting
 from selftest.options import DEFAULT_LOWER_TARGETS
 
@@ -144,10 +144,12 @@ def classify(kind, form_obj, form, target, clean, planted):
 
 
 def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, progress=None, prior=None,
-          ptx=planting.PTX):
+          ptx=planting.PTX, whole_product=True):
     """The lowering tier's catch of the kinds' plants at each target: the report (a dict, schema
     ptxcts-selftest-lower). progress(line): one line per target and kind. prior: an interrupted report of the same
-    selection (--resume): what it measured is kept, the rest measured."""
+    selection (--resume): what it measured is kept, the rest measured. whole_product=False: the curated forms only,
+    not the combinations the whole product adds (Form.at_boundaries), whose plants are the curated forms' fields
+    crossed (at sm_107a, 5,760 plants of .mbarrier::report instead of a few dozen)."""
     from framework import manifest
     unknown = [k for k in kinds if k not in PLANT_FIELDS]
     if unknown:   # a new kind of ptxcts_gen.faults: say which form fields it changes before judging it here
@@ -164,7 +166,8 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
             raise ValueError(f"that self-test measured {prior.get('toolchain')} with nvdisasm {prior.get('nvdisasm')}, "
                              f"this one is {report['toolchain']} with nvdisasm {report['nvdisasm']}")
         report["started"], report["targets"] = prior["started"], prior["targets"]
-    forms = {f.id: f for f in all_forms() if f.valid_at(ptx) and (not families or f.family in families)}
+    forms = {f.id: f for f in load_forms() if f.valid_at(ptx) and (not families or f.family in families)
+             and (whole_product or not f.at_boundaries)}
     try:
         _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress, ptx)
     except KeyboardInterrupt:   # what was measured is kept: every (target, kind) whose plants were all judged

@@ -3,7 +3,7 @@ on the GPU, or lower, on the CPU), the fault kinds and families, and what each t
 import os
 
 from ptxcts_gen import faults
-from ptxcts_gen.model import all_forms
+from ptxcts_gen import load_forms
 from framework import given
 from framework import boundary
 
@@ -78,7 +78,7 @@ def parse(argv):
     bad = [k for k in a.kind if k not in ALL_KINDS]
     if bad:
         p.error(f"--kind {', '.join(bad)}: unknown fault kind (known: {', '.join(ALL_KINDS)})")
-    fams = sorted({f.family for f in all_forms()})
+    fams = sorted({f.family for f in load_forms()})
     bad = [f for f in a.family if f not in fams]
     if bad:
         p.error(f"--family {', '.join(bad)}: unknown family (known: {', '.join(fams)})")

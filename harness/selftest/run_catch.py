@@ -10,7 +10,7 @@ import tempfile
 import time
 
 from ptxcts_gen import faults
-from ptxcts_gen.model import all_forms
+from ptxcts_gen import load_forms
 from framework import boundary, paths
 from selftest.host_kinds import host_kind
 from selftest.options import ALL_KINDS
@@ -25,7 +25,7 @@ def main(a, plants=None):
     ptxas = toolchains.resolve().ptxas
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
     out = a.out or os.path.join(paths.root(), "results", f"{stamp}-selftest")
-    forms = {f.id: f for f in all_forms() if f.valid and (not a.family or f.family in a.family)}
+    forms = {f.id: f for f in load_forms() if f.valid and (not a.family or f.family in a.family)}
     kinds = a.kind or list(ALL_KINDS)
     t0 = time.monotonic()
     families = sorted({f.family for f in forms.values()})

@@ -214,8 +214,8 @@ def _compile(eng, pool, todo, target, ptx, prog):
 
 
 def _index(fe, forms, got, target, a, fe_at, not_written, out, write, root):
-    from ptxcts_gen.model import all_forms
-    index = parse.FormIndex(all_forms())
+    from ptxcts_gen import load_forms
+    index = parse.FormIndex(load_forms())
     doc = {"target": target, "ptx": a.ptx, "modules": {}, "module_headers": {}, "entries": {},
            "made_from": made_from(root, fe.kind)}
     by_fam = defaultdict(list)

@@ -2,7 +2,7 @@
 child, find the instruction under test, and judge the `.version` / `.target` Triton wrote as claims."""
 import sys
 
-from ptxcts_gen import model, targets
+from ptxcts_gen import load_forms, model, targets
 from ptxcts_gen.frontends import Spelling, Unexpressible
 
 from . import backend as tb
@@ -96,7 +96,7 @@ class TritonEngine:
 
     def _violations(self, form_id, tobj, ptx):
         if self.model_forms is None:
-            self.model_forms = {f.id: f for f in model.all_forms()}
+            self.model_forms = {f.id: f for f in load_forms()}
         f = self.model_forms.get(form_id)
         if f is None:
             return []

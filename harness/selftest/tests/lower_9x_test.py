@@ -2,8 +2,8 @@
 """CTest selftest.lower_9x (CPU): the lowering tier's catch of the fault kinds of the PTX ISA 9.2-9.5 qualifiers.
 
 The kinds (ptxcts_gen.faults: scope, relaxed, multicast, report, sync_restrict, evict_last, and the ones the lowering
-cannot or need not catch: ignore_oob, mc_width, ignore_bytes, noftz) are planted into the run tier's kernels at PTX
-ISA 9.5 exactly as the run-tier self-test plants them (selftest/plants.py plant_kind), assembled with ptxas 13.5 for
+cannot or need not catch: ignore_oob, mc_width, ignore_bytes, noftz) are planted into the run tier's kernels of the curated
+forms (not the whole product's combinations: lower_catch.catch whole_product=False) at PTX ISA 9.5 exactly as the run-tier self-test plants them (selftest/plants.py plant_kind), assembled with ptxas 13.5 for
 sm_90a (the H200's) and sm_107a (where .mbarrier::report, ::32b and .L2::evict_last exist), and judged by the
 original form's lowering rules (selftest/lower_catch.py). Required:
 * scope, relaxed, multicast, sync_restrict at both targets, report and evict_last at sm_107a: every plant caught
@@ -41,7 +41,7 @@ class Lower9x(unittest.TestCase):
     def setUpClass(cls):
         global REPORT
         if REPORT is None:
-            REPORT = lower_catch.catch(KINDS, TARGETS, FAMILIES, toolchain=TOOLCHAIN, ptx=PTX,
+            REPORT = lower_catch.catch(KINDS, TARGETS, FAMILIES, toolchain=TOOLCHAIN, ptx=PTX, whole_product=False,
                                        progress=lambda line: print(line, flush=True))
         cls.r = REPORT
         print(f"toolchain {cls.r['toolchain']}, nvdisasm {cls.r['nvdisasm']}, PTX {cls.r['ptx']}, "

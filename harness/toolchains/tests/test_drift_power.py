@@ -66,7 +66,8 @@ class SmallSet(unittest.TestCase):
                 report = json.load(f)
         rows = {q["qualifier"]: q for q in report["qualifiers"]}
         self.assertGreater(rows[".xor"]["expected"], 0)
-        self.assertEqual(rows[".xor"]["rediscovered"], rows[".xor"]["expected"])
+        self.assertEqual(rows[".xor"]["rediscovered"], rows[".xor"]["expected"],
+                         f"why: {rows['.xor']['reason']}\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
         self.assertIsNone(rows[".xor"]["reason"])
         self.assertGreater(rows[".f64"]["expected"], 0)
         self.assertLess(rows[".f64"]["rediscovered"], rows[".f64"]["expected"])
