@@ -18,13 +18,41 @@ _B16 = ("%cta_mask", "%byte_mask", "%i2c0", "%i2c1", "%i2c2", "%h0", "%h1", "%ov
     f"%ovr_sz{i}" for i in range(5))
 
 
-def ptxas_tokens(ptxas):
-    """Modifier-shaped strings of the ptxas binary (`.name` or `.a::b...`)."""
+_ELF = b"\x7fELF"
+_NAMED_PATH = re.compile(r"/[^\s\"'$;|&<>()`]+")
+
+
+def binary_of(ptxas, depth=4):
+    """The ELF file whose strings are this ptxas's: the file itself, or, for a script that runs it (a machine's
+    /usr/local/bin/ptxas that is `exec /usr/local/cuda-13.0/bin/ptxas "$@"`), the executable file named ptxas that
+    the script names by absolute path, followed through up to `depth` such scripts. Reading a wrapper's own 51 bytes
+    left the pool without the binary's modifier strings (no qualifier outside the families asked for could be
+    rediscovered)."""
     try:
         with open(ptxas, "rb") as f:
-            data = f.read()
+            head = f.read(65536)
     except OSError as e:
         raise ToolchainError(f"{ptxas}: cannot read it: {e.strerror}") from None
+    if head.startswith(_ELF):
+        return ptxas
+    if depth > 0 and head.startswith(b"#!"):
+        for named in _NAMED_PATH.findall(head.decode("utf-8", "replace")):
+            if os.path.basename(named) == "ptxas" and os.path.isfile(named) and os.access(named, os.X_OK) \
+                    and os.path.realpath(named) != os.path.realpath(ptxas):
+                return binary_of(named, depth - 1)
+    raise ToolchainError(f"{ptxas}: not a ptxas binary (no ELF header), nor a script naming one by its absolute "
+                         "path: the drift detector reads the binary's strings; name the ptxas binary itself")
+
+
+def ptxas_tokens(ptxas):
+    """Modifier-shaped strings of the ptxas binary (`.name` or `.a::b...`); of the binary a wrapper script runs
+    (binary_of)."""
+    path = binary_of(ptxas)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ToolchainError(f"{path}: cannot read it: {e.strerror}") from None
     out = set()
     for m in re.finditer(rb"\.[a-z][a-z0-9_:]{1,60}", data):
         s = m.group().decode()

@@ -3,7 +3,8 @@
 With the installed toolkit's ptxas (CUDA 13.0) on cp.async.bulk.prefetch at sm_90: every spelling ptxas accepts is
 one the model knows (or a token ptxas ignores everywhere), exit 0. The same run judged as if the model lacked
 `.L2::cache_hint` (--forget) must report the hinted spellings as unknown and exit 1: the detector's failing case.
-A path that does not exist, or a file that is not a ptxas, is a usage error (exit 2) naming it. A spelling that
+A path that does not exist, or a file that is not a ptxas, is a usage error (exit 2) naming it; a script that runs
+the ptxas binary (a machine's /usr/local/bin/ptxas wrapper) is read through to it (ptxas.binary_of). A spelling that
 kills ptxas is reported as a crash of the toolchain and not tried again at the later 'a' targets; a line refused for
 its own shape is refused everywhere (run.refused_everywhere), one whose message names a target or a version is not.
 """
@@ -14,6 +15,8 @@ import types
 import unittest
 
 from framework.toolchains import resolve, system_ptxas
+from framework.toolchains import ToolchainError
+from toolchains.drift.ptxas import binary_of, ptxas_tokens
 from toolchains.drift.run import refused_everywhere, run
 from toolchains.tests.drift_cli import drift, not_a_ptxas
 
@@ -58,6 +61,30 @@ class SmallSet(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("unknown to the model and not reviewed", r.stdout)
         self.assertIn("cp.async.bulk.prefetch.L2.global.L2::cache_hint", r.stdout)
+
+
+@unittest.skipUnless(system_ptxas(), "no installed CUDA toolkit ptxas (toolchain 13.0)")
+class WrapperScripts(unittest.TestCase):
+    def test_a_script_that_runs_ptxas_is_read_through_to_the_binary(self):
+        real = binary_of(system_ptxas())
+        with tempfile.TemporaryDirectory() as d:
+            outer, inner = os.path.join(d, "ptxas"), os.path.join(d, "inner", "ptxas")
+            os.makedirs(os.path.dirname(inner))
+            for path, target in ((inner, real), (outer, inner)):   # a wrapper of a wrapper
+                with open(path, "w") as f:
+                    f.write(f'#!/bin/sh\nexec {target} "$@"\n')
+                os.chmod(path, 0o755)
+            self.assertEqual(binary_of(outer), real)
+            self.assertEqual(ptxas_tokens(outer), ptxas_tokens(real))
+            self.assertIn(".xor", ptxas_tokens(outer))
+
+    def test_a_script_naming_no_ptxas_binary_is_refused_naming_it(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake = not_a_ptxas(d)
+            with self.assertRaises(ToolchainError) as e:
+                ptxas_tokens(fake)
+            self.assertIn(fake, str(e.exception))
+            self.assertIn("not a ptxas binary", str(e.exception))
 
 
 class RefusedEverywhere(unittest.TestCase):
