@@ -10,6 +10,9 @@ from framework.toolchains import ToolchainError
 SENTINEL = "cp.async.bulk.ptxcts_drift_end [%w_dst], [%g_src], %size, [%mbar];"
 _ERR = re.compile(r"line (\d+); error\s*:\s*(.*)")
 _TOKEN_SHAPE = re.compile(r"^\.[a-z][a-z0-9_]*(::[a-z0-9_]+)*$")
+# a qualifier with a capital letter: the cache levels and their sizes (.L2::evict_last, .L2::128B), always with a
+# `::` component; a capitalised word without one (.Text) is no qualifier of ptxas's
+_CAPITAL_SHAPE = re.compile(r"^\.[A-Za-z][A-Za-z0-9_]*(::[A-Za-z0-9_]+)+$")
 # register widths of the operand names the model's instructions use (anything else is .b32)
 # (the .override::* operands, isa.override_operands: gAddrToOverride .b64, tensorSizeToOverride and
 # tensorUpperStrideToOverride .b16; the generic mbarrier address of cp.async.mbarrier.arrive .b64)
@@ -45,8 +48,8 @@ def binary_of(ptxas, depth=4):
 
 
 def ptxas_tokens(ptxas):
-    """Modifier-shaped strings of the ptxas binary (`.name` or `.a::b...`); of the binary a wrapper script runs
-    (binary_of)."""
+    """Modifier-shaped strings of the ptxas binary (`.name` or `.a::b...`, lowercase; with a capital letter only in
+    the `.a::b` shape, as the cache levels are written); of the binary a wrapper script runs (binary_of)."""
     path = binary_of(ptxas)
     try:
         with open(path, "rb") as f:
@@ -57,6 +60,10 @@ def ptxas_tokens(ptxas):
     for m in re.finditer(rb"\.[a-z][a-z0-9_:]{1,60}", data):
         s = m.group().decode()
         if _TOKEN_SHAPE.match(s):
+            out.add(s)
+    for m in re.finditer(rb"\.[A-Za-z][A-Za-z0-9_:]{1,60}", data):
+        s = m.group().decode()
+        if s != s.lower() and _CAPITAL_SHAPE.match(s):
             out.add(s)
     return out
 

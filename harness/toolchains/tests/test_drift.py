@@ -123,8 +123,9 @@ exec '{real.ptxas}' "$@"
             report = run(tc, ["cp.async.bulk.prefetch"], ["sm_90a", "sm_100a"], log=open(os.devnull, "w"))
             with open(seen) as f:
                 archs = set(f.read().split())
-        self.assertEqual([c["spelling"] for c in report["crashes"]], [MARK])
-        self.assertEqual(report["crashes"][0]["target"], "sm_90a")
+        # beside MARK, the spellings that kill ptxas 13.0 itself (a .cc on the prefetch: results/drift/README.md)
+        crashes = {c["spelling"]: c["target"] for c in report["crashes"]}
+        self.assertEqual(crashes.get(MARK), "sm_90a", sorted(crashes))
         self.assertEqual(archs, {"-arch=sm_90a"}, "the crashing line was assembled again at a later 'a' target")
         self.assertNotIn(MARK, {r["spelling"] for r in report["spellings"]})
         self.assertIn("modelled", {r["verdict"] for r in report["spellings"]})
