@@ -279,6 +279,8 @@ def module_selection(args):
             return _err(f"--family {fam}: unknown family (known: {', '.join(fams)})")
     if args.family:
         forms = [f for f in forms if f.family in args.family]
+    if getattr(args, "curated", False):
+        forms = [f for f in forms if not f.at_boundaries]
     if args.form:
         forms = [f for f in forms if args.form in f.id]
         if not forms:
@@ -405,6 +407,8 @@ def parse(argv=None):
     m.add_argument("--newer-than", metavar="PTX", help="only the forms that need a later PTX ISA version than this "
                    "(their minimum, or the version a lifted rule makes them valid from): the run tier's modules of "
                    "the forms beyond the version its toolchain renders the chapter at")
+    m.add_argument("--curated", action="store_true", help="only the curated forms, not the combinations the whole "
+                   "product adds (forms.jsonl \"cases\": \"boundaries\"): the self-tests' plants go into curated forms")
     m.add_argument("--out", required=True)
     m.add_argument("--frontend", metavar="NAME", help="the kernels written whole by this compiler front-end "
                    "(llvm-22: LLVM IR templates/llvm/, compiled by its NVPTX back-end) instead of the hand-written "

@@ -173,5 +173,19 @@ class UndecidedCombination(unittest.TestCase):
         self.assertIn("bulk.ignore_oob", f.requires)
 
 
+class CuratedModules(unittest.TestCase):
+    def test_modules_curated_holds_no_combination_of_the_whole_product(self):
+        def selected(*extra):
+            args = cli.parse(["modules", "--target", "sm_107a", "--ptx", "9.5", "--valid-only",
+                                                  "--family", "cp.async.bulk", "--out", "unused", *extra])
+            _, forms, _ = cli.module_selection(args)
+            return forms
+        every, curated = selected(), selected("--curated")
+        self.assertTrue(curated)
+        self.assertFalse([f.id for f in curated if f.at_boundaries])
+        self.assertEqual({f.id for f in curated}, {f.id for f in every if not f.at_boundaries})
+        self.assertGreater(len(every), len(curated))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -149,7 +149,8 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
     ptxcts-selftest-lower). progress(line): one line per target and kind. prior: an interrupted report of the same
     selection (--resume): what it measured is kept, the rest measured. whole_product=False: the curated forms only,
     not the combinations the whole product adds (Form.at_boundaries), whose plants are the curated forms' fields
-    crossed (at sm_107a, 5,760 plants of .mbarrier::report instead of a few dozen)."""
+    crossed (at sm_107a, 5,760 plants of .mbarrier::report instead of a few dozen), and the modules they are planted
+    into hold the curated forms alone (`modules --curated`)."""
     from framework import manifest
     unknown = [k for k in kinds if k not in PLANT_FIELDS]
     if unknown:   # a new kind of ptxcts_gen.faults: say which form fields it changes before judging it here
@@ -169,7 +170,7 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
     forms = {f.id: f for f in load_forms() if f.valid_at(ptx) and (not families or f.family in families)
              and (whole_product or not f.at_boundaries)}
     try:
-        _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress, ptx)
+        _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress, ptx, whole_product)
     except KeyboardInterrupt:   # what was measured is kept: every (target, kind) whose plants were all judged
         from framework import boundary
         report["interrupted"] = f"interrupted by {boundary.signal_name()}"
@@ -185,7 +186,7 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
     return report
 
 
-def _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress, ptx):
+def _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress, ptx, whole_product=True):
     for target in targets:
         arch = tc.arch(target)
         if not arch:
@@ -195,14 +196,16 @@ def _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress, pt
         per = report["targets"].setdefault(target, {"kinds": {}})   # --resume: the kinds measured are kept
         with tempfile.TemporaryDirectory(prefix=f"ptxcts-selftest-lower-{target}-") as tmp:
             cdir, clean_done = os.path.join(tmp, "clean"), {}
-            planting.modules(None, None, cdir, target, sorted({f.family for f in forms.values()}), ptx)
+            planting.modules(None, None, cdir, target, sorted({f.family for f in forms.values()}), ptx,
+                             curated=not whole_product)
             for kind in kinds:
                 if kind in per["kinds"]:   # measured before the interruption (--resume)
                     continue
                 k0 = time.monotonic()
                 kt = os.path.join(tmp, kind)
                 os.makedirs(kt)
-                planted, refused, live = planting.plant_kind(kind, forms, tc.ptxas, kt, target=target, ptx=ptx)
+                planted, refused, live = planting.plant_kind(kind, forms, tc.ptxas, kt, target=target, ptx=ptx,
+                                                             curated=not whole_product)
                 got = lowered(os.path.join(kt, "m"), set(live), tc.ptxas, dis.path, arch, jobs) if live else {}
                 clean = lowered(cdir, set(live), tc.ptxas, dis.path, arch, jobs, clean_done) if live else {}
                 rows = collections.Counter(planted=len(planted), refused=len(refused))

@@ -15,10 +15,10 @@ TARGET, PTX = "sm_90", CHAPTER_PTX
 ROOT = paths.root()
 
 
-def modules(kind, allow, out, target=TARGET, families=(), ptx=PTX):
+def modules(kind, allow, out, target=TARGET, families=(), ptx=PTX, curated=False):
     """Render the run tier's modules for target at PTX ISA version ptx into out, with kind planted (None: clean)
     into the forms the file allow names (None: every form it applies to); {form: plant}. families: only these
-    families' modules."""
+    families' modules. curated: only the curated forms (`modules --curated`)."""
     env = env_with(PTXCTS_PLANT_FAULT=kind, PTXCTS_PLANT_FAULT_FORMS=allow)
     if kind is None:
         env.pop("PTXCTS_PLANT_FAULT", None)
@@ -27,6 +27,8 @@ def modules(kind, allow, out, target=TARGET, families=(), ptx=PTX):
             "--valid-only", "--max-entries", "64", "--out", out]
     for fam in families:
         argv += ["--family", fam]
+    if curated:
+        argv.append("--curated")
     r = subprocess.run(argv, env=env, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"selftest: ./ptxcts modules with fault {kind} failed: {r.stderr.strip()}")
@@ -59,7 +61,7 @@ def refused_by_ptxas(out, ptxas, target=TARGET, only=None):
     return refused
 
 
-def plant_kind(kind, forms, ptxas, tmp, target=TARGET, keep=None, cache=None, ptx=PTX):
+def plant_kind(kind, forms, ptxas, tmp, target=TARGET, keep=None, cache=None, ptx=PTX, curated=False):
     """Plant kind into the run tier's modules of forms ({form ID: Form}) for target, as the self-test runs them
     (tmp/m, the allow file tmp/forms.txt): plants ptxas refuses are dropped and the modules rendered again until
     ptxas takes every plant left. keep(form ID): whether a plant ptxas takes is kept (default: all). Returns
@@ -67,7 +69,8 @@ def plant_kind(kind, forms, ptxas, tmp, target=TARGET, keep=None, cache=None, pt
     plants ptxas takes. On return the allow file names the live forms and ptxas takes every plant of the modules in
     tmp/m (with keep=None, they are exactly the live plants). cache: a dict kept across calls in one process (the
     repetitions of selftest/rates.py): a kind planted before for the same forms, target and ptxas is not planted
-    and assembled again, and tmp/m is not written (the allow file is)."""
+    and assembled again, and tmp/m is not written (the allow file is). curated: the modules hold the curated forms
+    only (`modules --curated`; every form of `forms` must be one)."""
     allow, mdir = os.path.join(tmp, "forms.txt"), os.path.join(tmp, "m")
     key = (kind, target, ptx, ptxas, tuple(sorted(forms)))
     if cache is not None and key in cache:
@@ -79,7 +82,7 @@ def plant_kind(kind, forms, ptxas, tmp, target=TARGET, keep=None, cache=None, pt
     fams = sorted({forms[fid].family for fid in forms})
     with open(allow, "w") as f:
         f.write("\n".join(forms) + "\n")
-    planted = {fid: p for fid, p in modules(kind, allow, mdir, target, fams, ptx).items() if fid in forms}
+    planted = {fid: p for fid, p in modules(kind, allow, mdir, target, fams, ptx, curated).items() if fid in forms}
     refused, live = set(), {}
     for _ in range(8):   # a fatal error hides the lines after it: check again until ptxas takes all
         new = refused_by_ptxas(mdir, ptxas, target, set(planted)) & set(planted)
@@ -89,7 +92,7 @@ def plant_kind(kind, forms, ptxas, tmp, target=TARGET, keep=None, cache=None, pt
             f.write("\n".join(sorted(live)) + "\n")
         if not new:
             break
-        modules(kind, allow, mdir, target, fams, ptx)
+        modules(kind, allow, mdir, target, fams, ptx, curated)
     if cache is not None:
         cache[key] = (planted, refused)
     return planted, refused, live
