@@ -349,7 +349,12 @@ def main(argv):
     p.add_argument("--build-only", action="store_true",
                    help="only write and compile the kernels and the runner into OUT/build (no GPU needed): carry "
                         "OUT/build/litmus-runner and OUT/build/labels.tsv to a GPU machine, then --runner/--labels")
+    p.add_argument("--skip-without-gpu", action="store_true",
+                   help="with --build-only: exit 77 without building where nvidia-smi lists no GPU (the build as "
+                        "its own CTest step, off the GPU's queue, skipped where the run that needs it would be)")
     a = p.parse_args(argv)
+    if a.skip_without_gpu and not a.build_only:
+        p.error("--skip-without-gpu goes with --build-only")
     if bool(a.runner) != bool(a.labels):
         p.error("--runner and --labels go together")
     for what, v in (("--tune", a.tune), ("--sweep-ms", a.sweep_ms), ("--time-budget", a.time_budget)):
@@ -377,6 +382,9 @@ def main(argv):
     if a.build_only:
         if a.runner:
             p.error("--build-only builds a runner; --runner names a prebuilt one")
+        if a.skip_without_gpu and not _has_gpu():
+            sys.stderr.write("ptxcts litmus gpu: --skip-without-gpu: no GPU (nvidia-smi lists none): no build (exit 77)\n")
+            return SKIP
         try:
             runner, labels_path, _ = build(a.out, a.mutants, log=sys.stderr)
         except RuntimeError as e:

@@ -72,6 +72,29 @@ class FakeRun(_Tier):
         rc, _ = self.run_tier([("MP.a", "0")], env={"FAKE_NOGPU": "1"})
         self.assertEqual(rc, 77)
 
+    def test_build_step_skips_without_a_gpu_before_building(self):
+        # the CTest build step (litmus.gpu.build): 77 and no build folder where nvidia-smi lists no GPU
+        bin_dir = os.path.join(self.dir, "bin")
+        os.makedirs(bin_dir)
+        smi = os.path.join(bin_dir, "nvidia-smi")
+        with open(smi, "w") as f:
+            f.write("#!/bin/sh\necho 'No devices were found'\nexit 6\n")
+        os.chmod(smi, 0o755)
+        out = os.path.join(self.dir, "built")
+        path = os.environ["PATH"]
+        os.environ["PATH"] = bin_dir + os.pathsep + path
+        try:
+            rc = gpu_tier.main(["--build-only", "--skip-without-gpu", "--mutants", "--out", out])
+        finally:
+            os.environ["PATH"] = path
+        self.assertEqual(rc, 77)
+        self.assertFalse(os.path.exists(out))
+
+    def test_skip_without_gpu_alone_is_usage(self):
+        with self.assertRaises(SystemExit) as e:
+            gpu_tier.main(["--skip-without-gpu", "--out", os.path.join(self.dir, "o")])
+        self.assertEqual(e.exception.code, 2)
+
     def test_forbidden_outcome_fails_a_test_and_kills_a_mutant(self):
         rc, out = self.run_tier([("MP.weak", "0"), ("MP.a+weak.0", "1"), ("MP.a+drop_fence.1", "1")],
                                 ["--mutants"])
