@@ -21,7 +21,7 @@ processes by formcache).
 
 def load_forms(family=None):
     """model.all_forms(family), the whole model's read back from formcache when it holds them (a process that
-    renders modules; the generator itself and the model's tests enumerate afresh through model.all_forms)."""
+    renders modules; `gen` and the model's tests enumerate afresh through model.all_forms)."""
     from . import formcache
     from .model import all_forms
     forms = formcache.load(all_forms)

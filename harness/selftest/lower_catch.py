@@ -186,7 +186,7 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
     return report
 
 
-def _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress, ptx, whole_product=True):
+def _catch_targets(report, kinds, targets, forms, m, tc, dis, jobs, progress, ptx, whole_product):
     for target in targets:
         arch = tc.arch(target)
         if not arch:
