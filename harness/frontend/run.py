@@ -78,6 +78,18 @@ def run(a, root):
         pool.close()
 
 
+def unapplied_findings(name, fe_findings, full):
+    """(stale, unseen): the findings that covered no case of a full run of front-end `name`. Stale where the finding
+    names `name` itself (it was reviewed on this front-end: the behaviour is gone, or the finding's cases moved);
+    unseen where only a pattern matched (`triton-*`: a Triton the user named, another build than the one reviewed,
+    which need not show it). A partial run judges neither."""
+    if not full:
+        return [], []
+    quiet = [f for f in fe_findings if not f.applied]
+    stale = [f.id for f in quiet if name in f.frontends]
+    return stale, [f.id for f in quiet if name not in f.frontends]
+
+
 def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
     m = manifest.load(manifest.default_dir())
     chosen = _select(a, m)
@@ -184,10 +196,13 @@ def _run(a, root, fe, tc, findings, eng, pool, fe_findings):
                       "ptxas_calls": stats.ptxas_calls, "jobs": a.jobs}
         full = not (a.family or a.target or a.ptx or a.case or a.limit) and not stats.interrupted
         cov["findings"] = {f.id: len(f.applied) for f in fe_findings}
-        stale = [f.id for f in fe_findings if full and not f.applied]
+        stale, unseen = unapplied_findings(fe.name, fe_findings, full)
         for fid in stale:
             sys.stderr.write(f"frontend: finding {fid} covered no case of this full run: stale (review it, or remove "
                              f"it from results/expectations/frontends.toml)\n")
+        for fid in unseen:
+            sys.stderr.write(f"frontend: note: finding {fid} (reviewed on another build of this front-end) shows in no "
+                             f"case of {fe.name}\n")
         with open(os.path.join(out_dir, "coverage.json"), "w") as f:
             json.dump(cov, f, indent=1, sort_keys=True)
             f.write("\n")

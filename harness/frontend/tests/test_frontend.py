@@ -155,6 +155,24 @@ def _abort_on_odd(n):
     return n * 10
 
 
+class UnappliedFindingsTest(unittest.TestCase):
+    """run.unapplied_findings: a finding reviewed on this front-end that covers nothing is stale; one that reached a
+    user-named build only through a pattern is unseen there, not stale."""
+
+    class F:
+        def __init__(self, fid, frontends, applied):
+            self.id, self.frontends, self.applied = fid, frontends, applied
+
+    def test_stale_only_where_the_finding_names_the_frontend(self):
+        from frontend import run
+        fs = [self.F("a", ["triton", "triton-*"], []), self.F("b", ["triton", "triton-*"], ["case"]),
+              self.F("c", ["triton-3.6.0+named"], [])]
+        # each run passes the findings whose front-ends match its name (run.main)
+        self.assertEqual(run.unapplied_findings("triton", fs[:2], True), (["a"], []))
+        self.assertEqual(run.unapplied_findings("triton-3.6.0+named", fs, True), (["c"], ["a"]))
+        self.assertEqual(run.unapplied_findings("triton", fs[:2], False), ([], []))
+
+
 class IsolateTest(unittest.TestCase):
     def test_a_dying_child_costs_its_job_only(self):
         outs = isolate.run_many(_abort_on_odd, [0, 1, 2, 3, 4], jobs=2, timeout=30)
