@@ -10,6 +10,7 @@ import sys
 import tempfile
 import unittest
 from collections import Counter
+from unittest import mock
 
 from litmodel import cuda, gpu_tier
 
@@ -81,12 +82,8 @@ class FakeRun(_Tier):
             f.write("#!/bin/sh\necho 'No devices were found'\nexit 6\n")
         os.chmod(smi, 0o755)
         out = os.path.join(self.dir, "built")
-        path = os.environ["PATH"]
-        os.environ["PATH"] = bin_dir + os.pathsep + path
-        try:
+        with mock.patch.dict(os.environ, {"PATH": bin_dir + os.pathsep + os.environ["PATH"]}):
             rc = gpu_tier.main(["--build-only", "--skip-without-gpu", "--mutants", "--out", out])
-        finally:
-            os.environ["PATH"] = path
         self.assertEqual(rc, 77)
         self.assertFalse(os.path.exists(out))
 
