@@ -48,6 +48,8 @@ def parse_args(argv):
     p.add_argument("--family", action="append", default=[], help="only this family (repeat, or comma-separate)")
     p.add_argument("--target", action="append", default=[], help="only this target, e.g. sm_100a (repeatable)")
     p.add_argument("--form", action="append", default=[], metavar="GLOB", help="only form IDs matching GLOB")
+    p.add_argument("--limit", type=int, metavar="N", help="at most N (form, target) pairs, spread evenly over the "
+                   "selection (sorted by family, form, target); a sample, gated with --gate RUN --partial")
     p.add_argument("-j", "--jobs", type=int, default=framework_pool.usable_cpus(),
                    help=f"worker processes, each running ptxas then nvdisasm on one module, 1..{MAX_JOBS} (default: "
                         f"the CPUs this process may use, %(default)s here)")
@@ -56,7 +58,7 @@ def parse_args(argv):
     p.add_argument("--out", path=given.NEW_FOLDER, help="output folder (default results/<run-id>/)")
     p.add_argument("--resume", path=given.RESUME, metavar="DIR", help="finish the interrupted run in DIR (its results.json marked "
                    "partial and lowered.json.gz): the same run ID, only the forms not lowered yet; give the same "
-                   "selection (--family, --target, --form, --toolchain)")
+                   "selection (--family, --target, --form, --limit, --toolchain)")
     p.add_argument("--manifest", path=given.FOLDER, default=None, help="manifest folder (default generated/manifest)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--from-lowered", path=given.FOLDER, metavar="DIR",
@@ -70,6 +72,9 @@ def parse_args(argv):
                    "results.json) with the toolchain's baseline; run nothing else")
     p.add_argument("--baseline", path=given.NEW_FILE, metavar="FILE", help="with --gate: default results/baselines/lower/<toolchain>.json.gz")
     p.add_argument("--update-baseline", action="store_true", help="with --gate: write RUN's keys as the baseline")
+    p.add_argument("--partial", action="store_true",
+                   help="with --gate: RUN is a sample (--limit): a baseline key it did not lower is counted as not "
+                        "run, never missing; a key it lowered is judged as always")
     p.add_argument("--explain", nargs=2, metavar=("CUBIN", "PTX"),
                    help="print the lowering key of every `// ptxcts:test` line of PTX in CUBIN (assembled from PTX "
                         "with ptxas -lineinfo); run nothing else")
@@ -78,14 +83,18 @@ def parse_args(argv):
     a.target = [t for x in a.target for t in x.split(",") if t]
     if a.jobs < 1:
         p.error(f"--jobs {a.jobs}: must be >= 1")
+    if a.limit is not None and a.limit < 1:
+        p.error(f"--limit {a.limit}: must be >= 1")
     if a.jobs > MAX_JOBS:
         p.error(f"--jobs {a.jobs}: must be <= {MAX_JOBS} (worker processes at once; more is a typo, not a machine)")
     if a.module_size < 1:
         p.error(f"--module-size {a.module_size}: must be >= 1")
     if a.resume is not None and (a.out is not None or a.from_lowered):
         p.error("--resume DIR writes into DIR from what it lowered: not with --out or --from-lowered")
-    if (a.baseline or a.update_baseline) and not a.gate:
-        p.error("--baseline and --update-baseline go with --gate RUN")
+    if (a.baseline or a.update_baseline or a.partial) and not a.gate:
+        p.error("--baseline, --update-baseline and --partial go with --gate RUN")
+    if a.partial and a.update_baseline:
+        p.error("--partial and --update-baseline: a baseline is written from a whole run, not a sample")
     return a
 
 
@@ -99,7 +108,7 @@ class Malformed(boundary.VerbError):
 
 def _verb(a):
     if a.gate:
-        return keys.gate(a.gate, a.baseline, a.update_baseline, _root())
+        return keys.gate(a.gate, a.baseline, a.update_baseline, _root(), partial=a.partial)
     if a.explain:
         return _explain(a)
     return _run(a)
@@ -134,10 +143,13 @@ def _run(a):
     items = planmod.plan(m, tc, a.family, a.target, a.form)
     if not items:
         raise Usage("the filters select no valid form")
+    selected = len(items)
+    items = planmod.sample(items, a.limit)
     jobs = planmod.modules(items, a.module_size)
     use_gen = os.path.realpath(mroot) == os.path.realpath(manifest.default_dir())
     n_ok = sum(1 for it in items if it.arch)
-    sys.stderr.write(f"lower: {len(items)} (form, target) pairs from {mroot} ({n_ok} assembled, "
+    sample = f" (a sample of {len(items)} of {selected}: --limit)" if len(items) < selected else ""
+    sys.stderr.write(f"lower: {len(items)} (form, target) pairs{sample} from {mroot} ({n_ok} assembled, "
                      f"{len(items) - n_ok} not supported by toolchain {tc.name}) in {len(jobs)} modules; ptxas "
                      f"{tc.ptxas_version} ({tc.ptxas}); nvdisasm {dis.version} ({dis.path}); {a.jobs} workers\n")
     started = datetime.datetime.now(datetime.timezone.utc).isoformat()
@@ -185,7 +197,7 @@ def _resumed(folder, items, tc, dis):
     if mine != theirs:
         raise Usage(f"--resume {folder}: that run selected {len(theirs)} (form, target) pair(s), this one "
                     f"{len(mine)} ({len(theirs - mine)} of its not in this selection): give the interrupted run's "
-                    f"options (--family, --target, --form)")
+                    f"options (--family, --target, --form, --limit)")
     lowered = _load_lowered(folder, tc, dis) if os.path.exists(os.path.join(folder, "lowered.json.gz")) else {}
     return doc["run_id"], doc["started"], lowered
 

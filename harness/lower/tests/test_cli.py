@@ -86,6 +86,12 @@ class BadInputs(unittest.TestCase):
         r = lower("--gate", os.path.join(self.tmp, "no-run"))
         self.assertEqual(r.returncode, 2)
         self.assertIn("no-run", r.stderr)
+        for args, said in ((("--limit", "0"), "--limit 0"), (("--partial",), "--partial"),
+                           (("--gate", self.tmp, "--partial", "--update-baseline"), "a sample")):
+            with self.subTest(args=args):
+                r = lower(*args)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(said, r.stderr)
 
 
 class WithRealNvdisasm(unittest.TestCase):

@@ -1,5 +1,7 @@
 """Lowering keys between runs: which forms changed their key, per target (./ptxcts diff, lower.matrix)."""
 import gzip
+import io
+import json
 import os
 import shutil
 import tempfile
@@ -8,6 +10,7 @@ import unittest
 from framework.documents import lowering as keys
 
 from lower import matrix
+from lower import plan as planmod
 from framework import documents
 
 
@@ -33,6 +36,49 @@ A = doc("13.0", [case("cp.async.bulk.tensor/3d.x", "sm_100a", "UTMALDG.3D [UR], 
 B = doc("13.5", [case("cp.async.bulk.tensor/3d.x", "sm_100a", "UTMALDG.2D [UR], [UR]", cls="fail"),
                  case("cp.async.bulk.tensor/2d.x", "sm_100a", "UTMALDG.2D [UR], [UR]", frame="loop(VOTEU.ANY)"),
                  case("cp.async.bulk.tensor/2d.x", "sm_90a", "UTMALDG.2D [UR], [UR]")])
+
+
+class GateOfASample(unittest.TestCase):
+    """keys.gate with partial: a sample (lower --limit) judges the keys it lowered; the baseline's other keys are not
+    run, where a whole run of the same family and target would have them missing."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.base = os.path.join(self.tmp, "base.json.gz")
+        whole = os.path.join(self.tmp, "whole.json")
+        documents.atomic_write(whole, json.dumps(A))
+        self.assertEqual(keys.gate(whole, self.base, True, self.tmp, out=io.StringIO()), 0)
+
+    def gate(self, cases, partial):
+        path = os.path.join(self.tmp, "run.json")
+        documents.atomic_write(path, json.dumps(doc("13.0", cases)))
+        out = io.StringIO()
+        return keys.gate(path, self.base, False, self.tmp, out=out, partial=partial), out.getvalue()
+
+    def test_a_sample_passes_partial_and_fails_whole(self):
+        sample = A["cases"][1:2]            # 2d.x at sm_100a; 3d.x at sm_100a is in the baseline, not the sample
+        rc, text = self.gate(sample, partial=False)
+        self.assertEqual(rc, 1, text)
+        self.assertIn("MISSING cp.async.bulk.tensor/3d.x@sm_100a", text)
+        rc, text = self.gate(sample, partial=True)
+        self.assertEqual(rc, 0, text)
+        self.assertIn("2 not run", text)
+
+    def test_a_changed_key_in_the_sample_still_fails(self):
+        rc, text = self.gate([case("cp.async.bulk.tensor/2d.x", "sm_100a", "UTMALDG.3D [UR], [UR]")], partial=True)
+        self.assertEqual(rc, 1, text)
+        self.assertIn("CHANGED cp.async.bulk.tensor/2d.x@sm_100a", text)
+
+
+class Sample(unittest.TestCase):
+    def test_spread_evenly_and_deterministic(self):
+        items = list(range(100))
+        self.assertEqual(planmod.sample(items, 4), [0, 25, 50, 75])
+        self.assertEqual(planmod.sample(items, 4), planmod.sample(items, 4))
+        self.assertIs(planmod.sample(items, None), items)
+        self.assertIs(planmod.sample(items, 100), items)
+        self.assertEqual(len(planmod.sample(items, 33)), 33)
 
 
 class Compare(unittest.TestCase):

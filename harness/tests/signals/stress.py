@@ -22,12 +22,12 @@ or, when the signal came after the verb had ended, the complete document with th
 trial: exit 128 + signal (130, 143) when the signal reached a running verb, within BOUND_S of the signal; no process
 of the wrapper's session left once it exited; no output folder's lock held; no traceback or internal error.
 
-    python3 harness/tests/signals/stress.py [--trials N] [--verbs LIST] [--hogs K] [--parallel P]
+    python3 harness/tests/signals/stress.py [--trials N] [--trials-of VERB=N] [--verbs LIST] [--hogs K] [--parallel P]
                                             [--moments random|phases] [--seed S] [--json F] [--md F]
 
 --parallel P runs P verbs side by side (each its reference, then its trials, in turn), each the other's load.
-CTest: cli.signals.stress (label cli): 3 trials per verb, one per target and one per phase, two verbs side by side
-and no hog (the two verbs, and the tests ctest runs beside it, are the load); bench.signals.stress (label
+CTest: cli.signals.stress (label cli): 3 trials per verb, one per target and one per phase (`all`: one, in flight,
+where its lanes and their tiers run), two verbs side by side and no hog (the two verbs, and the tests ctest runs beside it, are the load); bench.signals.stress (label
 benchmark): 50 per verb at random moments beside 2 hogs, one verb at a time, which runs only with
 PTXCTS_SIGNAL_STRESS_FULL=1 (else exit 77, a skip). A verb that cannot run here
 (its binary not built, its front-end not installed) is reported skipped with the reason, never passed; the short
@@ -483,6 +483,8 @@ def phase(at):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--trials", type=int, default=3, help="moments per verb (default 3)")
+    p.add_argument("--trials-of", action="append", default=[], metavar="VERB=N",
+                   help="N moments for this verb instead of --trials (repeatable)")
     p.add_argument("--verbs", default=",".join(VERBS), help="comma-separated (default: every judging verb)")
     p.add_argument("--hogs", type=int, default=2, help="CPU hogs beside the runs (default 2: a loaded 2-core host)")
     p.add_argument("--parallel", type=int, default=1, metavar="P",
@@ -500,6 +502,12 @@ def main(argv=None):
             p.error(f"--verbs: '{v}' is not a judging verb ({', '.join(VERBS)})")
     if a.parallel < 1:
         p.error(f"--parallel {a.parallel}: at least 1")
+    trials_of = {}
+    for spec in a.trials_of:
+        verb, _, n = spec.partition("=")
+        if verb not in VERBS or not n.isdigit():
+            p.error(f"--trials-of {spec}: give VERB=N, VERB one of {', '.join(VERBS)} and N a count")
+        trials_of[verb] = int(n)
     seed = a.seed if a.seed is not None else int(time.time())
     work = tempfile.mkdtemp(prefix="ptxcts-signal-stress-")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PTXCTS_", "GTEST_", "CTEST_RESOURCE"))}
@@ -525,9 +533,10 @@ def main(argv=None):
         wall, ref = reference(runner, verb)
         with lock:
             refs[name] = round(wall, 1)
-        print(f"stress: {name}: reference run {wall:.1f} s under {a.hogs} hog(s); {a.trials} trials", flush=True)
+        n_trials = trials_of.get(name, a.trials)
+        print(f"stress: {name}: reference run {wall:.1f} s under {a.hogs} hog(s); {n_trials} trials", flush=True)
         walls = [wall]
-        for k in range(a.trials):
+        for k in range(n_trials):
             rec = trial(runner, verb, moment_scale(walls), ref, k, rng, a.moments, v)
             with lock:
                 trials.append(rec)
