@@ -7,7 +7,7 @@
 #   ./ptxcts all --toolchains 12.4,...,13.5        the compile tier over the toolchain matrix instead (./ptxcts matrix)
 #   ./ptxcts all --wheels DIR                      set up offline from a folder of wheels (default $PTXCTS_WHEELS)
 #   ./ptxcts all --family LIST                     the tiers on these families only (a short run, e.g. for a test;
-#                                                  its gates then judge a part of each baseline)
+#                                                  its gates then judge a part of each baseline: gate --partial)
 # Three lanes run side by side, all started as soon as the kernels are generated: the CPU lane (compile tier, then
 # the front-end tier) and the lowering lane (lowering tier) -- they need no build, and run at a lower CPU priority,
 # `nice`, so that the device lane's own CPU work is not queued behind theirs; side by side, neither waits for the
@@ -243,7 +243,7 @@ timed report ./ptxcts report "${runs[@]}" --out "results/$stamp-report" &
 report_pid=$!
 gate_pids=()
 for run in "${runs[@]}"; do
-  ./ptxcts gate "$run" --list 20 --json "$run/gate.json" > "$run/gate.txt" 2>&1 &
+  ./ptxcts gate "$run" ${family[0]+--partial} --list 20 --json "$run/gate.json" > "$run/gate.txt" 2>&1 &
   gate_pids+=($!)
 done
 rc=0

@@ -4,6 +4,7 @@ import io
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 import unittest
 
@@ -11,6 +12,8 @@ from framework.documents import lowering as keys
 
 from lower import matrix
 from lower import plan as planmod
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 from framework import documents
 
 
@@ -64,6 +67,19 @@ class GateOfASample(unittest.TestCase):
         rc, text = self.gate(sample, partial=True)
         self.assertEqual(rc, 0, text)
         self.assertIn("2 not run", text)
+
+    def test_ptxcts_gate_hands_partial_to_the_lowering_gate(self):
+        path = os.path.join(self.tmp, "run.json")
+        documents.atomic_write(path, json.dumps(doc("13.0", A["cases"][1:2])))
+        gate = [os.path.join(ROOT, "ptxcts"), "gate", path, "--baseline", self.base]
+        r = subprocess.run(gate, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        r = subprocess.run(gate + ["--partial"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("2 not run", r.stdout)
+        r = subprocess.run(gate + ["--partial", "--update"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("whole run", r.stderr)
 
     def test_a_changed_key_in_the_sample_still_fails(self):
         rc, text = self.gate([case("cp.async.bulk.tensor/2d.x", "sm_100a", "UTMALDG.3D [UR], [UR]")], partial=True)

@@ -69,6 +69,9 @@ if verb == "frontend-compare":
 with open(os.environ["LOG"], "a") as f:
     f.write(f"{verb} {name} {t0:.3f} {time.time():.3f}\n")
 if verb == "gate":
+    # FAKE_GATE_PARTIAL 1 / 0: the gate fails unless it was / was not given --partial (a filtered run's gate)
+    if os.environ.get("FAKE_GATE_PARTIAL") and ("--partial" in args) != (os.environ["FAKE_GATE_PARTIAL"] == "1"):
+        sys.exit(1)
     sys.exit(int(os.environ.get("FAKE_GATE_" + name.rsplit("-", 1)[-1].replace(".", "_"), "0")))
 if name.endswith("-frontend-triton-installed"):
     sys.exit(int(os.environ.get("FAKE_TRITON_RUN_EXIT", "0")))
@@ -100,7 +103,7 @@ class AllLanes(StandInTest):
         os.makedirs(self.bin)
         self.log = os.path.join(self.tmp, "log")
 
-    def all(self, gpu, llvm=True, extra_env=None, **gates):
+    def all(self, gpu, llvm=True, extra_env=None, args=(), **gates):
         smi = os.path.join(self.bin, "nvidia-smi")   # failing without a GPU, whatever the host has (a variable
         self.script(smi, SMI if gpu else NO_DRIVER_SMI)   # that names no program is refused: scripts/gpus.sh)
         env = dict(os.environ, LOG=self.log, FAKE_LLVM="1" if llvm else "0", PTXCTS_ROOT=self.root,
@@ -109,7 +112,7 @@ class AllLanes(StandInTest):
         env.pop("CUDA_VISIBLE_DEVICES", None)
         env.update(extra_env or {})
         env.update({f"FAKE_GATE_{k}": str(v) for k, v in gates.items()})
-        p = subprocess.run(["bash", os.path.join(self.root, "scripts", "all.sh")], env=env, capture_output=True,
+        p = subprocess.run(["bash", os.path.join(self.root, "scripts", "all.sh"), *args], env=env, capture_output=True,
                            text=True, timeout=120)
         gate_starts = self.gate_starts = []
         with open(self.log) as f:
@@ -164,13 +167,21 @@ class AllLanes(StandInTest):
         self.assertEqual(builds, ["build-ptxcts-run"])
 
     def test_without_a_gpu_only_the_cpu_lane_runs_and_it_is_not_green(self):
-        p, steps, rows = self.all(gpu=False, llvm=False)
+        p, steps, rows = self.all(gpu=False, llvm=False, extra_env={"FAKE_GATE_PARTIAL": "0"})
         self.assertEqual(p.returncode, 77, p.stdout + p.stderr)
         gated = sorted(r["name"].rsplit("-", 1)[-1] for r in rows if r["kind"] == "gate")
         self.assertEqual(gated, ["compile", "lower"])
         self.assertIn("no GPU here", p.stdout)
         self.assertIn("exit 77, not a pass", p.stdout)
         self.assertEqual([r["exit"] for r in rows if r["name"] == "device-lane"], ["77"], "the skip is recorded")
+
+    def test_a_run_of_some_families_is_gated_against_part_of_each_baseline(self):
+        # all --family: each run holds those families' cases only; its gate is --partial (a baseline case outside
+        # them is not run, never a regression), where a whole run's gate is not (the test above)
+        p, steps, rows = self.all(gpu=False, llvm=False, args=("--family", "cp.async"),
+                                  extra_env={"FAKE_GATE_PARTIAL": "1"})
+        self.assertEqual(p.returncode, 77, p.stdout + p.stderr)
+        self.assertEqual(sorted(r["exit"] for r in rows if r["kind"] == "gate"), ["0", "0"], rows)
 
     def test_every_installed_frontend_is_run_and_gated_beside_llvm_22(self):
         p, steps, rows = self.all(gpu=False, extra_env={"FAKE_FRONTENDS": "llvm-22,llvm-triton,triton,cute-dsl"})
