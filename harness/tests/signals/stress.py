@@ -70,11 +70,12 @@ SMALL = "cp.async.bulk.prefetch"
 class Verb:
     """How one verb is run, read back and resumed. docs(out) -> {name: path of a document it may write};
     resume(name, out, doc) -> argv that finishes it (None: the verb has no --resume); started: text its log
-    prints once it judges (a run that printed it and wrote nothing lost what it judged)."""
+    prints once it judges (a run that printed it and wrote nothing lost what it judged); finished: the exits of a
+    run that ended by itself (0 or 1, a verdict; `all` also 77, its CPU part passed on a host without a GPU)."""
 
-    def __init__(self, name, argv, docs, resume, started, needs=None, tree=False):
+    def __init__(self, name, argv, docs, resume, started, needs=None, tree=False, finished=(0, 1)):
         self.name, self.argv, self.docs, self.resume, self.started = name, argv, docs, resume, started
-        self.needs, self.tree = needs, tree
+        self.needs, self.tree, self.finished = needs, tree, finished
 
 
 def _results(out):
@@ -165,7 +166,7 @@ VERBS = {
                    " x verdicts "),   # in the compile tier's own log, out/<toolchain>.log
     "all": Verb("all", ALL, None, lambda n, out, doc: ALL_TIERS[n] + ["--resume", os.path.dirname(doc["_path"])],
                 {"compile": " x verdicts ", "lower": "pairs from", "frontend-llvm-22": "to judge in"},
-                needs=_llvm, tree=True),
+                needs=_llvm, tree=True, finished=(0, 1, 77)),
 }
 
 
@@ -273,7 +274,7 @@ def reference(runner, verb):
     log.seek(0)
     text = log.read()
     log.close()
-    if code not in (0, 1):
+    if code not in verb.finished:
         raise RuntimeError(f"{verb.name}: the uninterrupted reference run exited {code}: {text[-1500:]}")
     classes = {}
     for name, path in runner.docs(verb, out).items():
@@ -392,7 +393,7 @@ def trial(runner, verb, ref_wall, ref, k, rng, moments="random", first_phase=0):
                                f"{text[-600:]}")
     if reached is not None and rec["exit_s"] > BOUND_S:
         rec["problems"].append(f"exit {rec['exit_s']} s after the signal (bound {BOUND_S} s)")
-    if reached is None and code not in (0, 1):
+    if reached is None and code not in verb.finished:
         rec["problems"].append(f"ended before the signal with exit {code}: {text[-600:]}")
     locks = held_locks(out if not verb.tree else os.path.join(runner.tree_copy(), "results"))
     if locks:
