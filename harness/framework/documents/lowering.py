@@ -121,7 +121,7 @@ def gate(run, baseline, update, root, out=sys.stdout, partial=False):
             not_run += 1
         elif (fam_of.get(form, form.split("/")[0]), target) in covered:
             gone.append((k, v))
-    sample = f", {not_run} not run (--partial: a sample)" if partial else ""
+    sample = f", {not_run} not run (--partial)" if partial else ""
     out.write(f"lower gate: toolchain {name}, {len(now)} lowered forms against {path} ({len(base['keys'])} keys): "
               f"{len(changed)} changed, {len(new)} new, {len(gone)} missing{sample}\n")
     for k, old, v in changed[:50]:
