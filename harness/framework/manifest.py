@@ -200,12 +200,18 @@ def select(cases: List[Case], targets=None, ptx=None, case_globs=None, limit=Non
     out = [c for c in cases if (not targets or c.target in targets) and (not ptx or c.ptx in ptx)
            and (not families or c.family in families) and (c.valid or not valid_only)
            and _matches(c.id, case_globs) and _matches(c.form, form_globs)]
-    if limit is not None and limit < len(out):
-        # spread evenly over the selection (it is sorted by family, then case ID), so a small sample still
-        # crosses targets, PTX versions and validity; deterministic
-        step = len(out) / max(limit, 1)
-        out = [out[int(i * step)] for i in range(limit)]
-    return out
+    # spread evenly over the selection (it is sorted by family, then case ID), so a small sample still crosses
+    # targets, PTX versions and validity
+    return spread(out, limit)
+
+
+def spread(items, limit):
+    """At most `limit` of the items, spread evenly over their order; deterministic (the same items and
+    limit, the same sample). None: all of them."""
+    if limit is None or limit >= len(items):
+        return items
+    step = len(items) / max(limit, 1)
+    return [items[int(i * step)] for i in range(limit)]
 
 
 def load_forms(manifest_dir):

@@ -47,15 +47,6 @@ def plan(manifest, tc, families=(), targets=(), form_globs=()):
     return items
 
 
-def sample(items, limit):
-    """At most `limit` of the items, spread evenly over their order (family, form, target), so a sample crosses
-    families, forms and targets; deterministic (the same selection and limit, the same pairs)."""
-    if limit is None or limit >= len(items):
-        return items
-    step = len(items) / limit
-    return [items[int(i * step)] for i in range(limit)]
-
-
 def modules(items: List[Item], module_size=DEFAULT_MODULE_SIZE):
     """[(arch, target, ptx, [Case])]: the supported items cut into modules, biggest first."""
     groups = defaultdict(list)

@@ -13,7 +13,8 @@ per line, sorted, so that a reviewed change of lowering is a diff:
 The gate fails (exit 1) on any key or class that differs from the baseline, on a form lowered now that the
 baseline does not have, and on a baselined form missing from a run that covered its family and target: each is
 an unreviewed change of lowering. With `partial` (a sample: `./ptxcts lower --limit N`, gated with `--partial`) a
-baselined form the run did not lower is counted as not run instead. `--update-baseline` writes the run's keys once they are reviewed.
+baselined form the run did not lower is counted as not run instead. `--update-baseline` writes the run's keys once
+they are reviewed (a whole run's: never with `partial`).
 """
 import gzip
 import json
@@ -87,6 +88,9 @@ def baseline_path(root, toolchain):
 
 
 def gate(run, baseline, update, root, out=sys.stdout, partial=False):
+    if partial and update:
+        raise documents.errors.UsageError(f"{run}: --partial with an update: a lowering baseline is written from a "
+                                          f"whole run, not a sample")
     doc = load_run(run)
     name = schema.toolchain_name(doc["toolchain"])
     path = baseline or baseline_path(root, name)

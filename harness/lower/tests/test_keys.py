@@ -11,10 +11,10 @@ import unittest
 from framework.documents import lowering as keys
 
 from lower import matrix
-from lower import plan as planmod
+from framework import documents
+from framework import manifest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-from framework import documents
 
 
 def case(form, target, key, frame="loop(ELECT)", cls="pass"):
@@ -90,11 +90,11 @@ class GateOfASample(unittest.TestCase):
 class Sample(unittest.TestCase):
     def test_spread_evenly_and_deterministic(self):
         items = list(range(100))
-        self.assertEqual(planmod.sample(items, 4), [0, 25, 50, 75])
-        self.assertEqual(planmod.sample(items, 4), planmod.sample(items, 4))
-        self.assertIs(planmod.sample(items, None), items)
-        self.assertIs(planmod.sample(items, 100), items)
-        self.assertEqual(len(planmod.sample(items, 33)), 33)
+        self.assertEqual(manifest.spread(items, 4), [0, 25, 50, 75])
+        self.assertEqual(manifest.spread(items, 4), manifest.spread(items, 4))
+        self.assertIs(manifest.spread(items, None), items)
+        self.assertIs(manifest.spread(items, 100), items)
+        self.assertEqual(len(manifest.spread(items, 33)), 33)
 
 
 class Compare(unittest.TestCase):

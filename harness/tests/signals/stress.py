@@ -22,13 +22,13 @@ or, when the signal came after the verb had ended, the complete document with th
 trial: exit 128 + signal (130, 143) when the signal reached a running verb, within BOUND_S of the signal; no process
 of the wrapper's session left once it exited; no output folder's lock held; no traceback or internal error.
 
-    python3 harness/tests/signals/stress.py [--trials N] [--trials-of VERB=N] [--verbs LIST] [--hogs K] [--parallel P]
-                                            [--moments random|phases] [--seed S] [--json F] [--md F]
+    python3 harness/tests/signals/stress.py [--trials N] [--trials-of VERB=N] [--verbs LIST] [--hogs K]
+                                            [--parallel P] [--moments random|phases] [--seed S] [--json F] [--md F]
 
 --parallel P runs P verbs side by side (each its reference, then its trials, in turn), each the other's load.
 CTest: cli.signals.stress (label cli): 3 trials per verb, one per target and one per phase (`all`: one, in flight,
-where its lanes and their tiers run), two verbs side by side and no hog (the two verbs, and the tests ctest runs beside it, are the load); bench.signals.stress (label
-benchmark): 50 per verb at random moments beside 2 hogs, one verb at a time, which runs only with
+where its lanes and their tiers run), two verbs side by side and no hog (the two verbs, and the tests ctest runs
+beside it, are the load); bench.signals.stress (label benchmark): 50 per verb at random moments beside 2 hogs, one verb at a time, which runs only with
 PTXCTS_SIGNAL_STRESS_FULL=1 (else exit 77, a skip). A verb that cannot run here
 (its binary not built, its front-end not installed) is reported skipped with the reason, never passed; the short
 test fails when every verb is skipped. Exit 0 when no trial broke the contract, 1 otherwise.
