@@ -9,8 +9,9 @@ being written, or already ended) SIGINT or SIGTERM is sent to the wrapper (`kill
 (Ctrl-C at a terminal) or to the verb's own process (the wrapper's child), in turn. `--moments random` draws each
 moment from 0 to 1.1 x that time; `--moments phases` draws the trials of a verb in turn from its three phases
 (PHASES: start-up, in flight, and the teardown window around its end, where the signal meets the documents being
-written and the session closing), so that three trials reach each phase once (each verb starts at another phase,
-so each target meets each phase across the verbs). Each trial must end in one of the two outcomes the contract
+written and the session closing), so that three trials reach each phase once; each verb starts at another phase,
+and every third verb at another target (target_index), so that one trial per verb still pairs the phases with
+each target across the verbs. Each trial must end in one of the two outcomes the contract
 allows:
 
   (a) a valid document marked partial, whose judged cases have the reference's classes, and which `--resume`
@@ -26,8 +27,8 @@ of the wrapper's session left once it exited; no output folder's lock held; no t
                                             [--parallel P] [--moments random|phases] [--seed S] [--json F] [--md F]
 
 --parallel P runs P verbs side by side (each its reference, then its trials, in turn), each the other's load.
-CTest: cli.signals.stress (label cli): 3 trials per verb, one per target and one per phase (`all`: one, in flight,
-where its lanes and their tiers run), two verbs side by side and no hog (the two verbs, and the tests ctest runs
+CTest: cli.signals.stress (label cli): one trial per verb, its phase and target in turn across the verbs (`all`:
+in flight, where its lanes and their tiers run), two verbs side by side and no hog (the two verbs, and the tests ctest runs
 beside it, are the load); bench.signals.stress (label benchmark): 50 per verb at random moments beside 2 hogs, one verb at a time, which runs only with
 PTXCTS_SIGNAL_STRESS_FULL=1 (else exit 77, a skip). A verb that cannot run here
 (its binary not built, its front-end not installed) is reported skipped with the reason, never passed; the short
@@ -348,11 +349,17 @@ def moment(rng, ref_wall, k, moments, first_phase=0):
     return rng.uniform(lo * ref_wall, hi * ref_wall)
 
 
+def target_index(k, first_phase=0):
+    """The index in TARGETS of trial k's target: in turn over a verb's trials, from a start that moves every
+    len(PHASES) verbs, so that one trial per verb (CTest) still pairs each phase with each target across the verbs."""
+    return (k + first_phase // len(PHASES)) % len(TARGETS)
+
+
 def trial(runner, verb, ref_wall, ref, k, rng, moments="random", first_phase=0):
     out = os.path.join(runner.work, f"{verb.name}-{k}")
     if verb.tree:
         _restore_results(runner)
-    target, sig = TARGETS[k % len(TARGETS)], rng.choice((signal.SIGINT, signal.SIGTERM))
+    target, sig = TARGETS[target_index(k, first_phase)], rng.choice((signal.SIGINT, signal.SIGTERM))
     delay = moment(rng, ref_wall, k, moments, first_phase)
     rec = {"verb": verb.name, "trial": k, "signal": signal.Signals(sig).name, "asked": target,
            "delay_s": round(delay, 2), "scale_s": round(ref_wall, 2),
