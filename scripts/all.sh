@@ -107,8 +107,13 @@ ran() { [ -f "$2/results.json" ] && echo "$2" >> "$lane_dir/$1"; }
 # The Triton installed on this machine for this Python (a runner's own, beside PyTorch; ./ptxcts frontend
 # find-triton), judged as --frontend triton=SITE (its results name its version), paired with ptxas 13.5 where that
 # toolchain is installed, else with this machine's. Gated where results/baselines/frontend/<its name>.json.gz
-# exists; else its own exit decides (0: every judged case passes or is a reviewed finding), written to
+# exists from a run of the same pairing; else its own exit decides (0: every judged case passes or is a reviewed finding), written to
 # $lane_dir/triton_installed for the end of all.
+# baseline_pairing FILE: the ptxas a front-end baseline was paired with (its source run's), empty without one
+baseline_pairing() {
+  [ -f "$1" ] && python3 -c 'import gzip, json, sys
+print((json.load(gzip.open(sys.argv[1]))["source"].get("toolchain") or {}).get("paired_ptxas") or "")' "$1" 2>/dev/null
+}
 installed_triton_tier() {
   local site name tc=() r=0
   read -r site name _ < <(trap '' INT TERM; ./ptxcts frontend find-triton 2>/dev/null) || true
@@ -121,7 +126,8 @@ installed_triton_tier() {
   step "front-end tier ($name, the Triton installed here: $site${tc[1]:+, paired with ${tc[1]}})"
   timed frontend-triton-installed ./ptxcts frontend run --frontend "triton=$site" "${tc[@]+"${tc[@]}"}" --quiet \
     "${family[@]+"${family[@]}"}" --out "results/$stamp-frontend-triton-installed" || r=$?
-  if [ -f "results/baselines/frontend/$name.json.gz" ]; then
+  # its baseline holds the classes of one pairing: a run paired with another ptxas takes its own verdict
+  if [ "$(baseline_pairing "results/baselines/frontend/$name.json.gz")" = "${tc[1]:-13.5}" ]; then
     ran cpu "results/$stamp-frontend-triton-installed"
   else
     echo "$r $name results/$stamp-frontend-triton-installed" > "$lane_dir/triton_installed"

@@ -9,6 +9,8 @@ the gate could not judge (exit 2) makes it 1. Without a GPU only the CPU lane ru
 recorded in the step table), never 0."""
 import csv
 import glob
+import gzip
+import json
 import os
 import shutil
 import signal
@@ -208,6 +210,27 @@ class AllLanes(StandInTest):
         self.assertTrue(any(r["kind"] == "step" and r["name"] == "frontend-triton-installed" for r in rows), rows)
         # no baseline for a named Triton: not gated, its run's exit decides (0 here; no GPU: 77 as always)
         self.assertFalse(any(r["kind"] == "gate" and r["name"].endswith("triton-installed") for r in rows), rows)
+        self.assertEqual(p.returncode, 77, p.stdout + p.stderr)
+
+    def write_triton_baseline(self, paired_ptxas):
+        """results/baselines/frontend/triton-3.6.0+named.json.gz of a run paired with paired_ptxas."""
+        folder = os.path.join(self.root, "results", "baselines", "frontend")
+        os.makedirs(folder, exist_ok=True)
+        with gzip.open(os.path.join(folder, "triton-3.6.0+named.json.gz"), "wt") as f:
+            json.dump({"source": {"toolchain": {"paired_ptxas": paired_ptxas}}, "cases": {}}, f)
+
+    def test_the_installed_triton_is_gated_by_a_baseline_of_its_pairing(self):
+        self.write_triton_baseline("13.5")   # the stand-in resolves toolchain 13.5: the run is paired with it
+        p, _steps, rows = self.all(gpu=False, extra_env={"FAKE_TRITON": "/fake/site"}, installed=1)
+        gated = [r for r in rows if r["kind"] == "gate" and r["name"].endswith("triton-installed")]
+        self.assertEqual(len(gated), 1, rows)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)   # its gate's regression (FAKE_GATE_installed=1)
+
+    def test_a_baseline_of_another_pairing_does_not_gate_the_installed_triton(self):
+        self.write_triton_baseline("13.0")
+        p, _steps, rows = self.all(gpu=False, extra_env={"FAKE_TRITON": "/fake/site"}, installed=1)
+        self.assertFalse(any(r["kind"] == "gate" and r["name"].endswith("triton-installed") for r in rows), rows)
+        self.assertIn("triton-3.6.0+named (the Triton installed here): every judged case passes", p.stdout)
         self.assertEqual(p.returncode, 77, p.stdout + p.stderr)
 
     def test_a_failing_installed_triton_makes_it_red(self):
