@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import unittest.mock
 
 from ptxcts_gen import model, parse
 from ptxcts_gen.frontends import MappingError, Spelling, Unexpressible
@@ -196,6 +197,30 @@ def _cli(argv, env=None):
              PTXCTS_ROOT=ROOT, **(env or {}))
     r = subprocess.run([sys.executable, "-m", "frontend"] + argv, capture_output=True, text=True, env=e, cwd=ROOT)
     return r.returncode, r.stderr
+
+
+class TierSampleTest(unittest.TestCase):
+    """tier_check.sample: the cases a CTest tier test judges (PTXCTS_FRONTEND_SAMPLE, from the CMake cache)."""
+
+    def sample_of(self, value):
+        from frontend.tests import tier_check
+        env = {k: v for k, v in os.environ.items() if k != "PTXCTS_FRONTEND_SAMPLE"}
+        if value is not None:
+            env["PTXCTS_FRONTEND_SAMPLE"] = value
+        with unittest.mock.patch.dict(os.environ, env, clear=True):
+            return tier_check.sample()
+
+    def test_unset_empty_or_zero_is_every_case(self):
+        for value in (None, "", "0", " "):
+            self.assertIsNone(self.sample_of(value), repr(value))
+
+    def test_a_count_is_the_sample(self):
+        self.assertEqual(self.sample_of("35000"), 35000)
+
+    def test_a_malformed_count_is_an_error_naming_it(self):
+        for value in ("abc", "-5", "3.5"):
+            with self.assertRaisesRegex(ValueError, "PTXCTS_FRONTEND_SAMPLE=.*a count of cases"):
+                self.sample_of(value)
 
 
 class BadInputTest(unittest.TestCase):
