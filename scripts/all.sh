@@ -107,8 +107,8 @@ ran() { [ -f "$2/results.json" ] && echo "$2" >> "$lane_dir/$1"; }
 # The Triton installed on this machine for this Python (a runner's own, beside PyTorch; ./ptxcts frontend
 # find-triton), judged as --frontend triton=SITE (its results name its version), paired with ptxas 13.5 where that
 # toolchain is installed, else with this machine's. Gated where results/baselines/frontend/<its name>.json.gz
-# exists from a run of the same pairing; else its own exit decides (0: every judged case passes or is a reviewed finding), written to
-# $lane_dir/triton_installed for the end of all.
+# exists from a run of the same pairing; else its own exit decides (0: every judged case passes or is a reviewed
+# finding), written to $lane_dir/triton_installed for the end of all.
 # baseline_pairing FILE: the ptxas a front-end baseline was paired with (its source run's), empty without one
 baseline_pairing() {
   [ -f "$1" ] && python3 -c 'import gzip, json, sys
