@@ -23,7 +23,7 @@ or, when the signal came after the verb had ended, the complete document with th
 trial: exit 128 + signal (130, 143) when the signal reached a running verb, within BOUND_S of the signal; no process
 of the wrapper's session left once it exited; no output folder's lock held; no traceback or internal error.
 
-    python3 harness/tests/signals/stress.py [--trials N] [--trials-of VERB=N] [--verbs LIST] [--hogs K]
+    python3 harness/tests/signals/stress.py [--trials N] [--verbs LIST] [--hogs K]
                                             [--parallel P] [--moments random|phases] [--seed S] [--json F] [--md F]
 
 --parallel P runs P verbs side by side (each its reference, then its trials, in turn), each the other's load.
@@ -491,8 +491,6 @@ def phase(at):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--trials", type=int, default=3, help="moments per verb (default 3)")
-    p.add_argument("--trials-of", action="append", default=[], metavar="VERB=N",
-                   help="N moments for this verb instead of --trials (repeatable)")
     p.add_argument("--verbs", default=",".join(VERBS), help="comma-separated (default: every judging verb)")
     p.add_argument("--hogs", type=int, default=2, help="CPU hogs beside the runs (default 2: a loaded 2-core host)")
     p.add_argument("--parallel", type=int, default=1, metavar="P",
@@ -510,12 +508,6 @@ def main(argv=None):
             p.error(f"--verbs: '{v}' is not a judging verb ({', '.join(VERBS)})")
     if a.parallel < 1:
         p.error(f"--parallel {a.parallel}: at least 1")
-    trials_of = {}
-    for spec in a.trials_of:
-        verb, _, n = spec.partition("=")
-        if verb not in VERBS or not n.isdigit():
-            p.error(f"--trials-of {spec}: give VERB=N, VERB one of {', '.join(VERBS)} and N a count")
-        trials_of[verb] = int(n)
     seed = a.seed if a.seed is not None else int(time.time())
     work = tempfile.mkdtemp(prefix="ptxcts-signal-stress-")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PTXCTS_", "GTEST_", "CTEST_RESOURCE"))}
@@ -541,10 +533,9 @@ def main(argv=None):
         wall, ref = reference(runner, verb)
         with lock:
             refs[name] = round(wall, 1)
-        n_trials = trials_of.get(name, a.trials)
-        print(f"stress: {name}: reference run {wall:.1f} s under {a.hogs} hog(s); {n_trials} trials", flush=True)
+        print(f"stress: {name}: reference run {wall:.1f} s under {a.hogs} hog(s); {a.trials} trials", flush=True)
         walls = [wall]
-        for k in range(n_trials):
+        for k in range(a.trials):
             rec = trial(runner, verb, moment_scale(walls), ref, k, rng, a.moments, v)
             with lock:
                 trials.append(rec)
