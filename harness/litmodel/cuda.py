@@ -178,9 +178,10 @@ class _Emitter:
 
         def val(v):
             return str(v & 0xffffffff) + "u" if isinstance(v, int) else reg.get(v, "0u")
-        for i in self.test.code[t]:
-            a = f"  // {i.text}"
-            out.append(a)
+        for k, i in enumerate(self.test.code[t]):
+            if k:
+                out.append(f"between(p, group, cta, {k - 1}u);")
+            out.append(f"  // {i.text}")
             if i.op == "mov":
                 out.append(f"{reg[i.reg]} = {val(i.value)};")
             elif i.op == "ld":
@@ -504,6 +505,17 @@ __device__ __forceinline__ void stress(const Params& p, unsigned group, unsigned
 __device__ __forceinline__ void prestress(const Params& p, unsigned group, unsigned cta) {
   if (!p.pre_iters) return;
   const uint32_t n = (uint32_t)(lit_hash(p.seed, p.iter, group, cta * 64u + threadIdx.x, 7) % (p.pre_iters + 1u));
+  const long long t0 = clock64();
+  while (clock64() - t0 < (long long)n) {
+  }
+}
+// Between instruction k and k+1 of a test thread: a random delay of 0..p.gap_iters SM clock cycles (a hash of the
+// instance, the thread and k), so that the window between two of one thread's accesses, a few cycles when they
+// issue back to back, can hold another thread's accesses: the interleavings a start delay alone never reaches.
+// Any delay is an execution the model already has; it never makes an outcome allowed.
+__device__ __forceinline__ void between(const Params& p, unsigned group, unsigned cta, unsigned k) {
+  if (!p.gap_iters) return;
+  const uint32_t n = (uint32_t)(lit_hash(p.seed, p.iter, group, cta * 64u + threadIdx.x, 8u + k) % (p.gap_iters + 1u));
   const long long t0 = clock64();
   while (clock64() - t0 < (long long)n) {
   }

@@ -9,7 +9,8 @@ per device and per test (GPUHarbor tunes them per device). An environment here i
 loaded into the SM's L1 while the test runs), how many lanes of a CTA stress (`sthreads`), blocks per SM (`bps`,
 through dynamic shared memory), where the test threads sit (`shuffle`: random lanes, one warp each, or lanes
 0.. of one warp), a random start delay of each test thread (`pre`, up to that many SM clock cycles: the threads
-of an instance meet at every offset) and the words between two global locations (`stride`: 16 puts two in one
+of an instance meet at every offset), a random delay between two instructions of a test thread (`gap`, up to that
+many cycles: a window between two of one thread's accesses that another thread's accesses can fall into) and the words between two global locations (`stride`: 16 puts two in one
 128-byte line).
 
 The sweep runs every test and every graded mutant of a shape in each environment of GRID (a mutant stops at its
@@ -28,12 +29,15 @@ from .syntax import parse_file
 
 # knob -> (default, the runner's range): the defaults are the environment of the first H100 runs (2026-12-06)
 KNOBS = {"lines": (64, 0, 4096), "siters": (2, 0, 100000), "pattern": (0, 0, 3), "sthreads": (256, 0, 256),
-         "bps": (0, 0, 32), "shuffle": (0, 0, 2), "pre": (0, 0, 100000), "stride": (64, 16, 256)}
+         "bps": (0, 0, 32), "shuffle": (0, 0, 2), "pre": (0, 0, 100000), "gap": (0, 0, 100000),
+         "stride": (64, 16, 256)}
 
 # The sweep's environments: each moves a few knobs away from the first one (`base`), towards a known cause of
 # weak behaviour: stale L1 lines (warm), the test threads' relative timing (jitter), store contention, load
 # traffic, few stressing lanes with the test threads in separate warps, one block per SM (fewer co-resident instances, others' SMs busy), two locations per line,
-# and no stress at all (the most instances per second).
+# no stress at all (the most instances per second), and delays between a thread's instructions (gaps: a reversed pair
+# of accesses, back to back, leaves another thread no window to observe the order; a membar between two stores
+# leaves one of about a thousand cycles that only a reader slowed as much can straddle).
 # Light stress throughout: on the H100 (2026-12-06) 32 stress iterations per stress thread ran 24 times fewer
 # instances per second than 2 and killed less.
 GRID = {
@@ -47,6 +51,9 @@ GRID = {
     "one_block": {"bps": 1, "shuffle": 2, "siters": 2},
     "false_share": {"stride": 16, "pattern": 3, "siters": 2},
     "quiet": {"lines": 0},
+    "gaps": {"gap": 1024, "pre": 1024},
+    "gaps_wide": {"gap": 8192, "pre": 8192},
+    "gaps_warm": {"gap": 2048, "pre": 1024, "pattern": 3, "siters": 4},
 }
 
 SCHEMA = "ptxcts-litmus-envs"

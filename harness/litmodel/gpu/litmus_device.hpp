@@ -42,6 +42,7 @@ struct Params {
   uint32_t stress_threads; // the lanes below this that play no test thread stress; the others only keep barriers
   uint32_t shuffle;        // LitShuffle
   uint32_t pre_iters;      // each test thread starts after a random 0..pre_iters SM clock cycles
+  uint32_t gap_iters;      // and waits a random 0..gap_iters SM clock cycles between two of its instructions
 };
 
 constexpr int kLitMaxThreads = 16;   // test threads of one test (cuda.py refuses more)
