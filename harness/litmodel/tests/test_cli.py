@@ -73,7 +73,7 @@ class Cli(unittest.TestCase):
     def test_mutants_check_is_clean(self):
         r = run("mutants", "check")
         self.assertEqual(r.returncode, 0, r.stdout[-2000:])
-        self.assertIn("295", r.stdout)
+        self.assertIn("292", r.stdout)
 
     def test_cuda_writes_kernels_and_labels(self):
         p = self.file("test A\nthread T0\nT0: st.weak x 1\nT0: ld.weak r1 x\n")
