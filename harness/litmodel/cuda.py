@@ -499,26 +499,26 @@ __device__ __forceinline__ void stress(const Params& p, unsigned group, unsigned
     if (w) x += ld_ca(p.gmem + (size_t)(group * p.nglobal + gp[warm[(x >> 4) % (uint32_t)nwarm]]) * p.gstride);
   }
 }
-// The start of a test thread: a random delay of 0..p.pre_iters SM clock cycles (a hash of the instance and the
-// thread), so that the test threads of an instance meet at every offset of each other's instructions, not at the
-// one the launch order gives.
-__device__ __forceinline__ void prestress(const Params& p, unsigned group, unsigned cta) {
-  if (!p.pre_iters) return;
-  const uint32_t n = (uint32_t)(lit_hash(p.seed, p.iter, group, cta * 64u + threadIdx.x, 7) % (p.pre_iters + 1u));
+// A random delay of 0..most SM clock cycles, a hash of the launch, the instance, the thread and salt.
+__device__ __forceinline__ void random_delay(const Params& p, unsigned group, unsigned cta, unsigned salt,
+                                             uint32_t most) {
+  if (!most) return;
+  const uint32_t n = (uint32_t)(lit_hash(p.seed, p.iter, group, cta * 64u + threadIdx.x, salt) % (most + 1u));
   const long long t0 = clock64();
   while (clock64() - t0 < (long long)n) {
   }
 }
-// Between instruction k and k+1 of a test thread: a random delay of 0..p.gap_iters SM clock cycles (a hash of the
-// instance, the thread and k), so that the window between two of one thread's accesses, a few cycles when they
-// issue back to back, can hold another thread's accesses: the interleavings a start delay alone never reaches.
-// Any delay is an execution the model already has; it never makes an outcome allowed.
+// The start of a test thread: up to p.pre_iters cycles, so that the test threads of an instance meet at every offset
+// of each other's instructions, not at the one the launch order gives.
+__device__ __forceinline__ void prestress(const Params& p, unsigned group, unsigned cta) {
+  random_delay(p, group, cta, 7u, p.pre_iters);
+}
+// Between instruction k and k+1 of a test thread: up to p.gap_iters cycles, so that the window between two of one
+// thread's accesses, a few cycles when they issue back to back, can hold another thread's accesses: the
+// interleavings a start delay alone never reaches. Any delay is an execution the model already has; it never makes
+// an outcome allowed.
 __device__ __forceinline__ void between(const Params& p, unsigned group, unsigned cta, unsigned k) {
-  if (!p.gap_iters) return;
-  const uint32_t n = (uint32_t)(lit_hash(p.seed, p.iter, group, cta * 64u + threadIdx.x, 8u + k) % (p.gap_iters + 1u));
-  const long long t0 = clock64();
-  while (clock64() - t0 < (long long)n) {
-  }
+  random_delay(p, group, cta, 8u + k, p.gap_iters);
 }
 '''
 

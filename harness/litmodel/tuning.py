@@ -10,8 +10,8 @@ loaded into the SM's L1 while the test runs), how many lanes of a CTA stress (`s
 through dynamic shared memory), where the test threads sit (`shuffle`: random lanes, one warp each, or lanes
 0.. of one warp), a random start delay of each test thread (`pre`, up to that many SM clock cycles: the threads
 of an instance meet at every offset), a random delay between two instructions of a test thread (`gap`, up to that
-many cycles: a window between two of one thread's accesses that another thread's accesses can fall into) and the words between two global locations (`stride`: 16 puts two in one
-128-byte line).
+many cycles: a window between two of one thread's accesses that another thread's accesses can fall into) and the
+words between two global locations (`stride`: 16 puts two in one 128-byte line).
 
 The sweep runs every test and every graded mutant of a shape in each environment of GRID (a mutant stops at its
 first killing launch) and ranks the environments of each shape by the rate of weak outcomes observed: the killing

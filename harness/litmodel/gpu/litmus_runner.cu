@@ -173,7 +173,8 @@ struct Env {
     struct { const char* k; long* p; long lo, hi; } keys[] = {
         {"lines", &lines, 0, 4096}, {"siters", &siters, 0, 100000}, {"pattern", &pattern, 0, 3},
         {"sthreads", &sthreads, 0, 256}, {"bps", &bps, 0, 32}, {"shuffle", &shuffle, 0, 2}, {"pre", &pre, 0, 100000},
-        {"gap", &gap, 0, 100000}, {"stride", &stride, 16, 256}, {"ms", &ms, 0, 600000}, {"iters", &iters, 1, 1000000}, {"stop", &stop, 0, 1}};
+        {"gap", &gap, 0, 100000}, {"stride", &stride, 16, 256}, {"ms", &ms, 0, 600000},
+        {"iters", &iters, 1, 1000000}, {"stop", &stop, 0, 1}};
     for (auto& e : keys)
       if (k == e.k) {
         if (v < e.lo || v > e.hi || (e.p == &stride && v % 16))
@@ -187,8 +188,8 @@ struct Env {
   std::string text() const {
     char b[288];
     std::snprintf(b, sizeof b, "lines=%ld siters=%ld pattern=%ld sthreads=%ld bps=%ld shuffle=%ld pre=%ld gap=%ld "
-                  "stride=%ld ms=%ld iters=%ld stop=%ld", lines, siters, pattern, sthreads, bps, shuffle, pre, gap, stride,
-                  ms, iters, stop);
+                  "stride=%ld ms=%ld iters=%ld stop=%ld", lines, siters, pattern, sthreads, bps, shuffle, pre, gap,
+                  stride, ms, iters, stop);
     return b;
   }
 };
@@ -224,8 +225,8 @@ int main(int argc, char** argv) {
     static const std::map<std::string, std::string> env_opt = {
         {"--iters", "iters"}, {"--stress-lines", "lines"}, {"--stress-iters", "siters"},
         {"--stress-pattern", "pattern"}, {"--stress-threads", "sthreads"}, {"--blocks-per-sm", "bps"},
-        {"--shuffle", "shuffle"}, {"--pre-iters", "pre"}, {"--gap-iters", "gap"}, {"--stride", "stride"}, {"--test-ms", "ms"},
-        {"--stop-on-kill", "stop"}};
+        {"--shuffle", "shuffle"}, {"--pre-iters", "pre"}, {"--gap-iters", "gap"}, {"--stride", "stride"},
+        {"--test-ms", "ms"}, {"--stop-on-kill", "stop"}};
     if (auto e = env_opt.find(k); e != env_opt.end()) {
       std::string why;
       ok = i + 1 < argc && a.env.set(e->second + "=" + argv[++i], &why);

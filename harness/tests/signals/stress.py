@@ -29,8 +29,8 @@ of the wrapper's session left once it exited; no output folder's lock held; no t
 --parallel P runs P verbs side by side (each its reference, then its trials, in turn), each the other's load.
 CTest: cli.signals.stress (label cli): one trial per verb, its phase and target in turn across the verbs (`all`:
 in flight, where its lanes and their tiers run), two verbs side by side and no hog (the two verbs, and the tests
-ctest runs beside it, are the load); bench.signals.stress (label benchmark): 50 per verb at random moments beside 2 hogs, one verb at a time, which runs only with
-PTXCTS_SIGNAL_STRESS_FULL=1 (else exit 77, a skip). A verb that cannot run here
+ctest runs beside it, are the load); bench.signals.stress (label benchmark): 50 per verb at random moments beside
+2 hogs, one verb at a time, which runs only with PTXCTS_SIGNAL_STRESS_FULL=1 (else exit 77, a skip). A verb that cannot run here
 (its binary not built, its front-end not installed) is reported skipped with the reason, never passed; the short
 test fails when every verb is skipped. Exit 0 when no trial broke the contract, 1 otherwise.
 """
