@@ -31,7 +31,7 @@ def _parser():
     from framework.toolchains.installer import installer_parser
     p, sub, _ = installer_parser("./ptxcts frontend", _ABOUT,
                                  ("list", "install", "probe", "coverage", "check-modules", "run", "compare",
-                                  "find-triton"),
+                                  "find-triton", "whole-write", "whole-run"),
                               list_help="the front-ends: installed or not, version, PTX versions, targets, paired "
                               "ptxas", install_help="install front-ends from their official wheels into the cache",
                               every="every front-end of the catalog")
@@ -75,6 +75,19 @@ def _parser():
     s.add_argument("--quiet", action="store_true", help="no progress lines")
     s.add_argument("--guard", action="store_true", help="the version and target guard check: also every kernel "
                    "the front-end can write at every (target, PTX version) its description lists (run.guard_cases)")
+    s = sub.add_parser("whole-write", help="Triton's whole kernels for a target's forms, compiled by that Triton end to "
+                       "end, with their launches and the model's expected bytes, into a folder (no GPU needed)")
+    s.add_argument("--frontend", metavar="NAME", help="triton, or triton=PATH (a Triton of your own)")
+    s.add_argument("--target", default="sm_90a", choices=("sm_90a", "sm_90"), help="default %(default)s")
+    s.add_argument("--ptx", default="8.6", help="the PTX ISA version asked of Triton (default %(default)s)")
+    s.add_argument("--out", required=True, path=given.NEW_FOLDER, help="the folder to write")
+    s.add_argument("--quiet", action="store_true", help="no progress line")
+    s = sub.add_parser("whole-run", help="run a folder whole-write wrote on this machine's GPU, judge each kernel's "
+                       "buffers against the model's bytes; writes results.jsonl and summary.txt")
+    s.add_argument("folder", path=given.FOLDER, metavar="DIR")
+    s.add_argument("--out", required=True, path=given.NEW_FOLDER, help="the folder to write")
+    s.add_argument("--timeout", type=float, default=20.0, help="seconds a kernel may run before it is a timeout "
+                   "(default %(default)s)")
     s = sub.add_parser("compare", add_help=False, help="a front-end's run-tier run on a GPU against the hand-written "
                        "classes of the same device (every difference a finding with its replay command)")
     s.add_argument("args", nargs=argparse.REMAINDER)
@@ -186,6 +199,16 @@ def cmd_run(a):
     return run(a, _root())
 
 
+def cmd_whole_write(a):
+    from .whole.write import write
+    return write(a, _root())
+
+
+def cmd_whole_run(a):
+    from .whole.run import run
+    return run(a, _root())
+
+
 def cmd_compare(a):
     from . import compare
     return compare.main(a.args, sys.stdout)
@@ -206,7 +229,7 @@ def main(argv=None):
     from framework import toolchains
     verb = {"list": cmd_list, "install": cmd_install, "probe": cmd_probe, "coverage": cmd_coverage,
             "check-modules": cmd_check_modules, "run": cmd_run, "compare": cmd_compare,
-            "find-triton": cmd_find_triton}
+            "find-triton": cmd_find_triton, "whole-write": cmd_whole_write, "whole-run": cmd_whole_run}
     try:
         # FrontendError, ExpectationsError, the manifest's and results' errors: their own code
         return boundary.reported("ptxcts frontend", lambda: verb[a.cmd](a), (

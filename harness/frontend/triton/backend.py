@@ -32,16 +32,24 @@ _triton = None      # the imported module
 _site = None
 
 
-def _disarm_ptxas():
-    """Triton's own ptxas step replaced: the PTX is what is judged, by the paired ptxas."""
+_armed = None   # Triton's own make_cubin, kept when the tier replaces it
+
+
+def _disarm_ptxas(disarm=True):
+    """Triton's own ptxas step replaced: the PTX is what is judged, by the paired ptxas (disarm=False: restored)."""
+    global _armed
     from triton.backends.nvidia import compiler as nvc
-    nvc.CUDABackend.make_cubin = lambda self, src, metadata, opt, capability: b""
+    if _armed is None:
+        _armed = nvc.CUDABackend.make_cubin
+    nvc.CUDABackend.make_cubin = (lambda self, src, metadata, opt, capability: b"") if disarm else _armed
 
 
-def load(fe):
-    """Import the Triton at fe.site (a folder holding triton/) once; FrontendError when it is not a Triton."""
+def load(fe, disarm=True):
+    """Import the Triton at fe.site (a folder holding triton/) once; FrontendError when it is not a Triton.
+    disarm: Triton's own ptxas step replaced (the tier); the whole kernels keep it (Triton's cubin is what runs)."""
     global _triton, _site
     if _triton is not None:
+        _disarm_ptxas(disarm)
         return _triton
     check_site(fe.site, fe.name)
     os.environ.setdefault("TRITON_DISABLE_LINE_INFO", "1")     # no .file/.loc/debug sections: modules merge
@@ -58,7 +66,7 @@ def load(fe):
     if not os.path.realpath(triton.__file__).startswith(os.path.realpath(fe.site)):
         raise FrontendError(f"front-end {fe.name}: `import triton` found {triton.__file__}, not the one in "
                             f"{fe.site} (another Triton is installed in this Python)", USAGE)
-    _disarm_ptxas()
+    _disarm_ptxas(disarm)
     _triton, _site = triton, fe.site
     return triton
 

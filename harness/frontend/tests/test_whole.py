@@ -1,0 +1,175 @@
+"""Triton's whole kernels (harness/frontend/whole) without Triton or a GPU: the kernels' Python for both Gluon
+dialects, the model's expected bytes, the judge of a kernel's buffers, and the child driver's timeout and crash."""
+import os
+import subprocess
+import sys
+import unittest
+
+from frontend.whole import cudadrv, expect, kernels, run as wr
+
+ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+API_39 = {"reinterpret": "reinterpret", "barrier": "barrier", "hint": "CachePolicy()", "tma_load": "async_load",
+          "tma_store": "async_store", "cp_async": "async_load", "cache_policy": True, "read_only": True,
+          "atomics": True}
+API_36 = dict(API_39, reinterpret="_reinterpret", barrier="thread_barrier", tma_load="async_copy_global_to_shared",
+              tma_store="async_copy_shared_to_global", cp_async="async_copy_global_to_shared", cache_policy=False,
+              read_only=False, atomics=False)
+SPELLINGS = [("tma_load", {"dim": "3", "multicast": "0", "hint": "1"}), ("tma_store", {"dim": "5", "hint": "0"}),
+             ("tma_reduce", {"dim": "2", "redop": "min"}), ("bulk_wait_group", {"n": "1", "read": "1"}),
+             ("bulk_wait_group", {"n": "1", "read": "0"}), ("cp_async", {"cp_size": "8", "cop": "ca", "prefetch": ""}),
+             ("cp_async_wait_group", {"n": "2"}), ("cp_async_mbarrier_arrive", {"noinc": "1"}),
+             ("fence_proxy_async", {"cluster": "0"})]
+
+
+def _ref():
+    try:
+        return expect.ref_path(ROOT)
+    except Exception:
+        return None
+
+
+class Kernels(unittest.TestCase):
+    def test_every_template_renders_python_in_both_dialects(self):
+        for api in (API_39, API_36):
+            for t, p in SPELLINGS:
+                if t == "tma_reduce" and not api["atomics"]:
+                    with self.assertRaises(kernels.NotWritten):
+                        kernels.whole_case("k", t, p.items(), api)
+                    continue
+                c = kernels.whole_case("k", t, p.items(), api)
+                compile(c.source, f"<{t}>", "exec")
+                self.assertIn(api["reinterpret"] if t.startswith(("tma", "bulk", "fence")) else "async_copy", c.source)
+                for b in c.buffers.values():
+                    self.assertTrue(all(0 <= v < 1 << (8 * b["elem"]) for v in b["init"]), t)
+
+    def test_forms_without_a_whole_kernel_say_why(self):
+        for t, p in (("tma_load", {"dim": "2", "multicast": "1", "hint": "0"}), ("tma_load_im2col", {"dim": "3"}),
+                     ("fence_proxy_async", {"cluster": "1"}), ("tma_gather", {})):
+            with self.assertRaises(kernels.NotWritten) as e:
+                kernels.whole_case("k", t, p.items(), API_39)
+            self.assertTrue(str(e.exception))
+
+    def test_every_tile_is_partly_out_of_bounds(self):
+        for rank in range(1, 6):
+            shape, block, coords = kernels._tma_geometry(rank, "tma")
+            self.assertGreater(coords[-1] + block[-1], shape[-1])
+
+
+@unittest.skipUnless(_ref(), "ptxcts-ref is not built")
+class Expected(unittest.TestCase):
+    def test_a_load_reads_the_rows_inside_and_zeros_outside(self):
+        c = kernels.whole_case("k", "tma_load", {"dim": "2", "multicast": "0", "hint": "0"}.items(), API_39)
+        got = expect.expected(_ref(), c, 1)[0]["out"]
+        # rows 2 and 3 of a [3, 104] tensor, columns 72..135: row 2's columns 72..103 inside, the rest outside
+        self.assertEqual(got[:32], [0x100 + 2 * 104 + 72 + i for i in range(32)])
+        self.assertEqual(got[32:], [0] * 96)
+
+    def test_a_store_writes_the_box_inside_and_leaves_the_rest(self):
+        c = kernels.whole_case("k", "tma_store", {"dim": "2", "hint": "0"}.items(), API_39)
+        g = expect.expected(_ref(), c, 1)[0]["g"]
+        init, tile = c.buffers["g"]["init"], c.buffers["tile"]["init"]
+        self.assertEqual(g[2 * 104 + 72:2 * 104 + 104], tile[:32])
+        self.assertEqual(g[:2 * 104 + 72], init[:2 * 104 + 72])
+
+    def test_a_reduction_applies_the_op_per_element(self):
+        c = kernels.whole_case("k", "tma_reduce", {"dim": "1", "redop": "xor"}.items(), API_39)
+        g = expect.expected(_ref(), c, 3)[0]["g"]
+        init, tile = c.buffers["g"]["init"], c.buffers["tile"]["init"]
+        self.assertEqual(g[24:40], [a ^ b for a, b in zip(init[24:40], tile[:16])])
+        self.assertEqual(g[:24], init[:24])
+
+    def test_cp_async_zero_fills_past_src_size(self):
+        c = kernels.whole_case("k", "cp_async_wait_group", {"n": "1"}.items(), API_39)
+        out = expect.expected(_ref(), c, None)[0]["out"]
+        src = c.buffers["p"]["init"]
+        self.assertEqual(out[:64], src[:64])
+        self.assertEqual(out[64:128], [0] * 64)
+        self.assertEqual(out[256:], [0] * 128)   # the third group: not completed by wait_group 1, not read
+
+
+class _FakeDriver:
+    def __init__(self, answer):
+        self.answer, self.mem = answer, []
+
+    def load(self, image, name):
+        return None, None
+
+    def alloc(self, data):
+        self.mem.append(data)
+        return len(self.mem)
+
+    def tensor_map(self, *a):
+        return cudadrv.TensorMap()
+
+    def launch(self, fn, params, threads, shared, ctas):
+        self.params = params
+
+    def read(self, ptr, size):
+        return self.answer(ptr, size)
+
+
+class Judge(unittest.TestCase):
+    def _case(self, tmp):
+        case = {"entry": "k", "form": "f", "template": "tma_store", "rule": "R",
+                "meta": {"num_warps": 4, "shared": 0, "num_ctas": 1, "global_scratch_size": 0,
+                         "profile_scratch_size": 0,
+                         "tensordesc": [{"elem_type": 1, "elem_size": 2, "block_size": [2, 64], "swizzle": 0}]},
+                "args": [{"kind": "tensordesc", "buffer": "g", "shape": [3, 104], "block": [2, 64]},
+                         {"kind": "ptr", "buffer": "t"}],
+                "buffers": {"g": {"elem": 2, "init": "0000" * 4}, "t": {"elem": 2, "init": "0100"}},
+                "expect": {"g": "0100020003000400"}}
+        with open(os.path.join(tmp, "k.cubin"), "wb") as f:
+            f.write(b"x")
+        return case
+
+    def test_equal_bytes_pass_and_the_first_difference_is_named(self):
+        import tempfile
+        tmp = tempfile.mkdtemp()
+        case = self._case(tmp)
+        d = _FakeDriver(lambda p, n: bytes.fromhex("0100020003000400"))
+        self.assertEqual(wr.run_one(d, tmp, case), ("pass", ""))
+        # the map, two shapes, two strides, the pointer, two scratch pointers: Triton's ABI
+        self.assertEqual(len(d.params), 8)
+        self.assertEqual([p.value for p in d.params[3:5]], [104, 1])
+        klass, msg = wr.run_one(_FakeDriver(lambda p, n: bytes.fromhex("0100020009000400")), tmp, case)
+        self.assertEqual(klass, "fail")
+        self.assertIn("g[2] is 0x0009, the model says 0x0003 (1 of 4 elements differ); rule: R", msg)
+
+    def test_a_tensor_map_is_64_byte_aligned(self):
+        for _ in range(8):
+            self.assertEqual(cudadrv.TensorMap().addr % 64, 0)
+
+
+class Children(unittest.TestCase):
+    def test_a_hung_kernel_times_out_and_a_dying_child_is_a_crash(self):
+        fake = ("import json, sys, time\n"
+                "print(json.dumps({'device': ['x', 'sm_90', 1]}))\n"
+                "print(json.dumps({'start': sys.argv[1]}), flush=True)\n"
+                "if sys.argv[1] == 'a': time.sleep(60)\n"
+                "print(json.dumps({'entry': sys.argv[1], 'class': 'pass', 'message': ''}), flush=True)\n"
+                "if len(sys.argv) > 2:\n"
+                "    print(json.dumps({'start': sys.argv[2]}), flush=True)\n"
+                "    sys.exit(3)\n")
+        real = subprocess.Popen
+
+        def popen(cmd, **kw):
+            return real([sys.executable, "-c", fake] + cmd[5:], **kw)
+        got = []
+
+        class Prog:
+            def advance(self, n):
+                pass
+        import tempfile
+        wr.subprocess.Popen = popen
+        try:
+            dev = wr._drive("x", ["a", "b", "c"], 1.0, lambda e, k, m, s: got.append((e, k)), Prog(),
+                            os.path.join(tempfile.mkdtemp(), "children.log"))
+        finally:
+            wr.subprocess.Popen = real
+        self.assertEqual(got, [("a", "timeout"), ("b", "pass"), ("c", "crash")])
+        self.assertEqual(dev, ["x", "sm_90", 1])
+
+
+if __name__ == "__main__":
+    unittest.main()

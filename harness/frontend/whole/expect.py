@@ -1,0 +1,108 @@
+"""What a whole kernel's buffers must hold after it ran: the reference model (`ptxcts-ref tensor` for the bytes a
+tensor copy moves and where, `ptxcts-ref reduce --site tensor` for a reduction's result) or, for cp.async, the
+chapter's sentence on src-size ("the remaining ... bytes are filled with zeros").
+
+A store or reduction's destinations come from the model, not from an address formula of this module: the same box
+loaded from a tensor of 32-bit elements whose element i holds i + 1 (ptxcts-ref tensor's index fill) tells, for
+each element of the box in shared memory, the global element it maps to (0: outside the tensor, not written).
+"""
+import json
+import os
+import subprocess
+
+from ..errors import MALFORMED, FrontendError
+
+# CUtensorMapDataType by number (Triton's tensordesc_meta elem_type) -> ptxcts-ref's dtype name
+DTYPES = {0: "UINT8", 1: "UINT16", 2: "UINT32", 3: "INT32", 4: "UINT64", 5: "INT64", 6: "FLOAT16", 7: "FLOAT32",
+          8: "FLOAT64", 9: "BFLOAT16"}
+_REDUCE_TYPE = {"add": "s32", "min": "s32", "max": "s32", "and": "b32", "or": "b32", "xor": "b32"}
+ZERO_FILL = ("cp.async: when src-size is smaller than cp-size, the remaining cp-size - src-size bytes of the "
+             "destination are filled with zeros")
+
+
+def ref_path(root):
+    build = os.environ.get("PTXCTS_BUILD") or os.path.join(root, "build")
+    p = os.path.join(build, "harness", "tools", "ptxcts-ref")
+    if not os.access(p, os.X_OK):
+        raise FrontendError(f"{p}: no ptxcts-ref (build the harness: scripts/build.sh)", MALFORMED)
+    return p
+
+
+def _ref(ref, args, text):
+    r = subprocess.run([ref] + args, input=text, capture_output=True, text=True, timeout=60)
+    if r.returncode:
+        raise FrontendError(f"ptxcts-ref {' '.join(args)} refused {text[:200]!r}: {r.stderr.strip()[:300]}",
+                            MALFORMED)
+    return r.stdout
+
+
+def tensor_load(ref, dtype, shape, block, coords, base):
+    """The element values (little-endian, of dtype's width) the model says a tile load of the box at coords writes
+    to shared memory, from a tensor whose element i holds base + i. shape, block, coords: Triton's order
+    (outermost first)."""
+    q = {"dtype": dtype, "dims": list(reversed(shape)), "box": list(reversed(block)),
+         "coords": list(reversed(coords)), "fill": {"kind": "index", "base": hex(base)}}
+    lines = _ref(ref, ["tensor"], json.dumps(q)).splitlines()
+    hexes = "".join(ln for ln in lines if not ln.startswith("tx_bytes"))
+    if ".." in hexes:
+        raise FrontendError(f"ptxcts-ref tensor left bytes of the box unwritten for {q}", MALFORMED)
+    raw = bytes.fromhex(hexes)
+    width = {"UINT8": 1, "UINT16": 2, "FLOAT16": 2, "BFLOAT16": 2, "UINT64": 8, "INT64": 8, "FLOAT64": 8}.get(dtype, 4)
+    return [int.from_bytes(raw[i:i + width], "little") for i in range(0, len(raw), width)]
+
+
+def box_map(ref, shape, block, coords):
+    """[global element index, or None outside the tensor] per element of the box, from the model."""
+    return [v - 1 if v else None for v in tensor_load(ref, "UINT32", shape, block, coords, 1)]
+
+
+def reduce_values(ref, op, pairs):
+    """The model's results of `op` (add, min, ...) on 32-bit signed elements for [(old, src)]."""
+    t = _REDUCE_TYPE[op]
+    text = "".join(f"{op}.{t} {o:08x} {s:08x}\n" for o, s in pairs)
+    return [int(x, 16) for x in _ref(ref, ["reduce", "--site", "tensor"], text).split()]
+
+
+def expected(ref, case, elem_type):
+    """{buffer: [element values]} the buffers the case checks must hold, and the rule each comes from:
+    ({buffer: values}, rule text). elem_type: the tensor map's data type Triton chose (tensordesc_meta)."""
+    c = case.check
+    k = c["kind"]
+    if k == "tma_load":
+        got = tensor_load(ref, DTYPES.get(elem_type, "?"), c["shape"], c["block"], c["coords"], c["fill_base"])
+        return {c["out"]: got}, "the tile load's bytes in shared memory (ptxcts-ref tensor), read back"
+    if k in ("tma_store", "tma_reduce"):
+        g = list(case.buffers[c["buffer"]]["init"])
+        tile = case.buffers[c["tile"]]["init"]
+        where = box_map(ref, c["shape"], c["block"], c["coords"])
+        hits = [(j, t) for j, t in zip(where, tile) if j is not None]
+        if k == "tma_reduce":
+            vals = reduce_values(ref, c["op"], [(g[j], t) for j, t in hits])
+            hits = [(j, v) for (j, _), v in zip(hits, vals)]
+        for j, v in hits:
+            g[j] = v
+        what = "reduced into" if k == "tma_reduce" else "stored to"
+        return {c["buffer"]: g}, (f"the tile {what} the box's elements inside the tensor, the others untouched "
+                                  "(ptxcts-ref tensor's box map" + (", ptxcts-ref reduce)" if k == "tma_reduce" else ")"))
+    if k == "bulk_wait_group":
+        n, tiles = c["n"], case.buffers["tile"]["init"]
+        g = [0] * len(case.buffers["g"]["init"])
+        for grp in range(c["groups"]):
+            for j, t in zip(box_map(ref, [2 * c["groups"], 64], [2, 64], [2 * grp, 0]), tiles[grp * n:(grp + 1) * n]):
+                g[j] = t
+        out = [0] * len(case.buffers["out"]["init"])
+        if not c["read"]:
+            out[:c["done"] * n] = g[:c["done"] * n]
+        rule = ("bulk wait_group.read N: the sources of all but the N most recent bulk groups are read (a later write "
+                "to them does not change what is stored)" if c["read"] else
+                "bulk wait_group N: all but the N most recent bulk groups are complete (their writes visible)")
+        return {"g": g, "out": out}, rule
+    if k == "cp_async":
+        n, valid, done = c["n"], c["valid"], c["done"]
+        src = case.buffers["p"]["init"]
+        out = [0] * len(case.buffers["out"]["init"])
+        for grp in range(done):
+            for i in range(n):
+                out[grp * n + i] = src[grp * n + i] if i < valid else 0
+        return {"out": out}, ZERO_FILL + "; the groups a wait completed are read back"
+    raise FrontendError(f"no expectation for check kind {k!r}", MALFORMED)

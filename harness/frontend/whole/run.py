@@ -1,0 +1,243 @@
+"""`./ptxcts frontend whole-run DIR --out OUT`: the whole kernels of a folder `whole-write` wrote, run on this
+machine's GPU and judged: each kernel's checked buffers byte for byte against the model's (index.json `expect`).
+
+Classes: pass; fail (a byte differs: the first element that differs and how many do, with the rule); crash (a
+driver error: the kernel trapped or could not launch); timeout (it ran past --timeout: a wait that never
+completes); compile_error (Triton or its ptxas refused the kernel in whole-write); not_supported (no GPU here, or
+one other than the folder's target needs). A kernel that traps poisons its CUDA context, so the kernels run in a
+child process that answers one JSON line per kernel; when it dies or hangs the kernel it was running is a crash or
+timeout and a new child takes the rest. Writes OUT/results.jsonl (one line per form), OUT/summary.txt (the classes
+per template) and prints the summary table.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+
+from framework.progress import Progress
+
+from .. import FrontendError
+from ..errors import MALFORMED
+from .write import FORMAT
+
+CHILD = "--whole-child"
+
+
+def load(folder):
+    path = os.path.join(folder, "index.json")
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise FrontendError(f"{path}: {e.strerror} (write the folder with ./ptxcts frontend whole-write)",
+                            MALFORMED) from None
+    except ValueError as e:
+        raise FrontendError(f"{path}: not JSON: {e}", MALFORMED) from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("cases"), list):
+        raise FrontendError(f"{path}: not a {FORMAT} index (written by ./ptxcts frontend whole-write)", MALFORMED)
+    return doc
+
+
+def _elements(raw, elem):
+    return [int.from_bytes(raw[i:i + elem], "little") for i in range(0, len(raw), elem)]
+
+
+def _stage(what):
+    sys.stderr.write(f"{time.monotonic():.3f} {what}\n")
+    sys.stderr.flush()
+
+
+def run_one(drv, folder, case):
+    """(class, message) of one kernel on the GPU."""
+    import ctypes
+    _stage(f"{case['entry']} {case['form']}: load")
+    with open(os.path.join(folder, case["entry"] + ".cubin"), "rb") as f:
+        image = f.read()
+    _mod, fn = drv.load(image, case["entry"])
+    ptrs = {b: drv.alloc(bytes.fromhex(v["init"])) for b, v in case["buffers"].items()}
+    meta, params, descs = case["meta"], [], iter(case["meta"]["tensordesc"])
+    for arg in case["args"]:
+        if arg["kind"] == "tensordesc":
+            d = next(descs)
+            params.append(drv.tensor_map(d["elem_type"], d["elem_size"], ptrs[arg["buffer"]], arg["shape"],
+                                         d["block_size"], d["swizzle"]))
+            params += [ctypes.c_int32(s) for s in arg["shape"]]
+            strides, s = [], 1
+            for dim in reversed(arg["shape"]):
+                strides.insert(0, s)
+                s *= dim
+            params += [ctypes.c_int64(s) for s in strides]
+        elif arg["kind"] == "ptr":
+            params.append(ctypes.c_uint64(ptrs[arg["buffer"]]))
+        else:
+            params.append(ctypes.c_int32(arg["value"]))
+    scratch = [drv.alloc(bytes(meta[k])) if meta[k] else 0 for k in ("global_scratch_size", "profile_scratch_size")]
+    params += [ctypes.c_uint64(p) for p in scratch]
+    _stage(f"{case['entry']}: launch {32 * meta['num_warps']} threads, {meta['shared']} bytes shared, "
+           f"{len(params)} parameters")
+    drv.launch(fn, params, 32 * meta["num_warps"], meta["shared"], meta["num_ctas"])
+    _stage(f"{case['entry']}: done")
+    for b, want_hex in sorted(case["expect"].items()):
+        elem = case["buffers"][b]["elem"]
+        want = bytes.fromhex(want_hex)
+        got = drv.read(ptrs[b], len(want))
+        if got != want:
+            g, w = _elements(got, elem), _elements(want, elem)
+            bad = [i for i in range(len(w)) if g[i] != w[i]]
+            i = bad[0]
+            return "fail", (f"{b}[{i}] is 0x{g[i]:0{2 * elem}x}, the model says 0x{w[i]:0{2 * elem}x} ({len(bad)} of "
+                            f"{len(w)} elements differ); rule: {case['rule']}")
+    return "pass", ""
+
+
+def child(folder, entries):
+    """The child: one JSON line per kernel on stdout, in order; it ends at the first driver error (its context is
+    poisoned)."""
+    from .cudadrv import CudaError, Driver
+    doc = load(folder)
+    by_entry = {c["entry"]: c for c in doc["cases"]}
+    try:
+        drv = Driver()
+    except CudaError as e:
+        print(json.dumps({"entry": None, "class": "not_supported", "message": str(e)}), flush=True)
+        return 0
+    print(json.dumps({"device": drv.device()}), flush=True)
+    for e in entries:
+        print(json.dumps({"start": e}), flush=True)
+        t0 = time.monotonic()
+        try:
+            klass, msg = run_one(drv, folder, by_entry[e])
+        except CudaError as err:
+            print(json.dumps({"entry": e, "class": "crash", "message": str(err),
+                              "seconds": time.monotonic() - t0}), flush=True)
+            return 0
+        print(json.dumps({"entry": e, "class": klass, "message": msg, "seconds": time.monotonic() - t0}), flush=True)
+    return 0
+
+
+class _Lines:
+    """The child's answer lines, read unbuffered from its pipe (a line buffered out of select's sight would leave a
+    hung kernel unnoticed)."""
+
+    def __init__(self, fd):
+        self.fd, self.buf = fd, b""
+
+    def read(self, wait):
+        """The next line (str), "" at the end, None when none came within wait seconds."""
+        import select
+        while b"\n" not in self.buf:
+            if not select.select([self.fd], [], [], wait)[0]:
+                return None
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                return ""
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode()
+
+
+def _drive(folder, entries, timeout, answer, prog, log):
+    """Runs entries in children (a new one after each crash or timeout); answer(entry, class, message, s). The
+    children's stderr (the stage each kernel reached) goes to log."""
+    device = None
+    todo = list(entries)
+    while todo:
+        with open(log, "ab") as err:
+            p = subprocess.Popen([sys.executable, "-m", "frontend", CHILD, folder] + todo, stdout=subprocess.PIPE,
+                                 stderr=err, bufsize=0, cwd=os.path.dirname(os.path.dirname(__file__)),
+                                 env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+        lines = _Lines(p.stdout.fileno())
+        running, since = None, time.monotonic()
+        while True:
+            left = timeout - (time.monotonic() - since) if running else 60.0
+            line = lines.read(max(0.05, left))
+            if line is None:
+                if running and time.monotonic() - since >= timeout:
+                    p.kill()
+                    p.wait()
+                    answer(running, "timeout", f"still running after {timeout:g} s (a wait that never completes?)",
+                           timeout)
+                    todo.remove(running)
+                    prog.advance(1)
+                    break
+                continue
+            if line == "":
+                p.wait()
+                if running:
+                    answer(running, "crash", f"the child died (exit {p.returncode}; its stderr: {log})", 0.0)
+                    todo.remove(running)
+                    prog.advance(1)
+                elif todo and p.returncode:
+                    raise FrontendError(f"whole-run: the child ended (exit {p.returncode}) before a kernel: {log}",
+                                        MALFORMED)
+                break
+            msg = json.loads(line)
+            if "device" in msg:
+                device = msg["device"]
+            elif "start" in msg:
+                running, since = msg["start"], time.monotonic()
+            elif msg.get("entry") is None:   # no GPU
+                for e in todo:
+                    answer(e, "not_supported", msg["message"], 0.0)
+                return device
+            else:
+                answer(msg["entry"], msg["class"], msg["message"], msg.get("seconds", 0.0))
+                todo.remove(msg["entry"])
+                running = None
+                prog.advance(1)
+        p.stdout.close()
+    return device
+
+
+def run(a, _root):
+    t0 = time.monotonic()
+    doc = load(a.folder)
+    os.makedirs(a.out, exist_ok=True)
+    by_entry = {c["entry"]: c for c in doc["cases"]}
+    records = []
+
+    def answer(entry, klass, msg, seconds):
+        c = by_entry[entry]
+        records.append({"form": c["form"], "asked": c["asked"], "template": c["template"], "class": klass,
+                        "message": msg, "instruction": c["instruction"], "seconds": round(seconds, 4)})
+
+    prog = Progress(len(by_entry), label="whole-run", unit="kernels")
+    # kernels without a tensor map first: a launcher fault shows on them before the tensor maps are in doubt
+    order = sorted(by_entry, key=lambda e: (not by_entry[e]["template"].startswith("cp_async"), e))
+    device = _drive(os.path.abspath(a.folder), order, a.timeout, answer, prog, os.path.join(a.out, "children.log"))
+    for form, err in sorted(doc.get("refused", {}).items()):
+        records.append({"form": form, "asked": form, "template": "?", "class": "compile_error", "message": err})
+    head = {"frontend": doc["frontend"], "triton": doc["triton"], "ptxas": doc["ptxas"], "target": doc["target"],
+            "ptx": doc["ptx"], "device": device, "not_written": len(doc.get("not_written", {}))}
+    with open(os.path.join(a.out, "results.jsonl"), "w") as f:
+        f.write(json.dumps(head, sort_keys=True) + "\n")
+        for r in sorted(records, key=lambda r: r["form"]):
+            f.write(json.dumps(r, sort_keys=True) + "\n")
+    table = summary(records, head, time.monotonic() - t0)
+    with open(os.path.join(a.out, "summary.txt"), "w") as f:
+        f.write(table)
+    sys.stdout.write(table)
+    bad = [r for r in records if r["class"] in ("fail", "crash", "timeout", "compile_error")]
+    for r in bad:
+        print(f"  {r['class']}: {r['form']}: {r['message'][:300]}")
+    return 1 if bad else 0
+
+
+def summary(records, head, wall):
+    classes = ("pass", "fail", "crash", "timeout", "compile_error", "not_supported")
+    rows = defaultdict(Counter)
+    for r in records:
+        rows[r["template"]][r["class"]] += 1
+    dev = head["device"]
+    lines = [f"Triton {head['triton']} ({head['frontend']}), its ptxas {head['ptxas']}, {head['target']} PTX "
+             f"{head['ptx']}, on {dev[0] + ' ' + dev[1] + ' driver ' + str(dev[2]) if dev else 'no GPU'}: "
+             f"{len(records)} whole kernels in {wall:.1f} s ({head['not_written']} forms without one)",
+             f"{'template':<26}" + "".join(f"{c:>14}" for c in classes)]
+    total = Counter()
+    for t in sorted(rows):
+        total.update(rows[t])
+        lines.append(f"{t:<26}" + "".join(f"{rows[t][c]:>14}" for c in classes))
+    lines.append(f"{'total':<26}" + "".join(f"{total[c]:>14}" for c in classes))
+    return "\n".join(lines) + "\n"
