@@ -11,15 +11,16 @@ ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.
     os.path.abspath(__file__)))))
 API_39 = {"reinterpret": "reinterpret", "barrier": "barrier", "hint": "CachePolicy()", "tma_load": "async_load",
           "tma_store": "async_store", "cp_async": "async_load", "cache_policy": True, "read_only": True,
-          "atomics": True}
+          "atomics": True, "im2col": True}
 API_36 = dict(API_39, reinterpret="_reinterpret", barrier="thread_barrier", tma_load="async_copy_global_to_shared",
               tma_store="async_copy_shared_to_global", cp_async="async_copy_global_to_shared", cache_policy=False,
-              read_only=False, atomics=False)
-SPELLINGS = [("tma_load", {"dim": "3", "multicast": "0", "hint": "1"}), ("tma_store", {"dim": "5", "hint": "0"}),
+              read_only=False, atomics=False, im2col=False)
+SPELLINGS = [("tma_load", {"dim": "3", "multicast": "0", "hint": "1"}),
+             ("tma_load", {"dim": "2", "multicast": "1", "hint": "0"}), ("tma_store", {"dim": "5", "hint": "0"}),
              ("tma_reduce", {"dim": "2", "redop": "min"}), ("bulk_wait_group", {"n": "1", "read": "1"}),
              ("bulk_wait_group", {"n": "1", "read": "0"}), ("cp_async", {"cp_size": "8", "cop": "ca", "prefetch": ""}),
              ("cp_async_wait_group", {"n": "2"}), ("cp_async_mbarrier_arrive", {"noinc": "1"}),
-             ("fence_proxy_async", {"cluster": "0"})]
+             ("fence_proxy_async", {"cluster": "0"}), ("tma_load_im2col", {"dim": "5", "multicast": "0", "hint": "1"})]
 
 
 def _ref():
@@ -33,7 +34,7 @@ class Kernels(unittest.TestCase):
     def test_every_template_renders_python_in_both_dialects(self):
         for api in (API_39, API_36):
             for t, p in SPELLINGS:
-                if t == "tma_reduce" and not api["atomics"]:
+                if (t == "tma_reduce" and not api["atomics"]) or (t == "tma_load_im2col" and not api["im2col"]):
                     with self.assertRaises(kernels.NotWritten):
                         kernels.whole_case("k", t, p.items(), api)
                     continue
@@ -44,7 +45,7 @@ class Kernels(unittest.TestCase):
                     self.assertTrue(all(0 <= v < 1 << (8 * b["elem"]) for v in b["init"]), t)
 
     def test_forms_without_a_whole_kernel_say_why(self):
-        for t, p in (("tma_load", {"dim": "2", "multicast": "1", "hint": "0"}), ("tma_load_im2col", {"dim": "3"}),
+        for t, p in (("tma_load_im2col", {"dim": "4", "multicast": "1", "hint": "0"}),
                      ("fence_proxy_async", {"cluster": "1"}), ("tma_gather", {})):
             with self.assertRaises(kernels.NotWritten) as e:
                 kernels.whole_case("k", t, p.items(), API_39)
@@ -52,8 +53,13 @@ class Kernels(unittest.TestCase):
 
     def test_every_tile_is_partly_out_of_bounds(self):
         for rank in range(1, 6):
-            shape, block, coords = kernels._tma_geometry(rank, "tma")
-            self.assertGreater(coords[-1] + block[-1], shape[-1])
+            for store in (False, True):
+                shape, block, coords = kernels._tma_geometry(rank, "tma", store)
+                self.assertGreater(coords[-1] + block[-1], shape[-1])
+
+    def test_a_store_starts_at_non_negative_coordinates_a_load_below_zero(self):
+        self.assertTrue(all(c >= 0 for r in range(1, 6) for c in kernels._tma_geometry(r, "tma", True)[2]))
+        self.assertIn(-1, kernels._tma_geometry(4, "tma")[2])
 
 
 @unittest.skipUnless(_ref(), "ptxcts-ref is not built")
@@ -71,6 +77,13 @@ class Expected(unittest.TestCase):
         init, tile = c.buffers["g"]["init"], c.buffers["tile"]["init"]
         self.assertEqual(g[2 * 104 + 72:2 * 104 + 104], tile[:32])
         self.assertEqual(g[:2 * 104 + 72], init[:2 * 104 + 72])
+
+    def test_an_im2col_load_starts_with_the_halo_pixel(self):
+        c = kernels.whole_case("k", "tma_load_im2col", {"dim": "3", "multicast": "0", "hint": "0"}.items(), API_39)
+        got = expect.expected(_ref(), c, 1)[0]["out"]
+        # pixel 0 is w = -1 (outside: zeros), pixel 1 is w = 0 of image 0: channels 0..63 of element 0 on
+        self.assertEqual(got[:64], [0] * 64)
+        self.assertEqual(got[64:128], [0x100 + i for i in range(64)])
 
     def test_a_reduction_applies_the_op_per_element(self):
         c = kernels.whole_case("k", "tma_reduce", {"dim": "1", "redop": "xor"}.items(), API_39)

@@ -38,7 +38,8 @@ def main(mode):
         return SKIP
     fe = _frontend(mode)
     if not fe:
-        print(f"{name}: no {'pinned Triton (./ptxcts frontend install triton)' if mode == 'pinned' else 'Triton installed for this Python'}: skipped")
+        what = "pinned Triton (./ptxcts frontend install triton)" if mode == "pinned" else "Triton for this Python"
+        print(f"{name}: no {what}: skipped")
         return SKIP
     base = os.environ.get("PTXCTS_FRONTEND_OUT") or os.path.join(ROOT, "build", "frontend")
     out = os.path.join(base, time.strftime(f"whole-{mode}-%Y%m%dT%H%M%S"))

@@ -103,6 +103,26 @@ class Driver:
                   ctypes.c_int(L2_PROMOTION_128B), ctypes.c_int(FLOAT_OOB_FILL_NONE))
         return m
 
+    def tensor_map_im2col(self, elem_type, elem_bytes, ptr, shape, block, swizzle_bytes, lower, upper):
+        """An im2col CUtensorMap of a dense tensor (Triton order: outermost first), block [pixels, channels]; the
+        pixel box corners lower and upper (W first); zero OOB fill."""
+        rank = len(shape)
+        m = TensorMap()
+        dims = (ctypes.c_uint64 * rank)(*reversed(shape))
+        strides, s = [], elem_bytes
+        for d in reversed(shape[1:]):
+            s *= d
+            strides.append(s)
+        gstr = (ctypes.c_uint64 * (rank - 1))(*strides)
+        lo = (ctypes.c_int * (rank - 2))(*lower)
+        hi = (ctypes.c_int * (rank - 2))(*upper)
+        one = (ctypes.c_uint32 * rank)(*([1] * rank))
+        self.call("cuTensorMapEncodeIm2col", ctypes.c_void_p(m.addr), ctypes.c_int(elem_type), ctypes.c_uint(rank),
+                  ctypes.c_void_p(ptr), dims, gstr, lo, hi, ctypes.c_uint(block[1]), ctypes.c_uint(block[0]), one,
+                  ctypes.c_int(0), ctypes.c_int(SWIZZLE[swizzle_bytes]), ctypes.c_int(L2_PROMOTION_128B),
+                  ctypes.c_int(FLOAT_OOB_FILL_NONE))
+        return m
+
     def launch(self, fn, params, threads, shared, ctas):
         """One program: ctas CTAs (a cluster of them when more than one) of threads each. params: ctypes objects
         (a TensorMap by value) in the kernel's parameter order."""

@@ -36,12 +36,17 @@ def _ref(ref, args, text):
     return r.stdout
 
 
-def tensor_load(ref, dtype, shape, block, coords, base):
+def tensor_load(ref, dtype, shape, block, coords, base, im2col=None):
     """The element values (little-endian, of dtype's width) the model says a tile load of the box at coords writes
     to shared memory, from a tensor whose element i holds base + i. shape, block, coords: Triton's order
-    (outermost first)."""
-    q = {"dtype": dtype, "dims": list(reversed(shape)), "box": list(reversed(block)),
-         "coords": list(reversed(coords)), "fill": {"kind": "index", "base": hex(base)}}
+    (outermost first). im2col: {lower_corner, upper_corner, offsets} (W first) for an im2col load of block
+    [pixels, channels]."""
+    q = {"dtype": dtype, "dims": list(reversed(shape)), "coords": list(reversed(coords)),
+         "fill": {"kind": "index", "base": hex(base)}}
+    if im2col:
+        q.update(mode="im2col", channels_per_pixel=block[1], pixels_per_column=block[0], **im2col)
+    else:
+        q["box"] = list(reversed(block))
     lines = _ref(ref, ["tensor"], json.dumps(q)).splitlines()
     hexes = "".join(ln for ln in lines if not ln.startswith("tx_bytes"))
     if ".." in hexes:
@@ -69,7 +74,8 @@ def expected(ref, case, elem_type):
     c = case.check
     k = c["kind"]
     if k == "tma_load":
-        got = tensor_load(ref, DTYPES.get(elem_type, "?"), c["shape"], c["block"], c["coords"], c["fill_base"])
+        got = tensor_load(ref, DTYPES.get(elem_type, "?"), c["shape"], c["block"], c["coords"], c["fill_base"],
+                          c.get("im2col"))
         return {c["out"]: got}, "the tile load's bytes in shared memory (ptxcts-ref tensor), read back"
     if k in ("tma_store", "tma_reduce"):
         g = list(case.buffers[c["buffer"]]["init"])
@@ -82,8 +88,8 @@ def expected(ref, case, elem_type):
         for j, v in hits:
             g[j] = v
         what = "reduced into" if k == "tma_reduce" else "stored to"
-        return {c["buffer"]: g}, (f"the tile {what} the box's elements inside the tensor, the others untouched "
-                                  "(ptxcts-ref tensor's box map" + (", ptxcts-ref reduce)" if k == "tma_reduce" else ")"))
+        how = "ptxcts-ref tensor's box map" + (", ptxcts-ref reduce" if k == "tma_reduce" else "")
+        return {c["buffer"]: g}, f"the tile {what} the box's elements inside the tensor, the others untouched ({how})"
     if k == "bulk_wait_group":
         n, tiles = c["n"], case.buffers["tile"]["init"]
         g = [0] * len(case.buffers["g"]["init"])

@@ -6,15 +6,20 @@ its launch: arguments, buffers and their initial bytes (Case). What those bytes 
 Geometry (one program; every tensor copy partly out of bounds, so the fill is judged too):
 * TMA load / store: a tensor of 16-bit elements, Triton shape [3]*(rank-1) + [104] (outermost first), block
   [2]*(rank-1) + [64] (the compile tier's), coordinates [.., 1, 2] + [72] (the outer ones from OUTER, innermost
-  last): elements 104..135 of a row and row 3 of a dimension lie outside;
+  last; a load's may be negative, a store's may not: OUTER_STORE): elements 104..135 of a row and row 3 of a
+  dimension lie outside;
 * TMA reduce: 32-bit signed integers, shape [3]*(rank-1) + [40], block [2]*(rank-1) + [32], innermost coordinate 24;
 * cp.async: 32 lanes of `cp_size` bytes each, the first 16 of them with src-size = cp-size, the rest src-size 0.
-A form whose whole kernel is not written here (multicast, im2col, gather / scatter, the cluster-scope fence) gets
+* im2col: 32 pixels x 64 channels, the pixel box one pixel outside the tensor at both corners (tma_load_im2col).
+A form whose whole kernel is not written here (multicast im2col, gather / scatter, the cluster-scope fence) gets
 NotWritten with the reason.
 """
 from dataclasses import dataclass, field
 
-OUTER = (2, 1, -1, 0)          # coordinates of the dimensions next to the innermost, outwards
+OUTER = (2, 1, -1, 0)          # coordinates of the dimensions next to the innermost, outwards (loads)
+# stores and reductions: "Starting co-ordinates for Bounding Box (tensorCoords) must be non-negative" (the chapter's
+# restrictions on the .global.shared::cta direction; the H100 traps on a negative one, 2026-12-07)
+OUTER_STORE = (2, 1, 2, 0)
 INNER = {"tma": (104, 64, 72), "reduce": (40, 32, 24)}   # (extent, block, coordinate) of the innermost dimension
 GROUPS = 3                    # commit groups of the wait-group kernels
 SENTINEL16 = 0xDEAD           # what a wait_group.read kernel writes over a source it may reuse
@@ -38,11 +43,11 @@ class Case:
     check: dict = field(default_factory=dict)   # what expect.py computes: {"kind": ..., ...}
 
 
-def _tma_geometry(rank, kind):
+def _tma_geometry(rank, kind, store=False):
     ext, blk, crd = INNER[kind]
     shape = [3] * (rank - 1) + [ext]
     block = [2] * (rank - 1) + [blk]
-    coords = list(reversed(OUTER[:rank - 1])) + [crd]
+    coords = list(reversed((OUTER_STORE if store else OUTER)[:rank - 1])) + [crd]
     return shape, block, coords
 
 
@@ -53,14 +58,24 @@ def _count(shape):
     return n
 
 
-def _desc_sig(dtype, block, bits):
+def _desc_sig(dtype, block, bits, ctas=1):
+    """ctas=2: the block replicated in both CTAs of the cluster (a multicast load's)."""
+    cga = f", cga_layout=[{[0] * len(block)}]" if ctas == 2 else ""
     return (f"tensordesc<{dtype}[{','.join(map(str, block))}],NVMMASharedLayout(swizzle_byte_width=0, "
-            f"element_bitwidth={bits}, rank={len(block)})>")
+            f"element_bitwidth={bits}, rank={len(block)}{cga})>")
 
 
-def _flat(api, var, dtype, n):
+def _desc_arg(shape, block):
+    return {"kind": "tensordesc", "buffer": "g", "shape": shape, "block": block}
+
+
+def _cga(ctas):
+    return ", cga_layout=[[0]]" if ctas == 2 else ""
+
+
+def _flat(api, var, dtype, n, ctas=1):
     """A 1-D view of shared memory `var` (its bytes in order) of n elements."""
-    return f"{var}.{api['reinterpret']}({dtype}, [{n}], gl.SwizzledSharedLayout(1, 1, 1, [0]))"
+    return f"{var}.{api['reinterpret']}({dtype}, [{n}], gl.SwizzledSharedLayout(1, 1, 1, [0]{_cga(ctas)}))"
 
 
 def _pattern(n, base, bits):
@@ -75,11 +90,57 @@ def _mixed32(n, salt):
 
 
 def tma_load(entry, p, api):
+    """A multicast load (two CTAs, the block replicated over the cluster) is judged on CTA 0's copy: Triton treats
+    a replicated block as one tensor, so only CTA 0 waits on the mbarrier and reads it (measured on Triton 3.9.0:
+    the other CTA branches past the wait, the read-back store is predicated on %cluster_ctarank == 0)."""
+    rank = int(p["dim"])
+    ctas = 2 if p.get("multicast") == "1" else 1
+    shape, block, coords = _tma_geometry(rank, "tma")
+    n = _count(block)
+    hint = ", cache_policy=" + api["hint"] if p.get("hint") == "1" else ""
+    # a multicast's barrier: one per CTA (allocate_mbarrier: shape [num_ctas], one element in each CTA), as the
+    # copy signals the mbarrier at the same offset in every destination CTA. A [1]-shaped barrier with the layout
+    # multicta(2) is taken by Triton 3.9.0 as one barrier in CTA 0 that both CTAs expect 256 bytes on, which the
+    # CTA 0 copy alone never completes (the kernel hangs on the H100; measured 2026-12-07)
+    bar = ("mbarrier.allocate_mbarrier()" if ctas == 2 else
+           "gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())")
+    src = f"""
+@gluon.jit
+def {entry}(desc, out):
+    smem = gl.allocate_shared_memory(desc.dtype, desc.block_type.shape, desc.layout)
+    bar = {bar}
+    mbarrier.init(bar, count=1)
+    mbarrier.expect(bar, desc.block_type.nbytes)
+    tma.{api['tma_load']}(desc, {coords}, bar, smem{hint}{", multicast=True" if ctas == 2 else ""})
+    mbarrier.wait(bar, phase=0)
+    mbarrier.invalidate(bar)
+    layout: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0]{_cga(ctas)})
+    offs = gl.arange(0, {n}, layout=layout)
+    gl.store(out + offs, {_flat(api, "smem", "desc.dtype", n, ctas)}.load(layout))
+"""
+    return Case(entry, "tma_load", p, src, {"desc": _desc_sig("i16", block, 16, ctas), "out": "*i16"}, None,
+                {"num_warps": 4, "num_ctas": ctas},
+                [_desc_arg(shape, block), {"kind": "ptr", "buffer": "out"}],
+                {"g": {"elem": 2, "init": _pattern(_count(shape), 0x100, 16)}, "out": {"elem": 2, "init": [0] * n}},
+                {"kind": "tma_load", "dtype": "UINT16", "shape": shape, "block": block, "coords": coords,
+                 "fill_base": 0x100, "out": "out"})
+
+
+IM2COL = {"pixels": 32, "channels": 64, "corner": -1, "spatial": (40, 5, 3)}   # W, H, D extents by rank
+
+
+def tma_load_im2col(entry, p, api):
+    """An im2col load of 32 pixels x 64 channels from an N(D)(H)WC tensor of 16-bit elements, starting one pixel
+    before the tensor in every spatial dimension (the pixel box's corners -1 and -1: halo pixels outside the tensor
+    are zero-filled), offsets 0. The corners and the start are the same in every spatial dimension, so the order
+    Triton, the driver and ptxcts-ref give them in cannot matter."""
     rank = int(p["dim"])
     if p.get("multicast") == "1":
-        raise NotWritten("a multicast load's whole kernel needs each CTA's rank in the cluster to place its copy "
-                         "of the block; not written")
-    shape, block, coords = _tma_geometry(rank, "tma")
+        raise NotWritten("a multicast im2col load's whole kernel is not written")
+    spatial = list(IM2COL["spatial"][:rank - 2])
+    shape = [2] + list(reversed(spatial)) + [IM2COL["channels"]]
+    coords = [0] + [IM2COL["corner"]] * (rank - 2) + [0]
+    block = [IM2COL["pixels"], IM2COL["channels"]]
     n = _count(block)
     hint = ", cache_policy=" + api["hint"] if p.get("hint") == "1" else ""
     src = f"""
@@ -89,19 +150,23 @@ def {entry}(desc, out):
     bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
     mbarrier.init(bar, count=1)
     mbarrier.expect(bar, desc.block_type.nbytes)
-    tma.{api['tma_load']}(desc, {coords}, bar, smem{hint})
+    tma.async_load_im2col(desc, {coords}, {[0] * (rank - 2)}, bar, smem{hint})
     mbarrier.wait(bar, phase=0)
     mbarrier.invalidate(bar)
     layout: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
     offs = gl.arange(0, {n}, layout=layout)
     gl.store(out + offs, {_flat(api, "smem", "desc.dtype", n)}.load(layout))
 """
-    return Case(entry, "tma_load", p, src, {"desc": _desc_sig("i16", block, 16), "out": "*i16"}, None,
-                {"num_warps": 4},
-                [{"kind": "tensordesc", "buffer": "g", "shape": shape, "block": block}, {"kind": "ptr", "buffer": "out"}],
+    corner = [IM2COL["corner"]] * (rank - 2)
+    sig = (f"tensordesc_im2col<i16[{block[0]},{block[1]}],input_rank={rank},NVMMASharedLayout(swizzle_byte_width=0, "
+           "element_bitwidth=16, rank=2)>")
+    return Case(entry, "tma_load_im2col", p, src, {"desc": sig, "out": "*i16"}, None, {"num_warps": 4},
+                [dict(_desc_arg(shape, block), mode="im2col", lower=corner, upper=corner),
+                 {"kind": "ptr", "buffer": "out"}],
                 {"g": {"elem": 2, "init": _pattern(_count(shape), 0x100, 16)}, "out": {"elem": 2, "init": [0] * n}},
                 {"kind": "tma_load", "dtype": "UINT16", "shape": shape, "block": block, "coords": coords,
-                 "fill_base": 0x100, "out": "out"})
+                 "fill_base": 0x100, "out": "out", "im2col": {"lower_corner": corner, "upper_corner": corner,
+                                                             "offsets": [0] * (rank - 2)}})
 
 
 def _store_source(entry, api, block, coords, call, n, wait):
@@ -121,7 +186,7 @@ def {entry}(desc, tile):
 def tma_store(entry, p, api, reduce_op=None):
     rank = int(p.get("dim", "2"))
     kind = "reduce" if reduce_op else "tma"
-    shape, block, coords = _tma_geometry(rank, kind)
+    shape, block, coords = _tma_geometry(rank, kind, store=True)
     n = _count(block)
     bits = 32 if reduce_op else 16
     dtype = "i32" if reduce_op else "i16"
@@ -134,7 +199,7 @@ def tma_store(entry, p, api, reduce_op=None):
         g, tile = _pattern(_count(shape), 0x100, 16), _pattern(n, 0x8000, 16)
     return Case(entry, "tma_reduce" if reduce_op else "tma_store", p, src,
                 {"desc": _desc_sig(dtype, block, bits), "tile": f"*{dtype}"}, None, {"num_warps": 4},
-                [{"kind": "tensordesc", "buffer": "g", "shape": shape, "block": block}, {"kind": "ptr", "buffer": "tile"}],
+                [_desc_arg(shape, block), {"kind": "ptr", "buffer": "tile"}],
                 {"g": {"elem": bits // 8, "init": g}, "tile": {"elem": bits // 8, "init": tile}},
                 {"kind": "tma_reduce" if reduce_op else "tma_store", "dtype": "INT32" if reduce_op else "UINT16",
                  "shape": shape, "block": block, "coords": coords, "op": reduce_op, "buffer": "g", "tile": "tile"})
@@ -156,8 +221,8 @@ def bulk_wait_group(entry, p, api):
     ro = "" if not api["read_only"] else f", read_only={read}"
     lines.append(f"    tma.store_wait({n_wait}{ro})")
     if read:
-        lines += [f"    {_flat(api, f's{g}', 'desc.dtype', n)}.store(gl.full([{n}], {SENTINEL16 - 0x10000}, desc.dtype, "
-                  f"layout))" for g in range(done)]
+        full = f"gl.full([{n}], {SENTINEL16 - 0x10000}, desc.dtype, layout)"
+        lines += [f"    {_flat(api, f's{g}', 'desc.dtype', n)}.store({full})" for g in range(done)]
     else:
         lines.append(f"    gl.{api['barrier']}()")
         lines += [f"    gl.store(out + {g * n} + offs, gl.load(g_ptr + {g * n} + offs))" for g in range(done)]
@@ -172,8 +237,7 @@ def {entry}(desc, tile, g_ptr, out):
     return Case(entry, "bulk_wait_group", p, src,
                 {"desc": _desc_sig("i16", block, 16), "tile": "*i16", "g_ptr": "*i16", "out": "*i16"}, None,
                 {"num_warps": 4},
-                [{"kind": "tensordesc", "buffer": "g", "shape": shape, "block": block},
-                 {"kind": "ptr", "buffer": "tile"}, {"kind": "ptr", "buffer": "g"}, {"kind": "ptr", "buffer": "out"}],
+                [_desc_arg(shape, block)] + [{"kind": "ptr", "buffer": b} for b in ("tile", "g", "out")],
                 {"g": {"elem": 2, "init": [0] * (GROUPS * n)}, "tile": {"elem": 2, "init": tiles},
                  "out": {"elem": 2, "init": [0] * (GROUPS * n)}},
                 {"kind": "bulk_wait_group", "groups": GROUPS, "done": done, "read": read, "n": n})
@@ -215,7 +279,8 @@ def {entry}(p, out, n):
     return Case(entry, "cp_async" if groups == 1 else "cp_async_wait_group", p, src,
                 {"p": "*i32", "out": "*i32", "n": "i32"}, {(0,): div, (1,): div, (2,): div}, {"num_warps": 1},
                 [{"kind": "ptr", "buffer": "p"}, {"kind": "ptr", "buffer": "out"}, {"kind": "i32", "value": valid}],
-                {"p": {"elem": 4, "init": _mixed32(groups * n, 0x13579BDF)}, "out": {"elem": 4, "init": [0] * (groups * n)}},
+                {"p": {"elem": 4, "init": _mixed32(groups * n, 0x13579BDF)},
+                 "out": {"elem": 4, "init": [0] * (groups * n)}},
                 {"kind": "cp_async", "n": n, "valid": valid, "done": done})
 
 
@@ -276,5 +341,7 @@ def whole_case(entry, template, params, api):
                              "written")
         return tma_store(entry, {"dim": "2"}, api)
     if template == "tma_load_im2col":
-        raise NotWritten("an im2col load's whole kernel (its tensor map: pixel box corners, channels) is not written")
+        if not api["im2col"]:
+            raise NotWritten("this Triton's Gluon has no tma.async_load_im2col")
+        return tma_load_im2col(entry, p, api)
     raise NotWritten(f"no whole kernel for Triton template {template}")

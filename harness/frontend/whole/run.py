@@ -61,8 +61,12 @@ def run_one(drv, folder, case):
     for arg in case["args"]:
         if arg["kind"] == "tensordesc":
             d = next(descs)
-            params.append(drv.tensor_map(d["elem_type"], d["elem_size"], ptrs[arg["buffer"]], arg["shape"],
-                                         d["block_size"], d["swizzle"]))
+            if arg.get("mode") == "im2col":
+                params.append(drv.tensor_map_im2col(d["elem_type"], d["elem_size"], ptrs[arg["buffer"]], arg["shape"],
+                                                    d["block_size"], d["swizzle"], arg["lower"], arg["upper"]))
+            else:
+                params.append(drv.tensor_map(d["elem_type"], d["elem_size"], ptrs[arg["buffer"]], arg["shape"],
+                                             d["block_size"], d["swizzle"]))
             params += [ctypes.c_int32(s) for s in arg["shape"]]
             strides, s = [], 1
             for dim in reversed(arg["shape"]):
@@ -192,29 +196,39 @@ def _drive(folder, entries, timeout, answer, prog, log):
 
 
 def run(a, _root):
+    """Each kernel's record is appended to OUT/results.jsonl as it is judged (an interrupted run keeps them); the
+    first line is the run's head (front-end, Triton, its ptxas, target, PTX), the device follows as a record of its
+    own once the child has named it."""
     t0 = time.monotonic()
     doc = load(a.folder)
     os.makedirs(a.out, exist_ok=True)
     by_entry = {c["entry"]: c for c in doc["cases"]}
     records = []
+    head = {"frontend": doc["frontend"], "triton": doc["triton"], "ptxas": doc["ptxas"], "target": doc["target"],
+            "ptx": doc["ptx"],
+            "not_written": dict(Counter(w.split(":")[0] for w in doc.get("not_written", {}).values()))}
+    out = open(os.path.join(a.out, "results.jsonl"), "w")
+    out.write(json.dumps(head, sort_keys=True) + "\n")
+
+    def keep(r):
+        records.append(r)
+        out.write(json.dumps(r, sort_keys=True) + "\n")
+        out.flush()
 
     def answer(entry, klass, msg, seconds):
         c = by_entry[entry]
-        records.append({"form": c["form"], "asked": c["asked"], "template": c["template"], "class": klass,
-                        "message": msg, "instruction": c["instruction"], "seconds": round(seconds, 4)})
+        keep({"form": c["form"], "asked": c["asked"], "template": c["template"], "class": klass, "message": msg,
+              "instruction": c["instruction"], "seconds": round(seconds, 4)})
 
-    prog = Progress(len(by_entry), label="whole-run", unit="kernels")
-    # kernels without a tensor map first: a launcher fault shows on them before the tensor maps are in doubt
-    order = sorted(by_entry, key=lambda e: (not by_entry[e]["template"].startswith("cp_async"), e))
-    device = _drive(os.path.abspath(a.folder), order, a.timeout, answer, prog, os.path.join(a.out, "children.log"))
-    for form, err in sorted(doc.get("refused", {}).items()):
-        records.append({"form": form, "asked": form, "template": "?", "class": "compile_error", "message": err})
-    head = {"frontend": doc["frontend"], "triton": doc["triton"], "ptxas": doc["ptxas"], "target": doc["target"],
-            "ptx": doc["ptx"], "device": device, "not_written": len(doc.get("not_written", {}))}
-    with open(os.path.join(a.out, "results.jsonl"), "w") as f:
-        f.write(json.dumps(head, sort_keys=True) + "\n")
-        for r in sorted(records, key=lambda r: r["form"]):
-            f.write(json.dumps(r, sort_keys=True) + "\n")
+    with out:
+        for form, err in sorted(doc.get("refused", {}).items()):
+            keep({"form": form, "asked": form, "template": "?", "class": "compile_error", "message": err})
+        prog = Progress(len(by_entry), label="whole-run", unit="kernels")
+        # kernels without a tensor map first: a launcher fault shows on them before the tensor maps are in doubt
+        order = sorted(by_entry, key=lambda e: (not by_entry[e]["template"].startswith("cp_async"), e))
+        head["device"] = _drive(os.path.abspath(a.folder), order, a.timeout, answer, prog,
+                                os.path.join(a.out, "children.log"))
+        out.write(json.dumps({"device": head["device"]}) + "\n")
     table = summary(records, head, time.monotonic() - t0)
     with open(os.path.join(a.out, "summary.txt"), "w") as f:
         f.write(table)
@@ -233,7 +247,8 @@ def summary(records, head, wall):
     dev = head["device"]
     lines = [f"Triton {head['triton']} ({head['frontend']}), its ptxas {head['ptxas']}, {head['target']} PTX "
              f"{head['ptx']}, on {dev[0] + ' ' + dev[1] + ' driver ' + str(dev[2]) if dev else 'no GPU'}: "
-             f"{len(records)} whole kernels in {wall:.1f} s ({head['not_written']} forms without one)",
+             f"{len(records)} whole kernels in {wall:.1f} s; forms without one: "
+             f"{', '.join(f'{k} {v}' for k, v in sorted(head['not_written'].items())) or 'none'}",
              f"{'template':<26}" + "".join(f"{c:>14}" for c in classes)]
     total = Counter()
     for t in sorted(rows):
