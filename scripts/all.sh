@@ -172,6 +172,35 @@ lower_lane() {
   step "lowering lane done"
 }
 
+# Triton's own whole kernels (harness/frontend/whole): for the Triton installed for this Python (a runner's own) and
+# the pinned one where installed, written here by that Triton and run on this GPU, each judged by the bytes it leaves
+# against the reference model's. No baseline: every kernel must pass (whole-run's exit); the verdicts are written to
+# $lane_dir/whole for the end of all.
+whole_kernels() {
+  local fes=() site fe n d r
+  site=$(trap '' INT TERM; ./ptxcts frontend find-triton --path-only 2>/dev/null) || site=""
+  [ -n "$site" ] && fes+=("triton=$site")
+  [[ " $frontends " == *" triton "* ]] && fes+=(triton)
+  if [ ${#fes[@]} = 0 ]; then
+    step "no Triton here (installed for this Python or pinned): Triton's whole kernels are not run"
+    return
+  fi
+  for fe in "${fes[@]}"; do
+    n=triton-pinned
+    [ "$fe" = triton ] || n=triton-installed
+    d="results/$stamp-whole-$n"
+    step "Triton's whole kernels ($fe) written here and run on this GPU"
+    r=0
+    timed "whole-write-$n" ./ptxcts frontend whole-write --frontend "$fe" --quiet --out "$d/kernels" || r=$?
+    if [ $r = 0 ]; then
+      timed "whole-run-$n" ./ptxcts frontend whole-run "$d/kernels" --out "$d" > "$d.log" 2>&1 || r=$?
+      head -1 "$d/summary.txt" 2>/dev/null
+      tail -1 "$d/summary.txt" 2>/dev/null
+    fi
+    echo "$r $n $d" >> "$lane_dir/whole"
+  done
+}
+
 gpu_lane() {
   step_traps   # a signal: the lane waits for its tier, then ends (scripts/stopping.sh)
   step "compile tier (the driver's JIT on this GPU)"   # the driver's verdicts belong to this device: gated per device
@@ -211,6 +240,7 @@ gpu_lane() {
   else
     step "no llvm-22 and no prebuilt build/fe-llvm: the front-end's kernels are not run on silicon"
   fi
+  whole_kernels
   step "device lane done"
 }
 
@@ -241,6 +271,7 @@ for lane in cpu lower gpu; do
   [ -f "$lane_dir/$lane" ] && mapfile -t -O ${#runs[@]} runs < "$lane_dir/$lane"
 done
 triton_installed=$(cat "$lane_dir/triton_installed" 2>/dev/null) || triton_installed=""
+whole=$(cat "$lane_dir/whole" 2>/dev/null) || whole=""
 rm -rf "$lane_dir"
 # The report, and beside it the regression gate of each run against the committed baselines (results/baselines/),
 # per run and toolchain; each gate's verdict is <run>/gate.json, its lines <run>/gate.txt, printed in turn after.
@@ -274,6 +305,13 @@ if [ -n "$triton_installed" ]; then   # the installed Triton without a baseline:
             "results/baselines/frontend/$name.json.gz)"; rc=1 ;;
   esac
 fi
+while read -r r name run; do   # Triton's whole kernels: every kernel passes, or all is red
+  [ -n "$name" ] || continue
+  case $r in
+    0) echo "all: $name's whole kernels: every kernel passed on this GPU ($run/summary.txt)" ;;
+    *) echo "all: $name's whole kernels: exit $r, see $run/summary.txt and $run.log"; rc=1 ;;
+  esac
+done <<< "$whole"
 wait "$report_pid" || echo "all: the report exited $?"
 step "done: results in ${runs[*]}; report in results/$stamp-report/report.html; steps and gates in $tsv"
 # No green without a GPU (docs/CLI.md, "./ptxcts all"): a finding decides first (1); else a GPU part that was

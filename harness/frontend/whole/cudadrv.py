@@ -7,6 +7,7 @@ as its CUtensorMap by value (128 bytes, 64-byte aligned) followed by its shape (
 outermost first; then two pointers, the global and profile scratch (null when the kernel asks for none).
 """
 import ctypes
+import os
 
 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
@@ -40,12 +41,21 @@ class TensorMap:
 
 class Driver:
     def __init__(self):
+        # the reasons docs/CLI.md names for a GPU verb's skip (harness/common/include/ptxcts/no_device.hpp)
+        if os.environ.get("CUDA_VISIBLE_DEVICES") == "":
+            raise CudaError("CUDA_VISIBLE_DEVICES is set but empty")
         try:
             self.lib = ctypes.CDLL("libcuda.so.1")
         except OSError as e:
-            raise CudaError(f"no CUDA driver here (libcuda.so.1: {e})") from None
-        self.call("cuInit", ctypes.c_uint(0))
-        dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+            raise CudaError(f"no CUDA driver ({e})") from None
+        try:
+            self.call("cuInit", ctypes.c_uint(0))
+        except CudaError as e:
+            raise CudaError(f"the CUDA driver failed ({e})") from None
+        dev, ctx, n = ctypes.c_int(), ctypes.c_void_p(), ctypes.c_int()
+        self.call("cuDeviceGetCount", ctypes.byref(n))
+        if n.value == 0:
+            raise CudaError("no CUDA device on this host")
         self.call("cuDeviceGet", ctypes.byref(dev), ctypes.c_int(0))
         self.call("cuDevicePrimaryCtxRetain", ctypes.byref(ctx), dev)
         self.call("cuCtxSetCurrent", ctx)

@@ -3,8 +3,8 @@ machine's GPU and judged: each kernel's checked buffers byte for byte against th
 
 Classes: pass; fail (a byte differs: the first element that differs and how many do, with the rule); crash (a
 driver error: the kernel trapped or could not launch); timeout (it ran past --timeout: a wait that never
-completes); compile_error (Triton or its ptxas refused the kernel in whole-write); not_supported (no GPU here, or
-one other than the folder's target needs). A kernel that traps poisons its CUDA context, so the kernels run in a
+completes); compile_error (Triton or its ptxas refused the kernel in whole-write). Without a GPU nothing is judged: every
+kernel `skipped`, exit 77 (docs/CLI.md). A kernel that traps poisons its CUDA context, so the kernels run in a
 child process that answers one JSON line per kernel; when it dies or hangs the kernel it was running is a crash or
 timeout and a new child takes the rest. Writes OUT/results.jsonl (one line per form), OUT/summary.txt (the classes
 per template) and prints the summary table.
@@ -105,7 +105,7 @@ def child(folder, entries):
     try:
         drv = Driver()
     except CudaError as e:
-        print(json.dumps({"entry": None, "class": "not_supported", "message": str(e)}), flush=True)
+        print(json.dumps({"entry": None, "class": "skipped", "message": str(e)}), flush=True)
         return 0
     print(json.dumps({"device": drv.device()}), flush=True)
     for e in entries:
@@ -182,10 +182,10 @@ def _drive(folder, entries, timeout, answer, prog, log):
                 device = msg["device"]
             elif "start" in msg:
                 running, since = msg["start"], time.monotonic()
-            elif msg.get("entry") is None:   # no GPU
+            elif msg.get("entry") is None:   # no GPU: nothing judged
                 for e in todo:
-                    answer(e, "not_supported", msg["message"], 0.0)
-                return device
+                    answer(e, "skipped", msg["message"], 0.0)
+                return None
             else:
                 answer(msg["entry"], msg["class"], msg["message"], msg.get("seconds", 0.0))
                 todo.remove(msg["entry"])
@@ -229,6 +229,10 @@ def run(a, _root):
         head["device"] = _drive(os.path.abspath(a.folder), order, a.timeout, answer, prog,
                                 os.path.join(a.out, "children.log"))
         out.write(json.dumps({"device": head["device"]}) + "\n")
+    if head["device"] is None:   # docs/CLI.md: a GPU verb without a GPU does no GPU work and exits 77
+        why = next((r["message"] for r in records if r["class"] == "skipped"), "no device")
+        sys.stderr.write(f"whole-run: skipped, no GPU here: {why}\n")
+        return 77
     table = summary(records, head, time.monotonic() - t0)
     with open(os.path.join(a.out, "summary.txt"), "w") as f:
         f.write(table)
@@ -240,7 +244,7 @@ def run(a, _root):
 
 
 def summary(records, head, wall):
-    classes = ("pass", "fail", "crash", "timeout", "compile_error", "not_supported")
+    classes = ("pass", "fail", "crash", "timeout", "compile_error")
     rows = defaultdict(Counter)
     for r in records:
         rows[r["template"]][r["class"]] += 1

@@ -78,6 +78,19 @@ class HiddenGpu(unittest.TestCase):
                                   self.out], writes=True)
         self.only_skips()
 
+    def test_frontend_whole_run(self):
+        kernels = os.path.join(self.tmp, "kernels")
+        os.makedirs(kernels)
+        case = {"entry": "k", "form": "f", "asked": "f", "template": "cp_async", "instruction": "i"}
+        with open(os.path.join(kernels, "index.json"), "w") as f:
+            json.dump({"format": "ptxcts-whole-kernels", "version": 1, "frontend": "triton", "triton": "3.9.0",
+                       "ptxas": "?", "target": "sm_90a", "ptx": "8.6", "cases": [case], "refused": {},
+                       "not_written": {}}, f)
+        self.skipped("whole-run", ["frontend", "whole-run", kernels, "--out", self.out], writes=True)
+        with open(os.path.join(self.out, "results.jsonl")) as f:
+            classes = {json.loads(ln).get("class") for ln in f} - {None}
+        self.assertEqual(classes, {"skipped"})
+
     def test_what_needs_no_gpu_keeps_its_exit(self):
         self.assertEqual(ptxcts(["run", "--family", "cp.async", "--list"], self.tmp).returncode, 0)
         p = ptxcts(["run", "--device", "model", "--family", "cp.async.bulk.prefetch", "--quiet", "--out", self.out],
