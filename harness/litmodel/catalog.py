@@ -221,6 +221,14 @@ POLICIES = (
            "A reduction's destination is meant to be updated concurrently (many CTAs reduce into one tensor); the "
            "chapter's 'reading from the destination memory location before the asynchronous operation completes, "
            "exhibits undefined behavior' does not set reductions apart."),
+    Policy("complete_tx_updates", "separate",
+           (("separate", "each copy's complete-tx is an mbarrier update of its own: the phase completes at the first "
+                         "point of the update order where the pending arrivals and the tx-count are both zero"),
+            ("merged", "complete-tx updates next to each other in the update order may be applied as one, so a "
+                       "zero tx-count between them need not complete the phase")),
+           "The chapter says each copy performs 'the complete-tx operation, with completeCount argument equal to "
+           "amount of data copied in bytes'; it does not say two copies' complete-tx operations on one mbarrier "
+           "are never applied together."),
     Policy("initiation_order", "ordered",
            (("ordered", "the copy's reads and writes follow its issue in base causality order"),
             ("unordered", "the copy's reads and writes are not ordered after its issue (only its completion is)")),

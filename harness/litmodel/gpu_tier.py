@@ -528,12 +528,14 @@ _ALT_MODELS = {}
 
 
 def divergence(test, outcomes):
-    """The first single policy deviation (catalog.POLICIES, `NAME=VALUE`) under which the model allows or leaves
-    undefined every one of `outcomes` of `test` (the forbidden outcomes a device showed), else None: the run
-    tier's rule, a device that matches an alternative reading is `spec_divergence` naming it."""
+    """Every single policy deviation (catalog.POLICIES, `NAME=VALUE`, joined by " or ") under which the model allows
+    or leaves undefined every one of `outcomes` of `test` (the forbidden outcomes a device showed), else None: the
+    run tier's rule, a device that matches an alternative reading is `spec_divergence` naming it; where two
+    readings explain it, both are named (the tests that tell them apart decide)."""
     from . import catalog
     if test is None:
         return None
+    found = []
     for pol in catalog.POLICIES:
         for value, _ in pol.alternatives:
             if value == pol.default:
@@ -542,8 +544,8 @@ def divergence(test, outcomes):
             model = _ALT_MODELS.setdefault(key, Model({pol.name: value}))
             verdicts = {" ".join(f"{k}={x}" for k, x in o): v for o, v in model.run(test).verdicts.items()}
             if all(verdicts.get(o) in ("allowed", "undefined") for o in outcomes):
-                return key
-    return None
+                found.append(key)
+    return " or ".join(found) or None
 
 
 def report(names, results, labels, is_mutant, mut_info, a, device, driver, started, runner, instances_done,

@@ -162,13 +162,13 @@ class Model:
                     continue
                 outcome = tuple((k, rval[prog.regs_final[k]]) for k in obs_regs) + \
                     tuple((l, final[l]) for l in obs_locs)
-                for mb_pick in itertools.product(*mb_choices):
+                for mb_pick, done_pick in self._phase_points(prog, mb_names, mb_choices):
                     for sc_pick in sc_choices:
                         res.candidates += 1
                         if verdicts.get(outcome) == ALLOWED:
                             continue
                         r = self._judge(prog, n, static, po_reach, fences, rel_src, acq_dst, mstrong, rf, co,
-                                        dict(zip(mb_names, mb_pick)), sc_pick, init)
+                                        dict(zip(mb_names, mb_pick)), sc_pick, init, dict(zip(mb_names, done_pick)))
                         key = HANG if r == "hang" else outcome
                         if r == "hang":
                             verdicts[key] = ALLOWED
@@ -195,6 +195,32 @@ class Model:
         if test.condition:
             res.condition = condition_value(test, verdicts)
         return res
+
+    def _phase_points(self, prog, mb_names, mb_choices):
+        """(update orders, the index in each order where the mbarrier's phase 0 completes or None) of a candidate:
+        axiom mbarrier_phase, the first point where the pending arrivals and the tx-count are both zero. Under
+        policy complete_tx_updates=merged a zero point followed by another complete-tx may be passed over (the two
+        applied as one): every choice of the points passed over is a candidate of its own."""
+        merged = self.policies["complete_tx_updates"] == "merged"
+        for mb_pick in itertools.product(*mb_choices):
+            alts = []
+            for m, order in zip(mb_names, mb_pick):
+                ev = prog.events
+                pending, tx, points = prog.test.mbarriers[m][1], 0, []
+                for i, u in enumerate(order):
+                    pending -= ev[u].d_pending
+                    tx += ev[u].d_tx
+                    if pending == 0 and tx == 0:
+                        skippable = merged and ev[u].role == "cw" and i + 1 < len(order) and \
+                            ev[order[i + 1]].role == "cw"
+                        points.append(i)
+                        if not skippable:
+                            break
+                else:
+                    points.append(None)   # every zero point passed over (or none): the phase never completes
+                alts.append(points)
+            for done_pick in itertools.product(*alts):
+                yield mb_pick, done_pick
 
     # ------------------------------------------------------------------ values (no_thin_air)
     def _values(self, prog, rf, init):
@@ -265,8 +291,10 @@ class Model:
 
     # ------------------------------------------------------------------ one candidate
     def _judge(self, prog, n, static, po_reach, fences, rel_src, acq_dst, mstrong, rf, co, mb_order, sc_order,
-               init):
-        """The first axiom the candidate breaks (a string), "hang", or whether it is undefined (a bool)."""
+               init, mb_done):
+        """The first axiom the candidate breaks (a string), "hang", or whether it is undefined (a bool). mb_done:
+        per mbarrier, the index of its update order where phase 0 completes, None when it never does
+        (_phase_points)."""
         P, ev = self.policies, prog.events
         succ = list(static)
         # coherence position of each write; reads-from
@@ -306,14 +334,7 @@ class Model:
         # mbarrier phases
         hang = False
         for m, order in mb_order.items():
-            cnt = prog.test.mbarriers[m][1]
-            pending, tx, done = cnt, 0, None
-            for i, u in enumerate(order):
-                pending -= ev[u].d_pending
-                tx += ev[u].d_tx
-                if pending == 0 and tx == 0:
-                    done = i
-                    break
+            done = mb_done[m]
             ph = prog.phase[m]
             if done is None:
                 if prog.mbar_waits[m]:

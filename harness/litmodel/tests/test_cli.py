@@ -88,7 +88,7 @@ class Cli(unittest.TestCase):
     def test_catalog_counts(self):
         r = run("catalog")
         self.assertEqual(r.returncode, 0)
-        self.assertIn("30 axioms, 7 policies", r.stdout)
+        self.assertIn("30 axioms, 8 policies", r.stdout)
 
 
 if __name__ == "__main__":

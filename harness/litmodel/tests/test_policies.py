@@ -6,6 +6,8 @@ from litmodel import catalog
 from litmodel.model import Model
 from litmodel.tests.common import verdict
 
+HANG = "hang=an mbarrier phase never completes"
+
 # (policy, alternative): (test, outcome, verdict by default, verdict under the alternative)
 CASES = {
     ("ub_extent", "program"): ("MPbulk.fenced.wait_group0.gpu", "T1:r1=1 T1:r2=1", "allowed", "undefined"),
@@ -18,6 +20,7 @@ CASES = {
     ("cross_proxy_atomicity", "atomic"): ("ReduceRace.red_relaxed_gpu_add", "g=11", "undefined", "forbidden"),
     ("reduce_destination_race", "atomic"): ("ReduceRace.red_relaxed_gpu_add", "g=11", "undefined", "allowed"),
     ("initiation_order", "unordered"): ("Chain.load_then_store.fenced", "T0:r1=0", "forbidden", "allowed"),
+    ("complete_tx_updates", "merged"): ("TMA.same_cta.expect16.acquire.copies2", HANG, None, "allowed"),
 }
 
 
@@ -29,6 +32,13 @@ class Policies(unittest.TestCase):
     def test_defaults_are_alternatives(self):
         for p in catalog.POLICIES:
             self.assertIn(p.default, [v for v, _ in p.alternatives], p.name)
+
+    def test_the_two_readings_of_a_hang_differ_on_one_copy(self):
+        # expect_tx 0 and one 16-byte copy: only a complete-tx applied before its thread's earlier arrive leaves the
+        # phase incomplete; merging needs two complete-tx updates (the test that tells the readings apart)
+        t = "TMA.same_cta.expect0.acquire.copies1"
+        self.assertIsNone(verdict(t, HANG, policies={"complete_tx_updates": "merged"}))
+        self.assertEqual(verdict(t, HANG, policies={"initiation_order": "unordered"}), "allowed")
 
     def test_unknown_policy_and_value_are_refused(self):
         self.assertIn("no policy", catalog.check_policy("nope", "x"))
