@@ -77,7 +77,7 @@ def _parser():
                    "the front-end can write at every (target, PTX version) its description lists (run.guard_cases)")
     s = sub.add_parser("whole-write", help="Triton's whole kernels for a target's forms, compiled by that Triton end to "
                        "end, with their launches and the model's expected bytes, into a folder (no GPU needed)")
-    s.add_argument("--frontend", metavar="NAME", help="triton, or triton=PATH (a Triton of your own)")
+    s.add_argument("--frontend", metavar="NAME", help="triton, triton=PATH (a Triton of your own) or cute-dsl")
     s.add_argument("--target", default="sm_90a", choices=("sm_90a", "sm_90"), help="default %(default)s")
     s.add_argument("--ptx", default="8.6", help="the PTX ISA version asked of Triton (default %(default)s)")
     s.add_argument("--out", required=True, path=given.NEW_FOLDER, help="the folder to write")

@@ -5,7 +5,8 @@ import subprocess
 import sys
 import unittest
 
-from frontend.whole import cudadrv, expect, kernels, run as wr
+from frontend.whole import cudadrv, cute_kernels, expect, kernels, run as wr
+from ptxcts_gen.frontends import Spelling, cute_dsl
 
 ROOT = os.environ.get("PTXCTS_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -81,9 +82,9 @@ class Expected(unittest.TestCase):
     def test_an_im2col_load_starts_with_the_halo_pixel(self):
         c = kernels.whole_case("k", "tma_load_im2col", {"dim": "3", "multicast": "0", "hint": "0"}.items(), API_39)
         got = expect.expected(_ref(), c, 1)[0]["out"]
-        # pixel 0 is w = -1 (outside: zeros), pixel 1 is w = 0 of image 0: channels 0..63 of element 0 on
+        # pixel 0 is (n, w) = (1, -1), outside: zeros; pixel 1 is (1, 0): channels 0..63 of element (1 * 40) * 64
         self.assertEqual(got[:64], [0] * 64)
-        self.assertEqual(got[64:128], [0x100 + i for i in range(64)])
+        self.assertEqual(got[64:128], [(0x100 + 40 * 64 + i) & 0xFFFF for i in range(64)])
 
     def test_a_reduction_applies_the_op_per_element(self):
         c = kernels.whole_case("k", "tma_reduce", {"dim": "1", "redop": "xor"}.items(), API_39)
@@ -99,6 +100,58 @@ class Expected(unittest.TestCase):
         self.assertEqual(out[:64], src[:64])
         self.assertEqual(out[64:128], [0] * 64)
         self.assertEqual(out[256:], [0] * 128)   # the third group: not completed by wait_group 1, not read
+
+
+DSL_SPELLINGS = [
+    Spelling("P.cp_async_bulk_shared_cluster_global", (("", "%smem"), ("", "%gmem"), ("", "%mbar"), ("", "%size"))),
+    Spelling("P.cp_async_bulk_global_shared_cta", (("", "%gmem"), ("", "%smem"), ("", "%size"),
+                                                   ("l2_cache_hint", "%policy"))),
+    Spelling("P.cp_reduce_async_bulk_global_shared_cta", (("", "%gmem"), ("", "%smem"), ("", "%size"),
+                                                          ("op", "P.CpReduceOp.ADD"), ("type", "P.CpReduceType.F16"),
+                                                          ("noftz", "True"))),
+    Spelling("P.cp_async_shared_global", (("", "%smem"), ("", "%gmem"), ("", "8"), ("", "P.LoadCacheModifier.CA"),
+                                          ("cp_size", "%src_size"))),
+    Spelling("P.cp_async_bulk_tensor_shared_cta_global", (("", "%smem"), ("", "%tmap"), ("", "%c3"), ("", "%mbar"),
+                                                          ("", "%o0"))),
+    Spelling("P.cp_async_bulk_tensor_shared_cta_global", (("", "%smem"), ("", "%tmap"), ("", "%c4"), ("", "%mbar"),
+                                                          ("", "%o2"), ("mode", "P.TMALoadMode.IM2COL"))),
+    Spelling("P.cp_async_bulk_tensor_reduce", (("", "%tmap"), ("", "%smem"), ("", "P.TMARedux.MAX"), ("", "%c2"))),
+    Spelling("cute.arch.cp_async_bulk_wait_group", (("", "1"), ("read", "True"))),
+    Spelling("P.fence_proxy", (("", "P.Proxy.ASYNC_GLOBAL"),)),
+]
+
+
+class CuteDsl(unittest.TestCase):
+    def test_every_protocol_renders_python_around_the_tier_call(self):
+        for s in DSL_SPELLINGS:
+            call = cute_dsl.call_text(s)
+            c = cute_kernels.whole_case("k", s, call)
+            compile(cute_kernels.PRELUDE + c.source, f"<{s.callee}>", "exec")
+            self.assertIn(call, c.source)
+
+    @unittest.skipUnless(_ref(), "ptxcts-ref is not built")
+    def test_a_kernel_that_did_nothing_would_fail(self):
+        from frontend.whole.folder import can_fail
+        for s in DSL_SPELLINGS:
+            c = cute_kernels.whole_case("k", s, cute_dsl.call_text(s))
+            values, rule = expect.expected_dsl(_ref(), c)
+            self.assertTrue(can_fail(c, values), s.callee)
+            self.assertTrue(rule)
+
+    def test_a_cp_async_with_src_size_zero_fills_the_rest(self):
+        c = cute_kernels.whole_case("k", DSL_SPELLINGS[3], cute_dsl.call_text(DSL_SPELLINGS[3]))
+        self.assertEqual(c.check["src_size"], 4)
+        out = expect.expected_dsl(None, c)[0]["out"]
+        g0 = c.buffers["g"]["init"][0]
+        self.assertEqual(out[0], g0 & 0xFFFFFFFF)   # 4 bytes copied, 4 zero-filled
+        self.assertEqual(out[1:], [0] * (len(out) - 1))
+
+    def test_forms_without_a_dsl_whole_kernel_say_why(self):
+        for s in (Spelling("P.cp_async_bulk_shared_cluster_global", (("", "%smem"), ("", "%gmem"), ("", "%mbar"),
+                                                                     ("", "%size"), ("multicast_mask", "%cta_mask"))),
+                  Spelling("P.fence_proxy", (("", "P.Proxy.ASYNC_SHARED"), ("space", "P.SharedSpace.shared_cluster")))):
+            with self.assertRaises(kernels.NotWritten):
+                cute_kernels.whole_case("k", s, cute_dsl.call_text(s))
 
 
 class _FakeDriver:

@@ -39,6 +39,17 @@ class TensorMap:
         self.addr = (ctypes.addressof(self.buf) + 63) // 64 * 64
 
 
+def _dims_strides(shape, elem_bytes):
+    """The driver's globalDim and globalStrides (bytes, rank - 1 of them; one unread 0 for rank 1) of a dense tensor
+    of Triton's shape (outermost first)."""
+    strides, s = [], elem_bytes
+    for d in reversed(shape[1:]):
+        s *= d
+        strides.append(s)
+    return ((ctypes.c_uint64 * len(shape))(*reversed(shape)),
+            (ctypes.c_uint64 * max(len(shape) - 1, 1))(*(strides or [0])))
+
+
 class Driver:
     def __init__(self):
         # the reasons docs/CLI.md names for a GPU verb's skip (harness/common/include/ptxcts/no_device.hpp)
@@ -91,6 +102,9 @@ class Driver:
             self.call("cuMemcpyHtoD_v2", p, ctypes.c_char_p(bytes(data)), ctypes.c_size_t(len(data)))
         return p.value
 
+    def write(self, ptr, data):
+        self.call("cuMemcpyHtoD_v2", ctypes.c_uint64(ptr), ctypes.c_char_p(bytes(data)), ctypes.c_size_t(len(data)))
+
     def read(self, ptr, size):
         buf = ctypes.create_string_buffer(size)
         self.call("cuMemcpyDtoH_v2", buf, ctypes.c_uint64(ptr), ctypes.c_size_t(size))
@@ -100,12 +114,7 @@ class Driver:
         """A tiled CUtensorMap of a dense tensor (Triton order: outermost first); zero OOB fill."""
         rank = len(shape)
         m = TensorMap()
-        dims = (ctypes.c_uint64 * rank)(*reversed(shape))
-        strides, s = [], elem_bytes
-        for d in reversed(shape[1:]):
-            s *= d
-            strides.append(s)
-        gstr = (ctypes.c_uint64 * max(rank - 1, 1))(*(strides or [0]))
+        dims, gstr = _dims_strides(shape, elem_bytes)
         box = (ctypes.c_uint32 * rank)(*reversed(block))
         one = (ctypes.c_uint32 * rank)(*([1] * rank))
         self.call("cuTensorMapEncodeTiled", ctypes.c_void_p(m.addr), ctypes.c_int(elem_type), ctypes.c_uint(rank),
@@ -118,12 +127,7 @@ class Driver:
         pixel box corners lower and upper (W first); zero OOB fill."""
         rank = len(shape)
         m = TensorMap()
-        dims = (ctypes.c_uint64 * rank)(*reversed(shape))
-        strides, s = [], elem_bytes
-        for d in reversed(shape[1:]):
-            s *= d
-            strides.append(s)
-        gstr = (ctypes.c_uint64 * (rank - 1))(*strides)
+        dims, gstr = _dims_strides(shape, elem_bytes)
         lo = (ctypes.c_int * (rank - 2))(*lower)
         hi = (ctypes.c_int * (rank - 2))(*upper)
         one = (ctypes.c_uint32 * rank)(*([1] * rank))

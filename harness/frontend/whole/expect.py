@@ -112,3 +112,77 @@ def expected(ref, case, elem_type):
                 out[grp * n + i] = src[grp * n + i] if i < valid else 0
         return {"out": out}, ZERO_FILL + "; the groups a wait completed are read back"
     raise FrontendError(f"no expectation for check kind {k!r}", MALFORMED)
+
+
+# ---- the CuTe DSL's whole kernels (cute_kernels.py): byte-level expectations over g and out ----------------------
+
+def _raw(case, b):
+    v = case.buffers[b]
+    return bytearray(b"".join(x.to_bytes(v["elem"], "little") for x in v["init"]))
+
+
+def _as_words(raw, elem):
+    return [int.from_bytes(raw[i:i + elem], "little") for i in range(0, len(raw), elem)]
+
+
+def expected_dsl(ref, case):
+    """({buffer: element values}, rule) of a DSL whole kernel."""
+    c, k = case.check, case.check["kind"]
+    out = bytearray(len(_raw(case, "out")))
+    if k == "copy":
+        if c["from"]:
+            out[:c["bytes"]] = _raw(case, c["from"])[:c["bytes"]]
+        return {"out": _as_words(out, 8)}, "the copy's bytes, read back after its completion"
+    if k == "cp_async_one":
+        out[:c["src_size"]] = _raw(case, "g")[:c["src_size"]]
+        return {"out": _as_words(out, 8)}, ZERO_FILL
+    if k == "store":
+        g = _raw(case, "g")
+        g[:c["bytes"]] = _raw(case, "h")[:c["bytes"]]
+        return {"g": _as_words(g, 8)}, "the bulk store's bytes in global memory after its bulk group completed"
+    if k == "wait_group":
+        g, h = _raw(case, "g"), _raw(case, "h")
+        g[:768] = h[:768]
+        if not c["read"]:
+            out[:c["bytes"]] = h[:c["bytes"]]
+        rule = ("bulk wait_group.read N: the sources of the completed groups were read (overwriting them changes "
+                "nothing stored)" if c["read"] else "bulk wait_group N: the completed groups' writes are visible")
+        return {"g": _as_words(g, 8), "out": _as_words(out, 8)}, rule
+    if k == "reduce":
+        w = c["width"]
+        g, h = _raw(case, "g"), _raw(case, "h")
+        pairs = [(int.from_bytes(g[i:i + w], "little"), int.from_bytes(h[i:i + w], "little"))
+                 for i in range(0, c["bytes"], w)]
+        text = "".join(f"{c['op']} {o:0{2 * w}x} {s:0{2 * w}x}\n" for o, s in pairs)
+        vals = [int(x, 16) for x in _ref(ref, ["reduce"], text).split()]
+        for n, v in enumerate(vals):
+            g[n * w:(n + 1) * w] = v.to_bytes(w, "little")
+        return {"g": _as_words(g, 8)}, f"cp.reduce.async.bulk {c['op']} per element (ptxcts-ref reduce)"
+    if k == "tensor_load":
+        m = c["tmap"]
+        im = {"lower_corner": m["lower"], "upper_corner": m["upper"], "offsets": [0] * len(m["lower"])} \
+            if m["mode"] == "im2col" else None
+        shape = list(reversed(m["dims"]))
+        block = m["box"] if im else list(reversed(m["box"]))   # im2col: [pixels, channels]
+        got = tensor_load(ref, "UINT16", shape, block, list(reversed(c["coords"])), c["fill_base"], im)
+        raw = b"".join(v.to_bytes(2, "little") for v in got)
+        out[:len(raw)] = raw
+        return {"out": _as_words(out, 8)}, "the tensor load's bytes in shared memory (ptxcts-ref tensor), read back"
+    if k == "tensor_store":
+        m, w = c["tmap"], c["width"]
+        g, h = _raw(case, "g"), _raw(case, "h")
+        shape, block = list(reversed(m["dims"])), list(reversed(m["box"]))
+        where = box_map(ref, shape, block, list(reversed(c["coords"])))
+        hits = [(j, int.from_bytes(h[n * w:(n + 1) * w], "little")) for n, j in enumerate(where) if j is not None]
+        if c["op"]:
+            typ = "s32" if c["dtype"] == "INT32" else ("b32" if c["op"] in ("and", "or", "xor") else "u32")
+            text = "".join(f"{c['op']}.{typ} {int.from_bytes(g[j * w:(j + 1) * w], 'little'):08x} {v:08x}\n"
+                           for j, v in hits)
+            vals = [int(x, 16) for x in _ref(ref, ["reduce", "--site", "tensor"], text).split()]
+            hits = [(j, v) for (j, _), v in zip(hits, vals)]
+        for j, v in hits:
+            g[j * w:(j + 1) * w] = v.to_bytes(w, "little")
+        return {"g": _as_words(g, 8)}, ("the tile " + ("reduced into" if c["op"] else "stored to") +
+                                        " the box's elements inside the tensor (ptxcts-ref tensor's box map" +
+                                        (", ptxcts-ref reduce)" if c["op"] else ")"))
+    raise FrontendError(f"no expectation for check kind {k!r}", MALFORMED)

@@ -130,16 +130,17 @@ IM2COL = {"pixels": 32, "channels": 64, "corner": -1, "spatial": (40, 5, 3)}   #
 
 
 def tma_load_im2col(entry, p, api):
-    """An im2col load of 32 pixels x 64 channels from an N(D)(H)WC tensor of 16-bit elements, starting one pixel
-    before the tensor in every spatial dimension (the pixel box's corners -1 and -1: halo pixels outside the tensor
-    are zero-filled), offsets 0. The corners and the start are the same in every spatial dimension, so the order
-    Triton, the driver and ptxcts-ref give them in cannot matter."""
+    """An im2col load of 32 pixels x 64 channels from an N(D)(H)WC tensor of 16-bit elements: the pixel box's
+    corners -1 and -1 in every spatial dimension (the order of the corners cannot matter), the walk starting one
+    pixel before row (n, d, h) = (1, 1, 1) (a halo pixel outside the tensor, zero-filled), offsets 0."""
     rank = int(p["dim"])
     if p.get("multicast") == "1":
         raise NotWritten("a multicast im2col load's whole kernel is not written")
     spatial = list(IM2COL["spatial"][:rank - 2])
     shape = [2] + list(reversed(spatial)) + [IM2COL["channels"]]
-    coords = [0] + [IM2COL["corner"]] * (rank - 2) + [0]
+    # outermost first: n = 1, d = h = 1, w = -1 (one halo pixel), channel 0: the pixels of one row, the first
+    # outside; distinct coordinates, so a component that swapped two would read other pixels
+    coords = [1] + [1] * (rank - 3) + [IM2COL["corner"], 0]
     block = [IM2COL["pixels"], IM2COL["channels"]]
     n = _count(block)
     hint = ", cache_policy=" + api["hint"] if p.get("hint") == "1" else ""

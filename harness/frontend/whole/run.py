@@ -3,12 +3,13 @@ machine's GPU and judged: each kernel's checked buffers byte for byte against th
 
 Classes: pass; fail (a byte differs: the first element that differs and how many do, with the rule); crash (a
 driver error: the kernel trapped or could not launch); timeout (it ran past --timeout: a wait that never
-completes); compile_error (Triton or its ptxas refused the kernel in whole-write). Without a GPU nothing is judged: every
-kernel `skipped`, exit 77 (docs/CLI.md). A kernel that traps poisons its CUDA context, so the kernels run in a
-child process that answers one JSON line per kernel; when it dies or hangs the kernel it was running is a crash or
-timeout and a new child takes the rest. Writes OUT/results.jsonl (one line per form), OUT/summary.txt (the classes
-per template) and prints the summary table.
+completes); compile_error (the front-end or its ptxas refused the kernel in whole-write). Without a GPU nothing
+is judged: every kernel `skipped`, exit 77 (docs/CLI.md). A kernel that traps poisons its CUDA context, so the
+kernels run in a child process that answers one JSON line per kernel; when it dies or hangs the kernel it was
+running is a crash or timeout and a new child takes the rest. Writes OUT/results.jsonl (one line per form),
+OUT/summary.txt (the classes per template) and prints the summary table.
 """
+import gzip
 import json
 import os
 import subprocess
@@ -20,15 +21,18 @@ from framework.progress import Progress
 
 from .. import FrontendError
 from ..errors import MALFORMED
-from .write import FORMAT
+from .folder import FORMAT
 
 CHILD = "--whole-child"
 
 
 def load(folder):
+    """The folder's index.json (or index.json.gz, as a folder carried compressed)."""
     path = os.path.join(folder, "index.json")
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        path += ".gz"
     try:
-        with open(path) as f:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             doc = json.load(f)
     except OSError as e:
         raise FrontendError(f"{path}: {e.strerror} (write the folder with ./ptxcts frontend whole-write)",
@@ -53,11 +57,11 @@ def run_one(drv, folder, case):
     """(class, message) of one kernel on the GPU."""
     import ctypes
     _stage(f"{case['entry']} {case['form']}: load")
-    with open(os.path.join(folder, case["entry"] + ".cubin"), "rb") as f:
+    with open(os.path.join(folder, case.get("module") or case["entry"] + ".cubin"), "rb") as f:
         image = f.read()
     _mod, fn = drv.load(image, case["entry"])
     ptrs = {b: drv.alloc(bytes.fromhex(v["init"])) for b, v in case["buffers"].items()}
-    meta, params, descs = case["meta"], [], iter(case["meta"]["tensordesc"])
+    meta, params, descs = case["meta"], [], iter(case["meta"].get("tensordesc", []))
     for arg in case["args"]:
         if arg["kind"] == "tensordesc":
             d = next(descs)
@@ -74,11 +78,22 @@ def run_one(drv, folder, case):
                 s *= dim
             params += [ctypes.c_int64(s) for s in strides]
         elif arg["kind"] == "ptr":
+            if arg.get("tmap"):   # a tensor map over another buffer, encoded here into this one (global memory)
+                m = arg["tmap"]
+                shape = list(reversed(m["dims"]))
+                if m["mode"] == "im2col":
+                    tmap = drv.tensor_map_im2col(m["elem_type"], m["elem_size"], ptrs[m["buffer"]], shape, m["box"],
+                                                 0, m["lower"], m["upper"])
+                else:
+                    tmap = drv.tensor_map(m["elem_type"], m["elem_size"], ptrs[m["buffer"]], shape,
+                                          list(reversed(m["box"])), 0)
+                drv.write(ptrs[arg["buffer"]], ctypes.string_at(tmap.addr, 128))
             params.append(ctypes.c_uint64(ptrs[arg["buffer"]]))
         else:
             params.append(ctypes.c_int32(arg["value"]))
-    scratch = [drv.alloc(bytes(meta[k])) if meta[k] else 0 for k in ("global_scratch_size", "profile_scratch_size")]
-    params += [ctypes.c_uint64(p) for p in scratch]
+    if meta.get("abi", "triton") == "triton":   # Triton's two trailing pointers: global and profile scratch
+        scratch = [drv.alloc(bytes(meta[k])) if meta[k] else 0 for k in ("global_scratch_size", "profile_scratch_size")]
+        params += [ctypes.c_uint64(p) for p in scratch]
     _stage(f"{case['entry']}: launch {32 * meta['num_warps']} threads, {meta['shared']} bytes shared, "
            f"{len(params)} parameters")
     drv.launch(fn, params, 32 * meta["num_warps"], meta["shared"], meta["num_ctas"])
@@ -204,7 +219,8 @@ def run(a, _root):
     os.makedirs(a.out, exist_ok=True)
     by_entry = {c["entry"]: c for c in doc["cases"]}
     records = []
-    head = {"frontend": doc["frontend"], "triton": doc["triton"], "ptxas": doc["ptxas"], "target": doc["target"],
+    head = {"frontend": doc["frontend"], "compiler": doc.get("compiler") or f"Triton {doc['triton']}",
+            "ptxas": doc["ptxas"], "target": doc["target"],
             "ptx": doc["ptx"],
             "not_written": dict(Counter(w.split(":")[0] for w in doc.get("not_written", {}).values()))}
     out = open(os.path.join(a.out, "results.jsonl"), "w")
@@ -249,7 +265,7 @@ def summary(records, head, wall):
     for r in records:
         rows[r["template"]][r["class"]] += 1
     dev = head["device"]
-    lines = [f"Triton {head['triton']} ({head['frontend']}), its ptxas {head['ptxas']}, {head['target']} PTX "
+    lines = [f"{head['compiler']} ({head['frontend']}), ptxas {head['ptxas']}, {head['target']} PTX "
              f"{head['ptx']}, on {dev[0] + ' ' + dev[1] + ' driver ' + str(dev[2]) if dev else 'no GPU'}: "
              f"{len(records)} whole kernels in {wall:.1f} s; forms without one: "
              f"{', '.join(f'{k} {v}' for k, v in sorted(head['not_written'].items())) or 'none'}",

@@ -10,11 +10,9 @@ instruction under test parsed by ptxcts_gen.parse): a Triton that writes another
 a TMA load into .shared::cluster) is judged on that one, and two kernels of one written form keep the first.
 """
 import importlib.util
-import json
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
 
@@ -26,9 +24,9 @@ from .. import FrontendError, resolve
 from ..errors import MALFORMED, USAGE
 from ..triton import backend as tb
 from . import expect, kernels
+from .folder import FORMAT, TRIVIAL, can_fail, hex_of, save
 
 _ENTRY_PARAMS = re.compile(r"\.entry\s+(\w+)\s*\(([^)]*)\)", re.S)
-FORMAT = "ptxcts-whole-kernels"
 
 
 def api():
@@ -91,9 +89,12 @@ def select(target, ptx, mapping, a):
 def write(a, root):
     t0 = time.monotonic()
     fe = resolve(a.frontend)
+    if fe.kind == "cute-dsl":
+        from .cute_write import write as cute_write
+        return cute_write(a, root)
     if fe.kind != "triton":
-        raise FrontendError(f"--frontend {fe.name}: whole kernels are written for Triton (triton, triton=PATH) only",
-                            USAGE)
+        raise FrontendError(f"--frontend {fe.name}: whole kernels are written for Triton (triton, triton=PATH) and "
+                            "the CuTe DSL (cute-dsl) only", USAGE)
     ref = expect.ref_path(root)
     tb.load(fe, disarm=False)
     from triton.backends.compiler import GPUTarget
@@ -153,31 +154,27 @@ def write(a, root):
                 "tensordesc": [dict(x) for x in (getattr(md, "tensordesc_meta", None) or [])]}
         elem_type = meta["tensordesc"][0]["elem_type"] if meta["tensordesc"] else None
         values, rule = expect.expected(ref, c, elem_type)
+        if not can_fail(c, values):
+            skipped[f.id] = TRIVIAL
+            continue
         seen[form_id] = f.id
         for ext, data in (("ptx", ptx_text.encode()), ("cubin", k.asm["cubin"])):
             with open(os.path.join(a.out, f"{c.entry}.{ext}"), "wb") as fh:
                 fh.write(data)
         cases.append({"form": form_id, "asked": f.id, "entry": c.entry, "template": c.template, "params": c.params,
                       "instruction": instr, "meta": meta, "args": c.args,
-                      "buffers": {b: {"elem": v["elem"], "init": _hex(v["init"], v["elem"])}
+                      "buffers": {b: {"elem": v["elem"], "init": hex_of(v["init"], v["elem"])}
                                   for b, v in c.buffers.items()},
-                      "expect": {b: _hex(v, c.buffers[b]["elem"]) for b, v in values.items()}, "rule": rule,
+                      "expect": {b: hex_of(v, c.buffers[b]["elem"]) for b, v in values.items()}, "rule": rule,
                       "source": c.source.strip()})
-    doc = {"format": FORMAT, "version": 1, "frontend": fe.name, "triton": tb.version(), "ptxas": _ptxas_version(cc),
+    doc = {"format": FORMAT, "version": 1, "frontend": fe.name, "compiler": f"Triton {tb.version()}",
+           "triton": tb.version(), "ptxas": _ptxas_version(cc),
            "target": a.target, "ptx": a.ptx, "cases": cases, "refused": refused, "not_written": skipped}
-    with open(os.path.join(a.out, "index.json"), "w") as fh:
-        json.dump(doc, fh, indent=1, sort_keys=True)
-    kinds = {}
-    for why in skipped.values():
-        kinds[why.split(":")[0]] = kinds.get(why.split(":")[0], 0) + 1
+    kinds = save(a.out, doc)
     print(f"whole-write: {fe.name} (Triton {tb.version()}, its ptxas {doc['ptxas']}) {a.target} PTX {a.ptx}: "
-          f"{len(cases)} kernels, {len(refused)} refused by Triton, not written: "
-          f"{', '.join(f'{k} {v}' for k, v in sorted(kinds.items())) or 'none'}; {time.monotonic() - t0:.1f} s")
+          f"{len(cases)} kernels, {len(refused)} refused by Triton, not written: {kinds}; "
+          f"{time.monotonic() - t0:.1f} s")
     return 0
-
-
-def _hex(values, elem):
-    return b"".join(v.to_bytes(elem, "little") for v in values).hex()
 
 
 def _ptxas_version(cc):
