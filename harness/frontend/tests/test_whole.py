@@ -128,6 +128,9 @@ class CuteDsl(unittest.TestCase):
             c = cute_kernels.whole_case("k", s, call)
             compile(cute_kernels.PRELUDE + c.source, f"<{s.callee}>", "exec")
             self.assertIn(call, c.source)
+            if any(v == "%tmap" for _, v in s.args):
+                # a map copied into global memory is acquired into the tensormap proxy before its first use
+                self.assertLess(c.source.index("fence_tma_desc_acquire(t.iterator)"), c.source.index(call))
 
     @unittest.skipUnless(_ref(), "ptxcts-ref is not built")
     def test_a_kernel_that_did_nothing_would_fail(self):

@@ -80,8 +80,15 @@ def _readback(src="st", n=256):
 """
 
 
-def _issue(call, expect=None):
-    pre = f"        cute.arch.mbarrier_arrive_and_expect_tx(mb, {expect})\n" if expect else ""
+# A tensor map copied into global memory by the host is read through the tensormap proxy, which a kernel does not
+# acquire from the generic proxy at its start: the issuing thread fences before its first use
+# (fence.proxy.tensormap::generic.acquire.gpu [t], 128; the CUDA programming guide's rule for a map in global memory)
+_MAP_FENCE = "        cute.nvgpu.cpasync.fence_tma_desc_acquire(t.iterator)\n"
+
+
+def _issue(call, expect=None, tensor_map=False):
+    pre = _MAP_FENCE if tensor_map else ""
+    pre += f"        cute.arch.mbarrier_arrive_and_expect_tx(mb, {expect})\n" if expect else ""
     return f"    if tidx == 0:\n{pre}        {call}\n"
 
 
@@ -231,7 +238,7 @@ def whole_case(entry, s, call):
         if "multicast_mask" in kw or "group" in kw:
             raise NotWritten("a multicast or CTA-pair tensor load's whole kernel (a cluster) is not written")
         coords, tm, nbytes = _load_map(kw.get("mode", ""), len(_coord_arg(s)))
-        src = head + _INIT.format(count=1) + _issue(call, str(nbytes)) + _wait() + _readback(n=nbytes // 8)
+        src = head + _INIT.format(count=1) + _issue(call, str(nbytes), True) + _wait() + _readback(n=nbytes // 8)
         return _case(entry, "tensor_load", s.args, src, Params(coords=coords, offsets=[0, 0, 0]),
                      {"kind": "tensor_load", "tmap": tm, "coords": coords, "bytes": nbytes, "fill_base": 0x100},
                      g=_words(_bytes(_pattern(4 * WORDS, 0x100, 16), 2)), tmap=tm)
@@ -255,13 +262,13 @@ def whole_case(entry, s, call):
         if red:
             typ = ("s32" if dtype == "INT32" else "u32")
             g, h = _words(_bytes(_values(typ, 2 * WORDS, 5), 4)), _words(_bytes(_values(typ, 2 * WORDS, 13), 4))
-        src = head + _FILL + _issue(call) + _STORE_WAIT
+        src = head + _FILL + _issue(call, tensor_map=True) + _STORE_WAIT
         return _case(entry, "tensor_reduce" if red else "tensor_store", s.args, src,
                      Params(coords=coords), {"kind": "tensor_store", "tmap": tm, "coords": coords, "op": red,
                                              "dtype": dtype, "width": width, "elements": total}, g=g, h=h, tmap=tm)
     if f == "P.cp_async_bulk_tensor_prefetch":
         coords, tm, _ = _load_map(kw.get("mode", ""), len(_coord_arg(s)))
-        src = head + _issue(call) + "    cute.arch.sync_threads()\n" + _readback("g")
+        src = head + _issue(call, tensor_map=True) + "    cute.arch.sync_threads()\n" + _readback("g")
         return _case(entry, "tensor_prefetch", s.args, src, Params(coords=coords, offsets=[0, 0, 0]),
                      {"kind": "copy", "from": "g", "bytes": 2048}, tmap=tm)
     if f == "cute.arch.cp_async_bulk_commit_group":
