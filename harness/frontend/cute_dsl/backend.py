@@ -92,8 +92,9 @@ def rename_entries(ptx, entries):
     return ptx
 
 
-def compile_source(arg):
-    """PTX of (source, target, entries), compiled in this process; raises the DSL's exception when it refuses."""
+def compile_source(arg, fakes=None):
+    """PTX of (source, target, entries), compiled in this process; raises the DSL's exception when it refuses.
+    fakes(loaded DSL): the fake tensors the source's `host` takes (default: the tier's one Int32 tensor g)."""
     src, target, entries = arg
     d = _loaded
     os.environ["CUTE_DSL_ARCH"] = target
@@ -104,10 +105,10 @@ def compile_source(arg):
         spec = importlib.util.spec_from_file_location(f"ptxcts_cute_{os.getpid()}", path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
-        g = d["fake"](d["cutlass"].Int32, (64,), assumed_align=16)
+        args = fakes(d) if fakes else [d["fake"](d["cutlass"].Int32, (64,), assumed_align=16)]
         dump = os.path.join(wd, "dump")
         os.makedirs(dump)   # the DSL needs its dump folder to exist
-        compiled = d["cute"].compile(mod.host, g, options=f"--gpu-arch {target} --keep-ptx --dump-dir {dump}")
+        compiled = d["cute"].compile(mod.host, *args, options=f"--gpu-arch {target} --keep-ptx --dump-dir {dump}")
         ptx = compiled.__ptx__
     if not ptx:
         raise RuntimeError("the DSL returned no PTX")

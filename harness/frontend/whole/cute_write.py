@@ -5,10 +5,8 @@ refuses is compiled again kernel by kernel, and a kernel it refuses is a compile
 hold an instruction that parses to its form (a kernel that does not is `check_failed` in not_written); the model's
 bytes come from expect.expected_dsl. The folder is whole-run's (write.py's format, `abi` cute).
 """
-import importlib.util
 import os
 import subprocess
-import tempfile
 import time
 
 from framework.progress import Progress
@@ -26,33 +24,21 @@ BATCH = 24
 PTX = "9.4"
 
 
+def _fakes(d):
+    """The five tensors of every whole kernel (cute_kernels: g, h, out of WORDS 64-bit words, p, t)."""
+    w, fake = cute_kernels.WORDS, d["fake"]
+    i64, i32 = d["cutlass"].Int64, d["cutlass"].Int32
+    return [fake(i64, (w,), assumed_align=16), fake(i64, (w,), assumed_align=16), fake(i64, (w,), assumed_align=16),
+            fake(i32, (16,), assumed_align=16), fake(i64, (16,), assumed_align=16)]
+
+
 def _compile(kernels, target):
-    """PTX text of [(entry, source)] as one module; raises the DSL's error."""
-    d = cb._loaded
-    os.environ["CUTE_DSL_ARCH"] = target
+    """PTX text of [(entry, source)] as one module (backend.compile_source); raises the DSL's error."""
     launches = "".join(f"    {e}(g, h, out, p, t).launch(grid=(1, 1, 1), block=(32, 1, 1), "
                        f"smem={cute_kernels.SHARED})\n" for e, _ in kernels)
     tensors = "g: cute.Tensor, h: cute.Tensor, out: cute.Tensor, p: cute.Tensor, t: cute.Tensor"
     src = cute_kernels.PRELUDE + "".join(s for _, s in kernels) + f"\n\n@cute.jit\ndef host({tensors}):\n" + launches
-    with tempfile.TemporaryDirectory(prefix="ptxcts-cute-whole-") as wd:
-        path = os.path.join(wd, "whole.py")
-        with open(path, "w") as f:
-            f.write(src)
-        spec = importlib.util.spec_from_file_location(f"ptxcts_cute_whole_{os.getpid()}", path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        w = cute_kernels.WORDS
-        fake = d["fake"]
-        i64, i32 = d["cutlass"].Int64, d["cutlass"].Int32
-        args = [fake(i64, (w,), assumed_align=16), fake(i64, (w,), assumed_align=16),
-                fake(i64, (w,), assumed_align=16), fake(i32, (16,), assumed_align=16),
-                fake(i64, (16,), assumed_align=16)]
-        dump = os.path.join(wd, "dump")
-        os.makedirs(dump)
-        ptx = d["cute"].compile(mod.host, *args, options=f"--gpu-arch {target} --keep-ptx --dump-dir {dump}").__ptx__
-    if not ptx:
-        raise RuntimeError("the DSL returned no PTX")
-    return cb.rename_entries(ptx, [e for e, _ in kernels])
+    return cb.compile_source((src, target, [e for e, _ in kernels]), fakes=_fakes)
 
 
 def write(a, root):
