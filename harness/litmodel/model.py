@@ -147,6 +147,7 @@ class Model:
         res = Result(test=test, verdicts=verdicts, why_forbidden=why)
         obs_regs = sorted(prog.regs_final)
         obs_locs = [l for l in locs if l in test.observe or _named_in(test.condition, l)]
+        phase_points = list(self._phase_points(prog, mb_names, mb_choices))   # the same for every rf and co
         for rf_pick in itertools.product(*rf_choices):
             rf = {r.id: w for r, w in zip(reads, rf_pick)}
             vals = self._values(prog, rf, init)
@@ -162,7 +163,7 @@ class Model:
                     continue
                 outcome = tuple((k, rval[prog.regs_final[k]]) for k in obs_regs) + \
                     tuple((l, final[l]) for l in obs_locs)
-                for mb_pick, done_pick in self._phase_points(prog, mb_names, mb_choices):
+                for mb_pick, done_pick in phase_points:
                     for sc_pick in sc_choices:
                         res.candidates += 1
                         if verdicts.get(outcome) == ALLOWED:

@@ -179,6 +179,18 @@ def _desc(dtype, block, bits, sw=0, im2col_rank=None, ctas=1):
     return f"tensordesc<{dtype}[{','.join(map(str, block))}],{lay}>"
 
 
+def async_copy_policy(p, has_cache_policy):
+    """The keyword argument of an async_copy load for the spelling's cache operator (`cop`) and L2 prefetch size
+    (`prefetch`): CachePolicy(...) in Triton 3.9; a cache modifier string, no prefetch size, where the Gluon has no
+    CachePolicy (3.6); "" for neither."""
+    if not has_cache_policy:
+        return f"cache_modifier='.{p['cop']}'" if p.get("cop") else ""
+    pol = [f"cache_modifier='{p['cop']}'"] if p.get("cop") else []
+    if p.get("prefetch"):
+        pol.append(f"l2_prefetch_size={p['prefetch']}")
+    return f"cache_policy=CachePolicy({', '.join(pol)})" if pol else ""
+
+
 def kernel(entry, template, params):
     """(source text, signature, constexprs, attrs, options) of one kernel; template and params: a Spelling of
     ptxcts_gen.frontends.triton."""
@@ -187,14 +199,7 @@ def kernel(entry, template, params):
     if template in ("cp_async", "cp_async_wait_group"):
         size = int(p.get("cp_size", "4"))
         v = size // 4
-        pol = []
-        if p.get("cop"):
-            pol.append(f"cache_modifier='{p['cop']}'")
-        if p.get("prefetch"):
-            pol.append(f"l2_prefetch_size={p['prefetch']}")
-        policy = f"cache_policy=CachePolicy({', '.join(pol)})" if pol else ""
-        if not api()["cache_policy"]:   # Triton <= 3.6: a cache modifier string, no prefetch size
-            policy = f"cache_modifier='.{p['cop']}'" if p.get("cop") else ""
+        policy = async_copy_policy(p, api()["cache_policy"])
         wait = p.get("n", "0")
         src = f"""
 @gluon.jit

@@ -255,9 +255,6 @@ def whole_case(entry, s, call):
         dtype = "UINT16" if not red else ("INT32" if red in ("min", "max") else "UINT32")
         tm = _tmap("tiled", dims, box, dtype)
         width = 2 if not red else 4
-        total = 1
-        for d in dims:
-            total *= d
         g, h = None, None
         if red:
             typ = ("s32" if dtype == "INT32" else "u32")
@@ -265,7 +262,7 @@ def whole_case(entry, s, call):
         src = head + _FILL + _issue(call, tensor_map=True) + _STORE_WAIT
         return _case(entry, "tensor_reduce" if red else "tensor_store", s.args, src,
                      Params(coords=coords), {"kind": "tensor_store", "tmap": tm, "coords": coords, "op": red,
-                                             "dtype": dtype, "width": width, "elements": total}, g=g, h=h, tmap=tm)
+                                             "dtype": dtype, "width": width}, g=g, h=h, tmap=tm)
     if f == "P.cp_async_bulk_tensor_prefetch":
         coords, tm, _ = _load_map(kw.get("mode", ""), len(_coord_arg(s)))
         src = head + _issue(call, tensor_map=True) + "    cute.arch.sync_threads()\n" + _readback("g")

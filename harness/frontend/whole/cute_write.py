@@ -115,7 +115,7 @@ def write(a, root):
                               "rule": rule, "source": c.source.strip()})
         prog.advance(len(batch))
     doc = {"format": FORMAT, "version": 1, "frontend": fe.name, "compiler": f"CuTe DSL ({cb.dsl_version(fe)})",
-           "triton": None, "ptxas": f"{tc.ptxas_version} ({tc.ptxas})", "target": a.target, "ptx": PTX,
+           "ptxas": f"{tc.ptxas_version} ({tc.ptxas})", "target": a.target, "ptx": PTX,
            "cases": cases, "refused": refused, "not_written": skipped}
     kinds = save(a.out, doc)
     print(f"whole-write: {fe.name} ({doc['compiler']}, ptxas {tc.ptxas_version}) {a.target} PTX {PTX}: {len(cases)} "

@@ -16,6 +16,8 @@ NotWritten with the reason.
 """
 from dataclasses import dataclass, field
 
+from ..triton.backend import async_copy_policy
+
 OUTER = (2, 1, -1, 0)          # coordinates of the dimensions next to the innermost, outwards (loads)
 # stores and reductions: "Starting co-ordinates for Bounding Box (tensorCoords) must be non-negative" (the chapter's
 # restrictions on the .global.shared::cta direction; the H100 traps on a negative one, 2026-12-07)
@@ -251,16 +253,10 @@ def cp_async(entry, p, api, groups=1, wait=0):
     v = size // 4
     n = 32 * v
     valid = 16 * v                     # lanes 0..15 copy cp_size bytes, 16..31 src-size 0
-    pol = []
-    if p.get("cop"):
-        pol.append(f"cache_modifier='{p['cop']}'")
-    if p.get("prefetch"):
-        pol.append(f"l2_prefetch_size={p['prefetch']}")
-    policy = f", cache_policy=CachePolicy({', '.join(pol)})" if pol else ""
-    if not api["cache_policy"]:
-        if p.get("prefetch"):
-            raise NotWritten("this Triton's async_copy has no L2 prefetch size")
-        policy = f", cache_modifier='.{p['cop']}'" if p.get("cop") else ""
+    if p.get("prefetch") and not api["cache_policy"]:
+        raise NotWritten("this Triton's async_copy has no L2 prefetch size")
+    policy = async_copy_policy(p, api["cache_policy"])
+    policy = ", " + policy if policy else ""
     done = groups - wait
     lines = []
     for g in range(groups):

@@ -9,7 +9,6 @@ kernels run in a child process that answers one JSON line per kernel; when it di
 running is a crash or timeout and a new child takes the rest. Writes OUT/results.jsonl (one line per form),
 OUT/summary.txt (the classes per template) and prints the summary table.
 """
-import gzip
 import json
 import os
 import subprocess
@@ -27,18 +26,15 @@ CHILD = "--whole-child"
 
 
 def load(folder):
-    """The folder's index.json (or index.json.gz, as a folder carried compressed)."""
+    """The folder's index.json (or index.json.gz, as a folder carried compressed), read by the project's JSON reader
+    (framework.documents.jsonloc: a malformed file is an InputError naming it and the line, exit 3)."""
+    from framework.documents import jsonloc
     path = os.path.join(folder, "index.json")
     if not os.path.exists(path) and os.path.exists(path + ".gz"):
         path += ".gz"
-    try:
-        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise FrontendError(f"{path}: {e.strerror} (write the folder with ./ptxcts frontend whole-write)",
-                            MALFORMED) from None
-    except ValueError as e:
-        raise FrontendError(f"{path}: not JSON: {e}", MALFORMED) from None
+    if not os.path.isfile(path):
+        raise FrontendError(f"{path}: no such file (write the folder with ./ptxcts frontend whole-write)", MALFORMED)
+    doc = jsonloc.read(path)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("cases"), list):
         raise FrontendError(f"{path}: not a {FORMAT} index (written by ./ptxcts frontend whole-write)", MALFORMED)
     return doc
@@ -219,7 +215,7 @@ def run(a, _root):
     os.makedirs(a.out, exist_ok=True)
     by_entry = {c["entry"]: c for c in doc["cases"]}
     records = []
-    head = {"frontend": doc["frontend"], "compiler": doc.get("compiler") or f"Triton {doc['triton']}",
+    head = {"frontend": doc["frontend"], "compiler": doc["compiler"],
             "ptxas": doc["ptxas"], "target": doc["target"],
             "ptx": doc["ptx"],
             "not_written": dict(Counter(w.split(":")[0] for w in doc.get("not_written", {}).values()))}

@@ -168,7 +168,7 @@ def write(a, root):
                       "expect": {b: hex_of(v, c.buffers[b]["elem"]) for b, v in values.items()}, "rule": rule,
                       "source": c.source.strip()})
     doc = {"format": FORMAT, "version": 1, "frontend": fe.name, "compiler": f"Triton {tb.version()}",
-           "triton": tb.version(), "ptxas": _ptxas_version(cc),
+           "ptxas": _ptxas_version(cc),
            "target": a.target, "ptx": a.ptx, "cases": cases, "refused": refused, "not_written": skipped}
     kinds = save(a.out, doc)
     print(f"whole-write: {fe.name} (Triton {tb.version()}, its ptxas {doc['ptxas']}) {a.target} PTX {a.ptx}: "

@@ -83,7 +83,7 @@ class HiddenGpu(unittest.TestCase):
         os.makedirs(kernels)
         case = {"entry": "k", "form": "f", "asked": "f", "template": "cp_async", "instruction": "i"}
         with open(os.path.join(kernels, "index.json"), "w") as f:
-            json.dump({"format": "ptxcts-whole-kernels", "version": 1, "frontend": "triton", "triton": "3.9.0",
+            json.dump({"format": "ptxcts-whole-kernels", "version": 1, "frontend": "triton", "compiler": "Triton 3.9.0",
                        "ptxas": "?", "target": "sm_90a", "ptx": "8.6", "cases": [case], "refused": {},
                        "not_written": {}}, f)
         self.skipped("whole-run", ["frontend", "whole-run", kernels, "--out", self.out], writes=True)
