@@ -9,8 +9,8 @@ JOB_COMPLETION_INDEX.
 * A GPU task checks its GPU first (`probe`, default `nvidia-smi -i {gpu}`; a stand-in device has none unless the
   plan gives one) and again every `probe_every` seconds while the tier runs: a GPU gone mid-run stops the tier
   (SIGTERM: it writes what it judged, marked partial) and the task records the shard partial with the reason.
-* SIGTERM or SIGINT (scancel, preemption, the time limit, a pod deleted) reaches the tier too: the task waits for
-  it to write its partial document, then records why.
+* SIGTERM or SIGINT (scancel, preemption, the time limit, a pod deleted) reaches the tier too, passed on once: the
+  task waits for it to write its partial document, then records why.
 
 Every start appends a row to `attempts` in task.json. Exit: 0 the tier finished (its findings are the gate's
 business), 3 partial or failed (the scheduler shows the task as failed; the collector names it).
@@ -112,6 +112,12 @@ def run_task(results, gid, index_arg, ptxcts):
 
     def on_signal(signum, _frame):
         got.append(signum)
+        if len(got) > 1:
+            # the tier is stopping already. A scheduler signals every process of the task once, and this task's
+            # own ./ptxcts passes its one on here: a second here is the same cancel. The tier's ./ptxcts, signalled
+            # by the scheduler too, kills its group outright at a third: passing this one on would cut off the
+            # tier's writing of what it judged
+            return
         try:
             child.send_signal(signum)   # the scheduler signals every process of the task; a user's kill only this one
         except (ProcessLookupError, NameError):

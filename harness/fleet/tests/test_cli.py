@@ -6,10 +6,12 @@ there untouched; every tier's task command; the Kubernetes recipe, whose Indexed
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -512,6 +514,41 @@ class Kubernetes(Base):
             task = json.load(f)
         self.assertEqual(task["state"], "partial", task)
         self.assertIn("interrupted by SIGTERM", task["reason"])
+
+    def test_the_runner_passes_a_signal_on_to_the_tier_once(self):
+        # Slurm's cancel sends SIGTERM once to every process of the job, and the job's own `./ptxcts fleet task`
+        # passes its one on to the runner a moment later: the runner gets two. Were it to pass both on, the
+        # tier's `./ptxcts` (signalled by Slurm too) would count three and kill its group outright before the tier
+        # wrote what it judged (docs/CLI.md, "Signals"). fleet.runner.run_task passes the first on only. The tier
+        # here is a stand-in that counts what reaches it.
+        text = GOOD + '[kubernetes]\nimage = "i"\n'
+        r = ptxcts(["fleet", "submit", "--kube", os.path.join(self.tmp, "jobs.json"), self.plan(text)], cwd=self.tmp)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got, started = os.path.join(self.tmp, "got"), os.path.join(self.tmp, "started")
+        tier = os.path.join(self.tmp, "tier")
+        with open(tier, "w") as f:
+            f.write(f"#!/bin/sh\ntrap 'echo TERM >> {got}' TERM\ntouch {started}\n"
+                    "i=0; while [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done\nexit 143\n")
+        os.chmod(tier, 0o755)
+        code = ("import sys; from fleet import runner; "
+                f"sys.exit(runner.run_task({os.path.join(self.tmp, 'res')!r}, 'run.13.0.fake-a', 0, {tier!r}))")
+        task = subprocess.Popen([sys.executable, "-c", code], cwd=self.tmp, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                                    [os.path.join(ROOT, "harness"), os.path.join(ROOT, "generator")])))
+        deadline = time.monotonic() + 60
+        while not os.path.exists(started) and time.monotonic() < deadline and task.poll() is None:
+            time.sleep(0.05)
+        for _ in range(2):   # Slurm's, then the outer ./ptxcts's
+            task.send_signal(signal.SIGTERM)
+            time.sleep(0.5)
+        out = task.communicate(timeout=60)[0].decode(errors="replace")
+        self.assertEqual(task.returncode, 3, out)
+        with open(got) as f:
+            self.assertEqual(f.read().split(), ["TERM"], out)
+        with open(os.path.join(self.tmp, "res", "runs", "run.13.0.fake-a", "shard-0", "task.json")) as f:
+            record = json.load(f)
+        self.assertEqual(record["state"], "partial", record)
+        self.assertIn("interrupted by SIGTERM", record["reason"])
 
     def pods_then_collector(self, text):
         """Submit `text` for Kubernetes, run every pod here by index, then the collector: its CompletedProcess."""
