@@ -58,6 +58,15 @@ class Kernels(unittest.TestCase):
                 shape, block, coords = kernels._tma_geometry(rank, "tma", store)
                 self.assertGreater(coords[-1] + block[-1], shape[-1])
 
+    def test_every_tile_starts_on_a_16_byte_boundary_in_rows_of_whole_granules(self):
+        # an H100 traps on another innermost start (the recorded finding tensor_coord_alignment=16B_trap); a row
+        # that ends inside a 16-byte granule has its tail written by a store (tensor_store_oob=granule16_written)
+        for kind, width in (("tma", 2), ("reduce", 4)):
+            for rank in range(1, 6):
+                for store in (False, True):
+                    shape, _, coords = kernels._tma_geometry(rank, kind, store)
+                    self.assertEqual((coords[-1] * width % 16, shape[-1] * width % 16), (0, 0), (kind, rank))
+
     def test_a_store_starts_at_non_negative_coordinates_a_load_below_zero(self):
         self.assertTrue(all(c >= 0 for r in range(1, 6) for c in kernels._tma_geometry(r, "tma", True)[2]))
         self.assertIn(-1, kernels._tma_geometry(4, "tma")[2])
@@ -131,6 +140,19 @@ class CuteDsl(unittest.TestCase):
             if any(v == "%tmap" for _, v in s.args):
                 # a map copied into global memory is acquired into the tensormap proxy before its first use
                 self.assertLess(c.source.index("fence_tma_desc_acquire(t.iterator)"), c.source.index(call))
+
+    def test_every_tile_starts_on_a_16_byte_boundary_and_crosses_the_row_end(self):
+        # the DSL kernels' tile loads, prefetches, stores and reductions: an H100 traps on an innermost start that
+        # is not a multiple of 16 bytes (tensor_coord_alignment=16B_trap: all 133 such kernels of 2026-12-07);
+        # rows of whole 16-byte granules (tensor_store_oob=granule16_written); the box past the row's end
+        for geo, width, starts in ((cute_kernels.TILE, 2, ("load", "store")), (cute_kernels.RTILE, 4, ("store",))):
+            for start in starts:
+                c = geo[start]
+                self.assertEqual((c[0] * width % 16, geo["dims"][0] * width % 16), (0, 0), (geo, start))
+                self.assertGreater(c[0] + geo["box"][0], geo["dims"][0])
+        for rank in range(1, 6):
+            coords, tm, _ = cute_kernels._load_map("", rank)
+            self.assertEqual(coords[0] * tm["elem_size"] % 16, 0)
 
     @unittest.skipUnless(_ref(), "ptxcts-ref is not built")
     def test_a_kernel_that_did_nothing_would_fail(self):

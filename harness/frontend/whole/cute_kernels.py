@@ -19,11 +19,14 @@ SIZE = 256                         # bytes of a bulk copy or reduction
 WORDS = 1024                       # 64-bit words of g, h and out
 SHARED = 8192                      # dynamic shared memory of a launch: s and s2 (2 KB each), the mbarrier, alignment
 CUTLASS_EVICT_NORMAL = 0x1000000000000000   # the cache policy CUTLASS passes for EVICT_NORMAL (CacheHintSm90)
-# a tile tensor: 16-bit elements, dims innermost first, box [8, 2, ...], coordinates partly outside (a load's below
-# zero too; a store's start non-negative, the chapter's restriction on the .global.shared::cta direction)
-TILE = {"dims": [24, 3, 3, 3, 3], "box": [8, 2, 2, 2, 2], "load": [20, 1, 2, -1, 0], "store": [20, 1, 2, 1, 0]}
-# a reduction's tile: 32-bit elements
-RTILE = {"dims": [12, 3, 3, 3, 3], "box": [4, 2, 2, 2, 2], "store": [9, 1, 2, 1, 0]}
+# a tile tensor: 16-bit elements, dims innermost first, box [16, 2, ...] partly outside in every dimension but the
+# outermost (a load's start below zero too; a store's non-negative, the chapter's restriction on the
+# .global.shared::cta direction). The innermost start is a multiple of 16 bytes: an H100 traps on any other
+# (the recorded finding tensor_coord_alignment=16B_trap), and a row of the tensor fills whole 16-byte granules
+# (tensor_store_oob=granule16_written writes past a row's end inside its last granule)
+TILE = {"dims": [24, 3, 3, 3, 3], "box": [16, 2, 2, 2, 2], "load": [16, 1, 2, -1, 0], "store": [16, 1, 2, 1, 0]}
+# a reduction's tile: 32-bit elements, likewise
+RTILE = {"dims": [12, 3, 3, 3, 3], "box": [8, 2, 2, 2, 2], "store": [8, 1, 2, 1, 0]}
 IM2COL = {"channels": 8, "pixels": 16, "spatial": [10, 3, 3]}   # W, H, D
 _TYPES = {"u32": 4, "s32": 4, "u64": 8, "s64": 8, "b32": 4, "b64": 8, "f32": 4, "f64": 8, "f16": 2, "bf16": 2}
 
