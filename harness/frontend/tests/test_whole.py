@@ -191,7 +191,15 @@ class _FakeDriver:
         return len(self.mem)
 
     def tensor_map(self, *a):
+        self.maps = getattr(self, "maps", []) + [("tiled",) + a]
         return cudadrv.TensorMap()
+
+    def tensor_map_im2col(self, *a):
+        self.maps = getattr(self, "maps", []) + [("im2col",) + a]
+        return cudadrv.TensorMap()
+
+    def write(self, ptr, data):
+        self.written = (ptr, data)
 
     def launch(self, fn, params, threads, shared, ctas):
         self.params = params
@@ -226,6 +234,26 @@ class Judge(unittest.TestCase):
         klass, msg = wr.run_one(_FakeDriver(lambda p, n: bytes.fromhex("0100020009000400")), tmp, case)
         self.assertEqual(klass, "fail")
         self.assertIn("g[2] is 0x0009, the model says 0x0003 (1 of 4 elements differ); rule: R", msg)
+
+    def test_a_dsl_map_is_encoded_outermost_first_into_its_buffer(self):
+        # the DSL kernels' maps (cute_kernels._tmap): shape and block in a Triton descriptor's order, as the driver
+        # wrapper takes them; the 128 bytes written into the buffer t the kernel reads
+        import tempfile
+        tmp = tempfile.mkdtemp()
+        for spelling, want in ((DSL_SPELLINGS[4], ("tiled", 1, 2, [3, 3, 24], [2, 2, 16], 0)),
+                               (DSL_SPELLINGS[5], ("im2col", 1, 2, [2, 3, 10, 8], [16, 8], 0, [-1, -1], [-1, -1]))):
+            c = cute_kernels.whole_case("k", spelling, cute_dsl.call_text(spelling))
+            case = {"entry": "k", "form": "f", "rule": "R", "meta": dict(c.options, num_ctas=1), "args": c.args,
+                    "buffers": {b: {"elem": v["elem"], "init": "00" * v["elem"] * len(v["init"])}
+                                for b, v in c.buffers.items()}, "expect": {}}
+            with open(os.path.join(tmp, "k.cubin"), "wb") as f:
+                f.write(b"x")
+            d = _FakeDriver(lambda p, n: b"")
+            self.assertEqual(wr.run_one(d, tmp, case), ("pass", ""))
+            (got,) = d.maps
+            self.assertEqual(got[:3] + got[4:], want)   # all but the tensor's address
+            self.assertEqual((d.written[0], len(d.written[1])), (5, 128))   # t: the fifth buffer allocated
+            self.assertEqual(len(d.params), 5)                              # g, h, out, p, t: no scratch
 
     def test_a_tensor_map_is_64_byte_aligned(self):
         for _ in range(8):

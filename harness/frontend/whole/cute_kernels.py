@@ -13,6 +13,7 @@ call text.
 """
 import struct
 
+from .folder import elements, to_bytes
 from .kernels import Case, NotWritten, _pattern
 
 SIZE = 256                         # bytes of a bulk copy or reduction
@@ -99,12 +100,9 @@ def _wait():
     return "    cute.arch.mbarrier_wait(mb, 0)\n"
 
 
-def _bytes(vals, width):
-    return b"".join(v.to_bytes(width, "little") for v in vals)
-
-
-def _words(raw):
-    return [int.from_bytes(raw[i:i + 8], "little") for i in range(0, len(raw), 8)]
+def _words(values, width):
+    """Element values of `width` bytes laid out as the 64-bit words of a buffer."""
+    return elements(to_bytes(values, width), 8)
 
 
 def _float_bits(typ, x):
@@ -167,8 +165,11 @@ def _case(entry, template, params, src, prm, check, g=None, h=None, tmap=None):
 
 
 def _tmap(kind, dims, box, dtype, im2col=None):
-    """A tensor map over g the runner encodes into t at launch (CUtensorMapDataType number, dims innermost first)."""
-    m = {"mode": kind, "dims": dims, "box": box, "elem_type": {"UINT16": 1, "UINT32": 2, "INT32": 3}[dtype],
+    """A tensor map over g the runner encodes into t at launch (CUtensorMapDataType number). dims and box as the
+    kernel's coordinates have them (innermost first; an im2col box [pixels, channels]); the map records them as a
+    Triton tensor descriptor does (`shape` and `block` outermost first), the order whole-run and expect.py take."""
+    m = {"mode": kind, "shape": dims[::-1], "block": box if kind == "im2col" else box[::-1],
+         "elem_type": {"UINT16": 1, "UINT32": 2, "INT32": 3}[dtype],
          "elem_size": {"UINT16": 2, "UINT32": 4, "INT32": 4}[dtype], "buffer": "g"}
     if im2col:
         m.update(im2col)
@@ -199,8 +200,8 @@ def whole_case(entry, s, call):
         typ = kw["type"].rsplit(".", 1)[1].lower()
         width = _TYPES[typ]
         n = SIZE // width
-        g = _words(_bytes(_values(typ, n, 3), width) + _bytes(_pattern(WORDS - SIZE // 8, 0x33, 64), 8))
-        h = _words(_bytes(_values(typ, n, 11), width) + bytes(8 * WORDS - SIZE))
+        g = _words(_values(typ, n, 3), width) + _pattern(WORDS - SIZE // 8, 0x33, 64)
+        h = _words(_values(typ, n, 11), width) + [0] * (WORDS - SIZE // 8)
         name = f"{op}{'.noftz' if kw.get('noftz') == 'True' else ''}.{typ}"
         src = head + _FILL + _issue(call) + _STORE_WAIT
         return _case(entry, "bulk_reduce", s.args, src, Params(),
@@ -244,7 +245,7 @@ def whole_case(entry, s, call):
         src = head + _INIT.format(count=1) + _issue(call, str(nbytes), True) + _wait() + _readback(n=nbytes // 8)
         return _case(entry, "tensor_load", s.args, src, Params(coords=coords, offsets=[0, 0, 0]),
                      {"kind": "tensor_load", "tmap": tm, "coords": coords, "bytes": nbytes, "fill_base": 0x100},
-                     g=_words(_bytes(_pattern(4 * WORDS, 0x100, 16), 2)), tmap=tm)
+                     g=_words(_pattern(4 * WORDS, 0x100, 16), 2), tmap=tm)
     if f in ("P.cp_async_bulk_tensor_global_shared_cta", "P.cp_async_bulk_tensor_reduce"):
         mode = kw.get("mode", "")
         if mode not in ("", "P.TMAStoreMode.TILE"):
@@ -261,7 +262,7 @@ def whole_case(entry, s, call):
         g, h = None, None
         if red:
             typ = ("s32" if dtype == "INT32" else "u32")
-            g, h = _words(_bytes(_values(typ, 2 * WORDS, 5), 4)), _words(_bytes(_values(typ, 2 * WORDS, 13), 4))
+            g, h = _words(_values(typ, 2 * WORDS, 5), 4), _words(_values(typ, 2 * WORDS, 13), 4)
         src = head + _FILL + _issue(call, tensor_map=True) + _STORE_WAIT
         return _case(entry, "tensor_reduce" if red else "tensor_store", s.args, src,
                      Params(coords=coords), {"kind": "tensor_store", "tmap": tm, "coords": coords, "op": red,

@@ -11,6 +11,7 @@ import os
 import subprocess
 
 from ..errors import MALFORMED, FrontendError
+from .folder import elements, to_bytes
 
 # CUtensorMapDataType by number (Triton's tensordesc_meta elem_type) -> ptxcts-ref's dtype name
 DTYPES = {0: "UINT8", 1: "UINT16", 2: "UINT32", 3: "INT32", 4: "UINT64", 5: "INT64", 6: "FLOAT16", 7: "FLOAT32",
@@ -51,9 +52,8 @@ def tensor_load(ref, dtype, shape, block, coords, base, im2col=None):
     hexes = "".join(ln for ln in lines if not ln.startswith("tx_bytes"))
     if ".." in hexes:
         raise FrontendError(f"ptxcts-ref tensor left bytes of the box unwritten for {q}", MALFORMED)
-    raw = bytes.fromhex(hexes)
     width = {"UINT8": 1, "UINT16": 2, "FLOAT16": 2, "BFLOAT16": 2, "UINT64": 8, "INT64": 8, "FLOAT64": 8}.get(dtype, 4)
-    return [int.from_bytes(raw[i:i + width], "little") for i in range(0, len(raw), width)]
+    return elements(bytes.fromhex(hexes), width)
 
 
 def box_map(ref, shape, block, coords):
@@ -61,11 +61,24 @@ def box_map(ref, shape, block, coords):
     return [v - 1 if v else None for v in tensor_load(ref, "UINT32", shape, block, coords, 1)]
 
 
-def reduce_values(ref, op, pairs):
-    """The model's results of `op` (add, min, ...) on 32-bit signed elements for [(old, src)]."""
-    t = _REDUCE_TYPE[op]
-    text = "".join(f"{op}.{t} {o:08x} {s:08x}\n" for o, s in pairs)
-    return [int(x, 16) for x in _ref(ref, ["reduce", "--site", "tensor"], text).split()]
+def stored(ref, g, tile, shape, block, coords, op=None, typ=None):
+    """The element values of g after a tile store (op None) or a reduction `op` on `typ` elements (add, s32, ...:
+    ptxcts-ref reduce --site tensor) of tile (the box's elements in shared-memory order) into the box at coords:
+    the box's elements inside the tensor written, the others untouched; where each lands is the model's box map."""
+    g = list(g)
+    hits = [(j, t) for j, t in zip(box_map(ref, shape, block, coords), tile) if j is not None]
+    if op:
+        text = "".join(f"{op}.{typ} {g[j]:08x} {t:08x}\n" for j, t in hits)
+        vals = [int(x, 16) for x in _ref(ref, ["reduce", "--site", "tensor"], text).split()]
+        hits = [(j, v) for (j, _), v in zip(hits, vals)]
+    for j, v in hits:
+        g[j] = v
+    return g
+
+
+def _stored_rule(op):
+    return (f"the tile {'reduced into' if op else 'stored to'} the box's elements inside the tensor, the others "
+            f"untouched (ptxcts-ref tensor's box map{', ptxcts-ref reduce' if op else ''})")
 
 
 def expected(ref, case, elem_type):
@@ -78,18 +91,10 @@ def expected(ref, case, elem_type):
                           c.get("im2col"))
         return {c["out"]: got}, "the tile load's bytes in shared memory (ptxcts-ref tensor), read back"
     if k in ("tma_store", "tma_reduce"):
-        g = list(case.buffers[c["buffer"]]["init"])
-        tile = case.buffers[c["tile"]]["init"]
-        where = box_map(ref, c["shape"], c["block"], c["coords"])
-        hits = [(j, t) for j, t in zip(where, tile) if j is not None]
-        if k == "tma_reduce":
-            vals = reduce_values(ref, c["op"], [(g[j], t) for j, t in hits])
-            hits = [(j, v) for (j, _), v in zip(hits, vals)]
-        for j, v in hits:
-            g[j] = v
-        what = "reduced into" if k == "tma_reduce" else "stored to"
-        how = "ptxcts-ref tensor's box map" + (", ptxcts-ref reduce" if k == "tma_reduce" else "")
-        return {c["buffer"]: g}, f"the tile {what} the box's elements inside the tensor, the others untouched ({how})"
+        op = c["op"] if k == "tma_reduce" else None
+        g = stored(ref, case.buffers[c["buffer"]]["init"], case.buffers[c["tile"]]["init"], c["shape"], c["block"],
+                   c["coords"], op, _REDUCE_TYPE.get(op))
+        return {c["buffer"]: g}, _stored_rule(op)
     if k == "bulk_wait_group":
         n, tiles = c["n"], case.buffers["tile"]["init"]
         g = [0] * len(case.buffers["g"]["init"])
@@ -118,11 +123,11 @@ def expected(ref, case, elem_type):
 
 def _raw(case, b):
     v = case.buffers[b]
-    return bytearray(b"".join(x.to_bytes(v["elem"], "little") for x in v["init"]))
+    return bytearray(to_bytes(v["init"], v["elem"]))
 
 
-def _as_words(raw, elem):
-    return [int.from_bytes(raw[i:i + elem], "little") for i in range(0, len(raw), elem)]
+def _as_words(raw):
+    return elements(raw, 8)
 
 
 def expected_dsl(ref, case):
@@ -132,14 +137,14 @@ def expected_dsl(ref, case):
     if k == "copy":
         if c["from"]:
             out[:c["bytes"]] = _raw(case, c["from"])[:c["bytes"]]
-        return {"out": _as_words(out, 8)}, "the copy's bytes, read back after its completion"
+        return {"out": _as_words(out)}, "the copy's bytes, read back after its completion"
     if k == "cp_async_one":
         out[:c["src_size"]] = _raw(case, "g")[:c["src_size"]]
-        return {"out": _as_words(out, 8)}, ZERO_FILL
+        return {"out": _as_words(out)}, ZERO_FILL
     if k == "store":
         g = _raw(case, "g")
         g[:c["bytes"]] = _raw(case, "h")[:c["bytes"]]
-        return {"g": _as_words(g, 8)}, "the bulk store's bytes in global memory after its bulk group completed"
+        return {"g": _as_words(g)}, "the bulk store's bytes in global memory after its bulk group completed"
     if k == "wait_group":
         g, h = _raw(case, "g"), _raw(case, "h")
         g[:768] = h[:768]
@@ -147,42 +152,27 @@ def expected_dsl(ref, case):
             out[:c["bytes"]] = h[:c["bytes"]]
         rule = ("bulk wait_group.read N: the sources of the completed groups were read (overwriting them changes "
                 "nothing stored)" if c["read"] else "bulk wait_group N: the completed groups' writes are visible")
-        return {"g": _as_words(g, 8), "out": _as_words(out, 8)}, rule
+        return {"g": _as_words(g), "out": _as_words(out)}, rule
     if k == "reduce":
         w = c["width"]
         g, h = _raw(case, "g"), _raw(case, "h")
-        pairs = [(int.from_bytes(g[i:i + w], "little"), int.from_bytes(h[i:i + w], "little"))
-                 for i in range(0, c["bytes"], w)]
+        pairs = zip(elements(g[:c["bytes"]], w), elements(h[:c["bytes"]], w))
         text = "".join(f"{c['op']} {o:0{2 * w}x} {s:0{2 * w}x}\n" for o, s in pairs)
-        vals = [int(x, 16) for x in _ref(ref, ["reduce"], text).split()]
-        for n, v in enumerate(vals):
-            g[n * w:(n + 1) * w] = v.to_bytes(w, "little")
-        return {"g": _as_words(g, 8)}, f"cp.reduce.async.bulk {c['op']} per element (ptxcts-ref reduce)"
+        g[:c["bytes"]] = to_bytes([int(x, 16) for x in _ref(ref, ["reduce"], text).split()], w)
+        return {"g": _as_words(g)}, f"cp.reduce.async.bulk {c['op']} per element (ptxcts-ref reduce)"
     if k == "tensor_load":
         m = c["tmap"]
         im = {"lower_corner": m["lower"], "upper_corner": m["upper"], "offsets": [0] * len(m["lower"])} \
             if m["mode"] == "im2col" else None
-        shape = list(reversed(m["dims"]))
-        block = m["box"] if im else list(reversed(m["box"]))   # im2col: [pixels, channels]
+        shape, block = m["shape"], m["block"]
         got = tensor_load(ref, "UINT16", shape, block, list(reversed(c["coords"])), c["fill_base"], im)
-        raw = b"".join(v.to_bytes(2, "little") for v in got)
+        raw = to_bytes(got, 2)
         out[:len(raw)] = raw
-        return {"out": _as_words(out, 8)}, "the tensor load's bytes in shared memory (ptxcts-ref tensor), read back"
+        return {"out": _as_words(out)}, "the tensor load's bytes in shared memory (ptxcts-ref tensor), read back"
     if k == "tensor_store":
-        m, w = c["tmap"], c["width"]
-        g, h = _raw(case, "g"), _raw(case, "h")
-        shape, block = list(reversed(m["dims"])), list(reversed(m["box"]))
-        where = box_map(ref, shape, block, list(reversed(c["coords"])))
-        hits = [(j, int.from_bytes(h[n * w:(n + 1) * w], "little")) for n, j in enumerate(where) if j is not None]
-        if c["op"]:
-            typ = "s32" if c["dtype"] == "INT32" else ("b32" if c["op"] in ("and", "or", "xor") else "u32")
-            text = "".join(f"{c['op']}.{typ} {int.from_bytes(g[j * w:(j + 1) * w], 'little'):08x} {v:08x}\n"
-                           for j, v in hits)
-            vals = [int(x, 16) for x in _ref(ref, ["reduce", "--site", "tensor"], text).split()]
-            hits = [(j, v) for (j, _), v in zip(hits, vals)]
-        for j, v in hits:
-            g[j * w:(j + 1) * w] = v.to_bytes(w, "little")
-        return {"g": _as_words(g, 8)}, ("the tile " + ("reduced into" if c["op"] else "stored to") +
-                                        " the box's elements inside the tensor (ptxcts-ref tensor's box map" +
-                                        (", ptxcts-ref reduce)" if c["op"] else ")"))
+        m, w, op = c["tmap"], c["width"], c["op"]
+        typ = "s32" if c["dtype"] == "INT32" else ("b32" if op in ("and", "or", "xor") else "u32")
+        g = stored(ref, elements(_raw(case, "g"), w), elements(_raw(case, "h"), w), m["shape"], m["block"],
+                   list(reversed(c["coords"])), op, typ)
+        return {"g": _as_words(to_bytes(g, w))}, _stored_rule(op)
     raise FrontendError(f"no expectation for check kind {k!r}", MALFORMED)

@@ -1,5 +1,6 @@
 """The folder whole-write writes and whole-run reads: its format name, how buffers are written (hex of their
-elements, little-endian), and the rule every kernel in it must meet (can_fail)."""
+elements, little-endian: to_bytes and elements, the one conversion between element values and bytes of the whole
+kernels), and the rule every kernel in it must meet (can_fail)."""
 
 import json
 import os
@@ -15,8 +16,18 @@ def can_fail(case, values):
     return any(list(v) != list(case.buffers[b]["init"]) for b, v in values.items())
 
 
+def to_bytes(values, width):
+    """Element values of `width` bytes each, little-endian."""
+    return b"".join(v.to_bytes(width, "little") for v in values)
+
+
+def elements(raw, width):
+    """The element values of `width` bytes each (little-endian) in raw."""
+    return [int.from_bytes(raw[i:i + width], "little") for i in range(0, len(raw), width)]
+
+
 def hex_of(values, elem):
-    return b"".join(v.to_bytes(elem, "little") for v in values).hex()
+    return to_bytes(values, elem).hex()
 
 
 def save(out, doc):

@@ -14,6 +14,7 @@ Geometry (one program; every tensor copy partly out of bounds, so the fill is ju
 A form whose whole kernel is not written here (multicast im2col, gather / scatter, the cluster-scope fence) gets
 NotWritten with the reason.
 """
+import math
 from dataclasses import dataclass, field
 
 from ..triton.backend import async_copy_policy
@@ -51,13 +52,6 @@ def _tma_geometry(rank, kind, store=False):
     block = [2] * (rank - 1) + [blk]
     coords = list(reversed((OUTER_STORE if store else OUTER)[:rank - 1])) + [crd]
     return shape, block, coords
-
-
-def _count(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 def _desc_sig(dtype, block, bits, ctas=1):
@@ -98,7 +92,7 @@ def tma_load(entry, p, api):
     rank = int(p["dim"])
     ctas = 2 if p.get("multicast") == "1" else 1
     shape, block, coords = _tma_geometry(rank, "tma")
-    n = _count(block)
+    n = math.prod(block)
     hint = ", cache_policy=" + api["hint"] if p.get("hint") == "1" else ""
     # a multicast's barrier: one per CTA (allocate_mbarrier: shape [num_ctas], one element in each CTA), as the
     # copy signals the mbarrier at the same offset in every destination CTA. A [1]-shaped barrier with the layout
@@ -123,7 +117,7 @@ def {entry}(desc, out):
     return Case(entry, "tma_load", p, src, {"desc": _desc_sig("i16", block, 16, ctas), "out": "*i16"}, None,
                 {"num_warps": 4, "num_ctas": ctas},
                 [_desc_arg(shape, block), {"kind": "ptr", "buffer": "out"}],
-                {"g": {"elem": 2, "init": _pattern(_count(shape), 0x100, 16)}, "out": {"elem": 2, "init": [0] * n}},
+                {"g": {"elem": 2, "init": _pattern(math.prod(shape), 0x100, 16)}, "out": {"elem": 2, "init": [0] * n}},
                 {"kind": "tma_load", "dtype": "UINT16", "shape": shape, "block": block, "coords": coords,
                  "fill_base": 0x100, "out": "out"})
 
@@ -144,7 +138,7 @@ def tma_load_im2col(entry, p, api):
     # outside; distinct coordinates, so a component that swapped two would read other pixels
     coords = [1] + [1] * (rank - 3) + [IM2COL["corner"], 0]
     block = [IM2COL["pixels"], IM2COL["channels"]]
-    n = _count(block)
+    n = math.prod(block)
     hint = ", cache_policy=" + api["hint"] if p.get("hint") == "1" else ""
     src = f"""
 @gluon.jit
@@ -166,7 +160,7 @@ def {entry}(desc, out):
     return Case(entry, "tma_load_im2col", p, src, {"desc": sig, "out": "*i16"}, None, {"num_warps": 4},
                 [dict(_desc_arg(shape, block), mode="im2col", lower=corner, upper=corner),
                  {"kind": "ptr", "buffer": "out"}],
-                {"g": {"elem": 2, "init": _pattern(_count(shape), 0x100, 16)}, "out": {"elem": 2, "init": [0] * n}},
+                {"g": {"elem": 2, "init": _pattern(math.prod(shape), 0x100, 16)}, "out": {"elem": 2, "init": [0] * n}},
                 {"kind": "tma_load", "dtype": "UINT16", "shape": shape, "block": block, "coords": coords,
                  "fill_base": 0x100, "out": "out", "im2col": {"lower_corner": corner, "upper_corner": corner,
                                                              "offsets": [0] * (rank - 2)}})
@@ -190,16 +184,16 @@ def tma_store(entry, p, api, reduce_op=None):
     rank = int(p.get("dim", "2"))
     kind = "reduce" if reduce_op else "tma"
     shape, block, coords = _tma_geometry(rank, kind, store=True)
-    n = _count(block)
+    n = math.prod(block)
     bits = 32 if reduce_op else 16
     dtype = "i32" if reduce_op else "i16"
     call = f"tma.async_atomic_{reduce_op}" if reduce_op else f"tma.{api['tma_store']}"
     src = _store_source(entry, api, block, coords, call, n, "tma.store_wait(0)")
     src = src.replace("{hint}", ", cache_policy=" + api["hint"] if p.get("hint") == "1" else "")
     if reduce_op:
-        g, tile = _mixed32(_count(shape), 0x5A5A5A5A), _mixed32(n, 0x0F0F1234)
+        g, tile = _mixed32(math.prod(shape), 0x5A5A5A5A), _mixed32(n, 0x0F0F1234)
     else:
-        g, tile = _pattern(_count(shape), 0x100, 16), _pattern(n, 0x8000, 16)
+        g, tile = _pattern(math.prod(shape), 0x100, 16), _pattern(n, 0x8000, 16)
     return Case(entry, "tma_reduce" if reduce_op else "tma_store", p, src,
                 {"desc": _desc_sig(dtype, block, bits), "tile": f"*{dtype}"}, None, {"num_warps": 4},
                 [_desc_arg(shape, block), {"kind": "ptr", "buffer": "tile"}],

@@ -20,7 +20,7 @@ from framework.progress import Progress
 
 from .. import FrontendError
 from ..errors import MALFORMED
-from .folder import FORMAT
+from .folder import FORMAT, elements
 
 CHILD = "--whole-child"
 
@@ -40,13 +40,22 @@ def load(folder):
     return doc
 
 
-def _elements(raw, elem):
-    return [int.from_bytes(raw[i:i + elem], "little") for i in range(0, len(raw), elem)]
-
-
 def _stage(what):
     sys.stderr.write(f"{time.monotonic():.3f} {what}\n")
     sys.stderr.flush()
+
+
+def _tensor_map(drv, m, ptr, shape, block, swizzle):
+    """The CUtensorMap of m (elem_type, elem_size; mode "im2col" with its corners lower and upper, else tiled) over
+    the tensor at ptr: shape and block outermost first (an im2col block [pixels, channels])."""
+    if m.get("mode") == "im2col":
+        return drv.tensor_map_im2col(m["elem_type"], m["elem_size"], ptr, shape, block, swizzle, m["lower"],
+                                     m["upper"])
+    return drv.tensor_map(m["elem_type"], m["elem_size"], ptr, shape, block, swizzle)
+
+
+def _has_map(case):
+    return any(a["kind"] == "tensordesc" or a.get("tmap") for a in case["args"])
 
 
 def run_one(drv, folder, case):
@@ -59,14 +68,10 @@ def run_one(drv, folder, case):
     ptrs = {b: drv.alloc(bytes.fromhex(v["init"])) for b, v in case["buffers"].items()}
     meta, params, descs = case["meta"], [], iter(case["meta"].get("tensordesc", []))
     for arg in case["args"]:
-        if arg["kind"] == "tensordesc":
+        if arg["kind"] == "tensordesc":   # Triton's: the map by value, then the tensor's shape and strides
             d = next(descs)
-            if arg.get("mode") == "im2col":
-                params.append(drv.tensor_map_im2col(d["elem_type"], d["elem_size"], ptrs[arg["buffer"]], arg["shape"],
-                                                    d["block_size"], d["swizzle"], arg["lower"], arg["upper"]))
-            else:
-                params.append(drv.tensor_map(d["elem_type"], d["elem_size"], ptrs[arg["buffer"]], arg["shape"],
-                                             d["block_size"], d["swizzle"]))
+            params.append(_tensor_map(drv, dict(d, **arg), ptrs[arg["buffer"]], arg["shape"], d["block_size"],
+                                      d["swizzle"]))
             params += [ctypes.c_int32(s) for s in arg["shape"]]
             strides, s = [], 1
             for dim in reversed(arg["shape"]):
@@ -74,15 +79,9 @@ def run_one(drv, folder, case):
                 s *= dim
             params += [ctypes.c_int64(s) for s in strides]
         elif arg["kind"] == "ptr":
-            if arg.get("tmap"):   # a tensor map over another buffer, encoded here into this one (global memory)
+            if arg.get("tmap"):   # the DSL's: a map over another buffer, encoded here into this one (global memory)
                 m = arg["tmap"]
-                shape = list(reversed(m["dims"]))
-                if m["mode"] == "im2col":
-                    tmap = drv.tensor_map_im2col(m["elem_type"], m["elem_size"], ptrs[m["buffer"]], shape, m["box"],
-                                                 0, m["lower"], m["upper"])
-                else:
-                    tmap = drv.tensor_map(m["elem_type"], m["elem_size"], ptrs[m["buffer"]], shape,
-                                          list(reversed(m["box"])), 0)
+                tmap = _tensor_map(drv, m, ptrs[m["buffer"]], m["shape"], m["block"], 0)
                 drv.write(ptrs[arg["buffer"]], ctypes.string_at(tmap.addr, 128))
             params.append(ctypes.c_uint64(ptrs[arg["buffer"]]))
         else:
@@ -99,7 +98,7 @@ def run_one(drv, folder, case):
         want = bytes.fromhex(want_hex)
         got = drv.read(ptrs[b], len(want))
         if got != want:
-            g, w = _elements(got, elem), _elements(want, elem)
+            g, w = elements(got, elem), elements(want, elem)
             bad = [i for i in range(len(w)) if g[i] != w[i]]
             i = bad[0]
             return "fail", (f"{b}[{i}] is 0x{g[i]:0{2 * elem}x}, the model says 0x{w[i]:0{2 * elem}x} ({len(bad)} of "
@@ -237,7 +236,7 @@ def run(a, _root):
             keep({"form": form, "asked": form, "template": "?", "class": "compile_error", "message": err})
         prog = Progress(len(by_entry), label="whole-run", unit="kernels")
         # kernels without a tensor map first: a launcher fault shows on them before the tensor maps are in doubt
-        order = sorted(by_entry, key=lambda e: (not by_entry[e]["template"].startswith("cp_async"), e))
+        order = sorted(by_entry, key=lambda e: (_has_map(by_entry[e]), e))
         head["device"] = _drive(os.path.abspath(a.folder), order, a.timeout, answer, prog,
                                 os.path.join(a.out, "children.log"))
         out.write(json.dumps({"device": head["device"]}) + "\n")
