@@ -88,6 +88,8 @@ def _parser():
     s.add_argument("--out", required=True, path=given.NEW_FOLDER, help="the folder to write")
     s.add_argument("--timeout", type=float, default=20.0, help="seconds a kernel may run before it is a timeout "
                    "(default %(default)s)")
+    s.add_argument("--findings", path=given.FILE, help="reviewed front-end findings: a refusal one covers is its "
+                   "spec_divergence (default results/expectations/frontends.toml)")
     s = sub.add_parser("compare", add_help=False, help="a front-end's run-tier run on a GPU against the hand-written "
                        "classes of the same device (every difference a finding with its replay command)")
     s.add_argument("args", nargs=argparse.REMAINDER)

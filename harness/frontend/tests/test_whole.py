@@ -260,6 +260,32 @@ class Judge(unittest.TestCase):
             self.assertEqual(cudadrv.TensorMap().addr % 64, 0)
 
 
+class Refusals(unittest.TestCase):
+    def test_a_refusal_a_reviewed_finding_covers_is_its_spec_divergence(self):
+        # whole-write records what the front-end refused; whole-run names the reviewed finding that covers it
+        # (results/expectations/frontends.toml) and keeps any other a compile_error. No GPU is needed for these.
+        import json
+        import tempfile
+        from frontend.whole.folder import FORMAT
+        tmp = tempfile.mkdtemp()
+        known = "cp.reduce.async.bulk/global.shared_cta.bulk_group/add.noftz.f32"
+        doc = {"format": FORMAT, "version": 1, "frontend": "cute-dsl", "compiler": "CuTe DSL (4.8.1)",
+               "ptxas": "13.5", "target": "sm_90a", "ptx": "9.4", "cases": [], "not_written": {},
+               "refused": {known: "ValueError: .noftz is only valid for .f16/.bf16", "cp.async/x": "boom"}}
+        os.makedirs(os.path.join(tmp, "k"))
+        with open(os.path.join(tmp, "k", "index.json"), "w") as f:
+            json.dump(doc, f)
+        r = subprocess.run([os.path.join(ROOT, "ptxcts"), "frontend", "whole-run", os.path.join(tmp, "k"), "--out",
+                            os.path.join(tmp, "out")], capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
+        self.assertEqual(r.returncode, 77, r.stderr)
+        with open(os.path.join(tmp, "out", "results.jsonl")) as f:
+            got = {x["form"]: x for x in map(json.loads, f) if "form" in x}
+        self.assertEqual(got[known]["class"], "spec_divergence")
+        self.assertIn("finding cute-dsl-481-noftz-f32-refused", got[known]["message"])
+        self.assertEqual(got["cp.async/x"]["class"], "compile_error")
+
+
 class Children(unittest.TestCase):
     def test_a_hung_kernel_times_out_and_a_dying_child_is_a_crash(self):
         fake = ("import json, sys, time\n"

@@ -3,7 +3,8 @@ machine's GPU and judged: each kernel's checked buffers byte for byte against th
 
 Classes: pass; fail (a byte differs: the first element that differs and how many do, with the rule); crash (a
 driver error: the kernel trapped or could not launch); timeout (it ran past --timeout: a wait that never
-completes); compile_error (the front-end or its ptxas refused the kernel in whole-write). Without a GPU nothing
+completes); compile_error (the front-end or its ptxas refused the kernel in whole-write); spec_divergence (a refusal a reviewed
+finding of results/expectations/frontends.toml covers: the finding named, not a failure). Without a GPU nothing
 is judged: every kernel `skipped`, exit 77 (docs/CLI.md). A kernel that traps poisons its CUDA context, so the
 kernels run in a child process that answers one JSON line per kernel; when it dies or hangs the kernel it was
 running is a crash or timeout and a new child takes the rest. Writes OUT/results.jsonl (one line per form),
@@ -18,7 +19,7 @@ from collections import Counter, defaultdict
 
 from framework.progress import Progress
 
-from .. import FrontendError
+from .. import FrontendError, findings
 from ..errors import MALFORMED
 from .folder import FORMAT, elements
 
@@ -205,7 +206,7 @@ def _drive(folder, entries, timeout, answer, prog, log):
     return device
 
 
-def run(a, _root):
+def run(a, root):
     """Each kernel's record is appended to OUT/results.jsonl as it is judged (an interrupted run keeps them); the
     first line is the run's head (front-end, Triton, its ptxas, target, PTX), the device follows as a record of its
     own once the child has named it."""
@@ -231,9 +232,15 @@ def run(a, _root):
         keep({"form": c["form"], "asked": c["asked"], "template": c["template"], "class": klass, "message": msg,
               "instruction": c["instruction"], "seconds": round(seconds, 4)})
 
+    reviewed = findings.load(a.findings or findings.default_path(root))
     with out:
         for form, err in sorted(doc.get("refused", {}).items()):
-            keep({"form": form, "asked": form, "template": "?", "class": "compile_error", "message": err})
+            # a refusal a reviewed finding covers (results/expectations/frontends.toml, refuses_valid) is that
+            # finding's spec_divergence, as in the front-end tier (judge._reviewed)
+            known = next((f for f in reviewed if f.covers(doc["frontend"], form, "refuses_valid")), None)
+            keep({"form": form, "asked": form, "template": "?",
+                  "class": "spec_divergence" if known else "compile_error",
+                  "message": f"{known.text()}; the front-end said: {err}" if known else err})
         prog = Progress(len(by_entry), label="whole-run", unit="kernels")
         # kernels without a tensor map first: a launcher fault shows on them before the tensor maps are in doubt
         order = sorted(by_entry, key=lambda e: (_has_map(by_entry[e]), e))
@@ -255,7 +262,7 @@ def run(a, _root):
 
 
 def summary(records, head, wall):
-    classes = ("pass", "fail", "crash", "timeout", "compile_error")
+    classes = ("pass", "fail", "crash", "timeout", "compile_error", "spec_divergence")
     rows = defaultdict(Counter)
     for r in records:
         rows[r["template"]][r["class"]] += 1
