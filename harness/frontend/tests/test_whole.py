@@ -21,7 +21,8 @@ SPELLINGS = [("tma_load", {"dim": "3", "multicast": "0", "hint": "1"}),
              ("tma_reduce", {"dim": "2", "redop": "min"}), ("bulk_wait_group", {"n": "1", "read": "1"}),
              ("bulk_wait_group", {"n": "1", "read": "0"}), ("cp_async", {"cp_size": "8", "cop": "ca", "prefetch": ""}),
              ("cp_async_wait_group", {"n": "2"}), ("cp_async_mbarrier_arrive", {"noinc": "1"}),
-             ("fence_proxy_async", {"cluster": "0"}), ("tma_load_im2col", {"dim": "5", "multicast": "0", "hint": "1"})]
+             ("fence_proxy_async", {"cluster": "0"}), ("tma_load_im2col", {"dim": "5", "multicast": "0", "hint": "1"}),
+             ("tma_load_im2col", {"dim": "4", "multicast": "1", "hint": "0"})]
 
 
 def _ref():
@@ -46,8 +47,7 @@ class Kernels(unittest.TestCase):
                     self.assertTrue(all(0 <= v < 1 << (8 * b["elem"]) for v in b["init"]), t)
 
     def test_forms_without_a_whole_kernel_say_why(self):
-        for t, p in (("tma_load_im2col", {"dim": "4", "multicast": "1", "hint": "0"}),
-                     ("fence_proxy_async", {"cluster": "1"}), ("tma_gather", {})):
+        for t, p in (("fence_proxy_async", {"cluster": "1"}), ("tma_gather", {})):
             with self.assertRaises(kernels.NotWritten) as e:
                 kernels.whole_case("k", t, p.items(), API_39)
             self.assertTrue(str(e.exception))
@@ -163,6 +163,26 @@ class CuteDsl(unittest.TestCase):
             self.assertTrue(can_fail(c, values), s.callee)
             self.assertTrue(rule)
 
+    @unittest.skipUnless(_ref(), "ptxcts-ref is not built")
+    def test_an_im2col_no_offs_store_writes_the_walk_inside_the_tensor(self):
+        # rank 3 (C, W, N) = (8, 10, 2): the walk starts at w = 4 of image 1, 6 pixels of 8 channels inside, then
+        # leaves the tensor past N (not written); a reduction applies its op there
+        for op, spelling in ((None, Spelling("P.cp_async_bulk_tensor_global_shared_cta", (
+                ("", "%tmap"), ("", "%smem"), ("", "%c3"), ("mode", "P.TMAStoreMode.IM2COL")))),
+                             ("add", Spelling("P.cp_async_bulk_tensor_reduce", (
+                                 ("", "%tmap"), ("", "%smem"), ("", "P.TMARedux.ADD"), ("", "%c3"),
+                                 ("mode", "P.TMAStoreMode.IM2COL"))))):
+            c = cute_kernels.whole_case("k", spelling, cute_dsl.call_text(spelling))
+            self.assertEqual((c.check["coords"], c.check["tmap"]["mode"]), ([0, 4, 1], "im2col"))
+            w = c.check["width"]
+            g = expect.elements(expect.to_bytes(expect.expected_dsl(_ref(), c)[0]["g"], 8), w)
+            init = expect.elements(expect.to_bytes(c.buffers["g"]["init"], 8), w)
+            tile = expect.elements(expect.to_bytes(c.buffers["h"]["init"], 8), w)
+            first = (1 * 10 + 4) * 8   # element (c 0, w 4, n 1)
+            want = tile[:48] if op is None else [(a + b) & 0xFFFFFFFF for a, b in zip(init[first:first + 48], tile)]
+            self.assertEqual(g[first:first + 48], want)
+            self.assertEqual(g[:first] + g[first + 48:], init[:first] + init[first + 48:])
+
     def test_a_cp_async_with_src_size_zero_fills_the_rest(self):
         c = cute_kernels.whole_case("k", DSL_SPELLINGS[3], cute_dsl.call_text(DSL_SPELLINGS[3]))
         self.assertEqual(c.check["src_size"], 4)
@@ -172,11 +192,43 @@ class CuteDsl(unittest.TestCase):
         self.assertEqual(out[1:], [0] * (len(out) - 1))
 
     def test_forms_without_a_dsl_whole_kernel_say_why(self):
-        for s in (Spelling("P.cp_async_bulk_shared_cluster_global", (("", "%smem"), ("", "%gmem"), ("", "%mbar"),
-                                                                     ("", "%size"), ("multicast_mask", "%cta_mask"))),
-                  Spelling("P.fence_proxy", (("", "P.Proxy.ASYNC_SHARED"), ("space", "P.SharedSpace.shared_cluster")))):
-            with self.assertRaises(kernels.NotWritten):
+        for s in (Spelling("P.cp_async_bulk_global_shared_cta", (("", "%gmem"), ("", "%smem"), ("", "%size"),
+                                                                 ("byte_mask", "%byte_mask"))),
+                  Spelling("P.cp_async_bulk_tensor_prefetch", (("", "%tmap"), ("", "%c2"),
+                                                               ("mode", "P.TMALoadMode.TILE_GATHER4")))):
+            with self.assertRaises(kernels.NotWritten) as e:
                 cute_kernels.whole_case("k", s, cute_dsl.call_text(s))
+            self.assertTrue(str(e.exception))
+
+    def test_a_multicast_is_a_cluster_of_two_each_cta_reading_back_its_copy(self):
+        bulk = Spelling("P.cp_async_bulk_shared_cluster_global", (("", "%smem"), ("", "%gmem"), ("", "%mbar"),
+                                                                  ("", "%size"), ("multicast_mask", "%cta_mask")))
+        tensor = Spelling("P.cp_async_bulk_tensor_shared_cluster_global", (
+            ("", "%smem"), ("", "%tmap"), ("", "%c2"), ("", "%mbar"), ("", "%o0"), ("multicast_mask", "%cta_mask")))
+        for s in (bulk, tensor):
+            call = cute_dsl.call_text(s)
+            c = cute_kernels.whole_case("k", s, call)
+            compile(cute_kernels.PRELUDE + c.source, f"<{s.callee}>", "exec")
+            self.assertEqual((c.options["num_ctas"], c.buffers["p"]["init"][2]), (2, 0b11))
+            # every CTA's barrier initialised and expecting before the cluster barrier, CTA 0 alone issuing after
+            src = c.source
+            self.assertLess(src.index("mbarrier_arrive_and_expect_tx"), src.index("cluster_wait"))
+            self.assertLess(src.index("cluster_wait"), src.index("if rank == 0:"), src.index(call))
+            if _ref():
+                out = expect.expected_dsl(_ref(), c)[0]["out"]
+                half = len(out) // 2
+                self.assertEqual(out[:half], out[half:])
+                self.assertTrue(any(out[:half]))
+
+    def test_the_cluster_fence_stands_between_the_peer_writes_and_the_bulk_store(self):
+        s = Spelling("P.fence_proxy", (("", "P.Proxy.ASYNC_SHARED"), ("space", "P.SharedSpace.shared_cluster")))
+        call = cute_dsl.call_text(s)
+        c = cute_kernels.whole_case("k", s, call)
+        compile(cute_kernels.PRELUDE + c.source, "<fence>", "exec")
+        src = c.source
+        self.assertEqual(c.options["num_ctas"], 2)
+        self.assertLess(src.index("map_dsmem_ptr(s + i, 0)"), src.index(call))
+        self.assertLess(src.index(call), src.index("P.cp_async_bulk_global_shared_cta"))
 
 
 class _FakeDriver:

@@ -90,6 +90,11 @@ def _readback(src="st", n=256):
 _MAP_FENCE = "        cute.nvgpu.cpasync.fence_tma_desc_acquire(t.iterator)\n"
 
 
+CLUSTER = 2                        # CTAs of a cluster kernel (multicast, the cluster-scope fence)
+OUT_CTA = 512                      # out's 64-bit words per CTA of a cluster kernel (CTA r reads back at r * OUT_CTA)
+_CLUSTER_SYNC = "    cute.arch.cluster_arrive()\n    cute.arch.cluster_wait()\n"
+
+
 def _issue(call, expect=None, tensor_map=False):
     pre = _MAP_FENCE if tensor_map else ""
     pre += f"        cute.arch.mbarrier_arrive_and_expect_tx(mb, {expect})\n" if expect else ""
@@ -152,6 +157,41 @@ class Params:
             self.v[9 + i] = x & 0xFFFFFFFF
 
 
+def _multicast(entry, template, s, head, call, nbytes, tensor_map, prm, check, g=None, tmap=None):
+    """A multicast copy in a cluster of CLUSTER CTAs: thread 0 of each CTA initialises its mbarrier (at the same
+    offset in each) and expects the bytes; a cluster barrier makes every barrier's initialisation visible before
+    CTA 0's thread 0 issues with the CTA mask 0b11; each CTA waits on its own barrier and reads its shared memory
+    back into its part of out; a last cluster barrier keeps every CTA's shared memory alive until all are done."""
+    src = head + _INIT.format(count=1) + \
+        f"    if tidx == 0:\n        cute.arch.mbarrier_arrive_and_expect_tx(mb, {nbytes})\n" + \
+        _CLUSTER_SYNC + "    rank = cute.arch.block_idx_in_cluster()\n    if rank == 0:\n" + \
+        "\n".join("    " + ln for ln in _issue(call, tensor_map=tensor_map).splitlines()) + "\n" + _wait() + \
+        f"    for i in range(tidx, {nbytes // 8}, 32):\n        out[rank * {OUT_CTA} + i] = st[i]\n" + _CLUSTER_SYNC
+    c = _case(entry, template, s.args, src, prm, check, g=g, tmap=tmap)
+    c.options["num_ctas"] = CLUSTER
+    return c
+
+
+def _cluster_fence(entry, s, head, call):
+    """fence.proxy.async.shared::cluster between generic writes to a peer CTA's shared memory and the peer's bulk
+    store of it: CTA 1 writes h into CTA 0's s through distributed shared memory (st.shared::cluster: an LLVM
+    store to the mapa'd address; the DSL's tensors do not store to distributed shared memory), fences (the call
+    under test) and arrives on the cluster barrier; CTA 0 waits on it and stores s to g with a bulk copy (the async
+    proxy)."""
+    src = head + "    rank = cute.arch.block_idx_in_cluster()\n" + _CLUSTER_SYNC + \
+        "    if rank == 1:\n" + \
+        f"        for i in range(tidx, {SIZE // 8}, 32):\n" + \
+        "            peer = P._to_ir(cute.arch.map_dsmem_ptr(s + i, 0), None, None)\n" + \
+        "            _L.store(cutlass.Int64(h[i]).ir_value(), peer)\n" + \
+        f"        {call}\n" + \
+        _CLUSTER_SYNC + "    if rank == 0:\n" + \
+        "\n".join("    " + ln for ln in (_issue("P.cp_async_bulk_global_shared_cta(g.iterator, s, sz)") +
+                                           _STORE_WAIT).splitlines()) + "\n" + _CLUSTER_SYNC
+    c = _case(entry, "fence_proxy_async", s.args, src, Params(), {"kind": "store", "bytes": SIZE})
+    c.options["num_ctas"] = CLUSTER
+    return c
+
+
 def _case(entry, template, params, src, prm, check, g=None, h=None, tmap=None):
     g = g if g is not None else _mixed64(WORDS, 0x1111)
     h = h if h is not None else _mixed64(WORDS, 0x2222)
@@ -160,8 +200,8 @@ def _case(entry, template, params, src, prm, check, g=None, h=None, tmap=None):
             "p": {"elem": 4, "init": prm.v}, "t": {"elem": 8, "init": [0] * 16}}
     if tmap:
         args[4] = dict(args[4], tmap=tmap)
-    return Case(entry, template, params, src, {}, None, {"num_warps": 1, "shared": SHARED, "abi": "cute"}, args, bufs,
-                check)
+    return Case(entry, template, params, src, {}, None,
+                {"num_warps": 1, "shared": SHARED, "abi": "cute", "num_ctas": 1}, args, bufs, check)
 
 
 def _tmap(kind, dims, box, dtype, im2col=None):
@@ -183,7 +223,8 @@ def whole_case(entry, s, call):
     head = _HEAD.format(entry=entry)
     if f == "P.cp_async_bulk_shared_cluster_global":
         if "multicast_mask" in kw:
-            raise NotWritten("a multicast bulk copy's whole kernel (a cluster of two CTAs) is not written")
+            return _multicast(entry, "bulk_load", s, head, call, SIZE, False, Params(mask=0b11),
+                              {"kind": "copy", "from": "g", "bytes": SIZE, "ctas": CLUSTER, "cta_bytes": 8 * OUT_CTA})
         src = head + _INIT.format(count=1) + _issue(call, "sz") + _wait() + _readback(n=SIZE // 8)
         return _case(entry, "bulk_load", s.args, src, Params(), {"kind": "copy", "from": "g", "bytes": SIZE})
     if f == "P.cp_async_bulk_shared_cluster_shared_cta":
@@ -239,25 +280,34 @@ def whole_case(entry, s, call):
         return _case(entry, "cp_async_mbarrier_arrive", s.args, src, Params(),
                      {"kind": "copy", "from": "g", "bytes": 16})
     if f in ("P.cp_async_bulk_tensor_shared_cta_global", "P.cp_async_bulk_tensor_shared_cluster_global"):
-        if "multicast_mask" in kw or "group" in kw:
-            raise NotWritten("a multicast or CTA-pair tensor load's whole kernel (a cluster) is not written")
+        if "group" in kw:
+            raise NotWritten("a CTA-pair (.cta_group) tensor load's whole kernel is not written")
         coords, tm, nbytes = _load_map(kw.get("mode", ""), len(_coord_arg(s)))
+        if "multicast_mask" in kw:
+            return _multicast(entry, "tensor_load", s, head, call, nbytes, True,
+                              Params(coords=coords, offsets=[0, 0, 0], mask=0b11),
+                              {"kind": "tensor_load", "tmap": tm, "coords": coords, "bytes": nbytes,
+                               "fill_base": 0x100, "ctas": CLUSTER, "cta_bytes": 8 * OUT_CTA},
+                              g=_words(_pattern(4 * WORDS, 0x100, 16), 2), tmap=tm)
         src = head + _INIT.format(count=1) + _issue(call, str(nbytes), True) + _wait() + _readback(n=nbytes // 8)
         return _case(entry, "tensor_load", s.args, src, Params(coords=coords, offsets=[0, 0, 0]),
                      {"kind": "tensor_load", "tmap": tm, "coords": coords, "bytes": nbytes, "fill_base": 0x100},
                      g=_words(_pattern(4 * WORDS, 0x100, 16), 2), tmap=tm)
     if f in ("P.cp_async_bulk_tensor_global_shared_cta", "P.cp_async_bulk_tensor_reduce"):
         mode = kw.get("mode", "")
-        if mode not in ("", "P.TMAStoreMode.TILE"):
+        if mode not in ("", "P.TMAStoreMode.TILE", "P.TMAStoreMode.IM2COL"):
             raise NotWritten(f"{mode}: a store or reduction in this mode has no whole kernel here")
         rank = len(_coord_arg(s))
         red = None
         if f.endswith("reduce"):
             red = next(v for _, v in s.args if v.startswith("P.TMARedux.")).rsplit(".", 1)[1].lower()
-        geo = RTILE if red else TILE
-        dims, box, coords = geo["dims"][:rank], geo["box"][:rank], geo["store"][:rank]
         dtype = "UINT16" if not red else ("INT32" if red in ("min", "max") else "UINT32")
-        tm = _tmap("tiled", dims, box, dtype)
+        if mode == "P.TMAStoreMode.IM2COL":   # .im2col_no_offs
+            coords, tm = _im2col_store(rank, dtype)
+        else:
+            geo = RTILE if red else TILE
+            coords = geo["store"][:rank]
+            tm = _tmap("tiled", geo["dims"][:rank], geo["box"][:rank], dtype)
         width = 2 if not red else 4
         g, h = None, None
         if red:
@@ -302,7 +352,7 @@ def whole_case(entry, s, call):
             return _case(entry, "fence_proxy_async", s.args, src, Params(),
                          {"kind": "copy", "from": "h", "bytes": SIZE})
         if "shared_cluster" in call:
-            raise NotWritten("the cluster-scope proxy fence's whole kernel is not written")
+            return _cluster_fence(entry, s, head, call)
         fill = _FILL.replace("    P.fence_proxy(P.Proxy.ASYNC_SHARED, space=P.SharedSpace.shared_cta)\n",
                              f"    {call}\n")
         src = head + fill + _issue("P.cp_async_bulk_global_shared_cta(g.iterator, s, sz)") + _STORE_WAIT
@@ -330,6 +380,19 @@ def _load_map(mode, rank):
     for b in box:
         nbytes *= b
     return TILE["load"][:rank], _tmap("tiled", TILE["dims"][:rank], box, "UINT16"), nbytes
+
+
+def _im2col_store(rank, dtype):
+    """(coordinates, tensor map) of an .im2col_no_offs store or reduction: the im2col walk without offsets over a
+    bounding box inside the tensor (the chapter's restrictions on the .global.shared::cta direction: corners
+    lower >= 0, upper <= 0, coordinates non-negative), starting 6 pixels before the end of the last image's last row,
+    so the walk leaves the tensor past N after them (those pixels not written)."""
+    spatial = IM2COL["spatial"][:rank - 2]
+    dims = [IM2COL["channels"]] + spatial + [2]
+    coords = [0, spatial[0] - 6] + [x - 1 for x in spatial[1:]] + [1]
+    corner = [0] * (rank - 2)
+    tm = _tmap("im2col", dims, [IM2COL["pixels"], IM2COL["channels"]], dtype, {"lower": corner, "upper": corner})
+    return coords, tm
 
 
 def _im2col(rank):

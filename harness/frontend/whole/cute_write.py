@@ -107,7 +107,8 @@ def write(a, root):
                     continue
                 cases.append({"form": f.id, "asked": f.id, "entry": c.entry, "module": name + ".cubin",
                               "template": c.template, "params": dict(c.params), "instruction": written,
-                              "meta": {"shared": c.options["shared"], "num_warps": 1, "num_ctas": 1, "abi": "cute"},
+                              "meta": {"shared": c.options["shared"], "num_warps": 1, "num_ctas": c.options["num_ctas"],
+                                       "abi": "cute"},
                               "args": c.args,
                               "buffers": {k: {"elem": v["elem"], "init": hex_of(v["init"], v["elem"])}
                                           for k, v in c.buffers.items()},

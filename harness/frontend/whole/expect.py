@@ -56,17 +56,18 @@ def tensor_load(ref, dtype, shape, block, coords, base, im2col=None):
     return elements(bytes.fromhex(hexes), width)
 
 
-def box_map(ref, shape, block, coords):
-    """[global element index, or None outside the tensor] per element of the box, from the model."""
-    return [v - 1 if v else None for v in tensor_load(ref, "UINT32", shape, block, coords, 1)]
+def box_map(ref, shape, block, coords, im2col=None):
+    """[global element index, or None outside the tensor] per element of the box, from the model (im2col: as
+    tensor_load takes it, the walk of an .im2col_no_offs store with offsets 0)."""
+    return [v - 1 if v else None for v in tensor_load(ref, "UINT32", shape, block, coords, 1, im2col)]
 
 
-def stored(ref, g, tile, shape, block, coords, op=None, typ=None):
+def stored(ref, g, tile, shape, block, coords, op=None, typ=None, im2col=None):
     """The element values of g after a tile store (op None) or a reduction `op` on `typ` elements (add, s32, ...:
     ptxcts-ref reduce --site tensor) of tile (the box's elements in shared-memory order) into the box at coords:
     the box's elements inside the tensor written, the others untouched; where each lands is the model's box map."""
     g = list(g)
-    hits = [(j, t) for j, t in zip(box_map(ref, shape, block, coords), tile) if j is not None]
+    hits = [(j, t) for j, t in zip(box_map(ref, shape, block, coords, im2col), tile) if j is not None]
     if op:
         text = "".join(f"{op}.{typ} {g[j]:08x} {t:08x}\n" for j, t in hits)
         vals = [int(x, 16) for x in _ref(ref, ["reduce", "--site", "tensor"], text).split()]
@@ -130,14 +131,30 @@ def _as_words(raw):
     return elements(raw, 8)
 
 
+def _per_cta(out, data, c):
+    """data at the start of out and, for a multicast (check ctas, cta_bytes), at each further CTA's part of out:
+    every CTA of the mask reads back its own copy."""
+    for r in range(c.get("ctas", 1)):
+        at = r * c.get("cta_bytes", 0)
+        out[at:at + len(data)] = data
+
+
+def _im2col_query(m):
+    """The im2col part of a ptxcts-ref tensor query for a DSL map (offsets 0), or None for a tiled map."""
+    if m["mode"] != "im2col":
+        return None
+    return {"lower_corner": m["lower"], "upper_corner": m["upper"], "offsets": [0] * len(m["lower"])}
+
+
 def expected_dsl(ref, case):
     """({buffer: element values}, rule) of a DSL whole kernel."""
     c, k = case.check, case.check["kind"]
     out = bytearray(len(_raw(case, "out")))
     if k == "copy":
         if c["from"]:
-            out[:c["bytes"]] = _raw(case, c["from"])[:c["bytes"]]
-        return {"out": _as_words(out)}, "the copy's bytes, read back after its completion"
+            _per_cta(out, _raw(case, c["from"])[:c["bytes"]], c)
+        return {"out": _as_words(out)}, ("the copy's bytes, read back after its completion" +
+                                         (" in each CTA of the multicast" if c.get("ctas", 1) > 1 else ""))
     if k == "cp_async_one":
         out[:c["src_size"]] = _raw(case, "g")[:c["src_size"]]
         return {"out": _as_words(out)}, ZERO_FILL
@@ -162,17 +179,17 @@ def expected_dsl(ref, case):
         return {"g": _as_words(g)}, f"cp.reduce.async.bulk {c['op']} per element (ptxcts-ref reduce)"
     if k == "tensor_load":
         m = c["tmap"]
-        im = {"lower_corner": m["lower"], "upper_corner": m["upper"], "offsets": [0] * len(m["lower"])} \
-            if m["mode"] == "im2col" else None
+        im = _im2col_query(m)
         shape, block = m["shape"], m["block"]
         got = tensor_load(ref, "UINT16", shape, block, list(reversed(c["coords"])), c["fill_base"], im)
         raw = to_bytes(got, 2)
-        out[:len(raw)] = raw
-        return {"out": _as_words(out)}, "the tensor load's bytes in shared memory (ptxcts-ref tensor), read back"
+        _per_cta(out, raw, c)
+        return {"out": _as_words(out)}, ("the tensor load's bytes in shared memory (ptxcts-ref tensor), read back" +
+                                         (" in each CTA of the multicast" if c.get("ctas", 1) > 1 else ""))
     if k == "tensor_store":
         m, w, op = c["tmap"], c["width"], c["op"]
         typ = "s32" if c["dtype"] == "INT32" else ("b32" if op in ("and", "or", "xor") else "u32")
         g = stored(ref, elements(_raw(case, "g"), w), elements(_raw(case, "h"), w), m["shape"], m["block"],
-                   list(reversed(c["coords"])), op, typ)
+                   list(reversed(c["coords"])), op, typ, _im2col_query(m))
         return {"g": _as_words(to_bytes(g, w))}, _stored_rule(op)
     raise FrontendError(f"no expectation for check kind {k!r}", MALFORMED)

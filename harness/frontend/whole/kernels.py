@@ -11,7 +11,7 @@ Geometry (one program; every tensor copy partly out of bounds, so the fill is ju
 * TMA reduce: 32-bit signed integers, shape [3]*(rank-1) + [40], block [2]*(rank-1) + [32], innermost coordinate 24;
 * cp.async: 32 lanes of `cp_size` bytes each, the first 16 of them with src-size = cp-size, the rest src-size 0.
 * im2col: 32 pixels x 64 channels, the pixel box one pixel outside the tensor at both corners (tma_load_im2col).
-A form whose whole kernel is not written here (multicast im2col, gather / scatter, the cluster-scope fence) gets
+A form whose whole kernel is not written here (gather / scatter, the cluster-scope fence) gets
 NotWritten with the reason.
 """
 import math
@@ -65,6 +65,15 @@ def _desc_arg(shape, block):
     return {"kind": "tensordesc", "buffer": "g", "shape": shape, "block": block}
 
 
+def _barrier(ctas):
+    """A load's mbarrier. A multicast's: one per CTA (allocate_mbarrier: shape [num_ctas], one element in each
+    CTA), as the copy signals the mbarrier at the same offset in every destination CTA. A [1]-shaped barrier with
+    the layout multicta(2) is taken by Triton 3.9.0 as one barrier in CTA 0 that both CTAs expect the bytes on,
+    which the CTA 0 copy alone never completes (the kernel hangs on the H100; measured 2026-12-07)."""
+    return ("mbarrier.allocate_mbarrier()" if ctas == 2 else
+            "gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())")
+
+
 def _cga(ctas):
     return ", cga_layout=[[0]]" if ctas == 2 else ""
 
@@ -94,17 +103,11 @@ def tma_load(entry, p, api):
     shape, block, coords = _tma_geometry(rank, "tma")
     n = math.prod(block)
     hint = ", cache_policy=" + api["hint"] if p.get("hint") == "1" else ""
-    # a multicast's barrier: one per CTA (allocate_mbarrier: shape [num_ctas], one element in each CTA), as the
-    # copy signals the mbarrier at the same offset in every destination CTA. A [1]-shaped barrier with the layout
-    # multicta(2) is taken by Triton 3.9.0 as one barrier in CTA 0 that both CTAs expect 256 bytes on, which the
-    # CTA 0 copy alone never completes (the kernel hangs on the H100; measured 2026-12-07)
-    bar = ("mbarrier.allocate_mbarrier()" if ctas == 2 else
-           "gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())")
     src = f"""
 @gluon.jit
 def {entry}(desc, out):
     smem = gl.allocate_shared_memory(desc.dtype, desc.block_type.shape, desc.layout)
-    bar = {bar}
+    bar = {_barrier(ctas)}
     mbarrier.init(bar, count=1)
     mbarrier.expect(bar, desc.block_type.nbytes)
     tma.{api['tma_load']}(desc, {coords}, bar, smem{hint}{", multicast=True" if ctas == 2 else ""})
@@ -130,8 +133,7 @@ def tma_load_im2col(entry, p, api):
     corners -1 and -1 in every spatial dimension (the order of the corners cannot matter), the walk starting one
     pixel before row (n, d, h) = (1, 1, 1) (a halo pixel outside the tensor, zero-filled), offsets 0."""
     rank = int(p["dim"])
-    if p.get("multicast") == "1":
-        raise NotWritten("a multicast im2col load's whole kernel is not written")
+    ctas = 2 if p.get("multicast") == "1" else 1   # a multicast: as tma_load's, judged on CTA 0's copy
     spatial = list(IM2COL["spatial"][:rank - 2])
     shape = [2] + list(reversed(spatial)) + [IM2COL["channels"]]
     # outermost first: n = 1, d = h = 1, w = -1 (one halo pixel), channel 0: the pixels of one row, the first
@@ -144,20 +146,22 @@ def tma_load_im2col(entry, p, api):
 @gluon.jit
 def {entry}(desc, out):
     smem = gl.allocate_shared_memory(desc.dtype, desc.block_type.shape, desc.layout)
-    bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    bar = {_barrier(ctas)}
     mbarrier.init(bar, count=1)
     mbarrier.expect(bar, desc.block_type.nbytes)
-    tma.async_load_im2col(desc, {coords}, {[0] * (rank - 2)}, bar, smem{hint})
+    tma.async_load_im2col(desc, {coords}, {[0] * (rank - 2)}, bar, smem{hint}{", multicast=True" if ctas == 2 else ""})
     mbarrier.wait(bar, phase=0)
     mbarrier.invalidate(bar)
-    layout: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
+    layout: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0]{_cga(ctas)})
     offs = gl.arange(0, {n}, layout=layout)
-    gl.store(out + offs, {_flat(api, "smem", "desc.dtype", n)}.load(layout))
+    gl.store(out + offs, {_flat(api, "smem", "desc.dtype", n, ctas)}.load(layout))
 """
     corner = [IM2COL["corner"]] * (rank - 2)
+    cga = f", cga_layout=[{[0] * len(block)}]" if ctas == 2 else ""
     sig = (f"tensordesc_im2col<i16[{block[0]},{block[1]}],input_rank={rank},NVMMASharedLayout(swizzle_byte_width=0, "
-           "element_bitwidth=16, rank=2)>")
-    return Case(entry, "tma_load_im2col", p, src, {"desc": sig, "out": "*i16"}, None, {"num_warps": 4},
+           f"element_bitwidth=16, rank=2{cga})>")
+    return Case(entry, "tma_load_im2col", p, src, {"desc": sig, "out": "*i16"}, None,
+                {"num_warps": 4, "num_ctas": ctas},
                 [dict(_desc_arg(shape, block), mode="im2col", lower=corner, upper=corner),
                  {"kind": "ptr", "buffer": "out"}],
                 {"g": {"elem": 2, "init": _pattern(math.prod(shape), 0x100, 16)}, "out": {"elem": 2, "init": [0] * n}},

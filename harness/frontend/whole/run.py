@@ -3,12 +3,12 @@ machine's GPU and judged: each kernel's checked buffers byte for byte against th
 
 Classes: pass; fail (a byte differs: the first element that differs and how many do, with the rule); crash (a
 driver error: the kernel trapped or could not launch); timeout (it ran past --timeout: a wait that never
-completes); compile_error (the front-end or its ptxas refused the kernel in whole-write); spec_divergence (a refusal a reviewed
-finding of results/expectations/frontends.toml covers: the finding named, not a failure). Without a GPU nothing
-is judged: every kernel `skipped`, exit 77 (docs/CLI.md). A kernel that traps poisons its CUDA context, so the
-kernels run in a child process that answers one JSON line per kernel; when it dies or hangs the kernel it was
-running is a crash or timeout and a new child takes the rest. Writes OUT/results.jsonl (one line per form),
-OUT/summary.txt (the classes per template) and prints the summary table.
+completes); compile_error (the front-end or its ptxas refused the kernel in whole-write); spec_divergence (a
+refusal a reviewed finding of results/expectations/frontends.toml covers: the finding named, not a failure).
+Without a GPU nothing is judged: every kernel `skipped`, exit 77 (docs/CLI.md). A kernel that traps poisons its
+CUDA context, so the kernels run in a child process that answers one JSON line per kernel; when it dies or hangs
+the kernel it was running is a crash or timeout and a new child takes the rest. Writes OUT/results.jsonl (one
+line per form), OUT/summary.txt (the classes per template) and prints the summary table.
 """
 import json
 import os
