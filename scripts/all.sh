@@ -281,7 +281,11 @@ rm -rf "$lane_dir"
 # The report, and beside it the regression gate of each run against the committed baselines (results/baselines/),
 # per run and toolchain; each gate's verdict is <run>/gate.json, its lines <run>/gate.txt, printed in turn after.
 step "report and gates"
-timed report ./ptxcts report "${runs[@]}" --out "results/$stamp-report" &
+whole_args=()   # the whole kernels a whole-run judged (results.jsonl there) get the report's section of their own
+while read -r r name run; do
+  [ -n "$name" ] && [ -f "$run/results.jsonl" ] && whole_args+=(--whole "$run")
+done <<< "$whole"
+timed report ./ptxcts report "${runs[@]}" "${whole_args[@]+"${whole_args[@]}"}" --out "results/$stamp-report" &
 report_pid=$!
 gate_pids=()
 for run in "${runs[@]}"; do

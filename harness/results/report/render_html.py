@@ -10,7 +10,7 @@ a test reading the rendered DOM can find it and compare it with report.json.
 """
 from framework import pool
 
-from . import selftests
+from . import selftests, wholes
 from .html_page import STYLESHEET, STYLESHEET_FILE, column_labels, render_template
 from .html_pictures import picture_data
 from .render_family import family_page
@@ -38,7 +38,7 @@ def _index(rep):
         kpis=_kpis(rep), unexplained=[g for g in rep["finding_groups"] if g["unexplained"]],
         pictures=picture_data(rep), labels=labels, kind_label=KIND_LABEL, group_label=GROUP_LABEL,
         where=lambda counts: _where(labels, counts), slug=lambda family: slugs.get(family, family),
-        first_line=_first_line, counted=_counted, toolchain_text=_toolchain_text, selftest_totals=selftests.totals,
+        first_line=_first_line, counted=_counted, toolchain_text=_toolchain_text, selftest_totals=selftests.totals, whole_line=wholes.line, whole_classes=wholes.CLASSES,
         round=round)
 
 
@@ -56,6 +56,8 @@ def _sections(rep):
         sections.append(("explorations", "Explorations: the parameter space covered"))
     if rep.get("selftests"):
         sections.append(("selftests", "Self-test: faults planted and caught"))
+    if rep.get("wholes"):
+        sections.append(("wholes", "The front-ends' whole kernels on silicon"))
     return sections + [("families-sec", "Families (per-family pages)"),
                        ("not-supported-sec", "Not supported, by reason"), ("runs-sec", "Runs"),
                        ("definitions", "Definitions")]

@@ -3,7 +3,7 @@
 Markdown keeps what a reader needs first (regressions, unexplained findings, coverage, findings grouped, the
 differences between toolchains, families); the per-form tables are on the HTML family pages."""
 from .. import diff as diff_mod
-from . import selftests
+from . import selftests, wholes
 from .html_page import ABBREV
 
 
@@ -189,6 +189,14 @@ def render(rep):
                         "caught %"],
                        [[r["kind"], r["family"], r["planted"], r["refused"], r["caught"], r["equivalent"], r["holes"],
                          r["no_case"], "-" if r["caught_pct"] is None else r["caught_pct"]] for r in st["rows"]]), ""]
+    for w in rep.get("wholes", []):
+        out += [f"## The front-ends' whole kernels on silicon: {w['compiler']} on {w['device']}", "",
+                wholes.line(w) + f". File: `{w['file']}`.", "",
+                _table(["template"] + [c for c in wholes.CLASSES],
+                       [[t["template"]] + [str(t["counts"].get(c, 0)) for c in wholes.CLASSES]
+                        for t in w["templates"]]), ""]
+        out += [f"* {k['class']}: `{k['form']}`: {k['message']}" for k in w["not_passing"]]
+        out += [""] if w["not_passing"] else []
     out += ["## Families", "", _table(["family (forms)"] + labels, [
         [f"{f['family']} ({f['forms']})"] + [_cell(f["cells"].get(c["key"]), classes) for c in columns]
         for f in rep["families"]]), ""]

@@ -10,7 +10,7 @@ import sys
 from framework import given
 from framework import manifest
 from framework.documents import merge
-from . import coverage, explorations, render_html, render_md, selftests
+from . import coverage, explorations, render_html, render_md, selftests, wholes
 from framework.documents.errors import UsageError
 from framework.documents.runio import atomic_write
 from framework import paths
@@ -38,6 +38,10 @@ def add_arguments(p):
                    help="a self-test's score (./ptxcts selftest's selftest.json, or "
                         "results/selftest/selftest-<device>.json.gz): per fault kind and family, the faults caught "
                         "(repeatable)")
+    p.add_argument("--whole", path=given.INPUT, action="append", default=[], metavar="RESULTS",
+                   help="the front-ends' own whole kernels on a GPU (./ptxcts frontend whole-run's folder or its "
+                        "results.jsonl, or a committed results-*.jsonl.gz): kernels per template and class, every "
+                        "one that did not pass (repeatable)")
     p.add_argument("--partial", action="append", default=[], metavar="RUN_ID",
                    help="this run covers part of its baseline (a filtered run), as gate --partial: its baseline cases "
                         "it did not run are counted not run, not missing (repeatable)")
@@ -136,6 +140,7 @@ def main(args):
             os.path.join(_root(), "results", "baselines")) else baselines)
     rep["explorations"] = explorations.load(args.explore)
     rep["selftests"] = selftests.load(args.selftest)
+    rep["wholes"] = wholes.load(args.whole)
     rep["lowering_rules"] = _lowering_rules(args.runs)
     files = render_html.render(rep)
     files["report.md"] = render_md.render(rep)
@@ -154,6 +159,8 @@ def main(args):
     print(render_md.text_table(header, rows))
     for line in render_md.device_diff_lines(rep):
         print(line)
+    for w in rep["wholes"]:
+        print("report: " + wholes.line(w))
     unexplained = [g for g in rep["finding_groups"] if g["unexplained"]]
     regress = sum(r.get("regressions", 0) for r in rep["regressions"])
     print(f"report: {sum(len(g.results) for g in groups)} results from {sum(len(g.runs) for g in groups)} runs "

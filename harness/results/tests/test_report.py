@@ -345,6 +345,43 @@ class SelfTests(TempDirTest):
                          "kinds.redop.families.x")
 
 
+WHOLE = os.path.join(REPO, "results", "2026-12-07-sm_90-h100-frontend-whole")
+
+
+class WholeKernels(TempDirTest):
+    """--whole RESULTS: a front-end's whole kernels on silicon as whole-run recorded them (head, records, device),
+    per template and class, every kernel that did not pass named; a missing path is refused (2), a file that is not
+    a whole-run's is an input error (3)."""
+    def test_whole_kernel_section(self):
+        dsl = os.path.join(WHOLE, "results-cute-dsl-4.8.1.jsonl.gz")
+        out, rep, _ = build_report(self.tmp, os.path.join(RUNS, "compile"),
+                                   extra=("--whole", os.path.join(WHOLE, "results-triton-3.9.0.jsonl.gz"),
+                                          "--whole", dsl))
+        triton, cute = rep["wholes"]
+        self.assertEqual((triton["kernels"], triton["classes"]), (169, {"pass": 169}))
+        self.assertEqual(triton["not_passing"], [])
+        self.assertIn("H100", triton["device"])
+        with gzip.open(dsl, "rt", encoding="utf-8") as f:
+            records = [json.loads(x) for x in f if '"class"' in x]
+        crashed = sum(r["class"] == "crash" for r in records)
+        self.assertEqual(cute["classes"].get("crash"), crashed)
+        self.assertEqual(len(cute["not_passing"]), sum(r["class"] in ("fail", "crash", "timeout", "compile_error")
+                                                       for r in records))
+        index, _ = read_pages(out)
+        self.assertIn('href="#wholes"', index)
+        self.assertIn('data-whole-cell="triton/tma_load/pass">40</td>', index)
+        with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+            md = f.read()
+        self.assertIn("## The front-ends' whole kernels on silicon: Triton 3.9.0 on NVIDIA H100", md)
+        self.assertIn("* crash: `cp.async.bulk.tensor/", md)
+
+    def test_bad_files(self):
+        bad = os.path.join(self.tmp, "whole", "results.jsonl")
+        check_bad_inputs(self, "--whole", os.path.join(self.tmp, "nowhere"), os.path.dirname(bad), bad,
+                         '{"frontend": "triton", "compiler": "T", "ptxas": "1", "target": "sm_90a", "ptx": "8.6"}\n'
+                         '{"form": "f", "class": "fine"}\n', "results.jsonl:2: class:")
+
+
 class ManifestMissing(TempDirTest):
     def test_report_without_manifest_is_a_usage_error(self):
         code, _, err = cli("report", os.path.join(RUNS, "compile"), "--manifest", self.tmp, "--out",
