@@ -338,6 +338,20 @@ class Refusals(unittest.TestCase):
         self.assertEqual(got["cp.async/x"]["class"], "compile_error")
 
 
+class Index(unittest.TestCase):
+    def test_a_kernel_entry_without_its_launch_is_a_malformed_index(self):
+        import json
+        import tempfile
+        from frontend.whole.folder import FORMAT
+        tmp = tempfile.mkdtemp()
+        with open(os.path.join(tmp, "index.json"), "w") as f:
+            json.dump({"format": FORMAT, "cases": [{"entry": "k1", "form": "f"}]}, f)
+        r = subprocess.run([os.path.join(ROOT, "ptxcts"), "frontend", "whole-run", tmp, "--out",
+                            os.path.join(tmp, "out")], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("cases[0] (k1) lacks asked, template, instruction, args, buffers, meta, expect, rule", r.stderr)
+
+
 class Children(unittest.TestCase):
     def test_a_hung_kernel_times_out_and_a_dying_child_is_a_crash(self):
         fake = ("import json, sys, time\n"

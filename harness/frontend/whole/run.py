@@ -24,6 +24,8 @@ from ..errors import MALFORMED
 from .folder import FORMAT, elements
 
 CHILD = "--whole-child"
+# what a kernel's entry of index.json must have: its launch (run_one) and its record (answer)
+CASE_KEYS = ("entry", "form", "asked", "template", "instruction", "args", "buffers", "meta", "expect", "rule")
 
 
 def load(folder):
@@ -38,6 +40,11 @@ def load(folder):
     doc = jsonloc.read(path)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("cases"), list):
         raise FrontendError(f"{path}: not a {FORMAT} index (written by ./ptxcts frontend whole-write)", MALFORMED)
+    for n, case in enumerate(doc["cases"]):
+        missing = [k for k in CASE_KEYS if not isinstance(case, dict) or k not in case]
+        if missing:
+            name = case.get("entry", "?") if isinstance(case, dict) else repr(case)[:40]
+            raise FrontendError(f"{path}: cases[{n}] ({name}) lacks {', '.join(missing)}", MALFORMED)
     return doc
 
 

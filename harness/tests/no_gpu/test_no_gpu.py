@@ -81,7 +81,8 @@ class HiddenGpu(unittest.TestCase):
     def test_frontend_whole_run(self):
         kernels = os.path.join(self.tmp, "kernels")
         os.makedirs(kernels)
-        case = {"entry": "k", "form": "f", "asked": "f", "template": "cp_async", "instruction": "i"}
+        case = {"entry": "k", "form": "f", "asked": "f", "template": "cp_async", "instruction": "i", "args": [],
+                "buffers": {}, "meta": {"num_warps": 1, "shared": 0, "num_ctas": 1}, "expect": {}, "rule": "r"}
         with open(os.path.join(kernels, "index.json"), "w") as f:
             json.dump({"format": "ptxcts-whole-kernels", "version": 1, "frontend": "triton", "compiler": "Triton 3.9.0",
                        "ptxas": "?", "target": "sm_90a", "ptx": "8.6", "cases": [case], "refused": {},
