@@ -231,7 +231,7 @@ def {entry}(p):
 @gluon.jit
 def {entry}(desc):
     smem = gl.allocate_shared_memory(desc.dtype, desc.block_type.shape, desc.layout)
-    bar = gl.allocate_shared_memory(gl.int64, [1], {_bar_layout(2 if mc else 1)})
+    bar = {load_barrier(2 if mc else 1, _bar_layout(1))}
     mbarrier.init(bar, count=1)
     mbarrier.expect(bar, desc.block_type.nbytes)
     tma.{api()["tma_load"]}(desc, {[0] * dim}, bar, smem{', multicast=True' if mc else ''}{hint})
@@ -248,7 +248,7 @@ def {entry}(desc):
 @gluon.jit
 def {entry}(desc):
     smem = gl.allocate_shared_memory(desc.dtype, desc.block_type.shape, desc.layout)
-    bar = gl.allocate_shared_memory(gl.int64, [1], {_bar_layout(2 if mc else 1)})
+    bar = {load_barrier(2 if mc else 1, _bar_layout(1))}
     mbarrier.init(bar, count=1)
     mbarrier.expect(bar, desc.block_type.nbytes)
     tma.async_load_im2col(desc, {[0] * dim}, {[0] * (dim - 2)}, bar, smem{', multicast=True' if mc else ''}{hint})
@@ -314,6 +314,17 @@ def {entry}(p):
 
 def _bar_layout(ctas):
     return f"mbarrier.MBarrierLayout.multicta({ctas})" if api()["multicta"] else "mbarrier.MBarrierLayout()"
+
+
+def load_barrier(ctas, layout="mbarrier.MBarrierLayout()"):
+    """A TMA load's mbarrier in Gluon. A multicast's (ctas 2): one per CTA (mbarrier.allocate_mbarrier: shape
+    [num_ctas], one element in each CTA), as the copy signals the mbarrier at the same offset in every destination
+    CTA. A [1]-shaped barrier with the layout multicta(2) is taken by Triton 3.9.0 as one barrier in CTA 0 that both
+    CTAs expect the bytes on, which the CTA 0 copy alone never completes (a whole kernel hung on the H100,
+    2026-12-07). One CTA's: [1] of `layout`."""
+    if ctas == 2:
+        return "mbarrier.allocate_mbarrier()"
+    return f"gl.allocate_shared_memory(gl.int64, [1], {layout})"
 
 
 def describe_call(s):

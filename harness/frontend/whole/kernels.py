@@ -17,7 +17,7 @@ NotWritten with the reason.
 import math
 from dataclasses import dataclass, field
 
-from ..triton.backend import async_copy_policy
+from ..triton.backend import async_copy_policy, load_barrier
 
 OUTER = (2, 1, -1, 0)          # coordinates of the dimensions next to the innermost, outwards (loads)
 # stores and reductions: "Starting co-ordinates for Bounding Box (tensorCoords) must be non-negative" (the chapter's
@@ -65,15 +65,6 @@ def _desc_arg(shape, block):
     return {"kind": "tensordesc", "buffer": "g", "shape": shape, "block": block}
 
 
-def _barrier(ctas):
-    """A load's mbarrier. A multicast's: one per CTA (allocate_mbarrier: shape [num_ctas], one element in each
-    CTA), as the copy signals the mbarrier at the same offset in every destination CTA. A [1]-shaped barrier with
-    the layout multicta(2) is taken by Triton 3.9.0 as one barrier in CTA 0 that both CTAs expect the bytes on,
-    which the CTA 0 copy alone never completes (the kernel hangs on the H100; measured 2026-12-07)."""
-    return ("mbarrier.allocate_mbarrier()" if ctas == 2 else
-            "gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())")
-
-
 def _cga(ctas):
     return ", cga_layout=[[0]]" if ctas == 2 else ""
 
@@ -107,7 +98,7 @@ def tma_load(entry, p, api):
 @gluon.jit
 def {entry}(desc, out):
     smem = gl.allocate_shared_memory(desc.dtype, desc.block_type.shape, desc.layout)
-    bar = {_barrier(ctas)}
+    bar = {load_barrier(ctas)}
     mbarrier.init(bar, count=1)
     mbarrier.expect(bar, desc.block_type.nbytes)
     tma.{api['tma_load']}(desc, {coords}, bar, smem{hint}{", multicast=True" if ctas == 2 else ""})
@@ -146,7 +137,7 @@ def tma_load_im2col(entry, p, api):
 @gluon.jit
 def {entry}(desc, out):
     smem = gl.allocate_shared_memory(desc.dtype, desc.block_type.shape, desc.layout)
-    bar = {_barrier(ctas)}
+    bar = {load_barrier(ctas)}
     mbarrier.init(bar, count=1)
     mbarrier.expect(bar, desc.block_type.nbytes)
     tma.async_load_im2col(desc, {coords}, {[0] * (rank - 2)}, bar, smem{hint}{", multicast=True" if ctas == 2 else ""})
