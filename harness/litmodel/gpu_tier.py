@@ -82,8 +82,8 @@ def triage(mutant, hist, runs=None, static_row=None, model=None, originals=None)
     """Why a mutant survived, in this order: `equivalent` (the model, run again on the mutant's text, gives it the
     verdicts of its original: no outcome can tell them apart); `lowering` when ptxas gives the mutant's kernel the
     SASS of its original (static.tsv: the mutation never reaches the machine code) or when a rule of the lowering
-    tier demands the instruction the mutation removed or weakened (static.LOWERING_RULES: a compiler that dropped
-    it fails there); else `stress_gap`: the killing outcomes need a behaviour the environments tried never showed
+    tier demands the instruction the mutation removed, weakened or moved (static.lowering_rule: a compiler that
+    dropped or moved it fails there); else `stress_gap`: the killing outcomes need a behaviour the environments tried never showed
     (`tried`: each run's environment, instances and seconds)."""
     tried = {"instances": sum(hist.values()), "environments": sorted({r["env"] for r in runs or []}),
              "runs": len(runs or []), "seconds": round(sum(r["seconds"] for r in runs or []), 3)}
@@ -111,8 +111,8 @@ def triage(mutant, hist, runs=None, static_row=None, model=None, originals=None)
     if rule:
         return {"triage": "lowering", "rule": rule,
                 "why": f"the lowering tier's rule `{rule}` demands the SASS of the instruction the mutation "
-                       f"touches ({mutant['what']}): a compiler that drops or weakens it fails there; the stress "
-                       f"did not show its absence", "tried": tried}
+                       f"touches ({mutant['what']}): a compiler that drops, weakens or moves it fails there; the "
+                       f"stress did not show its absence", "tried": tried}
     hungry = [o for o in mutant["killing"] if o.startswith("hang")]
     return {"triage": "stress_gap",
             "why": ("the killing outcomes (" + "; ".join(mutant["killing"]) + ") were not observed in "

@@ -28,11 +28,23 @@ _KERNEL = re.compile(r"_Z\d+lit_\w+6Params")
 _MOV_ADDR = re.compile(r"^(MOV R\d+, )0x([0-9a-f]+)$")
 
 
+# a swap of a proxy fence with the generic write before it or the async-proxy operation after it, in one thread:
+# the lowering rule's place (ptxcts_gen.lowering.rules: Demand.between), a compiler that moves the fence fails there
+_SWAPPED = re.compile(r"'T\d+: ([^']*)'")
+_FENCE_PARTNERS = ("st.", "cp.async.bulk ", "cp.reduce.async.bulk")
+
+
 def lowering_rule(operator, what):
     """The lowering rule that checks the instruction `what` (a mutant's description) touches, or None."""
     for op, instr, rule in LOWERING_RULES:
         if op == operator and instr in what:
             return rule
+    if operator == "reverse_accesses":
+        swapped = _SWAPPED.findall(what)
+        fence = [x for x in swapped if x.startswith("fence.proxy.async")]
+        other = [x for x in swapped if not x.startswith("fence.proxy.async")]
+        if len(swapped) == 2 and fence and other and other[0].startswith(_FENCE_PARTNERS):
+            return "fence.proxy.async"
     return None
 
 

@@ -7,6 +7,8 @@ import multiprocessing
 from framework import modules
 from framework import pool as framework_pool
 from framework.toolchains import nvdisasm as disasm, sass
+from ptxcts_gen.lowering import rules_for
+from ptxcts_gen.lowering.rules import PLACE_PTX
 
 # What the workers share, set before the pool forks them (the manifest and the generator's model are loaded once,
 # in the parent, and inherited).
@@ -35,7 +37,32 @@ def lower_cases(asm, ptxas, nvdisasm, arch, target, ptx, cases):
         got = listing.at_lines(sp.kernel, sp.instr_lines)
         out[sp.case.form] = {"instrs": [[i.addr, i.text, i.ptx_line] for i in got],
                              "line": " ".join(mod.line_text(n) for n in sp.instr_lines)}
+        if _wants_place(asm, sp.case.form, target):
+            out[sp.case.form]["around"] = _around(mod, sp, listing)
     return out
+
+
+def _wants_place(asm, form_id, target):
+    form = asm.manifest.forms.get(form_id)
+    return bool(form) and any(d.between for _, d in rules_for(form, target))
+
+
+def _around(mod, sp, listing):
+    """The SASS of the lines a Demand's `between` speaks of (rules.PLACE_PTX): the nearest line of the entry before
+    the test line that is a generic write, the nearest after it that is an async-proxy operation:
+    {"before": [[addr, text, line]], "after": [...], "lines": [PTX before, PTX after]} (a line not in the entry:
+    no instructions, its text "")."""
+    starts, ops, groups = PLACE_PTX
+
+    def op(n):
+        return modules.opcode(mod.line_text(n))
+    first, last = min(sp.instr_lines), max(sp.instr_lines)
+    before = next((n for n in range(first - 1, sp.first - 1, -1) if op(n).startswith(starts)), None)
+    after = next((n for n in range(last + 1, sp.last + 1)
+                  if op(n).startswith(ops) and not op(n).startswith(groups)), None)
+    return {"before": [[i.addr, i.text, i.ptx_line] for i in listing.at_lines(sp.kernel, [before])],
+            "after": [[i.addr, i.text, i.ptx_line] for i in listing.at_lines(sp.kernel, [after])],
+            "lines": [mod.line_text(before), mod.line_text(after)]}
 
 
 def _work(arch, target, ptx, cases):

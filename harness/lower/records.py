@@ -42,7 +42,10 @@ def judged(form, case, raw, toolchain):
         return record(form, case, "compile_error", raw["error"].splitlines()[0][:300],
                       {"error": raw["error"]}, toolchain), None
     instrs = instrs_of(raw["instrs"])
-    v = judgemod.judge(form, instrs, raw.get("line", ""), case.target)
+    around = raw.get("around")
+    if around is not None:
+        around = dict(around, before=instrs_of(around["before"]), after=instrs_of(around["after"]))
+    v = judgemod.judge(form, instrs, raw.get("line", ""), case.target, around=around)
     details = {"key": v.key, "frame": v.frame, "rules": v.rules, "located": bool(instrs),
                "ptx_line": raw.get("line", "")}
     if v.cls != judgemod.PASS:

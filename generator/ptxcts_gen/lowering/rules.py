@@ -37,6 +37,12 @@ class Demand:
     hardware: str = "MULTICAST"
     # exactly one of these runs (each a choice the form allows, e.g. a scope at least as wide as the form's)
     one_of: Tuple[str, ...] = ()
+    # the instruction's place in the kernel, as the PTX has it: (the generic writes the nearest line before it
+    # holds, the async-proxy operations the nearest line after it holds), each a set of SASS opcodes; the
+    # instruction's SASS lies after the one and before the other (a compiler that moves a proxy fence above the
+    # write it orders, or past the operation it orders it before, has in effect dropped it). PLACE_PTX names the
+    # PTX lines (the lowering tier records their SASS beside the test line's)
+    between: Optional[Tuple[Tuple[str, ...], Tuple[str, ...]]] = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +125,12 @@ ARRIVE_TRANS, ARRIVES_TRANSCNT, ARRIVES_ARVCNT = ("SYNCS.ARRIVE.TRANS64.RED.A0T1
 ATOMS_ADD, ARRIVES_SM8X = "ATOMS.ADD.S32", "ARRIVES.LDGSTSBAR.64"      # sm_80..sm_89: no SYNCS unit
 CMDFLUSH = "UTMACMDFLUSH"
 MEMBAR_GPU, MEMBAR_CTA, FENCE_S, FENCE_G = "MEMBAR.ALL.GPU", "MEMBAR.ALL.CTA", "FENCE.VIEW.ASYNC.S", "FENCE.VIEW.ASYNC.G"
+# a Demand's `between`: the PTX of the lines it speaks of (opcode prefixes; the group instructions are no
+# async-proxy operation) and their SASS opcodes
+PLACE_PTX = (("st.",), ("cp.async.bulk.", "cp.reduce.async.bulk."),
+             ("cp.async.bulk.commit_group", "cp.async.bulk.wait_group"))
+GENERIC_WRITES = ("STS", "STG", "ST")
+ASYNC_PROXY_OPS = ("UBLKCP", "UBLKRED", "UTMALDG", "UTMASTG", "UTMAREDG")
 # the state space of cp.async.mbarrier.arrive{.noinc} changes no instruction of its lowering
 ARRIVE_STATE = ("observed: ptxas 13.5.37 at every target sm_80..sm_121f: .shared, .shared::cta and none (a generic "
                 "address of the mbarrier) give the same sequence")
@@ -198,8 +210,10 @@ def _bulk_wait(q):
 def _fence(q):
     seq = {"": (MEMBAR_GPU, FENCE_S), "shared::cluster": (MEMBAR_GPU, FENCE_S), "shared::cta": (MEMBAR_CTA, FENCE_S),
            "global": (FENCE_G,)}.get(q.get("space"))
-    # a further MEMBAR orders more, never less: ptxas 12.4 puts MEMBAR.ALL.CTA before MEMBAR.ALL.GPU
-    return Demand(sequence=seq, extra=(MEMBAR_CTA, MEMBAR_GPU)) if seq else None
+    # a further MEMBAR orders more, never less: ptxas 12.4 puts MEMBAR.ALL.CTA before MEMBAR.ALL.GPU; the fence
+    # stays between the generic write and the bulk copy its kernel orders (the flows generic_write_then_bulk_*)
+    return Demand(sequence=seq, extra=(MEMBAR_CTA, MEMBAR_GPU), between=(GENERIC_WRITES, ASYNC_PROXY_OPS)) \
+        if seq else None
 
 
 # ---- PTX ISA 9.1-9.5 (the model's extension axes; the text of PTX ISA 9.4 is quoted by the model's rules) ----
@@ -439,7 +453,8 @@ RULES = (
          "`fence.proxy.async` should be used to synchronize memory between *generic",
          OBSERVED + ": FENCE.VIEW.ASYNC.S after MEMBAR.ALL.GPU (no space, .shared::cluster) or MEMBAR.ALL.CTA "
          "(.shared::cta); .global: FENCE.VIEW.ASYNC.G alone; a further MEMBAR may precede (ptxas 12.4: "
-         "MEMBAR.ALL.CTA before MEMBAR.ALL.GPU)",
+         "MEMBAR.ALL.CTA before MEMBAR.ALL.GPU); after the STS/STG of the generic write before it and before the "
+         "UBLKCP of the bulk copy after it",
          _fence, instrs=("fence.proxy.async",)),
 )
 

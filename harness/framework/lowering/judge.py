@@ -2,7 +2,7 @@
 instruction not found at its line) or unruled (nothing contradicted, but a part of the lowering no rule
 decides: a modifier, or a core instruction no rule expects)."""
 from dataclasses import dataclass, field
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from framework.lowering import key as keymod
 from framework.toolchains.sass import Instr
@@ -72,10 +72,36 @@ def _sequence_holds(d, core) -> bool:
     return not want
 
 
-def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None, applied=None) -> Verdict:
+def _place(d, core, around) -> Optional[str]:
+    """Why the instruction's SASS (core) is not between the generic write of the line before it and the
+    async-proxy operation of the line after it (a Demand's `between`), or None."""
+    writes = [i for i in around["before"] if i.opcode in d.between[0]]
+    ops = [i for i in around["after"] if i.opcode in d.between[1]]
+    before, after = around.get("lines") or ("", "")
+    if not writes:
+        return f"no generic write ({'/'.join(d.between[0])}) at the line before it ({before or 'none in the kernel'})"
+    if not ops:
+        return (f"no async-proxy operation ({'/'.join(d.between[1])}) at the line after it "
+                f"({after or 'none in the kernel'})")
+    lo, hi = min(i.addr for i in core), max(i.addr for i in core)
+    w = max(writes, key=lambda i: i.addr)
+    o = min(ops, key=lambda i: i.addr)
+    if w.addr > lo:
+        return (f"{w.mnemonic} of the generic write before it ({before}) at 0x{w.addr:04x} comes after its "
+                f"{core[0].mnemonic} at 0x{lo:04x}: moved above the write it orders")
+    if o.addr < hi:
+        return (f"{o.mnemonic} of the operation after it ({after}) at 0x{o.addr:04x} comes before its "
+                f"{core[-1].mnemonic} at 0x{hi:04x}: moved past the operation it orders the write before")
+    return None
+
+
+def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None, applied=None,
+          around=None) -> Verdict:
     """The verdict on the instructions at a form's test line; target: the target it was assembled for (rules
     that depend on the target's hardware read it; None: every hardware feature the form names). applied: the
-    form's rules_for(form, target), when the caller judges many lowerings of one form (the self-test's mutants)."""
+    form's rules_for(form, target), when the caller judges many lowerings of one form (the self-test's mutants).
+    around: the SASS of the lines a Demand's `between` speaks of ({"before": [Instr], "after": [Instr], "lines":
+    [PTX, PTX]}, the lowering tier's record); None: the place is not judged (a lowering recorded without it)."""
     applied = rules_for(form, target) if applied is None else applied
     key, frame = keymod.reduce(instrs)
     v = Verdict(PASS, key, frame, [r.name for r, _ in applied])
@@ -89,6 +115,10 @@ def judge(form: dict, instrs: Sequence[Instr], line_text: str = "", target=None,
     whole = set()                     # indexes of core instructions a rule accounts for
     entire = set()                    # ... with every modifier (a CALL of a software path)
     for rule, d in applied:
+        if d.between and around is not None and core:
+            why = _place(d, core, around)
+            if why:
+                v.failed.append(f"{rule.name}: {why}")
         if d.sequence is not None:
             got = tuple(keymod.core_text(i) for i in core)
             if not _sequence_holds(d, core):

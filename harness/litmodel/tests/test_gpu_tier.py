@@ -259,6 +259,16 @@ class Triage(unittest.TestCase):
         self.assertIsNone(static.lowering_rule("drop_fence", "drop fence.sc.gpu"))
         self.assertEqual(static.lowering_rule("wait_read_for_full", "cp.async.bulk.wait_group 0 -> "
                                               "cp.async.bulk.wait_group.read 0"), "bulk.wait_group")
+        # a proxy fence swapped with the generic write before it or the copy after it: the rule's place
+        for what in ("swap 'T0: st.weak s0 1' and 'T0: fence.proxy.async'",
+                     "swap 'T1: fence.proxy.async' and 'T1: cp.async.bulk g1 s1 bulk_group'",
+                     "swap 'T0: fence.proxy.async' and 'T0: cp.reduce.async.bulk.add g s bulk_group'"):
+            self.assertEqual(static.lowering_rule("reverse_accesses", what), "fence.proxy.async", what)
+        # ... not with a barrier (the writes it orders are another thread's) nor with the group's bookkeeping
+        for what in ("swap 'T1: bar.sync 0' and 'T1: fence.proxy.async'",
+                     "swap 'T0: cp.async.bulk g0 s0 bulk_group' and 'T0: cp.async.bulk.commit_group'",
+                     "swap 'T0: fence.acq_rel.gpu' and 'T0: st.relaxed.gpu y 1'"):
+            self.assertIsNone(static.lowering_rule("reverse_accesses", what), what)
 
     def test_triage_order_equivalent_then_same_sass_then_rule_then_stress_gap(self):
         from litmodel import suite

@@ -78,6 +78,29 @@ class FixtureLowerings(unittest.TestCase):
         self.assertEqual(judge.judge(form, more).cls, judge.PASS)
         self.assertEqual(judge.judge(form, [i for i in more if i.opcode != "FENCE"]).cls, judge.FAIL)
 
+    def test_a_fence_moved_above_its_write_or_past_its_copy_fails(self):
+        # the lowering tier records the SASS of the generic write before the fence and of the bulk copy after it
+        # (lower.pool._around); a compiler that moves the fence above the one or past the other has dropped it
+        # in effect: the litmus tier's mutants that swap a fence with its store or its copy are this fault
+        fid = "fence.proxy.async/shared_cta/generic_write_then_bulk_read"
+        form, instrs = self.low[fid]
+        lo, hi = min(i.addr for i in instrs), max(i.addr for i in instrs)
+
+        def around(write_at, copy_at):
+            return {"before": [Instr(write_at, "STS.128 [R20+UR8], R16", 1)],
+                    "after": [Instr(copy_at - 16, "UMOV UR9, 0x1", 3),
+                              Instr(copy_at, "UBLKCP.G.S [UR6], [UR5], UR9", 3)],
+                    "lines": ["st.shared.v4.u32 [%w_src], {...};", "cp.async.bulk.global.shared::cta.bulk_group ..."]}
+        self.assertEqual(judge.judge(form, instrs, around=around(lo - 16, hi + 32)).cls, judge.PASS)
+        for where, words in ((around(hi + 16, hi + 64), "moved above the write it orders"),
+                             (around(lo - 16, lo), "moved past the operation"),
+                             (dict(around(lo - 16, hi + 32), before=[]), "no generic write")):
+            v = judge.judge(form, instrs, around=where)
+            self.assertEqual(v.cls, judge.FAIL, words)
+            self.assertTrue(any(f.startswith("fence.proxy.async: ") and words in f for f in v.failed), v.failed)
+        # recorded without its neighbours (an older lowered.json): the place is not judged
+        self.assertEqual(judge.judge(form, instrs).cls, judge.PASS)
+
     def test_multicast_elsewhere_takes_the_software_path(self):
         # ptxas 12.9 at sm_120a (nvdisasm 13.5.37), cp.async.bulk.tensor 1d multicast with a cache hint: no
         # .MULTICAST, a ctaMask test and a CALL out; at a target the chapter lists, .MULTICAST is required
