@@ -36,6 +36,15 @@ class Finding:
                 f"{self.evidence}")
 
 
+def reviewed(fe_findings, frontend, case_id, behaviour):
+    """The text of the reviewed front-end finding covering the case (recorded as applied), or None."""
+    for f in fe_findings:
+        if f.covers(frontend, case_id, behaviour):
+            f.applied.append(case_id)
+            return f.text()
+    return None
+
+
 def default_path(root):
     return os.path.join(root, "results", "expectations", "frontends.toml")
 

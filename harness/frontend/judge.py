@@ -19,6 +19,8 @@ from typing import List, Optional
 from framework.documents import expectations
 from ptxcts_gen.targets import CHAPTER_PTX, ptx_key
 
+from .findings import reviewed as _reviewed
+
 # what the front-end did with one kernel
 EMITTED, REFUSED, CRASHED, TIMED_OUT = "emitted", "refused", "crashed", "timeout"
 
@@ -114,11 +116,3 @@ def judge(case, form_id, emission: Emission, assembly: Optional[Assembly], index
     return "fail", (f"{frontend} wrote `{text}` for a case invalid at {case.target} / PTX {case.ptx} (rules "
                     f"{','.join(case.rules)}) and {ptxas_name} accepts it"), details
 
-
-def _reviewed(fe_findings, frontend, case_id, behaviour):
-    """The text of the reviewed front-end finding covering the case (recorded as applied), or None."""
-    for f in fe_findings:
-        if f.covers(frontend, case_id, behaviour):
-            f.applied.append(case_id)
-            return f.text()
-    return None

@@ -170,7 +170,7 @@ def _block(dim):
     return [2] * (dim - 1) + [64]
 
 
-def _desc(dtype, block, bits, sw=0, im2col_rank=None, ctas=1):
+def desc_signature(dtype, block, bits, sw=0, im2col_rank=None, ctas=1):
     """The signature of a tensor descriptor; ctas=2: its block replicated in both CTAs of the cluster (multicast)."""
     cga = f", cga_layout=[{[0] * len(block)}]" if ctas == 2 else ""
     lay = _LAYOUT.format(sw=sw, bits=bits, rank=len(block), cga=cga)
@@ -238,7 +238,7 @@ def {entry}(desc):
     mbarrier.wait(bar, phase=0)
     mbarrier.invalidate(bar)
 """
-        return src, {"desc": _desc("fp16", block, 16, ctas=2 if mc else 1)}, {}, None, dict(opts, num_warps=4)
+        return src, {"desc": desc_signature("fp16", block, 16, ctas=2 if mc else 1)}, {}, None, dict(opts, num_warps=4)
     if template == "tma_load_im2col":
         dim, mc = int(p["dim"]), p["multicast"] == "1"
         hint = f", cache_policy={_HINT}" if p["hint"] == "1" else ""
@@ -255,7 +255,7 @@ def {entry}(desc):
     mbarrier.wait(bar, phase=0)
     mbarrier.invalidate(bar)
 """
-        return src, {"desc": _desc("fp16", [32, 64], 16, im2col_rank=dim, ctas=2 if mc else 1)}, {}, None, \
+        return src, {"desc": desc_signature("fp16", [32, 64], 16, im2col_rank=dim, ctas=2 if mc else 1)}, {}, None, \
             dict(opts, num_warps=4)
     if template in ("tma_gather", "tma_scatter"):
         hint = f", cache_policy={_HINT}" if p["hint"] == "1" else ""
@@ -277,7 +277,7 @@ def {entry}(desc, idx):
     x = gl.arange(0, 8, layout=layout) + idx
     smem = gl.allocate_shared_memory(desc.dtype, [8, 64], desc.layout)
 {body}"""
-        return src, {"desc": _desc("fp16", [1, 64], 16, sw=128), "idx": "i32"}, {}, None, {"num_warps": 4}
+        return src, {"desc": desc_signature("fp16", [1, 64], 16, sw=128), "idx": "i32"}, {}, None, {"num_warps": 4}
     if template in ("tma_store", "bulk_commit_group", "bulk_wait_group"):
         dim = int(p.get("dim", "2"))
         hint = f", cache_policy={_HINT}" if p.get("hint") == "1" else ""
@@ -289,7 +289,7 @@ def {entry}(desc):
     tma.{api()["tma_store"]}(desc, {[0] * dim}, smem{hint})
     {wait}
 """
-        return src, {"desc": _desc("fp16", _block(dim), 16)}, {}, None, {"num_warps": 4}
+        return src, {"desc": desc_signature("fp16", _block(dim), 16)}, {}, None, {"num_warps": 4}
     if template == "tma_reduce":
         dim = int(p["dim"])
         block = [2] * (dim - 1) + [32]
@@ -300,7 +300,7 @@ def {entry}(desc):
     tma.async_atomic_{p['redop']}(desc, {[0] * dim}, smem)
     tma.store_wait(0)
 """
-        return src, {"desc": _desc("i32", block, 32)}, {}, None, {"num_warps": 4}
+        return src, {"desc": desc_signature("i32", block, 32)}, {}, None, {"num_warps": 4}
     if template == "fence_proxy_async":
         cluster = p["cluster"] == "1"
         src = f"""

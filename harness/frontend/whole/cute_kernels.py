@@ -12,6 +12,7 @@ tm, mb, sz, pol, c, o, ...) are bound to them in the kernel's prelude, so the ca
 call text.
 """
 import struct
+import textwrap
 
 from .folder import elements, to_bytes
 from .kernels import Case, NotWritten, _pattern
@@ -165,9 +166,9 @@ def _multicast(entry, template, s, head, call, nbytes, tensor_map, prm, check, g
     src = head + _INIT.format(count=1) + \
         f"    if tidx == 0:\n        cute.arch.mbarrier_arrive_and_expect_tx(mb, {nbytes})\n" + \
         _CLUSTER_SYNC + "    rank = cute.arch.block_idx_in_cluster()\n    if rank == 0:\n" + \
-        "\n".join("    " + ln for ln in _issue(call, tensor_map=tensor_map).splitlines()) + "\n" + _wait() + \
+        textwrap.indent(_issue(call, tensor_map=tensor_map), "    ") + _wait() + \
         f"    for i in range(tidx, {nbytes // 8}, 32):\n        out[rank * {OUT_CTA} + i] = st[i]\n" + _CLUSTER_SYNC
-    c = _case(entry, template, s.args, src, prm, check, g=g, tmap=tmap)
+    c = _case(entry, template, s.args, src, prm, dict(check, ctas=CLUSTER, cta_bytes=8 * OUT_CTA), g=g, tmap=tmap)
     c.options["num_ctas"] = CLUSTER
     return c
 
@@ -185,8 +186,8 @@ def _cluster_fence(entry, s, head, call):
         "            _L.store(cutlass.Int64(h[i]).ir_value(), peer)\n" + \
         f"        {call}\n" + \
         _CLUSTER_SYNC + "    if rank == 0:\n" + \
-        "\n".join("    " + ln for ln in (_issue("P.cp_async_bulk_global_shared_cta(g.iterator, s, sz)") +
-                                           _STORE_WAIT).splitlines()) + "\n" + _CLUSTER_SYNC
+        textwrap.indent(_issue("P.cp_async_bulk_global_shared_cta(g.iterator, s, sz)") + _STORE_WAIT, "    ") + \
+        _CLUSTER_SYNC
     c = _case(entry, "fence_proxy_async", s.args, src, Params(), {"kind": "store", "bytes": SIZE})
     c.options["num_ctas"] = CLUSTER
     return c
@@ -224,7 +225,7 @@ def whole_case(entry, s, call):
     if f == "P.cp_async_bulk_shared_cluster_global":
         if "multicast_mask" in kw:
             return _multicast(entry, "bulk_load", s, head, call, SIZE, False, Params(mask=0b11),
-                              {"kind": "copy", "from": "g", "bytes": SIZE, "ctas": CLUSTER, "cta_bytes": 8 * OUT_CTA})
+                              {"kind": "copy", "from": "g", "bytes": SIZE})
         src = head + _INIT.format(count=1) + _issue(call, "sz") + _wait() + _readback(n=SIZE // 8)
         return _case(entry, "bulk_load", s.args, src, Params(), {"kind": "copy", "from": "g", "bytes": SIZE})
     if f == "P.cp_async_bulk_shared_cluster_shared_cta":
@@ -287,7 +288,7 @@ def whole_case(entry, s, call):
             return _multicast(entry, "tensor_load", s, head, call, nbytes, True,
                               Params(coords=coords, offsets=[0, 0, 0], mask=0b11),
                               {"kind": "tensor_load", "tmap": tm, "coords": coords, "bytes": nbytes,
-                               "fill_base": 0x100, "ctas": CLUSTER, "cta_bytes": 8 * OUT_CTA},
+                               "fill_base": 0x100},
                               g=_words(_pattern(4 * WORDS, 0x100, 16), 2), tmap=tm)
         src = head + _INIT.format(count=1) + _issue(call, str(nbytes), True) + _wait() + _readback(n=nbytes // 8)
         return _case(entry, "tensor_load", s.args, src, Params(coords=coords, offsets=[0, 0, 0]),

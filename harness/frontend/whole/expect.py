@@ -133,10 +133,11 @@ def _as_words(raw):
 
 def _per_cta(out, data, c):
     """data at the start of out and, for a multicast (check ctas, cta_bytes), at each further CTA's part of out:
-    every CTA of the mask reads back its own copy."""
+    every CTA of the mask reads back its own copy. Returns what the rule adds for a multicast."""
     for r in range(c.get("ctas", 1)):
         at = r * c.get("cta_bytes", 0)
         out[at:at + len(data)] = data
+    return " in each CTA of the multicast" if c.get("ctas", 1) > 1 else ""
 
 
 def _im2col_query(m):
@@ -151,10 +152,8 @@ def expected_dsl(ref, case):
     c, k = case.check, case.check["kind"]
     out = bytearray(len(_raw(case, "out")))
     if k == "copy":
-        if c["from"]:
-            _per_cta(out, _raw(case, c["from"])[:c["bytes"]], c)
-        return {"out": _as_words(out)}, ("the copy's bytes, read back after its completion" +
-                                         (" in each CTA of the multicast" if c.get("ctas", 1) > 1 else ""))
+        where = _per_cta(out, _raw(case, c["from"])[:c["bytes"]], c) if c["from"] else ""
+        return {"out": _as_words(out)}, "the copy's bytes, read back after its completion" + where
     if k == "cp_async_one":
         out[:c["src_size"]] = _raw(case, "g")[:c["src_size"]]
         return {"out": _as_words(out)}, ZERO_FILL
@@ -183,9 +182,9 @@ def expected_dsl(ref, case):
         shape, block = m["shape"], m["block"]
         got = tensor_load(ref, "UINT16", shape, block, list(reversed(c["coords"])), c["fill_base"], im)
         raw = to_bytes(got, 2)
-        _per_cta(out, raw, c)
-        return {"out": _as_words(out)}, ("the tensor load's bytes in shared memory (ptxcts-ref tensor), read back" +
-                                         (" in each CTA of the multicast" if c.get("ctas", 1) > 1 else ""))
+        where = _per_cta(out, raw, c)
+        return {"out": _as_words(out)}, "the tensor load's bytes in shared memory (ptxcts-ref tensor), read back" + \
+            where
     if k == "tensor_store":
         m, w, op = c["tmap"], c["width"], c["op"]
         typ = "s32" if c["dtype"] == "INT32" else ("b32" if op in ("and", "or", "xor") else "u32")

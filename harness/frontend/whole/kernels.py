@@ -17,7 +17,7 @@ NotWritten with the reason.
 import math
 from dataclasses import dataclass, field
 
-from ..triton.backend import async_copy_policy, load_barrier
+from ..triton.backend import async_copy_policy, desc_signature, load_barrier
 
 OUTER = (2, 1, -1, 0)          # coordinates of the dimensions next to the innermost, outwards (loads)
 # stores and reductions: "Starting co-ordinates for Bounding Box (tensorCoords) must be non-negative" (the chapter's
@@ -52,13 +52,6 @@ def _tma_geometry(rank, kind, store=False):
     block = [2] * (rank - 1) + [blk]
     coords = list(reversed((OUTER_STORE if store else OUTER)[:rank - 1])) + [crd]
     return shape, block, coords
-
-
-def _desc_sig(dtype, block, bits, ctas=1):
-    """ctas=2: the block replicated in both CTAs of the cluster (a multicast load's)."""
-    cga = f", cga_layout=[{[0] * len(block)}]" if ctas == 2 else ""
-    return (f"tensordesc<{dtype}[{','.join(map(str, block))}],NVMMASharedLayout(swizzle_byte_width=0, "
-            f"element_bitwidth={bits}, rank={len(block)}{cga})>")
 
 
 def _desc_arg(shape, block):
@@ -108,7 +101,7 @@ def {entry}(desc, out):
     offs = gl.arange(0, {n}, layout=layout)
     gl.store(out + offs, {_flat(api, "smem", "desc.dtype", n, ctas)}.load(layout))
 """
-    return Case(entry, "tma_load", p, src, {"desc": _desc_sig("i16", block, 16, ctas), "out": "*i16"}, None,
+    return Case(entry, "tma_load", p, src, {"desc": desc_signature("i16", block, 16, ctas=ctas), "out": "*i16"}, None,
                 {"num_warps": 4, "num_ctas": ctas},
                 [_desc_arg(shape, block), {"kind": "ptr", "buffer": "out"}],
                 {"g": {"elem": 2, "init": _pattern(math.prod(shape), 0x100, 16)}, "out": {"elem": 2, "init": [0] * n}},
@@ -148,9 +141,7 @@ def {entry}(desc, out):
     gl.store(out + offs, {_flat(api, "smem", "desc.dtype", n, ctas)}.load(layout))
 """
     corner = [IM2COL["corner"]] * (rank - 2)
-    cga = f", cga_layout=[{[0] * len(block)}]" if ctas == 2 else ""
-    sig = (f"tensordesc_im2col<i16[{block[0]},{block[1]}],input_rank={rank},NVMMASharedLayout(swizzle_byte_width=0, "
-           f"element_bitwidth=16, rank=2{cga})>")
+    sig = desc_signature("i16", block, 16, im2col_rank=rank, ctas=ctas)
     return Case(entry, "tma_load_im2col", p, src, {"desc": sig, "out": "*i16"}, None,
                 {"num_warps": 4, "num_ctas": ctas},
                 [dict(_desc_arg(shape, block), mode="im2col", lower=corner, upper=corner),
@@ -190,7 +181,7 @@ def tma_store(entry, p, api, reduce_op=None, fence="fence_async_shared()"):
     else:
         g, tile = _pattern(math.prod(shape), 0x100, 16), _pattern(n, 0x8000, 16)
     return Case(entry, "tma_reduce" if reduce_op else "tma_store", p, src,
-                {"desc": _desc_sig(dtype, block, bits), "tile": f"*{dtype}"}, None, {"num_warps": 4},
+                {"desc": desc_signature(dtype, block, bits), "tile": f"*{dtype}"}, None, {"num_warps": 4},
                 [_desc_arg(shape, block), {"kind": "ptr", "buffer": "tile"}],
                 {"g": {"elem": bits // 8, "init": g}, "tile": {"elem": bits // 8, "init": tile}},
                 {"kind": "tma_reduce" if reduce_op else "tma_store", "dtype": "INT32" if reduce_op else "UINT16",
@@ -227,7 +218,7 @@ def {entry}(desc, tile, g_ptr, out):
 """ + "\n".join(lines) + "\n"
     tiles = _pattern(GROUPS * n, 0x8000, 16)
     return Case(entry, "bulk_wait_group", p, src,
-                {"desc": _desc_sig("i16", block, 16), "tile": "*i16", "g_ptr": "*i16", "out": "*i16"}, None,
+                {"desc": desc_signature("i16", block, 16), "tile": "*i16", "g_ptr": "*i16", "out": "*i16"}, None,
                 {"num_warps": 4},
                 [_desc_arg(shape, block)] + [{"kind": "ptr", "buffer": b} for b in ("tile", "g", "out")],
                 {"g": {"elem": 2, "init": [0] * (GROUPS * n)}, "tile": {"elem": 2, "init": tiles},

@@ -243,11 +243,11 @@ def run(a, root):
     with out:
         for form, err in sorted(doc.get("refused", {}).items()):
             # a refusal a reviewed finding covers (results/expectations/frontends.toml, refuses_valid) is that
-            # finding's spec_divergence, as in the front-end tier (judge._reviewed)
-            known = next((f for f in reviewed if f.covers(doc["frontend"], form, "refuses_valid")), None)
+            # finding's spec_divergence, as in the front-end tier's judge
+            known = findings.reviewed(reviewed, doc["frontend"], form, "refuses_valid")
             keep({"form": form, "asked": form, "template": "?",
                   "class": "spec_divergence" if known else "compile_error",
-                  "message": f"{known.text()}; the front-end said: {err}" if known else err})
+                  "message": f"{known}; the front-end said: {err}" if known else err})
         prog = Progress(len(by_entry), label="whole-run", unit="kernels")
         # kernels without a tensor map first: a launcher fault shows on them before the tensor maps are in doubt
         order = sorted(by_entry, key=lambda e: (_has_map(by_entry[e]), e))
