@@ -38,7 +38,8 @@ def _index(rep):
         kpis=_kpis(rep), unexplained=[g for g in rep["finding_groups"] if g["unexplained"]],
         pictures=picture_data(rep), labels=labels, kind_label=KIND_LABEL, group_label=GROUP_LABEL,
         where=lambda counts: _where(labels, counts), slug=lambda family: slugs.get(family, family),
-        first_line=_first_line, counted=_counted, toolchain_text=_toolchain_text, selftest_totals=selftests.totals, whole_line=wholes.line, whole_classes=wholes.CLASSES,
+        first_line=_first_line, counted=_counted, toolchain_text=_toolchain_text, selftest_totals=selftests.totals,
+        whole_line=wholes.line, whole_classes=wholes.CLASSES,
         round=round)
 
 

@@ -192,7 +192,7 @@ def render(rep):
     for w in rep.get("wholes", []):
         out += [f"## The front-ends' whole kernels on silicon: {w['compiler']} on {w['device']}", "",
                 wholes.line(w) + f". File: `{w['file']}`.", "",
-                _table(["template"] + [c for c in wholes.CLASSES],
+                _table(["template"] + list(wholes.CLASSES),
                        [[t["template"]] + [str(t["counts"].get(c, 0)) for c in wholes.CLASSES]
                         for t in w["templates"]]), ""]
         out += [f"* {k['class']}: `{k['form']}`: {k['message']}" for k in w["not_passing"]]

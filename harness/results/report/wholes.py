@@ -2,11 +2,11 @@
 `./ptxcts frontend whole-run` wrote (OUT/results.jsonl, or a committed results-<front-end>.jsonl.gz) read for its
 front-end, compiler, ptxas, target, PTX version and device, the kernels per template and class, and every kernel
 that did not pass with its message. A whole kernel has no baseline: it passes, or it is a finding."""
-import gzip
 import os
 from collections import Counter, defaultdict
 
 from framework.documents.errors import InputError, UsageError
+from framework.manifest import json_lines
 
 CLASSES = ("pass", "fail", "crash", "timeout", "compile_error", "spec_divergence", "skipped")
 NOT_PASSING = ("fail", "crash", "timeout", "compile_error")
@@ -25,29 +25,12 @@ def _path(given):
     return given
 
 
-def _lines(path):
-    import json
-    try:
-        with (gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz") else
-              open(path, encoding="utf-8")) as f:
-            text = f.read()
-    except (OSError, EOFError, UnicodeDecodeError) as e:
-        raise InputError(path, None, None, f"cannot be read as {'gzip ' if path.endswith('.gz') else ''}UTF-8 "
-                                           f"text: {e}") from None
-    for n, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                yield n, json.loads(line)
-            except ValueError as e:
-                raise InputError(path, n, None, f"not a JSON line: {e}") from None
-
-
 def load_one(given):
     """{file, frontend, compiler, ptxas, target, ptx, device, kernels, classes: {class: n}, templates: [{template,
     counts}], not_written: {reason kind: n}, not_passing: [{class, form, message}], seconds}."""
     path = _path(given)
     head, device, records = None, None, []
-    for n, d in _lines(path):
+    for n, d in json_lines(path, lambda n, e: InputError(path, n, None, f"not a JSON line: {e.msg}")):
         if not isinstance(d, dict):
             raise InputError(path, n, None, "not a JSON object")
         if head is None:
