@@ -172,17 +172,18 @@ lower_lane() {
   step "lowering lane done"
 }
 
-# Triton's own whole kernels (harness/frontend/whole): for the Triton installed for this Python (a runner's own) and
-# the pinned one where installed, written here by that Triton and run on this GPU, each judged by the bytes it leaves
-# against the reference model's. No baseline: every kernel must pass (whole-run's exit); the verdicts are written to
-# $lane_dir/whole for the end of all.
+# The front-ends' whole kernels (harness/frontend/whole): for the Triton installed for this Python (a runner's own),
+# the pinned Triton and the pinned CuTe DSL where installed, written here by that front-end and run on this GPU, each
+# judged by the bytes it leaves against the reference model's. No baseline: every kernel must pass (whole-run's exit);
+# the verdicts are written to $lane_dir/whole for the end of all.
 whole_kernels() {
   local fes=() site fe n d r
   site=$(trap '' INT TERM; ./ptxcts frontend find-triton --path-only 2>/dev/null) || site=""
   [ -n "$site" ] && fes+=("triton=$site")
   [[ " $frontends " == *" triton "* ]] && fes+=(triton)
+  [[ " $frontends " == *" cute-dsl "* ]] && fes+=(cute-dsl)
   if [ ${#fes[@]} = 0 ]; then
-    step "no Triton here (installed for this Python or pinned): Triton's whole kernels are not run"
+    step "no Triton or CuTe DSL here (installed for this Python or pinned): no front-end's whole kernels are run"
     return
   fi
   # whole-write asks the reference model (ptxcts-ref) for the expected bytes; all's build made only ptxcts-run
@@ -191,10 +192,13 @@ whole_kernels() {
     return
   fi
   for fe in "${fes[@]}"; do
-    n=triton-pinned
-    [ "$fe" = triton ] || n=triton-installed
+    case "$fe" in
+      triton) n=triton-pinned ;;
+      cute-dsl) n=cute-dsl-pinned ;;
+      *) n=triton-installed ;;
+    esac
     d="results/$stamp-whole-$n"
-    step "Triton's whole kernels ($fe) written here and run on this GPU"
+    step "whole kernels of $fe, written here and run on this GPU"
     r=0
     timed "whole-write-$n" ./ptxcts frontend whole-write --frontend "$fe" --quiet --out "$d/kernels" || r=$?
     if [ $r = 0 ]; then
@@ -314,7 +318,7 @@ if [ -n "$triton_installed" ]; then   # the installed Triton without a baseline:
             "results/baselines/frontend/$name.json.gz)"; rc=1 ;;
   esac
 fi
-while read -r r name run; do   # Triton's whole kernels: every kernel passes, or all is red
+while read -r r name run; do   # the front-ends' whole kernels: every kernel passes, or all is red
   [ -n "$name" ] || continue
   case $r in
     0) echo "all: $name's whole kernels: every kernel passed on this GPU ($run/summary.txt)" ;;

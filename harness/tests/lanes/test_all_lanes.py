@@ -77,6 +77,8 @@ if verb == "gate":
     sys.exit(int(os.environ.get("FAKE_GATE_" + name.rsplit("-", 1)[-1].replace(".", "_"), "0")))
 if name.endswith("-frontend-triton-installed"):
     sys.exit(int(os.environ.get("FAKE_TRITON_RUN_EXIT", "0")))
+if "-whole-" in name:   # FAKE_WHOLE_EXIT_<front-end's run, - as _>: a whole-run's exit (1: a kernel did not pass)
+    sys.exit(int(os.environ.get("FAKE_WHOLE_EXIT_" + name.split("-whole-")[1].replace("-", "_"), "0")))
 '''
 FRONTEND = '''import os
 def installed_dir(name):
@@ -242,6 +244,19 @@ class AllLanes(StandInTest):
         p, steps, rows = self.all(gpu=False)
         self.assertFalse(any(k.endswith("-frontend-triton-installed") for k in steps), steps)
         self.assertIn("no Triton installed for this Python", p.stdout)
+
+    def test_the_pinned_cute_dsls_whole_kernels_are_written_and_run_on_the_gpu(self):
+        p, steps, rows = self.all(gpu=True, extra_env={"FAKE_FRONTENDS": "llvm-22,cute-dsl"})
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertTrue(any(k.endswith("-whole-cute-dsl-pinned") for k in steps), steps)
+        self.assertFalse(any("-whole-triton" in k for k in steps), steps)   # no Triton here, pinned or installed
+        self.assertIn("cute-dsl-pinned's whole kernels: every kernel passed on this GPU", p.stdout)
+
+    def test_a_cute_dsl_whole_kernel_that_does_not_pass_makes_it_red(self):
+        p, _steps, _rows = self.all(gpu=True, extra_env={"FAKE_FRONTENDS": "llvm-22,cute-dsl",
+                                                         "FAKE_WHOLE_EXIT_cute_dsl_pinned": "1"})
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("cute-dsl-pinned's whole kernels: exit 1", p.stdout)
 
     def test_without_a_gpu_a_regression_is_still_red(self):
         p, _, _ = self.all(gpu=False, llvm=False, compile=1)
