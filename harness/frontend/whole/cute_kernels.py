@@ -193,6 +193,27 @@ def _cluster_fence(entry, s, head, call):
     return c
 
 
+def _to_peer(entry, s, head, call):
+    """A bulk copy from CTA 0's shared memory into CTA 1's, in a cluster of CLUSTER CTAs: the chapter's
+    shared::cluster.shared::cta destination "has to be in the shared memory of a different CTA" (run.peer_must_differ;
+    a copy into the issuing CTA traps on an H100). Each CTA initialises its mbarrier, CTA 1's thread 0 expects the
+    bytes; a cluster barrier makes both visible before CTA 0's thread 0 issues with dsm and mb mapped to CTA 1's s2
+    and mbarrier (mapa); CTA 1 waits on its own mbarrier and reads s2 back; a last cluster barrier keeps CTA 1's
+    shared memory alive until the read-back is done."""
+    src = head + _INIT.format(count=1) + _FILL + "    rank = cute.arch.block_idx_in_cluster()\n" + \
+        f"    if tidx == 0 and rank == 1:\n        cute.arch.mbarrier_arrive_and_expect_tx(mb, {SIZE})\n" + \
+        _CLUSTER_SYNC + \
+        "    own_mb = mb\n" + \
+        "    dsm = P._to_ir(cute.arch.map_dsmem_ptr(s2, 1), None, None)\n" + \
+        "    mb = cute.arch.map_dsmem_ptr(own_mb, 1)\n" + \
+        "    if rank == 0:\n" + textwrap.indent(_issue(call), "    ") + \
+        "    mb = own_mb\n" + \
+        "    if rank == 1:\n" + textwrap.indent(_wait() + _readback("st2", SIZE // 8), "    ") + _CLUSTER_SYNC
+    c = _case(entry, "bulk_s2s", s.args, src, Params(), {"kind": "copy", "from": "h", "bytes": SIZE})
+    c.options["num_ctas"] = CLUSTER
+    return c
+
+
 def _case(entry, template, params, src, prm, check, g=None, h=None, tmap=None):
     g = g if g is not None else _mixed64(WORDS, 0x1111)
     h = h if h is not None else _mixed64(WORDS, 0x2222)
@@ -229,8 +250,7 @@ def whole_case(entry, s, call):
         src = head + _INIT.format(count=1) + _issue(call, "sz") + _wait() + _readback(n=SIZE // 8)
         return _case(entry, "bulk_load", s.args, src, Params(), {"kind": "copy", "from": "g", "bytes": SIZE})
     if f == "P.cp_async_bulk_shared_cluster_shared_cta":
-        src = head + _INIT.format(count=1) + _FILL + _issue(call, "sz") + _wait() + _readback("st2", SIZE // 8)
-        return _case(entry, "bulk_s2s", s.args, src, Params(), {"kind": "copy", "from": "h", "bytes": SIZE})
+        return _to_peer(entry, s, head, call)
     if f == "P.cp_async_bulk_global_shared_cta":
         if "byte_mask" in kw:
             raise NotWritten("the .cp_mask store is sm_100's; no sm_90a whole kernel")
