@@ -144,7 +144,7 @@ def classify(kind, form_obj, form, target, clean, planted):
 
 
 def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, progress=None, prior=None,
-          ptx=planting.PTX, whole_product=True):
+          ptx=planting.PTX, whole_product=True, into=None):
     """The lowering tier's catch of the kinds' plants at each target: the report (a dict, schema
     ptxcts-selftest-lower). progress(line): one line per target and kind. prior: an interrupted report of the same
     selection (--resume): what it measured is kept, the rest measured. whole_product=False: the curated forms only,
@@ -157,11 +157,11 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
         raise ValueError(f"fault kind {', '.join(unknown)}: not in lower_catch.PLANT_FIELDS")
     tc, dis = _tools(toolchain, nvdisasm)
     m = manifest.load(manifest.default_dir())
-    t0 = time.monotonic()
-    report = {"schema": "ptxcts-selftest-lower", "version": 1,
-              "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-              "ptx": ptx, "toolchain": f"{tc.name} (ptxas {tc.ptxas_version})", "nvdisasm": dis.version,
-              "nvdisasm_release_match": dis.matches, "targets": {}, "kinds": {}}
+    report = into if into is not None else {}   # into: the caller's dict, filled in place (main keeps what a
+    report.update({"schema": "ptxcts-selftest-lower", "version": 1,   # signal after judging would lose)
+                   "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                   "ptx": ptx, "toolchain": f"{tc.name} (ptxas {tc.ptxas_version})", "nvdisasm": dis.version,
+                   "nvdisasm_release_match": dis.matches, "targets": {}, "kinds": {}, "t0": time.monotonic()})
     if prior is not None:
         if (prior.get("toolchain"), prior.get("nvdisasm")) != (report["toolchain"], report["nvdisasm"]):
             raise ValueError(f"that self-test measured {prior.get('toolchain')} with nvdisasm {prior.get('nvdisasm')}, "
@@ -176,13 +176,19 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
         report["interrupted"] = f"interrupted by {boundary.signal_name()}"
         if progress:
             progress(f"selftest --tier lower: {report['interrupted']}; writing what was measured")
-    for kind in kinds:   # over the targets
+    return totals(report, kinds)
+
+
+def totals(report, kinds):
+    """report with its per-kind counts over the targets and its seconds since catch's start (its t0, which the
+    document leaves out: _write)."""
+    for kind in kinds:
         tot = collections.Counter()
         for t in report["targets"].values():
             for c in COUNTS:
                 tot[c] += t.get("kinds", {}).get(kind, {}).get(c, 0)
         report["kinds"][kind] = {c: tot[c] for c in COUNTS}
-    report["seconds"] = round(time.monotonic() - t0, 1)
+    report["seconds"] = round(time.monotonic() - report["t0"], 1)
     return report
 
 
@@ -282,31 +288,44 @@ def _resumed(folder, kinds, targets, families, ptx):
     return doc
 
 
+def _write(report, kinds, targets, families, ptx, out):
+    """out/selftest-lower.json, whole (atomic_write) and with signals deferred until it is written."""
+    from framework import boundary
+    from framework.documents import atomic_write
+    report["selection"] = {"kinds": kinds, "targets": targets, "families": sorted(families), "ptx": ptx}
+    with boundary.signals_deferred():
+        os.makedirs(out, exist_ok=True)
+        atomic_write(os.path.join(out, "selftest-lower.json"),
+                     json.dumps({k: v for k, v in report.items() if k != "t0"}, indent=1, sort_keys=True) + "\n")
+
+
 def main(a):
     """a: selftest/options.py parse's namespace with tier lower (kind, family, target, out, jobs, toolchain, nvdisasm)."""
-    from framework.documents import atomic_write
     kinds = a.kind or list(faults.KINDS)
     targets = a.target or list(DEFAULT_LOWER_TARGETS)
     ptx = getattr(a, "ptx", None) or planting.PTX
     prior = _resumed(a.resume, kinds, targets, a.family, ptx) if getattr(a, "resume", None) else None
-    try:
-        report = catch(kinds, targets, a.family, a.toolchain, a.nvdisasm, a.jobs,
-                       progress=lambda line: print(line, flush=True), prior=prior, ptx=ptx)
-    except ValueError as e:
-        if prior is None:
-            raise
-        sys.stderr.write(f"selftest: --resume {a.resume}: {e}\n")
-        return 2
-    report["selection"] = {"kinds": kinds, "targets": targets, "families": sorted(a.family), "ptx": ptx}
     if prior is not None:
         a.out = a.resume
     out = a.out or os.path.join(planting.ROOT, "results",
                                 datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
                                 + "-selftest-lower")
     from framework import boundary
-    with boundary.signals_deferred():   # a signal now waits for the report: it cannot tear it
-        os.makedirs(out, exist_ok=True)
-        atomic_write(os.path.join(out, "selftest-lower.json"), json.dumps(report, indent=1, sort_keys=True) + "\n")
+    report = {}
+    try:
+        catch(kinds, targets, a.family, a.toolchain, a.nvdisasm, a.jobs, progress=lambda line: print(line, flush=True),
+              prior=prior, ptx=ptx, into=report)
+        _write(report, kinds, targets, a.family, ptx, out)
+    except ValueError as e:
+        if prior is None:
+            raise
+        sys.stderr.write(f"selftest: --resume {a.resume}: {e}\n")
+        return 2
+    except KeyboardInterrupt:   # after catch's own handler (its totals, its return) or while writing: keep it all
+        if not report.get("targets"):
+            raise   # nothing measured yet: nothing to write
+        report.setdefault("interrupted", f"interrupted by {boundary.signal_name()}")
+        _write(totals(report, kinds), kinds, targets, a.family, ptx, out)
     print_table(report)
     holes = sum(r["holes"] for r in report["kinds"].values())
     print(f"selftest --tier lower: {out}/selftest-lower.json ({report['seconds']} s; toolchain {report['toolchain']},"

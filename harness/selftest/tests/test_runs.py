@@ -1,9 +1,13 @@
 """CTest selftest.confirm (CPU): a class change seen only beside other workers is not a catch until the case is run
 again alone; the confirmation runs one case per such form and its verdict replaces the first. And the run tier's
-refusal of an input reaches the self-test's caller as the run tier's own exit code and message."""
+refusal of an input reaches the self-test's caller as the run tier's own exit code and message. And the lowering
+tier's self-test keeps what it measured when a signal lands after its judging ended."""
+import argparse
+import json
 import os
 import sys
 import tempfile
+import time
 import unittest
 from unittest import mock
 
@@ -116,6 +120,46 @@ class RunTierRefuses(unittest.TestCase):
             self.run_tier_exiting(1, "ptxcts-run: something else")
         self.assertIn("the run tier wrote no results (exit 1)", str(e.exception.code))
 
+
+
+class LowerTierSignal(unittest.TestCase):
+    """selftest --tier lower (lower_catch.main): a signal that lands once the judging has ended (in catch's totals,
+    on its return, before the document is opened) still writes what was measured, marked interrupted, and exits
+    128 + the signal's number; one that lands before anything was measured writes nothing."""
+
+    def main(self, catch, out):
+        from selftest import lower_catch
+        a = argparse.Namespace(kind=["redop"], target=["sm_90"], family=[], out=out, jobs=1, toolchain=None,
+                               nvdisasm=None, resume=None, ptx=None)
+        with mock.patch.object(lower_catch, "catch", catch), \
+                mock.patch.object(boundary, "signal_name", return_value="SIGINT"), \
+                mock.patch.object(boundary, "interrupt_exit_code", return_value=130):
+            return lower_catch.main(a)
+
+    def test_a_signal_after_the_judging_keeps_the_report(self):
+        def judged_then_signalled(*args, into, **kw):
+            counts = {"planted": 2, "refused": 0, "caught": 2, "equivalent": 0, "not_judged": 0, "unruled": 0,
+                      "holes": 0, "plants": []}
+            into.update({"schema": "ptxcts-selftest-lower", "toolchain": "13.0 (ptxas 13.0.88)", "nvdisasm": "13.0",
+                         "targets": {"sm_90": {"kinds": {"redop": counts}}}, "kinds": {}, "t0": time.monotonic()})
+            raise KeyboardInterrupt   # as the signal does, after the judging loop's own handler
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "st")
+            self.assertEqual(self.main(judged_then_signalled, out), 130)
+            with open(os.path.join(out, "selftest-lower.json")) as f:
+                doc = json.load(f)
+        self.assertEqual(doc["interrupted"], "interrupted by SIGINT")
+        self.assertEqual(doc["kinds"]["redop"]["caught"], 2)
+        self.assertNotIn("t0", doc)
+
+    def test_a_signal_before_anything_was_measured_writes_nothing(self):
+        def signalled(*args, into, **kw):
+            raise KeyboardInterrupt
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "st")
+            with self.assertRaises(KeyboardInterrupt):
+                self.main(signalled, out)
+            self.assertFalse(os.path.exists(out))
 
 if __name__ == "__main__":
     unittest.main()
