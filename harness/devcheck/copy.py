@@ -29,7 +29,7 @@ def _one_commit(dest, message, force=False):
             raise OSError(f"git {' '.join(args)} in {dest}: {r.stderr.strip()}")
 
 
-def _tree_id(dest):
+def tree_id(dest):
     """The git tree object of the copy's one commit: a hash of the files' content alone, which equals
     `git rev-parse COMMIT^{tree}` of the commit the files came from when nothing was changed or added."""
     return _git(dest, "rev-parse", "--short=12", "HEAD^{tree}").stdout.strip() or "(unknown)"
@@ -64,7 +64,7 @@ def fresh_copy(root, dest, worktree=False):
                 os.makedirs(os.path.dirname(os.path.join(dest, name)), exist_ok=True)
                 shutil.copy2(src, os.path.join(dest, name), follow_symlinks=False)
         _one_commit(dest, f"the work tree of HEAD {head} as it is", force=True)
-        return (f"the work tree as it is, git tree {_tree_id(dest)} (tracked and untracked files; its .git names HEAD "
+        return (f"the work tree as it is, git tree {tree_id(dest)} (tracked and untracked files; its .git names HEAD "
                 f"{head} with {dirty} changed file(s), which is stale where the files came without their .git: "
                 f"compare the tree with `git rev-parse COMMIT^{{tree}}`)")
 

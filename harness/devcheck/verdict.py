@@ -70,10 +70,18 @@ def ctest_junit(path):
     return {"total": total, "passed": total - len(failed) - len(skipped), "failed": failed, "skipped": skipped}
 
 
-def judge(all_exit, steps, gates, runs, tests, test_exit, device_lane_expected=True):
+def judge(all_exit, steps, gates, runs, tests, test_exit, device_lane_expected=True, parts=("all", "test")):
     """(green, reasons): green only when all exited 0, every run was gated and passed, the run tier was among them,
-    and every CTest test passed or skipped."""
+    and every CTest test passed or skipped. parts: the steps that ran (a device check in parts judges its own)."""
     reasons = []
+    if "all" in parts:
+        _judge_all(reasons, all_exit, steps, gates, runs, device_lane_expected)
+    if "test" in parts:
+        _judge_test(reasons, tests, test_exit)
+    return not reasons, reasons
+
+
+def _judge_all(reasons, all_exit, steps, gates, runs, device_lane_expected):
     if all_exit != 0:
         reasons.append(f"./ptxcts all exited {all_exit}")
     for s in steps:
@@ -90,6 +98,9 @@ def judge(all_exit, steps, gates, runs, tests, test_exit, device_lane_expected=T
         reasons.append("no run was gated")
     if device_lane_expected and not any(r["tier"] == "run" for r in runs):
         reasons.append("no run-tier run: the device lane did not run")
+
+
+def _judge_test(reasons, tests, test_exit):
     if tests is None:
         reasons.append(f"./ptxcts test left no JUnit file (exit {test_exit})")
     else:
@@ -97,4 +108,3 @@ def judge(all_exit, steps, gates, runs, tests, test_exit, device_lane_expected=T
             reasons.append(f"{len(tests['failed'])} test(s) failed: {', '.join(tests['failed'][:8])}")
         if test_exit != 0 and not tests["failed"]:
             reasons.append(f"./ptxcts test exited {test_exit}")
-    return not reasons, reasons

@@ -3,7 +3,8 @@
 as the real ones leave their files: results/<stamp>-all.tsv, the runs with results.json and gate.json, ctest's
 JUnit file) and a stand-in nvidia-smi. The check must run both in a clone of HEAD, print one verdict line naming
 device, driver and times, and be GREEN only when all exited 0, every gate passed, a run-tier run was among them and
-no test failed; without a GPU it says so and exits 2."""
+no test failed; without a GPU it says so and exits 2. Run in two parts (--part all, --part test), each part's
+verdict is its own, never the whole, and --join gives the whole verdict only for two parts of one tree and device."""
 import json
 import os
 import subprocess
@@ -168,6 +169,59 @@ class DevCheck(StandInTest):
         self.assertEqual(sorted(listed.split()), [".gitignore", "kept/forced.txt", "ptxcts", "untracked.txt"])
         self.assertEqual(subprocess.run(["git", "-C", dest, "status", "--porcelain"], capture_output=True,
                                         text=True, check=True).stdout, "")
+
+    def parts(self):
+        pa, all_doc = self.devcheck("--part", "all", out="part-all")
+        pt, test_doc = self.devcheck("--part", "test", out="part-test")
+        return (pa, all_doc), (pt, test_doc)
+
+    def test_two_parts_joined_give_the_whole_verdict(self):
+        (pa, all_doc), (pt, test_doc) = self.parts()
+        self.assertEqual((pa.returncode, pt.returncode), (0, 0), pa.stdout + pt.stdout)
+        self.assertEqual((all_doc["parts"], test_doc["parts"]), (["all"], ["test"]))
+        self.assertIsNone(all_doc["test"]["tests"])      # each part ran its own step alone
+        self.assertEqual(test_doc["runs"], [])
+        self.assertIn("devcheck: GREEN (part all only", all_doc["verdict_line"])
+        p, doc = self.devcheck("--join", os.path.join(self.tmp, "part-test"), os.path.join(self.tmp, "part-all"),
+                               out="joined")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertTrue(doc["verdict_line"].startswith("devcheck: GREEN  1 x Stand-in GPU"), doc["verdict_line"])
+        self.assertIn("3/3 gates PASS", doc["verdict_line"])
+        self.assertIn("test 2/2 passed (1 skipped)", doc["verdict_line"])
+
+    def test_a_failed_test_part_makes_the_joined_verdict_red(self):
+        self.commit_fault("test")
+        (pa, _), (pt, test_doc) = self.parts()
+        self.assertEqual((pa.returncode, pt.returncode), (0, 1), pa.stdout + pt.stdout)
+        p, doc = self.devcheck("--join", os.path.join(self.tmp, "part-all"), os.path.join(self.tmp, "part-test"),
+                               out="joined")
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("selftest.gpu_completion", doc["verdict_line"])
+
+    def test_parts_of_two_trees_are_not_joined(self):
+        self.devcheck("--part", "all", out="part-all")
+        self.commit_fault("nothing")   # another commit: another tree
+        self.devcheck("--part", "test", out="part-test")
+        p, doc = self.devcheck("--join", os.path.join(self.tmp, "part-all"), os.path.join(self.tmp, "part-test"),
+                               out="joined")
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("the parts differ in their git tree", p.stderr)
+        self.assertIsNone(doc)
+
+    def test_two_parts_of_one_kind_are_not_joined(self):
+        self.devcheck("--part", "all", out="a1")
+        self.devcheck("--part", "all", out="a2")
+        p, _ = self.devcheck("--join", os.path.join(self.tmp, "a1"), os.path.join(self.tmp, "a2"), out="joined")
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("give one all part and one test part", p.stderr)
+
+    def test_a_folder_without_a_record_is_malformed_input(self):
+        self.devcheck("--part", "all", out="part-all")
+        empty = os.path.join(self.tmp, "empty")
+        os.makedirs(empty)
+        p, _ = self.devcheck("--join", os.path.join(self.tmp, "part-all"), empty, out="joined")
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertIn(f"--join {empty}: no devcheck.json there", p.stderr)
 
     def test_no_gpu_here_is_a_usage_error(self):
         none = os.path.join(self.tmp, "no-gpu-smi")
