@@ -245,7 +245,7 @@ def run(a, root):
             # a refusal a reviewed finding covers (results/expectations/frontends.toml, refuses_valid) is that
             # finding's spec_divergence, as in the front-end tier's judge
             known = findings.reviewed(reviewed, doc["frontend"], form, "refuses_valid")
-            keep({"form": form, "asked": form, "template": "?",
+            keep({"form": form, "asked": form, "template": "(refused)",
                   "class": "spec_divergence" if known else "compile_error",
                   "message": f"{known}; the front-end said: {err}" if known else err})
         prog = Progress(len(by_entry), label="whole-run", unit="kernels")
