@@ -141,9 +141,10 @@ def verdict_line(result):
         word = f"{word} (part {result['parts'][0]} only: --join it with the other part's folder)"
     tests = f"test {t['passed']}/{t['total'] - len(t['skipped'])} passed ({len(t['skipped'])} skipped)" if t else \
         "test: no result"
+    said = {"all": f"all {result['all']['seconds']} s exit {result['all']['exit']}, {passed}/{len(gated)} gates PASS",
+            "test": f"{tests} in {result['test']['seconds']} s"}
     line = (f"devcheck: {word}  {d['gpus']} x {d['name']}, driver {d['driver']}, {d['cores']} cores; "
-            f"all {result['all']['seconds']} s exit {result['all']['exit']}, {passed}/{len(gated)} gates PASS; "
-            f"{tests} in {result['test']['seconds']} s")
+            + "; ".join(said[part] for part in PARTS if part in result["parts"]))
     return line + ("" if result["green"] else "  -- " + "; ".join(result["reasons"]))
 
 

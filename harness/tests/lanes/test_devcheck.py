@@ -182,6 +182,9 @@ class DevCheck(StandInTest):
         self.assertIsNone(all_doc["test"]["tests"])      # each part ran its own step alone
         self.assertEqual(test_doc["runs"], [])
         self.assertIn("devcheck: GREEN (part all only", all_doc["verdict_line"])
+        self.assertNotIn("test", all_doc["verdict_line"].split("cores;")[1])   # a part speaks of itself only
+        self.assertTrue(test_doc["verdict_line"].endswith("test 2/2 passed (1 skipped) in "
+                                                          f"{test_doc['test']['seconds']} s"), test_doc["verdict_line"])
         p, doc = self.devcheck("--join", os.path.join(self.tmp, "part-test"), os.path.join(self.tmp, "part-all"),
                                out="joined")
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
