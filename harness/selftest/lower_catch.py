@@ -157,11 +157,12 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
         raise ValueError(f"fault kind {', '.join(unknown)}: not in lower_catch.PLANT_FIELDS")
     tc, dis = _tools(toolchain, nvdisasm)
     m = manifest.load(manifest.default_dir())
+    t0 = time.monotonic()
     report = into if into is not None else {}   # into: the caller's dict, filled in place (main keeps what a
     report.update({"schema": "ptxcts-selftest-lower", "version": 1,   # signal after judging would lose)
                    "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                    "ptx": ptx, "toolchain": f"{tc.name} (ptxas {tc.ptxas_version})", "nvdisasm": dis.version,
-                   "nvdisasm_release_match": dis.matches, "targets": {}, "kinds": {}, "t0": time.monotonic()})
+                   "nvdisasm_release_match": dis.matches, "targets": {}, "kinds": {}})
     if prior is not None:
         if (prior.get("toolchain"), prior.get("nvdisasm")) != (report["toolchain"], report["nvdisasm"]):
             raise ValueError(f"that self-test measured {prior.get('toolchain')} with nvdisasm {prior.get('nvdisasm')}, "
@@ -176,19 +177,18 @@ def catch(kinds, targets, families=(), toolchain=None, nvdisasm=None, jobs=2, pr
         report["interrupted"] = f"interrupted by {boundary.signal_name()}"
         if progress:
             progress(f"selftest --tier lower: {report['interrupted']}; writing what was measured")
-    return totals(report, kinds)
+    return totals(report, kinds, t0)
 
 
-def totals(report, kinds):
-    """report with its per-kind counts over the targets and its seconds since catch's start (its t0, which the
-    document leaves out: _write)."""
+def totals(report, kinds, t0):
+    """report with its per-kind counts over the targets and its seconds since t0 (time.monotonic)."""
     for kind in kinds:
         tot = collections.Counter()
         for t in report["targets"].values():
             for c in COUNTS:
                 tot[c] += t.get("kinds", {}).get(kind, {}).get(c, 0)
         report["kinds"][kind] = {c: tot[c] for c in COUNTS}
-    report["seconds"] = round(time.monotonic() - report["t0"], 1)
+    report["seconds"] = round(time.monotonic() - t0, 1)
     return report
 
 
@@ -295,8 +295,7 @@ def _write(report, kinds, targets, families, ptx, out):
     report["selection"] = {"kinds": kinds, "targets": targets, "families": sorted(families), "ptx": ptx}
     with boundary.signals_deferred():
         os.makedirs(out, exist_ok=True)
-        atomic_write(os.path.join(out, "selftest-lower.json"),
-                     json.dumps({k: v for k, v in report.items() if k != "t0"}, indent=1, sort_keys=True) + "\n")
+        atomic_write(os.path.join(out, "selftest-lower.json"), json.dumps(report, indent=1, sort_keys=True) + "\n")
 
 
 def main(a):
@@ -311,7 +310,7 @@ def main(a):
                                 datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
                                 + "-selftest-lower")
     from framework import boundary
-    report = {}
+    report, t0 = {}, time.monotonic()
     try:
         catch(kinds, targets, a.family, a.toolchain, a.nvdisasm, a.jobs, progress=lambda line: print(line, flush=True),
               prior=prior, ptx=ptx, into=report)
@@ -325,7 +324,8 @@ def main(a):
         if not report.get("targets"):
             raise   # nothing measured yet: nothing to write
         report.setdefault("interrupted", f"interrupted by {boundary.signal_name()}")
-        _write(totals(report, kinds), kinds, targets, a.family, ptx, out)
+        # the totals again (the signal may have cut catch's short); seconds from this call of catch
+        _write(totals(report, kinds, t0), kinds, targets, a.family, ptx, out)
     print_table(report)
     holes = sum(r["holes"] for r in report["kinds"].values())
     print(f"selftest --tier lower: {out}/selftest-lower.json ({report['seconds']} s; toolchain {report['toolchain']},"
