@@ -340,7 +340,7 @@ class _Emitter:
         for k, t in enumerate(t_ids):
             decl, out = bodies[t]
             lines.append(f"  case {k}: {{  // {t}, CTA {self.th_cta[t]}")
-            lines.append("    prestress(p, group, cta);")
+            lines.append(f"    prestress(p, group, cta, {len(t_ids)}u);")
             lines += ["    " + d for d in decl]
             lines += ["    " + o for o in out]
             for key in keys:
@@ -357,10 +357,11 @@ class _Emitter:
             if "cp_async" in ops:
                 lines.append('    asm volatile("cp.async.wait_all;" ::: "memory");')
             lines += ["    break;", "  }"]
-        warm = self.warmable()
+        warm, near = self.warmable(), self.near()
         lines += ["  default: {",
                   f"    const unsigned char kWarm[] = {{{', '.join(map(str, warm)) if warm else '0'}}};",
-                  f"    stress(p, group, cta, gp, kWarm, {len(warm)});"]
+                  f"    const unsigned char kNear[] = {{{', '.join(map(str, near)) if near else '0'}}};",
+                  f"    stress(p, group, cta, gp, kWarm, {len(warm)}, kNear, {len(near)});"]
         for key in keys:
             for c in range(ncta):
                 n = most.get((key, c if key[0] == "bar" else c // self.cs), 0)
@@ -389,6 +390,14 @@ class _Emitter:
         written = {d for ins in self.test.code.values() for i in ins
                    if i.op in ("bulk", "reduce", "cp_async", "tensor") for d in i.dsts}
         return [k for k, l in enumerate(self.globals) if l not in written and l not in self.tmaps]
+
+    def near(self):
+        """Indices of the global locations whose line the near stress may store into (its second half, from word
+        kLitNearWord = 16 of the slot): none when a copy moves more than 64 bytes (it would reach those words), no
+        tensor map (128 bytes)."""
+        if any(i.bytes > 64 for ins in self.test.code.values() for i in ins if i.op in ("bulk", "reduce", "tensor")):
+            return []
+        return [k for k, l in enumerate(self.globals) if l not in self.tmaps]
 
     def table_row(self, ncta, mutant=False):
         inits = " ".join(str(self.test.init.get(g, 0)) for g in self.globals)
@@ -488,13 +497,21 @@ __device__ __forceinline__ void stress_iter(const Params& p, uint32_t& x) {
   if (p.stress_pattern != kStressLoad) *(volatile uint32_t*)(line + (threadIdx.x & 31)) = v + 1u;
 }
 __device__ __forceinline__ void stress(const Params& p, unsigned group, unsigned cta, const uint32_t* gp,
-                                       const unsigned char* warm, int nwarm) {
+                                       const unsigned char* warm, int nwarm, const unsigned char* near, int nnear) {
   if (!p.stress_lines || threadIdx.x >= p.stress_threads) return;
   uint32_t x = threadIdx.x * 2654435761u + group * 40503u + cta + p.iter * 0x9E3779B9u + (uint32_t)p.seed;
   const bool w = p.stress_pattern == kStressWarm && nwarm > 0;
+  // kStressNear: the slot must hold the line's second half (a stride of 16 words is a 64-byte slot: no room)
+  const bool nr = p.stress_pattern == kStressNear && nnear > 0 && p.gstride >= 2 * kLitNearWord;
   if (w)
     for (int i = 0; i < nwarm; ++i) x += ld_ca(p.gmem + (size_t)(group * p.nglobal + gp[warm[i]]) * p.gstride);
   for (uint32_t i = 0; i < p.stress_iters; ++i) {
+    if (nr) {
+      x = x * 1664525u + 1013904223u;
+      uint32_t* slot = p.gmem + (size_t)(group * p.nglobal + gp[near[(x >> 4) % (uint32_t)nnear]]) * p.gstride;
+      *(volatile uint32_t*)(slot + kLitNearWord + (threadIdx.x % kLitNearWord)) = x;
+      continue;
+    }
     stress_iter(p, x);
     if (w) x += ld_ca(p.gmem + (size_t)(group * p.nglobal + gp[warm[(x >> 4) % (uint32_t)nwarm]]) * p.gstride);
   }
@@ -508,9 +525,23 @@ __device__ __forceinline__ void random_delay(const Params& p, unsigned group, un
   while (clock64() - t0 < (long long)n) {
   }
 }
-// The start of a test thread: up to p.pre_iters cycles, so that the test threads of an instance meet at every offset
-// of each other's instructions, not at the one the launch order gives.
-__device__ __forceinline__ void prestress(const Params& p, unsigned group, unsigned cta) {
+// The start of a test thread: with p.meet, the instance's test threads first meet (each adds one to its instance's
+// count and spins, relaxed, until all n have, at most kLitMeetLimitNs), so that the start delay below is measured
+// from one moment rather than from when each thread's warp came to it (a warp that ran its stress lanes first, a
+// CTA scheduled later); then up to p.pre_iters cycles, so that the test threads of an instance meet at every offset
+// of each other's instructions, not at the one the launch order gives. The meeting touches no location of the
+// test: the model's executions are the same.
+__device__ __forceinline__ void prestress(const Params& p, unsigned group, unsigned cta, uint32_t n) {
+  if (p.meet) {
+    uint32_t* c = p.meet_count + group;
+    atomicAdd(c, 1u);
+    const uint64_t t0 = now_ns();
+    for (;;) {
+      uint32_t v;
+      asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(to_global(c)) : "memory");
+      if (v >= n || now_ns() - t0 > kLitMeetLimitNs) break;
+    }
+  }
   random_delay(p, group, cta, 7u, p.pre_iters);
 }
 // Between instruction k and k+1 of a test thread: up to p.gap_iters cycles, so that the window between two of one

@@ -5,13 +5,16 @@ MC Mutants (Levine et al., ASPLOS 2023) found that one litmus instance at a time
 devices, many parallel instances with stress kill them all, and that the stress parameters that kill best differ
 per device and per test (GPUHarbor tunes them per device). An environment here is the runner's knobs
 (gpu/litmus_runner.cu, `Env`): how many hot stress lines (`lines`), how many stress iterations per stress thread
-(`siters`), its pattern (`pattern`: load/store, store, load, or warm: the instance's own plain global locations
-loaded into the SM's L1 while the test runs), how many lanes of a CTA stress (`sthreads`), blocks per SM (`bps`,
+(`siters`), its pattern (`pattern`: load/store, store, load, warm: the instance's own plain global locations
+loaded into the SM's L1 while the test runs, or near: stores into the second half of the lines that hold the
+instance's own global locations, so that a test access to one queues behind them), how many lanes of a CTA stress (`sthreads`), blocks per SM (`bps`,
 through dynamic shared memory), where the test threads sit (`shuffle`: random lanes, one warp each, or lanes
 0.. of one warp), a random start delay of each test thread (`pre`, up to that many SM clock cycles: the threads
 of an instance meet at every offset), a random delay between two instructions of a test thread (`gap`, up to that
-many cycles: a window between two of one thread's accesses that another thread's accesses can fall into) and the
-words between two global locations (`stride`: 16 puts two in one 128-byte line).
+many cycles: a window between two of one thread's accesses that another thread's accesses can fall into), the
+words between two global locations (`stride`: 16 puts two in one 128-byte line) and whether the test threads of
+an instance meet before their start delay (`meet`: a spin on a per-instance count, MC Mutants' testing barrier,
+so that the start delay is measured from one moment, not from when each thread's warp or CTA came to it).
 
 The sweep runs every test and every graded mutant of a shape in each environment of GRID (a mutant stops at its
 first killing launch) and ranks the environments of each shape by the rate of weak outcomes observed: the killing
@@ -28,9 +31,9 @@ from . import suite
 from .syntax import parse_file
 
 # knob -> (default, the runner's range): the defaults are the environment of the first H100 runs (2026-12-06)
-KNOBS = {"lines": (64, 0, 4096), "siters": (2, 0, 100000), "pattern": (0, 0, 3), "sthreads": (256, 0, 256),
+KNOBS = {"lines": (64, 0, 4096), "siters": (2, 0, 100000), "pattern": (0, 0, 4), "sthreads": (256, 0, 256),
          "bps": (0, 0, 32), "shuffle": (0, 0, 2), "pre": (0, 0, 100000), "gap": (0, 0, 100000),
-         "stride": (64, 16, 256)}
+         "stride": (64, 16, 256), "meet": (0, 0, 1)}
 
 # The sweep's environments: each moves a few knobs away from the first one (`base`), towards a known cause of
 # weak behaviour: stale L1 lines (warm), the test threads' relative timing (jitter), store contention, load
@@ -38,6 +41,10 @@ KNOBS = {"lines": (64, 0, 4096), "siters": (2, 0, 100000), "pattern": (0, 0, 3),
 # no stress at all (the most instances per second), and delays between a thread's instructions (gaps: a reversed pair
 # of accesses, back to back, leaves another thread no window to observe the order; a membar between two stores
 # leaves one of about a thousand cycles that only a reader slowed as much can straddle).
+# The meeting environments (meet) start an instance's test threads together, then apart by at most `pre` cycles: the
+# windows a reversed pair or a missing fence opens are a few hundred cycles, the spread of unsynchronised starts
+# (a warp running its stress lanes first, a CTA placed later) many thousand. The near environments contend the lines
+# of the test's own locations, so that a store or a copy's write to one is slow to land while the thread goes on.
 # Light stress throughout: on the H100 (2026-12-06) 32 stress iterations per stress thread ran 24 times fewer
 # instances per second than 2 and killed less.
 GRID = {
@@ -54,6 +61,10 @@ GRID = {
     "gaps": {"gap": 1024, "pre": 1024},
     "gaps_wide": {"gap": 8192, "pre": 8192},
     "gaps_warm": {"gap": 2048, "pre": 1024, "pattern": 3, "siters": 4},
+    "meet": {"meet": 1, "pre": 128},
+    "meet_gaps": {"meet": 1, "pre": 512, "gap": 256},
+    "near": {"pattern": 4, "siters": 8},
+    "meet_near": {"meet": 1, "pre": 256, "pattern": 4, "siters": 8, "shuffle": 1},
 }
 
 SCHEMA = "ptxcts-litmus-envs"

@@ -21,6 +21,7 @@ enum LitStressPattern : uint32_t {
   kStressStore = 1,       // stores only
   kStressLoad = 2,        // loads only
   kStressWarm = 3,        // load the instance's own global locations into this SM's L1 first, then load/store
+  kStressNear = 4,        // store to the other half of the lines that hold the instance's own global locations
 };
 enum LitShuffle : uint32_t {
   kShuffleRandom = 0,     // each test thread a random lane of its CTA
@@ -43,7 +44,16 @@ struct Params {
   uint32_t shuffle;        // LitShuffle
   uint32_t pre_iters;      // each test thread starts after a random 0..pre_iters SM clock cycles
   uint32_t gap_iters;      // and waits a random 0..gap_iters SM clock cycles between two of its instructions
+  uint32_t meet;           // 1: the test threads of an instance meet (a spin on meet_count) before their start delay
+  uint32_t* meet_count;    // [instance]: the test threads that reached the meeting point
 };
+
+// A test thread waits at the meeting point at most this long for the others (an instance whose clusters are not
+// resident together: the thread then goes on alone; any start time is an execution the model already has).
+constexpr uint32_t kLitMeetLimitNs = 20000;
+// kStressNear stores to the words from here to the end of a location's 128-byte line: a copy or a plain access
+// uses the first 16 bytes of its slot, so the stores share the line (and its L2 slice) but never the location.
+constexpr uint32_t kLitNearWord = 16;
 
 constexpr int kLitMaxThreads = 16;   // test threads of one test (cuda.py refuses more)
 constexpr int kLitMaxGlobals = 16;   // global locations of one test (cuda.py refuses more)

@@ -12,12 +12,13 @@
 // build: nvcc -gencode arch=compute_90a,code=sm_90a -std=c++17 -I gpu/ DIR/litmus_kernels.cu gpu/litmus_runner.cu
 // usage: litmus-runner LABELS.tsv [--iters N] [--instances N] [--seed N] [--hang-us N] [ENVIRONMENT]
 //        [--test NAME]... [--tests-file FILE] | litmus-runner --list
-// ENVIRONMENT (the defaults of every run): --stress-lines N --stress-iters N --stress-pattern 0..3 (LitStressPattern)
+// ENVIRONMENT (the defaults of every run): --stress-lines N --stress-iters N --stress-pattern 0..4 (LitStressPattern)
 //   --stress-threads N --blocks-per-sm N (0: as many as fit) --shuffle 0..2 (LitShuffle) --pre-iters CYCLES (a random start delay)
 //   --gap-iters CYCLES (a random delay between two instructions of a test thread)
-//   --stride WORDS (16..256, a multiple of 16) --test-ms N --stop-on-kill 0|1 (a mutant stops launching once killed)
+//   --stride WORDS (16..256, a multiple of 16) --meet 0|1 (the test threads of an instance meet before their start
+//   delay) --test-ms N --stop-on-kill 0|1 (a mutant stops launching once killed)
 // A tests file holds one run a line: `NAME[@TAG] [KEY=VALUE]...`, KEY one of lines siters pattern sthreads bps
-//   shuffle pre gap stride ms iters stop (the options above); a run's result names it NAME@TAG (one test, many runs).
+//   shuffle pre gap stride meet ms iters stop (the options above); a run's result names it NAME@TAG (one test, many runs).
 // exit 0 all pass, 1 a fail, 2 usage, 3 a malformed labels or tests file, 4 a CUDA error, 77 no sm_90 GPU.
 #include <cuda.h>          // CUtensorMap and its enums (the entry point comes from the runtime: no -lcuda)
 #include <cudaTypedefs.h>
@@ -123,6 +124,7 @@ __global__ void lit_init(Params p, const uint32_t* inits, const uint32_t* is_map
       slot[0] = inits[i];
   }
   p.hang[g] = 0u;
+  p.meet_count[g] = 0u;
 }
 
 // After each launch: every instance's outcome key (registers, then the observed locations' final values).
@@ -161,7 +163,7 @@ std::string json_str(const std::string& s) {
 // The environment of one run (the tuned knobs: gpu_tier.py --tune); its text is echoed in the run's result.
 struct Env {
   long lines = 64, siters = 32, pattern = kStressLoadStore, sthreads = 256, bps = 0, shuffle = kShuffleRandom,
-       pre = 0, gap = 0, stride = GSTRIDE_WORDS, ms = 0, iters = 16, stop = 0;
+       pre = 0, gap = 0, stride = GSTRIDE_WORDS, meet = 0, ms = 0, iters = 16, stop = 0;
   // KEY=VALUE: false (with the reason in *why) when the key is unknown or the value out of range
   bool set(const std::string& kv, std::string* why) {
     auto eq = kv.find('=');
@@ -171,9 +173,9 @@ struct Env {
     long v = std::strtol(kv.c_str() + eq + 1, &end, 10);
     if (*end || eq + 1 == kv.size() || v < 0) return *why = "'" + kv + "': not a number >= 0", false;
     struct { const char* k; long* p; long lo, hi; } keys[] = {
-        {"lines", &lines, 0, 4096}, {"siters", &siters, 0, 100000}, {"pattern", &pattern, 0, 3},
+        {"lines", &lines, 0, 4096}, {"siters", &siters, 0, 100000}, {"pattern", &pattern, 0, 4},
         {"sthreads", &sthreads, 0, 256}, {"bps", &bps, 0, 32}, {"shuffle", &shuffle, 0, 2}, {"pre", &pre, 0, 100000},
-        {"gap", &gap, 0, 100000}, {"stride", &stride, 16, 256}, {"ms", &ms, 0, 600000},
+        {"gap", &gap, 0, 100000}, {"stride", &stride, 16, 256}, {"meet", &meet, 0, 1}, {"ms", &ms, 0, 600000},
         {"iters", &iters, 1, 1000000}, {"stop", &stop, 0, 1}};
     for (auto& e : keys)
       if (k == e.k) {
@@ -186,10 +188,10 @@ struct Env {
     return *why = "unknown key '" + k + "'", false;
   }
   std::string text() const {
-    char b[288];
+    char b[320];
     std::snprintf(b, sizeof b, "lines=%ld siters=%ld pattern=%ld sthreads=%ld bps=%ld shuffle=%ld pre=%ld gap=%ld "
-                  "stride=%ld ms=%ld iters=%ld stop=%ld", lines, siters, pattern, sthreads, bps, shuffle, pre, gap,
-                  stride, ms, iters, stop);
+                  "stride=%ld meet=%ld ms=%ld iters=%ld stop=%ld", lines, siters, pattern, sthreads, bps, shuffle, pre,
+                  gap, stride, meet, ms, iters, stop);
     return b;
   }
 };
@@ -226,7 +228,7 @@ int main(int argc, char** argv) {
         {"--iters", "iters"}, {"--stress-lines", "lines"}, {"--stress-iters", "siters"},
         {"--stress-pattern", "pattern"}, {"--stress-threads", "sthreads"}, {"--blocks-per-sm", "bps"},
         {"--shuffle", "shuffle"}, {"--pre-iters", "pre"}, {"--gap-iters", "gap"}, {"--stride", "stride"},
-        {"--test-ms", "ms"}, {"--stop-on-kill", "stop"}};
+        {"--meet", "meet"}, {"--test-ms", "ms"}, {"--stop-on-kill", "stop"}};
     if (auto e = env_opt.find(k); e != env_opt.end()) {
       std::string why;
       ok = i + 1 < argc && a.env.set(e->second + "=" + argv[++i], &why);
@@ -255,7 +257,8 @@ int main(int argc, char** argv) {
   if (!a.labels) {
     std::fprintf(stderr, "usage: litmus-runner LABELS.tsv [--iters N] [--instances N] [--seed N] [--hang-us N] "
                          "[--stress-lines N] [--stress-iters N] [--stress-pattern P] [--stress-threads N] "
-                         "[--blocks-per-sm N] [--shuffle S] [--pre-iters N] [--gap-iters N] [--stride W] [--test-ms N] "
+                         "[--blocks-per-sm N] [--shuffle S] [--pre-iters N] [--gap-iters N] [--stride W] [--meet 0|1] "
+                         "[--test-ms N] "
                          "[--stop-on-kill 0|1] [--test NAME]... [--tests-file FILE] | --list\n");
     return 2;
   }
@@ -329,13 +332,14 @@ int main(int argc, char** argv) {
   int max_g = 1, max_r = 1;
   for (auto& r : order)
     max_g = std::max(max_g, kLitmusKernels[r.kernel].nglobal), max_r = std::max(max_r, kLitmusKernels[r.kernel].nregs);
-  uint32_t *gmem, *regs, *hang, *d_inits, *d_ismap, *d_obs;
+  uint32_t *gmem, *regs, *hang, *meet, *d_inits, *d_ismap, *d_obs;
   unsigned long long* d_keys[2];
   unsigned long long* h_keys[2];
   OK(cudaMalloc(&gmem, (size_t)n * max_g * max_stride * 4));
   OK(cudaMemset(gmem, 0, (size_t)n * max_g * max_stride * 4));
   OK(cudaMalloc(&regs, sizeof(uint32_t) * n * max_r));
   OK(cudaMalloc(&hang, sizeof(uint32_t) * n));
+  OK(cudaMalloc(&meet, sizeof(uint32_t) * n));
   OK(cudaMalloc(&d_inits, 4 * kLitMaxGlobals));
   OK(cudaMalloc(&d_ismap, 4 * kLitMaxGlobals));
   OK(cudaMalloc(&d_obs, 4 * kLitMaxGlobals));
@@ -410,7 +414,7 @@ int main(int argc, char** argv) {
       Params p{gmem, regs, hang, stress, (uint32_t)env.lines, (uint32_t)env.siters, (uint32_t)t.nglobal,
                (uint32_t)(a.hang_us * 1000), images, (unsigned long long)a.seed, (uint32_t)it, (uint32_t)stride,
                (uint32_t)env.pattern, (uint32_t)env.sthreads, (uint32_t)env.shuffle, (uint32_t)env.pre,
-               (uint32_t)env.gap};
+               (uint32_t)env.gap, (uint32_t)env.meet, meet};
       lit_init<<<sgrid, small, 0, stream>>>(p, d_inits, d_ismap, n);
       void* args[] = {&p};
       OK(cudaLaunchKernel(t.fn, dim3((unsigned)(n * t.ctas)), dim3(kBlock), args, dyn, stream));

@@ -55,6 +55,28 @@ class Cuda(unittest.TestCase):
         self.assertIn("fence.proxy.async;", src)
         self.assertIn("cp.async.bulk.global.shared::cta.bulk_group", src)
 
+    def test_every_test_thread_meets_the_instances_other_test_threads(self):
+        # prestress(p, group, cta, n): n is the number of test threads the meeting waits for (gpu meet=1)
+        src, _ = cuda.translate([t for t in suite_tests() if t.name in ("SB.peer_cta.gpu", "IRIW.fence_sc")])
+        sb = src[src.index("lit_SB_peer_cta_gpu("):]
+        iriw = src[src.index("lit_IRIW_fence_sc("):]
+        self.assertEqual(sb[:sb.index("stress(p, group, cta, gp")].count("prestress(p, group, cta, 2u);"), 2)
+        self.assertEqual(iriw[:iriw.index("stress(p, group, cta, gp")].count("prestress(p, group, cta, 4u);"), 4)
+
+    def test_the_near_stress_spares_tensor_maps_and_copies_longer_than_half_a_line(self):
+        # kStressNear stores from word 16 of a slot: a location there (a tensor map's 128 bytes, a copy of more
+        # than 64 bytes) must not be offered to it
+        [t] = parse_text("test N\nthread T0\nloc s shared cta=0\n"
+                         "T0: st.weak x 1\nT0: cp.async.bulk g s bulk_group\n", "n.litmus")
+        [big] = parse_text("test B\nthread T0\nloc s shared cta=0\n"
+                           "T0: st.weak x 1\nT0: cp.async.bulk g s bulk_group bytes=128\n", "b.litmus")
+        em = cuda._Emitter(t)
+        self.assertEqual(sorted(em.globals[k] for k in em.near()), ["g", "x"])
+        self.assertEqual(cuda._Emitter(big).near(), [])
+        tm = cuda._Emitter([x for x in suite_tests() if x.name == "TensorMap.fence_proxy_tensormap"][0])
+        self.assertTrue(tm.tmaps)
+        self.assertFalse({tm.globals[k] for k in tm.near()} & set(tm.tmaps))
+
     @unittest.skipUnless(NVCC, "no nvcc")
     def test_kernels_and_runner_compile_for_sm_90a(self):
         with tempfile.TemporaryDirectory() as d:
