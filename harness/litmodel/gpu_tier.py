@@ -78,13 +78,38 @@ def judge(hist, labels):
     return forbidden, undefined, sorted(seen_forbidden), unseen
 
 
-def triage(mutant, hist, runs=None, static_row=None, model=None, originals=None):
+def placement_siblings(originals):
+    """{test: [the tests of its shape whose threads sit as its threads do (same names, CTAs and clusters)]}: the
+    tests whose outcomes name the same registers in the same placement, so that one's outcome is evidence of what
+    the device can show for another."""
+    by_test = tuning.shapes()
+    groups = defaultdict(list)
+    for name, t in originals.items():
+        place = tuple(sorted((th, v.cta, v.cluster) for th, v in t.threads.items()))
+        groups[(tuning.shape_of(name, by_test), place)].append(name)
+    return {n: g for g in groups.values() for n in g}
+
+
+def device_showed(mutant, hists, siblings):
+    """The tests of this run (by name) whose histogram holds one of the mutant's killing outcomes, among the tests
+    placed as its original (placement_siblings): the device shows the behaviour that would kill the mutant, under
+    a program of the suite that allows it. Mutants are not evidence: a reversed pair can give the outcome in a
+    plain interleaving, which says nothing of what the device reorders."""
+    kin = set(siblings.get(mutant["test"], [mutant["test"]]))
+    killing = set(mutant.get("killing") or [])
+    return sorted(n for n, h in hists.items() if n in kin and killing & set(h))
+
+
+def triage(mutant, hist, runs=None, static_row=None, model=None, originals=None, showed=None):
     """Why a mutant survived, in this order: `equivalent` (the model, run again on the mutant's text, gives it the
     verdicts of its original: no outcome can tell them apart); `lowering` when ptxas gives the mutant's kernel the
     SASS of its original (static.tsv: the mutation never reaches the machine code) or when a rule of the lowering
     tier demands the instruction the mutation removed, weakened or moved (static.lowering_rule: a compiler that
     dropped or moved it fails there); else `stress_gap`: the killing outcomes need a behaviour the environments tried never showed
-    (`tried`: each run's environment, instances and seconds)."""
+    (`tried`: each run's environment, instances and seconds). A stress gap says whether the same run showed a
+    killing outcome elsewhere (`device_showed`, device_showed(): the tests and mutants placed as its original
+    whose histogram holds one), so the behaviour is within the device's reach and the environment is what is
+    missing, or nowhere (`[]`): the device may not show it at all."""
     tried = {"instances": sum(hist.values()), "environments": sorted({r["env"] for r in runs or []}),
              "runs": len(runs or []), "seconds": round(sum(r["seconds"] for r in runs or []), 3)}
     if model is not None and mutant.get("text") and mutant.get("test") in (originals or {}):
@@ -114,10 +139,16 @@ def triage(mutant, hist, runs=None, static_row=None, model=None, originals=None)
                        f"touches ({mutant['what']}): a compiler that drops, weakens or moves it fails there; the "
                        f"stress did not show its absence", "tried": tried}
     hungry = [o for o in mutant["killing"] if o.startswith("hang")]
-    return {"triage": "stress_gap",
-            "why": ("the killing outcomes (" + "; ".join(mutant["killing"]) + ") were not observed in "
-                    f"{sum(hist.values())} instances" + (" (a hang needs the copy never to complete)" if hungry else "")),
-            "distinct_outcomes_seen": len(hist), "tried": tried}
+    out = {"triage": "stress_gap",
+           "why": ("the killing outcomes (" + "; ".join(mutant["killing"]) + ") were not observed in "
+                   f"{sum(hist.values())} instances" + (" (a hang needs the copy never to complete)" if hungry else "")),
+           "distinct_outcomes_seen": len(hist), "tried": tried}
+    if showed is not None:
+        out["device_showed"] = showed
+        out["why"] += (f"; the device showed one in {len(showed)} test(s) placed as its original ({', '.join(showed[:3])}"
+                       f"{', ...' if len(showed) > 3 else ''})" if showed else
+                       "; no test placed as its original showed one on this device")
+    return out
 
 
 def build(out_dir, with_mutants, nvcc=None, log=sys.stderr):
@@ -556,6 +587,8 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
     static_rows = static_rows or {}
     model = Model()
     originals = {t.name: t for f in suite.suite_files() for t in parse_file(f)}
+    siblings = placement_siblings(originals)
+    hists = {n: r["hist"] for n, r in results.items() if "hist" in r}
     classes = Counter()
     per_op = defaultdict(Counter)
     for n in names:
@@ -613,7 +646,8 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
                           + "; ".join(shared) + ") were observed in its original too on this device: "
                           "the original's class says why (spec_divergence or fail)"})
             elif fate == "survived":
-                m.update(triage(info, hist or {}, rec.get("runs"), static_rows.get(n), model, originals))
+                m.update(triage(info, hist or {}, rec.get("runs"), static_rows.get(n), model, originals,
+                                device_showed(info, hists, siblings)))
             mut_lines.append(m)
             per_op[info["operator"]][fate] += 1
             continue
@@ -664,9 +698,7 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
             kk = sum(m["fate"] == "killed" for m in ran)
             lines.append(f"without the {len(same)} whose kernel is their original's SASS (static.tsv): {kk} of "
                          f"{len(ran)} killed ({100.0 * kk / max(1, len(ran)):.1f}%)")
-        tri = Counter(m.get("triage") for m in mut_lines if m["fate"] == "survived")
-        if tri:
-            lines.append("survivors by triage: " + ", ".join(f"{t} {c}" for t, c in sorted(tri.items())))
+        lines += triage_lines(mut_lines)
         by_env = Counter(m["killed_in"] for m in mut_lines if m.get("killed_in"))
         if by_env:
             lines.append("killed first in: " + ", ".join(f"{e} {c}" for e, c in by_env.most_common()))
@@ -675,6 +707,22 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
             if "fence.proxy.async" in m["what"]:
                 lines.append(f"  {m['mutant']:<56} {m['fate']:<9} {m.get('triage', '')} {m.get('rule', '')}".rstrip())
     return doc, hist_lines, mut_lines, "\n".join(lines) + "\n"
+
+
+def triage_lines(mut_lines):
+    """The survivors' triage counts, and of the stress gaps how many the device showed elsewhere in the run."""
+    surv = [m for m in mut_lines if m["fate"] == "survived"]
+    tri = Counter(m.get("triage") for m in surv)
+    if not tri:
+        return []
+    out = ["survivors by triage: " + ", ".join(f"{t} {c}" for t, c in sorted(tri.items()))]
+    gaps = [m for m in surv if m.get("triage") == "stress_gap" and "device_showed" in m]
+    if gaps:
+        shown = sum(bool(m["device_showed"]) for m in gaps)
+        out.append(f"stress gaps whose killing outcome the device showed in a test placed as their original: {shown} of "
+                   f"{len(gaps)} (within its reach: the environment is what is missing); shown by no test: "
+                   f"{len(gaps) - shown}")
+    return out
 
 
 def write(out, doc, hist_lines, mut_lines, summary):

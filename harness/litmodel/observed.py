@@ -123,15 +123,53 @@ def compare(tests, base):
 
 def triage_rows(muts):
     """One line per surviving mutant: mutant, operator, triage, rule, environments tried, instances, what the
-    mutation changed in the SASS (static.sass_diff), why."""
-    rows = ["mutant\toperator\ttriage\trule\tenvironments\tinstances\tsass_diff\twhy"]
+    mutation changed in the SASS (static.sass_diff), the runs that showed a killing outcome of a stress gap
+    (gpu_tier.device_showed: `-` none; empty where not computed), why."""
+    rows = ["mutant\toperator\ttriage\trule\tenvironments\tinstances\tsass_diff\tdevice_showed\twhy"]
     for m in sorted((m for m in muts if m.get("fate") == "survived"), key=lambda m: (m.get("triage", ""), m["mutant"])):
         tried = m.get("tried") or {}
+        showed = m.get("device_showed")
         rows.append("\t".join([m["mutant"], m["operator"], m.get("triage", "?"), m.get("rule", ""),
                                ",".join(tried.get("environments", [])), str(tried.get("instances", "")),
-                               tried.get("sass_diff", ""),
+                               tried.get("sass_diff", ""), "" if showed is None else ",".join(showed) or "-",
                                " ".join(x for x in (m.get("why", ""), tried.get("note", "")) if x).replace("\t", " ")]))
     return rows
+
+
+def triage_again(run_dir, muts):
+    """The run's surviving mutants triaged again by today's rules (gpu_tier.triage: the model, the lowering rules,
+    the placement siblings' evidence) from what the run recorded: each mutant's runs and SASS difference, every
+    histogram. A survivor the suite no longer holds keeps its recorded triage (`kept`). Returns the new records
+    (the run's mutants.jsonl.gz is its record and is not rewritten) and the names kept."""
+    from . import gpu_tier, mutants, suite
+    from .model import Model
+    from .syntax import parse_file
+    hpath = sorted(glob.glob(os.path.join(run_dir, "histograms*.jsonl.gz")))[0]
+    try:
+        with _open(hpath) as f:
+            hists = {h["test"]: {o: c for o, (c, _) in h["outcomes"].items()} for h in map(json.loads, f)}
+    except (ValueError, KeyError, TypeError, OSError, EOFError) as e:
+        raise Malformed(f"{hpath}: not a litmus gpu run's histograms: {type(e).__name__}: {e}")
+    info = {r["mutant"]: r for r in mutants.read(os.path.join(suite.SUITE_DIR, "mutants.jsonl.gz"))}
+    originals = {t.name: t for f in suite.suite_files() for t in parse_file(f)}
+    siblings, model = gpu_tier.placement_siblings(originals), Model()
+    out, kept = [], []
+    for m in muts:
+        if m.get("fate") != "survived" or m.get("triage") == "original_diverges":
+            out.append(m)
+            continue
+        if m["mutant"] not in info:
+            kept.append(m["mutant"])
+            out.append(m)
+            continue
+        diff = m.get("sass_diff")
+        row = None if diff is None else ((True, "the run's record", "") if diff == "same" else (False, "", diff))
+        again = {k: v for k, v in m.items() if k not in ("triage", "rule", "why", "tried", "device_showed",
+                                                          "distinct_outcomes_seen")}
+        again.update(gpu_tier.triage(info[m["mutant"]], hists.get(m["mutant"], {}), m.get("runs"), row, model,
+                                     originals, gpu_tier.device_showed(info[m["mutant"]], hists, siblings)))
+        out.append(again)
+    return out, kept
 
 
 def main(argv):
@@ -144,6 +182,8 @@ def main(argv):
     u.add_argument("--strict", action="store_true", help="exit 1 on an outcome no longer observed")
     t = sub.add_parser("triage", help="RUN_DIR/triage.tsv: every surviving mutant and why")
     t.add_argument("run", metavar="RUN_DIR")
+    t.add_argument("--again", action="store_true",
+                   help="triage the survivors again by today's rules from what the run recorded (triage_again)")
     a = p.parse_args(argv)
     if not os.path.isdir(a.run):
         sys.stderr.write(f"ptxcts litmus {a.verb}: {a.run}: no such folder\n")
@@ -154,13 +194,22 @@ def main(argv):
             if not muts:
                 sys.stderr.write(f"ptxcts litmus triage: {a.run}: no mutants*.jsonl.gz (a run without --mutants)\n")
                 return 2
+            kept = []
+            if a.again:
+                muts, kept = triage_again(a.run, muts)
             rows = triage_rows(muts)
             with open(os.path.join(a.run, "triage.tsv"), "w", encoding="utf-8") as f:
                 f.write("\n".join(rows) + "\n")
             from collections import Counter
+            from .gpu_tier import triage_lines
             c = Counter(r.split("\t")[2] for r in rows[1:])
             print(f"{len(rows) - 1} survivors: " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())) +
                   f" -> {os.path.join(a.run, 'triage.tsv')}")
+            for line in triage_lines(muts)[1:]:
+                print(line)
+            if kept:
+                print(f"{len(kept)} survivors the suite no longer holds kept their recorded triage: "
+                      + ", ".join(kept[:5]) + (", ..." if len(kept) > 5 else ""))
             return 0
         path = a.baseline or baseline_path(claim)
         if a.update:

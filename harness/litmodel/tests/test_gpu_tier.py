@@ -296,6 +296,30 @@ class Triage(unittest.TestCase):
                              runs, (False, "x", "-CCTL.IVALL"))
         self.assertIn("L1 invalidation", l1["tried"]["note"])
 
+    def test_a_stress_gap_names_the_tests_placed_as_its_original_that_showed_its_killing_outcome(self):
+        from litmodel import suite
+        from litmodel.syntax import parse_file
+        originals = {t.name: t for f in suite.suite_files() for t in parse_file(f)}
+        sib = gpu_tier.placement_siblings(originals)
+        # MP's same-CTA and peer-CTA tests are one shape, two placements
+        self.assertIn("MP.same_cta.weak", sib["MP.same_cta.release_gpu"])
+        self.assertNotIn("MP.peer_cta.weak", sib["MP.same_cta.release_gpu"])
+        mut = {"mutant": "MP.same_cta.release_gpu+release_to_relaxed.1", "test": "MP.same_cta.release_gpu",
+               "operator": "release_to_relaxed", "what": "st.release.gpu -> st.relaxed.gpu",
+               "killing": ["T1:r1=1 T1:r2=0"], "text": ""}
+        hists = {"MP.peer_cta.weak": {"T1:r1=1 T1:r2=0": 4},                       # another placement
+                 "MP.same_cta.release_cta+reverse_accesses.2": {"T1:r1=1 T1:r2=0": 9},   # a mutant: no evidence
+                 "MP.same_cta.weak": {"T1:r1=0 T1:r2=1": 7}}
+        self.assertEqual(gpu_tier.device_showed(mut, hists, sib), [])
+        gap = gpu_tier.triage(mut, {}, [], None, None, None, gpu_tier.device_showed(mut, hists, sib))
+        self.assertEqual((gap["triage"], gap["device_showed"]), ("stress_gap", []))
+        self.assertIn("no test placed as its original showed one", gap["why"])
+        hists["MP.same_cta.weak"]["T1:r1=1 T1:r2=0"] = 1
+        self.assertEqual(gpu_tier.device_showed(mut, hists, sib), ["MP.same_cta.weak"])
+        lines = gpu_tier.triage_lines([dict(mut, fate="survived", **gpu_tier.triage(
+            mut, {}, [], None, None, None, ["MP.same_cta.weak"]))])
+        self.assertIn("showed in a test placed as their original: 1 of 1", lines[1])
+
 
 class Stop(unittest.TestCase):
     def test_sigterm_writes_what_was_judged(self):

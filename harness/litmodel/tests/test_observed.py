@@ -1,6 +1,7 @@
 """`litmus unseen` and `litmus triage` (observed.py) on the committed H100 run of 2026-12-06 (tuned stress): the
 baseline of allowed outcomes never observed is that run's; a run that loses one is reported (exit 1 only with
---strict), one that gains one says so; the triage file has a line per survivor; malformed input exits 3."""
+--strict), one that gains one says so; the triage file has a line per survivor, and `--again` triages them by
+today's rules with the evidence of the run's tests; malformed input exits 3."""
 import glob
 import gzip
 import json
@@ -12,6 +13,7 @@ import unittest
 from litmodel import observed
 
 RUN = os.path.join(observed.ROOT, "results", "2026-12-06-sm_90-h100-litmus-tuned")
+GAPS = os.path.join(observed.ROOT, "results", "2026-12-07-sm_90-h100-litmus-gaps")
 
 
 class Unseen(unittest.TestCase):
@@ -83,6 +85,55 @@ class Unseen(unittest.TestCase):
             f.write("{not json\n")
         self.assertEqual(self.run_verb("unseen", self.dir)[0], 3)
         self.assertEqual(self.run_verb("unseen", os.path.join(self.dir, "nope"))[0], 2)
+
+
+class TriageAgain(unittest.TestCase):
+    """`litmus triage --again` on the committed H100 run of 2026-12-07 (the gap environments)."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="littri-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+        for f in glob.glob(os.path.join(GAPS, "*.gz")):
+            shutil.copy(f, self.dir)
+
+    run_verb = Unseen.run_verb
+
+    def survivors(self):
+        with open(os.path.join(self.dir, "triage.tsv")) as f:
+            rows = [r.split("\t") for r in f.read().splitlines()]
+        head = rows[0]
+        return {r[0]: dict(zip(head, r)) for r in rows[1:]}
+
+    def test_triage_again_says_which_test_showed_a_stress_gaps_killing_outcome(self):
+        # SB.peer_cta.gpu with T0's fence dropped is killed by T0:r1=0 T1:r2=0, which SB.peer_cta.none (same
+        # placement, fence-free: allowed there) showed on the H100 on 2026-12-07; the MP.same_cta mutants' killing
+        # outcome T1:r1=1 T1:r2=0 no same-CTA test showed (only reversed mutants give it, as a plain interleaving)
+        rc, out = self.run_verb("triage", self.dir, "--again")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("stress gaps whose killing outcome the device showed in a test placed as their original", out)
+        rows = self.survivors()
+        sb = rows["SB.peer_cta.gpu+drop_fence.1"]
+        self.assertEqual(sb["triage"], "stress_gap")
+        self.assertIn("SB.peer_cta.none", sb["device_showed"].split(","))
+        same = [r for n, r in rows.items() if n.startswith("MP.same_cta.") and r["triage"] == "stress_gap"]
+        self.assertTrue(same)
+        self.assertTrue(all(r["device_showed"] == "-" for r in same))
+        # without --again the recorded triage is written as it was: no evidence column computed
+        self.run_verb("triage", self.dir)
+        self.assertEqual(self.survivors()["SB.peer_cta.gpu+drop_fence.1"]["device_showed"], "")
+
+    def test_triage_again_keeps_a_survivor_the_suite_no_longer_holds(self):
+        path = glob.glob(os.path.join(self.dir, "mutants*.jsonl.gz"))[0]
+        with gzip.open(path, "rt") as f:
+            rows = [json.loads(l) for l in f]
+        gone = next(m for m in rows if m["fate"] == "survived" and m.get("triage") == "stress_gap")
+        gone["mutant"] = "Gone.test+drop_fence.0"
+        with gzip.open(path, "wt") as f:
+            f.write("".join(json.dumps(m) + "\n" for m in rows))
+        rc, out = self.run_verb("triage", self.dir, "--again")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("1 survivors the suite no longer holds kept their recorded triage: Gone.test+drop_fence.0", out)
+        self.assertEqual(self.survivors()["Gone.test+drop_fence.0"]["triage"], "stress_gap")
 
 
 if __name__ == "__main__":
