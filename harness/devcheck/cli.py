@@ -247,6 +247,9 @@ def _part_record(folder):
     return doc
 
 
+DEVICE_KEYS = ("gpus", "name", "driver")   # what --join asks of the two parts' devices to be one
+
+
 def join(folders, out):
     """The whole verdict of an all part and a test part of one tree on one device and driver."""
     docs = [_part_record(f) for f in folders]
@@ -255,10 +258,14 @@ def join(folders, out):
         sys.stderr.write(f"devcheck --join: {folders[0]} holds part(s) {'+'.join(parts[0])}, {folders[1]} "
                          f"{'+'.join(parts[1])}: give one all part and one test part\n")
         return 2
-    for key, what in (("tree_id", "git tree"), ("device", "device")):
-        if docs[0][key] != docs[1][key]:
-            sys.stderr.write(f"devcheck --join: the parts differ in their {what}: {docs[0][key]} ({folders[0]}) "
-                             f"and {docs[1][key]} ({folders[1]}); both parts must check one tree on one device\n")
+    # one tree, and one device and driver: the GPUs' count, name and driver (the host's cores may differ: two jobs
+    # of one runner kind can land on hosts of another size; the record keeps the all part's)
+    def gpu(d):
+        return {k: d["device"].get(k) for k in DEVICE_KEYS}
+    for what, of in (("git tree", lambda d: d["tree_id"]), ("device", gpu)):
+        if of(docs[0]) != of(docs[1]):
+            sys.stderr.write(f"devcheck --join: the parts differ in their {what}: {of(docs[0])} ({folders[0]}) "
+                             f"and {of(docs[1])} ({folders[1]}); both parts must check one tree on one device\n")
             return 2
     whole, test = (docs[0], docs[1]) if parts[0] == ("all",) else (docs[1], docs[0])
     whole = dict(whole, parts=list(PARTS), test=test["test"], joined=[os.path.abspath(f) for f in folders],

@@ -211,6 +211,27 @@ class DevCheck(StandInTest):
         self.assertIn("the parts differ in their git tree", p.stderr)
         self.assertIsNone(doc)
 
+    def retag(self, folder, **device):
+        path = os.path.join(self.tmp, folder, "devcheck.json")
+        with open(path) as f:
+            doc = json.load(f)
+        doc["device"].update(device)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+
+    def test_parts_from_hosts_of_two_sizes_are_joined_and_two_drivers_are_not(self):
+        self.parts()
+        self.retag("part-test", cores=64)   # the same GPU and driver on a bigger host
+        p, doc = self.devcheck("--join", os.path.join(self.tmp, "part-all"), os.path.join(self.tmp, "part-test"),
+                               out="joined")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.retag("part-test", driver="590.10")
+        p, _ = self.devcheck("--join", os.path.join(self.tmp, "part-all"), os.path.join(self.tmp, "part-test"),
+                             out="joined2")
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("the parts differ in their device", p.stderr)
+        self.assertIn("590.10", p.stderr)
+
     def test_two_parts_of_one_kind_are_not_joined(self):
         self.devcheck("--part", "all", out="a1")
         self.devcheck("--part", "all", out="a2")
