@@ -59,6 +59,10 @@ CLASSES = ("pass", "fail", "spec_divergence", "beyond_chapter", "unruled", "not_
 TIER_CLASSES = {"unruled": "lower"}
 # Classes that are findings: listed with their replay command, and a case in one of them never counts as passed.
 FINDINGS = ("fail", "spec_divergence", "compile_error", "crash", "timeout")
+# A front-end's whole kernel on silicon (`./ptxcts frontend whole-run`'s results.jsonl, the report's --whole): its
+# classes in the order the tables show them, and those that are not a pass (a kernel of them is named).
+WHOLE_CLASSES = ("pass", "fail", "crash", "timeout", "compile_error", "spec_divergence", "skipped")
+WHOLE_NOT_PASSING = ("fail", "crash", "timeout", "compile_error")
 TIERS = ("compile", "run", "model", "frontend", "lower")
 LOAD_PATHS = {"compile": ("ptxas", "nvjitlink", "driver"), "run": ("cubin", "jit"), "lower": ("sass",),
               "model": ("ptxas", "nvjitlink", "driver", "cubin", "jit", "host"),

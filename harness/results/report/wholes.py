@@ -6,10 +6,9 @@ import os
 from collections import Counter, defaultdict
 
 from framework.documents.errors import InputError, UsageError
+from framework.documents.schema import WHOLE_CLASSES as CLASSES, WHOLE_NOT_PASSING as NOT_PASSING
 from framework.manifest import json_lines
 
-CLASSES = ("pass", "fail", "crash", "timeout", "compile_error", "spec_divergence", "skipped")
-NOT_PASSING = ("fail", "crash", "timeout", "compile_error")
 HEAD = ("frontend", "compiler", "ptxas", "target", "ptx")
 
 
