@@ -330,12 +330,15 @@ class _Emitter:
             lines.append(f"    if (cta == {owner}) mbar_init(SADDR({off}), {self.test.mbarriers[m][1]});")
         for loc, (owner, off) in self.shared.items():
             lines.append(f"    if (cta == {owner}) *(volatile uint32_t*)(smem + {off}) = {self.test.init.get(loc, 0)}u;")
+        plain = [k for k, l in enumerate(self.globals) if l not in self.tmaps]
         lines += ["    asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");", "  }",
+                  f"  uint32_t gp[{max(1, len(self.globals))}];",
+                  f"  global_perm(p, group, gp, {len(self.globals)});",
+                  f"  const unsigned char kPlain[] = {{{', '.join(map(str, plain)) if plain else '0'}}};",
+                  f"  prewarm(p, group, gp, kPlain, {len(plain)});",
                   "  cluster.sync();",
                   f"  const unsigned char kThreadCta[] = {{{', '.join(str(self.th_cta[t]) for t in t_ids)}}};",
                   f"  const int role = test_role(p, group, cta, kThreadCta, {len(t_ids)});",
-                  f"  uint32_t gp[{max(1, len(self.globals))}];",
-                  f"  global_perm(p, group, gp, {len(self.globals)});",
                   "  uint32_t hang = 0u;", "  switch (role) {"]
         for k, t in enumerate(t_ids):
             decl, out = bodies[t]
@@ -515,6 +518,19 @@ __device__ __forceinline__ void stress(const Params& p, unsigned group, unsigned
     stress_iter(p, x);
     if (w) x += ld_ca(p.gmem + (size_t)(group * p.nglobal + gp[warm[(x >> 4) % (uint32_t)nwarm]]) * p.gstride);
   }
+}
+// With p.prewarm, before the cluster's first barrier (so before any test instruction, a copy's issue included: no
+// access of the model's is touched before its time), lanes of the CTA's first warp load the instance's global
+// locations but the tensor maps through this SM's L1: each then holds its initial value there, and a later weak
+// load by a test thread of this CTA that is not preceded by an L1 invalidation (CCTL.IVALL: what an acquire, a
+// fence.sc or a full cp.async.bulk.wait_group adds, and a .relaxed try_wait or a wait_group.read does not) may hit it.
+__device__ __forceinline__ void prewarm(const Params& p, unsigned group, const uint32_t* gp, const unsigned char* plain,
+                                        int nplain) {
+  if (!p.prewarm || threadIdx.x >= 32) return;
+  uint32_t x = 0;
+  for (int i = (int)threadIdx.x; i < nplain; i += 32)
+    x += ld_ca(p.gmem + (size_t)(group * p.nglobal + gp[plain[i]]) * p.gstride);
+  (void)x;
 }
 // A random delay of 0..most SM clock cycles, a hash of the launch, the instance, the thread and salt.
 __device__ __forceinline__ void random_delay(const Params& p, unsigned group, unsigned cta, unsigned salt,

@@ -14,7 +14,8 @@ of an instance meet at every offset), a random delay between two instructions of
 many cycles: a window between two of one thread's accesses that another thread's accesses can fall into), the
 words between two global locations (`stride`: 16 puts two in one 128-byte line) and whether the test threads of
 an instance meet before their start delay (`meet`: a spin on a per-instance count, MC Mutants' testing barrier,
-so that the start delay is measured from one moment, not from when each thread's warp or CTA came to it).
+so that the start delay is measured from one moment, not from when each thread's warp or CTA came to it), and
+whether each CTA loads the instance's global locations into its L1 before the test starts (`prewarm`).
 
 The sweep runs every test and every graded mutant of a shape in each environment of GRID (a mutant stops at its
 first killing launch) and ranks the environments of each shape by the rate of weak outcomes observed: the killing
@@ -33,7 +34,8 @@ from .syntax import parse_file
 # knob -> (default, the runner's range): the defaults are the environment of the first H100 runs (2026-12-06)
 KNOBS = {"lines": (64, 0, 4096), "siters": (2, 0, 100000), "pattern": (0, 0, 4), "sthreads": (256, 0, 256),
          "bps": (0, 0, 32), "shuffle": (0, 0, 2), "pre": (0, 0, 100000), "gap": (0, 0, 100000),
-         "stride": (64, 16, 256), "meet": (0, 0, 1)}
+         "stride": (64, 16, 256), "meet": (0, 0, 1),
+         "prewarm": (0, 0, 1)}
 
 # The sweep's environments: each moves a few knobs away from the first one (`base`), towards a known cause of
 # weak behaviour: stale L1 lines (warm), the test threads' relative timing (jitter), store contention, load
@@ -45,6 +47,9 @@ KNOBS = {"lines": (64, 0, 4096), "siters": (2, 0, 100000), "pattern": (0, 0, 4),
 # windows a reversed pair or a missing fence opens are a few hundred cycles, the spread of unsynchronised starts
 # (a warp running its stress lanes first, a CTA placed later) many thousand. The near environments contend the lines
 # of the test's own locations, so that a store or a copy's write to one is slow to land while the thread goes on.
+# The prewarm environments put the instance's global locations, copy destinations included, in each CTA's L1 before
+# the test starts: where a mutation's only machine-code effect is a missing L1 invalidation (CCTL.IVALL: a
+# wait_group.read for a full wait, an acquire made relaxed), only a stale line there tells the two apart.
 # Light stress throughout: on the H100 (2026-12-06) 32 stress iterations per stress thread ran 24 times fewer
 # instances per second than 2 and killed less.
 GRID = {
@@ -65,6 +70,8 @@ GRID = {
     "meet_gaps": {"meet": 1, "pre": 512, "gap": 256},
     "near": {"pattern": 4, "siters": 8},
     "meet_near": {"meet": 1, "pre": 256, "pattern": 4, "siters": 8, "shuffle": 1},
+    "prewarm": {"prewarm": 1},
+    "prewarm_meet": {"prewarm": 1, "meet": 1, "pre": 128},
 }
 
 SCHEMA = "ptxcts-litmus-envs"

@@ -46,6 +46,7 @@ struct Params {
   uint32_t gap_iters;      // and waits a random 0..gap_iters SM clock cycles between two of its instructions
   uint32_t meet;           // 1: the test threads of an instance meet (a spin on meet_count) before their start delay
   uint32_t* meet_count;    // [instance]: the test threads that reached the meeting point
+  uint32_t prewarm;        // 1: each CTA loads the instance's global locations into its SM's L1 before the test
 };
 
 // A test thread waits at the meeting point at most this long for the others (an instance whose clusters are not

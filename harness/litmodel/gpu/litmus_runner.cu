@@ -16,9 +16,9 @@
 //   --stress-threads N --blocks-per-sm N (0: as many as fit) --shuffle 0..2 (LitShuffle) --pre-iters CYCLES (a random start delay)
 //   --gap-iters CYCLES (a random delay between two instructions of a test thread)
 //   --stride WORDS (16..256, a multiple of 16) --meet 0|1 (the test threads of an instance meet before their start
-//   delay) --test-ms N --stop-on-kill 0|1 (a mutant stops launching once killed)
+//   delay) --prewarm 0|1 (each CTA loads the instance's global locations into L1 before the test) --test-ms N --stop-on-kill 0|1 (a mutant stops launching once killed)
 // A tests file holds one run a line: `NAME[@TAG] [KEY=VALUE]...`, KEY one of lines siters pattern sthreads bps
-//   shuffle pre gap stride meet ms iters stop (the options above); a run's result names it NAME@TAG (one test, many runs).
+//   shuffle pre gap stride meet prewarm ms iters stop (the options above); a run's result names it NAME@TAG (one test, many runs).
 // exit 0 all pass, 1 a fail, 2 usage, 3 a malformed labels or tests file, 4 a CUDA error, 77 no sm_90 GPU.
 #include <cuda.h>          // CUtensorMap and its enums (the entry point comes from the runtime: no -lcuda)
 #include <cudaTypedefs.h>
@@ -163,7 +163,7 @@ std::string json_str(const std::string& s) {
 // The environment of one run (the tuned knobs: gpu_tier.py --tune); its text is echoed in the run's result.
 struct Env {
   long lines = 64, siters = 32, pattern = kStressLoadStore, sthreads = 256, bps = 0, shuffle = kShuffleRandom,
-       pre = 0, gap = 0, stride = GSTRIDE_WORDS, meet = 0, ms = 0, iters = 16, stop = 0;
+       pre = 0, gap = 0, stride = GSTRIDE_WORDS, meet = 0, prewarm = 0, ms = 0, iters = 16, stop = 0;
   // KEY=VALUE: false (with the reason in *why) when the key is unknown or the value out of range
   bool set(const std::string& kv, std::string* why) {
     auto eq = kv.find('=');
@@ -175,7 +175,8 @@ struct Env {
     struct { const char* k; long* p; long lo, hi; } keys[] = {
         {"lines", &lines, 0, 4096}, {"siters", &siters, 0, 100000}, {"pattern", &pattern, 0, 4},
         {"sthreads", &sthreads, 0, 256}, {"bps", &bps, 0, 32}, {"shuffle", &shuffle, 0, 2}, {"pre", &pre, 0, 100000},
-        {"gap", &gap, 0, 100000}, {"stride", &stride, 16, 256}, {"meet", &meet, 0, 1}, {"ms", &ms, 0, 600000},
+        {"gap", &gap, 0, 100000}, {"stride", &stride, 16, 256}, {"meet", &meet, 0, 1},
+        {"prewarm", &prewarm, 0, 1}, {"ms", &ms, 0, 600000},
         {"iters", &iters, 1, 1000000}, {"stop", &stop, 0, 1}};
     for (auto& e : keys)
       if (k == e.k) {
@@ -190,8 +191,8 @@ struct Env {
   std::string text() const {
     char b[320];
     std::snprintf(b, sizeof b, "lines=%ld siters=%ld pattern=%ld sthreads=%ld bps=%ld shuffle=%ld pre=%ld gap=%ld "
-                  "stride=%ld meet=%ld ms=%ld iters=%ld stop=%ld", lines, siters, pattern, sthreads, bps, shuffle, pre,
-                  gap, stride, meet, ms, iters, stop);
+                  "stride=%ld meet=%ld prewarm=%ld ms=%ld iters=%ld stop=%ld", lines, siters, pattern, sthreads, bps,
+                  shuffle, pre, gap, stride, meet, prewarm, ms, iters, stop);
     return b;
   }
 };
@@ -228,7 +229,7 @@ int main(int argc, char** argv) {
         {"--iters", "iters"}, {"--stress-lines", "lines"}, {"--stress-iters", "siters"},
         {"--stress-pattern", "pattern"}, {"--stress-threads", "sthreads"}, {"--blocks-per-sm", "bps"},
         {"--shuffle", "shuffle"}, {"--pre-iters", "pre"}, {"--gap-iters", "gap"}, {"--stride", "stride"},
-        {"--meet", "meet"}, {"--test-ms", "ms"}, {"--stop-on-kill", "stop"}};
+        {"--meet", "meet"}, {"--prewarm", "prewarm"}, {"--test-ms", "ms"}, {"--stop-on-kill", "stop"}};
     if (auto e = env_opt.find(k); e != env_opt.end()) {
       std::string why;
       ok = i + 1 < argc && a.env.set(e->second + "=" + argv[++i], &why);
@@ -257,7 +258,7 @@ int main(int argc, char** argv) {
   if (!a.labels) {
     std::fprintf(stderr, "usage: litmus-runner LABELS.tsv [--iters N] [--instances N] [--seed N] [--hang-us N] "
                          "[--stress-lines N] [--stress-iters N] [--stress-pattern P] [--stress-threads N] "
-                         "[--blocks-per-sm N] [--shuffle S] [--pre-iters N] [--gap-iters N] [--stride W] [--meet 0|1] "
+                         "[--blocks-per-sm N] [--shuffle S] [--pre-iters N] [--gap-iters N] [--stride W] [--meet 0|1] [--prewarm 0|1] "
                          "[--test-ms N] "
                          "[--stop-on-kill 0|1] [--test NAME]... [--tests-file FILE] | --list\n");
     return 2;
@@ -414,7 +415,7 @@ int main(int argc, char** argv) {
       Params p{gmem, regs, hang, stress, (uint32_t)env.lines, (uint32_t)env.siters, (uint32_t)t.nglobal,
                (uint32_t)(a.hang_us * 1000), images, (unsigned long long)a.seed, (uint32_t)it, (uint32_t)stride,
                (uint32_t)env.pattern, (uint32_t)env.sthreads, (uint32_t)env.shuffle, (uint32_t)env.pre,
-               (uint32_t)env.gap, (uint32_t)env.meet, meet};
+               (uint32_t)env.gap, (uint32_t)env.meet, meet, (uint32_t)env.prewarm};
       lit_init<<<sgrid, small, 0, stream>>>(p, d_inits, d_ismap, n);
       void* args[] = {&p};
       OK(cudaLaunchKernel(t.fn, dim3((unsigned)(n * t.ctas)), dim3(kBlock), args, dyn, stream));

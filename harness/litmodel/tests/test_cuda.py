@@ -63,6 +63,20 @@ class Cuda(unittest.TestCase):
         self.assertEqual(sb[:sb.index("stress(p, group, cta, gp")].count("prestress(p, group, cta, 2u);"), 2)
         self.assertEqual(iriw[:iriw.index("stress(p, group, cta, gp")].count("prestress(p, group, cta, 4u);"), 4)
 
+    def test_the_prewarm_loads_come_before_the_first_barrier_and_spare_tensor_maps(self):
+        # prewarm(): before cluster.sync, so before every test instruction (a copy's issue included)
+        src, _ = cuda.translate([t for t in suite_tests() if t.name in ("MPbulk.fenced.wait_group0.gpu",
+                                                                          "TensorMap.fence_proxy_tensormap")])
+        for kernel in ("lit_MPbulk_fenced_wait_group0_gpu(", "lit_TensorMap_fence_proxy_tensormap("):
+            body = src[src.index(kernel):]
+            self.assertLess(body.index("prewarm(p, group, gp, kPlain"), body.index("cluster.sync();"))
+            self.assertLess(body.index("cluster.sync();"), body.index("switch (role)"))
+        # the map test's only global location is its tensor map: nothing to load (the list is a placeholder)
+        self.assertIn("prewarm(p, group, gp, kPlain, 0);", src[src.index("lit_TensorMap_fence_proxy_tensormap("):])
+        body = src[src.index("lit_MPbulk_fenced_wait_group0_gpu("):]
+        em = cuda._Emitter(next(t for t in suite_tests() if t.name == "MPbulk.fenced.wait_group0.gpu"))
+        self.assertIn(f"prewarm(p, group, gp, kPlain, {len(em.globals)});", body)
+
     def test_the_near_stress_spares_tensor_maps_and_copies_longer_than_half_a_line(self):
         # kStressNear stores from word 16 of a slot: a location there (a tensor map's 128 bytes, a copy of more
         # than 64 bytes) must not be offered to it
