@@ -16,12 +16,17 @@ RUN = os.path.join(observed.ROOT, "results", "2026-12-06-sm_90-h100-litmus-tuned
 GAPS = os.path.join(observed.ROOT, "results", "2026-12-07-sm_90-h100-litmus-gaps")
 
 
+def copy_run(case, files):
+    """A scratch folder holding the committed run's files (glob `files`), removed after the test."""
+    case.dir = tempfile.mkdtemp(prefix="litobs-")
+    case.addCleanup(shutil.rmtree, case.dir, True)
+    for f in glob.glob(files):
+        shutil.copy(f, case.dir)
+
+
 class Unseen(unittest.TestCase):
     def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="litobs-")
-        self.addCleanup(shutil.rmtree, self.dir, True)
-        for f in glob.glob(os.path.join(RUN, "*-tuned.*")):
-            shutil.copy(f, self.dir)
+        copy_run(self, os.path.join(RUN, "*-tuned.*"))
 
     def rewrite_hist(self, test, add=None, drop=None):
         path = glob.glob(os.path.join(self.dir, "histograms*.jsonl.gz"))[0]
@@ -91,10 +96,7 @@ class TriageAgain(unittest.TestCase):
     """`litmus triage --again` on the committed H100 run of 2026-12-07 (the gap environments)."""
 
     def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="littri-")
-        self.addCleanup(shutil.rmtree, self.dir, True)
-        for f in glob.glob(os.path.join(GAPS, "*.gz")):
-            shutil.copy(f, self.dir)
+        copy_run(self, os.path.join(GAPS, "*.gz"))
 
     run_verb = Unseen.run_verb
 
