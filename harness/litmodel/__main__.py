@@ -231,7 +231,7 @@ def cmd_cuda(a):
         return rc
     if a.mutants:
         from .syntax import parse_text
-        originals = {t.name: t for f in suite.suite_files() for t in parse_file(f)}
+        originals = suite.suite_tests()
         for r in mutants.read(os.path.join(suite.SUITE_DIR, "mutants.jsonl.gz")):
             [mt] = parse_text(r["text"], r["mutant"])
             tests.append(mt)

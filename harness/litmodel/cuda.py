@@ -114,6 +114,12 @@ def _mem_scope(i):
     return "" if i.sem == "weak" else f".{i.scope}"
 
 
+def _index_array(name, indices):
+    """A kernel's `const unsigned char NAME[] = {...};` of location indices (`{0}` when empty: C++ has no empty
+    array; its count, passed beside it, is then 0)."""
+    return f"const unsigned char {name}[] = {{{', '.join(map(str, indices)) if indices else '0'}}};"
+
+
 class _Emitter:
     def __init__(self, test):
         self.test = test
@@ -330,11 +336,11 @@ class _Emitter:
             lines.append(f"    if (cta == {owner}) mbar_init(SADDR({off}), {self.test.mbarriers[m][1]});")
         for loc, (owner, off) in self.shared.items():
             lines.append(f"    if (cta == {owner}) *(volatile uint32_t*)(smem + {off}) = {self.test.init.get(loc, 0)}u;")
-        plain = [k for k, l in enumerate(self.globals) if l not in self.tmaps]
+        plain = self.plain()
         lines += ["    asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");", "  }",
                   f"  uint32_t gp[{max(1, len(self.globals))}];",
                   f"  global_perm(p, group, gp, {len(self.globals)});",
-                  f"  const unsigned char kPlain[] = {{{', '.join(map(str, plain)) if plain else '0'}}};",
+                  "  " + _index_array("kPlain", plain),
                   f"  prewarm(p, group, gp, kPlain, {len(plain)});",
                   "  cluster.sync();",
                   f"  const unsigned char kThreadCta[] = {{{', '.join(str(self.th_cta[t]) for t in t_ids)}}};",
@@ -361,9 +367,7 @@ class _Emitter:
                 lines.append('    asm volatile("cp.async.wait_all;" ::: "memory");')
             lines += ["    break;", "  }"]
         warm, near = self.warmable(), self.near()
-        lines += ["  default: {",
-                  f"    const unsigned char kWarm[] = {{{', '.join(map(str, warm)) if warm else '0'}}};",
-                  f"    const unsigned char kNear[] = {{{', '.join(map(str, near)) if near else '0'}}};",
+        lines += ["  default: {", "    " + _index_array("kWarm", warm), "    " + _index_array("kNear", near),
                   f"    stress(p, group, cta, gp, kWarm, {len(warm)}, kNear, {len(near)});"]
         for key in keys:
             for c in range(ncta):
@@ -400,6 +404,10 @@ class _Emitter:
         tensor map (128 bytes)."""
         if any(i.bytes > 64 for ins in self.test.code.values() for i in ins if i.op in ("bulk", "reduce", "tensor")):
             return []
+        return self.plain()
+
+    def plain(self):
+        """Indices of the global locations that are not tensor maps (the prewarm loads them)."""
         return [k for k, l in enumerate(self.globals) if l not in self.tmaps]
 
     def table_row(self, ncta, mutant=False):

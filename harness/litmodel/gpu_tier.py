@@ -107,9 +107,9 @@ def triage(mutant, hist, runs=None, static_row=None, model=None, originals=None,
     tier demands the instruction the mutation removed, weakened or moved (static.lowering_rule: a compiler that
     dropped or moved it fails there); else `stress_gap`: the killing outcomes need a behaviour the environments tried never showed
     (`tried`: each run's environment, instances and seconds). A stress gap says whether the same run showed a
-    killing outcome elsewhere (`device_showed`, device_showed(): the tests and mutants placed as its original
-    whose histogram holds one), so the behaviour is within the device's reach and the environment is what is
-    missing, or nowhere (`[]`): the device may not show it at all."""
+    killing outcome elsewhere (`device_showed`, device_showed(): the tests placed as its original whose histogram
+    holds one), so the behaviour is within the device's reach and the environment is what is missing, or nowhere
+    (`[]`): the device may not show it at all."""
     tried = {"instances": sum(hist.values()), "environments": sorted({r["env"] for r in runs or []}),
              "runs": len(runs or []), "seconds": round(sum(r["seconds"] for r in runs or []), 3)}
     if model is not None and mutant.get("text") and mutant.get("test") in (originals or {}):
@@ -586,7 +586,7 @@ def report(names, results, labels, is_mutant, mut_info, a, device, driver, start
     replay = f"./ptxcts litmus gpu --out OUT --test {{}} --iters {a.iters} --instances {a.instances} --seed {a.seed}"
     static_rows = static_rows or {}
     model = Model()
-    originals = {t.name: t for f in suite.suite_files() for t in parse_file(f)}
+    originals = suite.suite_tests()
     siblings = placement_siblings(originals)
     hists = {n: r["hist"] for n, r in results.items() if "hist" in r}
     classes = Counter()

@@ -123,7 +123,7 @@ def compare(tests, base):
 
 def triage_rows(muts):
     """One line per surviving mutant: mutant, operator, triage, rule, environments tried, instances, what the
-    mutation changed in the SASS (static.sass_diff), the runs that showed a killing outcome of a stress gap
+    mutation changed in the SASS (static.sass_diff), the tests that showed a killing outcome of a stress gap
     (gpu_tier.device_showed: `-` none; empty where not computed), why."""
     rows = ["mutant\toperator\ttriage\trule\tenvironments\tinstances\tsass_diff\tdevice_showed\twhy"]
     for m in sorted((m for m in muts if m.get("fate") == "survived"), key=lambda m: (m.get("triage", ""), m["mutant"])):
@@ -143,7 +143,6 @@ def triage_again(run_dir, muts):
     (the run's mutants.jsonl.gz is its record and is not rewritten) and the names kept."""
     from . import gpu_tier, mutants, suite
     from .model import Model
-    from .syntax import parse_file
     hpath = sorted(glob.glob(os.path.join(run_dir, "histograms*.jsonl.gz")))[0]
     try:
         with _open(hpath) as f:
@@ -151,7 +150,7 @@ def triage_again(run_dir, muts):
     except (ValueError, KeyError, TypeError, OSError, EOFError) as e:
         raise Malformed(f"{hpath}: not a litmus gpu run's histograms: {type(e).__name__}: {e}")
     info = {r["mutant"]: r for r in mutants.read(os.path.join(suite.SUITE_DIR, "mutants.jsonl.gz"))}
-    originals = {t.name: t for f in suite.suite_files() for t in parse_file(f)}
+    originals = suite.suite_tests()
     siblings, model = gpu_tier.placement_siblings(originals), Model()
     out, kept = [], []
     for m in muts:

@@ -44,6 +44,11 @@ def suite_files():
     return sorted(os.path.join(SUITE_DIR, f) for f in os.listdir(SUITE_DIR) if f.endswith(".litmus"))
 
 
+def suite_tests():
+    """{name: test} of the generated suite (every cases/*.litmus): the originals a mutant is judged by."""
+    return {t.name: t for f in suite_files() for t in parse_file(f)}
+
+
 def write_suite():
     """cases/<shape>.litmus from shapes.py, and every outcome's label by the model."""
     import gzip
