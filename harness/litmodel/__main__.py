@@ -9,6 +9,7 @@
   gpu --out DIR [--mutants] [--time-budget S] [--runner PATH --labels PATH]  run them on the GPU, judged (gpu_tier.py)
   unseen RUN_DIR [--baseline FILE] [--update] [--strict]                    allowed outcomes never seen vs the baseline
   triage RUN_DIR                                                            RUN_DIR/triage.tsv: the survivors and why
+  table RUN_DIR --out FILE                                                  its environment table ranked by every kill
 Exit: 0 done; 1 suite check found a difference or agreement a disagreement; 2 usage; 3 a malformed litmus file
 (file:line: what is wrong) or a test the model cannot judge."""
 import argparse
@@ -273,7 +274,7 @@ def main(argv):
     if argv and argv[0] == "gpu":   # the GPU tier: its own options (gpu_tier.py)
         from . import gpu_tier
         return gpu_tier.main(argv[1:])
-    if argv and argv[0] in ("unseen", "triage"):   # a GPU run's output read on the CPU (observed.py)
+    if argv and argv[0] in ("unseen", "triage", "table"):   # a GPU run's output read on the CPU (observed.py)
         from . import observed
         return observed.main(argv)
     a = p.parse_args(argv)

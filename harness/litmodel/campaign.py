@@ -60,9 +60,11 @@ class Campaign:
         return tuning.shape_of(name, self.by_test)
 
     def scores(self):
-        """The sweep's scores per shape and environment (tuning.score)."""
+        """The sweep's scores per shape and environment (tuning.score), with the rare kills of every killing run
+        so far (tuning.with_rare: after the sweep its own; at the end the focus rounds' too)."""
         sweep = [(n, t, r) for n, t, r in self.runs if t in tuning.GRID and r.get("phase") == "sweep"]
-        return tuning.score(sweep, self.by_test, lambda n: self.is_mutant[n])
+        kills = [(n, t) for n, t, r in self.runs if t in tuning.GRID and r.get("verdict") == "killed"]
+        return tuning.with_rare(tuning.score(sweep, self.by_test, lambda n: self.is_mutant[n]), kills, self.by_test)
 
     # -- running ------------------------------------------------------------------------------------------------
     def _phase(self, label, lines, deadline, instances=None):

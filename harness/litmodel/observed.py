@@ -1,6 +1,8 @@
 """What a GPU run of the litmus tier observed, against what it is owed: `./ptxcts litmus unseen RUN_DIR` (the
 allowed outcomes never observed, against the device's baseline of them) and `./ptxcts litmus triage RUN_DIR`
-(the surviving mutants and why, one line each, into RUN_DIR/triage.tsv for review).
+(the surviving mutants and why, one line each, into RUN_DIR/triage.tsv for review), and `./ptxcts litmus table
+RUN_DIR --out FILE` (the run's environment table ranked again from every kill it recorded, its focus rounds' too:
+tuning.retable; the file to commit under harness/litmodel/envs/).
 
 An allowed outcome never observed is not a failure (the model allows it; the device need not show it), so it is
 reported, not failed: `unseen` lists the outcomes the baseline's run observed that this run did not (`no longer
@@ -171,8 +173,37 @@ def triage_again(run_dir, muts):
     return out, kept
 
 
+def table_again(run_dir, muts):
+    """(the run's environment table ranked again from every killing run in its mutants' records, the old table):
+    tuning.retable. Malformed naming the file where the table is missing, is not one, or lacks an environment a
+    kill was in."""
+    from . import tuning
+    found = sorted(glob.glob(os.path.join(run_dir, "env-table*.json")) +
+                   glob.glob(os.path.join(run_dir, "env-table*.json.gz")))
+    found = [f for f in found if "-ranked" not in os.path.basename(f)]
+    if len(found) != 1:
+        raise Malformed(f"{run_dir}: {'no' if not found else 'more than one'} env-table.json[.gz] of a --tune run")
+    try:
+        with _open(found[0]) as f:
+            table = json.load(f)
+        tuning.check_table(table, found[0])
+    except (ValueError, OSError, EOFError) as e:
+        raise Malformed(f"{found[0]}: not an environment table: {type(e).__name__}: {e}")
+    except tuning.TableError as e:
+        raise Malformed(str(e))
+    try:
+        # a killing run of a mutant the run did not count as killed (its original showed the outcome too) is no kill
+        kills = [(m["mutant"], r["env"]) for m in muts if m.get("fate") == "killed"
+                 for r in m.get("runs", []) if r.get("verdict") == "killed"]
+        return tuning.retable(table, kills, tuning.shapes(), os.path.relpath(run_dir, ROOT)), table
+    except (KeyError, TypeError, AttributeError) as e:
+        raise Malformed(f"{run_dir}: a mutant record without its runs' env and verdict: {type(e).__name__}: {e}")
+    except tuning.TableError as e:
+        raise Malformed(str(e))
+
+
 def main(argv):
-    p = argparse.ArgumentParser(prog="ptxcts litmus unseen|triage", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="ptxcts litmus unseen|triage|table", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="verb", required=True)
     u = sub.add_parser("unseen", help="allowed outcomes never observed, against the device's baseline")
     u.add_argument("run", metavar="RUN_DIR")
@@ -183,12 +214,32 @@ def main(argv):
     t.add_argument("run", metavar="RUN_DIR")
     t.add_argument("--again", action="store_true",
                    help="triage the survivors again by today's rules from what the run recorded (triage_again)")
+    r = sub.add_parser("table", help="the run's environment table ranked again from every kill it recorded")
+    r.add_argument("run", metavar="RUN_DIR")
+    r.add_argument("--out", required=True, metavar="FILE", help="where to write it (harness/litmodel/envs/... to "
+                   "commit it for the device)")
     a = p.parse_args(argv)
     if not os.path.isdir(a.run):
         sys.stderr.write(f"ptxcts litmus {a.verb}: {a.run}: no such folder\n")
         return 2
     try:
         claim, run_id, tests, muts = read_run(a.run)
+        if a.verb == "table":
+            if not muts:
+                sys.stderr.write(f"ptxcts litmus table: {a.run}: no mutants*.jsonl.gz (a run without --mutants)\n")
+                return 2
+            new, old = table_again(a.run, muts)
+            from . import tuning
+            tuning.write_table(a.out, new)
+            moved = [(sh, old["shapes"].get(sh, {}).get("ranking", ["-"])[0], row["ranking"][0])
+                     for sh, row in new["shapes"].items()
+                     if old["shapes"].get(sh, {}).get("ranking", ["-"])[0] != row["ranking"][0]]
+            rf = new["ranked_from"]
+            print(f"{a.out}: {len(new['shapes'])} shapes ranked from {rf['killing_runs']} killing runs of "
+                  f"{rf['mutants_killed']} mutants; first environment changed in {len(moved)}:")
+            for sh, was, now in moved:
+                print(f"  {sh}: {was} -> {now}")
+            return 0
         if a.verb == "triage":
             if not muts:
                 sys.stderr.write(f"ptxcts litmus triage: {a.run}: no mutants*.jsonl.gz (a run without --mutants)\n")

@@ -19,8 +19,12 @@ whether each CTA loads the instance's global locations into its L1 before the te
 
 The sweep runs every test and every graded mutant of a shape in each environment of GRID (a mutant stops at its
 first killing launch) and ranks the environments of each shape by the rate of weak outcomes observed: the killing
-outcomes of the shape's mutants (the weak behaviours the mutations expose), as mutants killed, then kills per
-second; ties by the share of the tests' instances outside their most frequent outcome. The table (JSON, with the
+outcomes of the shape's mutants (the weak behaviours the mutations expose). First by rare kills (rare_kills: each
+killed mutant's one unit shared among the environments that killed it, so that the environment that alone killed a
+hard mutant outranks many that killed the same easy ones), then as the share of the mutants killed, then kills per
+second; ties by the share of the tests' instances outside their most frequent outcome. A campaign's table counts
+the kills of its focus rounds too (where the hard mutants die); `./ptxcts litmus table RUN_DIR` ranks a past run's
+table again from every kill it recorded (retable). The table (JSON, with the
 device and driver it was measured on) gives each shape its ranking; a run with `--env-table` follows it."""
 import glob
 import json
@@ -128,22 +132,66 @@ def score(runs, by_test, is_mutant):
     return out
 
 
+def rare_kills(kills, by_test):
+    """{shape: {tag: weight}} of killing runs [(mutant, tag)] of any phase: each killed mutant's one unit shared
+    equally among the environments that killed it (1 for the only one, 1/19 each for the 19 of a mutant every
+    environment kills)."""
+    envs = {}
+    for name, tag in kills:
+        envs.setdefault(name, set()).add(tag)
+    out = {}
+    for name, tags in sorted(envs.items()):
+        row = out.setdefault(shape_of(name, by_test), {})
+        for t in sorted(tags):
+            row[t] = row.get(t, 0.0) + 1.0 / len(tags)
+    return out
+
+
 def rank(scores):
-    """The tags of one shape's scores, best first: the share of the shape's mutants it ran that it killed, kills
-    per second, then the tests' share of instances outside their most frequent outcome; then the environments of
-    the grid it has no score for (the sweep's time ran out before them), in grid order."""
+    """The tags of one shape's scores, best first: rare kills (`rare`, rare_kills; 0 where none), the share of the
+    shape's mutants it ran that it killed, kills per second, then the tests' share of instances outside their most
+    frequent outcome; then the environments of the grid it has no score for (the sweep's time ran out before
+    them), in grid order."""
     def key(tag):
         s = scores[tag]
-        return (-s["killed"] / max(s["mutants"], 1), -s["killed"] / max(s["seconds"], 1e-3),
+        return (-round(s.get("rare", 0.0), 9), -s["killed"] / max(s["mutants"], 1), -s["killed"] / max(s["seconds"], 1e-3),
                 -s["off_mode"] / max(s["instances"], 1), list(GRID).index(tag) if tag in GRID else 99)
     return sorted(scores, key=key) + [t for t in GRID if t not in scores]
 
 
+def with_rare(scores, kills, by_test):
+    """The scores (score()) with each environment's rare kills (rare_kills) of the killing runs [(mutant, tag)]
+    as `rare`; an environment that killed in a focus round but has no sweep score gets one of zeros beside it."""
+    out = {sh: {t: {k: v for k, v in row.items() if k != "rare"} for t, row in sc.items()}
+           for sh, sc in scores.items()}
+    for sh, row in rare_kills(kills, by_test).items():
+        for t, w in row.items():
+            out.setdefault(sh, {}).setdefault(
+                t, {"mutants": 0, "killed": 0, "seconds": 0.0, "instances": 0, "off_mode": 0})["rare"] = round(w, 6)
+    return out
+
+
+def _shapes(scores):
+    return {sh: {"ranking": rank(sc), "scores": {t: sc[t] for t in rank(sc) if t in sc}}
+            for sh, sc in sorted(scores.items())}
+
+
 def make_table(scores, device, driver, measured, runner_args):
     return {"schema": SCHEMA, "version": 1, "device": device, "driver": driver, "measured": measured,
-            "runner": runner_args, "grid": {t: env(t) for t in GRID},
-            "shapes": {sh: {"ranking": rank(sc), "scores": {t: sc[t] for t in rank(sc) if t in sc}}
-                       for sh, sc in sorted(scores.items())}}
+            "runner": runner_args, "grid": {t: env(t) for t in GRID}, "shapes": _shapes(scores)}
+
+
+def retable(table, kills, by_test, source):
+    """A table (read_table's second value) ranked again with the rare kills of every killing run [(mutant, tag)]
+    of the campaign that wrote it (`ranked_from`: where the kills were read, how many); its grid, device and
+    sweep scores kept. A kill in an environment the table's grid lacks is a TableError."""
+    for name, tag in kills:
+        if tag not in table["grid"]:
+            raise TableError(f"{source}: {name} was killed in '{tag}', an environment the table's grid lacks")
+    scores = {sh: row.get("scores") or {} for sh, row in table["shapes"].items()}
+    out = dict(table, shapes=_shapes(with_rare(scores, kills, by_test)))
+    out["ranked_from"] = {"source": source, "killing_runs": len(kills), "mutants_killed": len({n for n, _ in kills})}
+    return out
 
 
 def write_table(path, table):
@@ -174,6 +222,11 @@ def read_table(path):
             t = json.load(f)
     except ValueError as e:
         raise TableError(f"{path}: not JSON: {e}")
+    return check_table(t, path), t
+
+
+def check_table(t, path):
+    """{shape: [full environment, best first]} of a loaded table; TableError naming `path` and the fault."""
     if not isinstance(t, dict) or t.get("schema") != SCHEMA:
         raise TableError(f"{path}: not an environment table (schema {SCHEMA!r} expected)")
     grid = t.get("grid")
@@ -197,4 +250,4 @@ def read_table(path):
             if tag not in grid:
                 raise TableError(f"{path}: shape '{sh}': environment '{tag}' is not in the grid")
         out[sh] = [(tag, env(grid[tag])) for tag in ranking]
-    return out, t
+    return out

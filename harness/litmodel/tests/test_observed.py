@@ -1,7 +1,8 @@
 """`litmus unseen` and `litmus triage` (observed.py) on the committed H100 run of 2026-12-06 (tuned stress): the
 baseline of allowed outcomes never observed is that run's; a run that loses one is reported (exit 1 only with
 --strict), one that gains one says so; the triage file has a line per survivor, and `--again` triages them by
-today's rules with the evidence of the run's tests; malformed input exits 3."""
+today's rules with the evidence of the run's tests; `table` ranks a run's environment table again from every kill
+it recorded; malformed input exits 3."""
 import glob
 import gzip
 import json
@@ -14,6 +15,7 @@ from litmodel import observed
 
 RUN = os.path.join(observed.ROOT, "results", "2026-12-06-sm_90-h100-litmus-tuned")
 GAPS = os.path.join(observed.ROOT, "results", "2026-12-07-sm_90-h100-litmus-gaps")
+MEET = os.path.join(observed.ROOT, "results", "2026-12-07-sm_90-h100-litmus-meet")
 
 
 def copy_run(case, files):
@@ -140,3 +142,73 @@ class TriageAgain(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TableAgain(unittest.TestCase):
+    """`litmus table` on the committed H100 run of 2026-12-07 evening (19 environments, --tune 280): its focus
+    rounds killed 10 SB.peer_cta mutants in `one_block` alone, and one LB mutant in `meet_gaps` alone."""
+
+    def setUp(self):
+        copy_run(self, os.path.join(MEET, "*.gz"))
+
+    run_verb = Unseen.run_verb
+
+    def test_the_environment_that_alone_killed_hard_mutants_ranks_first(self):
+        from litmodel import tuning
+        out_path = os.path.join(self.dir, "ranked.json")
+        rc, out = self.run_verb("table", self.dir, "--out", out_path)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("185 mutants", out)          # the run's 185 killed; its original_diverges one is no kill
+        rows, table = tuning.read_table(out_path)
+        self.assertEqual(rows["sb"][0][0], "one_block")
+        self.assertEqual(table["shapes"]["sb"]["scores"]["one_block"]["rare"], 10.0)
+        self.assertEqual(rows["lb"][0][0], "meet_gaps")
+        self.assertEqual(table["ranked_from"]["mutants_killed"], 185)
+        # the run's sweep scores are kept beside the rare kills
+        with gzip.open(glob.glob(os.path.join(self.dir, "env-table*.json.gz"))[0], "rt") as f:
+            old = json.load(f)
+        self.assertEqual(table["shapes"]["sb"]["scores"]["base"]["killed"], old["shapes"]["sb"]["scores"]["base"]["killed"])
+        self.assertEqual(table["grid"], old["grid"])
+
+    def test_a_run_without_a_table_is_3_and_without_mutants_is_2(self):
+        os.remove(glob.glob(os.path.join(self.dir, "env-table*.json.gz"))[0])
+        rc, _ = self.run_verb("table", self.dir, "--out", os.path.join(self.dir, "t.json"))
+        self.assertEqual(rc, 3)
+        copy_run(self, os.path.join(MEET, "*.gz"))
+        os.remove(glob.glob(os.path.join(self.dir, "mutants*.jsonl.gz"))[0])
+        rc, _ = self.run_verb("table", self.dir, "--out", os.path.join(self.dir, "t.json"))
+        self.assertEqual(rc, 2)
+
+    def test_a_kill_in_an_environment_the_grid_lacks_is_3_naming_it(self):
+        path = glob.glob(os.path.join(self.dir, "mutants*.jsonl.gz"))[0]
+        with gzip.open(path, "rt") as f:
+            rows = [json.loads(l) for l in f]
+        m = next(m for m in rows if m["fate"] == "killed")
+        next(r for r in m["runs"] if r["verdict"] == "killed")["env"] = "nowhere"
+        with gzip.open(path, "wt") as f:
+            f.write("".join(json.dumps(m) + "\n" for m in rows))
+        from contextlib import redirect_stderr
+        import io
+        err = io.StringIO()
+        with redirect_stderr(err):
+            rc, _ = self.run_verb("table", self.dir, "--out", os.path.join(self.dir, "t.json"))
+        self.assertEqual(rc, 3)
+        self.assertIn("'nowhere'", err.getvalue())
+        self.assertIn(m["mutant"], err.getvalue())
+
+
+class RareKills(unittest.TestCase):
+    def test_a_kill_is_one_unit_shared_among_the_environments_that_made_it(self):
+        from litmodel import tuning
+        by_test = {"A": "s"}
+        kills = [("A+x.0", "e1"), ("A+x.0", "e2"), ("A+x.1", "e2"), ("A+x.0", "e1")]
+        self.assertEqual(tuning.rare_kills(kills, by_test), {"s": {"e1": 0.5, "e2": 1.5}})
+
+    def test_rare_kills_outrank_a_larger_share_of_easy_kills(self):
+        from litmodel import tuning
+        scores = {"easy": {"mutants": 10, "killed": 9, "seconds": 1.0, "instances": 1, "off_mode": 0, "rare": 0.5},
+                  "hard": {"mutants": 10, "killed": 3, "seconds": 1.0, "instances": 1, "off_mode": 0, "rare": 2.0}}
+        self.assertEqual(tuning.rank(scores)[:2], ["hard", "easy"])
+        for row in scores.values():
+            del row["rare"]
+        self.assertEqual(tuning.rank(scores)[:2], ["easy", "hard"])
