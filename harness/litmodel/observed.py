@@ -173,21 +173,19 @@ def triage_again(run_dir, muts):
     return out, kept
 
 
-def table_again(run_dir, muts):
+def table_again(run_dir, muts, out):
     """(the run's environment table ranked again from every killing run in its mutants' records, the old table):
     tuning.retable. Malformed naming the file where the table is missing, is not one, or lacks an environment a
-    kill was in."""
+    kill was in. `out`, where the new table goes, is not read as the run's (it may be in the run's folder)."""
     from . import tuning
-    found = sorted(glob.glob(os.path.join(run_dir, "env-table*.json")) +
-                   glob.glob(os.path.join(run_dir, "env-table*.json.gz")))
-    found = [f for f in found if "-ranked" not in os.path.basename(f)]
+    found = [f for f in sorted(glob.glob(os.path.join(run_dir, "env-table*.json")) +
+                               glob.glob(os.path.join(run_dir, "env-table*.json.gz")))
+             if os.path.abspath(f) != os.path.abspath(out)]
     if len(found) != 1:
         raise Malformed(f"{run_dir}: {'no' if not found else 'more than one'} env-table.json[.gz] of a --tune run")
     try:
-        with _open(found[0]) as f:
-            table = json.load(f)
-        tuning.check_table(table, found[0])
-    except (ValueError, OSError, EOFError) as e:
+        _, table = tuning.read_table(found[0])
+    except OSError as e:
         raise Malformed(f"{found[0]}: not an environment table: {type(e).__name__}: {e}")
     except tuning.TableError as e:
         raise Malformed(str(e))
@@ -228,12 +226,12 @@ def main(argv):
             if not muts:
                 sys.stderr.write(f"ptxcts litmus table: {a.run}: no mutants*.jsonl.gz (a run without --mutants)\n")
                 return 2
-            new, old = table_again(a.run, muts)
+            new, old = table_again(a.run, muts, a.out)
             from . import tuning
             tuning.write_table(a.out, new)
-            moved = [(sh, old["shapes"].get(sh, {}).get("ranking", ["-"])[0], row["ranking"][0])
-                     for sh, row in new["shapes"].items()
-                     if old["shapes"].get(sh, {}).get("ranking", ["-"])[0] != row["ranking"][0]]
+            was = {sh: row["ranking"][0] for sh, row in old["shapes"].items()}
+            moved = [(sh, was.get(sh, "-"), row["ranking"][0]) for sh, row in new["shapes"].items()
+                     if was.get(sh, "-") != row["ranking"][0]]
             rf = new["ranked_from"]
             print(f"{a.out}: {len(new['shapes'])} shapes ranked from {rf['killing_runs']} killing runs of "
                   f"{rf['mutants_killed']} mutants; first environment changed in {len(moved)}:")

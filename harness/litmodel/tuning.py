@@ -27,6 +27,7 @@ the kills of its focus rounds too (where the hard mutants die); `./ptxcts litmus
 table again from every kill it recorded (retable). The table (JSON, with the
 device and driver it was measured on) gives each shape its ranking; a run with `--env-table` follows it."""
 import glob
+import gzip
 import json
 import os
 
@@ -216,17 +217,13 @@ def find_table(device_name, driver):
 
 
 def read_table(path):
-    """{shape: [full environment, best first]} and the table; TableError naming the file and the fault."""
+    """{shape: [full environment, best first]} and the table (a run folder keeps it gzip-compressed: PATH.gz is
+    read as such); TableError naming the file and the fault."""
     try:
-        with open(path, encoding="utf-8") as f:
+        with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as f:
             t = json.load(f)
-    except ValueError as e:
+    except (ValueError, EOFError, gzip.BadGzipFile) as e:
         raise TableError(f"{path}: not JSON: {e}")
-    return check_table(t, path), t
-
-
-def check_table(t, path):
-    """{shape: [full environment, best first]} of a loaded table; TableError naming `path` and the fault."""
     if not isinstance(t, dict) or t.get("schema") != SCHEMA:
         raise TableError(f"{path}: not an environment table (schema {SCHEMA!r} expected)")
     grid = t.get("grid")
@@ -250,4 +247,4 @@ def check_table(t, path):
             if tag not in grid:
                 raise TableError(f"{path}: shape '{sh}': environment '{tag}' is not in the grid")
         out[sh] = [(tag, env(grid[tag])) for tag in ranking]
-    return out
+    return out, t
